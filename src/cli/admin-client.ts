@@ -1,0 +1,44 @@
+// The CLI's client for the admin HTTP API: every write goes through the same path as the console.
+export interface AdminClientOptions {
+  url: string;
+  token: string | undefined;
+}
+
+export class CliError extends Error {}
+
+export function createAdminClient(options: AdminClientOptions) {
+  return async function call(method: string, path: string, body?: unknown): Promise<unknown> {
+    if (!options.token) throw new CliError('no operator token: pass --token or set SSP_OPERATOR_TOKEN');
+    let response: Response;
+    try {
+      response = await fetch(new URL(path, options.url), {
+        method,
+        headers: {
+          authorization: `Bearer ${options.token}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch (error) {
+      throw new CliError(`cannot reach ${options.url}: ${(error as Error).message}`);
+    }
+    const text = await response.text();
+    const parsed = text ? safeJson(text) : null;
+    if (!response.ok) {
+      const code = (parsed as { error?: string } | null)?.error ?? `http_${response.status}`;
+      const detail = (parsed as { detail?: string } | null)?.detail;
+      throw new CliError(`${response.status} ${code}${detail ? `: ${detail}` : ''}`);
+    }
+    return parsed;
+  };
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+export type AdminCall = ReturnType<typeof createAdminClient>;

@@ -1,0 +1,73 @@
+// ssp: serve, migrate, worker, and admin commands that call the admin HTTP API.
+import { Command } from 'commander';
+import { ConfigError, loadConfig } from '../config.ts';
+import { openDb } from '../db/db.ts';
+import { migrate } from '../db/migrate.ts';
+import { createOperatorCredentials } from '../domain/secrets/operator-credentials.ts';
+import { CliError, createAdminClient } from './admin-client.ts';
+import { registerInstitutionCommands } from './commands/institutions.ts';
+
+const program = new Command('ssp')
+  .description('Student-support platform integration service')
+  .option(
+    '--url <url>',
+    'base URL of the service (admin commands)',
+    process.env.SSP_URL ?? 'http://127.0.0.1:3000',
+  )
+  .option('--token <token>', 'operator token (default: $SSP_OPERATOR_TOKEN)')
+  .showHelpAfterError();
+
+const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+const admin = () => {
+  const options = program.opts();
+  return createAdminClient({ url: options.url, token: options.token ?? process.env.SSP_OPERATOR_TOKEN });
+};
+
+program
+  .command('serve')
+  .description('Serve the API (same as npm start)')
+  .action(async () => {
+    const { serve } = await import('../main.ts');
+    await serve();
+  });
+
+program
+  .command('migrate')
+  .description('Apply pending database migrations and exit')
+  .action(async () => {
+    const config = loadConfig();
+    const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    try {
+      const applied = await migrate(db);
+      print({ applied });
+    } finally {
+      await db.close();
+    }
+  });
+
+program
+  .command('operator-reset')
+  .description('Revoke every stored operator token and print a new one (talks to the database directly)')
+  .action(async () => {
+    const config = loadConfig();
+    const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    try {
+      await migrate(db);
+      const token = await createOperatorCredentials(db, undefined).reset();
+      process.stdout.write(`${token}\n`);
+    } finally {
+      await db.close();
+    }
+  });
+
+registerInstitutionCommands(program, admin, print);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CliError || error instanceof ConfigError) {
+    process.stderr.write(`ssp: ${error.message}\n`);
+    process.exit(1);
+  }
+  throw error;
+}

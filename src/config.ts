@@ -1,0 +1,128 @@
+// The only reader of process.env. Every setting is validated once at start-up and every
+// problem is reported together, so an operator fixes a bad deployment in one go.
+import path from 'node:path';
+import { sha256Hex } from './lib/secrets.ts';
+
+export interface Config {
+  host: string;
+  port: number;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  redisUrl: string | undefined;
+  logLevel: string;
+  /** Fastify trustProxy: false, true, a hop count, or a list of addresses/CIDRs. */
+  trustProxy: boolean | number | string[];
+  /** SHA-256 (hex) of the platform-wide bootstrap roster secret, if configured. */
+  bootstrapRosterSecretHash: string | undefined;
+  /** SHA-256 (hex) of an operator token given by configuration, if any. */
+  operatorTokenHash: string | undefined;
+  rosterRateLimitPerMinute: number;
+  enrolmentsRateLimitPerMinute: number;
+  helpSyncRateLimitPerMinute: number;
+  /** Development only: let webhook endpoints and outbound fetches reach loopback addresses. */
+  allowLoopbackOutbound: boolean;
+  /** Run the background workers (outbox delivery, schedules) inside the HTTP process. */
+  runWorkers: boolean;
+  shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.problems = problems;
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const sha256Pattern = /^[0-9a-f]{64}$/;
+
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  };
+  const bool = (name: string, fallback: boolean): boolean => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+    if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
+    problems.push(`${name} must be true or false (got "${raw}")`);
+    return fallback;
+  };
+  const secretHash = (plainName: string, hashName: string): string | undefined => {
+    const plain = env[plainName];
+    const hash = env[hashName];
+    if (plain && hash) {
+      problems.push(`set only one of ${plainName} and ${hashName}`);
+      return undefined;
+    }
+    if (hash) {
+      const lower = hash.toLowerCase();
+      if (!sha256Pattern.test(lower)) problems.push(`${hashName} must be 64 hexadecimal characters`);
+      return lower;
+    }
+    if (plain) {
+      if (plain.length < 16) problems.push(`${plainName} must be at least 16 characters long`);
+      return sha256Hex(plain);
+    }
+    return undefined;
+  };
+
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    problems.push('DATABASE_URL must start with postgres:// or postgresql://');
+  }
+  const redisUrl = env.REDIS_URL || undefined;
+  if (redisUrl && !/^rediss?:\/\//.test(redisUrl))
+    problems.push('REDIS_URL must start with redis:// or rediss://');
+
+  const config: Config = {
+    host: env.HOST || '0.0.0.0',
+    port: int('PORT', 3000, 0, 65535),
+    databaseUrl,
+    dataDir: path.resolve(env.DATA_DIR || 'data'),
+    redisUrl,
+    logLevel: parseLogLevel(env.LOG_LEVEL, problems),
+    trustProxy: parseTrustProxy(env.TRUST_PROXY, problems),
+    bootstrapRosterSecretHash: secretHash('BOOTSTRAP_ROSTER_SECRET', 'BOOTSTRAP_ROSTER_SECRET_SHA256'),
+    operatorTokenHash: secretHash('OPERATOR_TOKEN', 'OPERATOR_TOKEN_SHA256'),
+    rosterRateLimitPerMinute: int('ROSTER_RATE_LIMIT_PER_MINUTE', 20, 1, 1_000_000),
+    enrolmentsRateLimitPerMinute: int('ENROLMENTS_RATE_LIMIT_PER_MINUTE', 20, 1, 1_000_000),
+    helpSyncRateLimitPerMinute: int('HELP_SYNC_RATE_LIMIT_PER_MINUTE', 120, 1, 1_000_000),
+    allowLoopbackOutbound: bool('ALLOW_LOOPBACK_OUTBOUND', false),
+    runWorkers: bool('RUN_WORKERS', true),
+    shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function parseLogLevel(raw: string | undefined, problems: string[]): string {
+  if (!raw) return 'info';
+  if (!logLevels.includes(raw)) problems.push(`LOG_LEVEL must be one of ${logLevels.join(', ')}`);
+  return raw;
+}
+
+function parseTrustProxy(raw: string | undefined, problems: string[]): boolean | number | string[] {
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const list = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (list.length === 0) problems.push('TRUST_PROXY must be true, false, a hop count or a list of addresses');
+  return list;
+}

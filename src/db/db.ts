@@ -1,0 +1,130 @@
+// The database seam: every query in the service goes through `query` (or `transaction`,
+// which hands the callback a `Queryable` bound to one transaction). Two adapters implement
+// it: node-postgres for PostgreSQL and PGlite for the embedded default. Both return the
+// same JavaScript types (int8 as number, timestamptz as Date, json as objects).
+import fs from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+
+export interface QueryResult<T> {
+  rows: T[];
+  rowCount: number;
+}
+
+export interface Queryable {
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<T>>;
+}
+
+export interface Db extends Queryable {
+  readonly kind: 'postgres' | 'pglite';
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** Runs a script of several statements without parameters (migrations). */
+  exec(sql: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+// int8 (counts, sums) as JavaScript numbers: every such value here is far below 2^53.
+const INT8_OID = 20;
+pg.types.setTypeParser(INT8_OID, (value: string) => Number(value));
+
+export interface PostgresOptions {
+  connectionString: string;
+  /** Schema to put first on the search_path (tests isolate themselves with one). */
+  schema?: string;
+  max?: number;
+}
+
+export function createPostgresDb(options: PostgresOptions): Db {
+  const runtimeOptions = ['-c jit=off'];
+  if (options.schema) runtimeOptions.push(`-c search_path=${options.schema}`);
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.max ?? 10,
+    options: runtimeOptions.join(' '),
+  });
+  // An idle client that loses its connection must not crash the process.
+  pool.on('error', () => {});
+  const run = async <T>(client: pg.Pool | pg.PoolClient, sql: string, params?: unknown[]) => {
+    const result = await client.query(sql, params as unknown[]);
+    return { rows: result.rows as T[], rowCount: result.rowCount ?? 0 };
+  };
+  return {
+    kind: 'postgres',
+    query: (sql, params) => run(pool, sql, params),
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn({ query: (sql, params) => run(client, sql, params) });
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    async exec(sql) {
+      await pool.query(sql);
+    },
+    close: () => pool.end(),
+  };
+}
+
+export interface PgliteOptions {
+  /** Directory to persist to; omitted means in memory. */
+  dataDir?: string;
+  /** A data directory dump to start from (tests reuse a migrated template). */
+  loadDataDir?: Blob;
+}
+
+export async function createPgliteDb(options: PgliteOptions = {}): Promise<Db & { dump(): Promise<Blob> }> {
+  if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true });
+  const lite = await PGlite.create({
+    dataDir: options.dataDir,
+    loadDataDir: options.loadDataDir,
+    parsers: { [INT8_OID]: (value: string) => Number(value) },
+  });
+  const shape = <T>(result: { rows: unknown[]; affectedRows?: number }) => ({
+    rows: result.rows as T[],
+    rowCount: result.affectedRows ?? result.rows.length,
+  });
+  return {
+    kind: 'pglite',
+    query: async (sql, params) => shape(await lite.query(sql, params as unknown[])),
+    transaction: (fn) =>
+      lite.transaction((tx) =>
+        fn({ query: async (sql, params) => shape(await tx.query(sql, params as unknown[])) }),
+      ),
+    async exec(sql) {
+      await lite.exec(sql);
+    },
+    dump: async () => (await lite.dumpDataDir('none')) as Blob,
+    close: () => lite.close(),
+  };
+}
+
+export interface OpenDbOptions {
+  databaseUrl?: string;
+  dataDir: string;
+}
+
+export async function openDb(options: OpenDbOptions): Promise<Db> {
+  if (options.databaseUrl) return createPostgresDb({ connectionString: options.databaseUrl });
+  return createPgliteDb({ dataDir: options.dataDir });
+}
+
+/** Postgres error codes the services branch on. */
+export const PgErrorCode = {
+  uniqueViolation: '23505',
+  foreignKeyViolation: '23503',
+  serializationFailure: '40001',
+  deadlockDetected: '40P01',
+} as const;
+
+export function pgErrorCode(error: unknown): string | undefined {
+  if (error && typeof error === 'object' && 'code' in error && typeof error.code === 'string')
+    return error.code;
+  return undefined;
+}

@@ -1,0 +1,51 @@
+// Every stable error code and its HTTP status, in one table. Bodies are flat:
+// {"error": "<code>", ...extra}. Clients branch on the code; `detail` is for people.
+// Domain services throw ApiError; the HTTP error handler turns it into the reply.
+
+export const errorStatus = {
+  // 400: the request itself is malformed
+  malformed_json: 400,
+  empty_body: 400,
+  missing_field: 400,
+  invalid_field: 400,
+  invalid_request: 400,
+  unknown_section: 400,
+  // 401: credentials
+  unauthorized: 401,
+  // 404
+  not_found: 404,
+  cohort_not_found: 404,
+  institution_not_found: 404,
+  // 409
+  conflict: 409,
+  // 413
+  batch_too_large: 413,
+  payload_too_large: 413,
+  // 415
+  unsupported_media_type: 415,
+  // 422
+  section_not_supported: 422,
+  // 429
+  rate_limited: 429,
+  // 5xx
+  internal_error: 500,
+  not_configured: 503,
+  database_unavailable: 503,
+} as const satisfies Record<string, number>;
+
+export type ErrorCode = keyof typeof errorStatus;
+
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly extra: Record<string, unknown>;
+  constructor(code: ErrorCode, extra: Record<string, unknown> = {}, status?: number) {
+    super(typeof extra.detail === 'string' ? extra.detail : code);
+    this.code = code;
+    this.status = status ?? errorStatus[code];
+    this.extra = extra;
+  }
+  body(): Record<string, unknown> {
+    return { error: this.code, ...this.extra };
+  }
+}

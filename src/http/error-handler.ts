@@ -1,0 +1,77 @@
+// Turns every failure into the flat error body; 5xx never carry internals.
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { ApiError } from '../errors.ts';
+
+interface ValidationIssue {
+  instancePath?: string;
+  keyword?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
+/** Turns a schema validation failure into `missing_field` or `invalid_field` naming the field. */
+function validationError(error: FastifyError): ApiError {
+  const issues = (error.validation ?? []) as ValidationIssue[];
+  const first = issues[0] ?? {};
+  const pointer = (first.instancePath ?? '').replace(/^\//, '').replaceAll('/', '.');
+  const params = first.params ?? {};
+  if (first.keyword === 'required') {
+    const missing = (params.requiredProperties as string[] | undefined)?.[0] ?? params.missingProperty;
+    const field = [pointer, missing].filter(Boolean).join('.');
+    return new ApiError('missing_field', { field, detail: `${field} is required` });
+  }
+  const where =
+    error.validationContext === 'body' ? pointer || 'body' : `${error.validationContext}.${pointer}`;
+  return new ApiError('invalid_field', {
+    field: where,
+    detail: `${where} ${first.message ?? 'is invalid'}`.trim(),
+  });
+}
+
+/** Maps framework errors (parsing, limits) onto stable codes; anything unknown is a 500 without internals. */
+export function toApiError(error: unknown): ApiError | undefined {
+  if (error instanceof ApiError) return error;
+  const e = error as FastifyError;
+  if (e?.validation) return validationError(e);
+  switch (e?.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('unsupported_media_type', { detail: 'send Content-Type: application/json' });
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError('empty_body', { detail: 'the request body is empty; send a JSON object' });
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new ApiError('malformed_json', { detail: 'the request body is not valid JSON' });
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('payload_too_large', {
+        detail: 'the request body is larger than this endpoint accepts',
+      });
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError('invalid_request', { detail: 'Content-Length does not match the body' });
+  }
+  if (e instanceof SyntaxError || (e?.statusCode === 400 && /JSON/i.test(e.message ?? ''))) {
+    return new ApiError('malformed_json', { detail: 'the request body is not valid JSON' });
+  }
+  if (e?.statusCode === 429) return new ApiError('rate_limited');
+  if (typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    return new ApiError('invalid_request', { detail: e.message }, e.statusCode);
+  }
+  return undefined;
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error, request, reply) => {
+    const apiError = toApiError(error);
+    if (apiError) {
+      if (apiError.status >= 500) request.log.warn({ code: apiError.code }, 'request failed');
+      return reply.status(apiError.status).send(apiError.body());
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return reply
+      .status(500)
+      .send({ error: 'internal_error', detail: 'an unexpected error occurred; retry later' });
+  });
+  app.setNotFoundHandler((request, reply) => {
+    reply
+      .status(404)
+      .send({ error: 'not_found', detail: `no route for ${request.method} ${request.url.split('?')[0]}` });
+  });
+}

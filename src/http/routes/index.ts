@@ -1,0 +1,23 @@
+// Every route module, registered in order. Admin routes sit in a scope that requires the
+// operator token; integration routes authenticate themselves with their own secrets.
+import type { Services } from '../../services.ts';
+import { requireOperator } from '../plugins/operator-auth.ts';
+import type { App } from '../types.ts';
+import { adminInstitutionRoutes } from './admin-institutions.ts';
+import { healthRoutes } from './health.ts';
+
+type RouteModule = (app: App, services: Services) => void;
+
+/** Public and integration routes (each authenticates itself). */
+const integrationRoutes: RouteModule[] = [healthRoutes];
+
+/** Operator/admin routes: the operator token is checked before any of them runs. */
+const adminRoutes: RouteModule[] = [adminInstitutionRoutes];
+
+export async function registerRoutes(app: App, services: Services): Promise<void> {
+  for (const routes of integrationRoutes) routes(app, services);
+  await app.register(async (scope) => {
+    requireOperator(scope as App, services);
+    for (const routes of adminRoutes) routes(scope as App, services);
+  });
+}

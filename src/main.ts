@@ -1,0 +1,61 @@
+// Process entry: config -> database -> migrations -> app (+ workers) -> graceful close.
+import { buildApp } from './app.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { openDb } from './db/db.ts';
+import { migrate } from './db/migrate.ts';
+import { createServices } from './services.ts';
+
+export async function serve(): Promise<void> {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  await migrate(db);
+  const services = createServices({ db, config });
+  const firstToken = await services.operator.ensure();
+  const app = await buildApp(services);
+
+  if (firstToken) {
+    // Printed once, straight to the terminal and never through the logger: only its hash is stored.
+    process.stdout.write(
+      `\n  Operator token (shown once; only its hash is stored):\n\n    ${firstToken}\n\n` +
+        '  Use it as Authorization: Bearer <token> on /admin/v1, or export SSP_OPERATOR_TOKEN for the ssp CLI.\n\n',
+    );
+  }
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down');
+    const timer = setTimeout(() => {
+      app.log.error('shutdown timed out; exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs);
+    timer.unref();
+    try {
+      await app.close(); // stops accepting, lets in-flight requests finish
+      await services.close();
+      await db.close();
+    } finally {
+      process.exit(0);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  await app.listen({ host: config.host, port: config.port });
+  app.log.info(
+    { database: db.kind === 'pglite' ? `embedded (${config.dataDir})` : 'postgresql', docs: '/docs' },
+    'serving',
+  );
+}
+
+if (import.meta.main) await serve();

@@ -1,0 +1,151 @@
+// An app on a fresh real database, plus helpers to seed tenants through the admin API.
+import { randomBytes } from 'node:crypto';
+import { after, before, describe } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../../src/app.ts';
+import { type Config, loadConfig } from '../../src/config.ts';
+import type { Db } from '../../src/db/db.ts';
+import type { App } from '../../src/http/types.ts';
+import type { Clock } from '../../src/lib/clock.ts';
+import { createServices, type Services } from '../../src/services.ts';
+import { type DatabaseKind, databaseKinds, openTestDb } from './db.ts';
+
+export const OPERATOR_TOKEN = 'ssp_op_test-operator-token-for-tests-only';
+
+export function testConfig(overrides: Partial<Config> = {}, env: Record<string, string> = {}): Config {
+  return {
+    ...loadConfig({ OPERATOR_TOKEN, LOG_LEVEL: 'silent', ...env }),
+    // Generous limits so ordinary tests never meet them; the rate-limit tests set their own.
+    rosterRateLimitPerMinute: 100_000,
+    enrolmentsRateLimitPerMinute: 100_000,
+    helpSyncRateLimitPerMinute: 100_000,
+    runWorkers: false,
+    ...overrides,
+  };
+}
+
+export interface TestContext {
+  kind: DatabaseKind;
+  db: Db;
+  app: App;
+  services: Services;
+  /** JSON request helper; `token` becomes the bearer header. */
+  request(options: {
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+    url: string;
+    body?: unknown;
+    token?: string;
+    headers?: Record<string, string>;
+  }): Promise<LightMyRequestResponse>;
+  /** Admin API call with the operator token. */
+  admin(
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+    url: string,
+    body?: unknown,
+  ): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  config?: Partial<Config>;
+  env?: Record<string, string>;
+  clock?: Clock;
+  /** Reuse an open database instead of opening a new one (it is not closed). */
+  db?: Db;
+}
+
+export async function startTestApp(kind: DatabaseKind, options: StartOptions = {}): Promise<TestContext> {
+  const db = options.db ?? (await openTestDb(kind));
+  const services = createServices({
+    db,
+    config: testConfig(options.config, options.env),
+    clock: options.clock,
+  });
+  const app = await buildApp(services, {
+    logger: false,
+    rateLimitNameSpace: `ssp-test-${randomBytes(6).toString('hex')}:`,
+  });
+  await app.ready();
+  const request: TestContext['request'] = ({ method, url, body, token, headers }) =>
+    app.inject({
+      method,
+      url,
+      headers: {
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...headers,
+      },
+      payload: body === undefined ? undefined : JSON.stringify(body),
+    });
+  return {
+    kind,
+    db,
+    app,
+    services,
+    request,
+    admin: (method, url, body) => request({ method, url, body, token: OPERATOR_TOKEN }),
+    async close() {
+      await app.close();
+      await services.close();
+      if (!options.db) await db.close();
+    },
+  };
+}
+
+/**
+ * Runs a suite once per database kind, with one app (and database) per suite. Tests inside
+ * create their own institutions, so they never see each other's data.
+ */
+export function describeEachDatabase(
+  name: string,
+  suite: (ctx: () => TestContext) => void,
+  options: StartOptions = {},
+): void {
+  for (const kind of databaseKinds()) {
+    describe(`${name} [${kind}]`, () => {
+      let context: TestContext | undefined;
+      before(async () => {
+        context = await startTestApp(kind, options);
+      });
+      after(async () => {
+        await context?.close();
+      });
+      suite(() => {
+        if (!context) throw new Error('test context is not ready');
+        return context;
+      });
+    });
+  }
+}
+
+export interface SeededTenant {
+  slug: string;
+  institutionId: string;
+  cohortId: string;
+  /** The institution's own roster secret (undefined when seeded without one). */
+  rosterSecret?: string;
+}
+
+let tenantCounter = 0;
+
+/** Creates an institution and a cohort through the admin API, and by default a roster secret. */
+export async function seedTenant(
+  ctx: TestContext,
+  options: { rosterSecret?: boolean; clock?: 'cohort' | 'individual' } = {},
+): Promise<SeededTenant> {
+  const slug = `inst-${process.pid}-${++tenantCounter}-${randomBytes(3).toString('hex')}`;
+  const created = await ctx.admin('POST', '/admin/v1/institutions', { slug, name: `Institution ${slug}` });
+  if (created.statusCode !== 201) throw new Error(`seed institution: ${created.statusCode} ${created.body}`);
+  const cohort = await ctx.admin('POST', `/admin/v1/institutions/${slug}/cohorts`, {
+    name: 'Cohort A',
+    clock: options.clock ?? 'cohort',
+  });
+  if (cohort.statusCode !== 201) throw new Error(`seed cohort: ${cohort.statusCode} ${cohort.body}`);
+  const tenant: SeededTenant = { slug, institutionId: created.json().id, cohortId: cohort.json().id };
+  if (options.rosterSecret !== false) {
+    const secret = await ctx.admin('POST', `/admin/v1/institutions/${slug}/roster-secret`);
+    if (secret.statusCode !== 201) throw new Error(`seed secret: ${secret.statusCode} ${secret.body}`);
+    tenant.rosterSecret = secret.json().secret;
+  }
+  return tenant;
+}
