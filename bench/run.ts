@@ -1,0 +1,17 @@
+// npm run bench: runs every benchmark in one process and prints its figures.
+// PGlite always; PostgreSQL as well when DATABASE_URL is set. Never part of npm test.
+export interface BenchOptions {
+  /** PostgreSQL to measure against, besides PGlite. */
+  databaseUrl?: string;
+}
+
+type Bench = { name: string; run: (options: BenchOptions) => Promise<void> };
+
+const benches: Bench[] = [];
+
+const only = process.argv[2];
+for (const bench of benches) {
+  if (only && bench.name !== only) continue;
+  process.stdout.write(`\n=== ${bench.name} ===\n`);
+  await bench.run({ databaseUrl: process.env.DATABASE_URL });
+}
