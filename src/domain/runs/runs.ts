@@ -1,0 +1,109 @@
+// The history of SIS pushes. Every roster and enrolments request, dry-run or real, becomes a
+// run: when, which credential kind, which cohort or sections, the counts and the row errors,
+// so an institution can see what last night's push did.
+
+import type { Db, Queryable } from '../../db/db.ts';
+import { ApiError } from '../../errors.ts';
+import { uuidPattern } from '../institutions/service.ts';
+
+/** Row errors kept per run; the count is always exact, the list is capped. */
+export const RUN_ERRORS_KEPT = 1000;
+
+export type RunKind = 'roster' | 'enrolments';
+export type RunCredential = 'institution_secret' | 'bootstrap_secret';
+
+export interface NewRun {
+  institutionId: string;
+  kind: RunKind;
+  credential: RunCredential;
+  cohortId?: string;
+  sections?: string[];
+  dryRun: boolean;
+  received: number;
+  counts: Record<string, unknown>;
+  errors: unknown[];
+  /** Anything else worth keeping (dry-run findings, departures). */
+  details?: Record<string, unknown>;
+  startedAt: Date;
+}
+
+export interface RunSummary {
+  id: string;
+  kind: RunKind;
+  credential: RunCredential;
+  cohort_id: string | null;
+  sections: string[];
+  dry_run: boolean;
+  received: number;
+  counts: Record<string, unknown>;
+  error_count: number;
+  started_at: Date;
+  finished_at: Date;
+}
+
+export interface Run extends RunSummary {
+  errors: unknown[];
+  errors_truncated: boolean;
+  details: Record<string, unknown>;
+}
+
+/** Records a run; returns its id. Use the push's own transaction when there is one. */
+export async function recordRun(q: Queryable, run: NewRun): Promise<string> {
+  const kept = run.errors.slice(0, RUN_ERRORS_KEPT);
+  const { rows } = await q.query<{ id: string }>(
+    `INSERT INTO sis_runs (institution_id, kind, credential, cohort_id, sections, dry_run, received, counts,
+                           error_count, errors, errors_truncated, details, started_at)
+     VALUES ($1, $2, $3, $4, $5::text[], $6, $7, $8::jsonb, $9, $10::jsonb, $11, $12::jsonb, $13)
+     RETURNING id`,
+    [
+      run.institutionId,
+      run.kind,
+      run.credential,
+      run.cohortId ?? null,
+      run.sections ?? [],
+      run.dryRun,
+      run.received,
+      JSON.stringify(run.counts),
+      run.errors.length,
+      JSON.stringify(kept),
+      kept.length < run.errors.length,
+      JSON.stringify(run.details ?? {}),
+      run.startedAt,
+    ],
+  );
+  return rows[0].id;
+}
+
+const summaryColumns = `id, kind, credential, cohort_id, sections, dry_run, received, counts, error_count,
+  started_at, finished_at`;
+
+export function createRunsService(db: Db) {
+  return {
+    async list(
+      institutionId: string,
+      filter: { kind?: RunKind; limit: number; offset: number },
+    ): Promise<RunSummary[]> {
+      const { rows } = await db.query<RunSummary>(
+        `SELECT ${summaryColumns} FROM sis_runs
+         WHERE institution_id = $1 AND ($2::text IS NULL OR kind = $2::text)
+         ORDER BY started_at DESC, id DESC LIMIT $3 OFFSET $4`,
+        [institutionId, filter.kind ?? null, filter.limit, filter.offset],
+      );
+      return rows;
+    },
+
+    async get(institutionId: string, runId: string): Promise<Run> {
+      const { rows } = uuidPattern.test(runId)
+        ? await db.query<Run>(
+            `SELECT ${summaryColumns}, errors, errors_truncated, details FROM sis_runs
+             WHERE institution_id = $1 AND id = $2`,
+            [institutionId, runId],
+          )
+        : { rows: [] };
+      if (!rows[0]) throw new ApiError('not_found', { detail: `no run ${runId} in this institution` });
+      return rows[0];
+    },
+  };
+}
+
+export type RunsService = ReturnType<typeof createRunsService>;

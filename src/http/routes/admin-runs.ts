@@ -1,0 +1,79 @@
+// Admin API: the history of SIS pushes (roster and enrolments runs).
+import { Type } from 'typebox';
+import type { Services } from '../../services.ts';
+import { DateTime, errorResponses, PageQuery, page, SlugParams, Uuid } from '../schemas.ts';
+import type { App } from '../types.ts';
+
+const RunKind = Type.Union([Type.Literal('roster'), Type.Literal('enrolments')]);
+
+const RunSummary = Type.Object({
+  id: Uuid(),
+  kind: RunKind,
+  credential: Type.Union([Type.Literal('institution_secret'), Type.Literal('bootstrap_secret')], {
+    description: 'Which kind of secret authenticated the push',
+  }),
+  cohort_id: Type.Union([Uuid(), Type.Null()], { description: 'Roster runs: the cohort pushed' }),
+  sections: Type.Array(Type.String(), { description: 'Enrolments runs: the sections the request carried' }),
+  dry_run: Type.Boolean(),
+  received: Type.Integer({ description: 'Rows received, all sections together' }),
+  counts: Type.Record(Type.String(), Type.Unknown(), { description: 'The counts the response reported' }),
+  error_count: Type.Integer(),
+  started_at: DateTime(),
+  finished_at: DateTime(),
+});
+
+const Run = Type.Intersect([
+  RunSummary,
+  Type.Object({
+    errors: Type.Array(Type.Unknown(), {
+      description: 'Row errors as the response reported them (first 1000)',
+    }),
+    errors_truncated: Type.Boolean(),
+    details: Type.Record(Type.String(), Type.Unknown()),
+  }),
+]);
+
+export function adminRunRoutes(app: App, services: Services): void {
+  const { institutions, runs } = services;
+  const tags = ['admin'];
+  const security = [{ operatorToken: [] }];
+
+  app.get(
+    '/admin/v1/institutions/:slug/runs',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'List SIS push runs, newest first',
+        params: SlugParams,
+        querystring: Type.Intersect([PageQuery, Type.Object({ kind: Type.Optional(RunKind) })]),
+        response: {
+          200: Type.Object({ items: Type.Array(RunSummary), limit: Type.Integer(), offset: Type.Integer() }),
+          ...errorResponses(401, 404),
+        },
+      },
+    },
+    async (request) => {
+      const institution = await institutions.requireBySlug(request.params.slug);
+      const p = page(request.query);
+      return { items: await runs.list(institution.id, { ...p, kind: request.query.kind }), ...p };
+    },
+  );
+
+  app.get(
+    '/admin/v1/institutions/:slug/runs/:runId',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Read one run with its row errors',
+        params: Type.Intersect([SlugParams, Type.Object({ runId: Type.String() })]),
+        response: { 200: Run, ...errorResponses(401, 404) },
+      },
+    },
+    async (request) => {
+      const institution = await institutions.requireBySlug(request.params.slug);
+      return runs.get(institution.id, request.params.runId);
+    },
+  );
+}

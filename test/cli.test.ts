@@ -1,0 +1,58 @@
+// The ssp CLI against a real server on a real socket.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { promisify } from 'node:util';
+import { OPERATOR_TOKEN, startTestApp, type TestContext } from './helpers/app.ts';
+
+const run = promisify(execFile);
+const bin = path.resolve(import.meta.dirname, '../bin/ssp.js');
+let ctx: TestContext;
+let url: string;
+
+before(async () => {
+  ctx = await startTestApp('pglite');
+  await ctx.app.listen({ host: '127.0.0.1', port: 0 });
+  url = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
+});
+after(() => ctx.close());
+
+async function ssp(...args: string[]) {
+  const { stdout } = await run(process.execPath, [bin, '--url', url, ...args], {
+    env: { ...process.env, SSP_OPERATOR_TOKEN: OPERATOR_TOKEN },
+  });
+  return JSON.parse(stdout);
+}
+
+test('admin commands go through the HTTP API', async () => {
+  const institution = await ssp('institutions', 'create', 'cli-college', 'CLI College');
+  assert.equal(institution.slug, 'cli-college');
+  const cohort = await ssp('cohorts', 'create', 'cli-college', 'Spring', '--clock', 'individual');
+  assert.equal(cohort.clock, 'individual');
+  const secret = await ssp('roster-secret', 'issue', 'cli-college');
+  assert.match(secret.secret, /^ssp_roster_/);
+  assert.equal((await ssp('roster-secret', 'status', 'cli-college')).state, 'active');
+  assert.deepEqual((await ssp('students', 'cli-college')).items, []);
+  assert.deepEqual((await ssp('runs', 'list', 'cli-college')).items, []);
+});
+
+test('errors are reported with their code and a non-zero exit', async () => {
+  await assert.rejects(
+    run(process.execPath, [bin, '--url', url, 'cohorts', 'list', 'no-such-college'], {
+      env: { ...process.env, SSP_OPERATOR_TOKEN: OPERATOR_TOKEN },
+    }),
+    (error: { code: number; stderr: string }) => {
+      assert.equal(error.code, 1);
+      assert.match(error.stderr, /404 institution_not_found/);
+      return true;
+    },
+  );
+  await assert.rejects(
+    run(process.execPath, [bin, '--url', url, 'institutions', 'list'], {
+      env: { ...process.env, SSP_OPERATOR_TOKEN: 'wrong' },
+    }),
+    /401 unauthorized/,
+  );
+});
