@@ -86,9 +86,10 @@ export async function createPgliteDb(options: PgliteOptions = {}): Promise<Db & 
     loadDataDir: options.loadDataDir,
     parsers: { [INT8_OID]: (value: string) => Number(value) },
   });
+  // PGlite reports affectedRows 0 for a SELECT; pg's rowCount counts the rows returned there.
   const shape = <T>(result: { rows: unknown[]; affectedRows?: number }) => ({
     rows: result.rows as T[],
-    rowCount: result.affectedRows ?? result.rows.length,
+    rowCount: Math.max(result.affectedRows ?? 0, result.rows.length),
   });
   return {
     kind: 'pglite',

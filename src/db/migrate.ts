@@ -37,7 +37,7 @@ export async function migrate(db: Db, migrations = listMigrations()): Promise<st
       const existing = await tx.query('SELECT 1 FROM schema_migrations WHERE version = $1', [
         migration.version,
       ]);
-      if (existing.rowCount > 0) return false;
+      if (existing.rows.length > 0) return false;
       // Both drivers run one statement per parameterised query inside a transaction, so a
       // migration is split into statements (dollar-quoted bodies are kept whole).
       for (const statement of splitStatements(migration.sql)) await tx.query(statement);

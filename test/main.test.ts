@@ -1,0 +1,119 @@
+// The real process: first start prints an operator token once, data persists across
+// restarts, in-flight requests finish on SIGTERM and the process exits cleanly.
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+
+const entry = path.resolve(import.meta.dirname, '../src/main.ts');
+
+interface Server {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<Server> {
+  const child = spawn(process.execPath, [entry], {
+    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr!.on('data', (chunk) => {
+    output += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setInterval(() => {
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (match) {
+        clearInterval(timer);
+        resolve(match[1]);
+      }
+    }, 50);
+    exited.then((code) => {
+      clearInterval(timer);
+      reject(new Error(`server exited with ${code}: ${output}`));
+    });
+  });
+  return { child, url, output: () => output, exited };
+}
+
+test('first start prints an operator token once; data persists; SIGTERM shuts down cleanly', async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ssp-main-'));
+  try {
+    const first = await startServer(dataDir);
+    const token = /(ssp_op_[A-Za-z0-9_-]{43})/.exec(first.output())?.[1];
+    assert.ok(token, 'the first start prints an operator token');
+    const created = await fetch(`${first.url}/admin/v1/institutions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ slug: 'persisted', name: 'Persisted' }),
+    });
+    assert.equal(created.status, 201);
+    assert.equal(
+      first.output().split(token!).length,
+      2,
+      'the token is printed exactly once and never logged',
+    );
+    // A request in flight when SIGTERM arrives still completes: its headers are sent before
+    // the signal and its body after it.
+    const body = JSON.stringify({ slug: 'in-flight', name: 'Sent during shutdown' });
+    const socket = net.connect(Number(new URL(first.url).port), '127.0.0.1');
+    await once(socket, 'connect');
+    socket.write(
+      `POST /admin/v1/institutions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    first.child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    socket.end(body);
+    let response = '';
+    socket.on('data', (chunk) => {
+      response += chunk;
+    });
+    await once(socket, 'close');
+    assert.match(response, /^HTTP\/1\.1 201/);
+    assert.equal(await first.exited, 0);
+
+    const second = await startServer(dataDir);
+    assert.ok(!/ssp_op_/.test(second.output()), 'no new token on a later start');
+    const list = await fetch(`${second.url}/admin/v1/institutions`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    assert.equal(list.status, 200);
+    assert.deepEqual(
+      ((await list.json()) as { items: { slug: string }[] }).items.map((i: { slug: string }) => i.slug),
+      ['in-flight', 'persisted'],
+    );
+    second.child.kill('SIGTERM');
+    assert.equal(await second.exited, 0);
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a bad configuration stops the start with every problem listed', async () => {
+  const child = spawn(process.execPath, [entry], {
+    env: { ...process.env, PORT: 'abc', LOG_LEVEL: 'loud', DATABASE_URL: 'mysql://x' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const code = await new Promise((resolve) => child.on('exit', resolve));
+  assert.equal(code, 2);
+  assert.match(stderr, /PORT/);
+  assert.match(stderr, /LOG_LEVEL/);
+  assert.match(stderr, /DATABASE_URL/);
+});
