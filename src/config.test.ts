@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ConfigError, loadConfig } from './config.ts';
+import { sha256Hex } from './lib/secrets.ts';
+
+test('defaults serve on the embedded database', () => {
+  const config = loadConfig({});
+  assert.equal(config.port, 3000);
+  assert.equal(config.databaseUrl, undefined);
+  assert.equal(config.rosterRateLimitPerMinute, 20);
+  assert.equal(config.trustProxy, false);
+  assert.equal(config.bootstrapRosterSecretHash, undefined);
+});
+
+test('secrets are kept only as SHA-256, given in plaintext or as a hash', () => {
+  const plain = 'a-long-bootstrap-secret-value';
+  assert.equal(loadConfig({ BOOTSTRAP_ROSTER_SECRET: plain }).bootstrapRosterSecretHash, sha256Hex(plain));
+  const hash = sha256Hex('x'.repeat(32)).toUpperCase();
+  assert.equal(
+    loadConfig({ BOOTSTRAP_ROSTER_SECRET_SHA256: hash }).bootstrapRosterSecretHash,
+    hash.toLowerCase(),
+  );
+});
+
+test('trust proxy accepts true, a hop count or a list', () => {
+  assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);
+  assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
+  assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.1, 10.1.0.0/16' }).trustProxy, [
+    '10.0.0.1',
+    '10.1.0.0/16',
+  ]);
+});
+
+test('every problem is reported at once', () => {
+  assert.throws(
+    () =>
+      loadConfig({
+        PORT: '70000',
+        BOOTSTRAP_ROSTER_SECRET: 'short',
+        OPERATOR_TOKEN: 'a-long-enough-operator-token',
+        OPERATOR_TOKEN_SHA256: 'abc',
+        REDIS_URL: 'http://x',
+        RUN_WORKERS: 'maybe',
+      }),
+    (error: ConfigError) => {
+      assert.ok(error instanceof ConfigError);
+      assert.equal(error.problems.length, 5);
+      return true;
+    },
+  );
+});
