@@ -2,6 +2,7 @@
 import { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import type { Db } from './db/db.ts';
+import { createCampusMergeService } from './domain/campuses/merge.ts';
 import { createInstitutionsService } from './domain/institutions/service.ts';
 import { createRunsService } from './domain/runs/runs.ts';
 import { createOperatorCredentials } from './domain/secrets/operator-credentials.ts';
@@ -32,6 +33,7 @@ export function createServices(deps: ServiceDeps) {
   const rosterSecrets = createRosterSecretsService(db, config.bootstrapRosterSecretHash);
   const operator = createOperatorCredentials(db, config.operatorTokenHash);
   const runs = createRunsService(db);
+  const campusMerge = createCampusMergeService(db);
 
   return {
     db,
@@ -42,6 +44,7 @@ export function createServices(deps: ServiceDeps) {
     rosterSecrets,
     operator,
     runs,
+    campusMerge,
     /** Releases what the services opened themselves (not the database, which the caller owns). */
     async close(): Promise<void> {
       if (ownsRedis && redis) await redis.quit().catch(() => redis.disconnect());

@@ -53,6 +53,26 @@ export function registerInstitutionCommands(
       print(await admin()('GET', `/admin/v1/institutions/${slug}/roster-secret`)),
     );
 
+  program
+    .command('campus-merge <institution> <from> <into>')
+    .description('Merge campus <from> into <into> (ids or names); <from> becomes an alias of <into>')
+    .option('--actor <name>', 'who merges', 'operator')
+    .action(async (slug: string, from: string, into: string, o) =>
+      print(
+        await admin()('POST', `/admin/v1/institutions/${slug}/campuses/merge`, {
+          from,
+          into,
+          actor: o.actor,
+        }),
+      ),
+    );
+  program
+    .command('campus-aliases <institution>')
+    .description('Names that match a campus because of a merge')
+    .action(async (slug: string) =>
+      print(await admin()('GET', `/admin/v1/institutions/${slug}/campus-aliases`)),
+    );
+
   for (const [name, path] of [
     ['students', 'students'],
     ['programs', 'programs'],

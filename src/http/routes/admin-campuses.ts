@@ -1,0 +1,126 @@
+// Admin API: merging campuses, their aliases, and the operator audit trail.
+import { Type } from 'typebox';
+import type { Services } from '../../services.ts';
+import { DateTime, errorResponses, SlugParams, Uuid } from '../schemas.ts';
+import type { App } from '../types.ts';
+
+const CampusRef = Type.Object({ id: Uuid(), name: Type.String() });
+
+export function adminCampusRoutes(app: App, services: Services): void {
+  const { institutions, campusMerge } = services;
+  const tags = ['admin'];
+  const security = [{ operatorToken: [] }];
+
+  app.post(
+    '/admin/v1/institutions/:slug/campuses/merge',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Merge one campus into another',
+        description:
+          'Moves students and units of `from` to `into`, deletes `from` and its audience tag, and keeps the name of ' +
+          '`from` as an alias of `into`, so a later push that still uses the old name matches `into` instead of ' +
+          'creating the campus again. Each campus is named by id or by name (case-insensitive). Recorded in the ' +
+          'operator audit trail.',
+        params: SlugParams,
+        body: Type.Object({
+          from: Type.String({
+            minLength: 1,
+            maxLength: 500,
+            description: 'The campus that goes (id or name)',
+          }),
+          into: Type.String({
+            minLength: 1,
+            maxLength: 500,
+            description: 'The campus that stays (id or name)',
+          }),
+          actor: Type.Optional(
+            Type.String({ minLength: 1, maxLength: 200, description: 'Who merges; default "operator"' }),
+          ),
+        }),
+        response: {
+          200: Type.Object({
+            merged: CampusRef,
+            into: CampusRef,
+            moved: Type.Object({ students: Type.Integer(), units: Type.Integer(), aliases: Type.Integer() }),
+            alias: Type.String(),
+          }),
+          ...errorResponses(400, 401, 404),
+        },
+      },
+    },
+    async (request) => {
+      const institution = await institutions.requireBySlug(request.params.slug);
+      return campusMerge.merge(institution.id, {
+        from: request.body.from,
+        into: request.body.into,
+        actor: request.body.actor ?? 'operator',
+      });
+    },
+  );
+
+  app.get(
+    '/admin/v1/institutions/:slug/campus-aliases',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Names that match a campus because of a merge',
+        params: SlugParams,
+        response: {
+          200: Type.Object({
+            items: Type.Array(
+              Type.Object({
+                alias: Type.String(),
+                campus_id: Uuid(),
+                campus_name: Type.String(),
+                created_at: DateTime(),
+              }),
+            ),
+          }),
+          ...errorResponses(401, 404),
+        },
+      },
+    },
+    async (request) => {
+      const institution = await institutions.requireBySlug(request.params.slug);
+      return { items: (await campusMerge.aliases(institution.id)) as never[] };
+    },
+  );
+
+  app.get(
+    '/admin/v1/institutions/:slug/operator-audit',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Operator actions on this institution (append-only)',
+        params: SlugParams,
+        response: {
+          200: Type.Object({
+            items: Type.Array(
+              Type.Object({
+                id: Uuid(),
+                actor: Type.String(),
+                action: Type.String(),
+                details: Type.Record(Type.String(), Type.Unknown()),
+                at: DateTime(),
+              }),
+            ),
+          }),
+          ...errorResponses(401, 404),
+        },
+      },
+    },
+    async (request) => {
+      const institution = await institutions.requireBySlug(request.params.slug);
+      const { rows } = await services.db.query(
+        `SELECT id, actor, action, details, at FROM operator_audit WHERE institution_id = $1 ORDER BY at DESC, id
+         LIMIT 1000`,
+        [institution.id],
+      );
+      return { items: rows as never[] };
+    },
+  );
+}
