@@ -17,6 +17,8 @@ export interface Config {
   /** SHA-256 (hex) of an operator token given by configuration, if any. */
   operatorTokenHash: string | undefined;
   rosterRateLimitPerMinute: number;
+  /** Full-sync departures above this share of a cohort are held for an admin's decision. */
+  departureHoldThreshold: number;
   enrolmentsRateLimitPerMinute: number;
   helpSyncRateLimitPerMinute: number;
   /** Development only: let webhook endpoints and outbound fetches reach loopback addresses. */
@@ -59,6 +61,16 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push(`${name} must be true or false (got "${raw}")`);
     return fallback;
   };
+  const share = (name: string, fallback: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isFinite(value) || value < 0 || value > 1) {
+      problems.push(`${name} must be a number from 0 to 1 (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  };
   const secretHash = (plainName: string, hashName: string): string | undefined => {
     const plain = env[plainName];
     const hash = env[hashName];
@@ -97,6 +109,7 @@ export function loadConfig(env: Env = process.env): Config {
     bootstrapRosterSecretHash: secretHash('BOOTSTRAP_ROSTER_SECRET', 'BOOTSTRAP_ROSTER_SECRET_SHA256'),
     operatorTokenHash: secretHash('OPERATOR_TOKEN', 'OPERATOR_TOKEN_SHA256'),
     rosterRateLimitPerMinute: int('ROSTER_RATE_LIMIT_PER_MINUTE', 20, 1, 1_000_000),
+    departureHoldThreshold: share('DEPARTURE_HOLD_THRESHOLD', 0.1),
     enrolmentsRateLimitPerMinute: int('ENROLMENTS_RATE_LIMIT_PER_MINUTE', 20, 1, 1_000_000),
     helpSyncRateLimitPerMinute: int('HELP_SYNC_RATE_LIMIT_PER_MINUTE', 120, 1, 1_000_000),
     allowLoopbackOutbound: bool('ALLOW_LOOPBACK_OUTBOUND', false),

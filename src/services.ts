@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import type { Db } from './db/db.ts';
 import { createCampusMergeService } from './domain/campuses/merge.ts';
+import { createDeparturesService } from './domain/departures/departures.ts';
 import { createInstitutionsService } from './domain/institutions/service.ts';
 import { createRunsService } from './domain/runs/runs.ts';
 import { createOperatorCredentials } from './domain/secrets/operator-credentials.ts';
@@ -34,6 +35,7 @@ export function createServices(deps: ServiceDeps) {
   const operator = createOperatorCredentials(db, config.operatorTokenHash);
   const runs = createRunsService(db);
   const campusMerge = createCampusMergeService(db);
+  const departures = createDeparturesService(db, clock);
 
   return {
     db,
@@ -45,6 +47,7 @@ export function createServices(deps: ServiceDeps) {
     operator,
     runs,
     campusMerge,
+    departures,
     /** Releases what the services opened themselves (not the database, which the caller owns). */
     async close(): Promise<void> {
       if (ownsRedis && redis) await redis.quit().catch(() => redis.disconnect());

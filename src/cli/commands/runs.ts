@@ -24,4 +24,31 @@ export function registerRunCommands(program: Command, admin: () => AdminCall, pr
     .action(async (slug: string, runId: string) =>
       print(await admin()('GET', `/admin/v1/institutions/${slug}/runs/${runId}`)),
     );
+
+  const fullSyncs = program.command('full-syncs').description('Full syncs of a roster and their departures');
+  fullSyncs
+    .command('list <institution>')
+    .option('--status <status>', 'open, applied, held, confirmed or discarded')
+    .action(async (slug: string, o) => {
+      const status = o.status ? `?status=${encodeURIComponent(o.status)}` : '';
+      print(await admin()('GET', `/admin/v1/institutions/${slug}/full-syncs${status}`));
+    });
+  fullSyncs
+    .command('show <institution> <id>')
+    .action(async (slug: string, id: string) =>
+      print(await admin()('GET', `/admin/v1/institutions/${slug}/full-syncs/${id}`)),
+    );
+  for (const action of ['confirm', 'discard'] as const) {
+    fullSyncs
+      .command(`${action} <institution> <id>`)
+      .description(action === 'confirm' ? 'Apply held departures' : 'Discard held departures')
+      .option('--actor <name>', 'who decides', 'operator')
+      .action(async (slug: string, id: string, o) =>
+        print(
+          await admin()('POST', `/admin/v1/institutions/${slug}/full-syncs/${id}/${action}`, {
+            actor: o.actor,
+          }),
+        ),
+      );
+  }
 }

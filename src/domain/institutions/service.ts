@@ -104,20 +104,31 @@ export function createInstitutionsService(db: Db) {
       return rows[0];
     },
 
-    async listStudents(slug: string, page: Page & { cohortId?: string; email?: string }) {
+    async listStudents(
+      slug: string,
+      page: Page & { cohortId?: string; email?: string; status?: 'active' | 'departed' },
+    ) {
       const institution = await requireBySlug(slug);
       const { rows } = await db.query<Record<string, unknown>>(
         `SELECT s.id, s.cohort_id, s.email, s.student_id_ext, s.first_name, s.last_name,
                 p.code AS program_code, c.name AS campus_name, s.first_in_family,
-                to_char(s.start_date, 'YYYY-MM-DD') AS start_date, s.created_at, s.updated_at
+                to_char(s.start_date, 'YYYY-MM-DD') AS start_date, s.departed_at, s.created_at, s.updated_at
          FROM students s
          LEFT JOIN programs p ON p.id = s.program_id AND p.institution_id = s.institution_id
          LEFT JOIN campuses c ON c.id = s.campus_id AND c.institution_id = s.institution_id
          WHERE s.institution_id = $1
            AND ($2::uuid IS NULL OR s.cohort_id = $2::uuid)
            AND ($3::text IS NULL OR lower(s.email) = lower($3::text))
+           AND ($6::text IS NULL OR (s.departed_at IS NULL) = ($6::text = 'active'))
          ORDER BY lower(s.email) LIMIT $4 OFFSET $5`,
-        [institution.id, page.cohortId ?? null, page.email ?? null, page.limit, page.offset],
+        [
+          institution.id,
+          page.cohortId ?? null,
+          page.email ?? null,
+          page.limit,
+          page.offset,
+          page.status ?? null,
+        ],
       );
       return rows;
     },

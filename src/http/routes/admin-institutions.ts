@@ -234,6 +234,11 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
           Type.Object({
             cohort_id: Type.Optional(Uuid('Only this cohort')),
             email: Type.Optional(Type.String({ description: 'Exact email, case-insensitive' })),
+            status: Type.Optional(
+              Type.Union([Type.Literal('active'), Type.Literal('departed')], {
+                description: 'active: not departed; departed: marked departed by a full sync',
+              }),
+            ),
           }),
         ]),
         response: { 200: List(Row), ...errorResponses(401, 404) },
@@ -244,6 +249,7 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
         ...page(request.query),
         cohortId: request.query.cohort_id,
         email: request.query.email,
+        status: request.query.status,
       }),
       ...page(request.query),
     }),

@@ -4,6 +4,7 @@ import type { Services } from '../../services.ts';
 import { requireOperator } from '../plugins/operator-auth.ts';
 import type { App } from '../types.ts';
 import { adminCampusRoutes } from './admin-campuses.ts';
+import { adminFullSyncRoutes } from './admin-full-syncs.ts';
 import { adminInstitutionRoutes } from './admin-institutions.ts';
 import { adminRunRoutes } from './admin-runs.ts';
 import { healthRoutes } from './health.ts';
@@ -14,7 +15,12 @@ type RouteModule = (app: App, services: Services) => void;
 const integrationRoutes: RouteModule[] = [healthRoutes];
 
 /** Operator/admin routes: the operator token is checked before any of them runs. */
-const adminRoutes: RouteModule[] = [adminInstitutionRoutes, adminRunRoutes, adminCampusRoutes];
+const adminRoutes: RouteModule[] = [
+  adminInstitutionRoutes,
+  adminRunRoutes,
+  adminCampusRoutes,
+  adminFullSyncRoutes,
+];
 
 export async function registerRoutes(app: App, services: Services): Promise<void> {
   for (const routes of integrationRoutes) routes(app, services);

@@ -1,0 +1,283 @@
+// Departures (opt-in full sync). Students absent from a push are never touched by default.
+// A client that wants departures sends every page of a cohort's roster with the same
+// `sync_id` and marks the last one `final_page: true`. On the final page, the cohort's
+// students that no page of the sync named are departed (never deleted), unless they are more
+// than the configured share of the cohort: then they are held until an admin confirms or
+// discards them. A student that any later push names again is brought back.
+
+import type { Db, Queryable } from '../../db/db.ts';
+import { ApiError } from '../../errors.ts';
+import { uuidPattern } from '../institutions/service.ts';
+
+export interface NamedKeys {
+  emails: string[];
+  externalIds: string[];
+}
+
+/**
+ * The keys a page names, from every row that carries them, valid or not: a student whose row
+ * failed validation is still present upstream and must not be departed for it.
+ */
+export function namedKeys(rows: readonly unknown[]): NamedKeys {
+  const emails = new Set<string>();
+  const externalIds = new Set<string>();
+  for (const row of rows) {
+    if (!row || typeof row !== 'object') continue;
+    const { email, student_id_ext } = row as Record<string, unknown>;
+    if (typeof email === 'string' && email.trim()) emails.add(email.trim().toLowerCase());
+    if (typeof student_id_ext === 'string' && student_id_ext.trim()) externalIds.add(student_id_ext.trim());
+  }
+  return { emails: [...emails], externalIds: [...externalIds] };
+}
+
+const namedStudents = `
+  SELECT s.id FROM students s
+  WHERE s.institution_id = $1
+    AND (lower(s.email) IN (SELECT value FROM jsonb_array_elements_text($2::jsonb))
+         OR s.student_id_ext IN (SELECT value FROM jsonb_array_elements_text($3::jsonb)))`;
+
+/** Brings back departed students that a push names. Runs in the push's transaction. */
+export async function restoreNamed(tx: Queryable, institutionId: string, keys: NamedKeys): Promise<number> {
+  if (keys.emails.length === 0 && keys.externalIds.length === 0) return 0;
+  const { rowCount } = await tx.query(
+    `UPDATE students SET departed_at = NULL, updated_at = now()
+     WHERE institution_id = $1 AND departed_at IS NOT NULL AND id IN (${namedStudents})`,
+    [institutionId, JSON.stringify(keys.emails), JSON.stringify(keys.externalIds)],
+  );
+  return rowCount;
+}
+
+export type FullSyncStatus = 'open' | 'applied' | 'held' | 'confirmed' | 'discarded';
+
+/** What a roster response says about the full sync a page belongs to. */
+export interface FullSyncOutcome {
+  sync_id: string;
+  status: FullSyncStatus;
+  pages: number;
+  final_page: boolean;
+  /** Set once the final page arrived: active students of the cohort before departures. */
+  cohort_size?: number;
+  /** Set once the final page arrived: students no page named. */
+  departures?: number;
+  /** The share of the cohort above which departures are held. */
+  threshold: number;
+}
+
+interface FullSyncRow {
+  id: string;
+  sync_id: string;
+  status: FullSyncStatus;
+  pages: number;
+  cohort_size: number | null;
+  departures: number | null;
+  threshold: string | number | null;
+}
+
+function outcome(row: FullSyncRow, finalPage: boolean, threshold: number): FullSyncOutcome {
+  return {
+    sync_id: row.sync_id,
+    status: row.status,
+    pages: row.pages,
+    final_page: finalPage,
+    ...(row.cohort_size === null ? {} : { cohort_size: row.cohort_size }),
+    ...(row.departures === null ? {} : { departures: row.departures }),
+    threshold: row.threshold === null ? threshold : Number(row.threshold),
+  };
+}
+
+export interface FullSyncPage {
+  institutionId: string;
+  cohortId: string;
+  syncId: string;
+  finalPage: boolean;
+  keys: NamedKeys;
+  now: Date;
+}
+
+/**
+ * Records one page of a full sync, in the push's transaction and after its rows are written.
+ * A page that arrives after the sync was finished (a retried final page, say) changes nothing
+ * and reports the stored outcome.
+ */
+export async function recordFullSyncPage(
+  tx: Queryable,
+  page: FullSyncPage,
+  threshold: number,
+): Promise<FullSyncOutcome> {
+  const { rows } = await tx.query<FullSyncRow>(
+    `INSERT INTO full_syncs (institution_id, cohort_id, sync_id, pages, started_at) VALUES ($1, $2, $3, 1, $4)
+     ON CONFLICT (institution_id, cohort_id, sync_id)
+       DO UPDATE SET pages = full_syncs.pages + (CASE WHEN full_syncs.status = 'open' THEN 1 ELSE 0 END)
+     RETURNING id, sync_id, status, pages, cohort_size, departures, threshold`,
+    [page.institutionId, page.cohortId, page.syncId, page.now],
+  );
+  const sync = rows[0];
+  if (sync.status !== 'open') return outcome(sync, page.finalPage, threshold);
+
+  await tx.query(
+    `INSERT INTO full_sync_seen (full_sync_id, student_id)
+     SELECT $4, named.id FROM (${namedStudents}) named
+     ON CONFLICT DO NOTHING`,
+    [page.institutionId, JSON.stringify(page.keys.emails), JSON.stringify(page.keys.externalIds), sync.id],
+  );
+  if (!page.finalPage) return outcome(sync, false, threshold);
+
+  const departed = await tx.query(
+    `INSERT INTO full_sync_departures (full_sync_id, student_id)
+     SELECT $3, s.id FROM students s
+     WHERE s.institution_id = $1 AND s.cohort_id = $2 AND s.departed_at IS NULL
+       AND NOT EXISTS (SELECT 1 FROM full_sync_seen seen WHERE seen.full_sync_id = $3 AND seen.student_id = s.id)`,
+    [page.institutionId, page.cohortId, sync.id],
+  );
+  const size = await tx.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM students WHERE institution_id = $1 AND cohort_id = $2 AND departed_at IS NULL',
+    [page.institutionId, page.cohortId],
+  );
+  const cohortSize = size.rows[0].n;
+  const departures = departed.rowCount;
+  const hold = departures > 0 && departures > threshold * cohortSize;
+  if (!hold && departures > 0) await applyDepartures(tx, page.institutionId, sync.id, page.now, undefined);
+  const finished = await tx.query<FullSyncRow>(
+    `UPDATE full_syncs SET status = $2, cohort_size = $3, departures = $4, threshold = $5, finished_at = $6
+     WHERE id = $1 RETURNING id, sync_id, status, pages, cohort_size, departures, threshold`,
+    [sync.id, hold ? 'held' : 'applied', cohortSize, departures, threshold, page.now],
+  );
+  // Held departures are not the sync's final word; the page is recorded and the sync closed either way.
+  return outcome(finished.rows[0], true, threshold);
+}
+
+/**
+ * Marks a full sync's departures departed. Students pushed since the sync finished (`since`)
+ * are skipped: a later push naming them is newer news than the sync.
+ */
+async function applyDepartures(
+  tx: Queryable,
+  institutionId: string,
+  fullSyncId: string,
+  now: Date,
+  since?: Date,
+) {
+  const { rowCount } = await tx.query(
+    `UPDATE students s SET departed_at = $3
+     FROM full_sync_departures d
+     WHERE d.full_sync_id = $2 AND s.id = d.student_id AND s.institution_id = $1 AND s.departed_at IS NULL
+       AND ($4::timestamptz IS NULL OR s.updated_at <= $4::timestamptz)`,
+    [institutionId, fullSyncId, now, since ?? null],
+  );
+  return rowCount;
+}
+
+/** Read-only preview for a dry run: what the final page would depart, counting pages already recorded. */
+export async function previewFullSyncPage(q: Queryable, page: FullSyncPage, threshold: number) {
+  const { rows } = await q.query<{ would_depart: number; cohort_size: number }>(
+    `WITH named AS (${namedStudents}),
+     seen AS (
+       SELECT seen.student_id AS id FROM full_sync_seen seen JOIN full_syncs f ON f.id = seen.full_sync_id
+       WHERE f.institution_id = $1 AND f.cohort_id = $4 AND f.sync_id = $5 AND f.status = 'open'
+     )
+     SELECT count(*) FILTER (WHERE s.id NOT IN (SELECT id FROM named) AND s.id NOT IN (SELECT id FROM seen))::int
+              AS would_depart,
+            count(*)::int AS cohort_size
+     FROM students s WHERE s.institution_id = $1 AND s.cohort_id = $4 AND s.departed_at IS NULL`,
+    [
+      page.institutionId,
+      JSON.stringify(page.keys.emails),
+      JSON.stringify(page.keys.externalIds),
+      page.cohortId,
+      page.syncId,
+    ],
+  );
+  const { would_depart, cohort_size } = rows[0];
+  return {
+    sync_id: page.syncId,
+    final_page: page.finalPage,
+    ...(page.finalPage
+      ? { would_depart, cohort_size, would_hold: would_depart > 0 && would_depart > threshold * cohort_size }
+      : {}),
+    threshold,
+  };
+}
+
+export function createDeparturesService(db: Db, clock: { now(): Date }) {
+  async function decide(
+    institutionId: string,
+    id: string,
+    decision: 'confirmed' | 'discarded',
+    actor: string,
+  ) {
+    if (!uuidPattern.test(id)) throw new ApiError('not_found', { detail: `no full sync ${id}` });
+    return db.transaction(async (tx) => {
+      const { rows } = await tx.query<FullSyncRow & { finished_at: Date }>(
+        `SELECT id, sync_id, status, pages, cohort_size, departures, threshold, finished_at FROM full_syncs
+         WHERE institution_id = $1 AND id = $2 FOR UPDATE`,
+        [institutionId, id],
+      );
+      const sync = rows[0];
+      if (!sync) throw new ApiError('not_found', { detail: `no full sync ${id}` });
+      if (sync.status !== 'held') {
+        throw new ApiError('conflict', {
+          detail: `only held departures can be ${decision}; this sync is ${sync.status}`,
+        });
+      }
+      const now = clock.now();
+      const departed =
+        decision === 'confirmed'
+          ? await applyDepartures(tx, institutionId, sync.id, now, sync.finished_at)
+          : 0;
+      await tx.query('UPDATE full_syncs SET status = $2, decided_at = $3, decided_by = $4 WHERE id = $1', [
+        sync.id,
+        decision,
+        now,
+        actor,
+      ]);
+      await tx.query(
+        `INSERT INTO operator_audit (institution_id, actor, action, details) VALUES ($1, $2, $3, $4::jsonb)`,
+        [
+          institutionId,
+          actor,
+          `departures.${decision === 'confirmed' ? 'confirm' : 'discard'}`,
+          JSON.stringify({ full_sync_id: sync.id, sync_id: sync.sync_id, departed }),
+        ],
+      );
+      return { id: sync.id, sync_id: sync.sync_id, status: decision, departed };
+    });
+  }
+
+  return {
+    async list(institutionId: string, page: { limit: number; offset: number; status?: string }) {
+      const { rows } = await db.query(
+        `SELECT id, cohort_id, sync_id, status, pages, cohort_size, departures, threshold::float8 AS threshold,
+                started_at, finished_at, decided_at, decided_by
+         FROM full_syncs WHERE institution_id = $1 AND ($2::text IS NULL OR status = $2::text)
+         ORDER BY started_at DESC, id LIMIT $3 OFFSET $4`,
+        [institutionId, page.status ?? null, page.limit, page.offset],
+      );
+      return rows;
+    },
+
+    async get(institutionId: string, id: string) {
+      if (!uuidPattern.test(id)) throw new ApiError('not_found', { detail: `no full sync ${id}` });
+      const { rows } = await db.query(
+        `SELECT id, cohort_id, sync_id, status, pages, cohort_size, departures, threshold::float8 AS threshold,
+                started_at, finished_at, decided_at, decided_by
+         FROM full_syncs WHERE institution_id = $1 AND id = $2`,
+        [institutionId, id],
+      );
+      if (!rows[0]) throw new ApiError('not_found', { detail: `no full sync ${id}` });
+      const students = await db.query(
+        `SELECT s.id, s.email, s.student_id_ext, s.departed_at FROM full_sync_departures d
+         JOIN students s ON s.id = d.student_id AND s.institution_id = $1
+         WHERE d.full_sync_id = $2 ORDER BY lower(s.email) LIMIT 10000`,
+        [institutionId, id],
+      );
+      return { ...rows[0], departing_students: students.rows };
+    },
+
+    confirm: (institutionId: string, id: string, actor: string) =>
+      decide(institutionId, id, 'confirmed', actor),
+    discard: (institutionId: string, id: string, actor: string) =>
+      decide(institutionId, id, 'discarded', actor),
+  };
+}
+
+export type DeparturesService = ReturnType<typeof createDeparturesService>;

@@ -1,0 +1,99 @@
+// Admin API: full syncs of a cohort's roster and their departures (applied or held).
+import { Type } from 'typebox';
+import type { Services } from '../../services.ts';
+import { errorResponses, PageQuery, page, SlugParams } from '../schemas.ts';
+import type { App } from '../types.ts';
+
+const Params = Type.Intersect([SlugParams, Type.Object({ id: Type.String() })]);
+const Row = Type.Record(Type.String(), Type.Unknown());
+const Decision = Type.Object({
+  actor: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 200, description: 'Who decides; default "operator"' }),
+  ),
+});
+
+export function adminFullSyncRoutes(app: App, services: Services): void {
+  const { institutions, departures } = services;
+  const tags = ['admin'];
+  const security = [{ operatorToken: [] }];
+
+  app.get(
+    '/admin/v1/institutions/:slug/full-syncs',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'List full syncs (roster pushes with departures), newest first',
+        params: SlugParams,
+        querystring: Type.Intersect([
+          PageQuery,
+          Type.Object({
+            status: Type.Optional(
+              Type.Union(['open', 'applied', 'held', 'confirmed', 'discarded'].map((s) => Type.Literal(s))),
+            ),
+          }),
+        ]),
+        response: { 200: Type.Object({ items: Type.Array(Row) }), ...errorResponses(401, 404) },
+      },
+    },
+    async (request) => {
+      const institution = await institutions.requireBySlug(request.params.slug);
+      return {
+        items: (await departures.list(institution.id, {
+          ...page(request.query),
+          status: request.query.status,
+        })) as Record<string, unknown>[],
+      };
+    },
+  );
+
+  app.get(
+    '/admin/v1/institutions/:slug/full-syncs/:id',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Read a full sync with the students it departs (or holds)',
+        params: Params,
+        response: { 200: Row, ...errorResponses(401, 404) },
+      },
+    },
+    async (request) => {
+      const institution = await institutions.requireBySlug(request.params.slug);
+      return departures.get(institution.id, request.params.id);
+    },
+  );
+
+  for (const action of ['confirm', 'discard'] as const) {
+    app.post(
+      `/admin/v1/institutions/:slug/full-syncs/:id/${action}`,
+      {
+        schema: {
+          tags,
+          security,
+          summary:
+            action === 'confirm'
+              ? 'Apply held departures (students pushed since the sync are skipped)'
+              : 'Discard held departures: nobody is departed',
+          params: Params,
+          // The body is optional: a bare POST decides as "operator".
+          body: Type.Union([Decision, Type.Null(), Type.Undefined()]),
+          response: {
+            200: Type.Object({
+              id: Type.String(),
+              sync_id: Type.String(),
+              status: Type.String(),
+              departed: Type.Integer(),
+            }),
+            ...errorResponses(401, 404, 409),
+          },
+        },
+      },
+      async (request) => {
+        const institution = await institutions.requireBySlug(request.params.slug);
+        const actor = request.body?.actor ?? 'operator';
+        return departures[action](institution.id, request.params.id, actor);
+      },
+    );
+  }
+}
