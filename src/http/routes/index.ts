@@ -3,16 +3,18 @@
 import type { Services } from '../../services.ts';
 import { requireOperator } from '../plugins/operator-auth.ts';
 import type { App } from '../types.ts';
+import { adminHelpdeskRoutes } from './admin-helpdesk.ts';
 import { adminInstitutionRoutes } from './admin-institutions.ts';
 import { healthRoutes } from './health.ts';
+import { helpSyncRoutes } from './help-sync.ts';
 
 type RouteModule = (app: App, services: Services) => void;
 
 /** Public and integration routes (each authenticates itself). */
-const integrationRoutes: RouteModule[] = [healthRoutes];
+const integrationRoutes: RouteModule[] = [healthRoutes, helpSyncRoutes];
 
 /** Operator/admin routes: the operator token is checked before any of them runs. */
-const adminRoutes: RouteModule[] = [adminInstitutionRoutes];
+const adminRoutes: RouteModule[] = [adminInstitutionRoutes, adminHelpdeskRoutes];
 
 export async function registerRoutes(app: App, services: Services): Promise<void> {
   for (const routes of integrationRoutes) routes(app, services);
