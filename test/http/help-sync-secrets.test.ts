@@ -73,7 +73,7 @@ describeEachDatabase('help-sync secrets', (ctx) => {
 
   test('401 comes before body validation; malformed bodies from unknown callers learn nothing', async () => {
     const tenant = await seedHelpdesk(ctx());
-    const res = await helpSync(ctx(), 'nope', { updates: 'x' });
+    const res = await helpSync(ctx(), 'nope', { institution: tenant.slug, updates: 'x' });
     assert.equal(res.statusCode, 401);
     assert.equal(res.json().error, 'sync_secret_wrong');
   });
