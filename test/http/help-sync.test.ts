@@ -474,6 +474,28 @@ describeEachDatabase('help-sync: state table and row results', (ctx) => {
   });
 });
 
+describeEachDatabase('help-sync: documentation', (ctx) => {
+  test('the OpenAPI document describes the endpoint, its rows, results and errors', async () => {
+    const doc = (await ctx().request({ method: 'GET', url: '/openapi.json' })).json();
+    const op = doc.paths['/api/integrations/help-sync'].post;
+    const body = op.requestBody.content['application/json'].schema;
+    assert.ok(op.requestBody.content['application/json'].example.updates.length > 0);
+    assert.ok(op.responses['200'].content['application/json'].example.results.length > 0);
+    assert.ok(body.properties.updates.items.properties.observed_at.description.includes('superseded'));
+    assert.ok(op.responses['200'].content['application/json'].schema.properties.results);
+    for (const status of ['401', '413', '429']) assert.ok(op.responses[status], status);
+    for (const code of [
+      'sync_secret_missing',
+      'sync_secret_wrong',
+      'sync_secret_revoked',
+      'sync_secret_never_issued',
+    ]) {
+      assert.ok(op.description.includes(code), code);
+    }
+    assert.ok(doc.paths['/admin/v1/institutions/{slug}/events'].get);
+  });
+});
+
 describeEachDatabase(
   'help-sync: rate limit',
   (ctx) => {

@@ -74,26 +74,46 @@ const UpdateRow = Type.Object(
   { description: 'One update row. Unknown fields (for example `priority`) are ignored.' },
 );
 
-const DocumentedBody = Type.Object({
-  institution: Type.String({
-    description:
-      'Institution slug. Must be the institution the secret was issued for; otherwise every row is `not_found`.',
-    examples: ['northfield'],
-  }),
-  actor: Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 200,
+const DocumentedBody = Type.Object(
+  {
+    institution: Type.String({
       description:
-        'The name shown in the audit trail and timeline for every row (default `help-desk sync`). ' +
-        'Blank: 400 `invalid_field`.',
-      examples: ['Service Desk (Zendesk)'],
+        'Institution slug. Must be the institution the secret was issued for; otherwise every row is `not_found`.',
+      examples: ['northfield'],
     }),
-  ),
-  updates: Type.Array(UpdateRow, {
-    description: `At most ${MAX_UPDATES} rows (more: 413 \`batch_too_large\` with \`max\`). Applied in order.`,
-  }),
-});
+    actor: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description:
+          'The name shown in the audit trail and timeline for every row (default `help-desk sync`). ' +
+          'Blank: 400 `invalid_field`.',
+        examples: ['Service Desk (Zendesk)'],
+      }),
+    ),
+    updates: Type.Array(UpdateRow, {
+      description: `At most ${MAX_UPDATES} rows (more: 413 \`batch_too_large\` with \`max\`). Applied in order.`,
+    }),
+  },
+  {
+    examples: [
+      {
+        institution: 'northfield',
+        actor: 'Service Desk (Zendesk)',
+        updates: [
+          { help_request_id: exampleId, action: 'acknowledge', external_ref: 'ZD-4412' },
+          {
+            help_request_id: exampleId,
+            action: 'resolve',
+            note: 'Enrolment record corrected',
+            actor: 'Kim Lee',
+            observed_at: '2026-03-01T09:30:00Z',
+          },
+        ],
+      },
+    ],
+  },
+);
 
 /** What the route actually checks: the envelope. */
 const Envelope = Type.Object({
