@@ -47,8 +47,21 @@ describeEachDatabase('help-sync: no input yields a 5xx (property-based)', (ctx) 
     fc.dictionary(fc.string({ maxLength: 5 }), fc.integer(), { maxKeys: 3 }),
   );
 
+  const validRow = () =>
+    fc.record(
+      {
+        help_request_id: fc.constantFrom(...ids),
+        action: fc.constantFrom('acknowledge', 'note', 'resolve', 'reopen'),
+        note: fc.string({ minLength: 1, maxLength: 20 }).filter((n) => n.trim() !== ''),
+        external_ref: fc.string({ minLength: 1, maxLength: 200 }),
+        observed_at: fc.date({ noInvalidDate: true, min: new Date(0) }).map((d) => d.toISOString()),
+      },
+      { requiredKeys: ['help_request_id', 'action', 'note'] },
+    );
+
   const row = () =>
     fc.oneof(
+      validRow(),
       fc.record(
         {
           help_request_id: fc.oneof(fc.constantFrom(...ids), value),
