@@ -474,6 +474,52 @@ describeEachDatabase('help-sync: state table and row results', (ctx) => {
   });
 });
 
+describeEachDatabase('help-sync: priority, assignment and concurrency', (ctx) => {
+  const sync = (tenant: HelpdeskTenant, updates: unknown[]) =>
+    helpSync(ctx(), tenant.syncSecret, { institution: tenant.slug, updates });
+
+  test('never changes priority or assignment, crisis included', async () => {
+    const tenant = await seedHelpdesk(ctx());
+    const crisis = await createHelpRequest(ctx(), tenant, { priority: 'crisis' });
+    await staff(ctx(), tenant, crisis.id, 'assignment', { assignee: 'Sam' });
+    const res = await sync(tenant, [
+      { help_request_id: crisis.id, action: 'resolve', priority: 'low', assigned_to: null, assignee: 'Eve' },
+      { help_request_id: crisis.id, action: 'reopen', priority: 'normal' },
+    ]);
+    assert.deepEqual(
+      res.json().results.map((r: { ok: boolean }) => r.ok),
+      [true, true],
+    );
+    const read = await readHelpRequest(ctx(), tenant, crisis.id);
+    assert.deepEqual([read.priority, read.assigned_to, read.status], ['crisis', 'Sam', 'in_progress']);
+    const events = (await readEvents(ctx(), tenant)).filter((e) => e.payload.data.origin === 'integration');
+    assert.ok(events.every((e) => e.payload.data.priority === 'crisis'));
+  });
+
+  test('concurrent batches locking overlapping requests in opposite orders neither deadlock nor fail', async () => {
+    const tenant = await seedHelpdesk(ctx());
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push(await requestIn(ctx(), tenant, 'new'));
+    const batch = (order: string[], n: number) =>
+      sync(
+        tenant,
+        order.map((id) => ({ help_request_id: id, action: 'note', note: `batch ${n}` })),
+      );
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, (_, n) => batch(n % 2 ? ids : [...ids].reverse(), n)),
+    );
+    for (const res of responses) {
+      assert.equal(res.statusCode, 200);
+      assert.ok(res.json().results.every((r: { ok: boolean }) => r.ok));
+    }
+    for (const id of ids) {
+      const read = await readHelpRequest(ctx(), tenant, id);
+      assert.equal(read.version, 11);
+      assert.equal(read.timeline.filter((t) => t.kind === 'note').length, 10);
+    }
+  });
+});
+
 describeEachDatabase('help-sync: documentation', (ctx) => {
   test('the OpenAPI document describes the endpoint, its rows, results and errors', async () => {
     const doc = (await ctx().request({ method: 'GET', url: '/openapi.json' })).json();

@@ -30,7 +30,7 @@ export function createHelpSyncSecretsService(db: Db) {
   async function issueNew(institutionId: string, slug: string, replace: boolean): Promise<IssuedSyncSecret> {
     const secret = generateSecret('ssp_sync_');
     const created = await db.transaction(async (tx) => {
-      await tx.query('SELECT id FROM institutions WHERE id = $1 FOR UPDATE', [institutionId]);
+      await tx.query('SELECT id FROM institutions WHERE id = $1 FOR NO KEY UPDATE', [institutionId]);
       if (replace) {
         await tx.query(
           'UPDATE help_sync_secrets SET revoked_at = now() WHERE institution_id = $1 AND revoked_at IS NULL',
