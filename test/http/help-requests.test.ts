@@ -159,6 +159,15 @@ describeEachDatabase('help requests (admin API)', (ctx) => {
     assert.equal(noStaff.json().field, 'staff');
   });
 
+  test('deleting a student keeps its help requests and their history', async () => {
+    const tenant = await seedHelpdesk(ctx());
+    const request = await createHelpRequest(ctx(), tenant);
+    await ctx().db.query('DELETE FROM students WHERE id = $1', [tenant.studentIds[0]]);
+    const read = await readHelpRequest(ctx(), tenant, request.id);
+    assert.equal(read.timeline.length, 1);
+    assert.equal((read as unknown as { student_id: string | null }).student_id, null);
+  });
+
   test('the audit trail is append-only, enforced by the database', async () => {
     const tenant = await seedHelpdesk(ctx());
     const request = await createHelpRequest(ctx(), tenant);

@@ -4,7 +4,8 @@
 CREATE TABLE help_requests (
   id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
   institution_id uuid NOT NULL REFERENCES institutions (id) ON DELETE CASCADE,
-  student_id uuid NOT NULL REFERENCES students (id),
+  -- Null only if the student record is deleted later: the request and its audit history stay.
+  student_id uuid REFERENCES students (id) ON DELETE SET NULL,
   status text NOT NULL DEFAULT 'new' CHECK (status IN ('new', 'ack', 'in_progress', 'resolved')),
   priority text NOT NULL DEFAULT 'normal' CHECK (priority IN ('low', 'normal', 'high', 'crisis')),
   summary text CHECK (length(summary) <= 2000),

@@ -7,7 +7,7 @@ import type { Priority, Status, SyncState } from './rules.ts';
 export interface HelpRequestRow {
   id: string;
   institution_id: string;
-  student_id: string;
+  student_id: string | null;
   status: Status;
   priority: Priority;
   summary: string | null;

@@ -21,7 +21,7 @@ const Name = (description: string) => Type.String({ minLength: 1, maxLength: MAX
 
 const HelpRequest = Type.Object({
   id: Uuid('The help_request_id used by the help-desk sync and in webhook payloads'),
-  student_id: Uuid(),
+  student_id: Nullable(Uuid('The student; null if the student record was deleted since')),
   status: StatusSchema,
   priority: PrioritySchema,
   summary: Nullable(Type.String()),
