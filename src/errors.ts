@@ -12,10 +12,16 @@ export const errorStatus = {
   unknown_section: 400,
   // 401: credentials
   unauthorized: 401,
+  sync_secret_missing: 401,
+  sync_secret_wrong: 401,
+  sync_secret_revoked: 401,
+  sync_secret_never_issued: 401,
   // 404
   not_found: 404,
   cohort_not_found: 404,
   institution_not_found: 404,
+  help_request_not_found: 404,
+  student_not_found: 404,
   // 409
   conflict: 409,
   // 413

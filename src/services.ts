@@ -4,8 +4,11 @@ import type { Config } from './config.ts';
 import type { Db } from './db/db.ts';
 import { createCampusMergeService } from './domain/campuses/merge.ts';
 import { createDeparturesService } from './domain/departures/departures.ts';
+import { createHelpRequestsService } from './domain/helpdesk/service.ts';
+import { createHelpSyncService } from './domain/helpdesk/sync.ts';
 import { createInstitutionsService } from './domain/institutions/service.ts';
 import { createRunsService } from './domain/runs/runs.ts';
+import { createHelpSyncSecretsService } from './domain/secrets/help-sync-secrets.ts';
 import { createOperatorCredentials } from './domain/secrets/operator-credentials.ts';
 import { createRosterSecretsService } from './domain/secrets/roster-secrets.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
@@ -48,6 +51,9 @@ export function createServices(deps: ServiceDeps) {
     runs,
     campusMerge,
     departures,
+    helpSyncSecrets: createHelpSyncSecretsService(db),
+    helpRequests: createHelpRequestsService(db, clock),
+    helpSync: createHelpSyncService(db, clock),
     /** Releases what the services opened themselves (not the database, which the caller owns). */
     async close(): Promise<void> {
       if (ownsRedis && redis) await redis.quit().catch(() => redis.disconnect());

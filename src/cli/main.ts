@@ -5,6 +5,7 @@ import { openDb } from '../db/db.ts';
 import { migrate } from '../db/migrate.ts';
 import { createOperatorCredentials } from '../domain/secrets/operator-credentials.ts';
 import { CliError, createAdminClient } from './admin-client.ts';
+import { registerHelpRequestCommands } from './commands/help-requests.ts';
 import { registerInstitutionCommands } from './commands/institutions.ts';
 import { registerRunCommands } from './commands/runs.ts';
 
@@ -63,6 +64,7 @@ program
 
 registerInstitutionCommands(program, admin, print);
 registerRunCommands(program, admin, print);
+registerHelpRequestCommands(program, admin, print);
 
 try {
   await program.parseAsync(process.argv);

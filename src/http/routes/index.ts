@@ -5,14 +5,16 @@ import { requireOperator } from '../plugins/operator-auth.ts';
 import type { App } from '../types.ts';
 import { adminCampusRoutes } from './admin-campuses.ts';
 import { adminFullSyncRoutes } from './admin-full-syncs.ts';
+import { adminHelpdeskRoutes } from './admin-helpdesk.ts';
 import { adminInstitutionRoutes } from './admin-institutions.ts';
 import { adminRunRoutes } from './admin-runs.ts';
 import { healthRoutes } from './health.ts';
+import { helpSyncRoutes } from './help-sync.ts';
 
 type RouteModule = (app: App, services: Services) => void;
 
 /** Public and integration routes (each authenticates itself). */
-const integrationRoutes: RouteModule[] = [healthRoutes];
+const integrationRoutes: RouteModule[] = [healthRoutes, helpSyncRoutes];
 
 /** Operator/admin routes: the operator token is checked before any of them runs. */
 const adminRoutes: RouteModule[] = [
@@ -20,6 +22,7 @@ const adminRoutes: RouteModule[] = [
   adminRunRoutes,
   adminCampusRoutes,
   adminFullSyncRoutes,
+  adminHelpdeskRoutes,
 ];
 
 export async function registerRoutes(app: App, services: Services): Promise<void> {

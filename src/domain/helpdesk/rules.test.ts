@@ -1,0 +1,127 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { applyRow, type SyncState, staffStatusChange, statuses, validateRow } from './rules.ts';
+
+const id = '5f0c6a8e-2b1d-4c3e-9a7f-1d2e3f4a5b6c';
+const now = new Date('2026-03-01T10:00:00Z');
+const state = (status: SyncState['status'], extra: Partial<SyncState> = {}): SyncState => ({
+  status,
+  externalRef: null,
+  resolvedAt: status === 'resolved' ? new Date('2026-02-01T00:00:00Z') : null,
+  version: 3,
+  staffStatusChangedAt: null,
+  ...extra,
+});
+const valid = (raw: Record<string, unknown>) => {
+  const v = validateRow({ help_request_id: id, ...raw }, 'sync');
+  assert.ok(v.ok, JSON.stringify(v));
+  return v.row;
+};
+
+test('validateRow reports the first problem in a fixed order', () => {
+  assert.deepEqual(validateRow(null, 'a'), { ok: false, helpRequestId: '', error: 'bad_help_request_id' });
+  assert.deepEqual(validateRow({ help_request_id: 'x', action: 'nope' }, 'a'), {
+    ok: false,
+    helpRequestId: 'x',
+    error: 'bad_help_request_id',
+  });
+  const err = (raw: Record<string, unknown>) => {
+    const v = validateRow({ help_request_id: id, ...raw }, 'a');
+    return v.ok ? 'ok' : v.error;
+  };
+  assert.equal(err({ action: 'Acknowledge' }), 'bad_action');
+  assert.equal(err({ action: 'note' }), 'note_required');
+  assert.equal(err({ action: 'note', note: ' \n' }), 'note_required');
+  assert.equal(err({ action: 'note', note: ['x'] }), 'bad_note');
+  assert.equal(err({ action: 'resolve', external_ref: 'x'.repeat(201) }), 'bad_external_ref');
+  assert.equal(err({ action: 'resolve', external_ref: 'x'.repeat(200) }), 'ok');
+  assert.equal(err({ action: 'resolve', actor: ' ' }), 'bad_actor');
+  assert.equal(err({ action: 'resolve', observed_at: '2026-13-01T00:00:00Z' }), 'bad_observed_at');
+  assert.equal(err({ action: 'resolve', observed_at: '2026-01-01' }), 'bad_observed_at');
+  assert.equal(err({ action: 'resolve', observed_at: '2026-01-01T00:00:00+02:00' }), 'ok');
+  assert.equal(valid({ action: 'note', note: 'n', actor: ' Kim ' }).actor, 'Kim');
+  assert.equal(valid({ action: 'acknowledge' }).actor, 'sync');
+});
+
+test('the state table of section 3', () => {
+  const table: [SyncState['status'], string, SyncState['status'], boolean][] = [
+    ['new', 'acknowledge', 'ack', true],
+    ['ack', 'acknowledge', 'ack', false],
+    ['in_progress', 'acknowledge', 'in_progress', false],
+    ['resolved', 'acknowledge', 'resolved', false],
+    ['new', 'resolve', 'resolved', true],
+    ['ack', 'resolve', 'resolved', true],
+    ['in_progress', 'resolve', 'resolved', true],
+    ['resolved', 'resolve', 'resolved', false],
+    ['resolved', 'reopen', 'in_progress', true],
+    ['new', 'reopen', 'new', false],
+    ['ack', 'reopen', 'ack', false],
+    ['in_progress', 'reopen', 'in_progress', false],
+  ];
+  for (const [from, action, to, changed] of table) {
+    const out = applyRow(state(from), valid({ action }), now);
+    assert.equal(out.state.status, to, `${from} ${action}`);
+    assert.equal(out.changed, changed, `${from} ${action}`);
+    assert.equal(out.state.version, changed ? 4 : 3);
+    if (to === 'resolved' && from !== 'resolved') assert.equal(out.state.resolvedAt, now);
+    if (to === 'in_progress' && from === 'resolved') assert.equal(out.state.resolvedAt, null);
+  }
+  for (const from of statuses) {
+    const out = applyRow(state(from), valid({ action: 'note', note: 'x' }), now);
+    assert.deepEqual([out.changed, out.state.status, out.note], [true, from, 'x']);
+  }
+  // resolve's note only when it resolves; an already resolved request adds nothing.
+  assert.equal(applyRow(state('ack'), valid({ action: 'resolve', note: 'done' }), now).note, 'done');
+  assert.equal(applyRow(state('resolved'), valid({ action: 'resolve', note: 'done' }), now).changed, false);
+});
+
+test('console precedence: a staff status change after observed_at supersedes state actions only', () => {
+  const staffAt = new Date('2026-03-01T09:00:00Z');
+  const s = state('in_progress', { staffStatusChangedAt: staffAt });
+  const before = '2026-03-01T08:59:59Z';
+  const out = applyRow(s, valid({ action: 'resolve', observed_at: before }), now);
+  assert.deepEqual([out.superseded, out.changed, out.state], [true, false, s]);
+  assert.equal(applyRow(s, valid({ action: 'note', note: 'n', observed_at: before }), now).superseded, false);
+  assert.equal(
+    applyRow(s, valid({ action: 'resolve', observed_at: '2026-03-01T09:00:00Z' }), now).changed,
+    true,
+  );
+  assert.equal(applyRow(s, valid({ action: 'resolve' }), now).changed, true);
+});
+
+test('property: status is always one of the four; version grows by one exactly when changed', () => {
+  fc.assert(
+    fc.property(
+      fc.constantFrom(...statuses),
+      fc.array(
+        fc.record({
+          action: fc.constantFrom('acknowledge', 'note', 'resolve', 'reopen'),
+          note: fc.option(fc.string({ minLength: 1, maxLength: 5 }), { nil: undefined }),
+          external_ref: fc.option(fc.constantFrom('A', 'B'), { nil: undefined }),
+        }),
+        { maxLength: 10 },
+      ),
+      (start, rows) => {
+        let current = state(start);
+        for (const raw of rows) {
+          const v = validateRow({ help_request_id: id, ...raw }, 'sync');
+          if (!v.ok) continue;
+          const out = applyRow(current, v.row, now);
+          assert.ok(statuses.includes(out.state.status));
+          assert.equal(out.state.version, current.version + (out.changed ? 1 : 0));
+          assert.equal(out.state.status === 'resolved', out.state.resolvedAt !== null);
+          current = out.state;
+        }
+      },
+    ),
+    { numRuns: 50 },
+  );
+});
+
+test('staff status change stamps the staff time and follows the resolved time', () => {
+  assert.equal(staffStatusChange(state('ack'), 'ack', now), undefined);
+  const resolved = staffStatusChange(state('ack'), 'resolved', now)!;
+  assert.deepEqual([resolved.resolvedAt, resolved.staffStatusChangedAt, resolved.version], [now, now, 4]);
+  assert.equal(staffStatusChange(state('resolved'), 'new', now)!.resolvedAt, null);
+});

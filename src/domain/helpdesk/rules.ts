@@ -1,0 +1,208 @@
+// Pure rules of the help desk: statuses, priorities, validation of one help-sync update row,
+// and the state table of spec section 3 applied to one row. No I/O here.
+
+export const statuses = ['new', 'ack', 'in_progress', 'resolved'] as const;
+export type Status = (typeof statuses)[number];
+export const priorities = ['low', 'normal', 'high', 'crisis'] as const;
+export type Priority = (typeof priorities)[number];
+export const syncActions = ['acknowledge', 'note', 'resolve', 'reopen'] as const;
+export type SyncAction = (typeof syncActions)[number];
+
+export const MAX_UPDATES = 100;
+export const MAX_EXTERNAL_REF = 200;
+export const MAX_ACTOR = 200;
+export const MAX_NOTE = 10_000;
+export const DEFAULT_SYNC_ACTOR = 'help-desk sync';
+
+export const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Row-level error codes of the help-desk sync (spec section 7, plus the documented extras). */
+export type SyncRowError =
+  | 'not_found'
+  | 'bad_action'
+  | 'bad_help_request_id'
+  | 'note_required'
+  | 'update_failed'
+  | 'bad_external_ref'
+  | 'bad_note'
+  | 'bad_actor'
+  | 'bad_observed_at';
+
+/** An update row that passed validation. */
+export interface ValidRow {
+  helpRequestId: string;
+  action: SyncAction;
+  externalRef?: string;
+  note?: string;
+  actor: string;
+  observedAt?: Date;
+}
+
+export type RowValidation =
+  | { ok: true; row: ValidRow }
+  | { ok: false; helpRequestId: string; error: SyncRowError };
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const isoDateTime = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,9})?)?(Z|[+-]\d\d:?\d\d)$/i;
+
+/** Parses a name (actor or staff): a non-blank string of at most 200 characters, trimmed. */
+export function parseName(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const trimmed = value.trim();
+  if (trimmed.length === 0 || trimmed.length > MAX_ACTOR) return undefined;
+  return trimmed;
+}
+
+/**
+ * Validates one update row of any shape. Checks run in a fixed order so that a row with
+ * several problems always reports the same one: help_request_id, action, note, external_ref,
+ * actor, observed_at. Unknown fields (priority, assignment, ...) are ignored: the sync can
+ * never change them.
+ */
+export function validateRow(raw: unknown, defaultActor: string): RowValidation {
+  const record = isObject(raw) ? raw : {};
+  const rawId = record.help_request_id;
+  const echoId = typeof rawId === 'string' ? rawId : '';
+  const fail = (error: SyncRowError): RowValidation => ({ ok: false, helpRequestId: echoId, error });
+  if (typeof rawId !== 'string' || !uuidPattern.test(rawId)) return fail('bad_help_request_id');
+  const action = record.action;
+  if (typeof action !== 'string' || !(syncActions as readonly string[]).includes(action)) {
+    return fail('bad_action');
+  }
+  let note: string | undefined;
+  if (record.note !== undefined && record.note !== null) {
+    if (typeof record.note !== 'string' || record.note.length > MAX_NOTE) return fail('bad_note');
+    note = record.note.trim() === '' ? undefined : record.note;
+  }
+  if (action === 'note' && note === undefined) return fail('note_required');
+  let externalRef: string | undefined;
+  if (record.external_ref !== undefined && record.external_ref !== null) {
+    const ref = record.external_ref;
+    if (typeof ref !== 'string' || ref.length === 0 || ref.length > MAX_EXTERNAL_REF) {
+      return fail('bad_external_ref');
+    }
+    externalRef = ref;
+  }
+  let actor = defaultActor;
+  if (record.actor !== undefined && record.actor !== null) {
+    const parsed = parseName(record.actor);
+    if (parsed === undefined) return fail('bad_actor');
+    actor = parsed;
+  }
+  let observedAt: Date | undefined;
+  if (record.observed_at !== undefined && record.observed_at !== null) {
+    const value = record.observed_at;
+    const date = typeof value === 'string' && isoDateTime.test(value) ? new Date(value) : undefined;
+    if (!date || Number.isNaN(date.getTime())) return fail('bad_observed_at');
+    observedAt = date;
+  }
+  return {
+    ok: true,
+    row: {
+      helpRequestId: rawId.toLowerCase(),
+      action: action as SyncAction,
+      externalRef,
+      note,
+      actor,
+      observedAt,
+    },
+  };
+}
+
+/** The part of a help request the sync reads and writes. */
+export interface SyncState {
+  status: Status;
+  externalRef: string | null;
+  resolvedAt: Date | null;
+  version: number;
+  staffStatusChangedAt: Date | null;
+}
+
+export interface RowOutcome {
+  /** State after the row. */
+  state: SyncState;
+  /** The row wrote something: status, resolved time, external_ref, or a note. */
+  changed: boolean;
+  statusChanged: boolean;
+  /** The row's state change lost to a later staff change (console precedence); nothing was applied. */
+  superseded: boolean;
+  /** The note to append to the timeline, if any. */
+  note?: string;
+}
+
+/**
+ * Applies one valid row to a request's state (spec section 3):
+ * - acknowledge: new -> ack; otherwise unchanged;
+ * - resolve: any open status -> resolved, resolved time stamped; resolved: unchanged (its
+ *   note is not added again, so a retry changes nothing);
+ * - reopen: resolved -> in_progress, resolved time cleared; otherwise unchanged;
+ * - note: adds the note; always a change.
+ * external_ref is stamped on any action (a change only when it differs).
+ * Console precedence: when the row carries observed_at and a staff member changed the status
+ * after it, a state action (acknowledge, resolve, reopen) applies nothing and is superseded.
+ */
+export function applyRow(state: SyncState, row: ValidRow, now: Date): RowOutcome {
+  if (
+    row.action !== 'note' &&
+    row.observedAt !== undefined &&
+    state.staffStatusChangedAt !== null &&
+    state.staffStatusChangedAt.getTime() > row.observedAt.getTime()
+  ) {
+    return { state, changed: false, statusChanged: false, superseded: true };
+  }
+  let status = state.status;
+  let resolvedAt = state.resolvedAt;
+  let note: string | undefined;
+  switch (row.action) {
+    case 'acknowledge':
+      if (status === 'new') status = 'ack';
+      break;
+    case 'resolve':
+      if (status !== 'resolved') {
+        status = 'resolved';
+        resolvedAt = now;
+        note = row.note;
+      }
+      break;
+    case 'reopen':
+      if (status === 'resolved') {
+        status = 'in_progress';
+        resolvedAt = null;
+      }
+      break;
+    case 'note':
+      note = row.note;
+      break;
+  }
+  const statusChanged = status !== state.status;
+  const refChanged = row.externalRef !== undefined && row.externalRef !== state.externalRef;
+  const changed = statusChanged || refChanged || note !== undefined;
+  if (!changed) return { state, changed: false, statusChanged: false, superseded: false };
+  return {
+    state: {
+      status,
+      resolvedAt,
+      externalRef: refChanged ? row.externalRef! : state.externalRef,
+      version: state.version + 1,
+      staffStatusChangedAt: state.staffStatusChangedAt,
+    },
+    changed: true,
+    statusChanged,
+    superseded: false,
+    note,
+  };
+}
+
+/** Staff status change: any status may be set; resolved time follows the status. */
+export function staffStatusChange(state: SyncState, status: Status, now: Date): SyncState | undefined {
+  if (status === state.status) return undefined;
+  return {
+    ...state,
+    status,
+    resolvedAt: status === 'resolved' ? now : null,
+    version: state.version + 1,
+    staffStatusChangedAt: now,
+  };
+}

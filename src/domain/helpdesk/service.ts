@@ -1,0 +1,275 @@
+// Help requests as the student app and the staff console see them (exposed through the admin
+// API for now): create, read with timeline, list, and the staff changes. Every change locks
+// the request row (SELECT ... FOR UPDATE), bumps its version, appends to the timeline and
+// records its event in the same transaction, so concurrent changes never lose a write.
+import type { Db, Queryable } from '../../db/db.ts';
+import { ApiError } from '../../errors.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { recordEvent } from '../events/record.ts';
+import { type Priority, type Status, staffStatusChange, uuidPattern } from './rules.ts';
+import {
+  appendTimeline,
+  eventData,
+  type HelpRequestRow,
+  helpRequestColumns,
+  lockRequests,
+  publicRequest,
+  type TimelineEntry,
+} from './store.ts';
+
+export interface Page {
+  limit: number;
+  offset: number;
+}
+
+export interface TimelineItem {
+  id: string;
+  seq: number;
+  kind: 'note' | 'audit';
+  action: string;
+  actor: string | null;
+  origin: 'platform' | 'integration';
+  note: string | null;
+  from_status: string | null;
+  to_status: string | null;
+  external_ref: string | null;
+  assigned_to: string | null;
+  version: number;
+  created_at: Date;
+}
+
+const notFound = () =>
+  new ApiError('help_request_not_found', { detail: 'no help request with this id in this institution' });
+
+export function createHelpRequestsService(db: Db, clock: Clock) {
+  /**
+   * Runs a staff change: locks the request, lets `change` compute the new row and the timeline
+   * entries, writes them and one help_request.updated event (origin platform). `change`
+   * returns undefined when nothing changes (no write, no event).
+   */
+  async function staffChange(
+    institutionId: string,
+    id: string,
+    staff: string,
+    change: (
+      row: HelpRequestRow,
+      now: Date,
+    ) => { row: HelpRequestRow; entries: Omit<TimelineEntry, 'version' | 'created_at'>[] } | undefined,
+  ) {
+    if (!uuidPattern.test(id)) throw notFound();
+    const now = clock.now();
+    return db.transaction(async (tx) => {
+      const current = (await lockRequests(tx, institutionId, [id.toLowerCase()])).get(id.toLowerCase());
+      if (!current) throw notFound();
+      const result = change(current, now);
+      if (!result) return { request: publicRequest(current), changed: false };
+      const next = { ...result.row, version: current.version + 1, updated_at: now };
+      await tx.query(
+        `UPDATE help_requests SET status = $3, resolved_at = $4, assigned_to = $5, version = $6,
+           staff_status_changed_at = $7, updated_at = $8
+         WHERE institution_id = $1 AND id = $2`,
+        [
+          institutionId,
+          current.id,
+          next.status,
+          next.resolved_at,
+          next.assigned_to,
+          next.version,
+          next.staff_status_changed_at,
+          now,
+        ],
+      );
+      await appendTimeline(
+        tx,
+        institutionId,
+        result.entries.map((entry) => ({ ...entry, version: next.version, created_at: now.toISOString() })),
+      );
+      await recordEvent(tx, {
+        institutionId,
+        type: 'help_request.updated',
+        helpRequestId: current.id,
+        data: eventData(next, 'platform', staff, now),
+        occurredAt: now,
+      });
+      return { request: publicRequest(next), changed: true };
+    });
+  }
+
+  async function timeline(tx: Queryable, institutionId: string, id: string): Promise<TimelineItem[]> {
+    const { rows } = await tx.query<TimelineItem>(
+      `SELECT id, seq, kind, action, actor, origin, note, from_status, to_status, external_ref, assigned_to,
+         version, created_at
+       FROM help_request_timeline WHERE institution_id = $1 AND help_request_id = $2 ORDER BY seq`,
+      [institutionId, id],
+    );
+    return rows;
+  }
+
+  return {
+    /** Creates a help request (status new) and records help_request.created, plus help_request.crisis for crisis. */
+    async create(
+      institutionId: string,
+      input: { studentId: string; priority: Priority; summary?: string; actor?: string },
+    ) {
+      if (!uuidPattern.test(input.studentId)) {
+        throw new ApiError('student_not_found', { detail: 'no student with this id in this institution' });
+      }
+      const now = clock.now();
+      const actor = input.actor ?? null;
+      return db.transaction(async (tx) => {
+        const { rows } = await tx.query<HelpRequestRow>(
+          `INSERT INTO help_requests (institution_id, student_id, priority, summary, created_at, updated_at)
+           SELECT $1, s.id, $3, $4, $5, $5 FROM students s WHERE s.institution_id = $1 AND s.id = $2
+           RETURNING ${helpRequestColumns}`,
+          [institutionId, input.studentId, input.priority, input.summary ?? null, now],
+        );
+        const row = rows[0];
+        if (!row) {
+          throw new ApiError('student_not_found', { detail: 'no student with this id in this institution' });
+        }
+        await appendTimeline(tx, institutionId, [
+          {
+            help_request_id: row.id,
+            kind: 'audit',
+            action: 'created',
+            actor,
+            origin: 'platform',
+            to_status: row.status,
+            version: row.version,
+            created_at: now.toISOString(),
+          },
+        ]);
+        const data = eventData(row, 'platform', actor, now);
+        const types = ['help_request.created', ...(row.priority === 'crisis' ? ['help_request.crisis'] : [])];
+        for (const type of types) {
+          await recordEvent(tx, { institutionId, type, helpRequestId: row.id, data, occurredAt: now });
+        }
+        return publicRequest(row);
+      });
+    },
+
+    /** One request with its whole timeline (oldest first), or 404. */
+    async get(institutionId: string, id: string) {
+      if (!uuidPattern.test(id)) throw notFound();
+      const { rows } = await db.query<HelpRequestRow>(
+        `SELECT ${helpRequestColumns} FROM help_requests WHERE institution_id = $1 AND id = $2`,
+        [institutionId, id],
+      );
+      if (!rows[0]) throw notFound();
+      return { ...publicRequest(rows[0]), timeline: await timeline(db, institutionId, rows[0].id) };
+    },
+
+    async list(
+      institutionId: string,
+      filter: Page & { status?: Status; priority?: Priority; studentId?: string },
+    ) {
+      const { rows } = await db.query<HelpRequestRow>(
+        `SELECT ${helpRequestColumns} FROM help_requests
+         WHERE institution_id = $1
+           AND ($2::text IS NULL OR status = $2::text)
+           AND ($3::text IS NULL OR priority = $3::text)
+           AND ($4::uuid IS NULL OR student_id = $4::uuid)
+         ORDER BY created_at DESC, id LIMIT $5 OFFSET $6`,
+        [
+          institutionId,
+          filter.status ?? null,
+          filter.priority ?? null,
+          filter.studentId ?? null,
+          filter.limit,
+          filter.offset,
+        ],
+      );
+      return rows.map(publicRequest);
+    },
+
+    /** A staff member sets the status. Setting the current status changes nothing. */
+    changeStatus: (institutionId: string, id: string, input: { status: Status; staff: string }) =>
+      staffChange(institutionId, id, input.staff, (row, now) => {
+        const next = staffStatusChange(
+          {
+            status: row.status,
+            externalRef: row.external_ref,
+            resolvedAt: row.resolved_at,
+            version: row.version,
+            staffStatusChangedAt: row.staff_status_changed_at,
+          },
+          input.status,
+          now,
+        );
+        if (!next) return undefined;
+        return {
+          row: {
+            ...row,
+            status: next.status,
+            resolved_at: next.resolvedAt,
+            staff_status_changed_at: next.staffStatusChangedAt,
+          },
+          entries: [
+            {
+              help_request_id: row.id,
+              kind: 'audit',
+              action: 'status',
+              actor: input.staff,
+              origin: 'platform',
+              from_status: row.status,
+              to_status: next.status,
+            },
+          ],
+        };
+      }),
+
+    /** A staff member adds a staff-visible note. */
+    addNote: (institutionId: string, id: string, input: { note: string; staff: string }) =>
+      staffChange(institutionId, id, input.staff, (row) => ({
+        row,
+        entries: [
+          {
+            help_request_id: row.id,
+            kind: 'note',
+            action: 'note',
+            actor: input.staff,
+            origin: 'platform',
+            note: input.note,
+          },
+        ],
+      })),
+
+    /** A staff member assigns the request to a named staff member, or unassigns it (null). */
+    assign: (institutionId: string, id: string, input: { assignee: string | null; staff: string }) =>
+      staffChange(institutionId, id, input.staff, (row) => {
+        if (row.assigned_to === input.assignee) return undefined;
+        return {
+          row: { ...row, assigned_to: input.assignee },
+          entries: [
+            {
+              help_request_id: row.id,
+              kind: 'audit',
+              action: input.assignee === null ? 'unassign' : 'assign',
+              actor: input.staff,
+              origin: 'platform',
+              assigned_to: input.assignee,
+            },
+          ],
+        };
+      }),
+
+    /** The institution's event log after a sequence number, oldest first (what webhook delivery reads). */
+    async listEvents(institutionId: string, options: { afterSeq: number; limit: number }) {
+      const { rows } = await db.query<{
+        id: string;
+        seq: number;
+        type: string;
+        help_request_id: string | null;
+        payload: { type: string; timestamp: string; data: Record<string, unknown> };
+        occurred_at: Date;
+      }>(
+        `SELECT id, seq, type, help_request_id, payload, occurred_at FROM events
+         WHERE institution_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+        [institutionId, options.afterSeq, options.limit],
+      );
+      return rows;
+    },
+  };
+}
+
+export type HelpRequestsService = ReturnType<typeof createHelpRequestsService>;

@@ -1,0 +1,271 @@
+// POST /api/integrations/help-sync: an external ticketing system mirrors case status changes
+// onto help requests (spec sections 3 and 4.3).
+//
+// Cost of a request, whatever its size: one query locks every named request of the
+// institution (SELECT ... FOR UPDATE, id order), the rows are applied in order in memory
+// (pure rules, so several rows for one request compose), and one statement writes the final
+// state of every changed request, its timeline entries and its events, inside a savepoint.
+// If that statement fails, it is rolled back to the savepoint and the requests are bisected,
+// each half written in its own savepoint, down to the single requests whose write fails: their
+// rows get `update_failed` while every other request is written (k failing requests out of n
+// cost about 2k·log2(n) extra statements, not n).
+import type { Db, Queryable } from '../../db/db.ts';
+import { ApiError } from '../../errors.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { SyncCaller } from '../secrets/help-sync-secrets.ts';
+import {
+  applyRow,
+  DEFAULT_SYNC_ACTOR,
+  MAX_UPDATES,
+  parseName,
+  type SyncRowError,
+  type SyncState,
+  type ValidRow,
+  validateRow,
+} from './rules.ts';
+import { eventData, type HelpRequestRow, lockRequests, type TimelineEntry } from './store.ts';
+
+export interface SyncBody {
+  institution: string;
+  actor?: string;
+  updates: unknown[];
+}
+
+/** One result row, in the order of the update rows. */
+export interface SyncResult {
+  help_request_id: string;
+  ok: boolean;
+  status?: string;
+  changed?: boolean;
+  external_ref?: string;
+  error?: SyncRowError;
+  superseded?: true;
+}
+
+interface Group {
+  row: HelpRequestRow;
+  state: SyncState;
+  /** Positions of the update rows naming this request. */
+  positions: number[];
+  entries: TimelineEntry[];
+  events: { type: string; payload: unknown; occurred_at: string }[];
+}
+
+export function createHelpSyncService(db: Db, clock: Clock) {
+  /** Writes the final state, timeline entries and events of the given requests in one statement. */
+  async function write(tx: Queryable, institutionId: string, groups: Group[], now: Date) {
+    const updates = groups
+      .filter((g) => g.state.version !== g.row.version)
+      .map((g) => ({
+        id: g.row.id,
+        status: g.state.status,
+        resolved_at: g.state.resolvedAt?.toISOString() ?? null,
+        external_ref: g.state.externalRef,
+        version: g.state.version,
+      }));
+    const entries = groups.flatMap((g) => g.entries).map((entry, ord) => ({ ...entry, ord }));
+    const events = groups
+      .flatMap((g) => g.events.map((e) => ({ ...e, help_request_id: g.row.id })))
+      .map((event, ord) => ({ ...event, ord }));
+    if (entries.length === 0 && updates.length === 0) return;
+    await tx.query(
+      `WITH updated AS (
+         UPDATE help_requests h
+         SET status = u.status, resolved_at = u.resolved_at, external_ref = u.external_ref,
+             version = u.version, updated_at = $5
+         FROM jsonb_to_recordset($2::jsonb) AS u(id uuid, status text, resolved_at timestamptz,
+           external_ref text, version integer)
+         WHERE h.institution_id = $1 AND h.id = u.id
+         RETURNING h.id
+       ), timeline AS (
+         INSERT INTO help_request_timeline (institution_id, help_request_id, kind, action, actor, origin, note,
+           from_status, to_status, external_ref, version, created_at)
+         SELECT $1, t.help_request_id, t.kind, t.action, t.actor, t.origin, t.note, t.from_status, t.to_status,
+           t.external_ref, t.version, t.created_at
+         FROM jsonb_to_recordset($3::jsonb) AS t(ord integer, help_request_id uuid, kind text, action text,
+           actor text, origin text, note text, from_status text, to_status text, external_ref text,
+           version integer, created_at timestamptz)
+         ORDER BY t.ord
+         RETURNING 1
+       )
+       INSERT INTO events (institution_id, type, help_request_id, payload, occurred_at)
+       SELECT $1, e.type, e.help_request_id, e.payload, e.occurred_at
+       FROM jsonb_to_recordset($4::jsonb) AS e(ord integer, type text, help_request_id uuid, payload jsonb,
+         occurred_at timestamptz)
+       ORDER BY e.ord`,
+      [institutionId, JSON.stringify(updates), JSON.stringify(entries), JSON.stringify(events), now],
+    );
+  }
+
+  return {
+    async sync(caller: SyncCaller, body: SyncBody): Promise<{ results: SyncResult[] }> {
+      if (body.updates.length > MAX_UPDATES) {
+        throw new ApiError('batch_too_large', {
+          max: MAX_UPDATES,
+          detail: `at most ${MAX_UPDATES} updates per request; send the rest in further requests`,
+        });
+      }
+      let defaultActor = DEFAULT_SYNC_ACTOR;
+      if (body.actor !== undefined) {
+        const parsed = parseName(body.actor);
+        if (parsed === undefined) {
+          throw new ApiError('invalid_field', {
+            field: 'actor',
+            detail: 'actor must be a non-blank name of at most 200 characters',
+          });
+        }
+        defaultActor = parsed;
+      }
+      const validated = body.updates.map((raw) => validateRow(raw, defaultActor));
+      // Another institution named with this secret: every row is not_found (spec 4.3).
+      if (body.institution !== caller.slug) {
+        return {
+          results: validated.map((v) => ({
+            help_request_id: v.ok ? v.row.helpRequestId : v.helpRequestId,
+            ok: false,
+            error: 'not_found',
+          })),
+        };
+      }
+      const results: SyncResult[] = validated.map((v) =>
+        v.ok
+          ? { help_request_id: v.row.helpRequestId, ok: false, error: 'not_found' }
+          : { help_request_id: v.helpRequestId, ok: false, error: v.error },
+      );
+      const valid = validated.flatMap((v, position) => (v.ok ? [{ row: v.row, position }] : []));
+      if (valid.length === 0) return { results };
+
+      const now = clock.now();
+      const nowIso = now.toISOString();
+      await db.transaction(async (tx) => {
+        const ids = [...new Set(valid.map((v) => v.row.helpRequestId))];
+        const found = await lockRequests(tx, caller.institutionId, ids);
+        const groups = new Map<string, Group>();
+        for (const { row, position } of valid) {
+          const request = found.get(row.helpRequestId);
+          if (!request) continue; // stays not_found (absent, or another institution's)
+          let group = groups.get(request.id);
+          if (!group) {
+            group = {
+              row: request,
+              state: {
+                status: request.status,
+                externalRef: request.external_ref,
+                resolvedAt: request.resolved_at,
+                version: request.version,
+                staffStatusChangedAt: request.staff_status_changed_at,
+              },
+              positions: [],
+              entries: [],
+              events: [],
+            };
+            groups.set(request.id, group);
+          }
+          group.positions.push(position);
+          results[position] = applyToGroup(group, row, now, nowIso);
+        }
+        const touched = [...groups.values()].filter((g) => g.entries.length > 0);
+        if (touched.length === 0) return;
+        // One statement for everything; if it fails, bisect in savepoints down to the
+        // requests whose own write fails, and report update_failed for their rows only.
+        const attempt = async (part: Group[]): Promise<void> => {
+          await tx.query('SAVEPOINT help_sync_write');
+          try {
+            await write(tx, caller.institutionId, part, now);
+            await tx.query('RELEASE SAVEPOINT help_sync_write');
+            return;
+          } catch {
+            await tx.query('ROLLBACK TO SAVEPOINT help_sync_write');
+            await tx.query('RELEASE SAVEPOINT help_sync_write');
+          }
+          if (part.length > 1) {
+            const middle = Math.ceil(part.length / 2);
+            await attempt(part.slice(0, middle));
+            await attempt(part.slice(middle));
+            return;
+          }
+          for (const position of part[0].positions) {
+            results[position] = {
+              help_request_id: results[position].help_request_id,
+              ok: false,
+              error: 'update_failed',
+            };
+          }
+        };
+        await attempt(touched);
+      });
+      return { results };
+    },
+  };
+}
+
+/** Applies one row to its request's running state; collects the timeline entries and event. */
+function applyToGroup(group: Group, row: ValidRow, now: Date, nowIso: string): SyncResult {
+  const before = group.state;
+  const outcome = applyRow(before, row, now);
+  const base = { help_request_id: group.row.id, kind: 'audit' as const, actor: row.actor };
+  if (outcome.superseded) {
+    group.entries.push({
+      ...base,
+      action: `${row.action}_superseded`,
+      origin: 'integration',
+      from_status: before.status,
+      to_status: before.status,
+      external_ref: row.externalRef ?? null,
+      version: before.version,
+      created_at: nowIso,
+    });
+  }
+  if (outcome.changed) {
+    const after = outcome.state;
+    group.entries.push({
+      ...base,
+      action: row.action,
+      origin: 'integration',
+      from_status: before.status,
+      to_status: after.status,
+      external_ref: row.externalRef ?? null,
+      version: after.version,
+      created_at: nowIso,
+    });
+    if (outcome.note !== undefined) {
+      group.entries.push({
+        ...base,
+        kind: 'note',
+        action: row.action,
+        origin: 'integration',
+        note: outcome.note,
+        external_ref: row.externalRef ?? null,
+        version: after.version,
+        created_at: nowIso,
+      });
+    }
+    const data = eventData(
+      {
+        id: group.row.id,
+        status: after.status,
+        priority: group.row.priority,
+        external_ref: after.externalRef,
+        version: after.version,
+      },
+      'integration',
+      row.actor,
+      now,
+    );
+    group.events.push({
+      type: 'help_request.updated',
+      payload: { type: 'help_request.updated', timestamp: nowIso, data },
+      occurred_at: nowIso,
+    });
+    group.state = after;
+  }
+  const state = group.state;
+  return {
+    help_request_id: group.row.id,
+    ok: true,
+    status: state.status,
+    changed: outcome.changed,
+    ...(state.externalRef !== null ? { external_ref: state.externalRef } : {}),
+    ...(outcome.superseded ? { superseded: true as const } : {}),
+  };
+}

@@ -1,0 +1,352 @@
+// Admin API of the help desk: help requests (standing in for the student app and the staff
+// console), the help-sync secret, and the institution's event log.
+import { Type } from 'typebox';
+import { MAX_ACTOR } from '../../domain/helpdesk/rules.ts';
+import type { Services } from '../../services.ts';
+import { DateTime, errorResponses, PageQuery, page, SlugParams, Uuid } from '../schemas.ts';
+import type { App } from '../types.ts';
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
+  Type.Union([schema, Type.Null()]);
+
+const StatusSchema = Type.Union(
+  [Type.Literal('new'), Type.Literal('ack'), Type.Literal('in_progress'), Type.Literal('resolved')],
+  { description: 'new, ack, in_progress or resolved (resolved is the only closed status)' },
+);
+const PrioritySchema = Type.Union(
+  [Type.Literal('low'), Type.Literal('normal'), Type.Literal('high'), Type.Literal('crisis')],
+  { description: 'low, normal, high or crisis' },
+);
+const Name = (description: string) => Type.String({ minLength: 1, maxLength: MAX_ACTOR, description });
+
+const HelpRequest = Type.Object({
+  id: Uuid('The help_request_id used by the help-desk sync and in webhook payloads'),
+  student_id: Nullable(Uuid('The student; null if the student record was deleted since')),
+  status: StatusSchema,
+  priority: PrioritySchema,
+  summary: Nullable(Type.String()),
+  assigned_to: Nullable(Type.String({ description: 'Name of the assigned staff member' })),
+  external_ref: Nullable(Type.String({ description: 'Set by the help-desk sync' })),
+  resolved_at: Nullable(DateTime('Set when resolved; cleared on reopen')),
+  version: Type.Integer({ description: 'Incremented by every change' }),
+  created_at: DateTime(),
+  updated_at: DateTime(),
+});
+
+const TimelineItem = Type.Object({
+  id: Uuid(),
+  seq: Type.Integer({ description: 'Order of the entry' }),
+  kind: Type.Union([Type.Literal('note'), Type.Literal('audit')], {
+    description: 'note: a staff-visible note; audit: a record of a change',
+  }),
+  action: Type.String({
+    description:
+      'created, status, note, assign, unassign (platform); acknowledge, resolve, reopen, note, and ' +
+      '<action>_superseded for a sync row that lost to a later staff change (integration)',
+  }),
+  actor: Nullable(Type.String({ description: 'Staff member or integration actor name' })),
+  origin: Type.Union([Type.Literal('platform'), Type.Literal('integration')]),
+  note: Nullable(Type.String()),
+  from_status: Nullable(Type.String()),
+  to_status: Nullable(Type.String()),
+  external_ref: Nullable(Type.String({ description: 'The external_ref sent with this change, if any' })),
+  assigned_to: Nullable(Type.String()),
+  version: Type.Integer({ description: "The request's version after this entry" }),
+  created_at: DateTime(),
+});
+
+const Changed = Type.Object({
+  request: HelpRequest,
+  changed: Type.Boolean({ description: 'false when the change was a no-op (nothing written, no event)' }),
+});
+
+const IdParams = Type.Intersect([SlugParams, Type.Object({ id: Uuid('Help request id') })]);
+
+const EventItem = Type.Object({
+  id: Uuid('Event id (stable; the webhook-id of deliveries)'),
+  seq: Type.Integer({ description: 'Position in the event log; pass as after_seq to read on' }),
+  type: Type.String({ examples: ['help_request.updated'] }),
+  help_request_id: Nullable(Uuid()),
+  payload: Type.Object(
+    {
+      type: Type.String(),
+      timestamp: Type.String(),
+      data: Type.Record(Type.String(), Type.Unknown()),
+    },
+    {
+      description:
+        'The webhook body: {type, timestamp, data}; data has help_request_id, status, priority, external_ref ' +
+        '(once set), origin (platform|integration), actor, version and updated_at.',
+    },
+  ),
+  occurred_at: DateTime(),
+});
+
+export function adminHelpdeskRoutes(app: App, services: Services): void {
+  const { institutions, helpRequests, helpSyncSecrets } = services;
+  const tags = ['admin: help desk'];
+  const security = [{ operatorToken: [] }];
+  const base = '/admin/v1/institutions/:slug/help-requests';
+  const institutionId = async (slug: string) => (await institutions.requireBySlug(slug)).id;
+
+  app.post(
+    base,
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Create a help request for a student',
+        description:
+          'Status starts at new. Records help_request.created, and help_request.crisis as well for a crisis ' +
+          'priority, in the same transaction.',
+        params: SlugParams,
+        body: Type.Object({
+          student_id: Uuid('A student of this institution'),
+          priority: Type.Optional(PrioritySchema),
+          summary: Type.Optional(Type.String({ maxLength: 2000 })),
+          actor: Type.Optional(Name('Who created it (audit trail)')),
+        }),
+        response: { 201: HelpRequest, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(
+        await helpRequests.create(await institutionId(request.params.slug), {
+          studentId: request.body.student_id,
+          priority: request.body.priority ?? 'normal',
+          summary: request.body.summary,
+          actor: request.body.actor,
+        }),
+      ),
+  );
+
+  app.get(
+    base,
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'List help requests (newest first)',
+        params: SlugParams,
+        querystring: Type.Intersect([
+          PageQuery,
+          Type.Object({
+            status: Type.Optional(StatusSchema),
+            priority: Type.Optional(PrioritySchema),
+            student_id: Type.Optional(Uuid()),
+          }),
+        ]),
+        response: {
+          200: Type.Object({ items: Type.Array(HelpRequest), limit: Type.Integer(), offset: Type.Integer() }),
+          ...errorResponses(400, 401, 404),
+        },
+      },
+    },
+    async (request) => ({
+      items: await helpRequests.list(await institutionId(request.params.slug), {
+        ...page(request.query),
+        status: request.query.status,
+        priority: request.query.priority,
+        studentId: request.query.student_id,
+      }),
+      ...page(request.query),
+    }),
+  );
+
+  app.get(
+    `${base}/:id`,
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Read a help request with its timeline (notes and audit entries, oldest first)',
+        params: IdParams,
+        response: {
+          200: Type.Intersect([HelpRequest, Type.Object({ timeline: Type.Array(TimelineItem) })]),
+          ...errorResponses(400, 401, 404),
+        },
+      },
+    },
+    async (request) => helpRequests.get(await institutionId(request.params.slug), request.params.id),
+  );
+
+  app.post(
+    `${base}/:id/status`,
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Staff: change the status',
+        description:
+          'Any status may be set. resolved stamps the resolved time; any other status clears it. A staff ' +
+          'status change takes precedence over help-desk sync rows whose observed_at is earlier.',
+        params: IdParams,
+        body: Type.Object({ status: StatusSchema, staff: Name('The staff member making the change') }),
+        response: { 200: Changed, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) =>
+      helpRequests.changeStatus(await institutionId(request.params.slug), request.params.id, request.body),
+  );
+
+  app.post(
+    `${base}/:id/notes`,
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Staff: add a staff-visible note',
+        params: IdParams,
+        body: Type.Object({
+          note: Type.String({ minLength: 1, maxLength: 10_000, pattern: '\\S' }),
+          staff: Name('The staff member writing the note'),
+        }),
+        response: { 200: Changed, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) =>
+      helpRequests.addNote(await institutionId(request.params.slug), request.params.id, request.body),
+  );
+
+  app.put(
+    `${base}/:id/assignment`,
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Staff: assign the request to a staff member, or unassign it (assignee null)',
+        params: IdParams,
+        body: Type.Object({
+          assignee: Nullable(Name('Name of the staff member to assign')),
+          staff: Name('The staff member making the change'),
+        }),
+        response: { 200: Changed, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) =>
+      helpRequests.assign(await institutionId(request.params.slug), request.params.id, request.body),
+  );
+
+  app.get(
+    '/admin/v1/institutions/:slug/events',
+    {
+      schema: {
+        tags,
+        security,
+        summary: "Read the institution's event log, oldest first",
+        description:
+          'Every help-request change records an event in the transaction of the change; this is the log ' +
+          'webhook delivery reads. Page with after_seq = the last seq read.',
+        params: SlugParams,
+        querystring: Type.Object({
+          after_seq: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+        }),
+        response: {
+          200: Type.Object({
+            items: Type.Array(EventItem),
+            next_after_seq: Type.Integer({ description: 'Pass as after_seq to read the next page' }),
+          }),
+          ...errorResponses(400, 401, 404),
+        },
+      },
+    },
+    async (request) => {
+      const afterSeq = request.query.after_seq ?? 0;
+      const items = await helpRequests.listEvents(await institutionId(request.params.slug), {
+        afterSeq,
+        limit: request.query.limit ?? 100,
+      });
+      const last = items.at(-1);
+      return { items, next_after_seq: last ? (last.seq as number) : afterSeq };
+    },
+  );
+
+  // The help-sync secret.
+  const SecretIssued = Type.Object({
+    secret: Type.String({ description: 'ssp_sync_…; shown once, cannot be read back' }),
+    institution: Type.String(),
+    created_at: DateTime(),
+  });
+  const secretPath = '/admin/v1/institutions/:slug/help-sync-secret';
+  const issued = (action: 'issue' | 'rotate') => async (request: { params: { slug: string } }) => {
+    const institution = await institutions.requireBySlug(request.params.slug);
+    return helpSyncSecrets[action](institution.id, institution.slug);
+  };
+
+  app.post(
+    secretPath,
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Issue the help-sync secret',
+        description:
+          'Returns the plaintext once; only its SHA-256 is stored. 409 conflict when one is active (rotate ' +
+          'it instead). There is no platform-wide fallback: until issued, the help-desk sync answers 401 ' +
+          'sync_secret_never_issued for this institution.',
+        params: SlugParams,
+        response: { 201: SecretIssued, ...errorResponses(401, 404, 409) },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await issued('issue')(request)),
+  );
+
+  app.post(
+    `${secretPath}/rotate`,
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Rotate the help-sync secret: a new one is returned and the old one stops working at once',
+        params: SlugParams,
+        response: { 201: SecretIssued, ...errorResponses(401, 404) },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await issued('rotate')(request)),
+  );
+
+  app.get(
+    secretPath,
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Help-sync secret status',
+        params: SlugParams,
+        response: {
+          200: Type.Object({
+            state: Type.Union([
+              Type.Literal('active'),
+              Type.Literal('revoked'),
+              Type.Literal('never_issued'),
+            ]),
+            issued_at: Type.Optional(DateTime()),
+            revoked_at: Type.Optional(DateTime()),
+          }),
+          ...errorResponses(401, 404),
+        },
+      },
+    },
+    async (request) => helpSyncSecrets.status(await institutionId(request.params.slug)),
+  );
+
+  app.delete(
+    secretPath,
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Revoke the help-sync secret (immediately)',
+        params: SlugParams,
+        response: { 204: Type.Null(), ...errorResponses(401, 404) },
+      },
+    },
+    async (request, reply) => {
+      const revoked = await helpSyncSecrets.revoke(await institutionId(request.params.slug));
+      if (!revoked)
+        return reply.status(404).send({ error: 'not_found', detail: 'no active help-sync secret' });
+      return reply.status(204).send(null);
+    },
+  );
+}

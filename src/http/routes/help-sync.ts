@@ -1,0 +1,229 @@
+// POST /api/integrations/help-sync: the external ticketing system's write-only surface.
+// The route checks the envelope only; every update row is validated in the domain so that a
+// malformed row becomes that row's error while the others go on.
+import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { MAX_EXTERNAL_REF, MAX_UPDATES } from '../../domain/helpdesk/rules.ts';
+import type { SyncBody } from '../../domain/helpdesk/sync.ts';
+import type { SyncCaller } from '../../domain/secrets/help-sync-secrets.ts';
+import { bearerToken } from '../../lib/secrets.ts';
+import type { Services } from '../../services.ts';
+import { perMinute } from '../plugins/rate-limit.ts';
+import { errorResponses } from '../schemas.ts';
+import type { App } from '../types.ts';
+
+const exampleId = '5f0c6a8e-2b1d-4c3e-9a7f-1d2e3f4a5b6c';
+
+/** The documented shape of an update row (documentation only: rows are validated in the domain). */
+const UpdateRow = Type.Object(
+  {
+    help_request_id: Type.String({
+      format: 'uuid',
+      description:
+        "The platform's help request id, taken from webhook payloads (not the external ticket number). " +
+        'Not a UUID: the row fails with `bad_help_request_id`.',
+    }),
+    action: Type.Union(
+      [Type.Literal('acknowledge'), Type.Literal('note'), Type.Literal('resolve'), Type.Literal('reopen')],
+      {
+        description:
+          '`acknowledge`: new -> ack. `resolve`: any open status -> resolved (resolved time stamped). ' +
+          '`reopen`: resolved -> in_progress (resolved time cleared). `note`: adds a staff-visible note. ' +
+          'Any other case changes nothing (`changed: false`). Anything else: `bad_action`.',
+      },
+    ),
+    external_ref: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: MAX_EXTERNAL_REF,
+        description:
+          'The external ticket reference, stamped on the request on any action, shown in the timeline and ' +
+          'echoed in every later webhook payload. Empty, not a string or longer than 200: `bad_external_ref`.',
+      }),
+    ),
+    note: Type.Optional(
+      Type.String({
+        maxLength: 10_000,
+        description:
+          'Required (non-blank) with `note` (`note_required`). Optional with `resolve`: added to the timeline ' +
+          'when the resolve changes the status (a resolve of an already resolved request adds nothing, so ' +
+          'retries never duplicate it). Ignored with other actions. Not a string or over 10000: `bad_note`.',
+      }),
+    ),
+    actor: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: 'Overrides the request-level `actor` for this row. Blank or not a string: `bad_actor`.',
+      }),
+    ),
+    observed_at: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description:
+          'When the external system took the view this row reports (ISO 8601 with offset). If a staff ' +
+          'member changed the status in the console after this time, an `acknowledge`, `resolve` or `reopen` ' +
+          'row applies nothing and answers `ok: true, changed: false, superseded: true` with the status the ' +
+          'platform holds; the staff change reaches the external system as a `help_request.updated` event ' +
+          '(origin `platform`). `note` rows are never superseded. Omitted: the row is applied as it arrives. ' +
+          'Not a date-time: `bad_observed_at`.',
+      }),
+    ),
+  },
+  { description: 'One update row. Unknown fields (for example `priority`) are ignored.' },
+);
+
+const DocumentedBody = Type.Object(
+  {
+    institution: Type.String({
+      description:
+        'Institution slug. Must be the institution the secret was issued for; otherwise every row is `not_found`.',
+      examples: ['northfield'],
+    }),
+    actor: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description:
+          'The name shown in the audit trail and timeline for every row (default `help-desk sync`). ' +
+          'Blank: 400 `invalid_field`.',
+        examples: ['Service Desk (Zendesk)'],
+      }),
+    ),
+    updates: Type.Array(UpdateRow, {
+      description: `At most ${MAX_UPDATES} rows (more: 413 \`batch_too_large\` with \`max\`). Applied in order.`,
+    }),
+  },
+  {
+    examples: [
+      {
+        institution: 'northfield',
+        actor: 'Service Desk (Zendesk)',
+        updates: [
+          { help_request_id: exampleId, action: 'acknowledge', external_ref: 'ZD-4412' },
+          {
+            help_request_id: exampleId,
+            action: 'resolve',
+            note: 'Enrolment record corrected',
+            actor: 'Kim Lee',
+            observed_at: '2026-03-01T09:30:00Z',
+          },
+        ],
+      },
+    ],
+  },
+);
+
+/** What the route actually checks: the envelope. */
+const Envelope = Type.Object({
+  institution: Type.String(),
+  actor: Type.Optional(Type.String({ maxLength: 200 })),
+  updates: Type.Array(Type.Unknown()),
+});
+
+const Result = Type.Object({
+  help_request_id: Type.String({
+    description: 'As sent (lower-cased when a valid UUID); empty when the row had no string id.',
+  }),
+  ok: Type.Boolean(),
+  status: Type.Optional(
+    Type.String({ description: 'When ok: the status the platform holds after the row.' }),
+  ),
+  changed: Type.Optional(
+    Type.Boolean({
+      description:
+        'When ok: true when the row wrote something (status, resolved time, external_ref or a note); false ' +
+        'when it was a no-op, so retries are harmless. A `note` row is always a change.',
+    }),
+  ),
+  external_ref: Type.Optional(
+    Type.String({ description: "When ok and set: the request's external_ref after the row." }),
+  ),
+  superseded: Type.Optional(
+    Type.Boolean({
+      description:
+        'Present (true) when the row lost to a later staff change in the console (see `observed_at`).',
+    }),
+  ),
+  error: Type.Optional(
+    Type.String({
+      description:
+        'When not ok: `not_found` (no such request in your institution), `bad_action`, `bad_help_request_id`, ' +
+        '`note_required`, `bad_external_ref`, `bad_note`, `bad_actor`, `bad_observed_at`, or `update_failed` ' +
+        '(transient: retry the row).',
+    }),
+  ),
+});
+
+const callers = new WeakMap<FastifyRequest, SyncCaller>();
+
+export function helpSyncRoutes(app: App, services: Services): void {
+  const { helpSyncSecrets, helpSync } = services;
+  app.post(
+    '/api/integrations/help-sync',
+    {
+      config: perMinute(services.config.helpSyncRateLimitPerMinute),
+      schema: {
+        tags: ['help-desk sync'],
+        security: [{ syncSecret: [] }],
+        summary: 'Mirror external ticket changes onto help requests',
+        description:
+          'Write-only: acknowledge, note, resolve or reopen help requests of the institution the sync secret ' +
+          'was issued for. Each row succeeds or fails on its own; `results` holds one object per update row, ' +
+          'in order. Nothing is ever read back beyond these results, and priority and staff assignment can ' +
+          'never be changed here. Every change is appended to the audit trail attributed to the actor and ' +
+          'emits a `help_request.updated` event with `origin: "integration"`.\n\n' +
+          'Authentication: `Authorization: Bearer ssp_sync_…`. 401 codes: `sync_secret_missing`, ' +
+          '`sync_secret_wrong`, `sync_secret_revoked` (revoked or rotated away), `sync_secret_never_issued` ' +
+          '(the named institution has never been issued a sync secret, so this surface does not exist for it). ' +
+          'A roster secret is never accepted here.\n\n' +
+          `Limits: ${MAX_UPDATES} updates per request (413 \`batch_too_large\`, \`max\`); ` +
+          `${services.config.helpSyncRateLimitPerMinute} requests per minute per client IP ` +
+          '(HELP_SYNC_RATE_LIMIT_PER_MINUTE; 429 `rate_limited` with `Retry-After`).',
+        body: DocumentedBody,
+        response: {
+          200: Type.Object(
+            { results: Type.Array(Result) },
+            {
+              examples: [
+                {
+                  results: [
+                    {
+                      help_request_id: exampleId,
+                      ok: true,
+                      status: 'resolved',
+                      changed: true,
+                      external_ref: 'ZD-4412',
+                    },
+                    { help_request_id: 'not-a-uuid', ok: false, error: 'bad_help_request_id' },
+                  ],
+                },
+              ],
+            },
+          ),
+          ...errorResponses(400, 401, 413, 415, 429, 500, 503),
+        },
+      },
+      // Only the envelope is checked here; rows are validated one by one in the domain.
+      validatorCompiler: (route) => TypeBoxValidatorCompiler({ ...route, schema: Envelope }),
+      onRequest: async (request) => {
+        const token = bearerToken(request.headers.authorization);
+        if (!token) await helpSyncSecrets.authenticate(undefined);
+      },
+      preValidation: async (request) => {
+        const body = request.body as { institution?: unknown } | null | undefined;
+        const institution = typeof body === 'object' && body !== null ? body.institution : undefined;
+        callers.set(
+          request,
+          await helpSyncSecrets.authenticate(bearerToken(request.headers.authorization), institution),
+        );
+      },
+    },
+    async (request) => {
+      const caller = callers.get(request);
+      if (!caller) await helpSyncSecrets.authenticate(undefined);
+      return helpSync.sync(caller!, request.body as unknown as SyncBody);
+    },
+  );
+}

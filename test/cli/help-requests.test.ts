@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
+import { OPERATOR_TOKEN, seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
+import { insertStudents } from '../helpers/helpdesk.ts';
+
+const run = promisify(execFile);
+
+// The CLI against a real listening server (PGlite).
+describe('ssp help-requests, help-sync-secret and events (CLI)', () => {
+  let ctx: TestContext;
+  let url: string;
+  before(async () => {
+    ctx = await startTestApp('pglite');
+    url = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
+  });
+  after(async () => {
+    await ctx.close();
+  });
+  const ssp = async (...args: string[]) => {
+    const { stdout } = await run(process.execPath, ['src/cli/main.ts', '--url', url, ...args], {
+      env: { ...process.env, SSP_OPERATOR_TOKEN: OPERATOR_TOKEN },
+    });
+    return JSON.parse(stdout);
+  };
+
+  test('creates, changes, lists and shows a help request; issues and rotates the sync secret', async () => {
+    const tenant = await seedTenant(ctx, { rosterSecret: false });
+    const [studentId] = await insertStudents(ctx, tenant, 1);
+    const created = await ssp('help-requests', 'create', tenant.slug, studentId, '--priority', 'crisis');
+    assert.equal(created.priority, 'crisis');
+    await ssp('help-requests', 'status', tenant.slug, created.id, 'in_progress', '--staff', 'Dana');
+    await ssp('help-requests', 'note', tenant.slug, created.id, 'Called back', '--staff', 'Dana');
+    await ssp('help-requests', 'assign', tenant.slug, created.id, 'Sam', '--staff', 'Dana');
+    const unassigned = await ssp('help-requests', 'unassign', tenant.slug, created.id, '--staff', 'Dana');
+    assert.equal(unassigned.request.assigned_to, null);
+    const list = await ssp('help-requests', 'list', tenant.slug, '--status', 'in_progress');
+    assert.deepEqual(
+      list.items.map((r: { id: string }) => r.id),
+      [created.id],
+    );
+    const shown = await ssp('help-requests', 'show', tenant.slug, created.id);
+    assert.equal(shown.timeline.length, 5);
+
+    assert.equal((await ssp('help-sync-secret', 'status', tenant.slug)).state, 'never_issued');
+    const issued = await ssp('help-sync-secret', 'issue', tenant.slug);
+    assert.match(issued.secret, /^ssp_sync_/);
+    const rotated = await ssp('help-sync-secret', 'rotate', tenant.slug);
+    assert.notEqual(rotated.secret, issued.secret);
+    assert.deepEqual(await ssp('help-sync-secret', 'revoke', tenant.slug), { revoked: true });
+
+    const events = await ssp('events', tenant.slug);
+    assert.deepEqual(events.items.map((e: { type: string }) => e.type).slice(0, 2), [
+      'help_request.created',
+      'help_request.crisis',
+    ]);
+    const later = await ssp('events', tenant.slug, '--after-seq', String(events.items[1].seq));
+    assert.equal(later.items.length, events.items.length - 2);
+  });
+});
