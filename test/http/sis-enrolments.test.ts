@@ -498,17 +498,6 @@ describeEachDatabase('POST /api/sis/enrolments: dry run and envelope', (ctx) => 
     });
   });
 
-  test('terms, units and enrolments are refused with section_not_supported, nothing applied', async () => {
-    const tenant = await seedTenant(ctx());
-    for (const section of ['terms', 'units', 'enrolments']) {
-      const res = await push(tenant, { programs: [{ program_code: 'P' }], [section]: [] });
-      assert.equal(res.statusCode, 422);
-      assert.equal(res.json().error, 'section_not_supported');
-      assert.equal(res.json().field, section);
-    }
-    assert.equal((await programs(ctx(), tenant)).length, 0);
-  });
-
   test('envelope errors are 4xx with stable codes', async () => {
     const tenant = await seedTenant(ctx());
     const token = tenant.rosterSecret;

@@ -16,6 +16,15 @@ export const rowErrorCodes = [
   'invalid_field',
   'conflicting_fields',
   'duplicate_key',
+  'invalid_date',
+  'end_before_start',
+  'invalid_status',
+  'program_not_found',
+  'campus_not_found',
+  'student_not_found',
+  'student_conflict',
+  'unit_not_found',
+  'term_not_found',
 ] as const;
 
 export type RowErrorCode = (typeof rowErrorCodes)[number];
@@ -145,4 +154,152 @@ export function parseCampus(row: unknown): Parsed<CampusRow> {
   }
   const value = name?.ok ? name.value : alias?.ok ? alias.value : '';
   return { ok: true, value: { name: value } };
+}
+
+/** A calendar date `yyyy-mm-dd` that exists (no 31 April), years 1900 to 2999. */
+export function optionalDate(row: Row, field: string): Parsed<string | undefined> {
+  const raw = row[field];
+  if (raw === undefined || raw === null || raw === '') return { ok: true, value: undefined };
+  if (typeof raw !== 'string')
+    return fail('invalid_date', `${field} must be a yyyy-mm-dd string, not ${describe(raw)}`, field);
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(raw.trim());
+  const [year, month, day] = match ? [Number(match[1]), Number(match[2]), Number(match[3])] : [0, 0, 0];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  if (
+    !match ||
+    year < 1900 ||
+    year > 2999 ||
+    date.getUTCFullYear() !== year ||
+    date.getUTCMonth() !== month - 1 ||
+    date.getUTCDate() !== day
+  ) {
+    return fail('invalid_date', `${field} must be a real date written yyyy-mm-dd`, field);
+  }
+  return { ok: true, value: raw.trim() };
+}
+
+export interface TermRow {
+  code: string;
+  /** undefined: keep the stored name. */
+  name: string | undefined;
+  /** undefined: keep the stored date (required when the term is new). */
+  start_date: string | undefined;
+  end_date: string | undefined;
+}
+
+/** A term of the teaching calendar: term_code is the key; dates are yyyy-mm-dd, end not before start. */
+export function parseTerm(row: unknown): Parsed<TermRow> {
+  if (!isRowObject(row)) return notObject(row);
+  const code = requiredKey(row, 'term_code');
+  if (!code.ok) return code;
+  const name = optionalText(row, 'name', TEXT_MAX);
+  if (!name.ok) return name;
+  const start = optionalDate(row, 'start_date');
+  if (!start.ok) return start;
+  const end = optionalDate(row, 'end_date');
+  if (!end.ok) return end;
+  const value = {
+    code: code.value,
+    name: name.value ?? undefined,
+    start_date: start.value,
+    end_date: end.value,
+  };
+  const order = checkTermDates(value);
+  return order ?? { ok: true, value };
+}
+
+/** end_date must not be before start_date (ISO dates compare as strings). */
+export function checkTermDates(term: { start_date?: string | null; end_date?: string | null }) {
+  if (term.start_date && term.end_date && term.end_date < term.start_date) {
+    return fail(
+      'end_before_start',
+      `end_date ${term.end_date} is before start_date ${term.start_date}`,
+      'end_date',
+    );
+  }
+  return undefined;
+}
+
+export interface UnitRow {
+  code: string;
+  name: string | undefined;
+  /** undefined: keep the stored link; null: clear it; a string: the program's code. */
+  program_code: string | null | undefined;
+  /** undefined: keep; null: clear; a string: the campus's name. */
+  campus_name: string | null | undefined;
+}
+
+/** A unit: unit_code is the key; program_code and campus_name (alias campus_code) link it. */
+export function parseUnit(row: unknown): Parsed<UnitRow> {
+  if (!isRowObject(row)) return notObject(row);
+  const code = requiredKey(row, 'unit_code');
+  if (!code.ok) return code;
+  const name = optionalText(row, 'name', TEXT_MAX);
+  if (!name.ok) return name;
+  const program = optionalReference(row, 'program_code');
+  if (!program.ok) return program;
+  const campusField =
+    Object.hasOwn(row, 'campus_name') || !Object.hasOwn(row, 'campus_code') ? 'campus_name' : 'campus_code';
+  const campus = optionalReference(row, campusField);
+  if (!campus.ok) return campus;
+  return {
+    ok: true,
+    value: {
+      code: code.value,
+      name: name.value ?? undefined,
+      program_code: program.value,
+      campus_name: campus.value,
+    },
+  };
+}
+
+/** An optional reference to another key: like optional text, integers read as digits. */
+function optionalReference(row: Row, field: string) {
+  const raw = row[field];
+  if (typeof raw === 'number' && Number.isSafeInteger(raw)) return { ok: true as const, value: String(raw) };
+  return optionalText(row, field, KEY_MAX);
+}
+
+export const enrolmentStatuses = ['enrolled', 'withdrawn', 'completed'] as const;
+export type EnrolmentStatus = (typeof enrolmentStatuses)[number];
+
+export interface EnrolmentRow {
+  email: string | undefined;
+  student_id_ext: string | undefined;
+  unit_code: string;
+  term_code: string;
+  /** undefined: keep the stored status (a new enrolment is `enrolled`). */
+  status: EnrolmentStatus | undefined;
+}
+
+/** An enrolment: a student (email and/or student_id_ext), a unit_code and a term_code; a status. */
+export function parseEnrolment(row: unknown): Parsed<EnrolmentRow> {
+  if (!isRowObject(row)) return notObject(row);
+  const email = optionalText(row, 'email', 320);
+  if (!email.ok) return email;
+  const ext = optionalReference(row, 'student_id_ext');
+  if (!ext.ok) return ext;
+  if (email.value == null && ext.value == null) {
+    return fail('missing_field', 'a student is required: email or student_id_ext', 'email');
+  }
+  const unit = requiredKey(row, 'unit_code');
+  if (!unit.ok) return unit;
+  const term = requiredKey(row, 'term_code');
+  if (!term.ok) return term;
+  const status = optionalText(row, 'status', 40);
+  if (!status.ok) return status;
+  const normalised = status.value?.toLowerCase();
+  if (normalised != null && !(enrolmentStatuses as readonly string[]).includes(normalised)) {
+    return fail('invalid_status', `status must be one of ${enrolmentStatuses.join(', ')}`, 'status');
+  }
+  return {
+    ok: true,
+    value: {
+      email: email.value ?? undefined,
+      student_id_ext: ext.value ?? undefined,
+      unit_code: unit.value,
+      term_code: term.value,
+      status: (normalised ?? undefined) as EnrolmentStatus | undefined,
+    },
+  };
 }

@@ -12,19 +12,23 @@ import { ApiError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import {
   type CampusRow,
+  checkTermDates,
+  type EnrolmentRow,
   type Parsed,
   type ProgramRow,
   parseCampus,
+  parseEnrolment,
   parseProgram,
+  parseTerm,
+  parseUnit,
   type RowProblem,
+  type TermRow,
+  type UnitRow,
 } from './rows.ts';
 
 /** Every section of the endpoint, in the order a real run applies them. */
 export const sectionOrder = ['programs', 'campuses', 'terms', 'units', 'enrolments'] as const;
 export type SectionName = (typeof sectionOrder)[number];
-
-/** The sections this version applies; the others are refused with section_not_supported. */
-export const supportedSections: readonly SectionName[] = ['programs', 'campuses'];
 
 /** Rows per section and request; more gives 413 batch_too_large (spec 4.2 rule 1). */
 export const sectionLimits: Record<SectionName, number> = {
@@ -81,19 +85,13 @@ const PUSH_LOCK_CLASS = 727_274_003;
 export function createTaxonomyService(db: Db, clock: Clock) {
   return {
     /**
-     * Checks the request-level limits of a push: the sections present must be supported and
-     * within their row limits. Throws section_not_supported (422) or batch_too_large (413).
+     * Checks the request-level limits of a push: every section within its row limit, or
+     * 413 batch_too_large naming the section, before anything is read or written.
      */
     checkLimits(body: PushBody): void {
       for (const section of sectionOrder) {
         const rows = body[section];
         if (rows === undefined) continue;
-        if (!supportedSections.includes(section)) {
-          throw new ApiError('section_not_supported', {
-            field: section,
-            detail: `the ${section} section is not accepted by this version of the endpoint yet; send programs and campuses only`,
-          });
-        }
         if (rows.length > sectionLimits[section]) {
           throw new ApiError('batch_too_large', {
             max: sectionLimits[section],
@@ -154,7 +152,99 @@ export function createTaxonomyService(db: Db, clock: Clock) {
       });
       return result;
     },
+
+    /** The institution's terms, by start date. */
+    async listTerms(institutionId: string, page: Page) {
+      const { rows } = await db.query<TermListing>(
+        `SELECT id, code AS term_code, name, to_char(start_date, 'YYYY-MM-DD') AS start_date,
+                to_char(end_date, 'YYYY-MM-DD') AS end_date, created_at, updated_at
+         FROM terms WHERE institution_id = $1
+         ORDER BY start_date, lower(code) LIMIT $2 OFFSET $3`,
+        [institutionId, page.limit, page.offset],
+      );
+      return rows;
+    },
+
+    /** The institution's units with the program and campus they belong to. */
+    async listUnits(institutionId: string, page: Page & { programCode?: string }) {
+      const { rows } = await db.query<UnitListing>(
+        `SELECT u.id, u.code AS unit_code, u.name, p.code AS program_code, c.name AS campus_name,
+                u.created_at, u.updated_at
+         FROM units u
+         LEFT JOIN programs p ON p.id = u.program_id AND p.institution_id = u.institution_id
+         LEFT JOIN campuses c ON c.id = u.campus_id AND c.institution_id = u.institution_id
+         WHERE u.institution_id = $1 AND ($2::text IS NULL OR lower(p.code) = lower($2::text))
+         ORDER BY lower(u.code) LIMIT $3 OFFSET $4`,
+        [institutionId, page.programCode ?? null, page.limit, page.offset],
+      );
+      return rows;
+    },
+
+    /** The institution's enrolments, optionally of one term, unit, student email or status. */
+    async listEnrolments(
+      institutionId: string,
+      page: Page & { termCode?: string; unitCode?: string; email?: string; status?: string },
+    ) {
+      const { rows } = await db.query<EnrolmentListing>(
+        `SELECT e.id, s.email, s.student_id_ext, u.code AS unit_code, t.code AS term_code, e.status,
+                e.created_at, e.updated_at
+         FROM enrolments e
+         JOIN students s ON s.id = e.student_id AND s.institution_id = e.institution_id
+         JOIN units u ON u.id = e.unit_id AND u.institution_id = e.institution_id
+         JOIN terms t ON t.id = e.term_id AND t.institution_id = e.institution_id
+         WHERE e.institution_id = $1
+           AND ($2::text IS NULL OR lower(t.code) = lower($2::text))
+           AND ($3::text IS NULL OR lower(u.code) = lower($3::text))
+           AND ($4::text IS NULL OR lower(s.email) = lower($4::text))
+           AND ($5::text IS NULL OR e.status = lower($5::text))
+         ORDER BY t.start_date, lower(t.code), lower(u.code), lower(s.email), e.id
+         LIMIT $6 OFFSET $7`,
+        [
+          institutionId,
+          page.termCode ?? null,
+          page.unitCode ?? null,
+          page.email ?? null,
+          page.status ?? null,
+          page.limit,
+          page.offset,
+        ],
+      );
+      return rows;
+    },
   };
+}
+
+export interface Page {
+  limit: number;
+  offset: number;
+}
+
+interface Stamped {
+  id: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface TermListing extends Stamped {
+  term_code: string;
+  name: string | null;
+  start_date: string;
+  end_date: string;
+}
+
+export interface UnitListing extends Stamped {
+  unit_code: string;
+  name: string | null;
+  program_code: string | null;
+  campus_name: string | null;
+}
+
+export interface EnrolmentListing extends Stamped {
+  email: string;
+  student_id_ext: string;
+  unit_code: string;
+  term_code: string;
+  status: string;
 }
 
 export type TaxonomyService = ReturnType<typeof createTaxonomyService>;
@@ -352,14 +442,331 @@ const campuses: SectionHandler = async (context, rows) => {
   }
 };
 
-const notSupported: SectionHandler = async () => {
-  throw new ApiError('section_not_supported');
+// ---------------------------------------------------------------- terms
+
+interface StoredTerm {
+  i: number;
+  key: string;
+  id: string | null;
+  code: string | null;
+  name: string | null;
+  start_date: string | null;
+  end_date: string | null;
+}
+
+const terms: SectionHandler = async (context, rows) => {
+  const { q, institutionId, report } = context;
+  const parsed = parseAll<TermRow>(context, rows, parseTerm);
+  if (parsed.length === 0) return;
+  const byIndex = new Map(parsed.map((row) => [row.i, row.value]));
+  const { rows: matched } = await q.query<StoredTerm>(
+    `SELECT r.i, lower(r.code) AS key, t.id, t.code, t.name,
+            to_char(t.start_date, 'YYYY-MM-DD') AS start_date, to_char(t.end_date, 'YYYY-MM-DD') AS end_date
+     FROM jsonb_to_recordset($2::jsonb) AS r(i int, code text)
+     LEFT JOIN terms t ON t.institution_id = $1 AND lower(t.code) = lower(r.code)`,
+    [institutionId, JSON.stringify(parsed.map((row) => ({ i: row.i, code: row.value.code })))],
+  );
+  const kept = firstOfEachKey(context, matched, (row) => `term_code "${byIndex.get(row.i)!.code}"`);
+  const creates: Record<string, unknown>[] = [];
+  const updates: Record<string, unknown>[] = [];
+  for (const stored of kept) {
+    const incoming = byIndex.get(stored.i)!;
+    const next = {
+      code: incoming.code,
+      name: keep(incoming.name, stored.name),
+      start_date: keep(incoming.start_date, stored.start_date),
+      end_date: keep(incoming.end_date, stored.end_date),
+    };
+    if (!stored.id && (!next.start_date || !next.end_date)) {
+      context.reject(stored.i, {
+        code: 'missing_field',
+        message: 'a new term needs start_date and end_date',
+        field: next.start_date ? 'end_date' : 'start_date',
+      });
+      continue;
+    }
+    const order = checkTermDates(next);
+    if (order) {
+      // Only one date was sent and it crosses the stored other one.
+      context.reject(stored.i, order.problem);
+      continue;
+    }
+    if (!stored.id) {
+      creates.push(next);
+      report.created++;
+    } else if (
+      next.code !== stored.code ||
+      next.name !== stored.name ||
+      next.start_date !== stored.start_date ||
+      next.end_date !== stored.end_date
+    ) {
+      updates.push({ id: stored.id, ...next });
+      report.updated++;
+    } else {
+      report.unchanged++;
+    }
+  }
+  if (context.dryRun) return;
+  if (creates.length > 0) {
+    await q.query(
+      `INSERT INTO terms (institution_id, code, name, start_date, end_date, created_at, updated_at)
+       SELECT $1, r.code, r.name, r.start_date, r.end_date, $3, $3
+       FROM jsonb_to_recordset($2::jsonb) AS r(code text, name text, start_date date, end_date date)
+       ON CONFLICT DO NOTHING`,
+      [institutionId, JSON.stringify(creates), context.now],
+    );
+  }
+  if (updates.length > 0) {
+    await q.query(
+      `UPDATE terms t SET code = r.code, name = r.name, start_date = r.start_date, end_date = r.end_date,
+              updated_at = $3
+       FROM jsonb_to_recordset($2::jsonb) AS r(id uuid, code text, name text, start_date date, end_date date)
+       WHERE t.id = r.id AND t.institution_id = $1`,
+      [institutionId, JSON.stringify(updates), context.now],
+    );
+  }
 };
+
+// ---------------------------------------------------------------- units
+
+interface StoredUnit {
+  i: number;
+  key: string;
+  id: string | null;
+  code: string | null;
+  name: string | null;
+  program_id: string | null;
+  campus_id: string | null;
+  /** The program and campus the row names, when found. */
+  found_program_id: string | null;
+  found_campus_id: string | null;
+}
+
+const units: SectionHandler = async (context, rows) => {
+  const { q, institutionId, report } = context;
+  const parsed = parseAll<UnitRow>(context, rows, parseUnit);
+  if (parsed.length === 0) return;
+  const byIndex = new Map(parsed.map((row) => [row.i, row.value]));
+  const { rows: matched } = await q.query<StoredUnit>(
+    `SELECT r.i, lower(r.code) AS key, u.id, u.code, u.name, u.program_id, u.campus_id,
+            p.id AS found_program_id, c.id AS found_campus_id
+     FROM jsonb_to_recordset($2::jsonb) AS r(i int, code text, program_code text, campus_name text)
+     LEFT JOIN units u ON u.institution_id = $1 AND lower(u.code) = lower(r.code)
+     LEFT JOIN programs p ON p.institution_id = $1 AND lower(p.code) = lower(r.program_code)
+     LEFT JOIN campuses c ON c.institution_id = $1 AND lower(c.name) = lower(r.campus_name)`,
+    [
+      institutionId,
+      JSON.stringify(
+        parsed.map(({ i, value }) => ({
+          i,
+          code: value.code,
+          program_code: value.program_code ?? null,
+          campus_name: value.campus_name ?? null,
+        })),
+      ),
+    ],
+  );
+  const kept = firstOfEachKey(context, matched, (row) => `unit_code "${byIndex.get(row.i)!.code}"`);
+  const creates: Record<string, unknown>[] = [];
+  const updates: Record<string, unknown>[] = [];
+  for (const stored of kept) {
+    const incoming = byIndex.get(stored.i)!;
+    let missing = false;
+    if (incoming.program_code && !stored.found_program_id) {
+      missing = true;
+      context.reject(stored.i, {
+        code: 'program_not_found',
+        message: `no program with program_code "${incoming.program_code}"`,
+        field: 'program_code',
+      });
+    }
+    if (incoming.campus_name && !stored.found_campus_id) {
+      missing = true;
+      context.reject(stored.i, {
+        code: 'campus_not_found',
+        message: `no campus named "${incoming.campus_name}"`,
+        field: 'campus_name',
+      });
+    }
+    if (missing) continue;
+    const link = (given: string | null | undefined, found: string | null, current: string | null) =>
+      given === undefined ? current : given === null ? null : found;
+    const next = {
+      code: incoming.code,
+      name: keep(incoming.name, stored.name),
+      program_id: link(incoming.program_code, stored.found_program_id, stored.program_id),
+      campus_id: link(incoming.campus_name, stored.found_campus_id, stored.campus_id),
+    };
+    if (!stored.id) {
+      creates.push(next);
+      report.created++;
+    } else if (
+      next.code !== stored.code ||
+      next.name !== stored.name ||
+      next.program_id !== stored.program_id ||
+      next.campus_id !== stored.campus_id
+    ) {
+      updates.push({ id: stored.id, ...next });
+      report.updated++;
+    } else {
+      report.unchanged++;
+    }
+  }
+  if (context.dryRun) return;
+  if (creates.length > 0) {
+    await q.query(
+      `INSERT INTO units (institution_id, code, name, program_id, campus_id, created_at, updated_at)
+       SELECT $1, r.code, r.name, r.program_id, r.campus_id, $3, $3
+       FROM jsonb_to_recordset($2::jsonb) AS r(code text, name text, program_id uuid, campus_id uuid)
+       ON CONFLICT DO NOTHING`,
+      [institutionId, JSON.stringify(creates), context.now],
+    );
+  }
+  if (updates.length > 0) {
+    await q.query(
+      `UPDATE units u SET code = r.code, name = r.name, program_id = r.program_id, campus_id = r.campus_id,
+              updated_at = $3
+       FROM jsonb_to_recordset($2::jsonb) AS r(id uuid, code text, name text, program_id uuid, campus_id uuid)
+       WHERE u.id = r.id AND u.institution_id = $1`,
+      [institutionId, JSON.stringify(updates), context.now],
+    );
+  }
+};
+
+// ---------------------------------------------------------------- enrolments
+
+interface ResolvedEnrolment {
+  i: number;
+  by_email: string | null;
+  by_ext: string | null;
+  unit_id: string | null;
+  term_id: string | null;
+  id: string | null;
+  status: string | null;
+}
+
+const enrolments: SectionHandler = async (context, rows) => {
+  const { q, institutionId, report } = context;
+  const parsed = parseAll<EnrolmentRow>(context, rows, parseEnrolment);
+  if (parsed.length === 0) return;
+  const byIndex = new Map(parsed.map((row) => [row.i, row.value]));
+  // One statement resolves every reference and finds the stored enrolment. The student is
+  // matched by email first, then by student_id_ext, like the roster.
+  const { rows: resolved } = await q.query<ResolvedEnrolment>(
+    `SELECT r.i, se.id AS by_email, sx.id AS by_ext, u.id AS unit_id, t.id AS term_id, e.id, e.status
+     FROM jsonb_to_recordset($2::jsonb) AS r(i int, email text, ext text, unit text, term text)
+     LEFT JOIN students se ON se.institution_id = $1 AND lower(se.email) = lower(r.email)
+     LEFT JOIN students sx ON sx.institution_id = $1 AND sx.student_id_ext = r.ext
+     LEFT JOIN units u ON u.institution_id = $1 AND lower(u.code) = lower(r.unit)
+     LEFT JOIN terms t ON t.institution_id = $1 AND lower(t.code) = lower(r.term)
+     LEFT JOIN enrolments e ON e.student_id = coalesce(se.id, sx.id) AND e.unit_id = u.id AND e.term_id = t.id`,
+    [
+      institutionId,
+      JSON.stringify(
+        parsed.map(({ i, value }) => ({
+          i,
+          email: value.email ?? null,
+          ext: value.student_id_ext ?? null,
+          unit: value.unit_code,
+          term: value.term_code,
+        })),
+      ),
+    ],
+  );
+  const found: (ResolvedEnrolment & { key: string; student_id: string })[] = [];
+  for (const row of resolved) {
+    const incoming = byIndex.get(row.i)!;
+    const student = describeStudent(incoming);
+    let missing = false;
+    if (row.by_email && row.by_ext && row.by_email !== row.by_ext) {
+      missing = true;
+      context.reject(row.i, {
+        code: 'student_conflict',
+        message: `email "${incoming.email}" and student_id_ext "${incoming.student_id_ext}" name two different students`,
+        field: 'student_id_ext',
+      });
+    } else if (!row.by_email && !row.by_ext) {
+      missing = true;
+      context.reject(row.i, {
+        code: 'student_not_found',
+        message: `no student with ${student}`,
+        field: incoming.email !== undefined ? 'email' : 'student_id_ext',
+      });
+    }
+    if (!row.unit_id) {
+      missing = true;
+      context.reject(row.i, {
+        code: 'unit_not_found',
+        message: `no unit with unit_code "${incoming.unit_code}"`,
+        field: 'unit_code',
+      });
+    }
+    if (!row.term_id) {
+      missing = true;
+      context.reject(row.i, {
+        code: 'term_not_found',
+        message: `no term with term_code "${incoming.term_code}"${context.dryRun ? ' among the stored terms (a dry run does not see terms of the same request)' : ''}`,
+        field: 'term_code',
+      });
+    }
+    if (missing) continue;
+    const studentId = (row.by_email ?? row.by_ext)!;
+    found.push({ ...row, student_id: studentId, key: `${studentId}/${row.unit_id}/${row.term_id}` });
+  }
+  const kept = firstOfEachKey(context, found, (row) => {
+    const incoming = byIndex.get(row.i)!;
+    return `the enrolment of ${describeStudent(incoming)} in unit "${incoming.unit_code}", term "${incoming.term_code}"`;
+  });
+  const creates: Record<string, unknown>[] = [];
+  const updates: Record<string, unknown>[] = [];
+  for (const row of kept) {
+    const incoming = byIndex.get(row.i)!;
+    if (!row.id) {
+      creates.push({
+        student_id: row.student_id,
+        unit_id: row.unit_id,
+        term_id: row.term_id,
+        status: incoming.status ?? 'enrolled',
+      });
+      report.created++;
+    } else if (incoming.status !== undefined && incoming.status !== row.status) {
+      updates.push({ id: row.id, status: incoming.status });
+      report.updated++;
+    } else {
+      report.unchanged++;
+    }
+  }
+  if (context.dryRun) return;
+  if (creates.length > 0) {
+    await q.query(
+      `INSERT INTO enrolments (institution_id, student_id, unit_id, term_id, status, created_at, updated_at)
+       SELECT $1, r.student_id, r.unit_id, r.term_id, r.status, $3, $3
+       FROM jsonb_to_recordset($2::jsonb) AS r(student_id uuid, unit_id uuid, term_id uuid, status text)
+       ON CONFLICT DO NOTHING`,
+      [institutionId, JSON.stringify(creates), context.now],
+    );
+  }
+  if (updates.length > 0) {
+    await q.query(
+      `UPDATE enrolments e SET status = r.status, updated_at = $3
+       FROM jsonb_to_recordset($2::jsonb) AS r(id uuid, status text)
+       WHERE e.id = r.id AND e.institution_id = $1`,
+      [institutionId, JSON.stringify(updates), context.now],
+    );
+  }
+};
+
+function describeStudent(row: EnrolmentRow): string {
+  const keys = [];
+  if (row.email !== undefined) keys.push(`email "${row.email}"`);
+  if (row.student_id_ext !== undefined) keys.push(`student_id_ext "${row.student_id_ext}"`);
+  return keys.join(' or ');
+}
 
 const sectionHandlers: Record<SectionName, SectionHandler> = {
   programs,
   campuses,
-  terms: notSupported,
-  units: notSupported,
-  enrolments: notSupported,
+  terms,
+  units,
+  enrolments,
 };

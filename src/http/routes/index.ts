@@ -4,6 +4,7 @@ import type { Services } from '../../services.ts';
 import { requireOperator } from '../plugins/operator-auth.ts';
 import type { App } from '../types.ts';
 import { adminInstitutionRoutes } from './admin-institutions.ts';
+import { adminTaxonomyRoutes } from './admin-taxonomy.ts';
 import { healthRoutes } from './health.ts';
 import { sisEnrolmentsRoutes } from './sis-enrolments.ts';
 
@@ -13,7 +14,7 @@ type RouteModule = (app: App, services: Services) => void;
 const integrationRoutes: RouteModule[] = [healthRoutes, sisEnrolmentsRoutes];
 
 /** Operator/admin routes: the operator token is checked before any of them runs. */
-const adminRoutes: RouteModule[] = [adminInstitutionRoutes];
+const adminRoutes: RouteModule[] = [adminInstitutionRoutes, adminTaxonomyRoutes];
 
 export async function registerRoutes(app: App, services: Services): Promise<void> {
   for (const routes of integrationRoutes) routes(app, services);

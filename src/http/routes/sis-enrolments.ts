@@ -86,7 +86,7 @@ export function sisEnrolmentsRoutes(app: App, services: Services): void {
         summary: 'Push programs, campuses, terms, units and enrolments',
         description: enrolmentsDescription(services.config.enrolmentsRateLimitPerMinute),
         body: Body,
-        response: { 200: Result, ...errorResponses(400, 401, 404, 413, 415, 422, 429, 503) },
+        response: { 200: Result, ...errorResponses(400, 401, 404, 413, 415, 429, 503) },
       },
       // The secret is checked before the body is even parsed: an unauthenticated caller learns nothing.
       onRequest: async (request) => {
