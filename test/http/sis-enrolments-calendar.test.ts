@@ -421,6 +421,35 @@ describeEachDatabase('POST /api/sis/enrolments: every section, dry run and order
       assert.equal(report.created, 1);
   });
 
+  test('the same push sent twice at the same moment applies once', async () => {
+    const tenant = await seedTenant(ctx());
+    await insertStudents(
+      ctx().db,
+      tenant,
+      Array.from({ length: 50 }, (_, i) => ({ email: `p${i}@example.edu`, student_id_ext: `P${i}` })),
+    );
+    const body = {
+      programs: [{ program_code: 'SCI' }],
+      campuses: [{ name: 'East' }],
+      terms: [term('T1')],
+      units: [{ unit_code: 'SCI1', program_code: 'SCI' }],
+    };
+    const [a, b] = await Promise.all([push(tenant, body), push(tenant, body)]);
+    assert.deepEqual([a.statusCode, b.statusCode], [200, 200]);
+    const enrolments = Array.from({ length: 50 }, (_, i) => ({
+      student_id_ext: `P${i}`,
+      unit_code: 'SCI1',
+      term_code: 'T1',
+    }));
+    const results = await Promise.all([push(tenant, { enrolments }), push(tenant, { enrolments })]);
+    const created = results.map((r) => r.json().sections.enrolments.created).sort();
+    assert.deepEqual(created, [0, 50]);
+    for (const table of ['programs', 'campuses', 'terms', 'units'])
+      assert.equal(await count(ctx(), table, tenant), 1, table);
+    assert.equal(await count(ctx(), 'audience_tags', tenant), 2);
+    assert.equal(await count(ctx(), 'enrolments', tenant), 50);
+  });
+
   test('admin listings need the operator token and a known institution', async () => {
     const tenant = await seedTenant(ctx());
     for (const path of ['terms', 'units', 'enrolments']) {
