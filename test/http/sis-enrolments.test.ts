@@ -575,3 +575,24 @@ describeEachDatabase(
   },
   { config: { enrolmentsRateLimitPerMinute: 2 } },
 );
+
+describeEachDatabase(
+  'POST /api/sis/enrolments: rate limit before authentication',
+  (ctx) => {
+    test('requests with a wrong secret count too, so secrets cannot be guessed at speed', async () => {
+      const tenant = await seedTenant(ctx());
+      const statuses = [];
+      for (let i = 0; i < 3; i++) {
+        const res = await ctx().request({
+          method: 'POST',
+          url,
+          token: 'ssp_roster_guess',
+          body: { institution: tenant.slug },
+        });
+        statuses.push(res.statusCode);
+      }
+      assert.deepEqual(statuses, [401, 401, 429]);
+    });
+  },
+  { config: { enrolmentsRateLimitPerMinute: 2 } },
+);

@@ -134,5 +134,23 @@ export const enrolmentsExamples = {
         },
       ],
     },
+    {
+      institution: 'northbridge',
+      dry_run: true,
+      sections: {
+        terms: { received: 1, created: 1, updated: 0, unchanged: 0, rejected: 0 },
+        enrolments: { received: 1, created: 0, updated: 0, unchanged: 0, rejected: 1 },
+      },
+      errors: [
+        {
+          section: 'enrolments',
+          row: 0,
+          code: 'term_not_found',
+          message:
+            'no term with term_code "2026-S2" among the stored terms (a dry run does not see terms of the same request)',
+          field: 'term_code',
+        },
+      ],
+    },
   ],
 };

@@ -88,9 +88,11 @@ export function sisEnrolmentsRoutes(app: App, services: Services): void {
         body: Body,
         response: { 200: Result, ...errorResponses(400, 401, 404, 413, 415, 429, 503) },
       },
-      // The secret is checked before the body is even parsed: an unauthenticated caller learns nothing.
-      onRequest: async (request) => {
+      // The secret is checked after the rate limit (an onRequest hook, so guessing secrets is
+      // limited too) and before the body is parsed: an unauthenticated caller learns nothing.
+      preParsing: async (request, _reply, payload) => {
         callers.set(request, await rosterSecrets.authenticate(bearerToken(request.headers.authorization)));
+        return payload;
       },
       // The framework also parses text/plain; this endpoint takes JSON only.
       preValidation: async (request) => {
