@@ -79,28 +79,30 @@ interface SectionContext {
   reject(row: number, problem: RowProblem): void;
 }
 
+/**
+ * Checks the request-level limits of a push: every section within its row limit, or 413
+ * batch_too_large naming the section, before anything is read or written.
+ */
+export function checkLimits(body: PushBody): void {
+  for (const section of sectionOrder) {
+    const rows = body[section];
+    if (rows === undefined) continue;
+    if (rows.length > sectionLimits[section]) {
+      throw new ApiError('batch_too_large', {
+        max: sectionLimits[section],
+        field: section,
+        detail: `at most ${sectionLimits[section]} ${section} per request (got ${rows.length}); split the push`,
+      });
+    }
+  }
+}
+
 /** Serialises pushes into one institution, so the read-then-write of a section is consistent. */
 const PUSH_LOCK_CLASS = 727_274_003;
 
 export function createTaxonomyService(db: Db, clock: Clock) {
   return {
-    /**
-     * Checks the request-level limits of a push: every section within its row limit, or
-     * 413 batch_too_large naming the section, before anything is read or written.
-     */
-    checkLimits(body: PushBody): void {
-      for (const section of sectionOrder) {
-        const rows = body[section];
-        if (rows === undefined) continue;
-        if (rows.length > sectionLimits[section]) {
-          throw new ApiError('batch_too_large', {
-            max: sectionLimits[section],
-            field: section,
-            detail: `at most ${sectionLimits[section]} ${section} per request (got ${rows.length}); split the push`,
-          });
-        }
-      }
-    },
+    checkLimits,
 
     /** Applies (or, with dryRun, evaluates) every section present, in dependency order. */
     async push(
@@ -108,7 +110,7 @@ export function createTaxonomyService(db: Db, clock: Clock) {
       body: PushBody,
       options: { dryRun: boolean },
     ): Promise<PushResult> {
-      this.checkLimits(body);
+      checkLimits(body);
       const result: PushResult = {
         institution: institution.slug,
         dry_run: options.dryRun,
