@@ -1,5 +1,7 @@
 // npm run bench: runs every benchmark in one process and prints its figures.
 // PGlite always; PostgreSQL as well when DATABASE_URL is set. Never part of npm test.
+
+import { run as enrolments } from './enrolments.ts';
 import { run as helpSync } from './help-sync.ts';
 
 export interface BenchOptions {
@@ -9,7 +11,10 @@ export interface BenchOptions {
 
 type Bench = { name: string; run: (options: BenchOptions) => Promise<void> };
 
-const benches: Bench[] = [{ name: 'help-sync', run: helpSync }];
+const benches: Bench[] = [
+  { name: 'enrolments', run: enrolments },
+  { name: 'help-sync', run: helpSync },
+];
 
 const only = process.argv[2];
 for (const bench of benches) {

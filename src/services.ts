@@ -11,6 +11,7 @@ import { createRunsService } from './domain/runs/runs.ts';
 import { createHelpSyncSecretsService } from './domain/secrets/help-sync-secrets.ts';
 import { createOperatorCredentials } from './domain/secrets/operator-credentials.ts';
 import { createRosterSecretsService } from './domain/secrets/roster-secrets.ts';
+import { createTaxonomyService } from './domain/taxonomy/service.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 
 export interface ServiceDeps {
@@ -39,6 +40,7 @@ export function createServices(deps: ServiceDeps) {
   const runs = createRunsService(db);
   const campusMerge = createCampusMergeService(db);
   const departures = createDeparturesService(db, clock);
+  const taxonomy = createTaxonomyService(db, clock);
 
   return {
     db,
@@ -54,6 +56,7 @@ export function createServices(deps: ServiceDeps) {
     helpSyncSecrets: createHelpSyncSecretsService(db),
     helpRequests: createHelpRequestsService(db, clock),
     helpSync: createHelpSyncService(db, clock),
+    taxonomy,
     /** Releases what the services opened themselves (not the database, which the caller owns). */
     async close(): Promise<void> {
       if (ownsRedis && redis) await redis.quit().catch(() => redis.disconnect());

@@ -8,6 +8,7 @@ import { CliError, createAdminClient } from './admin-client.ts';
 import { registerHelpRequestCommands } from './commands/help-requests.ts';
 import { registerInstitutionCommands } from './commands/institutions.ts';
 import { registerRunCommands } from './commands/runs.ts';
+import { registerTaxonomyCommands } from './commands/taxonomy.ts';
 
 const program = new Command('ssp')
   .description('Student-support platform integration service')
@@ -65,6 +66,7 @@ program
 registerInstitutionCommands(program, admin, print);
 registerRunCommands(program, admin, print);
 registerHelpRequestCommands(program, admin, print);
+registerTaxonomyCommands(program, admin, print);
 
 try {
   await program.parseAsync(process.argv);

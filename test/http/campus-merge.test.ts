@@ -111,4 +111,46 @@ describeEachDatabase('campus merge', (ctx) => {
     const stillThere = await ctx().db.query('SELECT 1 FROM campuses WHERE id = $1', [theirs]);
     assert.equal(stillThere.rowCount, 1);
   });
+
+  test('a push that still uses the merged name matches the surviving campus; pushes are recorded as runs', async () => {
+    const tenant = await seedTenant(ctx());
+    const push = (body: Record<string, unknown>) =>
+      ctx().request({
+        method: 'POST',
+        url: '/api/sis/enrolments',
+        token: tenant.rosterSecret,
+        body: { institution: tenant.slug, ...body },
+      });
+    const first = await push({ campuses: [{ name: 'City' }, { name: 'City Centre' }] });
+    assert.equal(first.statusCode, 200, first.body);
+    assert.match(first.json().run_id, /^[0-9a-f-]{36}$/);
+    const merged = await ctx().admin('POST', `/admin/v1/institutions/${tenant.slug}/campuses/merge`, {
+      from: 'City Centre',
+      into: 'City',
+    });
+    assert.equal(merged.statusCode, 200, merged.body);
+
+    const again = await push({
+      campuses: [{ name: 'city centre' }],
+      units: [{ unit_code: 'U1', name: 'Unit one', campus_name: 'City Centre' }],
+    });
+    assert.equal(again.statusCode, 200, again.body);
+    assert.equal(again.json().sections.campuses.created, 0);
+    assert.equal(again.json().sections.campuses.unchanged, 1);
+    assert.equal(again.json().sections.units.created, 1);
+    const campuses = await ctx().admin('GET', `/admin/v1/institutions/${tenant.slug}/campuses`);
+    assert.deepEqual(
+      campuses.json().items.map((c: { name: string }) => c.name),
+      ['City'],
+    );
+    const units = await ctx().admin('GET', `/admin/v1/institutions/${tenant.slug}/units`);
+    assert.equal(units.json().items[0].campus_name, 'City');
+
+    const runs = await ctx().admin('GET', `/admin/v1/institutions/${tenant.slug}/runs?kind=enrolments`);
+    assert.equal(runs.json().items.length, 2);
+    const run = await ctx().admin('GET', `/admin/v1/institutions/${tenant.slug}/runs/${again.json().run_id}`);
+    assert.deepEqual(run.json().sections, ['campuses', 'units']);
+    assert.equal(run.json().credential, 'institution_secret');
+    assert.equal(run.json().received, 2);
+  });
 });

@@ -79,6 +79,9 @@ const summaryColumns = `id, kind, credential, cohort_id, sections, dry_run, rece
 
 export function createRunsService(db: Db) {
   return {
+    /** Records a run outside any transaction of the push (dry runs write nothing else). */
+    record: (run: NewRun) => recordRun(db, run),
+
     async list(
       institutionId: string,
       filter: { kind?: RunKind; limit: number; offset: number },

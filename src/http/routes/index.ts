@@ -8,13 +8,15 @@ import { adminFullSyncRoutes } from './admin-full-syncs.ts';
 import { adminHelpdeskRoutes } from './admin-helpdesk.ts';
 import { adminInstitutionRoutes } from './admin-institutions.ts';
 import { adminRunRoutes } from './admin-runs.ts';
+import { adminTaxonomyRoutes } from './admin-taxonomy.ts';
 import { healthRoutes } from './health.ts';
 import { helpSyncRoutes } from './help-sync.ts';
+import { sisEnrolmentsRoutes } from './sis-enrolments.ts';
 
 type RouteModule = (app: App, services: Services) => void;
 
 /** Public and integration routes (each authenticates itself). */
-const integrationRoutes: RouteModule[] = [healthRoutes, helpSyncRoutes];
+const integrationRoutes: RouteModule[] = [healthRoutes, sisEnrolmentsRoutes, helpSyncRoutes];
 
 /** Operator/admin routes: the operator token is checked before any of them runs. */
 const adminRoutes: RouteModule[] = [
@@ -23,6 +25,7 @@ const adminRoutes: RouteModule[] = [
   adminCampusRoutes,
   adminFullSyncRoutes,
   adminHelpdeskRoutes,
+  adminTaxonomyRoutes,
 ];
 
 export async function registerRoutes(app: App, services: Services): Promise<void> {

@@ -1,0 +1,129 @@
+// Admin API: the calendar, units and enrolments an institution's SIS pushed, read-only.
+import { Type } from 'typebox';
+import { enrolmentStatuses } from '../../domain/taxonomy/rows.ts';
+import type { Services } from '../../services.ts';
+import { DateTime, errorResponses, PageQuery, page, SlugParams, Uuid } from '../schemas.ts';
+import type { App } from '../types.ts';
+
+const List = <T extends Parameters<typeof Type.Array>[0]>(item: T) =>
+  Type.Object({ items: Type.Array(item), limit: Type.Integer(), offset: Type.Integer() });
+
+const Term = Type.Object({
+  id: Uuid(),
+  term_code: Type.String(),
+  name: Type.Union([Type.String(), Type.Null()]),
+  start_date: Type.String({ format: 'date' }),
+  end_date: Type.String({ format: 'date' }),
+  created_at: DateTime(),
+  updated_at: DateTime(),
+});
+
+const Unit = Type.Object({
+  id: Uuid(),
+  unit_code: Type.String(),
+  name: Type.Union([Type.String(), Type.Null()]),
+  program_code: Type.Union([Type.String(), Type.Null()]),
+  campus_name: Type.Union([Type.String(), Type.Null()]),
+  created_at: DateTime(),
+  updated_at: DateTime(),
+});
+
+const Enrolment = Type.Object({
+  id: Uuid(),
+  email: Type.String(),
+  student_id_ext: Type.String(),
+  unit_code: Type.String(),
+  term_code: Type.String(),
+  status: Type.String({ enum: [...enrolmentStatuses] }),
+  created_at: DateTime(),
+  updated_at: DateTime(),
+});
+
+export function adminTaxonomyRoutes(app: App, services: Services): void {
+  const { institutions, taxonomy } = services;
+  const tags = ['admin'];
+  const security = [{ operatorToken: [] }];
+
+  app.get(
+    '/admin/v1/institutions/:slug/terms',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'List terms of the teaching calendar',
+        description: 'Ordered by start date, then code.',
+        params: SlugParams,
+        querystring: PageQuery,
+        response: { 200: List(Term), ...errorResponses(401, 404) },
+      },
+    },
+    async (request) => {
+      const institution = await institutions.requireBySlug(request.params.slug);
+      return { items: await taxonomy.listTerms(institution.id, page(request.query)), ...page(request.query) };
+    },
+  );
+
+  app.get(
+    '/admin/v1/institutions/:slug/units',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'List units',
+        description: 'Ordered by unit code; `program_code` keeps only the units of that program.',
+        params: SlugParams,
+        querystring: Type.Intersect([
+          PageQuery,
+          Type.Object({ program_code: Type.Optional(Type.String({ description: 'Only this program' })) }),
+        ]),
+        response: { 200: List(Unit), ...errorResponses(401, 404) },
+      },
+    },
+    async (request) => {
+      const institution = await institutions.requireBySlug(request.params.slug);
+      const items = await taxonomy.listUnits(institution.id, {
+        ...page(request.query),
+        programCode: request.query.program_code,
+      });
+      return { items, ...page(request.query) };
+    },
+  );
+
+  app.get(
+    '/admin/v1/institutions/:slug/enrolments',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'List enrolments',
+        description:
+          'Ordered by term (start date), unit code, then student email. Filters combine: `term_code`, `unit_code`, ' +
+          '`email` (case-insensitive), `status`.',
+        params: SlugParams,
+        querystring: Type.Intersect([
+          PageQuery,
+          Type.Object({
+            term_code: Type.Optional(Type.String({ description: 'Only this term' })),
+            unit_code: Type.Optional(Type.String({ description: 'Only this unit' })),
+            email: Type.Optional(Type.String({ description: 'Only this student' })),
+            status: Type.Optional(
+              Type.String({ enum: [...enrolmentStatuses], description: 'Only this status' }),
+            ),
+          }),
+        ]),
+        response: { 200: List(Enrolment), ...errorResponses(401, 404) },
+      },
+    },
+    async (request) => {
+      const institution = await institutions.requireBySlug(request.params.slug);
+      const items = await taxonomy.listEnrolments(institution.id, {
+        ...page(request.query),
+        termCode: request.query.term_code,
+        unitCode: request.query.unit_code,
+        email: request.query.email,
+        status: request.query.status,
+      });
+      return { items, ...page(request.query) };
+    },
+  );
+}

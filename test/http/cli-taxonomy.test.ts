@@ -1,0 +1,66 @@
+// The ssp listing commands of the enrolment feed, against a real listening server.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { test } from 'node:test';
+import { promisify } from 'node:util';
+import { describeEachDatabase, OPERATOR_TOKEN, seedTenant } from '../helpers/app.ts';
+import { insertStudents } from '../helpers/students.ts';
+
+const run = promisify(execFile);
+
+describeEachDatabase('ssp terms, units, enrolments', (ctx) => {
+  test('list what the feed stored, with filters', async () => {
+    const tenant = await seedTenant(ctx());
+    await insertStudents(ctx().db, tenant, [{ email: 'c@example.edu', student_id_ext: 'C1' }]);
+    const push = await ctx().request({
+      method: 'POST',
+      url: '/api/sis/enrolments',
+      token: tenant.rosterSecret,
+      body: {
+        institution: tenant.slug,
+        programs: [{ program_code: 'ART' }],
+        terms: [{ term_code: 'T1', start_date: '2026-01-05', end_date: '2026-04-05' }],
+        units: [{ unit_code: 'ART1', program_code: 'ART' }, { unit_code: 'ART2' }],
+        enrolments: [{ email: 'c@example.edu', unit_code: 'ART1', term_code: 'T1', status: 'withdrawn' }],
+      },
+    });
+    assert.deepEqual(push.json().errors, []);
+    const address = await ctx().app.listen({ port: 0, host: '127.0.0.1' });
+    const ssp = async (...args: string[]) => {
+      const { stdout } = await run(process.execPath, [
+        'src/cli/main.ts',
+        '--url',
+        address,
+        '--token',
+        OPERATOR_TOKEN,
+        ...args,
+      ]);
+      return JSON.parse(stdout);
+    };
+    assert.deepEqual(
+      (await ssp('terms', tenant.slug)).items.map((t: { term_code: string }) => t.term_code),
+      ['T1'],
+    );
+    assert.deepEqual(
+      (await ssp('units', tenant.slug, '--program', 'art')).items.map(
+        (u: { unit_code: string }) => u.unit_code,
+      ),
+      ['ART1'],
+    );
+    const enrolments = await ssp(
+      'enrolments',
+      tenant.slug,
+      '--term',
+      'T1',
+      '--status',
+      'withdrawn',
+      '--limit',
+      '10',
+    );
+    assert.deepEqual(
+      enrolments.items.map((e: { email: string; unit_code: string }) => [e.email, e.unit_code]),
+      [['c@example.edu', 'ART1']],
+    );
+    assert.equal(enrolments.limit, 10);
+  });
+});
