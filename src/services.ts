@@ -5,6 +5,7 @@ import type { Db } from './db/db.ts';
 import { createInstitutionsService } from './domain/institutions/service.ts';
 import { createOperatorCredentials } from './domain/secrets/operator-credentials.ts';
 import { createRosterSecretsService } from './domain/secrets/roster-secrets.ts';
+import { createWebhooksService } from './domain/webhooks/service.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 
 export interface ServiceDeps {
@@ -30,6 +31,11 @@ export function createServices(deps: ServiceDeps) {
   const institutions = createInstitutionsService(db);
   const rosterSecrets = createRosterSecretsService(db, config.bootstrapRosterSecretHash);
   const operator = createOperatorCredentials(db, config.operatorTokenHash);
+  const webhooks = createWebhooksService({
+    db,
+    clock,
+    policy: { allowLoopback: config.allowLoopbackOutbound },
+  });
 
   return {
     db,
@@ -39,6 +45,7 @@ export function createServices(deps: ServiceDeps) {
     institutions,
     rosterSecrets,
     operator,
+    webhooks,
     /** Releases what the services opened themselves (not the database, which the caller owns). */
     async close(): Promise<void> {
       if (ownsRedis && redis) await redis.quit().catch(() => redis.disconnect());

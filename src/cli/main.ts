@@ -6,6 +6,7 @@ import { migrate } from '../db/migrate.ts';
 import { createOperatorCredentials } from '../domain/secrets/operator-credentials.ts';
 import { CliError, createAdminClient } from './admin-client.ts';
 import { registerInstitutionCommands } from './commands/institutions.ts';
+import { registerWebhookCommands } from './commands/webhooks.ts';
 
 const program = new Command('ssp')
   .description('Student-support platform integration service')
@@ -61,6 +62,7 @@ program
   });
 
 registerInstitutionCommands(program, admin, print);
+registerWebhookCommands(program, admin, print);
 
 try {
   await program.parseAsync(process.argv);

@@ -4,6 +4,7 @@ import type { Services } from '../../services.ts';
 import { requireOperator } from '../plugins/operator-auth.ts';
 import type { App } from '../types.ts';
 import { adminInstitutionRoutes } from './admin-institutions.ts';
+import { adminWebhookRoutes } from './admin-webhooks.ts';
 import { healthRoutes } from './health.ts';
 
 type RouteModule = (app: App, services: Services) => void;
@@ -12,7 +13,7 @@ type RouteModule = (app: App, services: Services) => void;
 const integrationRoutes: RouteModule[] = [healthRoutes];
 
 /** Operator/admin routes: the operator token is checked before any of them runs. */
-const adminRoutes: RouteModule[] = [adminInstitutionRoutes];
+const adminRoutes: RouteModule[] = [adminInstitutionRoutes, adminWebhookRoutes];
 
 export async function registerRoutes(app: App, services: Services): Promise<void> {
   for (const routes of integrationRoutes) routes(app, services);
