@@ -12,7 +12,7 @@ CREATE TABLE webhook_endpoints (
   enabled boolean NOT NULL DEFAULT true,
   disabled_reason text,
   disabled_at timestamptz,
-  -- Signing secret (whsec_<base64 key>). Kept as key material because it is needed to sign;
+  -- Signing secret (whsec_<base64 key>). Kept as key material because it is needed to sign:
   -- never returned by the API after creation or rotation, never logged.
   secret text NOT NULL,
   -- The secret replaced by the last rotation, still used to sign until it expires.
@@ -30,7 +30,7 @@ CREATE TABLE webhook_deliveries (
   institution_id uuid NOT NULL REFERENCES institutions (id) ON DELETE CASCADE,
   endpoint_id uuid NOT NULL REFERENCES webhook_endpoints (id) ON DELETE CASCADE,
   event_id uuid NOT NULL REFERENCES events (id) ON DELETE CASCADE,
-  -- pending: waiting for (or in) an attempt; succeeded; failed: gave up or endpoint disabled.
+  -- pending: waiting for (or in) an attempt, succeeded, or failed (gave up, or endpoint disabled)
   state text NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'succeeded', 'failed')),
   attempts integer NOT NULL DEFAULT 0,
   -- When pending: due time. A claim moves it to the lease expiry, so a worker that dies
