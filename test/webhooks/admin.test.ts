@@ -62,9 +62,10 @@ describeEachDatabase(
     test('the signing secret is kept as key material (needed to sign), never in responses after creation', async () => {
       const tenant = await seedTenant(ctx(), { rosterSecret: false });
       const endpoint = await addEndpoint(ctx(), tenant, { url: 'http://127.0.0.1:9/hook' });
-      const stored = await ctx().db.query<{ secret: string }>('SELECT secret FROM webhook_endpoints WHERE id = $1', [
-        endpoint.id,
-      ]);
+      const stored = await ctx().db.query<{ secret: string }>(
+        'SELECT secret FROM webhook_endpoints WHERE id = $1',
+        [endpoint.id],
+      );
       assert.equal(stored.rows[0].secret, endpoint.secret);
     });
 
@@ -85,7 +86,10 @@ describeEachDatabase(
         assert.equal(res.statusCode, 404, `${method} ${url}`);
         assert.equal(res.json().error, 'not_found');
       }
-      assert.equal((await ctx().admin('GET', `/admin/v1/institutions/${b.slug}/webhook-endpoints`)).json().items.length, 0);
+      assert.equal(
+        (await ctx().admin('GET', `/admin/v1/institutions/${b.slug}/webhook-endpoints`)).json().items.length,
+        0,
+      );
     });
 
     test('refuses URLs that are not public https, with url_not_allowed', async () => {
@@ -162,14 +166,25 @@ describeEachDatabase(
       assert.notEqual(secret, endpoint.secret);
       const windowMs = new Date(previous_secret_expires_at).getTime() - Date.now();
       assert.ok(windowMs > 23.9 * 3_600_000 && windowMs <= 24 * 3_600_000, String(windowMs));
-      const read = await ctx().admin('GET', `/admin/v1/institutions/${tenant.slug}/webhook-endpoints/${endpoint.id}`);
+      const read = await ctx().admin(
+        'GET',
+        `/admin/v1/institutions/${tenant.slug}/webhook-endpoints/${endpoint.id}`,
+      );
       assert.equal(read.json().previous_secret_expires_at, previous_secret_expires_at);
     });
 
     test('metrics: JSON and Prometheus text, operator token required', async () => {
       const json = await ctx().admin('GET', '/admin/v1/metrics');
       assert.equal(json.statusCode, 200);
-      for (const key of ['pending', 'due', 'in_flight', 'retrying', 'succeeded', 'failed', 'oldest_due_age_seconds'])
+      for (const key of [
+        'pending',
+        'due',
+        'in_flight',
+        'retrying',
+        'succeeded',
+        'failed',
+        'oldest_due_age_seconds',
+      ])
         assert.equal(typeof json.json().queue[key], 'number', key);
       const text = await ctx().admin('GET', '/metrics');
       assert.equal(text.statusCode, 200);

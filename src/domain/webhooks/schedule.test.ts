@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { decide, JITTER, MAX_ATTEMPTS, MAX_RETRY_AFTER_MS, parseRetryAfter, RETRY_DELAYS_MS } from './schedule.ts';
+import {
+  decide,
+  JITTER,
+  MAX_ATTEMPTS,
+  MAX_RETRY_AFTER_MS,
+  parseRetryAfter,
+  RETRY_DELAYS_MS,
+} from './schedule.ts';
 
 test('the retry schedule lasts about a day', () => {
   const total = RETRY_DELAYS_MS.reduce((a, b) => a + b, 0);
@@ -16,11 +23,17 @@ test('failures are retried with exponential backoff within the jitter bounds (pr
       fc.double({ min: 0, max: 0.999999, noNaN: true }),
       fc.constantFrom('http_error', 'timeout', 'connection_error', 'redirect', 'blocked_address'),
       (attempts, r, outcome) => {
-        const d = decide({ outcome, statusCode: outcome === 'http_error' ? 500 : undefined }, attempts, () => r);
+        const d = decide(
+          { outcome, statusCode: outcome === 'http_error' ? 500 : undefined },
+          attempts,
+          () => r,
+        );
         assert.equal(d.kind, 'retry');
         if (d.kind !== 'retry') return;
         const base = RETRY_DELAYS_MS[attempts - 1];
-        assert.ok(d.delayMs >= Math.floor(base * (1 - JITTER)) && d.delayMs <= Math.ceil(base * (1 + JITTER)));
+        assert.ok(
+          d.delayMs >= Math.floor(base * (1 - JITTER)) && d.delayMs <= Math.ceil(base * (1 + JITTER)),
+        );
       },
     ),
     { numRuns: 50 },

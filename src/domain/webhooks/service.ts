@@ -140,11 +140,11 @@ export function createWebhooksService(deps: WebhooksDeps) {
 
   async function requireEvent(institutionId: string, eventId: string): Promise<void> {
     if (!uuidPattern.test(eventId)) throw new ApiError('not_found', { detail: 'no such event' });
-    const { rowCount } = await db.query('SELECT 1 FROM events WHERE institution_id = $1 AND id = $2', [
+    const { rows } = await db.query('SELECT 1 FROM events WHERE institution_id = $1 AND id = $2', [
       institutionId,
       eventId,
     ]);
-    if (rowCount === 0) throw new ApiError('not_found', { detail: 'no such event' });
+    if (rows.length === 0) throw new ApiError('not_found', { detail: 'no such event' });
   }
 
   return {
