@@ -5,9 +5,11 @@ export interface BenchOptions {
   databaseUrl?: string;
 }
 
+import { run as webhooks } from './webhooks.ts';
+
 type Bench = { name: string; run: (options: BenchOptions) => Promise<void> };
 
-const benches: Bench[] = [];
+const benches: Bench[] = [{ name: 'webhooks', run: webhooks }];
 
 const only = process.argv[2];
 for (const bench of benches) {

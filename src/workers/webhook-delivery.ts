@@ -31,6 +31,8 @@ import { secretKey, signatureHeader } from '../domain/webhooks/signing.ts';
 import type { Clock } from '../lib/clock.ts';
 import { checkUrlSyntax, guardedLookup, type OutboundPolicy } from '../lib/outbound-url.ts';
 
+const VACUUM_EVERY = 2_000;
+
 export interface WorkerLogger {
   info(obj: object, msg?: string): void;
   error(obj: object, msg?: string): void;
@@ -99,7 +101,10 @@ export interface RunSummary {
 export function createWebhookWorker(options: WebhookWorkerOptions) {
   const { db, clock, policy } = options;
   const concurrency = options.concurrency ?? 256;
-  const perEndpoint = options.perEndpointConcurrency ?? 32;
+  const perEndpoint = options.perEndpointConcurrency ?? 128;
+  // A claimer waiting for capacity wakes once this many deliveries have finished, so claims
+  // stay batched instead of one query per freed slot.
+  const wakeAfter = Math.max(1, Math.min(64, Math.floor(perEndpoint / 2)));
   const batchSize = options.batchSize ?? 500;
   const attemptTimeoutMs = options.attemptTimeoutMs ?? 10_000;
   const leaseMs = options.leaseMs ?? Math.max(60_000, attemptTimeoutMs * 3);
@@ -251,6 +256,8 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
     if (results.length === 0) return;
     const now = clock.now();
     const json = JSON.stringify(results);
+    // The id list lets the planner look deliveries up by primary key instead of scanning.
+    const ids = results.map((r) => r.delivery_id);
     const health = new Map<string, { success: boolean; firstFailure?: string }>();
     for (const r of results) {
       const h = health.get(r.endpoint_id) ?? { success: false };
@@ -274,8 +281,8 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
            r.duration_ms, r.error
          FROM jsonb_to_recordset($1::jsonb) AS r(institution_id uuid, delivery_id uuid, endpoint_id uuid, event_id uuid,
            attempted_at timestamptz, outcome text, status_code int, duration_ms int, error text)
-         WHERE EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.id = r.delivery_id)`,
-        [json],
+         WHERE r.delivery_id IN (SELECT id FROM webhook_deliveries WHERE id = ANY ($2::uuid[]))`,
+        [json, ids],
       );
       await tx.query(
         `UPDATE webhook_deliveries d SET state = r.state,
@@ -285,8 +292,8 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
            lease_token = NULL, lease_until = NULL
          FROM jsonb_to_recordset($1::jsonb) AS r(delivery_id uuid, lease_token uuid, state text,
            next_attempt_at timestamptz, status_code int, error text, attempted_at timestamptz)
-         WHERE d.id = r.delivery_id AND d.lease_token = r.lease_token`,
-        [json],
+         WHERE d.id = ANY ($2::uuid[]) AND d.id = r.delivery_id AND d.lease_token = r.lease_token`,
+        [json, ids],
       );
       if (healthy.length > 0)
         await tx.query(
@@ -327,6 +334,19 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
     });
   }
 
+  // Embedded PGlite has no autovacuum: without it, dead versions of the queue's rows pile up
+  // in the due index and every claim wades through them. The worker vacuums the queue table
+  // itself there after every few thousand recorded results. (PostgreSQL: autovacuum, tuned
+  // for this table in the migration.)
+  let recordedSinceVacuum = 0;
+  async function maintain(recorded: number): Promise<void> {
+    if (db.kind !== 'pglite') return;
+    recordedSinceVacuum += recorded;
+    if (recordedSinceVacuum < VACUUM_EVERY) return;
+    recordedSinceVacuum = 0;
+    await db.exec('VACUUM (ANALYZE) webhook_deliveries');
+  }
+
   function track(endpoint: string, delta: number) {
     const next = (inflightByEndpoint.get(endpoint) ?? 0) + delta;
     if (next <= 0) inflightByEndpoint.delete(endpoint);
@@ -341,6 +361,7 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
     try {
       const results = await Promise.all(claimed.map(send));
       await record(results);
+      await maintain(results.length);
       const outcomes: RunSummary['outcomes'] = {};
       for (const r of results) outcomes[r.outcome] = (outcomes[r.outcome] ?? 0) + 1;
       return { claimed: claimed.length, outcomes };
@@ -365,6 +386,7 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
   let running = false;
   let loopDone: Promise<void> | undefined;
   let wakeUp: (() => void) | undefined;
+  let finishedSinceClaim = 0;
   const pendingResults: Result[] = [];
   let flushing: Promise<void> | undefined;
   const inflightPromises = new Set<Promise<void>>();
@@ -380,10 +402,20 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
       wakeUp = done;
     });
 
+  // Results are recorded in batches: a flush starts on a later turn of the event loop (after
+  // every response already received has been handled) and one flush runs at a time.
+  let flushScheduled = false;
   function flushSoon(): void {
+    if (flushScheduled || flushing) return;
+    flushScheduled = true;
+    setImmediate(flushNow);
+  }
+  function flushNow(): void {
+    flushScheduled = false;
     if (flushing || pendingResults.length === 0) return;
     const batch = pendingResults.splice(0, pendingResults.length);
     flushing = record(batch)
+      .then(() => maintain(batch.length))
       .catch((error) => {
         log?.error(
           { err: error, count: batch.length },
@@ -392,15 +424,22 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
       })
       .finally(() => {
         flushing = undefined;
-        flushSoon();
+        if (pendingResults.length > 0) flushSoon();
       });
   }
 
   async function loop(): Promise<void> {
     while (running) {
       let claimed: Claimed[] = [];
+      let requested = 0;
+      if (concurrency - inflight < wakeAfter) {
+        await sleep(idlePollMs * 20); // woken as deliveries finish
+        continue;
+      }
       try {
-        claimed = await claim(Math.min(batchSize, concurrency - inflight));
+        finishedSinceClaim = 0;
+        requested = Math.min(batchSize, concurrency - inflight);
+        claimed = await claim(requested);
       } catch (error) {
         log?.error({ err: error }, 'claiming webhook deliveries failed');
         await sleep(1_000);
@@ -416,13 +455,16 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
           .finally(() => {
             track(delivery.endpoint_id, -1);
             inflightPromises.delete(p);
-            if (inflight < concurrency / 2) wakeUp?.();
+            finishedSinceClaim++;
+            if (finishedSinceClaim >= wakeAfter || inflight === 0) wakeUp?.();
           });
         inflightPromises.add(p);
       }
       if (!running) break;
-      if (inflight >= concurrency / 2) await sleep(idlePollMs * 20);
-      else if (claimed.length === 0) await sleep(idlePollMs);
+      // Fewer than asked for (nothing more due, or endpoints at their in-flight limit): sleep until
+      // the poll interval or until enough deliveries finish to make the next claim a batch.
+      // A full claim: claim again at once.
+      if (claimed.length < requested) await sleep(idlePollMs);
       else await new Promise((resolve) => setImmediate(resolve));
     }
   }
@@ -446,7 +488,7 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
       await loopDone;
       await Promise.allSettled([...inflightPromises]);
       while (flushing || pendingResults.length > 0) {
-        flushSoon();
+        if (!flushing) flushNow();
         await flushing;
       }
       await agent.close();
