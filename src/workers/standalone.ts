@@ -7,6 +7,13 @@ import { createWebhookWorker } from './webhook-delivery.ts';
 
 export async function runStandaloneWorker(): Promise<void> {
   const config = loadConfig();
+  if (!config.databaseUrl) {
+    // Embedded PGlite belongs to one process: a second process must not open its data directory.
+    process.stderr.write(
+      'ssp worker: a standalone worker needs PostgreSQL (DATABASE_URL); with the embedded database, workers run inside `ssp serve` (RUN_WORKERS=true)\n',
+    );
+    process.exit(2);
+  }
   const logger = jsonLogger(config.logLevel);
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await migrate(db);
