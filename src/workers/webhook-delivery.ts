@@ -17,7 +17,7 @@
 //   `idlePollMs` (50 ms by default), which bounds the added latency of a new event.
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'undici';
-import type { Db } from '../db/db.ts';
+import { type Db, PgErrorCode, pgErrorCode } from '../db/db.ts';
 import {
   type AttemptResult,
   type Decision,
@@ -253,6 +253,18 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
 
   /** Records a batch of results in one transaction: attempts, deliveries, endpoint health. */
   async function record(results: Result[]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await recordOnce(results);
+      } catch (error) {
+        const code = pgErrorCode(error);
+        const transient = code === PgErrorCode.deadlockDetected || code === PgErrorCode.serializationFailure;
+        if (!transient || attempt >= 3) throw error;
+      }
+    }
+  }
+
+  async function recordOnce(results: Result[]): Promise<void> {
     if (results.length === 0) return;
     const now = clock.now();
     const json = JSON.stringify(results);
@@ -265,10 +277,16 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
       else if (!h.firstFailure || r.attempted_at < h.firstFailure) h.firstFailure = r.attempted_at;
       health.set(r.endpoint_id, h);
     }
-    const healthy = [...health].filter(([, h]) => h.success).map(([id]) => id);
+    // Endpoint rows are locked in id order by every worker, so concurrent flushes cannot deadlock
+    // on them; should the database still report one, the whole flush is retried.
+    const healthy = [...health]
+      .filter(([, h]) => h.success)
+      .map(([id]) => id)
+      .sort();
     const failing = [...health]
       .filter(([, h]) => !h.success)
-      .map(([id, h]) => ({ id, first_failure: h.firstFailure }));
+      .map(([id, h]) => ({ id, first_failure: h.firstFailure }))
+      .sort((a, b) => (a.id < b.id ? -1 : 1));
     const gone = results
       .filter((r) => r.disable_reason)
       .map((r) => ({ id: r.endpoint_id, reason: r.disable_reason }));
@@ -320,6 +338,7 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
       for (const g of gone)
         if (!toDisable.some((d) => d.id === g.id)) toDisable.push(g as { id: string; reason: string });
       if (toDisable.length > 0) {
+        toDisable.sort((a, b) => (a.id < b.id ? -1 : 1));
         const { rows } = await tx.query<{ id: string; disabled_reason: string }>(
           `UPDATE webhook_endpoints w SET enabled = false, disabled_reason = x.reason, disabled_at = $2, updated_at = $2
            FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, reason text)

@@ -181,8 +181,8 @@ describeEachDatabase(
         'due',
         'in_flight',
         'retrying',
-        'succeeded',
         'failed',
+        'failed_last_day',
         'oldest_due_age_seconds',
       ])
         assert.equal(typeof json.json().queue[key], 'number', key);

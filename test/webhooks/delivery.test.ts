@@ -221,7 +221,7 @@ describeEachDatabase(
       await addEndpoint(ctx(), tenant, { url: fine.url });
       const clock = testClock();
       const event = await emitEvent(ctx(), tenant, clock);
-      const worker = workerFor(ctx(), tenant, clock, { attemptTimeoutMs: 300 });
+      const worker = workerFor(ctx(), tenant, clock, { attemptTimeoutMs: 1_000 });
       const started = performance.now();
       try {
         const summary = await worker.drain();
@@ -229,12 +229,12 @@ describeEachDatabase(
       } finally {
         await worker.close();
       }
-      assert.ok(performance.now() - started >= 300);
+      assert.ok(performance.now() - started >= 1_000);
       assert.equal(fine.received.length, 1);
-      assert.ok(fine.received[0].at - started < 250, 'the healthy endpoint was served while the other hung');
+      assert.ok(fine.received[0].at - started < 800, 'the healthy endpoint was served while the other hung');
       const d = await delivery(ctx(), event.id, hanging.id);
       assert.equal(d.state, 'pending');
-      assert.match(d.last_error ?? '', /300 ms/);
+      assert.match(d.last_error ?? '', /1000 ms/);
       const attempts = await ctx().admin(
         'GET',
         `/admin/v1/institutions/${tenant.slug}/webhook-endpoints/${hanging.id}/attempts`,

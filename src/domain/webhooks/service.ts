@@ -375,20 +375,26 @@ export function createWebhooksService(deps: WebhooksDeps) {
       return { event: events[0], deliveries };
     },
 
-    /** Queue depth and delivery outcomes, over every institution (operator view). */
+    /**
+     * Queue depth and delivery outcomes, over every institution (operator view). Every count
+     * reads a partial index or a time window, never the whole delivery history.
+     */
     async metrics() {
       const now = clock.now();
-      const { rows: queue } = await db.query<Record<string, number | null>>(
-        `SELECT count(*) FILTER (WHERE state = 'pending') AS pending,
-                count(*) FILTER (WHERE state = 'pending' AND next_attempt_at <= $1 AND lease_until IS NULL) AS due,
-                count(*) FILTER (WHERE state = 'pending' AND lease_until > $1) AS in_flight,
-                count(*) FILTER (WHERE state = 'pending' AND next_attempt_at > $1 AND attempts > 0
+      const { rows: queue } = await db.query<Record<string, number>>(
+        `SELECT count(*) AS pending,
+                count(*) FILTER (WHERE next_attempt_at <= $1 AND lease_until IS NULL) AS due,
+                count(*) FILTER (WHERE lease_until > $1) AS in_flight,
+                count(*) FILTER (WHERE next_attempt_at > $1 AND attempts > 0
                                        AND (lease_until IS NULL OR lease_until <= $1)) AS retrying,
-                count(*) FILTER (WHERE state = 'succeeded') AS succeeded,
-                count(*) FILTER (WHERE state = 'failed') AS failed,
-                COALESCE(EXTRACT(EPOCH FROM ($1 - min(next_attempt_at) FILTER (WHERE state = 'pending' AND next_attempt_at <= $1))), 0)::float8
+                COALESCE(EXTRACT(EPOCH FROM ($1 - min(next_attempt_at) FILTER (WHERE next_attempt_at <= $1))), 0)::float8
                   AS oldest_due_age_seconds
-         FROM webhook_deliveries`,
+         FROM webhook_deliveries WHERE state = 'pending'`,
+        [now],
+      );
+      const { rows: failed } = await db.query<{ failed: number; failed_last_day: number }>(
+        `SELECT count(*) AS failed, count(*) FILTER (WHERE completed_at > $1::timestamptz - interval '1 day') AS failed_last_day
+         FROM webhook_deliveries WHERE state = 'failed'`,
         [now],
       );
       const { rows: attempts } = await db.query<{ outcome: string; last_hour: number; last_day: number }>(
@@ -401,7 +407,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
         'SELECT count(*) FILTER (WHERE enabled) AS enabled, count(*) FILTER (WHERE NOT enabled) AS disabled FROM webhook_endpoints',
       );
       return {
-        queue: queue[0],
+        queue: { ...queue[0], ...failed[0] },
         attempts: Object.fromEntries(
           attempts.map((a) => [a.outcome, { last_hour: a.last_hour, last_day: a.last_day }]),
         ),

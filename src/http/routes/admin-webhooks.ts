@@ -3,6 +3,7 @@
 import { Type } from 'typebox';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS, ROTATION_WINDOW_MS } from '../../domain/webhooks/schedule.ts';
 import { EVENT_TYPES } from '../../domain/webhooks/service.ts';
+import { ApiError } from '../../errors.ts';
 import type { Services } from '../../services.ts';
 import { DateTime, errorResponses, PageQuery, page, SlugParams, Uuid } from '../schemas.ts';
 import type { App } from '../types.ts';
@@ -186,14 +187,21 @@ export function adminWebhookRoutes(app: App, services: Services): void {
         security,
         summary: 'Disable a webhook endpoint',
         description:
-          'Stops deliveries at once; pending deliveries are marked failed and can be replayed after re-enabling.',
+          'Stops deliveries at once; pending deliveries are marked failed and can be replayed after re-enabling. ' +
+          'Optional JSON body `{"reason": "<text, at most 300 characters>"}`, shown in `disabled_reason`; the body may be omitted.',
         params: EndpointParams,
-        body: Type.Optional(Type.Object({ reason: Type.Optional(Type.String({ maxLength: 300 })) })),
-        response: { 200: Endpoint, ...errorResponses(401, 404) },
+        response: { 200: Endpoint, ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) =>
-      webhooks.disable(await inst(request.params.slug), request.params.id, request.body?.reason),
+    async (request) => {
+      const reason = (request.body as { reason?: unknown } | null | undefined)?.reason;
+      if (reason !== undefined && (typeof reason !== 'string' || reason.length > 300))
+        throw new ApiError('invalid_field', {
+          field: 'reason',
+          detail: 'reason: a string of at most 300 characters',
+        });
+      return webhooks.disable(await inst(request.params.slug), request.params.id, reason);
+    },
   );
 
   app.delete(
@@ -375,7 +383,8 @@ export function adminWebhookRoutes(app: App, services: Services): void {
         summary: 'Webhook delivery metrics (JSON): queue depth, outcomes, endpoints',
         description:
           'queue.pending: deliveries not finished; due: ready now and not leased; in_flight: leased by a worker; ' +
-          'retrying: waiting for a later attempt; oldest_due_age_seconds: lag of the oldest due delivery. ' +
+          'retrying: waiting for a later attempt; oldest_due_age_seconds: lag of the oldest due delivery; ' +
+          'failed: deliveries given up (or stopped by disabling) and not replayed; failed_last_day: of those, finished in the last day. ' +
           'attempts: counts per outcome over the last hour and day. Same figures in Prometheus text at GET /metrics.',
         response: { 200: Type.Record(Type.String(), Type.Unknown()), ...errorResponses(401) },
       },
@@ -405,9 +414,9 @@ export function adminWebhookRoutes(app: App, services: Services): void {
         ['{state="due"}', q.due],
         ['{state="in_flight"}', q.in_flight],
         ['{state="retrying"}', q.retrying],
-        ['{state="succeeded"}', q.succeeded],
         ['{state="failed"}', q.failed],
       ]);
+      gauge('ssp_webhook_failed_last_day', 'Deliveries given up in the last day', [['', q.failed_last_day]]);
       gauge('ssp_webhook_oldest_due_age_seconds', 'Age of the oldest due delivery', [
         ['', q.oldest_due_age_seconds],
       ]);
