@@ -61,7 +61,14 @@ export interface WebhookWorkerOptions {
   institutionIds?: string[];
   /** Name of this worker in logs. */
   workerId?: string;
+  /** Finished deliveries (and their attempts) are deleted this long after their event. */
+  retentionMs?: number;
 }
+
+/** Default retention of the delivery log. */
+export const RETENTION_MS = 30 * 86_400_000;
+const PRUNE_EVERY_MS = 3_600_000;
+const PRUNE_BATCH = 5_000;
 
 interface Claimed {
   id: string;
@@ -366,6 +373,34 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
     await db.exec('VACUUM (ANALYZE) webhook_deliveries');
   }
 
+  /**
+   * Deletes finished deliveries (with their attempts) older than the retention, a bounded
+   * batch at a time; returns how many were deleted.
+   */
+  async function prune(): Promise<number> {
+    const cutoff = new Date(clock.now().getTime() - (options.retentionMs ?? RETENTION_MS));
+    const { rowCount } = await db.query(
+      `DELETE FROM webhook_deliveries WHERE id IN (
+         SELECT id FROM webhook_deliveries WHERE created_at < $1 AND state <> 'pending'
+           AND ($3::uuid[] IS NULL OR institution_id = ANY ($3::uuid[]))
+         ORDER BY created_at LIMIT $2)`,
+      [cutoff, PRUNE_BATCH, options.institutionIds ?? null],
+    );
+    return rowCount;
+  }
+  let lastPrune = 0;
+  async function pruneNow(): Promise<void> {
+    const now = clock.now().getTime();
+    if (now - lastPrune < PRUNE_EVERY_MS) return;
+    lastPrune = now;
+    try {
+      const deleted = await prune();
+      if (deleted > 0) log?.info({ deleted }, 'pruned old webhook deliveries');
+    } catch (error) {
+      log?.error({ err: error }, 'pruning webhook deliveries failed');
+    }
+  }
+
   function track(endpoint: string, delta: number) {
     const next = (inflightByEndpoint.get(endpoint) ?? 0) + delta;
     if (next <= 0) inflightByEndpoint.delete(endpoint);
@@ -483,14 +518,17 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
       // Fewer than asked for (nothing more due, or endpoints at their in-flight limit): sleep until
       // the poll interval or until enough deliveries finish to make the next claim a batch.
       // A full claim: claim again at once.
-      if (claimed.length < requested) await sleep(idlePollMs);
-      else await new Promise((resolve) => setImmediate(resolve));
+      if (claimed.length < requested) {
+        await pruneNow();
+        await sleep(idlePollMs);
+      } else await new Promise((resolve) => setImmediate(resolve));
     }
   }
 
   return {
     workerId,
     claim,
+    prune,
     runOnce,
     drain,
     /** Starts the continuous loop. */

@@ -578,6 +578,30 @@ describeEachDatabase(
       assert.equal(r.received.length, 0);
       assert.match((await delivery(ctx(), event.id, endpoint.id)).last_error ?? '', /refused/);
     });
+
+    test('finished deliveries are pruned after the retention period; pending ones are kept', async () => {
+      const tenant = await seedTenant(ctx(), { rosterSecret: false });
+      const ok = await receiver();
+      const failing = await receiver({ status: 500 });
+      const done = await addEndpoint(ctx(), tenant, { url: ok.url });
+      const retrying = await addEndpoint(ctx(), tenant, { url: failing.url });
+      const clock = testClock();
+      const event = await emitEvent(ctx(), tenant, clock);
+      const worker = workerFor(ctx(), tenant, clock, { retentionMs: 7 * 24 * HOUR });
+      try {
+        await worker.drain();
+        clock.advance(7 * 24 * HOUR + 1_000);
+        assert.ok((await worker.prune()) >= 1);
+      } finally {
+        await worker.close();
+      }
+      assert.equal(await delivery(ctx(), event.id, done.id), undefined);
+      assert.equal((await delivery(ctx(), event.id, retrying.id)).state, 'pending');
+      const { rows } = await ctx().db.query('SELECT 1 FROM webhook_attempts WHERE endpoint_id = $1', [
+        done.id,
+      ]);
+      assert.equal(rows.length, 0, 'attempts go with their delivery');
+    });
   },
   { config: { allowLoopbackOutbound: true } },
 );

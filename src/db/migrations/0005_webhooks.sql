@@ -47,6 +47,7 @@ CREATE TABLE webhook_deliveries (
 CREATE UNIQUE INDEX webhook_deliveries_event_endpoint_key ON webhook_deliveries (event_id, endpoint_id);
 CREATE INDEX webhook_deliveries_due_idx ON webhook_deliveries (next_attempt_at) WHERE state = 'pending';
 CREATE INDEX webhook_deliveries_endpoint_idx ON webhook_deliveries (endpoint_id, created_at);
+CREATE INDEX webhook_deliveries_finished_idx ON webhook_deliveries (created_at) WHERE state <> 'pending';
 CREATE INDEX webhook_deliveries_failed_idx ON webhook_deliveries (endpoint_id, completed_at) WHERE state = 'failed';
 
 -- Only the delivery is a foreign key: deleting an endpoint or institution cascades through it.
