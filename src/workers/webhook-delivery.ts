@@ -506,6 +506,10 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
             pendingResults.push(result);
             flushSoon();
           })
+          .catch((error) => {
+            // Not expected (send reports every failure as a result); the lease will expire.
+            log?.error({ err: error, delivery_id: delivery.id }, 'webhook delivery attempt crashed');
+          })
           .finally(() => {
             track(delivery.endpoint_id, -1);
             inflightPromises.delete(p);
