@@ -410,7 +410,11 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
 
   /** One round, for tests and tools: claim what is due, deliver all, record, return a summary. */
   async function runOnce(): Promise<RunSummary> {
-    const claimed = await claim(Math.min(batchSize, concurrency));
+    return deliver(await claim(Math.min(batchSize, concurrency)));
+  }
+
+  /** Attempts these claimed deliveries and records the results (runOnce's second half). */
+  async function deliver(claimed: Claimed[]): Promise<RunSummary> {
     for (const c of claimed) track(c.endpoint_id, 1);
     try {
       const results = await Promise.all(claimed.map(send));
@@ -532,6 +536,7 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
   return {
     workerId,
     claim,
+    deliver,
     prune,
     runOnce,
     drain,

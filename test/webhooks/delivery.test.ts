@@ -361,6 +361,37 @@ describeEachDatabase(
       assert.equal(d.attempts, 2, 'the lost attempt is counted');
     });
 
+    test("a worker that comes back after its lease expired cannot overwrite the new owner's result", async () => {
+      const tenant = await seedTenant(ctx(), { rosterSecret: false });
+      const r = await receiver((_received, index) => (index === 0 ? { status: 200 } : { status: 500 }));
+      const endpoint = await addEndpoint(ctx(), tenant, { url: r.url });
+      const clock = testClock();
+      const event = await emitEvent(ctx(), tenant, clock);
+      const slow = workerFor(ctx(), tenant, clock, { leaseMs: 60_000 });
+      const other = workerFor(ctx(), tenant, clock, { leaseMs: 60_000 });
+      try {
+        const stale = await slow.claim(10); // e.g. paused for longer than its lease
+        clock.advance(61_000);
+        assert.deepEqual(await other.drain(), { claimed: 1, outcomes: { success: 1 } });
+        // The slow worker wakes up and sends anyway (at least once: the receiver sees it twice,
+        // with the same webhook-id); its failure must not undo the recorded success.
+        await slow.deliver(stale);
+      } finally {
+        await slow.close();
+        await other.close();
+      }
+      assert.equal(r.received.length, 2);
+      assert.equal(r.received[1].headers['webhook-id'], event.id);
+      const d = await delivery(ctx(), event.id, endpoint.id);
+      assert.equal(d.state, 'succeeded');
+      assert.equal(d.last_status, 200);
+      const log = await ctx().admin(
+        'GET',
+        `/admin/v1/institutions/${tenant.slug}/events/${event.id}/deliveries`,
+      );
+      assert.equal(log.json().deliveries[0].attempt_log.length, 2, 'both attempts are logged');
+    });
+
     test('several workers share the queue: every event delivered exactly once', async () => {
       const tenant = await seedTenant(ctx(), { rosterSecret: false });
       const r = await receiver();
