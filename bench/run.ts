@@ -9,11 +9,14 @@ export interface BenchOptions {
   databaseUrl?: string;
 }
 
+import { run as webhooks } from './webhooks.ts';
+
 type Bench = { name: string; run: (options: BenchOptions) => Promise<void> };
 
 const benches: Bench[] = [
   { name: 'enrolments', run: enrolments },
   { name: 'help-sync', run: helpSync },
+  { name: 'webhooks', run: webhooks },
 ];
 
 const only = process.argv[2];

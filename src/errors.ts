@@ -10,6 +10,7 @@ export const errorStatus = {
   invalid_field: 400,
   invalid_request: 400,
   unknown_section: 400,
+  url_not_allowed: 400,
   // 401: credentials
   unauthorized: 401,
   sync_secret_missing: 401,
@@ -24,6 +25,7 @@ export const errorStatus = {
   student_not_found: 404,
   // 409
   conflict: 409,
+  endpoint_disabled: 409,
   // 413
   batch_too_large: 413,
   payload_too_large: 413,

@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from './config.ts';
 import { openDb } from './db/db.ts';
 import { migrate } from './db/migrate.ts';
 import { createServices } from './services.ts';
+import { startWorkers } from './workers/standalone.ts';
 
 export async function serve(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
@@ -30,6 +31,7 @@ export async function serve(): Promise<void> {
     );
   }
 
+  let workers: ReturnType<typeof startWorkers> | undefined;
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
@@ -42,6 +44,7 @@ export async function serve(): Promise<void> {
     timer.unref();
     try {
       await app.close(); // stops accepting, lets in-flight requests finish
+      await workers?.stop();
       await services.close();
       await db.close();
     } finally {
@@ -52,6 +55,7 @@ export async function serve(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   await app.listen({ host: config.host, port: config.port });
+  if (config.runWorkers) workers = startWorkers({ db, config, logger: app.log });
   app.log.info(
     { database: db.kind === 'pglite' ? `embedded (${config.dataDir})` : 'postgresql', docs: '/docs' },
     'serving',

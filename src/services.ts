@@ -12,6 +12,7 @@ import { createHelpSyncSecretsService } from './domain/secrets/help-sync-secrets
 import { createOperatorCredentials } from './domain/secrets/operator-credentials.ts';
 import { createRosterSecretsService } from './domain/secrets/roster-secrets.ts';
 import { createTaxonomyService } from './domain/taxonomy/service.ts';
+import { createWebhooksService } from './domain/webhooks/service.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 
 export interface ServiceDeps {
@@ -41,6 +42,11 @@ export function createServices(deps: ServiceDeps) {
   const campusMerge = createCampusMergeService(db);
   const departures = createDeparturesService(db, clock);
   const taxonomy = createTaxonomyService(db, clock);
+  const webhooks = createWebhooksService({
+    db,
+    clock,
+    policy: { allowLoopback: config.allowLoopbackOutbound },
+  });
 
   return {
     db,
@@ -57,6 +63,7 @@ export function createServices(deps: ServiceDeps) {
     helpRequests: createHelpRequestsService(db, clock),
     helpSync: createHelpSyncService(db, clock),
     taxonomy,
+    webhooks,
     /** Releases what the services opened themselves (not the database, which the caller owns). */
     async close(): Promise<void> {
       if (ownsRedis && redis) await redis.quit().catch(() => redis.disconnect());

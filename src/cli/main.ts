@@ -9,6 +9,7 @@ import { registerHelpRequestCommands } from './commands/help-requests.ts';
 import { registerInstitutionCommands } from './commands/institutions.ts';
 import { registerRunCommands } from './commands/runs.ts';
 import { registerTaxonomyCommands } from './commands/taxonomy.ts';
+import { registerWebhookCommands } from './commands/webhooks.ts';
 
 const program = new Command('ssp')
   .description('Student-support platform integration service')
@@ -67,6 +68,7 @@ registerInstitutionCommands(program, admin, print);
 registerRunCommands(program, admin, print);
 registerHelpRequestCommands(program, admin, print);
 registerTaxonomyCommands(program, admin, print);
+registerWebhookCommands(program, admin, print);
 
 try {
   await program.parseAsync(process.argv);

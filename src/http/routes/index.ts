@@ -9,6 +9,7 @@ import { adminHelpdeskRoutes } from './admin-helpdesk.ts';
 import { adminInstitutionRoutes } from './admin-institutions.ts';
 import { adminRunRoutes } from './admin-runs.ts';
 import { adminTaxonomyRoutes } from './admin-taxonomy.ts';
+import { adminWebhookRoutes } from './admin-webhooks.ts';
 import { healthRoutes } from './health.ts';
 import { helpSyncRoutes } from './help-sync.ts';
 import { sisEnrolmentsRoutes } from './sis-enrolments.ts';
@@ -26,6 +27,7 @@ const adminRoutes: RouteModule[] = [
   adminFullSyncRoutes,
   adminHelpdeskRoutes,
   adminTaxonomyRoutes,
+  adminWebhookRoutes,
 ];
 
 export async function registerRoutes(app: App, services: Services): Promise<void> {

@@ -1,0 +1,208 @@
+// Webhook delivery benchmark: deliveries per second from one worker to a local receiver, and
+// the latency from an event's commit to its arrival at the receiver. Baseline measured in the
+// same run: plain signed POSTs with undici over a keep-alive Agent (the HTTP floor).
+// PGlite always; PostgreSQL too when DATABASE_URL is set.
+import { randomBytes, randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import { Agent, request } from 'undici';
+import { createPgliteDb, createPostgresDb, type Db } from '../src/db/db.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { recordEvent } from '../src/domain/events/record.ts';
+import { createWebhooksService } from '../src/domain/webhooks/service.ts';
+import { secretKey, signatureHeader } from '../src/domain/webhooks/signing.ts';
+import { systemClock } from '../src/lib/clock.ts';
+import { createWebhookWorker } from '../src/workers/webhook-delivery.ts';
+import type { BenchOptions } from './run.ts';
+
+const THROUGHPUT_EVENTS = 20_000;
+const LATENCY_EVENTS = 400;
+const LATENCY_INTERVAL_MS = 5;
+
+interface Receiver {
+  url: string;
+  count: number;
+  arrivals: Map<string, number>;
+  waiters: { n: number; resolve: () => void }[];
+  close(): Promise<void>;
+}
+
+async function startReceiver(): Promise<Receiver> {
+  const receiver: Receiver = {
+    url: '',
+    count: 0,
+    arrivals: new Map(),
+    waiters: [],
+    close: async () => {},
+  };
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      receiver.count++;
+      receiver.arrivals.set(req.headers['webhook-id'] as string, performance.now());
+      res.writeHead(204).end();
+      for (const w of receiver.waiters.filter((w) => receiver.count >= w.n)) {
+        receiver.waiters.splice(receiver.waiters.indexOf(w), 1);
+        w.resolve();
+      }
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  receiver.close = () =>
+    new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return receiver;
+}
+
+const until = (receiver: Receiver, n: number) =>
+  receiver.count >= n
+    ? Promise.resolve()
+    : new Promise<void>((resolve) => receiver.waiters.push({ n, resolve }));
+
+function samplePayload(i: number) {
+  return {
+    help_request_id: randomUUID(),
+    status: 'ack',
+    priority: i % 50 === 0 ? 'crisis' : 'normal',
+    external_ref: `INC-${100000 + i}`,
+    origin: 'integration',
+    actor: 'ServiceNow integration',
+    version: 2,
+    updated_at: new Date().toISOString(),
+    note: 'x'.repeat(600),
+  };
+}
+
+async function baseline(receiver: Receiver, n: number): Promise<number> {
+  const agent = new Agent({ keepAliveTimeout: 30_000 });
+  const body = JSON.stringify({
+    type: 'help_request.updated',
+    timestamp: new Date().toISOString(),
+    data: samplePayload(0),
+  });
+  const key = secretKey(`whsec_${randomBytes(32).toString('base64')}`);
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: 50 }, async () => {
+      while (next < n) {
+        next++;
+        const id = randomUUID();
+        const ts = Math.floor(Date.now() / 1000);
+        const res = await request(receiver.url, {
+          method: 'POST',
+          dispatcher: agent,
+          headers: {
+            'content-type': 'application/json',
+            'webhook-id': id,
+            'webhook-timestamp': String(ts),
+            'webhook-signature': signatureHeader([key], id, ts, body),
+          },
+          body,
+        });
+        await res.body.dump();
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  await agent.close();
+  return n / seconds;
+}
+
+async function measure(label: string, db: Db): Promise<void> {
+  const receiver = await startReceiver();
+  const { rows } = await db.query<{ id: string }>(
+    "INSERT INTO institutions (slug, name) VALUES ($1, 'Bench') RETURNING id",
+    [`bench-${randomBytes(4).toString('hex')}`],
+  );
+  const institutionId = rows[0].id;
+  const service = createWebhooksService({ db, clock: systemClock, policy: { allowLoopback: true } });
+  await service.create(institutionId, { url: receiver.url });
+
+  const http = await baseline(receiver, 10_000);
+  const baseCount = receiver.count;
+
+  // Throughput: a backlog of events, then one worker drains it.
+  await db.transaction(async (tx) => {
+    for (let offset = 0; offset < THROUGHPUT_EVENTS; offset += 2_000) {
+      const batch = Array.from({ length: Math.min(2_000, THROUGHPUT_EVENTS - offset) }, (_, i) => ({
+        type: 'help_request.updated',
+        timestamp: new Date().toISOString(),
+        data: samplePayload(offset + i),
+      }));
+      await tx.query(
+        `INSERT INTO events (institution_id, type, help_request_id, payload, occurred_at)
+         SELECT $1, p->>'type', (p->'data'->>'help_request_id')::uuid, p, now()
+         FROM jsonb_array_elements($2::jsonb) AS p`,
+        [institutionId, JSON.stringify(batch)],
+      );
+    }
+  });
+  const worker = createWebhookWorker({ db, clock: systemClock, policy: { allowLoopback: true } });
+  const started = performance.now();
+  worker.start();
+  await until(receiver, baseCount + THROUGHPUT_EVENTS);
+  const elapsed = (performance.now() - started) / 1000;
+  const perSecond = THROUGHPUT_EVENTS / elapsed;
+
+  // Latency: events committed one by one while the worker runs; commit -> arrival.
+  const committed = new Map<string, number>();
+  for (let i = 0; i < LATENCY_EVENTS; i++) {
+    const event = await db.transaction((tx) =>
+      recordEvent(tx, {
+        institutionId,
+        type: 'help_request.updated',
+        data: samplePayload(i),
+        occurredAt: new Date(),
+      }),
+    );
+    committed.set(event.id, performance.now());
+    await new Promise((resolve) => setTimeout(resolve, LATENCY_INTERVAL_MS));
+  }
+  await until(receiver, baseCount + THROUGHPUT_EVENTS + LATENCY_EVENTS);
+  await worker.stop();
+  const latencies = [...committed]
+    .map(([id, at]) => (receiver.arrivals.get(id) ?? Number.NaN) - at)
+    .sort((a, b) => a - b);
+  const pct = (p: number) =>
+    latencies[Math.min(latencies.length - 1, Math.floor((latencies.length * p) / 100))];
+
+  process.stdout.write(
+    `${label}: ${perSecond.toFixed(0)} deliveries/s from one worker (${THROUGHPUT_EVENTS} events, ${elapsed.toFixed(2)} s); ` +
+      `baseline plain signed POSTs ${http.toFixed(0)}/s (ratio ${(perSecond / http).toFixed(2)})\n` +
+      `${label}: commit -> delivery latency p50 ${pct(50).toFixed(1)} ms, p95 ${pct(95).toFixed(1)} ms, max ${pct(100).toFixed(1)} ms ` +
+      `(${LATENCY_EVENTS} events, one every ${LATENCY_INTERVAL_MS} ms)\n` +
+      `${label}: targets >= 2000 deliveries/s: ${perSecond >= 2000 ? 'met' : 'MISSED'}; p50 < 100 ms: ${pct(50) < 100 ? 'met' : 'MISSED'}\n`,
+  );
+  await receiver.close();
+}
+
+export async function run(options: BenchOptions): Promise<void> {
+  const lite = await createPgliteDb();
+  await migrate(lite);
+  try {
+    await measure('pglite', lite);
+  } finally {
+    await lite.close();
+  }
+  if (options.databaseUrl) {
+    const schema = `bench_webhooks_${randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: options.databaseUrl });
+    await admin.connect();
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    const db = createPostgresDb({ connectionString: options.databaseUrl, schema });
+    try {
+      await migrate(db);
+      await measure('postgres', db);
+    } finally {
+      await db.close();
+      await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+      await admin.end();
+    }
+  }
+}

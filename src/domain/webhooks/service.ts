@@ -1,0 +1,437 @@
+// Webhook endpoints of an institution: configuration, secrets and rotation, the delivery log,
+// manual redelivery, replay, test events and metrics. Delivery itself is the worker's
+// (src/workers/webhook-delivery.ts).
+import type { Db, Queryable } from '../../db/db.ts';
+import { ApiError } from '../../errors.ts';
+import type { Clock } from '../../lib/clock.ts';
+import {
+  checkOutboundUrl,
+  type OutboundPolicy,
+  type Resolver,
+  systemResolver,
+} from '../../lib/outbound-url.ts';
+import { recordEvent } from '../events/record.ts';
+import { ROTATION_WINDOW_MS } from './schedule.ts';
+import { generateWebhookSecret } from './signing.ts';
+
+export const EVENT_TYPES = ['help_request.created', 'help_request.crisis', 'help_request.updated'] as const;
+export const TEST_EVENT_TYPE = 'webhook.test';
+
+export interface WebhookEndpoint {
+  id: string;
+  institution_id: string;
+  url: string;
+  description: string | null;
+  event_types: string[];
+  enabled: boolean;
+  disabled_reason: string | null;
+  disabled_at: Date | null;
+  failing_since: Date | null;
+  previous_secret_expires_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const endpointColumns = `id, institution_id, url, description, event_types, enabled, disabled_reason, disabled_at,
+  failing_since, CASE WHEN previous_secret_expires_at > $NOW THEN previous_secret_expires_at END AS previous_secret_expires_at,
+  created_at, updated_at`;
+
+const cols = (nowParam: string) => endpointColumns.replace('$NOW', nowParam);
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface DeliveryRow {
+  id: string;
+  event_id: string;
+  event_type: string;
+  state: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  last_status: number | null;
+  last_error: string | null;
+  last_attempt_at: Date | null;
+  next_attempt_at: Date | null;
+  created_at: Date;
+  completed_at: Date | null;
+}
+
+export interface AttemptRow {
+  id: number;
+  delivery_id: string;
+  event_id: string;
+  attempted_at: Date;
+  outcome: string;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+}
+
+export interface EndpointInput {
+  url?: unknown;
+  event_types?: unknown;
+  description?: unknown;
+  enabled?: unknown;
+}
+
+export interface WebhooksDeps {
+  db: Db;
+  clock: Clock;
+  policy: OutboundPolicy;
+  resolve?: Resolver;
+}
+
+export interface Page {
+  limit: number;
+  offset: number;
+}
+
+export function createWebhooksService(deps: WebhooksDeps) {
+  const { db, clock, policy } = deps;
+  const resolve = deps.resolve ?? systemResolver;
+
+  async function validUrl(url: unknown): Promise<string> {
+    if (typeof url !== 'string' || url.length === 0 || url.length > 2048)
+      throw new ApiError('invalid_field', {
+        field: 'url',
+        detail: 'url must be a string of 1 to 2048 characters',
+      });
+    const verdict = await checkOutboundUrl(url, policy, resolve);
+    if (!verdict.ok) throw new ApiError('url_not_allowed', { field: 'url', detail: verdict.reason });
+    return verdict.url.toString();
+  }
+
+  function validTypes(types: unknown): string[] {
+    if (!Array.isArray(types) || types.length > EVENT_TYPES.length * 2)
+      throw new ApiError('invalid_field', {
+        field: 'event_types',
+        detail: 'event_types must be an array of event types',
+      });
+    for (const type of types) {
+      if (typeof type !== 'string' || !(EVENT_TYPES as readonly string[]).includes(type))
+        throw new ApiError('invalid_field', {
+          field: 'event_types',
+          detail: `unknown event type ${JSON.stringify(type)}; known: ${EVENT_TYPES.join(', ')}`,
+        });
+    }
+    return [...new Set(types as string[])].sort();
+  }
+
+  function validDescription(description: unknown): string | null {
+    if (description === null || description === undefined) return null;
+    if (typeof description !== 'string' || description.length > 500)
+      throw new ApiError('invalid_field', {
+        field: 'description',
+        detail: 'description: at most 500 characters',
+      });
+    return description;
+  }
+
+  function notFound(): never {
+    throw new ApiError('not_found', { detail: 'no such webhook endpoint' });
+  }
+
+  async function get(institutionId: string, id: string, q: Queryable = db): Promise<WebhookEndpoint> {
+    if (!uuidPattern.test(id)) notFound();
+    const { rows } = await q.query<WebhookEndpoint>(
+      `SELECT ${cols('$3')} FROM webhook_endpoints WHERE institution_id = $1 AND id = $2`,
+      [institutionId, id, clock.now()],
+    );
+    return rows[0] ?? notFound();
+  }
+
+  async function requireEvent(institutionId: string, eventId: string): Promise<void> {
+    if (!uuidPattern.test(eventId)) throw new ApiError('not_found', { detail: 'no such event' });
+    const { rows } = await db.query('SELECT 1 FROM events WHERE institution_id = $1 AND id = $2', [
+      institutionId,
+      eventId,
+    ]);
+    if (rows.length === 0) throw new ApiError('not_found', { detail: 'no such event' });
+  }
+
+  return {
+    get,
+
+    async create(institutionId: string, input: EndpointInput): Promise<WebhookEndpoint & { secret: string }> {
+      const url = await validUrl(input.url);
+      const types = input.event_types === undefined ? [] : validTypes(input.event_types);
+      const description = validDescription(input.description);
+      const enabled = input.enabled === undefined ? true : input.enabled;
+      if (typeof enabled !== 'boolean') throw new ApiError('invalid_field', { field: 'enabled' });
+      const secret = generateWebhookSecret();
+      const now = clock.now();
+      const { rows } = await db.query<WebhookEndpoint>(
+        `INSERT INTO webhook_endpoints (institution_id, url, description, event_types, enabled, secret,
+           disabled_at, disabled_reason, created_at, updated_at)
+         VALUES ($1, $2, $4, $5::text[], $6, $7, CASE WHEN $6 THEN NULL ELSE $3::timestamptz END,
+           CASE WHEN $6 THEN NULL ELSE 'disabled by an administrator' END, $3, $3)
+         RETURNING ${cols('$3')}`,
+        [institutionId, url, now, description, types, enabled, secret],
+      );
+      return { ...rows[0], secret };
+    },
+
+    async list(institutionId: string, page: Page): Promise<WebhookEndpoint[]> {
+      const { rows } = await db.query<WebhookEndpoint>(
+        `SELECT ${cols('$4')} FROM webhook_endpoints WHERE institution_id = $1
+         ORDER BY created_at, id LIMIT $2 OFFSET $3`,
+        [institutionId, page.limit, page.offset, clock.now()],
+      );
+      return rows;
+    },
+
+    async update(institutionId: string, id: string, input: EndpointInput): Promise<WebhookEndpoint> {
+      await get(institutionId, id);
+      const url = input.url === undefined ? null : await validUrl(input.url);
+      const types = input.event_types === undefined ? null : validTypes(input.event_types);
+      const description = input.description === undefined ? undefined : validDescription(input.description);
+      if (input.enabled !== undefined && typeof input.enabled !== 'boolean')
+        throw new ApiError('invalid_field', { field: 'enabled', detail: 'enabled must be true or false' });
+      const enabled = input.enabled as boolean | undefined;
+      const now = clock.now();
+      return db.transaction(async (tx) => {
+        const { rows } = await tx.query<WebhookEndpoint>(
+          `UPDATE webhook_endpoints SET
+             url = COALESCE($3, url),
+             event_types = COALESCE($4::text[], event_types),
+             description = CASE WHEN $5 THEN $6 ELSE description END,
+             enabled = COALESCE($7, enabled),
+             -- Enabling clears the reason and the failure run; disabling by hand records it.
+             disabled_reason = CASE WHEN $7 IS TRUE THEN NULL
+                                    WHEN $7 IS FALSE AND enabled THEN 'disabled by an administrator'
+                                    ELSE disabled_reason END,
+             disabled_at = CASE WHEN $7 IS TRUE THEN NULL WHEN $7 IS FALSE AND enabled THEN $8 ELSE disabled_at END,
+             failing_since = CASE WHEN $7 IS TRUE THEN NULL ELSE failing_since END,
+             updated_at = $8
+           WHERE institution_id = $1 AND id = $2
+           RETURNING ${cols('$8')}`,
+          [
+            institutionId,
+            id,
+            url,
+            types,
+            description !== undefined,
+            description ?? null,
+            enabled ?? null,
+            now,
+          ],
+        );
+        if (enabled === false) await failPending(tx, [id], 'endpoint disabled by an administrator', now);
+        return rows[0] ?? notFound();
+      });
+    },
+
+    async disable(institutionId: string, id: string, reason?: string): Promise<WebhookEndpoint> {
+      await get(institutionId, id);
+      const now = clock.now();
+      const why = reason
+        ? `disabled by an administrator: ${reason.slice(0, 300)}`
+        : 'disabled by an administrator';
+      return db.transaction(async (tx) => {
+        const { rows } = await tx.query<WebhookEndpoint>(
+          `UPDATE webhook_endpoints SET enabled = false, disabled_reason = $3, disabled_at = $4, updated_at = $4
+           WHERE institution_id = $1 AND id = $2 RETURNING ${cols('$4')}`,
+          [institutionId, id, why, now],
+        );
+        await failPending(tx, [id], 'endpoint disabled by an administrator', now);
+        return rows[0] ?? notFound();
+      });
+    },
+
+    async remove(institutionId: string, id: string): Promise<void> {
+      if (!uuidPattern.test(id)) notFound();
+      const { rowCount } = await db.query(
+        'DELETE FROM webhook_endpoints WHERE institution_id = $1 AND id = $2',
+        [institutionId, id],
+      );
+      if (rowCount === 0) notFound();
+    },
+
+    /** New secret now; the previous one keeps signing beside it for ROTATION_WINDOW_MS. */
+    async rotateSecret(
+      institutionId: string,
+      id: string,
+    ): Promise<{ secret: string; previous_secret_expires_at: Date }> {
+      if (!uuidPattern.test(id)) notFound();
+      const secret = generateWebhookSecret();
+      const now = clock.now();
+      const expires = new Date(now.getTime() + ROTATION_WINDOW_MS);
+      const { rows } = await db.query<{ id: string }>(
+        `UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_expires_at = $4,
+           secret = $3, updated_at = $5
+         WHERE institution_id = $1 AND id = $2 RETURNING id`,
+        [institutionId, id, secret, expires, now],
+      );
+      if (rows.length === 0) notFound();
+      return { secret, previous_secret_expires_at: expires };
+    },
+
+    /** Sends a `webhook.test` event to this endpoint only (delivered like any event). */
+    async sendTest(institutionId: string, id: string): Promise<{ event_id: string; delivery_id: string }> {
+      const endpoint = await get(institutionId, id);
+      if (!endpoint.enabled)
+        throw new ApiError('endpoint_disabled', {
+          detail: 'enable the endpoint before sending a test event',
+        });
+      const now = clock.now();
+      return db.transaction(async (tx) => {
+        const event = await recordEvent(tx, {
+          institutionId,
+          type: TEST_EVENT_TYPE,
+          data: { endpoint_id: id, message: 'This is a test event sent from the platform.' },
+          occurredAt: now,
+        });
+        const { rows } = await tx.query<{ id: string }>(
+          `INSERT INTO webhook_deliveries (institution_id, endpoint_id, event_id, next_attempt_at, created_at)
+           VALUES ($1, $2, $3, $4, $4) RETURNING id`,
+          [institutionId, id, event.id, now],
+        );
+        return { event_id: event.id, delivery_id: rows[0].id };
+      });
+    },
+
+    /**
+     * Delivers one event to this endpoint again, now, whatever happened before (a new delivery
+     * is created when the endpoint never had one for it). The attempt history is kept.
+     */
+    async redeliver(institutionId: string, id: string, eventId: string): Promise<{ delivery_id: string }> {
+      const endpoint = await get(institutionId, id);
+      if (!endpoint.enabled)
+        throw new ApiError('endpoint_disabled', { detail: 'enable the endpoint before redelivering' });
+      await requireEvent(institutionId, eventId);
+      const now = clock.now();
+      const { rows } = await db.query<{ id: string }>(
+        `INSERT INTO webhook_deliveries (institution_id, endpoint_id, event_id, next_attempt_at, created_at)
+         VALUES ($1, $2, $3, $4, $4)
+         ON CONFLICT (event_id, endpoint_id) DO UPDATE SET state = 'pending', attempts = 0,
+           next_attempt_at = $4, lease_token = NULL, lease_until = NULL, completed_at = NULL
+         RETURNING id`,
+        [institutionId, id, eventId, now],
+      );
+      return { delivery_id: rows[0].id };
+    },
+
+    /** Puts every delivery of this endpoint that failed (gave up) since `since` back in the queue. */
+    async replayFailed(institutionId: string, id: string, since: Date): Promise<{ requeued: number }> {
+      const endpoint = await get(institutionId, id);
+      if (!endpoint.enabled)
+        throw new ApiError('endpoint_disabled', { detail: 'enable the endpoint before replaying' });
+      const { rowCount } = await db.query(
+        `UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_at = $4,
+           lease_token = NULL, lease_until = NULL, completed_at = NULL
+         WHERE institution_id = $1 AND endpoint_id = $2 AND state = 'failed' AND created_at >= $3`,
+        [institutionId, id, since, clock.now()],
+      );
+      return { requeued: rowCount };
+    },
+
+    /** Deliveries of one endpoint, newest first; optionally only one state. */
+    async deliveries(institutionId: string, id: string, filter: Page & { state?: string }) {
+      await get(institutionId, id);
+      const { rows } = await db.query<DeliveryRow>(
+        `SELECT d.id, d.event_id, ev.type AS event_type, d.state, d.attempts, d.last_status, d.last_error,
+                d.last_attempt_at, CASE WHEN d.state = 'pending' THEN d.next_attempt_at END AS next_attempt_at,
+                d.created_at, d.completed_at
+         FROM webhook_deliveries d JOIN events ev ON ev.id = d.event_id
+         WHERE d.institution_id = $1 AND d.endpoint_id = $2 AND ($5::text IS NULL OR d.state = $5)
+         ORDER BY d.created_at DESC, d.id DESC LIMIT $3 OFFSET $4`,
+        [institutionId, id, filter.limit, filter.offset, filter.state ?? null],
+      );
+      return rows;
+    },
+
+    /** Attempt log of one endpoint, newest first. */
+    async attempts(institutionId: string, id: string, page: Page) {
+      await get(institutionId, id);
+      const { rows } = await db.query<AttemptRow>(
+        `SELECT a.id, a.delivery_id, a.event_id, a.attempted_at, a.outcome, a.status_code, a.duration_ms, a.error
+         FROM webhook_attempts a WHERE a.institution_id = $1 AND a.endpoint_id = $2
+         ORDER BY a.id DESC LIMIT $3 OFFSET $4`,
+        [institutionId, id, page.limit, page.offset],
+      );
+      return rows;
+    },
+
+    /** One event, and for each endpoint it went to, the delivery and every attempt. */
+    async eventDeliveries(institutionId: string, eventId: string) {
+      await requireEvent(institutionId, eventId);
+      const { rows: events } = await db.query<{
+        id: string;
+        type: string;
+        occurred_at: Date;
+        payload: unknown;
+      }>('SELECT id, type, occurred_at, payload FROM events WHERE institution_id = $1 AND id = $2', [
+        institutionId,
+        eventId,
+      ]);
+      const { rows: deliveries } = await db.query<{ id: string; attempt_log: unknown }>(
+        `SELECT d.id, d.endpoint_id, w.url, d.state, d.attempts, d.last_status, d.last_error, d.last_attempt_at,
+                CASE WHEN d.state = 'pending' THEN d.next_attempt_at END AS next_attempt_at, d.created_at, d.completed_at,
+                COALESCE((SELECT jsonb_agg(jsonb_build_object('attempted_at', a.attempted_at, 'outcome', a.outcome,
+                   'status_code', a.status_code, 'duration_ms', a.duration_ms, 'error', a.error) ORDER BY a.id)
+                   FROM webhook_attempts a WHERE a.delivery_id = d.id), '[]'::jsonb) AS attempt_log
+         FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+         WHERE d.institution_id = $1 AND d.event_id = $2 ORDER BY d.created_at, d.id`,
+        [institutionId, eventId],
+      );
+      return { event: events[0], deliveries };
+    },
+
+    /**
+     * Queue depth and delivery outcomes, over every institution (operator view). Every count
+     * reads a partial index or a time window, never the whole delivery history.
+     */
+    async metrics() {
+      const now = clock.now();
+      const { rows: queue } = await db.query<Record<string, number>>(
+        `SELECT count(*) AS pending,
+                count(*) FILTER (WHERE next_attempt_at <= $1 AND lease_until IS NULL) AS due,
+                count(*) FILTER (WHERE lease_until > $1) AS in_flight,
+                count(*) FILTER (WHERE next_attempt_at > $1 AND attempts > 0
+                                       AND (lease_until IS NULL OR lease_until <= $1)) AS retrying,
+                COALESCE(EXTRACT(EPOCH FROM ($1 - min(next_attempt_at) FILTER (WHERE next_attempt_at <= $1))), 0)::float8
+                  AS oldest_due_age_seconds
+         FROM webhook_deliveries WHERE state = 'pending'`,
+        [now],
+      );
+      const { rows: failed } = await db.query<{ failed: number; failed_last_day: number }>(
+        `SELECT count(*) AS failed, count(*) FILTER (WHERE completed_at > $1::timestamptz - interval '1 day') AS failed_last_day
+         FROM webhook_deliveries WHERE state = 'failed'`,
+        [now],
+      );
+      const { rows: attempts } = await db.query<{ outcome: string; last_hour: number; last_day: number }>(
+        `SELECT outcome, count(*) FILTER (WHERE attempted_at > $1::timestamptz - interval '1 hour') AS last_hour,
+                count(*) AS last_day
+         FROM webhook_attempts WHERE attempted_at > $1::timestamptz - interval '1 day' GROUP BY outcome ORDER BY outcome`,
+        [now],
+      );
+      const { rows: endpoints } = await db.query<{ enabled: number; disabled: number }>(
+        'SELECT count(*) FILTER (WHERE enabled) AS enabled, count(*) FILTER (WHERE NOT enabled) AS disabled FROM webhook_endpoints',
+      );
+      return {
+        queue: { ...queue[0], ...failed[0] },
+        attempts: Object.fromEntries(
+          attempts.map((a) => [a.outcome, { last_hour: a.last_hour, last_day: a.last_day }]),
+        ),
+        endpoints: endpoints[0],
+        measured_at: now,
+      };
+    },
+  };
+}
+
+/** Marks the pending deliveries of these endpoints failed (they can be replayed later). */
+export async function failPending(
+  tx: Queryable,
+  endpointIds: string[],
+  reason: string,
+  now: Date,
+): Promise<void> {
+  if (endpointIds.length === 0) return;
+  await tx.query(
+    `UPDATE webhook_deliveries SET state = 'failed', last_error = $2, completed_at = $3,
+       lease_token = NULL, lease_until = NULL
+     WHERE endpoint_id = ANY ($1::uuid[]) AND state = 'pending'`,
+    [endpointIds, reason, now],
+  );
+}
+
+export type WebhooksService = ReturnType<typeof createWebhooksService>;

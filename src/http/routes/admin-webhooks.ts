@@ -1,0 +1,440 @@
+// Admin API: an institution's webhook endpoints, their delivery log, redelivery, replay, test
+// events, and delivery metrics. Wire format and rules: docs/webhooks.md.
+import { Type } from 'typebox';
+import { MAX_ATTEMPTS, RETRY_DELAYS_MS, ROTATION_WINDOW_MS } from '../../domain/webhooks/schedule.ts';
+import { EVENT_TYPES } from '../../domain/webhooks/service.ts';
+import { ApiError } from '../../errors.ts';
+import type { Services } from '../../services.ts';
+import { DateTime, errorResponses, PageQuery, page, SlugParams, Uuid } from '../schemas.ts';
+import type { App } from '../types.ts';
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+
+const Endpoint = Type.Object({
+  id: Uuid(),
+  institution_id: Uuid(),
+  url: Type.String(),
+  description: Nullable(Type.String()),
+  event_types: Type.Array(Type.String(), { description: 'Empty: every event type, present and future' }),
+  enabled: Type.Boolean(),
+  disabled_reason: Nullable(
+    Type.String({
+      description: 'Why the endpoint is disabled (410 Gone, failing for 5 days, by an administrator)',
+    }),
+  ),
+  disabled_at: Nullable(DateTime()),
+  failing_since: Nullable(DateTime('Start of the current unbroken run of failed attempts')),
+  previous_secret_expires_at: Nullable(
+    DateTime('During a rotation window: until when the previous secret also signs'),
+  ),
+  created_at: DateTime(),
+  updated_at: DateTime(),
+});
+
+const EventType = Type.Union(
+  EVENT_TYPES.map((t) => Type.Literal(t)),
+  { description: 'An event type' },
+);
+
+const urlDescription =
+  'https only; the host must not be or resolve to a loopback, private (RFC 1918), link-local, carrier-grade NAT, ' +
+  'multicast, unspecified, reserved or metadata address in any spelling (IPv4-mapped IPv6, decimal, octal or hex IPv4). ' +
+  'Checked when saved and again on the address actually connected to. A development setting (ALLOW_LOOPBACK_OUTBOUND) allows loopback, and plain http to loopback.';
+
+const EndpointParams = Type.Intersect([SlugParams, Type.Object({ id: Uuid('Webhook endpoint id') })]);
+
+const List = <T extends Parameters<typeof Type.Array>[0]>(item: T) =>
+  Type.Object({ items: Type.Array(item), limit: Type.Integer(), offset: Type.Integer() });
+
+const Delivery = Type.Object(
+  {
+    id: Uuid(),
+    event_id: Uuid(),
+    event_type: Type.String(),
+    state: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
+    attempts: Type.Integer(),
+    last_status: Nullable(Type.Integer()),
+    last_error: Nullable(Type.String()),
+    last_attempt_at: Nullable(DateTime()),
+    next_attempt_at: Nullable(DateTime('When pending: next attempt (or lease expiry while in flight)')),
+    created_at: DateTime(),
+    completed_at: Nullable(DateTime()),
+  },
+  { additionalProperties: true },
+);
+
+const Attempt = Type.Object({
+  id: Type.Integer(),
+  delivery_id: Uuid(),
+  event_id: Uuid(),
+  attempted_at: DateTime(),
+  outcome: Type.String({
+    description: 'success | http_error | timeout | connection_error | redirect | blocked_address',
+  }),
+  status_code: Nullable(Type.Integer()),
+  duration_ms: Type.Integer(),
+  error: Nullable(Type.String()),
+});
+
+const scheduleText = `Retries: ${MAX_ATTEMPTS} attempts in all, after ${RETRY_DELAYS_MS.map((ms) => (ms < 60_000 ? `${ms / 1000}s` : ms < 3_600_000 ? `${ms / 60_000}min` : `${ms / 3_600_000}h`)).join(', ')} (each ±20% jitter), about a day.`;
+
+export function adminWebhookRoutes(app: App, services: Services): void {
+  const { institutions, webhooks } = services;
+  const tags = ['webhooks'];
+  const security = [{ operatorToken: [] }];
+  const base = '/admin/v1/institutions/:slug/webhook-endpoints';
+  const inst = async (slug: string) => (await institutions.requireBySlug(slug)).id;
+
+  app.post(
+    base,
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Add a webhook endpoint',
+        description:
+          'Creates an endpoint receiving help-request events of this institution, signed with Standard Webhooks ' +
+          '(`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`). ' +
+          'The response carries the endpoint signing secret (`whsec_…`) once; it cannot be read back. ' +
+          `Body sent: {type, timestamp, data: {help_request_id, status, priority, external_ref?, origin, actor, version, updated_at}}. ${scheduleText} ` +
+          'A 410 answer disables the endpoint; so does an unbroken run of failures for 5 days. Redirects are not followed.',
+        params: SlugParams,
+        body: Type.Object({
+          url: Type.String({
+            maxLength: 2048,
+            description: urlDescription,
+            examples: ['https://hooks.example.edu/ssp'],
+          }),
+          event_types: Type.Optional(
+            Type.Array(EventType, { maxItems: 20, description: 'Omitted or empty: every event type' }),
+          ),
+          description: Type.Optional(Type.String({ maxLength: 500 })),
+          enabled: Type.Optional(Type.Boolean({ default: true })),
+        }),
+        response: {
+          201: Type.Intersect([
+            Endpoint,
+            Type.Object({ secret: Type.String({ description: 'whsec_<base64 key>; shown once' }) }),
+          ]),
+          ...errorResponses(400, 401, 404),
+        },
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(await webhooks.create(await inst(request.params.slug), request.body)),
+  );
+
+  app.get(
+    base,
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'List webhook endpoints',
+        params: SlugParams,
+        querystring: PageQuery,
+        response: { 200: List(Endpoint), ...errorResponses(401, 404) },
+      },
+    },
+    async (request) => ({
+      items: await webhooks.list(await inst(request.params.slug), page(request.query)),
+      ...page(request.query),
+    }),
+  );
+
+  app.get(
+    `${base}/:id`,
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Read a webhook endpoint (never its secret)',
+        params: EndpointParams,
+        response: { 200: Endpoint, ...errorResponses(401, 404) },
+      },
+    },
+    async (request) => webhooks.get(await inst(request.params.slug), request.params.id),
+  );
+
+  app.patch(
+    `${base}/:id`,
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Update a webhook endpoint: url, event types, description, enabled',
+        description:
+          'Fields left out are unchanged. `enabled: true` re-enables a disabled endpoint and clears its reason; ' +
+          '`enabled: false` disables it and marks its pending deliveries failed (replayable later).',
+        params: EndpointParams,
+        body: Type.Object({
+          url: Type.Optional(Type.String({ maxLength: 2048, description: urlDescription })),
+          event_types: Type.Optional(Type.Array(EventType, { maxItems: 20 })),
+          description: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+          enabled: Type.Optional(Type.Boolean()),
+        }),
+        response: { 200: Endpoint, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => webhooks.update(await inst(request.params.slug), request.params.id, request.body),
+  );
+
+  app.post(
+    `${base}/:id/disable`,
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Disable a webhook endpoint',
+        description:
+          'Stops deliveries at once; pending deliveries are marked failed and can be replayed after re-enabling. ' +
+          'Optional JSON body `{"reason": "<text, at most 300 characters>"}`, shown in `disabled_reason`; the body may be omitted.',
+        params: EndpointParams,
+        response: { 200: Endpoint, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const reason = (request.body as { reason?: unknown } | null | undefined)?.reason;
+      if (reason !== undefined && (typeof reason !== 'string' || reason.length > 300))
+        throw new ApiError('invalid_field', {
+          field: 'reason',
+          detail: 'reason: a string of at most 300 characters',
+        });
+      return webhooks.disable(await inst(request.params.slug), request.params.id, reason);
+    },
+  );
+
+  app.delete(
+    `${base}/:id`,
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Delete a webhook endpoint and its delivery log',
+        params: EndpointParams,
+        response: { 204: Type.Null(), ...errorResponses(401, 404) },
+      },
+    },
+    async (request, reply) => {
+      await webhooks.remove(await inst(request.params.slug), request.params.id);
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.post(
+    `${base}/:id/rotate-secret`,
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Rotate the signing secret',
+        description: `Returns the new secret once. For ${ROTATION_WINDOW_MS / 3_600_000} hours every delivery carries two signatures in \`webhook-signature\` (new first, then previous), space-separated, so a consumer can switch secrets without losing events. Rotating again within the window drops the older previous secret.`,
+        params: EndpointParams,
+        response: {
+          200: Type.Object({ secret: Type.String(), previous_secret_expires_at: DateTime() }),
+          ...errorResponses(401, 404),
+        },
+      },
+    },
+    async (request) => webhooks.rotateSecret(await inst(request.params.slug), request.params.id),
+  );
+
+  app.post(
+    `${base}/:id/test`,
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Send a test event (type webhook.test) to this endpoint',
+        description: 'Delivered, signed, logged and retried like any event; no other endpoint receives it.',
+        params: EndpointParams,
+        response: {
+          202: Type.Object({ event_id: Uuid(), delivery_id: Uuid() }),
+          ...errorResponses(401, 404, 409),
+        },
+      },
+    },
+    async (request, reply) =>
+      reply.status(202).send(await webhooks.sendTest(await inst(request.params.slug), request.params.id)),
+  );
+
+  app.get(
+    `${base}/:id/deliveries`,
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Delivery log of an endpoint: one row per event, newest first',
+        params: EndpointParams,
+        querystring: Type.Intersect([
+          PageQuery,
+          Type.Object({
+            state: Type.Optional(
+              Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
+            ),
+          }),
+        ]),
+        response: { 200: List(Delivery), ...errorResponses(401, 404) },
+      },
+    },
+    async (request) => ({
+      items: await webhooks.deliveries(await inst(request.params.slug), request.params.id, {
+        ...page(request.query),
+        state: request.query.state,
+      }),
+      ...page(request.query),
+    }),
+  );
+
+  app.get(
+    `${base}/:id/attempts`,
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Attempt log of an endpoint: time, status code, duration, error; newest first',
+        params: EndpointParams,
+        querystring: PageQuery,
+        response: { 200: List(Attempt), ...errorResponses(401, 404) },
+      },
+    },
+    async (request) => ({
+      items: await webhooks.attempts(await inst(request.params.slug), request.params.id, page(request.query)),
+      ...page(request.query),
+    }),
+  );
+
+  app.post(
+    `${base}/:id/redeliver`,
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Deliver one event to this endpoint again, now',
+        description:
+          'Works whatever the earlier outcome was, and for an event the endpoint never received. The attempt count restarts; the log is kept. The `webhook-id` is the same event id, so a consumer that already processed it can drop it.',
+        params: EndpointParams,
+        body: Type.Object({ event_id: Uuid() }),
+        response: { 202: Type.Object({ delivery_id: Uuid() }), ...errorResponses(400, 401, 404, 409) },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .status(202)
+        .send(
+          await webhooks.redeliver(await inst(request.params.slug), request.params.id, request.body.event_id),
+        ),
+  );
+
+  app.post(
+    `${base}/:id/replay`,
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Replay every failed delivery of this endpoint since a time',
+        description:
+          'Puts back in the queue every delivery of this endpoint in state `failed` (retries exhausted, or failed when the endpoint was disabled) whose event was recorded at or after `since`.',
+        params: EndpointParams,
+        body: Type.Object({
+          since: Type.String({ format: 'date-time', examples: ['2026-11-20T00:00:00Z'] }),
+        }),
+        response: { 202: Type.Object({ requeued: Type.Integer() }), ...errorResponses(400, 401, 404, 409) },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .status(202)
+        .send(
+          await webhooks.replayFailed(
+            await inst(request.params.slug),
+            request.params.id,
+            new Date(request.body.since),
+          ),
+        ),
+  );
+
+  app.get(
+    '/admin/v1/institutions/:slug/events/:event_id/deliveries',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'One event and its deliveries to each endpoint, with every attempt',
+        params: Type.Intersect([SlugParams, Type.Object({ event_id: Uuid() })]),
+        response: {
+          200: Type.Object({
+            event: Type.Record(Type.String(), Type.Unknown()),
+            deliveries: Type.Array(Type.Record(Type.String(), Type.Unknown())),
+          }),
+          ...errorResponses(401, 404),
+        },
+      },
+    },
+    async (request) => webhooks.eventDeliveries(await inst(request.params.slug), request.params.event_id),
+  );
+
+  app.get(
+    '/admin/v1/metrics',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Webhook delivery metrics (JSON): queue depth, outcomes, endpoints',
+        description:
+          'queue.pending: deliveries not finished; due: ready now and not leased; in_flight: leased by a worker; ' +
+          'retrying: waiting for a later attempt; oldest_due_age_seconds: lag of the oldest due delivery; ' +
+          'failed: deliveries given up (or stopped by disabling) and not replayed; failed_last_day: of those, finished in the last day. ' +
+          'attempts: counts per outcome over the last hour and day. Same figures in Prometheus text at GET /metrics.',
+        response: { 200: Type.Record(Type.String(), Type.Unknown()), ...errorResponses(401) },
+      },
+    },
+    async () => webhooks.metrics(),
+  );
+
+  app.get(
+    '/metrics',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Prometheus metrics (text exposition format; operator token required)',
+      },
+    },
+    async (_request, reply) => {
+      const m = await webhooks.metrics();
+      const lines: string[] = [];
+      const gauge = (name: string, help: string, samples: [string, number][]) => {
+        lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} gauge`);
+        for (const [labels, value] of samples) lines.push(`${name}${labels} ${Number(value ?? 0)}`);
+      };
+      const q = m.queue as Record<string, number>;
+      gauge('ssp_webhook_deliveries', 'Webhook deliveries by state', [
+        ['{state="pending"}', q.pending],
+        ['{state="due"}', q.due],
+        ['{state="in_flight"}', q.in_flight],
+        ['{state="retrying"}', q.retrying],
+        ['{state="failed"}', q.failed],
+      ]);
+      gauge('ssp_webhook_failed_last_day', 'Deliveries given up in the last day', [['', q.failed_last_day]]);
+      gauge('ssp_webhook_oldest_due_age_seconds', 'Age of the oldest due delivery', [
+        ['', q.oldest_due_age_seconds],
+      ]);
+      gauge(
+        'ssp_webhook_attempts_last_hour',
+        'Delivery attempts in the last hour by outcome',
+        Object.entries(m.attempts).map(([outcome, v]) => [`{outcome="${outcome}"}`, v.last_hour]),
+      );
+      gauge(
+        'ssp_webhook_attempts_last_day',
+        'Delivery attempts in the last day by outcome',
+        Object.entries(m.attempts).map(([outcome, v]) => [`{outcome="${outcome}"}`, v.last_day]),
+      );
+      gauge('ssp_webhook_endpoints', 'Webhook endpoints by status', [
+        ['{enabled="true"}', m.endpoints.enabled],
+        ['{enabled="false"}', m.endpoints.disabled],
+      ]);
+      return reply.type('text/plain; version=0.0.4').send(`${lines.join('\n')}\n`);
+    },
+  );
+}

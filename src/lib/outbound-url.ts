@@ -1,0 +1,161 @@
+// Outbound URL guard (webhook endpoints, calendar feeds). A URL is allowed only when it is
+// https and every address its host stands for is a public unicast address. Checked when a URL
+// is saved, and again at connect time on the address actually connected to (guardedLookup),
+// so a name that later resolves to a private address (DNS rebinding) is still refused.
+//
+// Refused: loopback, RFC 1918 private, link-local (and so cloud metadata 169.254.169.254),
+// carrier-grade NAT (100.64/10, e.g. 100.100.100.200), multicast, broadcast, unspecified,
+// reserved and documentation ranges, IPv6 unique-local (fd00:ec2::254), site-local, and every
+// IPv6 range that embeds an IPv4 address (IPv4-mapped, NAT64, 6to4, Teredo): only plain
+// global unicast passes. IPv4 in any spelling (decimal 2130706433, octal 0177.0.0.1, hex
+// 0x7f.1, short 127.1) is normalised by the WHATWG URL parser before it is checked.
+//
+// Development: `allowLoopback` (config ALLOW_LOOPBACK_OUTBOUND) additionally allows loopback
+// addresses, and plain http when the host is loopback; nothing else changes.
+
+import type { LookupAddress } from 'node:dns';
+import dns from 'node:dns';
+import net from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+export interface OutboundPolicy {
+  allowLoopback: boolean;
+}
+
+export type Resolver = (hostname: string) => Promise<string[]>;
+
+export const systemResolver: Resolver = async (hostname) =>
+  (await dns.promises.lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+
+/** Names refused without resolving them (they are local by definition, or metadata services). */
+const blockedNames = [
+  /^localhost$/,
+  /\.localhost$/,
+  /^metadata\.google\.internal$/,
+  /\.internal$/,
+  /\.local$/,
+];
+
+export type AddressVerdict = { ok: true; loopback: boolean } | { ok: false; reason: string };
+
+/** Whether one IP address (any textual form of IPv4 or IPv6) may be connected to. */
+export function checkAddress(address: string, policy: OutboundPolicy): AddressVerdict {
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    // ipaddr.parse accepts the classic inet_aton spellings (octal, hex, short forms) too.
+    parsed = ipaddr.parse(address.replace(/^\[|\]$/g, '').replace(/%.*$/, ''));
+  } catch {
+    return { ok: false, reason: `"${address}" is not an IP address` };
+  }
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
+    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  }
+  const range = parsed.range();
+  if (range === 'loopback') {
+    return policy.allowLoopback
+      ? { ok: true, loopback: true }
+      : { ok: false, reason: `${parsed.toString()} is a loopback address` };
+  }
+  if (range !== 'unicast') return { ok: false, reason: `${parsed.toString()} is a ${range} address` };
+  return { ok: true, loopback: false };
+}
+
+export type UrlVerdict = { ok: true; url: URL } | { ok: false; reason: string };
+
+function hostOf(url: URL): string {
+  return url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
+}
+
+/**
+ * Syntax and literal-address checks that need no DNS: scheme, credentials, blocked names,
+ * and IP-literal hosts. Returns the parsed URL.
+ */
+export function checkUrlSyntax(raw: string, policy: OutboundPolicy): UrlVerdict {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return { ok: false, reason: 'not an absolute URL' };
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    return { ok: false, reason: 'the URL must use https' };
+  if (url.username || url.password) return { ok: false, reason: 'credentials in the URL are not allowed' };
+  const host = hostOf(url).toLowerCase();
+  if (host === '') return { ok: false, reason: 'the URL has no host' };
+  if (net.isIP(host)) {
+    const verdict = checkAddress(host, policy);
+    if (!verdict.ok) return verdict;
+    if (url.protocol === 'http:' && !verdict.loopback) return { ok: false, reason: 'the URL must use https' };
+    return { ok: true, url };
+  }
+  const localName = host === 'localhost' || host.endsWith('.localhost');
+  if (url.protocol === 'http:' && !(policy.allowLoopback && localName))
+    return { ok: false, reason: 'the URL must use https' };
+  if (localName && !policy.allowLoopback) return { ok: false, reason: `"${host}" is a local name` };
+  if (!localName && blockedNames.some((re) => re.test(host)))
+    return { ok: false, reason: `"${host}" is an internal name` };
+  return { ok: true, url };
+}
+
+/**
+ * The full check made when a URL is saved: syntax, then every address the host resolves to
+ * must be allowed (and, for plain http in development, be loopback).
+ */
+export async function checkOutboundUrl(
+  raw: string,
+  policy: OutboundPolicy,
+  resolve: Resolver = systemResolver,
+): Promise<UrlVerdict> {
+  const syntax = checkUrlSyntax(raw, policy);
+  if (!syntax.ok) return syntax;
+  const host = hostOf(syntax.url);
+  if (net.isIP(host)) return syntax;
+  let addresses: string[];
+  try {
+    addresses = await resolve(host);
+  } catch {
+    return { ok: false, reason: `"${host}" does not resolve` };
+  }
+  if (addresses.length === 0) return { ok: false, reason: `"${host}" does not resolve` };
+  for (const address of addresses) {
+    const verdict = checkAddress(address, policy);
+    if (!verdict.ok)
+      return { ok: false, reason: `"${host}" resolves to a refused address: ${verdict.reason}` };
+    if (syntax.url.protocol === 'http:' && !verdict.loopback)
+      return { ok: false, reason: 'the URL must use https' };
+  }
+  return syntax;
+}
+
+type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
+
+/**
+ * A `lookup` for net/tls connect (undici `connect.lookup`): resolves the name, drops every
+ * refused address and connects only to allowed ones; fails when none is left. IP-literal hosts
+ * never reach a lookup, so callers check those with checkUrlSyntax before each request.
+ */
+export function guardedLookup(policy: OutboundPolicy, lookup: typeof dns.lookup = dns.lookup) {
+  return (hostname: string, options: dns.LookupOptions, callback: LookupCallback): void => {
+    lookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, []);
+      const list = (addresses as unknown as LookupAddress[]).filter(
+        (a) => checkAddress(a.address, policy).ok,
+      );
+      if (list.length === 0) {
+        const refused = Object.assign(
+          new Error(`refused: ${hostname} resolves only to non-public addresses`),
+          {
+            code: 'E_BLOCKED_ADDRESS',
+          },
+        );
+        return callback(refused, []);
+      }
+      if (options.all) return callback(null, list);
+      callback(null, list[0].address, list[0].family);
+    });
+  };
+}

@@ -1,0 +1,67 @@
+// `ssp worker`: the background workers without HTTP, for scaling delivery separately.
+import { loadConfig } from '../config.ts';
+import { openDb } from '../db/db.ts';
+import { migrate } from '../db/migrate.ts';
+import { systemClock } from '../lib/clock.ts';
+import { createWebhookWorker } from './webhook-delivery.ts';
+
+export async function runStandaloneWorker(): Promise<void> {
+  const config = loadConfig();
+  if (!config.databaseUrl) {
+    // Embedded PGlite belongs to one process: a second process must not open its data directory.
+    process.stderr.write(
+      'ssp worker: a standalone worker needs PostgreSQL (DATABASE_URL); with the embedded database, workers run inside `ssp serve` (RUN_WORKERS=true)\n',
+    );
+    process.exit(2);
+  }
+  const logger = jsonLogger(config.logLevel);
+  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  await migrate(db);
+  const worker = startWorkers({ db, config, logger });
+  const stop = async (signal: string) => {
+    logger.info({ signal }, 'worker stopping');
+    await worker.stop();
+    await db.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+/** Starts every background worker; the returned stop() lets in-flight work finish. */
+export function startWorkers(deps: {
+  db: Parameters<typeof createWebhookWorker>[0]['db'];
+  config: ReturnType<typeof loadConfig>;
+  logger?: Parameters<typeof createWebhookWorker>[0]['logger'];
+}) {
+  const worker = createWebhookWorker({
+    db: deps.db,
+    clock: systemClock,
+    policy: { allowLoopback: deps.config.allowLoopbackOutbound },
+    logger: deps.logger,
+  });
+  worker.start();
+  return { stop: () => worker.stop() };
+}
+
+/** JSON lines on stdout, like the server's logs (errors always; info unless the level is above it). */
+function jsonLogger(level: string) {
+  const quiet = ['warn', 'error', 'fatal', 'silent'].includes(level);
+  const line = (lvl: number, obj: object, msg?: string) => {
+    const fields = Object.fromEntries(
+      Object.entries(obj).map(([k, v]) => [
+        k,
+        v instanceof Error ? { message: v.message, stack: v.stack } : v,
+      ]),
+    );
+    process.stdout.write(`${JSON.stringify({ level: lvl, time: Date.now(), msg, ...fields })}\n`);
+  };
+  return {
+    info: (obj: object, msg?: string) => {
+      if (!quiet) line(30, obj, msg);
+    },
+    error: (obj: object, msg?: string) => {
+      if (level !== 'silent') line(50, obj, msg);
+    },
+  };
+}

@@ -1,0 +1,87 @@
+// Helpers for webhook tests: a controllable clock, events recorded as the help-request side
+// records them, and delivery workers scoped to one institution.
+import { randomUUID } from 'node:crypto';
+import { type HelpRequestEventData, recordEvent } from '../../src/domain/events/record.ts';
+import type { Clock } from '../../src/lib/clock.ts';
+import { createWebhookWorker, type WebhookWorkerOptions } from '../../src/workers/webhook-delivery.ts';
+import type { SeededTenant, TestContext } from './app.ts';
+
+export interface TestClock extends Clock {
+  advance(ms: number): void;
+  set(date: Date): void;
+}
+
+/** Starts at the real current time (so signatures verify) and moves only when told. */
+export function testClock(start = new Date()): TestClock {
+  let t = start.getTime();
+  return {
+    now: () => new Date(t),
+    advance(ms) {
+      t += ms;
+    },
+    set(date) {
+      t = date.getTime();
+    },
+  };
+}
+
+export async function emitEvent(
+  ctx: TestContext,
+  tenant: SeededTenant,
+  clock: Clock,
+  options: {
+    type?: string;
+    helpRequestId?: string;
+    data?: Partial<HelpRequestEventData>;
+  } = {},
+): Promise<{ id: string; seq: number; data: HelpRequestEventData }> {
+  const helpRequestId = options.helpRequestId ?? randomUUID();
+  const now = clock.now();
+  const data: HelpRequestEventData = {
+    help_request_id: helpRequestId,
+    status: 'new',
+    priority: 'normal',
+    origin: 'platform',
+    actor: 'Sam Staff',
+    version: 1,
+    updated_at: now.toISOString(),
+    ...options.data,
+  };
+  const event = await ctx.db.transaction((tx) =>
+    recordEvent(tx, {
+      institutionId: tenant.institutionId,
+      type: options.type ?? 'help_request.created',
+      helpRequestId,
+      data,
+      occurredAt: now,
+    }),
+  );
+  return { ...event, data };
+}
+
+export function workerFor(
+  ctx: TestContext,
+  tenant: SeededTenant,
+  clock: Clock,
+  options: Partial<WebhookWorkerOptions> = {},
+) {
+  return createWebhookWorker({
+    db: ctx.db,
+    clock,
+    policy: { allowLoopback: true },
+    institutionIds: [tenant.institutionId],
+    attemptTimeoutMs: 5_000,
+    random: () => 0.5,
+    ...options,
+  });
+}
+
+export async function addEndpoint(
+  ctx: TestContext,
+  tenant: SeededTenant,
+  body: Record<string, unknown>,
+): Promise<{ id: string; secret: string }> {
+  const res = await ctx.admin('POST', `/admin/v1/institutions/${tenant.slug}/webhook-endpoints`, body);
+  if (res.statusCode !== 201) throw new Error(`add endpoint: ${res.statusCode} ${res.body}`);
+  return res.json();
+}
