@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import type { Db } from './db/db.ts';
 import { createInstitutionsService } from './domain/institutions/service.ts';
+import { createRosterSyncService } from './domain/roster/sync.ts';
 import { createOperatorCredentials } from './domain/secrets/operator-credentials.ts';
 import { createRosterSecretsService } from './domain/secrets/roster-secrets.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
@@ -30,6 +31,7 @@ export function createServices(deps: ServiceDeps) {
   const institutions = createInstitutionsService(db);
   const rosterSecrets = createRosterSecretsService(db, config.bootstrapRosterSecretHash);
   const operator = createOperatorCredentials(db, config.operatorTokenHash);
+  const rosterSync = createRosterSyncService(db);
 
   return {
     db,
@@ -39,6 +41,7 @@ export function createServices(deps: ServiceDeps) {
     institutions,
     rosterSecrets,
     operator,
+    rosterSync,
     /** Releases what the services opened themselves (not the database, which the caller owns). */
     async close(): Promise<void> {
       if (ownsRedis && redis) await redis.quit().catch(() => redis.disconnect());

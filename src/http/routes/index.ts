@@ -5,11 +5,12 @@ import { requireOperator } from '../plugins/operator-auth.ts';
 import type { App } from '../types.ts';
 import { adminInstitutionRoutes } from './admin-institutions.ts';
 import { healthRoutes } from './health.ts';
+import { sisSyncRoutes } from './sis-sync.ts';
 
 type RouteModule = (app: App, services: Services) => void;
 
 /** Public and integration routes (each authenticates itself). */
-const integrationRoutes: RouteModule[] = [healthRoutes];
+const integrationRoutes: RouteModule[] = [healthRoutes, sisSyncRoutes];
 
 /** Operator/admin routes: the operator token is checked before any of them runs. */
 const adminRoutes: RouteModule[] = [adminInstitutionRoutes];
