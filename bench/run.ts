@@ -1,5 +1,7 @@
 // npm run bench: runs every benchmark in one process and prints its figures.
 // PGlite always; PostgreSQL as well when DATABASE_URL is set. Never part of npm test.
+import { run as roster } from './roster.ts';
+
 export interface BenchOptions {
   /** PostgreSQL to measure against, besides PGlite. */
   databaseUrl?: string;
@@ -7,7 +9,7 @@ export interface BenchOptions {
 
 type Bench = { name: string; run: (options: BenchOptions) => Promise<void> };
 
-const benches: Bench[] = [];
+const benches: Bench[] = [{ name: 'roster', run: roster }];
 
 const only = process.argv[2];
 for (const bench of benches) {
