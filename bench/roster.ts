@@ -284,7 +284,7 @@ async function measure(fn: () => Promise<void>): Promise<Sample> {
     if (usage.heapUsed > heapPeak) heapPeak = usage.heapUsed;
     if (usage.rss > rssPeak) rssPeak = usage.rss;
   };
-  const timer = setInterval(sample, 2);
+  const timer = setInterval(sample, process.env.BENCH_ROSTER_NO_MEMORY ? 1e9 : 2);
   const started = performance.now();
   await fn();
   const ms = performance.now() - started;
@@ -423,11 +423,14 @@ async function benchTarget(target: Target, iterations: number): Promise<void> {
 }
 
 export async function run(options: BenchOptions): Promise<void> {
-  const lite = await pgliteTarget();
-  try {
-    await benchTarget(lite, env('BENCH_ROSTER_ITERATIONS_PGLITE', 8));
-  } finally {
-    await lite.close();
+  // BENCH_ROSTER_SKIP_PGLITE=1 measures PostgreSQL alone.
+  if (!process.env.BENCH_ROSTER_SKIP_PGLITE) {
+    const lite = await pgliteTarget();
+    try {
+      await benchTarget(lite, env('BENCH_ROSTER_ITERATIONS_PGLITE', 8));
+    } finally {
+      await lite.close();
+    }
   }
   if (options.databaseUrl) {
     const postgres = await postgresTarget(options.databaseUrl);

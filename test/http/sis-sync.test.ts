@@ -469,12 +469,12 @@ describeEachDatabase('roster sync', (ctx) => {
       transaction: (fn) => db.transaction((tx) => fn(counting(tx))),
     };
     const service = createRosterSyncService(countingDb);
-    const cost = async (from: number, n: number) => {
+    const cost = async (from: number, n: number, name = 'A') => {
       count = 0;
       const result = await service.sync({
         institutionId: tenant.institutionId,
         cohortId: tenant.cohortId,
-        students: Array.from({ length: n }, (_, i) => row(from + i)),
+        students: Array.from({ length: n }, (_, i) => row(from + i, { first_name: name })),
         dryRun: false,
       });
       assert.equal(result.imported, n);
@@ -484,8 +484,21 @@ describeEachDatabase('roster sync', (ctx) => {
     const large = await cost(1000, 500);
     assert.equal(small, large);
     // Mixed creates and updates: lock, match, insert, update.
-    const mixed = await cost(900, 200);
-    assert.equal(mixed, 4);
+    assert.equal(await cost(900, 200, 'B'), 4);
+    // Nothing changes: lock and match only.
+    assert.equal(await cost(900, 200, 'B'), 2);
+  });
+
+  test('the schema refuses a student whose cohort belongs to another institution', async () => {
+    const mine = await seedTenant(ctx());
+    const theirs = await seedTenant(ctx());
+    await assert.rejects(
+      ctx().db.query(
+        `INSERT INTO students (institution_id, cohort_id, email, student_id_ext) VALUES ($1, $2, 'x@y.io', 'X')`,
+        [mine.institutionId, theirs.cohortId],
+      ),
+      (error: { code?: string }) => error.code === '23503',
+    );
   });
 
   test('envelope: missing and mistyped top-level fields are 400 with the field named', async () => {

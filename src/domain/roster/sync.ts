@@ -1,8 +1,9 @@
 // Roster sync (spec 2.1 and 4.1): a page of up to 5000 student rows for one cohort.
 //
 // A page costs a fixed number of queries whatever its size: inside one transaction, a
-// per-institution advisory lock, one query matching every row on both keys (and resolving
-// program and campus), one INSERT for the new students and one UPDATE for the matched ones.
+// per-institution advisory lock, one query matching every row on both keys (resolving
+// program and campus, and reading the matched students' stored values), one INSERT for the
+// new students and one UPDATE for the matched ones whose values change (none: no UPDATE).
 // Rows travel to SQL as one JSON parameter (jsonb_to_recordset), which both drivers accept.
 //
 // Decisions (documented in docs/roster-sync.md and the OpenAPI description):
@@ -62,6 +63,16 @@ interface MatchRow {
   ext_student_id: string | null;
   program_id: string | null;
   campus_id: string | null;
+  // The stored values of the student matched (by email, else by student_id_ext).
+  cur_cohort_id: string | null;
+  cur_email: string | null;
+  cur_ext: string | null;
+  cur_first_name: string | null;
+  cur_last_name: string | null;
+  cur_program_id: string | null;
+  cur_campus_id: string | null;
+  cur_first_in_family: boolean | null;
+  cur_start_date: string | null;
 }
 
 interface Planned {
@@ -76,13 +87,26 @@ interface Planned {
 // duplicates) while other institutions proceed in parallel.
 const ROSTER_LOCK_CLASS = 727_274_002;
 
+const current = (column: string, as: string) =>
+  `CASE WHEN se.id IS NOT NULL THEN se.${column} ELSE sx.${column} END AS ${as}`;
+
 const MATCH_SQL = `
 SELECT r.ord,
        lower(r.email) AS email_key,
        se.id AS email_student_id,
        sx.id AS ext_student_id,
        p.id AS program_id,
-       COALESCE(cn.id, cc.id) AS campus_id
+       COALESCE(cn.id, cc.id) AS campus_id,
+       ${current('cohort_id', 'cur_cohort_id')},
+       ${current('email', 'cur_email')},
+       ${current('student_id_ext', 'cur_ext')},
+       ${current('first_name', 'cur_first_name')},
+       ${current('last_name', 'cur_last_name')},
+       ${current('program_id', 'cur_program_id')},
+       ${current('campus_id', 'cur_campus_id')},
+       ${current('first_in_family', 'cur_first_in_family')},
+       to_char(${'CASE WHEN se.id IS NOT NULL THEN se.start_date ELSE sx.start_date END'}, 'YYYY-MM-DD')
+         AS cur_start_date
 FROM jsonb_to_recordset($2::jsonb)
        AS r(ord int, email text, ext text, program_code text, campus_name text, campus_code text)
 LEFT JOIN students se ON se.institution_id = $1 AND lower(se.email) = lower(r.email)
@@ -101,8 +125,8 @@ FROM jsonb_to_recordset($3::jsonb)
        AS r(email text, ext text, first_name text, last_name text, program_id uuid, campus_id uuid,
             first_in_family boolean, start_date date)`;
 
-// Only rows whose values really change are written (updated_at moves only then); the
-// response still counts every matched row as updated.
+// Only rows whose values really change are sent (see changes()), and the WHERE clause guards
+// the same; updated_at moves only then. The response still counts every matched row as updated.
 const UPDATE_SQL = `
 UPDATE students s
 SET cohort_id = $2,
@@ -130,6 +154,22 @@ function addTo(map: Map<string, ValueRows>, key: string, value: string, row: num
   const entry = map.get(key);
   if (entry) entry.rows.push(row);
   else map.set(key, { value, rows: [row] });
+}
+
+/** Whether applying the row to the matched student would change anything stored. */
+function changes(p: Planned, cohortId: string): boolean {
+  const { row, match: m } = p;
+  return (
+    m.cur_cohort_id !== cohortId ||
+    m.cur_email !== row.email ||
+    m.cur_ext !== row.student_id_ext ||
+    (row.first_name !== undefined && row.first_name !== m.cur_first_name) ||
+    (row.last_name !== undefined && row.last_name !== m.cur_last_name) ||
+    (m.program_id !== null && m.program_id !== m.cur_program_id) ||
+    (m.campus_id !== null && m.campus_id !== m.cur_campus_id) ||
+    (row.first_in_family !== undefined && row.first_in_family !== m.cur_first_in_family) ||
+    (row.start_date !== undefined && row.start_date !== m.cur_start_date)
+  );
 }
 
 export function createRosterSyncService(db: Db) {
@@ -242,11 +282,12 @@ export function createRosterSyncService(db: Db) {
         if (creates.length > 0) {
           await q.query(INSERT_SQL, [institutionId, cohortId, JSON.stringify(creates.map(values))]);
         }
-        if (updates.length > 0) {
+        const changed = updates.filter((p) => changes(p, cohortId));
+        if (changed.length > 0) {
           await q.query(UPDATE_SQL, [
             institutionId,
             cohortId,
-            JSON.stringify(updates.map((p) => ({ id: p.studentId, ...values(p) }))),
+            JSON.stringify(changed.map((p) => ({ id: p.studentId, ...values(p) }))),
           ]);
         }
       }
