@@ -452,15 +452,7 @@ async function benchTarget(target: Target, iterations: number): Promise<void> {
 }
 
 export async function run(options: BenchOptions): Promise<void> {
-  // BENCH_ROSTER_SKIP_PGLITE=1 measures PostgreSQL alone.
-  if (!process.env.BENCH_ROSTER_SKIP_PGLITE) {
-    const lite = await pgliteTarget();
-    try {
-      await benchTarget(lite, env('BENCH_ROSTER_ITERATIONS_PGLITE', 8));
-    } finally {
-      await lite.close();
-    }
-  }
+  // PostgreSQL first, so that its memory figures come from a process PGlite has not grown.
   if (options.databaseUrl) {
     const postgres = await postgresTarget(options.databaseUrl);
     try {
@@ -470,5 +462,14 @@ export async function run(options: BenchOptions): Promise<void> {
     }
   } else {
     process.stdout.write('\n  (set DATABASE_URL to measure PostgreSQL as well)\n');
+  }
+  // BENCH_ROSTER_SKIP_PGLITE=1 measures PostgreSQL alone.
+  if (!process.env.BENCH_ROSTER_SKIP_PGLITE) {
+    const lite = await pgliteTarget();
+    try {
+      await benchTarget(lite, env('BENCH_ROSTER_ITERATIONS_PGLITE', 8));
+    } finally {
+      await lite.close();
+    }
   }
 }

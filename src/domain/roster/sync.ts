@@ -4,7 +4,8 @@
 // per-institution advisory lock, one query matching every row on both keys (resolving
 // program and campus, and reading the matched students' stored values), one INSERT for the
 // new students and one UPDATE for the matched ones whose values change (none: no UPDATE).
-// Rows travel to SQL as one JSON parameter (jsonb_to_recordset), which both drivers accept.
+// Rows travel to SQL as one JSON parameter (json_to_recordset: plain json is parsed once,
+// without building jsonb first), which both drivers accept.
 //
 // Decisions (documented in docs/roster-sync.md and the OpenAPI description):
 // - `row` in errors is the 0-based index in `students`.
@@ -107,7 +108,7 @@ SELECT r.ord,
        ${current('first_in_family', 'cur_first_in_family')},
        to_char(${'CASE WHEN se.id IS NOT NULL THEN se.start_date ELSE sx.start_date END'}, 'YYYY-MM-DD')
          AS cur_start_date
-FROM jsonb_to_recordset($2::jsonb)
+FROM json_to_recordset($2::json)
        AS r(ord int, email text, ext text, program_code text, campus_name text, campus_code text)
 LEFT JOIN students se ON se.institution_id = $1 AND lower(se.email) = lower(r.email)
 LEFT JOIN students sx ON sx.institution_id = $1 AND sx.student_id_ext = r.ext
@@ -121,7 +122,7 @@ INSERT INTO students (institution_id, cohort_id, email, student_id_ext, first_na
                       program_id, campus_id, first_in_family, start_date)
 SELECT $1, $2, r.email, r.ext, r.first_name, r.last_name, r.program_id, r.campus_id,
        r.first_in_family, r.start_date
-FROM jsonb_to_recordset($3::jsonb)
+FROM json_to_recordset($3::json)
        AS r(email text, ext text, first_name text, last_name text, program_id uuid, campus_id uuid,
             first_in_family boolean, start_date date)`;
 
@@ -139,7 +140,7 @@ SET cohort_id = $2,
     first_in_family = COALESCE(r.first_in_family, s.first_in_family),
     start_date = COALESCE(r.start_date, s.start_date),
     updated_at = now()
-FROM jsonb_to_recordset($3::jsonb)
+FROM json_to_recordset($3::json)
        AS r(id uuid, email text, ext text, first_name text, last_name text, program_id uuid,
             campus_id uuid, first_in_family boolean, start_date date)
 WHERE s.id = r.id AND s.institution_id = $1
