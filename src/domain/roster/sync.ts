@@ -106,7 +106,7 @@ SELECT r.ord,
        ${current('program_id', 'cur_program_id')},
        ${current('campus_id', 'cur_campus_id')},
        ${current('first_in_family', 'cur_first_in_family')},
-       to_char(${'CASE WHEN se.id IS NOT NULL THEN se.start_date ELSE sx.start_date END'}, 'YYYY-MM-DD')
+       to_char(CASE WHEN se.id IS NOT NULL THEN se.start_date ELSE sx.start_date END, 'YYYY-MM-DD')
          AS cur_start_date
 FROM json_to_recordset($2::json)
        AS r(ord int, email text, ext text, program_code text, campus_name text, campus_code text)
