@@ -350,6 +350,24 @@ describeEachDatabase('roster sync', (ctx) => {
     );
   });
 
+  test('campus: campus_name is tried first, then campus_code; both unknown leaves it unset', async () => {
+    const tenant = await seedTenant(ctx());
+    await addCampus(tenant, 'North');
+    await addCampus(tenant, 'South');
+    await sync(tenant, {
+      cohort_id: tenant.cohortId,
+      students: [
+        row(1, { campus_name: 'south', campus_code: 'north' }),
+        row(2, { campus_name: 'Old name', campus_code: 'NORTH' }),
+        row(3, { campus_name: 'Old name', campus_code: 'nowhere' }),
+      ],
+    });
+    assert.deepEqual(
+      (await students(tenant)).map((s) => s.campus_name),
+      ['South', 'North', null],
+    );
+  });
+
   test('first_in_family omitted keeps the stored value; invalid values are row errors', async () => {
     const tenant = await seedTenant(ctx());
     await sync(tenant, { cohort_id: tenant.cohortId, students: [row(1, { first_in_family: true }), row(2)] });
