@@ -3,6 +3,7 @@
 
 import { run as enrolments } from './enrolments.ts';
 import { run as helpSync } from './help-sync.ts';
+import { run as roster } from './roster.ts';
 
 export interface BenchOptions {
   /** PostgreSQL to measure against, besides PGlite. */
@@ -14,6 +15,7 @@ import { run as webhooks } from './webhooks.ts';
 type Bench = { name: string; run: (options: BenchOptions) => Promise<void> };
 
 const benches: Bench[] = [
+  { name: 'roster', run: roster },
   { name: 'enrolments', run: enrolments },
   { name: 'help-sync', run: helpSync },
   { name: 'webhooks', run: webhooks },

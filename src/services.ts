@@ -7,6 +7,7 @@ import { createDeparturesService } from './domain/departures/departures.ts';
 import { createHelpRequestsService } from './domain/helpdesk/service.ts';
 import { createHelpSyncService } from './domain/helpdesk/sync.ts';
 import { createInstitutionsService } from './domain/institutions/service.ts';
+import { createRosterSyncService } from './domain/roster/sync.ts';
 import { createRunsService } from './domain/runs/runs.ts';
 import { createHelpSyncSecretsService } from './domain/secrets/help-sync-secrets.ts';
 import { createOperatorCredentials } from './domain/secrets/operator-credentials.ts';
@@ -47,6 +48,10 @@ export function createServices(deps: ServiceDeps) {
     clock,
     policy: { allowLoopback: config.allowLoopbackOutbound },
   });
+  const rosterSync = createRosterSyncService(db, {
+    departureHoldThreshold: config.departureHoldThreshold,
+    clock,
+  });
 
   return {
     db,
@@ -64,6 +69,7 @@ export function createServices(deps: ServiceDeps) {
     helpSync: createHelpSyncService(db, clock),
     taxonomy,
     webhooks,
+    rosterSync,
     /** Releases what the services opened themselves (not the database, which the caller owns). */
     async close(): Promise<void> {
       if (ownsRedis && redis) await redis.quit().catch(() => redis.disconnect());

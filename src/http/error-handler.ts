@@ -1,6 +1,18 @@
 // Turns every failure into the flat error body; 5xx never carry internals.
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { pgErrorCode } from '../db/db.ts';
 import { ApiError } from '../errors.ts';
+
+/** SQLSTATEs of values the database refuses to store or compare: bad input, not a server fault. */
+const refusedValue: Record<string, string> = {
+  '22021': 'a text value contains a NUL character or invalid Unicode',
+  '22P05': 'a text value contains a NUL character or invalid Unicode',
+  '22P02': 'a value has the wrong form',
+  '22003': 'a number is out of range',
+  '22007': 'a date or time is not valid',
+  '22008': 'a date or time is out of range',
+  '22001': 'a text value is too long',
+};
 
 interface ValidationIssue {
   instancePath?: string;
@@ -49,6 +61,11 @@ export function toApiError(error: unknown): ApiError | undefined {
   }
   if (e instanceof SyntaxError || (e?.statusCode === 400 && /JSON/i.test(e.message ?? ''))) {
     return new ApiError('malformed_json', { detail: 'the request body is not valid JSON' });
+  }
+  const sqlState = pgErrorCode(error);
+  if (sqlState && sqlState in refusedValue) {
+    // Validation should have caught it; the database refusing a value is still the client's input.
+    return new ApiError('invalid_request', { detail: refusedValue[sqlState] });
   }
   if (e?.statusCode === 429) return new ApiError('rate_limited');
   if (typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {

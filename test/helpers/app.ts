@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { after, before, describe } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import type { Redis } from 'ioredis';
 import { buildApp } from '../../src/app.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import type { Db } from '../../src/db/db.ts';
@@ -52,6 +53,10 @@ export interface StartOptions {
   clock?: Clock;
   /** Reuse an open database instead of opening a new one (it is not closed). */
   db?: Db;
+  /** Shared rate-limit store (not closed by the app); two apps given the same one share counts. */
+  redis?: Redis;
+  /** Rate-limit key prefix; defaults to a random one per app. */
+  rateLimitNameSpace?: string;
 }
 
 export async function startTestApp(kind: DatabaseKind, options: StartOptions = {}): Promise<TestContext> {
@@ -60,10 +65,11 @@ export async function startTestApp(kind: DatabaseKind, options: StartOptions = {
     db,
     config: testConfig(options.config, options.env),
     clock: options.clock,
+    redis: options.redis,
   });
   const app = await buildApp(services, {
     logger: false,
-    rateLimitNameSpace: `ssp-test-${randomBytes(6).toString('hex')}:`,
+    rateLimitNameSpace: options.rateLimitNameSpace ?? `ssp-test-${randomBytes(6).toString('hex')}:`,
   });
   await app.ready();
   const request: TestContext['request'] = ({ method, url, body, token, headers }) =>
@@ -148,4 +154,13 @@ export async function seedTenant(
     tenant.rosterSecret = secret.json().secret;
   }
   return tenant;
+}
+
+/** A push response without its run_id, after checking that it has one. */
+export function withoutRunId<T extends { run_id?: unknown }>(body: T): Omit<T, 'run_id'> {
+  const { run_id, ...rest } = body;
+  if (typeof run_id !== 'string' || !/^[0-9a-f-]{36}$/.test(run_id)) {
+    throw new Error(`expected a run_id in ${JSON.stringify(body)}`);
+  }
+  return rest;
 }

@@ -1,6 +1,8 @@
 -- Departures: students absent from an opt-in full sync of their cohort are marked departed
 -- (never deleted); a later push that names them brings them back.
 ALTER TABLE students ADD COLUMN departed_at timestamptz;
+-- Bringing students back looks only at departed ones.
+CREATE INDEX students_departed_idx ON students (institution_id) WHERE departed_at IS NOT NULL;
 
 CREATE TABLE full_syncs (
   id uuid PRIMARY KEY DEFAULT gen_random_uuid(),

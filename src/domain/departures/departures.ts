@@ -7,6 +7,7 @@
 
 import type { Db, Queryable } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
+import { isStorableText } from '../../lib/text.ts';
 import { uuidPattern } from '../institutions/service.ts';
 
 export interface NamedKeys {
@@ -24,8 +25,12 @@ export function namedKeys(rows: readonly unknown[]): NamedKeys {
   for (const row of rows) {
     if (!row || typeof row !== 'object') continue;
     const { email, student_id_ext } = row as Record<string, unknown>;
-    if (typeof email === 'string' && email.trim()) emails.add(email.trim().toLowerCase());
-    if (typeof student_id_ext === 'string' && student_id_ext.trim()) externalIds.add(student_id_ext.trim());
+    // A key the database cannot store names no stored student.
+    if (typeof email === 'string' && email.trim() && isStorableText(email))
+      emails.add(email.trim().toLowerCase());
+    if (typeof student_id_ext === 'string' && student_id_ext.trim() && isStorableText(student_id_ext)) {
+      externalIds.add(student_id_ext.trim());
+    }
   }
   return { emails: [...emails], externalIds: [...externalIds] };
 }
@@ -33,7 +38,7 @@ export function namedKeys(rows: readonly unknown[]): NamedKeys {
 const namedStudents = `
   SELECT s.id FROM students s
   WHERE s.institution_id = $1
-    AND (lower(s.email) IN (SELECT value FROM jsonb_array_elements_text($2::jsonb))
+    AND (lower(s.email) IN (SELECT lower(value) FROM jsonb_array_elements_text($2::jsonb))
          OR s.student_id_ext IN (SELECT value FROM jsonb_array_elements_text($3::jsonb)))`;
 
 /** Brings back departed students that a push names. Runs in the push's transaction. */

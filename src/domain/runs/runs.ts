@@ -4,6 +4,7 @@
 
 import type { Db, Queryable } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
+import { storableJson } from '../../lib/text.ts';
 import { uuidPattern } from '../institutions/service.ts';
 
 /** Row errors kept per run; the count is always exact, the list is capped. */
@@ -63,11 +64,11 @@ export async function recordRun(q: Queryable, run: NewRun): Promise<string> {
       run.sections ?? [],
       run.dryRun,
       run.received,
-      JSON.stringify(run.counts),
+      storableJson(run.counts),
       run.errors.length,
-      JSON.stringify(kept),
+      storableJson(kept),
       kept.length < run.errors.length,
-      JSON.stringify(run.details ?? {}),
+      storableJson(run.details ?? {}),
       run.startedAt,
     ],
   );

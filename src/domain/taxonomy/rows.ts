@@ -9,6 +9,8 @@
 // Names cannot be cleared by the feed: an absent, null or empty name keeps the stored name
 // (spec 2.3: a re-push without a name never overwrites it, least of all with the code).
 
+import { isStorableText } from '../../lib/text.ts';
+
 /** Stable row-level error codes (the `code` of an entry in the response's `errors`). */
 export const rowErrorCodes = [
   'invalid_row',
@@ -60,11 +62,6 @@ function describe(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-/** Text PostgreSQL can store: no NUL character, no lone UTF-16 surrogate. */
-function storable(value: string): boolean {
-  return !value.includes('\u0000') && value.isWellFormed();
-}
-
 type Text = { ok: true; value: string | null | undefined } | { ok: false; problem: RowProblem };
 
 /** An optional text field: undefined when absent, null when null or blank, else the trimmed string. */
@@ -74,7 +71,7 @@ export function optionalText(row: Row, field: string, max: number): Text {
   if (raw === null) return { ok: true, value: null };
   if (typeof raw !== 'string')
     return fail('invalid_field', `${field} must be a string, not ${describe(raw)}`, field);
-  if (!storable(raw))
+  if (!isStorableText(raw))
     return fail('invalid_field', `${field} contains characters that cannot be stored`, field);
   const value = raw.trim();
   if (value.length > max) return fail('invalid_field', `${field} is longer than ${max} characters`, field);

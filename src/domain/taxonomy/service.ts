@@ -10,6 +10,7 @@
 import type { Db, Queryable } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
+import { campusNamesSql } from '../campuses/names.ts';
 import {
   type CampusRow,
   checkTermDates,
@@ -389,29 +390,17 @@ interface StoredCampus {
   via_alias: boolean | null;
 }
 
-/**
- * The campus a name means in institution $1: its own name first, else an alias left by a
- * campus merge (so a push that still uses a merged name does not recreate that campus).
- */
-export function campusByName(nameExpression: string): string {
-  return `SELECT c.id, c.name, false AS via_alias FROM campuses c
-            WHERE c.institution_id = $1 AND lower(c.name) = lower(${nameExpression})
-          UNION ALL
-          SELECT c.id, c.name, true AS via_alias FROM campus_aliases a
-            JOIN campuses c ON c.id = a.campus_id AND c.institution_id = a.institution_id
-            WHERE a.institution_id = $1 AND lower(a.alias) = lower(${nameExpression})
-          LIMIT 1`;
-}
-
 const campuses: SectionHandler = async (context, rows) => {
   const { q, institutionId, report } = context;
   const parsed = parseAll<CampusRow>(context, rows, parseCampus);
   if (parsed.length === 0) return;
   const byIndex = new Map(parsed.map((row) => [row.i, row.value]));
   const { rows: matched } = await q.query<StoredCampus>(
-    `SELECT r.i, lower(r.name) AS key, c.id, c.name, c.via_alias
+    `WITH names AS (${campusNamesSql})
+     SELECT r.i, lower(r.name) AS key, c.id, c.name, n.via_alias
      FROM jsonb_to_recordset($2::jsonb) AS r(i int, name text)
-     LEFT JOIN LATERAL (${campusByName('r.name')}) c ON true`,
+     LEFT JOIN names n ON n.key = lower(r.name)
+     LEFT JOIN campuses c ON c.id = n.id`,
     [institutionId, JSON.stringify(parsed.map((row) => ({ i: row.i, name: row.value.name })))],
   );
   const kept = firstOfEachKey(context, matched, (row) => `campus "${byIndex.get(row.i)!.name}"`);
@@ -566,12 +555,14 @@ const units: SectionHandler = async (context, rows) => {
   if (parsed.length === 0) return;
   const byIndex = new Map(parsed.map((row) => [row.i, row.value]));
   const { rows: matched } = await q.query<StoredUnit>(
-    `SELECT r.i, lower(r.code) AS key, u.id, u.code, u.name, u.program_id, u.campus_id,
+    `WITH names AS (${campusNamesSql})
+     SELECT r.i, lower(r.code) AS key, u.id, u.code, u.name, u.program_id, u.campus_id,
             p.id AS found_program_id, c.id AS found_campus_id
      FROM jsonb_to_recordset($2::jsonb) AS r(i int, code text, program_code text, campus_name text)
      LEFT JOIN units u ON u.institution_id = $1 AND lower(u.code) = lower(r.code)
      LEFT JOIN programs p ON p.institution_id = $1 AND lower(p.code) = lower(r.program_code)
-     LEFT JOIN LATERAL (${campusByName('r.campus_name')}) c ON true`,
+     LEFT JOIN names n ON n.key = lower(r.campus_name)
+     LEFT JOIN campuses c ON c.id = n.id`,
     [
       institutionId,
       JSON.stringify(

@@ -13,11 +13,12 @@ import { adminWebhookRoutes } from './admin-webhooks.ts';
 import { healthRoutes } from './health.ts';
 import { helpSyncRoutes } from './help-sync.ts';
 import { sisEnrolmentsRoutes } from './sis-enrolments.ts';
+import { sisSyncRoutes } from './sis-sync.ts';
 
 type RouteModule = (app: App, services: Services) => void;
 
 /** Public and integration routes (each authenticates itself). */
-const integrationRoutes: RouteModule[] = [healthRoutes, sisEnrolmentsRoutes, helpSyncRoutes];
+const integrationRoutes: RouteModule[] = [healthRoutes, sisSyncRoutes, sisEnrolmentsRoutes, helpSyncRoutes];
 
 /** Operator/admin routes: the operator token is checked before any of them runs. */
 const adminRoutes: RouteModule[] = [

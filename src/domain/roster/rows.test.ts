@@ -1,0 +1,140 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { parseFirstInFamily, parseStartDate, validateRow } from './rows.ts';
+
+const good = { email: 'a@example.edu', student_id_ext: 'S1' };
+
+test('a minimal row is valid and trimmed', () => {
+  const result = validateRow({ email: '  A@Example.edu ', student_id_ext: ' S1 ' }, 3);
+  assert.deepEqual(result, {
+    ok: true,
+    row: { row: 3, email: 'A@Example.edu', student_id_ext: 'S1' },
+    badDate: undefined,
+  });
+});
+
+test('rows of the wrong shape are errors naming the shape', () => {
+  for (const [value, shape] of [
+    ['text', 'string'],
+    [null, 'null'],
+    [42, 'number'],
+    [true, 'boolean'],
+    [[good], 'array'],
+  ] as const) {
+    const result = validateRow(value, 7);
+    assert.equal(result.ok, false);
+    if (!result.ok) {
+      assert.equal(result.error.row, 7);
+      assert.equal(result.error.message, `row must be an object (got ${shape})`);
+    }
+  }
+});
+
+test('required fields: missing, empty, wrong type, not an email, too long', () => {
+  const message = (input: unknown) => {
+    const result = validateRow(input, 0);
+    assert.equal(result.ok, false);
+    return result.ok ? '' : result.error.message;
+  };
+  assert.equal(message({}), 'email is required; student_id_ext is required');
+  assert.equal(message({ ...good, email: '  ' }), 'email is required (got an empty string)');
+  assert.equal(message({ ...good, email: 12 }), 'email must be a string (got number)');
+  assert.equal(message({ ...good, student_id_ext: 12 }), 'student_id_ext must be a string (got number)');
+  assert.match(message({ ...good, email: 'not-an-email' }), /email "not-an-email" is not an email address/);
+  assert.match(message({ ...good, student_id_ext: 'x'.repeat(201) }), /longer than 200/);
+  assert.match(message({ ...good, email: 'a\u0000b@x.io' }), /NUL character/);
+  assert.match(message({ ...good, first_name: '\ud800' }), /invalid Unicode/);
+  assert.equal(
+    message({ ...good, first_name: 5, last_name: {} }),
+    'first_name must be a string (got number); last_name must be a string (got object)',
+  );
+  assert.equal(message({ ...good, program_code: [] }), 'program_code must be a string (got array)');
+});
+
+test('optional text: null or blank is "not sent"', () => {
+  const result = validateRow(
+    { ...good, first_name: null, last_name: '  ', program_code: '', campus_name: ' City ' },
+    0,
+  );
+  assert.ok(result.ok);
+  if (result.ok) {
+    assert.equal(result.row.first_name, undefined);
+    assert.equal(result.row.last_name, undefined);
+    assert.equal(result.row.program_code, undefined);
+    assert.equal(result.row.campus_name, 'City');
+  }
+});
+
+test('first_in_family: booleans and "true"/"false"; anything else is a row error', () => {
+  assert.deepEqual(parseFirstInFamily(true), { ok: true, value: true });
+  assert.deepEqual(parseFirstInFamily('false'), { ok: true, value: false });
+  assert.deepEqual(parseFirstInFamily(' TRUE '), { ok: true, value: true });
+  assert.deepEqual(parseFirstInFamily(undefined), { ok: true });
+  assert.deepEqual(parseFirstInFamily(null), { ok: true });
+  for (const bad of ['yes', 1, 0, '', {}]) assert.deepEqual(parseFirstInFamily(bad), { ok: false });
+  const result = validateRow({ ...good, first_in_family: 'yes' }, 2);
+  assert.equal(result.ok, false);
+  if (!result.ok)
+    assert.match(
+      result.error.message,
+      /first_in_family must be true, false, "true" or "false" \(got "yes"\)/,
+    );
+});
+
+test('start_date: valid dates kept, invalid ones dropped and reported, never an error', () => {
+  assert.equal(parseStartDate('2026-02-28'), '2026-02-28');
+  assert.equal(parseStartDate('2024-02-29'), '2024-02-29');
+  for (const bad of [
+    '2025-02-29',
+    '2026-13-01',
+    '26-02-01',
+    '2026/02/01',
+    '0000-01-01',
+    '2026-02-01T00:00',
+    20260201,
+    {},
+  ]) {
+    assert.equal(parseStartDate(bad), undefined, String(bad));
+  }
+  const result = validateRow({ ...good, start_date: '2025-02-30' }, 4);
+  assert.ok(result.ok);
+  if (result.ok) assert.equal(result.row.start_date, undefined);
+  assert.deepEqual(result.badDate, { row: 4, value: '2025-02-30' });
+  const numeric = validateRow({ ...good, start_date: 20250230 }, 5);
+  assert.ok(numeric.ok);
+  assert.deepEqual(numeric.badDate, { row: 5, value: '20250230' });
+});
+
+test('all fields', () => {
+  const result = validateRow(
+    {
+      email: 'x@y.io',
+      student_id_ext: 'E9',
+      first_name: 'Ana',
+      last_name: 'Lima',
+      program_code: 'BSCI',
+      campus_name: 'City',
+      campus_code: 'north',
+      first_in_family: 'false',
+      start_date: '2026-03-02',
+      extra: 'ignored',
+    },
+    9,
+  );
+  assert.deepEqual(result, {
+    ok: true,
+    badDate: undefined,
+    row: {
+      row: 9,
+      email: 'x@y.io',
+      student_id_ext: 'E9',
+      first_name: 'Ana',
+      last_name: 'Lima',
+      program_code: 'BSCI',
+      campus_name: 'City',
+      campus_code: 'north',
+      first_in_family: false,
+      start_date: '2026-03-02',
+    },
+  });
+});

@@ -1,0 +1,388 @@
+// Roster sync (spec 2.1 and 4.1): a page of up to 5000 student rows for one cohort.
+//
+// A page costs a fixed number of queries whatever its size: inside one transaction, a
+// per-institution advisory lock, one query matching every row on both keys (resolving
+// program and campus, and reading the matched students' stored values), one INSERT for the
+// new students and one UPDATE for the matched ones whose values change (none: no UPDATE).
+// Rows travel to SQL as one JSON parameter (json_to_recordset: plain json is parsed once,
+// without building jsonb first), which both drivers accept.
+//
+// Decisions (documented in docs/roster-sync.md and the OpenAPI description):
+// - `row` in errors is the 0-based index in `students`.
+// - Inside one page, the first valid row with a given email (case-insensitive) or
+//   student_id_ext wins; later rows repeating either key are row errors naming that row.
+// - A row matching one student by email and another by student_id_ext is a row error.
+// - A row matching the same student as an earlier row of the page is a row error.
+// - Optional fields that are absent, null, blank or unrecognised never clear a stored value.
+// - `updated` counts every existing student a row matched, including ones already identical.
+
+import type { Db, Queryable } from '../../db/db.ts';
+import { campusNamesSql } from '../campuses/names.ts';
+import {
+  type FullSyncOutcome,
+  namedKeys,
+  previewFullSyncPage,
+  recordFullSyncPage,
+  restoreNamed,
+} from '../departures/departures.ts';
+import { type BadDate, type RosterRow, validateRow } from './rows.ts';
+
+export const MAX_STUDENTS_PER_PAGE = 5000;
+
+export interface RowError {
+  row: number;
+  message: string;
+}
+
+export interface SyncResult {
+  received: number;
+  created: number;
+  updated: number;
+  imported: number;
+  errors: RowError[];
+  full_sync?: FullSyncReport;
+}
+
+export interface ValueRows {
+  value: string;
+  rows: number[];
+}
+
+export interface DryRunResult extends SyncResult {
+  dry_run: true;
+  would_create: number;
+  would_update: number;
+  unknown_program_codes: ValueRows[];
+  unknown_campus_values: ValueRows[];
+  duplicate_emails: ValueRows[];
+  duplicate_student_id_exts: ValueRows[];
+  bad_dates: BadDate[];
+}
+
+export interface SyncInput {
+  institutionId: string;
+  cohortId: string;
+  students: unknown[];
+  dryRun: boolean;
+  /** Opt-in full sync: this page belongs to the sync named `syncId` (see departures). */
+  fullSync?: { syncId: string; finalPage: boolean };
+}
+
+/** What a full-sync page adds to the response. */
+export type FullSyncReport = FullSyncOutcome | Awaited<ReturnType<typeof previewFullSyncPage>>;
+
+interface MatchRow {
+  ord: number;
+  email_key: string;
+  email_student_id: string | null;
+  ext_student_id: string | null;
+  program_id: string | null;
+  campus_id: string | null;
+  // The stored values of the student matched (by email, else by student_id_ext).
+  cur_cohort_id: string | null;
+  cur_email: string | null;
+  cur_ext: string | null;
+  cur_first_name: string | null;
+  cur_last_name: string | null;
+  cur_program_id: string | null;
+  cur_campus_id: string | null;
+  cur_first_in_family: boolean | null;
+  cur_start_date: string | null;
+}
+
+interface Planned {
+  row: RosterRow;
+  match: MatchRow;
+  /** The student to update; undefined means create. */
+  studentId?: string;
+}
+
+// Two-key advisory lock: a constant class id plus a hash of the institution, so pages for one
+// institution run one at a time (the same page sent twice concurrently neither fails nor
+// duplicates) while other institutions proceed in parallel.
+const ROSTER_LOCK_CLASS = 727_274_002;
+
+const current = (column: string, as: string) =>
+  `CASE WHEN se.id IS NOT NULL THEN se.${column} ELSE sx.${column} END AS ${as}`;
+
+const MATCH_SQL = `
+WITH campus_names AS (${campusNamesSql})
+SELECT r.ord,
+       lower(r.email) AS email_key,
+       se.id AS email_student_id,
+       sx.id AS ext_student_id,
+       p.id AS program_id,
+       COALESCE(cn.id, cc.id) AS campus_id,
+       ${current('cohort_id', 'cur_cohort_id')},
+       ${current('email', 'cur_email')},
+       ${current('student_id_ext', 'cur_ext')},
+       ${current('first_name', 'cur_first_name')},
+       ${current('last_name', 'cur_last_name')},
+       ${current('program_id', 'cur_program_id')},
+       ${current('campus_id', 'cur_campus_id')},
+       ${current('first_in_family', 'cur_first_in_family')},
+       to_char(CASE WHEN se.id IS NOT NULL THEN se.start_date ELSE sx.start_date END, 'YYYY-MM-DD')
+         AS cur_start_date
+FROM json_to_recordset($2::json)
+       AS r(ord int, email text, ext text, program_code text, campus_name text, campus_code text)
+LEFT JOIN students se ON se.institution_id = $1 AND lower(se.email) = lower(r.email)
+LEFT JOIN students sx ON sx.institution_id = $1 AND sx.student_id_ext = r.ext
+LEFT JOIN programs p ON p.institution_id = $1 AND lower(p.code) = lower(r.program_code)
+LEFT JOIN campus_names cn ON cn.key = lower(r.campus_name)
+LEFT JOIN campus_names cc ON cc.key = lower(r.campus_code)
+ORDER BY r.ord`;
+
+const INSERT_SQL = `
+INSERT INTO students (institution_id, cohort_id, email, student_id_ext, first_name, last_name,
+                      program_id, campus_id, first_in_family, start_date)
+SELECT $1, $2, r.email, r.ext, r.first_name, r.last_name, r.program_id, r.campus_id,
+       r.first_in_family, r.start_date
+FROM json_to_recordset($3::json)
+       AS r(email text, ext text, first_name text, last_name text, program_id uuid, campus_id uuid,
+            first_in_family boolean, start_date date)`;
+
+// Only rows whose values really change are sent (see changes()), and the WHERE clause guards
+// the same; updated_at moves only then. The response still counts every matched row as updated.
+const UPDATE_SQL = `
+UPDATE students s
+SET cohort_id = $2,
+    email = r.email,
+    student_id_ext = r.ext,
+    first_name = COALESCE(r.first_name, s.first_name),
+    last_name = COALESCE(r.last_name, s.last_name),
+    program_id = COALESCE(r.program_id, s.program_id),
+    campus_id = COALESCE(r.campus_id, s.campus_id),
+    first_in_family = COALESCE(r.first_in_family, s.first_in_family),
+    start_date = COALESCE(r.start_date, s.start_date),
+    updated_at = now()
+FROM json_to_recordset($3::json)
+       AS r(id uuid, email text, ext text, first_name text, last_name text, program_id uuid,
+            campus_id uuid, first_in_family boolean, start_date date)
+WHERE s.id = r.id AND s.institution_id = $1
+  AND (s.cohort_id, s.email, s.student_id_ext, s.first_name, s.last_name, s.program_id, s.campus_id,
+       s.first_in_family, s.start_date)
+      IS DISTINCT FROM
+      ($2::uuid, r.email, r.ext, COALESCE(r.first_name, s.first_name), COALESCE(r.last_name, s.last_name),
+       COALESCE(r.program_id, s.program_id), COALESCE(r.campus_id, s.campus_id),
+       COALESCE(r.first_in_family, s.first_in_family), COALESCE(r.start_date, s.start_date))`;
+
+function addTo(map: Map<string, ValueRows>, key: string, value: string, row: number): void {
+  const entry = map.get(key);
+  if (entry) entry.rows.push(row);
+  else map.set(key, { value, rows: [row] });
+}
+
+/** Whether applying the row to the matched student would change anything stored. */
+function changes(p: Planned, cohortId: string): boolean {
+  const { row, match: m } = p;
+  return (
+    m.cur_cohort_id !== cohortId ||
+    m.cur_email !== row.email ||
+    m.cur_ext !== row.student_id_ext ||
+    (row.first_name !== undefined && row.first_name !== m.cur_first_name) ||
+    (row.last_name !== undefined && row.last_name !== m.cur_last_name) ||
+    (m.program_id !== null && m.program_id !== m.cur_program_id) ||
+    (m.campus_id !== null && m.campus_id !== m.cur_campus_id) ||
+    (row.first_in_family !== undefined && row.first_in_family !== m.cur_first_in_family) ||
+    (row.start_date !== undefined && row.start_date !== m.cur_start_date)
+  );
+}
+
+export interface RosterSyncOptions {
+  /** Full-sync departures above this share of the cohort are held. */
+  departureHoldThreshold: number;
+  clock: { now(): Date };
+}
+
+export function createRosterSyncService(db: Db, options: RosterSyncOptions) {
+  async function match(q: Queryable, institutionId: string, rows: RosterRow[]): Promise<MatchRow[]> {
+    if (rows.length === 0) return [];
+    const payload = rows.map((r) => ({
+      ord: r.row,
+      email: r.email,
+      ext: r.student_id_ext,
+      program_code: r.program_code ?? null,
+      campus_name: r.campus_name ?? null,
+      campus_code: r.campus_code ?? null,
+    }));
+    const { rows: matches } = await q.query<MatchRow>(MATCH_SQL, [institutionId, JSON.stringify(payload)]);
+    return matches;
+  }
+
+  /**
+   * Decides, for every valid row, create / update / error, from the page and its matches.
+   * Pure apart from its inputs; deterministic in row order.
+   */
+  function plan(valid: RosterRow[], matches: MatchRow[]) {
+    const byOrd = new Map(matches.map((m) => [m.ord, m]));
+    const errors: RowError[] = [];
+    const planned: Planned[] = [];
+    const firstEmail = new Map<string, number>();
+    const firstExt = new Map<string, number>();
+    const firstTarget = new Map<string, number>();
+    const duplicateEmails = new Map<string, ValueRows>();
+    const duplicateExts = new Map<string, ValueRows>();
+
+    for (const row of valid) {
+      const m = byOrd.get(row.row);
+      if (!m) throw new Error(`roster match lost row ${row.row}`);
+      const problems: string[] = [];
+      const emailFirst = firstEmail.get(m.email_key);
+      if (emailFirst !== undefined) {
+        problems.push(`duplicate email in this batch: row ${emailFirst} has the same email`);
+        const entry = duplicateEmails.get(m.email_key);
+        if (entry) entry.rows.push(row.row);
+        else duplicateEmails.set(m.email_key, { value: m.email_key, rows: [emailFirst, row.row] });
+      }
+      const extFirst = firstExt.get(row.student_id_ext);
+      if (extFirst !== undefined) {
+        problems.push(`duplicate student_id_ext in this batch: row ${extFirst} has the same student_id_ext`);
+        const entry = duplicateExts.get(row.student_id_ext);
+        if (entry) entry.rows.push(row.row);
+        else duplicateExts.set(row.student_id_ext, { value: row.student_id_ext, rows: [extFirst, row.row] });
+      }
+      if (emailFirst === undefined) firstEmail.set(m.email_key, row.row);
+      if (extFirst === undefined) firstExt.set(row.student_id_ext, row.row);
+      if (problems.length > 0) {
+        errors.push({ row: row.row, message: problems.join('; ') });
+        continue;
+      }
+      if (m.email_student_id && m.ext_student_id && m.email_student_id !== m.ext_student_id) {
+        errors.push({
+          row: row.row,
+          message:
+            'email belongs to one existing student and student_id_ext to another; the two are never merged: ' +
+            'correct the row or the stored students',
+        });
+        continue;
+      }
+      const target = m.email_student_id ?? m.ext_student_id ?? undefined;
+      if (target) {
+        const earlier = firstTarget.get(target);
+        if (earlier !== undefined) {
+          errors.push({
+            row: row.row,
+            message: `matches the same existing student as row ${earlier}; send it again in a later request`,
+          });
+          continue;
+        }
+        firstTarget.set(target, row.row);
+      }
+      planned.push({ row, match: m, studentId: target });
+    }
+    return { errors, planned, duplicateEmails, duplicateExts };
+  }
+
+  async function sync(input: SyncInput): Promise<SyncResult | DryRunResult> {
+    const { institutionId, cohortId, students, dryRun, fullSync } = input;
+    const rowErrors: RowError[] = [];
+    const badDates: BadDate[] = [];
+    const valid: RosterRow[] = [];
+    students.forEach((raw, index) => {
+      const result = validateRow(raw, index);
+      if (result.badDate) badDates.push(result.badDate);
+      if (result.ok) valid.push(result.row);
+      else rowErrors.push(result.error);
+    });
+
+    const run = async (q: Queryable) => {
+      const matches = await match(q, institutionId, valid);
+      const decided = plan(valid, matches);
+      const creates = decided.planned.filter((p) => !p.studentId);
+      const updates = decided.planned.filter((p) => p.studentId);
+      if (!dryRun) {
+        const values = (p: Planned) => ({
+          email: p.row.email,
+          ext: p.row.student_id_ext,
+          first_name: p.row.first_name ?? null,
+          last_name: p.row.last_name ?? null,
+          program_id: p.match.program_id,
+          campus_id: p.match.campus_id,
+          first_in_family: p.row.first_in_family ?? null,
+          start_date: p.row.start_date ?? null,
+        });
+        if (creates.length > 0) {
+          await q.query(INSERT_SQL, [institutionId, cohortId, JSON.stringify(creates.map(values))]);
+        }
+        const changed = updates.filter((p) => changes(p, cohortId));
+        if (changed.length > 0) {
+          await q.query(UPDATE_SQL, [
+            institutionId,
+            cohortId,
+            JSON.stringify(changed.map((p) => ({ id: p.studentId, ...values(p) }))),
+          ]);
+        }
+      }
+      // Departures: every row names its student (valid or not); a departed student named
+      // again comes back, and a full-sync page is recorded once its rows are written.
+      const page = fullSync && {
+        institutionId,
+        cohortId,
+        syncId: fullSync.syncId,
+        finalPage: fullSync.finalPage,
+        keys: namedKeys(students),
+        now: options.clock.now(),
+      };
+      let fullSyncReport: FullSyncReport | undefined;
+      if (dryRun) {
+        if (page) fullSyncReport = await previewFullSyncPage(q, page, options.departureHoldThreshold);
+      } else {
+        await restoreNamed(q, institutionId, page ? page.keys : namedKeys(students));
+        if (page) fullSyncReport = await recordFullSyncPage(q, page, options.departureHoldThreshold);
+      }
+      return { ...decided, creates, updates, fullSyncReport };
+    };
+
+    const outcome = dryRun
+      ? await run(db)
+      : await db.transaction(async (tx) => {
+          await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [
+            ROSTER_LOCK_CLASS,
+            institutionId,
+          ]);
+          return run(tx);
+        });
+
+    const errors = [...rowErrors, ...outcome.errors].sort((a, b) => a.row - b.row);
+    if (!dryRun) {
+      return {
+        received: students.length,
+        created: outcome.creates.length,
+        updated: outcome.updates.length,
+        imported: outcome.creates.length + outcome.updates.length,
+        errors,
+        ...(outcome.fullSyncReport ? { full_sync: outcome.fullSyncReport } : {}),
+      };
+    }
+
+    const unknownPrograms = new Map<string, ValueRows>();
+    const unknownCampuses = new Map<string, ValueRows>();
+    for (const { row, match: m } of outcome.planned) {
+      if (row.program_code !== undefined && !m.program_id) {
+        addTo(unknownPrograms, row.program_code.toLowerCase(), row.program_code, row.row);
+      }
+      const campus = row.campus_name ?? row.campus_code;
+      if (campus !== undefined && !m.campus_id) addTo(unknownCampuses, campus.toLowerCase(), campus, row.row);
+    }
+    return {
+      received: students.length,
+      created: 0,
+      updated: 0,
+      imported: 0,
+      errors,
+      dry_run: true,
+      would_create: outcome.creates.length,
+      would_update: outcome.updates.length,
+      unknown_program_codes: [...unknownPrograms.values()],
+      unknown_campus_values: [...unknownCampuses.values()],
+      duplicate_emails: [...outcome.duplicateEmails.values()],
+      duplicate_student_id_exts: [...outcome.duplicateExts.values()],
+      bad_dates: badDates,
+      ...(outcome.fullSyncReport ? { full_sync: outcome.fullSyncReport } : {}),
+    };
+  }
+
+  return { sync };
+}
+
+export type RosterSyncService = ReturnType<typeof createRosterSyncService>;
