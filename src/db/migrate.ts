@@ -4,9 +4,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Db } from './db.ts';
+import { GlobalLock } from './locks.ts';
 
 const migrationsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
-const MIGRATION_LOCK = 727_274_001;
 
 export interface Migration {
   version: string;
@@ -33,7 +33,7 @@ export async function migrate(db: Db, migrations = listMigrations()): Promise<st
   const applied: string[] = [];
   for (const migration of migrations) {
     const done = await db.transaction(async (tx) => {
-      await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [GlobalLock.migrations]);
       const existing = await tx.query('SELECT 1 FROM schema_migrations WHERE version = $1', [
         migration.version,
       ]);

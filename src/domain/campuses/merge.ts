@@ -4,6 +4,7 @@
 // merged campus and its audience tag go, and the merge is written to the operator audit.
 
 import type { Db, Queryable } from '../../db/db.ts';
+import { InstitutionLock, lockInstitution } from '../../db/locks.ts';
 import { ApiError } from '../../errors.ts';
 
 interface CampusRow {
@@ -52,6 +53,8 @@ export function createCampusMergeService(db: Db) {
       input: { from: string; into: string; actor: string },
     ): Promise<MergeResult> {
       return db.transaction(async (tx) => {
+        // A push that resolved the merged campus must not write to it after it is gone.
+        await lockInstitution(tx, institutionId, InstitutionLock.roster, InstitutionLock.taxonomy);
         const from = await findCampus(tx, institutionId, input.from);
         const into = await findCampus(tx, institutionId, input.into);
         if (!from) throw new ApiError('not_found', { field: 'from', detail: `no campus "${input.from}"` });

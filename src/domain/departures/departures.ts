@@ -6,6 +6,7 @@
 // discards them. A student that any later push names again is brought back.
 
 import type { Db, Queryable } from '../../db/db.ts';
+import { InstitutionLock, lockInstitution } from '../../db/locks.ts';
 import { ApiError } from '../../errors.ts';
 import { isStorableText } from '../../lib/text.ts';
 import { uuidPattern } from '../institutions/service.ts';
@@ -212,6 +213,7 @@ export function createDeparturesService(db: Db, clock: { now(): Date }) {
   ) {
     if (!uuidPattern.test(id)) throw new ApiError('not_found', { detail: `no full sync ${id}` });
     return db.transaction(async (tx) => {
+      await lockInstitution(tx, institutionId, InstitutionLock.roster);
       const { rows } = await tx.query<FullSyncRow & { finished_at: Date }>(
         `SELECT id, sync_id, status, pages, cohort_size, departures, threshold, finished_at FROM full_syncs
          WHERE institution_id = $1 AND id = $2 FOR UPDATE`,

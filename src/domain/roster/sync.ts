@@ -17,6 +17,7 @@
 // - `updated` counts every existing student a row matched, including ones already identical.
 
 import type { Db, Queryable } from '../../db/db.ts';
+import { InstitutionLock, lockInstitution } from '../../db/locks.ts';
 import { campusNamesSql } from '../campuses/names.ts';
 import {
   type FullSyncOutcome,
@@ -96,11 +97,6 @@ interface Planned {
   /** The student to update; undefined means create. */
   studentId?: string;
 }
-
-// Two-key advisory lock: a constant class id plus a hash of the institution, so pages for one
-// institution run one at a time (the same page sent twice concurrently neither fails nor
-// duplicates) while other institutions proceed in parallel.
-const ROSTER_LOCK_CLASS = 727_274_002;
 
 const current = (column: string, as: string) =>
   `CASE WHEN se.id IS NOT NULL THEN se.${column} ELSE sx.${column} END AS ${as}`;
@@ -336,10 +332,9 @@ export function createRosterSyncService(db: Db, options: RosterSyncOptions) {
     const outcome = dryRun
       ? await run(db)
       : await db.transaction(async (tx) => {
-          await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [
-            ROSTER_LOCK_CLASS,
-            institutionId,
-          ]);
+          // Pages for one institution run one at a time: the same page sent twice at once
+          // neither fails nor duplicates, while other institutions proceed in parallel.
+          await lockInstitution(tx, institutionId, InstitutionLock.roster);
           return run(tx);
         });
 

@@ -2,6 +2,7 @@
 // On a first start with none configured, one is generated and shown once; only its hash is kept.
 
 import type { Db } from '../../db/db.ts';
+import { GlobalLock } from '../../db/locks.ts';
 import { ApiError } from '../../errors.ts';
 import { digestsEqual, generateSecret, sha256Hex } from '../../lib/secrets.ts';
 
@@ -14,7 +15,7 @@ export function createOperatorCredentials(db: Db, configuredHash: string | undef
     async ensure(): Promise<string | undefined> {
       if (configuredHash) return undefined;
       return db.transaction(async (tx) => {
-        await tx.query('SELECT pg_advisory_xact_lock(727274002)');
+        await tx.query('SELECT pg_advisory_xact_lock($1)', [GlobalLock.operatorCredentials]);
         const { rows } = await tx.query(
           'SELECT 1 FROM operator_credentials WHERE revoked_at IS NULL LIMIT 1',
         );

@@ -8,6 +8,7 @@
 // what is stored, never against another section of the same request (spec 4.2 rule 3).
 
 import type { Db, Queryable } from '../../db/db.ts';
+import { InstitutionLock, lockInstitution } from '../../db/locks.ts';
 import { ApiError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { campusNamesSql } from '../campuses/names.ts';
@@ -98,9 +99,6 @@ export function checkLimits(body: PushBody): void {
   }
 }
 
-/** Serialises pushes into one institution, so the read-then-write of a section is consistent. */
-const PUSH_LOCK_CLASS = 727_274_003;
-
 export function createTaxonomyService(db: Db, clock: Clock) {
   return {
     checkLimits,
@@ -121,8 +119,8 @@ export function createTaxonomyService(db: Db, clock: Clock) {
       const now = clock.now();
       await db.transaction(async (q) => {
         if (options.dryRun) await q.query('SET TRANSACTION READ ONLY');
-        else
-          await q.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [PUSH_LOCK_CLASS, institution.id]);
+        // Pushes into one institution run one at a time, so a section's read-then-write is consistent.
+        else await lockInstitution(q, institution.id, InstitutionLock.taxonomy);
         for (const section of sectionOrder) {
           const rows = body[section];
           if (rows === undefined) continue;
