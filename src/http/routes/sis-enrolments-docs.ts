@@ -108,6 +108,7 @@ export const enrolmentsExamples = {
   ],
   responses: [
     {
+      run_id: '0d9c8a52-5f8e-4f0c-9a51-3c1d2e4b7a10',
       institution: 'northbridge',
       dry_run: false,
       sections: {
@@ -135,6 +136,7 @@ export const enrolmentsExamples = {
       ],
     },
     {
+      run_id: '0d9c8a52-5f8e-4f0c-9a51-3c1d2e4b7a10',
       institution: 'northbridge',
       dry_run: true,
       sections: {

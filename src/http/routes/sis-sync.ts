@@ -176,6 +176,7 @@ const SyncResponse = Type.Object(
   {
     examples: [
       {
+        run_id: '5b2f0e7c-1d3a-4c8e-9f60-7a2b8c9d0e1f',
         received: 3,
         created: 1,
         updated: 1,
@@ -183,6 +184,7 @@ const SyncResponse = Type.Object(
         errors: [{ row: 2, message: 'email is required' }],
       },
       {
+        run_id: '9e4d1c2b-3a5f-4b6e-8d7c-0f1e2d3c4b5a',
         received: 3,
         created: 0,
         updated: 0,
