@@ -40,6 +40,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   }).withTypeProvider() as unknown as App;
 
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  // Every endpoint takes JSON only: without the built-in text/plain parser, any other body is 415.
+  app.removeContentTypeParser('text/plain');
   installErrorHandling(app);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);

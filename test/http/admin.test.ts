@@ -108,3 +108,32 @@ describeEachDatabase('health and documentation', (ctx) => {
     assert.equal(res.json().error, 'not_found');
   });
 });
+
+describeEachDatabase('request bodies', (ctx) => {
+  test('a body that is not JSON is a clear 4xx on every endpoint', async () => {
+    const tenant = await seedTenant(ctx());
+    const post = (url: string, token: string, contentType: string, payload: string) =>
+      ctx().app.inject({
+        method: 'POST',
+        url,
+        headers: { authorization: `Bearer ${token}`, 'content-type': contentType },
+        payload,
+      });
+    const targets: [string, string][] = [
+      ['/admin/v1/institutions', OPERATOR_TOKEN],
+      ['/api/sis/sync', tenant.rosterSecret!],
+      ['/api/sis/enrolments', tenant.rosterSecret!],
+    ];
+    for (const [url, token] of targets) {
+      const plain = await post(url, token, 'text/plain', '{"slug":"x","name":"y"}');
+      assert.equal(plain.statusCode, 415, `${url}: ${plain.body}`);
+      assert.equal(plain.json().error, 'unsupported_media_type');
+      const truncated = await post(url, token, 'application/json', '{"slug":"x","na');
+      assert.equal(truncated.statusCode, 400, `${url}: ${truncated.body}`);
+      assert.equal(truncated.json().error, 'malformed_json');
+      const empty = await post(url, token, 'application/json', '');
+      assert.equal(empty.statusCode, 400, `${url}: ${empty.body}`);
+      assert.equal(empty.json().error, 'empty_body');
+    }
+  });
+});
