@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import scalar from '@scalar/fastify-api-reference';
-import Fastify, { type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyReply, type FastifyServerOptions } from 'fastify';
 import { installErrorHandling } from './http/error-handler.ts';
 import { registerRateLimit } from './http/plugins/rate-limit.ts';
 import { registerRoutes } from './http/routes/index.ts';
@@ -37,6 +37,10 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     // A 5000-row roster page is about 1.2 MB; the largest documented page fits well under this.
     bodyLimit: 16 * 1024 * 1024,
     return503OnClosing: true,
+    // Errors raised before routing (a malformed URL, say) get the same flat body as the rest.
+    frameworkErrors: (error, _request, reply) => {
+      (reply as FastifyReply).status(400).send({ error: 'invalid_request', detail: error.message });
+    },
   }).withTypeProvider() as unknown as App;
 
   app.setValidatorCompiler(TypeBoxValidatorCompiler);

@@ -102,6 +102,12 @@ describeEachDatabase('health and documentation', (ctx) => {
     assert.match(page.body, /<html/i);
   });
 
+  test('a malformed URL answers 400 in the error shape', async () => {
+    const res = await ctx().request({ method: 'GET', url: '/admin/v1/institutions/%E0%A4%A' });
+    assert.equal(res.statusCode, 400);
+    assert.equal(res.json().error, 'invalid_request');
+  });
+
   test('unknown routes answer 404 in the error shape', async () => {
     const res = await ctx().request({ method: 'GET', url: '/nope' });
     assert.equal(res.statusCode, 404);

@@ -739,8 +739,8 @@ describeEachDatabase(
 
       const own = await seedTenant(ctx());
       const refused = await sync(own, { cohort_id: own.cohortId, students: [row(1)] }, BOOTSTRAP);
-      assert.equal(refused.statusCode, 404);
-      assert.equal(refused.json().error, 'cohort_not_found');
+      assert.equal(refused.statusCode, 401);
+      assert.equal(refused.json().error, 'unauthorized');
       assert.equal((await sync(own, { cohort_id: own.cohortId, students: [row(1)] })).statusCode, 200);
     });
 
@@ -750,8 +750,8 @@ describeEachDatabase(
       const body = { cohort_id: tenant.cohortId, students: [row(1)] };
       assert.equal((await sync(tenant, body)).statusCode, 401);
       const viaBootstrap = await sync(tenant, body, BOOTSTRAP);
-      assert.equal(viaBootstrap.statusCode, 404);
-      assert.equal(viaBootstrap.json().error, 'cohort_not_found');
+      assert.equal(viaBootstrap.statusCode, 401);
+      assert.equal(viaBootstrap.json().error, 'unauthorized');
       assert.equal((await students(tenant)).length, 0);
     });
 

@@ -208,9 +208,9 @@ const description = `Pushes one page of a cohort's students from the student inf
 **Authentication**: \`Authorization: Bearer <roster secret>\`. An institution that has been issued its own
 secret accepts only that secret; once revoked, the feed is closed (no fallback). An institution never
 issued a secret accepts the platform-wide bootstrap secret. 401 \`unauthorized\` for a missing or wrong
-secret; 503 \`not_configured\` when no bootstrap secret and no institution secret exist at all. A cohort the
-secret may not reach (another institution's, or an institution with its own secret reached with the
-bootstrap secret) is 404 \`cohort_not_found\`, the same as a cohort that does not exist.
+secret; 503 \`not_configured\` when no bootstrap secret and no institution secret exist at all. The bootstrap
+secret used on a cohort of an institution that has (or had) its own secret is 401. A cohort of another
+institution is 404 \`cohort_not_found\`, the same as a cohort that does not exist.
 
 **Rows** are validated one by one; a bad row is reported in \`errors\` as \`{row, message}\` (\`row\` is the
 0-based index in \`students\`) and the other rows still import. Matching: by email (case-insensitive), then
@@ -274,7 +274,16 @@ export function sisSyncRoutes(app: App, services: Services): void {
         });
       }
       const cohort = await institutions.cohort(cohortId);
-      if (!cohort || !(await rosterSecrets.mayAccess(caller, cohort.institution_id))) {
+      const allowed = cohort !== undefined && (await rosterSecrets.mayAccess(caller, cohort.institution_id));
+      if (cohort && !allowed && caller.kind === 'bootstrap') {
+        // The institution has (or had) its own secret: the bootstrap secret is simply wrong there.
+        throw new ApiError('unauthorized', {
+          detail:
+            'this institution has been issued its own roster secret; the bootstrap secret no longer reaches it',
+        });
+      }
+      if (!cohort || !allowed) {
+        // An institution secret never learns whether another institution's cohort exists.
         throw new ApiError('cohort_not_found', {
           detail: 'cohort_id is not among the cohorts this secret may push to',
         });
