@@ -214,6 +214,33 @@ describeEachDatabase('help-sync: state table and row results', (ctx) => {
     assert.equal(read.assigned_to, null);
   });
 
+  test('NUL and lone surrogates are row errors (never update_failed); request-level actor is a 400', async () => {
+    const tenant = await seedHelpdesk(ctx());
+    const id = await requestIn(ctx(), tenant, 'new');
+    const res = await sync(tenant, [
+      { help_request_id: id, action: 'note', note: 'a\u0000b' },
+      { help_request_id: id, action: 'resolve', note: 'half \ud800 pair' },
+      { help_request_id: id, action: 'acknowledge', external_ref: 'ZD-\u0000' },
+      { help_request_id: id, action: 'acknowledge', external_ref: '\udc00' },
+      { help_request_id: id, action: 'acknowledge', actor: 'Kim\u0000' },
+      { help_request_id: id, action: 'acknowledge', actor: 'Kim \ud83d' },
+      { help_request_id: id, action: 'note', note: 'fine \u{1F600}', external_ref: 'ZD-\u{1F600}' },
+    ]);
+    assert.equal(res.statusCode, 200);
+    assert.deepEqual(
+      res.json().results.map((r: { ok: boolean; error?: string }) => r.error ?? r.ok),
+      ['bad_note', 'bad_note', 'bad_external_ref', 'bad_external_ref', 'bad_actor', 'bad_actor', true],
+    );
+    for (const actor of ['Zendesk\u0000', 'Zendesk \udfff']) {
+      const bad = await sync(tenant, [{ help_request_id: id, action: 'acknowledge' }], { actor });
+      assert.equal(bad.statusCode, 400, bad.body);
+      assert.deepEqual([bad.json().error, bad.json().field], ['invalid_field', 'actor']);
+    }
+    const read = await readHelpRequest(ctx(), tenant, id);
+    assert.equal(read.status, 'new');
+    assert.equal(read.external_ref, 'ZD-\u{1F600}');
+  });
+
   test('naming another institution than the secret was issued for: every row not_found', async () => {
     const tenant = await seedHelpdesk(ctx());
     const other = await seedHelpdesk(ctx());

@@ -40,6 +40,13 @@ test('validateRow reports the first problem in a fixed order', () => {
   assert.equal(err({ action: 'resolve', observed_at: '2026-13-01T00:00:00Z' }), 'bad_observed_at');
   assert.equal(err({ action: 'resolve', observed_at: '2026-01-01' }), 'bad_observed_at');
   assert.equal(err({ action: 'resolve', observed_at: '2026-01-01T00:00:00+02:00' }), 'ok');
+  assert.equal(err({ action: 'note', note: 'a\u0000' }), 'bad_note');
+  assert.equal(err({ action: 'resolve', note: '\ud800' }), 'bad_note');
+  assert.equal(err({ action: 'resolve', external_ref: '\u0000' }), 'bad_external_ref');
+  assert.equal(err({ action: 'resolve', external_ref: 'x\udc00' }), 'bad_external_ref');
+  assert.equal(err({ action: 'resolve', actor: 'K\u0000' }), 'bad_actor');
+  assert.equal(err({ action: 'resolve', actor: '\ud83d' }), 'bad_actor');
+  assert.equal(err({ action: 'resolve', actor: '\u{1F600}', note: '\u{1F600}' }), 'ok');
   assert.equal(valid({ action: 'note', note: 'n', actor: ' Kim ' }).actor, 'Kim');
   assert.equal(valid({ action: 'acknowledge' }).actor, 'sync');
 });

@@ -1,6 +1,8 @@
 // Pure rules of the help desk: statuses, priorities, validation of one help-sync update row,
 // and the state table of spec section 3 applied to one row. No I/O here.
 
+import { isStorableText } from '../../lib/text.ts';
+
 export const statuses = ['new', 'ack', 'in_progress', 'resolved'] as const;
 export type Status = (typeof statuses)[number];
 export const priorities = ['low', 'normal', 'high', 'crisis'] as const;
@@ -47,9 +49,12 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 
 const isoDateTime = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,9})?)?(Z|[+-]\d\d:?\d\d)$/i;
 
-/** Parses a name (actor or staff): a non-blank string of at most 200 characters, trimmed. */
+/**
+ * Parses a name (actor or staff): a non-blank string of at most 200 characters, trimmed, that
+ * PostgreSQL can store (no NUL, no lone UTF-16 surrogate).
+ */
 export function parseName(value: unknown): string | undefined {
-  if (typeof value !== 'string') return undefined;
+  if (typeof value !== 'string' || !isStorableText(value)) return undefined;
   const trimmed = value.trim();
   if (trimmed.length === 0 || trimmed.length > MAX_ACTOR) return undefined;
   return trimmed;
@@ -73,14 +78,21 @@ export function validateRow(raw: unknown, defaultActor: string): RowValidation {
   }
   let note: string | undefined;
   if (record.note !== undefined && record.note !== null) {
-    if (typeof record.note !== 'string' || record.note.length > MAX_NOTE) return fail('bad_note');
+    if (typeof record.note !== 'string' || record.note.length > MAX_NOTE || !isStorableText(record.note)) {
+      return fail('bad_note');
+    }
     note = record.note.trim() === '' ? undefined : record.note;
   }
   if (action === 'note' && note === undefined) return fail('note_required');
   let externalRef: string | undefined;
   if (record.external_ref !== undefined && record.external_ref !== null) {
     const ref = record.external_ref;
-    if (typeof ref !== 'string' || ref.length === 0 || ref.length > MAX_EXTERNAL_REF) {
+    if (
+      typeof ref !== 'string' ||
+      ref.length === 0 ||
+      ref.length > MAX_EXTERNAL_REF ||
+      !isStorableText(ref)
+    ) {
       return fail('bad_external_ref');
     }
     externalRef = ref;

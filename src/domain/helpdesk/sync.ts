@@ -111,7 +111,8 @@ export function createHelpSyncService(db: Db, clock: Clock) {
         if (parsed === undefined) {
           throw new ApiError('invalid_field', {
             field: 'actor',
-            detail: 'actor must be a non-blank name of at most 200 characters',
+            detail:
+              'actor must be a non-blank name of at most 200 characters, without NUL characters or lone surrogates',
           });
         }
         defaultActor = parsed;

@@ -39,7 +39,8 @@ const UpdateRow = Type.Object(
         maxLength: MAX_EXTERNAL_REF,
         description:
           'The external ticket reference, stamped on the request on any action, shown in the timeline and ' +
-          'echoed in every later webhook payload. Empty, not a string or longer than 200: `bad_external_ref`.',
+          'echoed in every later webhook payload. Empty, not a string, longer than 200, or containing NUL or a lone UTF-16 surrogate: ' +
+          '`bad_external_ref`.',
       }),
     ),
     note: Type.Optional(
@@ -48,14 +49,15 @@ const UpdateRow = Type.Object(
         description:
           'Required (non-blank) with `note` (`note_required`). Optional with `resolve`: added to the timeline ' +
           'when the resolve changes the status (a resolve of an already resolved request adds nothing, so ' +
-          'retries never duplicate it). Ignored with other actions. Not a string or over 10000: `bad_note`.',
+          'retries never duplicate it). Ignored with other actions. Not a string, over 10000, or containing NUL or a lone UTF-16 surrogate: `bad_note`.',
       }),
     ),
     actor: Type.Optional(
       Type.String({
         minLength: 1,
         maxLength: 200,
-        description: 'Overrides the request-level `actor` for this row. Blank or not a string: `bad_actor`.',
+        description:
+          'Overrides the request-level `actor` for this row. Blank, not a string, or containing NUL or a lone UTF-16 surrogate: `bad_actor`.',
       }),
     ),
     observed_at: Type.Optional(
@@ -87,7 +89,7 @@ const DocumentedBody = Type.Object(
         maxLength: 200,
         description:
           'The name shown in the audit trail and timeline for every row (default `help-desk sync`). ' +
-          'Blank: 400 `invalid_field`.',
+          'Blank, or containing NUL or a lone UTF-16 surrogate: 400 `invalid_field` with `field: "actor"`.',
         examples: ['Service Desk (Zendesk)'],
       }),
     ),
