@@ -465,6 +465,59 @@ describeEachDatabase('help-sync: state table and row results', (ctx) => {
     assert.equal(retry.json().results[0].status, 'ack');
   });
 
+  test('a failing row does not fail the other rows of the same request', async () => {
+    const tenant = await seedHelpdesk(ctx());
+    const id = await requestIn(ctx(), tenant, 'new');
+    const other = await requestIn(ctx(), tenant, 'new');
+    // A real database failure for one row only: a trigger that raises on one note's timeline entry.
+    const fn = `fail_${id.replaceAll('-', '').slice(0, 12)}`;
+    await ctx().db.exec(`CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.note = 'poison ${id}' THEN RAISE EXCEPTION 'injected failure'; END IF;
+      RETURN NEW; END $$;
+      CREATE TRIGGER ${fn} BEFORE INSERT ON help_request_timeline FOR EACH ROW EXECUTE FUNCTION ${fn}();`);
+    let res: Awaited<ReturnType<typeof sync>>;
+    try {
+      res = await sync(tenant, [
+        { help_request_id: id, action: 'acknowledge', external_ref: 'ZD-1' },
+        { help_request_id: other, action: 'acknowledge' },
+        { help_request_id: id, action: 'note', note: `poison ${id}`, external_ref: 'ZD-2' },
+        { help_request_id: id, action: 'note', note: 'fine' },
+        { help_request_id: id, action: 'resolve' },
+      ]);
+    } finally {
+      await ctx().db.exec(`DROP TRIGGER ${fn} ON help_request_timeline; DROP FUNCTION ${fn}();`);
+    }
+    assert.equal(res.statusCode, 200);
+    assert.deepEqual(res.json().results, [
+      { help_request_id: id, ok: true, status: 'ack', changed: true, external_ref: 'ZD-1' },
+      { help_request_id: other, ok: true, status: 'ack', changed: true },
+      { help_request_id: id, ok: false, error: 'update_failed' },
+      { help_request_id: id, ok: true, status: 'ack', changed: true, external_ref: 'ZD-1' },
+      { help_request_id: id, ok: true, status: 'resolved', changed: true, external_ref: 'ZD-1' },
+    ]);
+    const read = await readHelpRequest(ctx(), tenant, id);
+    assert.deepEqual([read.status, read.version, read.external_ref], ['resolved', 4, 'ZD-1']);
+    assert.deepEqual(
+      read.timeline
+        .filter((t) => t.origin === 'integration')
+        .map((t) => [t.kind, t.action, t.note, t.version]),
+      [
+        ['audit', 'acknowledge', null, 2],
+        ['audit', 'note', null, 3],
+        ['note', 'note', 'fine', 3],
+        ['audit', 'resolve', null, 4],
+      ],
+    );
+    const events = (await readEvents(ctx(), tenant)).filter(
+      (e) => e.help_request_id === id && e.payload.data.origin === 'integration',
+    );
+    assert.deepEqual(
+      events.map((e) => e.payload.data.version),
+      [2, 3, 4],
+    );
+    assert.equal((await readHelpRequest(ctx(), tenant, other)).status, 'ack');
+  });
+
   test('concurrent sync and staff changes on one request never lose a write', async () => {
     const tenant = await seedHelpdesk(ctx());
     const id = await requestIn(ctx(), tenant, 'new');
