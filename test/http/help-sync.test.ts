@@ -369,6 +369,37 @@ describeEachDatabase('help-sync: state table and row results', (ctx) => {
     assert.equal(malformed.statusCode, 400);
   });
 
+  test('415 unsupported_media_type for a body that is not sent as application/json', async () => {
+    const tenant = await seedHelpdesk(ctx());
+    const id = await requestIn(ctx(), tenant, 'new');
+    const payload = JSON.stringify({
+      institution: tenant.slug,
+      updates: [{ help_request_id: id, action: 'acknowledge' }],
+    });
+    for (const type of ['text/plain', 'text/plain; charset=utf-8', 'application/x-www-form-urlencoded']) {
+      const res = await ctx().app.inject({
+        method: 'POST',
+        url: '/api/integrations/help-sync',
+        headers: { 'content-type': type, authorization: `Bearer ${tenant.syncSecret}` },
+        payload,
+      });
+      assert.equal(res.statusCode, 415, `${type}: ${res.body}`);
+      assert.equal(res.json().error, 'unsupported_media_type');
+    }
+    assert.equal((await readHelpRequest(ctx(), tenant, id)).status, 'new');
+    const json = await ctx().app.inject({
+      method: 'POST',
+      url: '/api/integrations/help-sync',
+      headers: {
+        'content-type': 'application/json; charset=utf-8',
+        authorization: `Bearer ${tenant.syncSecret}`,
+      },
+      payload,
+    });
+    assert.equal(json.statusCode, 200, json.body);
+    assert.equal(json.json().results[0].status, 'ack');
+  });
+
   test('console precedence: a staff change after observed_at wins', async () => {
     const tenant = await seedHelpdesk(ctx());
     const id = await requestIn(ctx(), tenant, 'new');

@@ -7,6 +7,7 @@ import { Type } from 'typebox';
 import { MAX_EXTERNAL_REF, MAX_UPDATES } from '../../domain/helpdesk/rules.ts';
 import type { SyncBody } from '../../domain/helpdesk/sync.ts';
 import type { SyncCaller } from '../../domain/secrets/help-sync-secrets.ts';
+import { ApiError } from '../../errors.ts';
 import { bearerToken } from '../../lib/secrets.ts';
 import type { Services } from '../../services.ts';
 import { perMinute } from '../plugins/rate-limit.ts';
@@ -214,6 +215,10 @@ export function helpSyncRoutes(app: App, services: Services): void {
         if (!token) await helpSyncSecrets.authenticate(undefined);
       },
       preValidation: async (request) => {
+        // The framework also parses text/plain; this endpoint takes JSON only.
+        if (!/^application\/([\w.+-]+\+)?json\b/i.test(request.headers['content-type'] ?? '')) {
+          throw new ApiError('unsupported_media_type', { detail: 'send Content-Type: application/json' });
+        }
         const body = request.body as { institution?: unknown } | null | undefined;
         const institution = typeof body === 'object' && body !== null ? body.institution : undefined;
         callers.set(
