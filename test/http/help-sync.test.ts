@@ -409,21 +409,54 @@ describeEachDatabase('help-sync: state table and row results', (ctx) => {
       { help_request_id: id, action: 'resolve', observed_at: viewTaken, note: 'stale', external_ref: 'ZD-9' },
       { help_request_id: id, action: 'note', note: 'notes are never superseded', observed_at: viewTaken },
     ]);
+    // The state change is superseded, but external_ref is stamped on any action (spec 4.3).
     assert.deepEqual(stale.json().results, [
-      { help_request_id: id, ok: true, status: 'in_progress', changed: false, superseded: true },
-      { help_request_id: id, ok: true, status: 'in_progress', changed: true },
+      {
+        help_request_id: id,
+        ok: true,
+        status: 'in_progress',
+        changed: true,
+        external_ref: 'ZD-9',
+        superseded: true,
+      },
+      { help_request_id: id, ok: true, status: 'in_progress', changed: true, external_ref: 'ZD-9' },
     ]);
     let read = await readHelpRequest(ctx(), tenant, id);
     assert.equal(read.status, 'in_progress');
-    assert.equal(read.external_ref, null);
+    assert.equal(read.external_ref, 'ZD-9');
     assert.deepEqual(
-      read.timeline.filter((t) => t.origin === 'integration').map((t) => [t.kind, t.action, t.note]),
+      read.timeline
+        .filter((t) => t.origin === 'integration')
+        .map((t) => [t.kind, t.action, t.note, t.external_ref, t.version]),
       [
-        ['audit', 'resolve_superseded', null],
-        ['audit', 'note', null],
-        ['note', 'note', 'notes are never superseded'],
+        ['audit', 'resolve_superseded', null, 'ZD-9', 3],
+        ['audit', 'note', null, null, 4],
+        ['note', 'note', 'notes are never superseded', null, 4],
       ],
     );
+    const stamped = (await readEvents(ctx(), tenant)).filter(
+      (e) => e.help_request_id === id && e.payload.data.origin === 'integration',
+    );
+    assert.deepEqual(
+      stamped.map((e) => [e.payload.data.version, e.payload.data.status, e.payload.data.external_ref]),
+      [
+        [3, 'in_progress', 'ZD-9'],
+        [4, 'in_progress', 'ZD-9'],
+      ],
+    );
+    // Re-sending the same superseded row changes nothing and writes no version.
+    const again = await sync(tenant, [
+      { help_request_id: id, action: 'resolve', observed_at: viewTaken, external_ref: 'ZD-9' },
+    ]);
+    assert.deepEqual(again.json().results[0], {
+      help_request_id: id,
+      ok: true,
+      status: 'in_progress',
+      changed: false,
+      external_ref: 'ZD-9',
+      superseded: true,
+    });
+    assert.equal((await readHelpRequest(ctx(), tenant, id)).version, 4);
     // A view taken after the staff change applies; so does a row without observed_at.
     const fresh = await sync(tenant, [
       { help_request_id: id, action: 'resolve', observed_at: new Date().toISOString() },
@@ -433,6 +466,7 @@ describeEachDatabase('help-sync: state table and row results', (ctx) => {
       ok: true,
       status: 'resolved',
       changed: true,
+      external_ref: 'ZD-9',
     });
     const noView = await sync(tenant, [{ help_request_id: id, action: 'reopen' }]);
     assert.equal(noView.json().results[0].status, 'in_progress');

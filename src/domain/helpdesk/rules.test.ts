@@ -95,6 +95,19 @@ test('console precedence: a staff status change after observed_at supersedes sta
     true,
   );
   assert.equal(applyRow(s, valid({ action: 'resolve' }), now).changed, true);
+  // external_ref is stamped on any action, a superseded one included (status untouched).
+  const stamped = applyRow(s, valid({ action: 'resolve', observed_at: before, external_ref: 'ZD-9' }), now);
+  assert.deepEqual(
+    [stamped.superseded, stamped.changed, stamped.statusChanged, stamped.note],
+    [true, true, false, undefined],
+  );
+  assert.deepEqual(stamped.state, { ...s, externalRef: 'ZD-9', version: s.version + 1 });
+  const same = applyRow(
+    { ...s, externalRef: 'ZD-9' },
+    valid({ action: 'resolve', observed_at: before, external_ref: 'ZD-9' }),
+    now,
+  );
+  assert.deepEqual([same.superseded, same.changed, same.state.version], [true, false, s.version]);
 });
 
 test('property: status is always one of the four; version grows by one exactly when changed', () => {

@@ -138,7 +138,10 @@ export interface RowOutcome {
   /** The row wrote something: status, resolved time, external_ref, or a note. */
   changed: boolean;
   statusChanged: boolean;
-  /** The row's state change lost to a later staff change (console precedence); nothing was applied. */
+  /**
+   * The row's state change lost to a later staff change (console precedence): its status
+   * change and note were not applied; only its external_ref, if new, was stamped.
+   */
   superseded: boolean;
   /** The note to append to the timeline, if any. */
   note?: string;
@@ -153,7 +156,9 @@ export interface RowOutcome {
  * - note: adds the note; always a change.
  * external_ref is stamped on any action (a change only when it differs).
  * Console precedence: when the row carries observed_at and a staff member changed the status
- * after it, a state action (acknowledge, resolve, reopen) applies nothing and is superseded.
+ * after it, a state action (acknowledge, resolve, reopen) is superseded: its status change and
+ * note are not applied, but its external_ref is still stamped (spec 4.3: "on any action"), a
+ * change when it differs.
  */
 export function applyRow(state: SyncState, row: ValidRow, now: Date): RowOutcome {
   if (
@@ -162,7 +167,15 @@ export function applyRow(state: SyncState, row: ValidRow, now: Date): RowOutcome
     state.staffStatusChangedAt !== null &&
     state.staffStatusChangedAt.getTime() > row.observedAt.getTime()
   ) {
-    return { state, changed: false, statusChanged: false, superseded: true };
+    if (row.externalRef === undefined || row.externalRef === state.externalRef) {
+      return { state, changed: false, statusChanged: false, superseded: true };
+    }
+    return {
+      state: { ...state, externalRef: row.externalRef, version: state.version + 1 },
+      changed: true,
+      statusChanged: false,
+      superseded: true,
+    };
   }
   let status = state.status;
   let resolvedAt = state.resolvedAt;

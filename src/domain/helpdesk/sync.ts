@@ -228,6 +228,7 @@ function applyToGroup(group: Group, row: ValidRow, now: Date, nowIso: string): S
   const outcome = applyRow(before, row, now);
   const base = { help_request_id: group.row.id, kind: 'audit' as const, actor: row.actor };
   if (outcome.superseded) {
+    // The attempt is recorded; when it stamped a new external_ref, this entry is that change.
     group.entries.push({
       ...base,
       action: `${row.action}_superseded`,
@@ -235,22 +236,24 @@ function applyToGroup(group: Group, row: ValidRow, now: Date, nowIso: string): S
       from_status: before.status,
       to_status: before.status,
       external_ref: row.externalRef ?? null,
-      version: before.version,
+      version: outcome.state.version,
       created_at: nowIso,
     });
   }
   if (outcome.changed) {
     const after = outcome.state;
-    group.entries.push({
-      ...base,
-      action: row.action,
-      origin: 'integration',
-      from_status: before.status,
-      to_status: after.status,
-      external_ref: row.externalRef ?? null,
-      version: after.version,
-      created_at: nowIso,
-    });
+    if (!outcome.superseded) {
+      group.entries.push({
+        ...base,
+        action: row.action,
+        origin: 'integration',
+        from_status: before.status,
+        to_status: after.status,
+        external_ref: row.externalRef ?? null,
+        version: after.version,
+        created_at: nowIso,
+      });
+    }
     if (outcome.note !== undefined) {
       group.entries.push({
         ...base,

@@ -67,8 +67,9 @@ const UpdateRow = Type.Object(
         description:
           'When the external system took the view this row reports (ISO 8601 with offset). If a staff ' +
           'member changed the status in the console after this time, an `acknowledge`, `resolve` or `reopen` ' +
-          'row applies nothing and answers `ok: true, changed: false, superseded: true` with the status the ' +
-          'platform holds; the staff change reaches the external system as a `help_request.updated` event ' +
+          'row changes no status (nor adds a resolve note) and answers `ok: true, superseded: true` with the ' +
+          'status the platform holds; its `external_ref` is still stamped (then `changed: true`, otherwise ' +
+          '`changed: false`); the staff change reaches the external system as a `help_request.updated` event ' +
           '(origin `platform`). `note` rows are never superseded. Omitted: the row is applied as it arrives. ' +
           'Not a date-time: `bad_observed_at`.',
       }),
