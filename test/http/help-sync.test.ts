@@ -190,6 +190,7 @@ describeEachDatabase('help-sync: state table and row results', (ctx) => {
       { help_request_id: mine, action: 'note', note: 7 },
       { help_request_id: mine, action: 'note', note: 'n', actor: '' },
       { help_request_id: mine, action: 'resolve', observed_at: 'yesterday' },
+      { help_request_id: mine, action: 'resolve', observed_at: '2026-02-30T00:00:00Z' },
     ]);
     assert.equal(res.statusCode, 200);
     assert.deepEqual(res.json().results, [
@@ -205,6 +206,7 @@ describeEachDatabase('help-sync: state table and row results', (ctx) => {
       { help_request_id: mine, ok: false, error: 'bad_action' },
       { help_request_id: mine, ok: false, error: 'bad_note' },
       { help_request_id: mine, ok: false, error: 'bad_actor' },
+      { help_request_id: mine, ok: false, error: 'bad_observed_at' },
       { help_request_id: mine, ok: false, error: 'bad_observed_at' },
     ]);
     // The foreign request was not touched; priority and assignment never change.

@@ -40,6 +40,28 @@ test('validateRow reports the first problem in a fixed order', () => {
   assert.equal(err({ action: 'resolve', observed_at: '2026-13-01T00:00:00Z' }), 'bad_observed_at');
   assert.equal(err({ action: 'resolve', observed_at: '2026-01-01' }), 'bad_observed_at');
   assert.equal(err({ action: 'resolve', observed_at: '2026-01-01T00:00:00+02:00' }), 'ok');
+  // Impossible dates and times are refused, not rolled over into the next month or day.
+  for (const impossible of [
+    '2026-02-30T00:00:00Z',
+    '2026-02-29T00:00:00Z',
+    '2026-04-31T10:00:00Z',
+    '2026-00-10T10:00:00Z',
+    '2026-01-00T10:00:00Z',
+    '2026-01-01T24:00:00Z',
+    '2026-01-01T23:60:00Z',
+    '2026-01-01T23:59:60Z',
+    '2026-01-01T10:00:00+24:00',
+    '2026-01-01T10:00:00+01:60',
+  ]) {
+    assert.equal(err({ action: 'resolve', observed_at: impossible }), 'bad_observed_at', impossible);
+  }
+  for (const possible of ['2024-02-29T12:00:00Z', '2026-12-31T23:59:59.999Z', '2026-01-01T00:00-0130']) {
+    assert.equal(err({ action: 'resolve', observed_at: possible }), 'ok', possible);
+  }
+  assert.equal(
+    valid({ action: 'resolve', observed_at: '2026-01-01T00:00:00-01:30' }).observedAt?.toISOString(),
+    '2026-01-01T01:30:00.000Z',
+  );
   assert.equal(err({ action: 'note', note: 'a\u0000' }), 'bad_note');
   assert.equal(err({ action: 'resolve', note: '\ud800' }), 'bad_note');
   assert.equal(err({ action: 'resolve', external_ref: '\u0000' }), 'bad_external_ref');

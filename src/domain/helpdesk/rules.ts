@@ -47,7 +47,36 @@ export type RowValidation =
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-const isoDateTime = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,9})?)?(Z|[+-]\d\d:?\d\d)$/i;
+const isoDateTime = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d)(?::(\d\d)(\.\d{1,9})?)?(Z|[+-](\d\d):?(\d\d))$/i;
+
+/**
+ * Parses an ISO 8601 date-time with an offset. Impossible dates and times (30 February,
+ * 24:00, minute 60, an offset of 24 hours) are refused rather than rolled over, by checking
+ * that every part survives a round trip through a UTC date.
+ */
+export function parseDateTime(value: unknown): Date | undefined {
+  if (typeof value !== 'string') return undefined;
+  const m = isoDateTime.exec(value);
+  if (!m) return undefined;
+  const [year, month, day, hour, minute] = m.slice(1, 6).map(Number);
+  const second = m[6] === undefined ? 0 : Number(m[6]);
+  if (m[9] !== undefined && (Number(m[9]) > 23 || Number(m[10]) > 59)) return undefined;
+  const check = new Date(0);
+  check.setUTCFullYear(year, month - 1, day);
+  check.setUTCHours(hour, minute, second);
+  if (
+    check.getUTCFullYear() !== year ||
+    check.getUTCMonth() !== month - 1 ||
+    check.getUTCDate() !== day ||
+    check.getUTCHours() !== hour ||
+    check.getUTCMinutes() !== minute ||
+    check.getUTCSeconds() !== second
+  ) {
+    return undefined;
+  }
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}
 
 /**
  * Parses a name (actor or staff): a non-blank string of at most 200 characters, trimmed, that
@@ -105,9 +134,8 @@ export function validateRow(raw: unknown, defaultActor: string): RowValidation {
   }
   let observedAt: Date | undefined;
   if (record.observed_at !== undefined && record.observed_at !== null) {
-    const value = record.observed_at;
-    const date = typeof value === 'string' && isoDateTime.test(value) ? new Date(value) : undefined;
-    if (!date || Number.isNaN(date.getTime())) return fail('bad_observed_at');
+    const date = parseDateTime(record.observed_at);
+    if (!date) return fail('bad_observed_at');
     observedAt = date;
   }
   return {

@@ -71,7 +71,7 @@ const UpdateRow = Type.Object(
           'status the platform holds; its `external_ref` is still stamped (then `changed: true`, otherwise ' +
           '`changed: false`); the staff change reaches the external system as a `help_request.updated` event ' +
           '(origin `platform`). `note` rows are never superseded. Omitted: the row is applied as it arrives. ' +
-          'Not a date-time: `bad_observed_at`.',
+          'Not a date-time, or an impossible one (for example 30 February): `bad_observed_at`.',
       }),
     ),
   },
