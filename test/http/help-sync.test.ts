@@ -92,26 +92,47 @@ describeEachDatabase('help-sync: state table and row results', (ctx) => {
     }
   });
 
-  test('note_required, and a note with resolve lands in the timeline', async () => {
+  test('note_required, and a note with resolve lands in the timeline, also on a resolved request', async () => {
     const tenant = await seedHelpdesk(ctx());
     const id = await requestIn(ctx(), tenant, 'ack');
     const res = await sync(tenant, [
       { help_request_id: id, action: 'note' },
       { help_request_id: id, action: 'note', note: '   ' },
       { help_request_id: id, action: 'resolve', note: 'Fixed the enrolment record' },
-      { help_request_id: id, action: 'resolve', note: 'retry: must not duplicate' },
+      { help_request_id: id, action: 'resolve', note: 'Customer confirmed' },
+      { help_request_id: id, action: 'resolve' },
     ]);
     assert.deepEqual(res.json().results, [
       { help_request_id: id, ok: false, error: 'note_required' },
       { help_request_id: id, ok: false, error: 'note_required' },
       { help_request_id: id, ok: true, status: 'resolved', changed: true },
+      { help_request_id: id, ok: true, status: 'resolved', changed: true },
       { help_request_id: id, ok: true, status: 'resolved', changed: false },
     ]);
     const read = await readHelpRequest(ctx(), tenant, id);
-    const notes = read.timeline.filter((t) => t.kind === 'note');
+    assert.equal(read.version, 4);
     assert.deepEqual(
-      notes.map((n) => [n.note, n.actor, n.origin, n.action]),
-      [['Fixed the enrolment record', 'Zendesk', 'integration', 'resolve']],
+      read.timeline
+        .filter((t) => t.origin === 'integration')
+        .map((t) => [t.kind, t.action, t.from_status, t.to_status, t.note, t.version]),
+      [
+        ['audit', 'resolve', 'ack', 'resolved', null, 3],
+        ['note', 'resolve', null, null, 'Fixed the enrolment record', 3],
+        ['audit', 'resolve', 'resolved', 'resolved', null, 4],
+        ['note', 'resolve', null, null, 'Customer confirmed', 4],
+      ],
+    );
+    const notes = read.timeline.filter((t) => t.kind === 'note');
+    assert.ok(notes.every((n) => n.actor === 'Zendesk'));
+    const events = (await readEvents(ctx(), tenant)).filter(
+      (e) => e.help_request_id === id && e.payload.data.origin === 'integration',
+    );
+    assert.deepEqual(
+      events.map((e) => [e.payload.data.version, e.payload.data.status]),
+      [
+        [3, 'resolved'],
+        [4, 'resolved'],
+      ],
     );
   });
 
@@ -432,6 +453,7 @@ describeEachDatabase('help-sync: state table and row results', (ctx) => {
         .map((t) => [t.kind, t.action, t.note, t.external_ref, t.version]),
       [
         ['audit', 'resolve_superseded', null, 'ZD-9', 3],
+        ['note', 'resolve', 'stale', 'ZD-9', 3],
         ['audit', 'note', null, null, 4],
         ['note', 'note', 'notes are never superseded', null, 4],
       ],

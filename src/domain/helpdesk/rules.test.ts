@@ -100,9 +100,16 @@ test('the state table of section 3', () => {
     const out = applyRow(state(from), valid({ action: 'note', note: 'x' }), now);
     assert.deepEqual([out.changed, out.state.status, out.note], [true, from, 'x']);
   }
-  // resolve's note only when it resolves; an already resolved request adds nothing.
+  // resolve's note always lands in the timeline, also when the request is already resolved;
+  // a note written is a change (as for note rows), the status and resolved time stay.
   assert.equal(applyRow(state('ack'), valid({ action: 'resolve', note: 'done' }), now).note, 'done');
-  assert.equal(applyRow(state('resolved'), valid({ action: 'resolve', note: 'done' }), now).changed, false);
+  const again = applyRow(state('resolved'), valid({ action: 'resolve', note: 'done' }), now);
+  assert.deepEqual(
+    [again.changed, again.statusChanged, again.note, again.state.status, again.state.version],
+    [true, false, 'done', 'resolved', 4],
+  );
+  assert.deepEqual(again.state.resolvedAt, state('resolved').resolvedAt);
+  assert.equal(applyRow(state('resolved'), valid({ action: 'resolve' }), now).changed, false);
 });
 
 test('console precedence: a staff status change after observed_at supersedes state actions only', () => {
@@ -124,6 +131,12 @@ test('console precedence: a staff status change after observed_at supersedes sta
     [true, true, false, undefined],
   );
   assert.deepEqual(stamped.state, { ...s, externalRef: 'ZD-9', version: s.version + 1 });
+  // A superseded resolve's note still lands (a note is not a state view).
+  const noted = applyRow(s, valid({ action: 'resolve', observed_at: before, note: 'seen' }), now);
+  assert.deepEqual(
+    [noted.superseded, noted.changed, noted.note, noted.state.status, noted.state.version],
+    [true, true, 'seen', 'in_progress', s.version + 1],
+  );
   const same = applyRow(
     { ...s, externalRef: 'ZD-9' },
     valid({ action: 'resolve', observed_at: before, external_ref: 'ZD-9' }),

@@ -168,7 +168,7 @@ export interface RowOutcome {
   statusChanged: boolean;
   /**
    * The row's state change lost to a later staff change (console precedence): its status
-   * change and note were not applied; only its external_ref, if new, was stamped.
+   * change was not applied; its external_ref, if new, was stamped and a resolve's note added.
    */
   superseded: boolean;
   /** The note to append to the timeline, if any. */
@@ -178,15 +178,17 @@ export interface RowOutcome {
 /**
  * Applies one valid row to a request's state (spec section 3):
  * - acknowledge: new -> ack; otherwise unchanged;
- * - resolve: any open status -> resolved, resolved time stamped; resolved: unchanged (its
- *   note is not added again, so a retry changes nothing);
+ * - resolve: any open status -> resolved, resolved time stamped; resolved: unchanged. Its
+ *   note lands in the timeline either way (spec 2.5/4.3), and a note written is a change, as
+ *   for note rows: a retried resolve with a note adds the note again;
  * - reopen: resolved -> in_progress, resolved time cleared; otherwise unchanged;
  * - note: adds the note; always a change.
  * external_ref is stamped on any action (a change only when it differs).
  * Console precedence: when the row carries observed_at and a staff member changed the status
- * after it, a state action (acknowledge, resolve, reopen) is superseded: its status change and
- * note are not applied, but its external_ref is still stamped (spec 4.3: "on any action"), a
- * change when it differs.
+ * after it, a state action (acknowledge, resolve, reopen) is superseded: its status change is
+ * not applied, but its external_ref is still stamped (spec 4.3: "on any action"), a change
+ * when it differs, and a resolve's note still lands (a note is not a state view, so notes are
+ * never superseded).
  */
 export function applyRow(state: SyncState, row: ValidRow, now: Date): RowOutcome {
   if (
@@ -195,14 +197,21 @@ export function applyRow(state: SyncState, row: ValidRow, now: Date): RowOutcome
     state.staffStatusChangedAt !== null &&
     state.staffStatusChangedAt.getTime() > row.observedAt.getTime()
   ) {
-    if (row.externalRef === undefined || row.externalRef === state.externalRef) {
+    const refChanged = row.externalRef !== undefined && row.externalRef !== state.externalRef;
+    const note = row.action === 'resolve' ? row.note : undefined;
+    if (!refChanged && note === undefined) {
       return { state, changed: false, statusChanged: false, superseded: true };
     }
     return {
-      state: { ...state, externalRef: row.externalRef, version: state.version + 1 },
+      state: {
+        ...state,
+        externalRef: refChanged ? row.externalRef! : state.externalRef,
+        version: state.version + 1,
+      },
       changed: true,
       statusChanged: false,
       superseded: true,
+      note,
     };
   }
   let status = state.status;
@@ -216,8 +225,8 @@ export function applyRow(state: SyncState, row: ValidRow, now: Date): RowOutcome
       if (status !== 'resolved') {
         status = 'resolved';
         resolvedAt = now;
-        note = row.note;
       }
+      note = row.note;
       break;
     case 'reopen':
       if (status === 'resolved') {

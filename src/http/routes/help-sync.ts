@@ -48,9 +48,10 @@ const UpdateRow = Type.Object(
       Type.String({
         maxLength: 10_000,
         description:
-          'Required (non-blank) with `note` (`note_required`). Optional with `resolve`: added to the timeline ' +
-          'when the resolve changes the status (a resolve of an already resolved request adds nothing, so ' +
-          'retries never duplicate it). Ignored with other actions. Not a string, over 10000, or containing NUL or a lone UTF-16 surrogate: `bad_note`.',
+          'Required (non-blank) with `note` (`note_required`). Optional with `resolve`: always added to the ' +
+          'timeline, also when the request is already resolved or the resolve is superseded; a note written is ' +
+          'a change (`changed: true`), so a retried resolve with a note adds it again, like a `note` row. ' +
+          'Ignored with other actions. Not a string, over 10000, or containing NUL or a lone UTF-16 surrogate: `bad_note`.',
       }),
     ),
     actor: Type.Optional(
@@ -67,9 +68,9 @@ const UpdateRow = Type.Object(
         description:
           'When the external system took the view this row reports (ISO 8601 with offset). If a staff ' +
           'member changed the status in the console after this time, an `acknowledge`, `resolve` or `reopen` ' +
-          'row changes no status (nor adds a resolve note) and answers `ok: true, superseded: true` with the ' +
-          'status the platform holds; its `external_ref` is still stamped (then `changed: true`, otherwise ' +
-          '`changed: false`); the staff change reaches the external system as a `help_request.updated` event ' +
+          'row changes no status and answers `ok: true, superseded: true` with the status the platform ' +
+          'holds; its `external_ref` is still stamped and a resolve note still added (then `changed: true`, ' +
+          'otherwise `changed: false`); the staff change reaches the external system as a `help_request.updated` event ' +
           '(origin `platform`). `note` rows are never superseded. Omitted: the row is applied as it arrives. ' +
           'Not a date-time, or an impossible one (for example 30 February): `bad_observed_at`.',
       }),
@@ -138,7 +139,7 @@ const Result = Type.Object({
     Type.Boolean({
       description:
         'When ok: true when the row wrote something (status, resolved time, external_ref or a note); false ' +
-        'when it was a no-op, so retries are harmless. A `note` row is always a change.',
+        'when it was a no-op, so retries are harmless. A `note` row, and a `resolve` with a note, is always a change.',
     }),
   ),
   external_ref: Type.Optional(
