@@ -91,7 +91,9 @@ describeEachDatabase('help-sync: no input yields a 5xx (property-based)', (ctx) 
         },
         { requiredKeys: [] },
       ),
-      fc.anything({ maxDepth: 2 }),
+      // A "__proto__" key makes the framework's JSON parser refuse the whole body (400), which
+      // the "valid envelopes" property below does not expect; other keys go.
+      fc.anything({ maxDepth: 2, key: text({ maxLength: 10 }).filter((k) => k !== '__proto__') }),
     );
 
   test('structured bodies with rows of any shape', async () => {
