@@ -34,9 +34,13 @@ function validationError(error: FastifyError): ApiError {
   }
   const where =
     error.validationContext === 'body' ? pointer || 'body' : `${error.validationContext}.${pointer}`;
+  // The storable-text patterns of src/http/schemas.ts: say what they mean, not the regex.
+  const storable = first.keyword === 'pattern' && String(params.pattern ?? '').includes('\\u0000');
   return new ApiError('invalid_field', {
     field: where,
-    detail: `${where} ${first.message ?? 'is invalid'}`.trim(),
+    detail: storable
+      ? `${where} must be non-blank where required and contain no NUL character or lone UTF-16 surrogate`
+      : `${where} ${first.message ?? 'is invalid'}`.trim(),
   });
 }
 

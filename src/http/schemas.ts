@@ -29,6 +29,23 @@ export const SlugParams = Type.Object({
   slug: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$', description: 'Institution slug' }),
 });
 
+/**
+ * Text PostgreSQL can store: no NUL character and no lone UTF-16 surrogate. Route patterns run
+ * with the `u` flag, so a lone surrogate is one code point in the excluded range while a
+ * surrogate pair (an emoji) is a single code point outside it.
+ */
+export const storableTextPattern = '^[^\\u0000\\uD800-\\uDFFF]*$';
+/** Storable text that also holds at least one non-blank character. */
+export const nonBlankTextPattern = '^(?=[\\s\\S]*\\S)[^\\u0000\\uD800-\\uDFFF]*$';
+
+/** A string field of an admin request: storable text (see above) within the given lengths. */
+export const Text = (
+  options: { minLength?: number; maxLength?: number; nonBlank?: boolean; description?: string } = {},
+) => {
+  const { nonBlank, ...rest } = options;
+  return Type.String({ ...rest, pattern: nonBlank ? nonBlankTextPattern : storableTextPattern });
+};
+
 export const Uuid = (description?: string) => Type.String({ format: 'uuid', description });
 
 /** A time stamp: a Date in code, ISO 8601 UTC on the wire. */

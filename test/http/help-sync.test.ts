@@ -92,26 +92,47 @@ describeEachDatabase('help-sync: state table and row results', (ctx) => {
     }
   });
 
-  test('note_required, and a note with resolve lands in the timeline', async () => {
+  test('note_required, and a note with resolve lands in the timeline, also on a resolved request', async () => {
     const tenant = await seedHelpdesk(ctx());
     const id = await requestIn(ctx(), tenant, 'ack');
     const res = await sync(tenant, [
       { help_request_id: id, action: 'note' },
       { help_request_id: id, action: 'note', note: '   ' },
       { help_request_id: id, action: 'resolve', note: 'Fixed the enrolment record' },
-      { help_request_id: id, action: 'resolve', note: 'retry: must not duplicate' },
+      { help_request_id: id, action: 'resolve', note: 'Customer confirmed' },
+      { help_request_id: id, action: 'resolve' },
     ]);
     assert.deepEqual(res.json().results, [
       { help_request_id: id, ok: false, error: 'note_required' },
       { help_request_id: id, ok: false, error: 'note_required' },
       { help_request_id: id, ok: true, status: 'resolved', changed: true },
+      { help_request_id: id, ok: true, status: 'resolved', changed: true },
       { help_request_id: id, ok: true, status: 'resolved', changed: false },
     ]);
     const read = await readHelpRequest(ctx(), tenant, id);
-    const notes = read.timeline.filter((t) => t.kind === 'note');
+    assert.equal(read.version, 4);
     assert.deepEqual(
-      notes.map((n) => [n.note, n.actor, n.origin, n.action]),
-      [['Fixed the enrolment record', 'Zendesk', 'integration', 'resolve']],
+      read.timeline
+        .filter((t) => t.origin === 'integration')
+        .map((t) => [t.kind, t.action, t.from_status, t.to_status, t.note, t.version]),
+      [
+        ['audit', 'resolve', 'ack', 'resolved', null, 3],
+        ['note', 'resolve', null, null, 'Fixed the enrolment record', 3],
+        ['audit', 'resolve', 'resolved', 'resolved', null, 4],
+        ['note', 'resolve', null, null, 'Customer confirmed', 4],
+      ],
+    );
+    const notes = read.timeline.filter((t) => t.kind === 'note');
+    assert.ok(notes.every((n) => n.actor === 'Zendesk'));
+    const events = (await readEvents(ctx(), tenant)).filter(
+      (e) => e.help_request_id === id && e.payload.data.origin === 'integration',
+    );
+    assert.deepEqual(
+      events.map((e) => [e.payload.data.version, e.payload.data.status]),
+      [
+        [3, 'resolved'],
+        [4, 'resolved'],
+      ],
     );
   });
 
@@ -190,6 +211,7 @@ describeEachDatabase('help-sync: state table and row results', (ctx) => {
       { help_request_id: mine, action: 'note', note: 7 },
       { help_request_id: mine, action: 'note', note: 'n', actor: '' },
       { help_request_id: mine, action: 'resolve', observed_at: 'yesterday' },
+      { help_request_id: mine, action: 'resolve', observed_at: '2026-02-30T00:00:00Z' },
     ]);
     assert.equal(res.statusCode, 200);
     assert.deepEqual(res.json().results, [
@@ -206,12 +228,40 @@ describeEachDatabase('help-sync: state table and row results', (ctx) => {
       { help_request_id: mine, ok: false, error: 'bad_note' },
       { help_request_id: mine, ok: false, error: 'bad_actor' },
       { help_request_id: mine, ok: false, error: 'bad_observed_at' },
+      { help_request_id: mine, ok: false, error: 'bad_observed_at' },
     ]);
     // The foreign request was not touched; priority and assignment never change.
     assert.equal((await readHelpRequest(ctx(), other, theirs)).status, 'new');
     const read = await readHelpRequest(ctx(), tenant, mine);
     assert.equal(read.priority, 'normal');
     assert.equal(read.assigned_to, null);
+  });
+
+  test('NUL and lone surrogates are row errors (never update_failed); request-level actor is a 400', async () => {
+    const tenant = await seedHelpdesk(ctx());
+    const id = await requestIn(ctx(), tenant, 'new');
+    const res = await sync(tenant, [
+      { help_request_id: id, action: 'note', note: 'a\u0000b' },
+      { help_request_id: id, action: 'resolve', note: 'half \ud800 pair' },
+      { help_request_id: id, action: 'acknowledge', external_ref: 'ZD-\u0000' },
+      { help_request_id: id, action: 'acknowledge', external_ref: '\udc00' },
+      { help_request_id: id, action: 'acknowledge', actor: 'Kim\u0000' },
+      { help_request_id: id, action: 'acknowledge', actor: 'Kim \ud83d' },
+      { help_request_id: id, action: 'note', note: 'fine \u{1F600}', external_ref: 'ZD-\u{1F600}' },
+    ]);
+    assert.equal(res.statusCode, 200);
+    assert.deepEqual(
+      res.json().results.map((r: { ok: boolean; error?: string }) => r.error ?? r.ok),
+      ['bad_note', 'bad_note', 'bad_external_ref', 'bad_external_ref', 'bad_actor', 'bad_actor', true],
+    );
+    for (const actor of ['Zendesk\u0000', 'Zendesk \udfff']) {
+      const bad = await sync(tenant, [{ help_request_id: id, action: 'acknowledge' }], { actor });
+      assert.equal(bad.statusCode, 400, bad.body);
+      assert.deepEqual([bad.json().error, bad.json().field], ['invalid_field', 'actor']);
+    }
+    const read = await readHelpRequest(ctx(), tenant, id);
+    assert.equal(read.status, 'new');
+    assert.equal(read.external_ref, 'ZD-\u{1F600}');
   });
 
   test('naming another institution than the secret was issued for: every row not_found', async () => {
@@ -342,6 +392,37 @@ describeEachDatabase('help-sync: state table and row results', (ctx) => {
     assert.equal(malformed.statusCode, 400);
   });
 
+  test('415 unsupported_media_type for a body that is not sent as application/json', async () => {
+    const tenant = await seedHelpdesk(ctx());
+    const id = await requestIn(ctx(), tenant, 'new');
+    const payload = JSON.stringify({
+      institution: tenant.slug,
+      updates: [{ help_request_id: id, action: 'acknowledge' }],
+    });
+    for (const type of ['text/plain', 'text/plain; charset=utf-8', 'application/x-www-form-urlencoded']) {
+      const res = await ctx().app.inject({
+        method: 'POST',
+        url: '/api/integrations/help-sync',
+        headers: { 'content-type': type, authorization: `Bearer ${tenant.syncSecret}` },
+        payload,
+      });
+      assert.equal(res.statusCode, 415, `${type}: ${res.body}`);
+      assert.equal(res.json().error, 'unsupported_media_type');
+    }
+    assert.equal((await readHelpRequest(ctx(), tenant, id)).status, 'new');
+    const json = await ctx().app.inject({
+      method: 'POST',
+      url: '/api/integrations/help-sync',
+      headers: {
+        'content-type': 'application/json; charset=utf-8',
+        authorization: `Bearer ${tenant.syncSecret}`,
+      },
+      payload,
+    });
+    assert.equal(json.statusCode, 200, json.body);
+    assert.equal(json.json().results[0].status, 'ack');
+  });
+
   test('console precedence: a staff change after observed_at wins', async () => {
     const tenant = await seedHelpdesk(ctx());
     const id = await requestIn(ctx(), tenant, 'new');
@@ -351,21 +432,55 @@ describeEachDatabase('help-sync: state table and row results', (ctx) => {
       { help_request_id: id, action: 'resolve', observed_at: viewTaken, note: 'stale', external_ref: 'ZD-9' },
       { help_request_id: id, action: 'note', note: 'notes are never superseded', observed_at: viewTaken },
     ]);
+    // The state change is superseded, but external_ref is stamped on any action (spec 4.3).
     assert.deepEqual(stale.json().results, [
-      { help_request_id: id, ok: true, status: 'in_progress', changed: false, superseded: true },
-      { help_request_id: id, ok: true, status: 'in_progress', changed: true },
+      {
+        help_request_id: id,
+        ok: true,
+        status: 'in_progress',
+        changed: true,
+        external_ref: 'ZD-9',
+        superseded: true,
+      },
+      { help_request_id: id, ok: true, status: 'in_progress', changed: true, external_ref: 'ZD-9' },
     ]);
     let read = await readHelpRequest(ctx(), tenant, id);
     assert.equal(read.status, 'in_progress');
-    assert.equal(read.external_ref, null);
+    assert.equal(read.external_ref, 'ZD-9');
     assert.deepEqual(
-      read.timeline.filter((t) => t.origin === 'integration').map((t) => [t.kind, t.action, t.note]),
+      read.timeline
+        .filter((t) => t.origin === 'integration')
+        .map((t) => [t.kind, t.action, t.note, t.external_ref, t.version]),
       [
-        ['audit', 'resolve_superseded', null],
-        ['audit', 'note', null],
-        ['note', 'note', 'notes are never superseded'],
+        ['audit', 'resolve_superseded', null, 'ZD-9', 3],
+        ['note', 'resolve', 'stale', 'ZD-9', 3],
+        ['audit', 'note', null, null, 4],
+        ['note', 'note', 'notes are never superseded', null, 4],
       ],
     );
+    const stamped = (await readEvents(ctx(), tenant)).filter(
+      (e) => e.help_request_id === id && e.payload.data.origin === 'integration',
+    );
+    assert.deepEqual(
+      stamped.map((e) => [e.payload.data.version, e.payload.data.status, e.payload.data.external_ref]),
+      [
+        [3, 'in_progress', 'ZD-9'],
+        [4, 'in_progress', 'ZD-9'],
+      ],
+    );
+    // Re-sending the same superseded row changes nothing and writes no version.
+    const again = await sync(tenant, [
+      { help_request_id: id, action: 'resolve', observed_at: viewTaken, external_ref: 'ZD-9' },
+    ]);
+    assert.deepEqual(again.json().results[0], {
+      help_request_id: id,
+      ok: true,
+      status: 'in_progress',
+      changed: false,
+      external_ref: 'ZD-9',
+      superseded: true,
+    });
+    assert.equal((await readHelpRequest(ctx(), tenant, id)).version, 4);
     // A view taken after the staff change applies; so does a row without observed_at.
     const fresh = await sync(tenant, [
       { help_request_id: id, action: 'resolve', observed_at: new Date().toISOString() },
@@ -375,6 +490,7 @@ describeEachDatabase('help-sync: state table and row results', (ctx) => {
       ok: true,
       status: 'resolved',
       changed: true,
+      external_ref: 'ZD-9',
     });
     const noView = await sync(tenant, [{ help_request_id: id, action: 'reopen' }]);
     assert.equal(noView.json().results[0].status, 'in_progress');
@@ -436,6 +552,59 @@ describeEachDatabase('help-sync: state table and row results', (ctx) => {
     // The failure was transient: a retry succeeds.
     const retry = await sync(tenant, [{ help_request_id: ids[1], action: 'acknowledge' }]);
     assert.equal(retry.json().results[0].status, 'ack');
+  });
+
+  test('a failing row does not fail the other rows of the same request', async () => {
+    const tenant = await seedHelpdesk(ctx());
+    const id = await requestIn(ctx(), tenant, 'new');
+    const other = await requestIn(ctx(), tenant, 'new');
+    // A real database failure for one row only: a trigger that raises on one note's timeline entry.
+    const fn = `fail_${id.replaceAll('-', '').slice(0, 12)}`;
+    await ctx().db.exec(`CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.note = 'poison ${id}' THEN RAISE EXCEPTION 'injected failure'; END IF;
+      RETURN NEW; END $$;
+      CREATE TRIGGER ${fn} BEFORE INSERT ON help_request_timeline FOR EACH ROW EXECUTE FUNCTION ${fn}();`);
+    let res: Awaited<ReturnType<typeof sync>>;
+    try {
+      res = await sync(tenant, [
+        { help_request_id: id, action: 'acknowledge', external_ref: 'ZD-1' },
+        { help_request_id: other, action: 'acknowledge' },
+        { help_request_id: id, action: 'note', note: `poison ${id}`, external_ref: 'ZD-2' },
+        { help_request_id: id, action: 'note', note: 'fine' },
+        { help_request_id: id, action: 'resolve' },
+      ]);
+    } finally {
+      await ctx().db.exec(`DROP TRIGGER ${fn} ON help_request_timeline; DROP FUNCTION ${fn}();`);
+    }
+    assert.equal(res.statusCode, 200);
+    assert.deepEqual(res.json().results, [
+      { help_request_id: id, ok: true, status: 'ack', changed: true, external_ref: 'ZD-1' },
+      { help_request_id: other, ok: true, status: 'ack', changed: true },
+      { help_request_id: id, ok: false, error: 'update_failed' },
+      { help_request_id: id, ok: true, status: 'ack', changed: true, external_ref: 'ZD-1' },
+      { help_request_id: id, ok: true, status: 'resolved', changed: true, external_ref: 'ZD-1' },
+    ]);
+    const read = await readHelpRequest(ctx(), tenant, id);
+    assert.deepEqual([read.status, read.version, read.external_ref], ['resolved', 4, 'ZD-1']);
+    assert.deepEqual(
+      read.timeline
+        .filter((t) => t.origin === 'integration')
+        .map((t) => [t.kind, t.action, t.note, t.version]),
+      [
+        ['audit', 'acknowledge', null, 2],
+        ['audit', 'note', null, 3],
+        ['note', 'note', 'fine', 3],
+        ['audit', 'resolve', null, 4],
+      ],
+    );
+    const events = (await readEvents(ctx(), tenant)).filter(
+      (e) => e.help_request_id === id && e.payload.data.origin === 'integration',
+    );
+    assert.deepEqual(
+      events.map((e) => e.payload.data.version),
+      [2, 3, 4],
+    );
+    assert.equal((await readHelpRequest(ctx(), tenant, other)).status, 'ack');
   });
 
   test('concurrent sync and staff changes on one request never lose a write', async () => {

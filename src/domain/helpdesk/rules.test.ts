@@ -40,6 +40,35 @@ test('validateRow reports the first problem in a fixed order', () => {
   assert.equal(err({ action: 'resolve', observed_at: '2026-13-01T00:00:00Z' }), 'bad_observed_at');
   assert.equal(err({ action: 'resolve', observed_at: '2026-01-01' }), 'bad_observed_at');
   assert.equal(err({ action: 'resolve', observed_at: '2026-01-01T00:00:00+02:00' }), 'ok');
+  // Impossible dates and times are refused, not rolled over into the next month or day.
+  for (const impossible of [
+    '2026-02-30T00:00:00Z',
+    '2026-02-29T00:00:00Z',
+    '2026-04-31T10:00:00Z',
+    '2026-00-10T10:00:00Z',
+    '2026-01-00T10:00:00Z',
+    '2026-01-01T24:00:00Z',
+    '2026-01-01T23:60:00Z',
+    '2026-01-01T23:59:60Z',
+    '2026-01-01T10:00:00+24:00',
+    '2026-01-01T10:00:00+01:60',
+  ]) {
+    assert.equal(err({ action: 'resolve', observed_at: impossible }), 'bad_observed_at', impossible);
+  }
+  for (const possible of ['2024-02-29T12:00:00Z', '2026-12-31T23:59:59.999Z', '2026-01-01T00:00-0130']) {
+    assert.equal(err({ action: 'resolve', observed_at: possible }), 'ok', possible);
+  }
+  assert.equal(
+    valid({ action: 'resolve', observed_at: '2026-01-01T00:00:00-01:30' }).observedAt?.toISOString(),
+    '2026-01-01T01:30:00.000Z',
+  );
+  assert.equal(err({ action: 'note', note: 'a\u0000' }), 'bad_note');
+  assert.equal(err({ action: 'resolve', note: '\ud800' }), 'bad_note');
+  assert.equal(err({ action: 'resolve', external_ref: '\u0000' }), 'bad_external_ref');
+  assert.equal(err({ action: 'resolve', external_ref: 'x\udc00' }), 'bad_external_ref');
+  assert.equal(err({ action: 'resolve', actor: 'K\u0000' }), 'bad_actor');
+  assert.equal(err({ action: 'resolve', actor: '\ud83d' }), 'bad_actor');
+  assert.equal(err({ action: 'resolve', actor: '\u{1F600}', note: '\u{1F600}' }), 'ok');
   assert.equal(valid({ action: 'note', note: 'n', actor: ' Kim ' }).actor, 'Kim');
   assert.equal(valid({ action: 'acknowledge' }).actor, 'sync');
 });
@@ -71,9 +100,16 @@ test('the state table of section 3', () => {
     const out = applyRow(state(from), valid({ action: 'note', note: 'x' }), now);
     assert.deepEqual([out.changed, out.state.status, out.note], [true, from, 'x']);
   }
-  // resolve's note only when it resolves; an already resolved request adds nothing.
+  // resolve's note always lands in the timeline, also when the request is already resolved;
+  // a note written is a change (as for note rows), the status and resolved time stay.
   assert.equal(applyRow(state('ack'), valid({ action: 'resolve', note: 'done' }), now).note, 'done');
-  assert.equal(applyRow(state('resolved'), valid({ action: 'resolve', note: 'done' }), now).changed, false);
+  const again = applyRow(state('resolved'), valid({ action: 'resolve', note: 'done' }), now);
+  assert.deepEqual(
+    [again.changed, again.statusChanged, again.note, again.state.status, again.state.version],
+    [true, false, 'done', 'resolved', 4],
+  );
+  assert.deepEqual(again.state.resolvedAt, state('resolved').resolvedAt);
+  assert.equal(applyRow(state('resolved'), valid({ action: 'resolve' }), now).changed, false);
 });
 
 test('console precedence: a staff status change after observed_at supersedes state actions only', () => {
@@ -88,6 +124,25 @@ test('console precedence: a staff status change after observed_at supersedes sta
     true,
   );
   assert.equal(applyRow(s, valid({ action: 'resolve' }), now).changed, true);
+  // external_ref is stamped on any action, a superseded one included (status untouched).
+  const stamped = applyRow(s, valid({ action: 'resolve', observed_at: before, external_ref: 'ZD-9' }), now);
+  assert.deepEqual(
+    [stamped.superseded, stamped.changed, stamped.statusChanged, stamped.note],
+    [true, true, false, undefined],
+  );
+  assert.deepEqual(stamped.state, { ...s, externalRef: 'ZD-9', version: s.version + 1 });
+  // A superseded resolve's note still lands (a note is not a state view).
+  const noted = applyRow(s, valid({ action: 'resolve', observed_at: before, note: 'seen' }), now);
+  assert.deepEqual(
+    [noted.superseded, noted.changed, noted.note, noted.state.status, noted.state.version],
+    [true, true, 'seen', 'in_progress', s.version + 1],
+  );
+  const same = applyRow(
+    { ...s, externalRef: 'ZD-9' },
+    valid({ action: 'resolve', observed_at: before, external_ref: 'ZD-9' }),
+    now,
+  );
+  assert.deepEqual([same.superseded, same.changed, same.state.version], [true, false, s.version]);
 });
 
 test('property: status is always one of the four; version grows by one exactly when changed', () => {

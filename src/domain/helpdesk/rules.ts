@@ -1,6 +1,8 @@
 // Pure rules of the help desk: statuses, priorities, validation of one help-sync update row,
 // and the state table of spec section 3 applied to one row. No I/O here.
 
+import { isStorableText } from '../../lib/text.ts';
+
 export const statuses = ['new', 'ack', 'in_progress', 'resolved'] as const;
 export type Status = (typeof statuses)[number];
 export const priorities = ['low', 'normal', 'high', 'crisis'] as const;
@@ -45,11 +47,43 @@ export type RowValidation =
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-const isoDateTime = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,9})?)?(Z|[+-]\d\d:?\d\d)$/i;
+const isoDateTime = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d)(?::(\d\d)(\.\d{1,9})?)?(Z|[+-](\d\d):?(\d\d))$/i;
 
-/** Parses a name (actor or staff): a non-blank string of at most 200 characters, trimmed. */
-export function parseName(value: unknown): string | undefined {
+/**
+ * Parses an ISO 8601 date-time with an offset. Impossible dates and times (30 February,
+ * 24:00, minute 60, an offset of 24 hours) are refused rather than rolled over, by checking
+ * that every part survives a round trip through a UTC date.
+ */
+export function parseDateTime(value: unknown): Date | undefined {
   if (typeof value !== 'string') return undefined;
+  const m = isoDateTime.exec(value);
+  if (!m) return undefined;
+  const [year, month, day, hour, minute] = m.slice(1, 6).map(Number);
+  const second = m[6] === undefined ? 0 : Number(m[6]);
+  if (m[9] !== undefined && (Number(m[9]) > 23 || Number(m[10]) > 59)) return undefined;
+  const check = new Date(0);
+  check.setUTCFullYear(year, month - 1, day);
+  check.setUTCHours(hour, minute, second);
+  if (
+    check.getUTCFullYear() !== year ||
+    check.getUTCMonth() !== month - 1 ||
+    check.getUTCDate() !== day ||
+    check.getUTCHours() !== hour ||
+    check.getUTCMinutes() !== minute ||
+    check.getUTCSeconds() !== second
+  ) {
+    return undefined;
+  }
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
+/**
+ * Parses a name (actor or staff): a non-blank string of at most 200 characters, trimmed, that
+ * PostgreSQL can store (no NUL, no lone UTF-16 surrogate).
+ */
+export function parseName(value: unknown): string | undefined {
+  if (typeof value !== 'string' || !isStorableText(value)) return undefined;
   const trimmed = value.trim();
   if (trimmed.length === 0 || trimmed.length > MAX_ACTOR) return undefined;
   return trimmed;
@@ -73,14 +107,21 @@ export function validateRow(raw: unknown, defaultActor: string): RowValidation {
   }
   let note: string | undefined;
   if (record.note !== undefined && record.note !== null) {
-    if (typeof record.note !== 'string' || record.note.length > MAX_NOTE) return fail('bad_note');
+    if (typeof record.note !== 'string' || record.note.length > MAX_NOTE || !isStorableText(record.note)) {
+      return fail('bad_note');
+    }
     note = record.note.trim() === '' ? undefined : record.note;
   }
   if (action === 'note' && note === undefined) return fail('note_required');
   let externalRef: string | undefined;
   if (record.external_ref !== undefined && record.external_ref !== null) {
     const ref = record.external_ref;
-    if (typeof ref !== 'string' || ref.length === 0 || ref.length > MAX_EXTERNAL_REF) {
+    if (
+      typeof ref !== 'string' ||
+      ref.length === 0 ||
+      ref.length > MAX_EXTERNAL_REF ||
+      !isStorableText(ref)
+    ) {
       return fail('bad_external_ref');
     }
     externalRef = ref;
@@ -93,9 +134,8 @@ export function validateRow(raw: unknown, defaultActor: string): RowValidation {
   }
   let observedAt: Date | undefined;
   if (record.observed_at !== undefined && record.observed_at !== null) {
-    const value = record.observed_at;
-    const date = typeof value === 'string' && isoDateTime.test(value) ? new Date(value) : undefined;
-    if (!date || Number.isNaN(date.getTime())) return fail('bad_observed_at');
+    const date = parseDateTime(record.observed_at);
+    if (!date) return fail('bad_observed_at');
     observedAt = date;
   }
   return {
@@ -126,7 +166,10 @@ export interface RowOutcome {
   /** The row wrote something: status, resolved time, external_ref, or a note. */
   changed: boolean;
   statusChanged: boolean;
-  /** The row's state change lost to a later staff change (console precedence); nothing was applied. */
+  /**
+   * The row's state change lost to a later staff change (console precedence): its status
+   * change was not applied; its external_ref, if new, was stamped and a resolve's note added.
+   */
   superseded: boolean;
   /** The note to append to the timeline, if any. */
   note?: string;
@@ -135,13 +178,17 @@ export interface RowOutcome {
 /**
  * Applies one valid row to a request's state (spec section 3):
  * - acknowledge: new -> ack; otherwise unchanged;
- * - resolve: any open status -> resolved, resolved time stamped; resolved: unchanged (its
- *   note is not added again, so a retry changes nothing);
+ * - resolve: any open status -> resolved, resolved time stamped; resolved: unchanged. Its
+ *   note lands in the timeline either way (spec 2.5/4.3), and a note written is a change, as
+ *   for note rows: a retried resolve with a note adds the note again;
  * - reopen: resolved -> in_progress, resolved time cleared; otherwise unchanged;
  * - note: adds the note; always a change.
  * external_ref is stamped on any action (a change only when it differs).
  * Console precedence: when the row carries observed_at and a staff member changed the status
- * after it, a state action (acknowledge, resolve, reopen) applies nothing and is superseded.
+ * after it, a state action (acknowledge, resolve, reopen) is superseded: its status change is
+ * not applied, but its external_ref is still stamped (spec 4.3: "on any action"), a change
+ * when it differs, and a resolve's note still lands (a note is not a state view, so notes are
+ * never superseded).
  */
 export function applyRow(state: SyncState, row: ValidRow, now: Date): RowOutcome {
   if (
@@ -150,7 +197,22 @@ export function applyRow(state: SyncState, row: ValidRow, now: Date): RowOutcome
     state.staffStatusChangedAt !== null &&
     state.staffStatusChangedAt.getTime() > row.observedAt.getTime()
   ) {
-    return { state, changed: false, statusChanged: false, superseded: true };
+    const refChanged = row.externalRef !== undefined && row.externalRef !== state.externalRef;
+    const note = row.action === 'resolve' ? row.note : undefined;
+    if (!refChanged && note === undefined) {
+      return { state, changed: false, statusChanged: false, superseded: true };
+    }
+    return {
+      state: {
+        ...state,
+        externalRef: refChanged ? row.externalRef! : state.externalRef,
+        version: state.version + 1,
+      },
+      changed: true,
+      statusChanged: false,
+      superseded: true,
+      note,
+    };
   }
   let status = state.status;
   let resolvedAt = state.resolvedAt;
@@ -163,8 +225,8 @@ export function applyRow(state: SyncState, row: ValidRow, now: Date): RowOutcome
       if (status !== 'resolved') {
         status = 'resolved';
         resolvedAt = now;
-        note = row.note;
       }
+      note = row.note;
       break;
     case 'reopen':
       if (status === 'resolved') {

@@ -6,9 +6,11 @@
 // (pure rules, so several rows for one request compose), and one statement writes the final
 // state of every changed request, its timeline entries and its events, inside a savepoint.
 // If that statement fails, it is rolled back to the savepoint and the requests are bisected,
-// each half written in its own savepoint, down to the single requests whose write fails: their
-// rows get `update_failed` while every other request is written (k failing requests out of n
-// cost about 2k·log2(n) extra statements, not n).
+// each half written in its own savepoint, down to the single requests whose write fails (k
+// failing requests out of n cost about 2k·log2(n) extra statements, not n). The rows of such a
+// request are then replayed one by one from its locked state, each written in its own
+// savepoint: a row whose write fails gets `update_failed`, and the request's other rows apply
+// on their own, each seeing the result of the rows before it that were written.
 import type { Db, Queryable } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -23,7 +25,7 @@ import {
   type ValidRow,
   validateRow,
 } from './rules.ts';
-import { eventData, type HelpRequestRow, lockRequests, type TimelineEntry } from './store.ts';
+import { eventData, type HelpRequestRow, lockRequests, syncState, type TimelineEntry } from './store.ts';
 
 export interface SyncBody {
   institution: string;
@@ -45,8 +47,8 @@ export interface SyncResult {
 interface Group {
   row: HelpRequestRow;
   state: SyncState;
-  /** Positions of the update rows naming this request. */
-  positions: number[];
+  /** The update rows naming this request, in order, with their positions. */
+  rows: { row: ValidRow; position: number }[];
   entries: TimelineEntry[];
   events: { type: string; payload: unknown; occurred_at: string }[];
 }
@@ -111,7 +113,8 @@ export function createHelpSyncService(db: Db, clock: Clock) {
         if (parsed === undefined) {
           throw new ApiError('invalid_field', {
             field: 'actor',
-            detail: 'actor must be a non-blank name of at most 200 characters',
+            detail:
+              'actor must be a non-blank name of at most 200 characters, without NUL characters or lone surrogates',
           });
         }
         defaultActor = parsed;
@@ -148,49 +151,69 @@ export function createHelpSyncService(db: Db, clock: Clock) {
           if (!group) {
             group = {
               row: request,
-              state: {
-                status: request.status,
-                externalRef: request.external_ref,
-                resolvedAt: request.resolved_at,
-                version: request.version,
-                staffStatusChangedAt: request.staff_status_changed_at,
-              },
-              positions: [],
+              state: syncState(request),
+              rows: [],
               entries: [],
               events: [],
             };
             groups.set(request.id, group);
           }
-          group.positions.push(position);
+          group.rows.push({ row, position });
           results[position] = applyToGroup(group, row, now, nowIso);
         }
         const touched = [...groups.values()].filter((g) => g.entries.length > 0);
         if (touched.length === 0) return;
-        // One statement for everything; if it fails, bisect in savepoints down to the
-        // requests whose own write fails, and report update_failed for their rows only.
-        const attempt = async (part: Group[]): Promise<void> => {
+        /** Writes the groups in a savepoint; false (and nothing written) when the write fails. */
+        const tryWrite = async (part: Group[]): Promise<boolean> => {
           await tx.query('SAVEPOINT help_sync_write');
           try {
             await write(tx, caller.institutionId, part, now);
             await tx.query('RELEASE SAVEPOINT help_sync_write');
-            return;
+            return true;
           } catch {
             await tx.query('ROLLBACK TO SAVEPOINT help_sync_write');
             await tx.query('RELEASE SAVEPOINT help_sync_write');
+            return false;
           }
+        };
+        /**
+         * Replays the rows of one request whose write failed, one row per savepoint, from its
+         * locked state: each row succeeds or fails on its own (spec 4.3 rule 1).
+         */
+        const replay = async (failed: Group): Promise<void> => {
+          let state = syncState(failed.row);
+          for (const { row, position } of failed.rows) {
+            const single: Group = {
+              row: { ...failed.row, version: state.version },
+              state,
+              rows: [{ row, position }],
+              entries: [],
+              events: [],
+            };
+            const result = applyToGroup(single, row, now, nowIso);
+            if (single.entries.length === 0 || (await tryWrite([single]))) {
+              results[position] = result;
+              state = single.state;
+            } else {
+              results[position] = {
+                help_request_id: result.help_request_id,
+                ok: false,
+                error: 'update_failed',
+              };
+            }
+          }
+        };
+        // One statement for everything; if it fails, bisect in savepoints down to the
+        // requests whose own write fails, then replay their rows one by one.
+        const attempt = async (part: Group[]): Promise<void> => {
+          if (await tryWrite(part)) return;
           if (part.length > 1) {
             const middle = Math.ceil(part.length / 2);
             await attempt(part.slice(0, middle));
             await attempt(part.slice(middle));
             return;
           }
-          for (const position of part[0].positions) {
-            results[position] = {
-              help_request_id: results[position].help_request_id,
-              ok: false,
-              error: 'update_failed',
-            };
-          }
+          await replay(part[0]);
         };
         await attempt(touched);
       });
@@ -205,6 +228,7 @@ function applyToGroup(group: Group, row: ValidRow, now: Date, nowIso: string): S
   const outcome = applyRow(before, row, now);
   const base = { help_request_id: group.row.id, kind: 'audit' as const, actor: row.actor };
   if (outcome.superseded) {
+    // The attempt is recorded; when it stamped a new external_ref, this entry is that change.
     group.entries.push({
       ...base,
       action: `${row.action}_superseded`,
@@ -212,22 +236,24 @@ function applyToGroup(group: Group, row: ValidRow, now: Date, nowIso: string): S
       from_status: before.status,
       to_status: before.status,
       external_ref: row.externalRef ?? null,
-      version: before.version,
+      version: outcome.state.version,
       created_at: nowIso,
     });
   }
   if (outcome.changed) {
     const after = outcome.state;
-    group.entries.push({
-      ...base,
-      action: row.action,
-      origin: 'integration',
-      from_status: before.status,
-      to_status: after.status,
-      external_ref: row.externalRef ?? null,
-      version: after.version,
-      created_at: nowIso,
-    });
+    if (!outcome.superseded) {
+      group.entries.push({
+        ...base,
+        action: row.action,
+        origin: 'integration',
+        from_status: before.status,
+        to_status: after.status,
+        external_ref: row.externalRef ?? null,
+        version: after.version,
+        created_at: nowIso,
+      });
+    }
     if (outcome.note !== undefined) {
       group.entries.push({
         ...base,

@@ -1,7 +1,7 @@
 // Admin API: merging campuses, their aliases, and the operator audit trail.
 import { Type } from 'typebox';
 import type { Services } from '../../services.ts';
-import { DateTime, errorResponses, SlugParams, Uuid } from '../schemas.ts';
+import { DateTime, errorResponses, SlugParams, Text, Uuid } from '../schemas.ts';
 import type { App } from '../types.ts';
 
 const CampusRef = Type.Object({ id: Uuid(), name: Type.String() });
@@ -25,18 +25,18 @@ export function adminCampusRoutes(app: App, services: Services): void {
           'operator audit trail.',
         params: SlugParams,
         body: Type.Object({
-          from: Type.String({
+          from: Text({
             minLength: 1,
             maxLength: 500,
             description: 'The campus that goes (id or name)',
           }),
-          into: Type.String({
+          into: Text({
             minLength: 1,
             maxLength: 500,
             description: 'The campus that stays (id or name)',
           }),
           actor: Type.Optional(
-            Type.String({ minLength: 1, maxLength: 200, description: 'Who merges; default "operator"' }),
+            Text({ minLength: 1, maxLength: 200, description: 'Who merges; default "operator"' }),
           ),
         }),
         response: {

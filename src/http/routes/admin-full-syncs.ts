@@ -1,14 +1,14 @@
 // Admin API: full syncs of a cohort's roster and their departures (applied or held).
 import { Type } from 'typebox';
 import type { Services } from '../../services.ts';
-import { errorResponses, PageQuery, page, SlugParams } from '../schemas.ts';
+import { errorResponses, PageQuery, page, SlugParams, Text } from '../schemas.ts';
 import type { App } from '../types.ts';
 
 const Params = Type.Intersect([SlugParams, Type.Object({ id: Type.String() })]);
 const Row = Type.Record(Type.String(), Type.Unknown());
 const Decision = Type.Object({
   actor: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 200, description: 'Who decides; default "operator"' }),
+    Text({ minLength: 1, maxLength: 200, description: 'Who decides; default "operator"' }),
   ),
 });
 

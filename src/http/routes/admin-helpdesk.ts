@@ -3,7 +3,7 @@
 import { Type } from 'typebox';
 import { MAX_ACTOR } from '../../domain/helpdesk/rules.ts';
 import type { Services } from '../../services.ts';
-import { DateTime, errorResponses, PageQuery, page, SlugParams, Uuid } from '../schemas.ts';
+import { DateTime, errorResponses, PageQuery, page, SlugParams, Text, Uuid } from '../schemas.ts';
 import type { App } from '../types.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
@@ -17,7 +17,7 @@ const PrioritySchema = Type.Union(
   [Type.Literal('low'), Type.Literal('normal'), Type.Literal('high'), Type.Literal('crisis')],
   { description: 'low, normal, high or crisis' },
 );
-const Name = (description: string) => Type.String({ minLength: 1, maxLength: MAX_ACTOR, description });
+const Name = (description: string) => Text({ minLength: 1, maxLength: MAX_ACTOR, description });
 
 const HelpRequest = Type.Object({
   id: Uuid('The help_request_id used by the help-desk sync and in webhook payloads'),
@@ -103,7 +103,7 @@ export function adminHelpdeskRoutes(app: App, services: Services): void {
         body: Type.Object({
           student_id: Uuid('A student of this institution'),
           priority: Type.Optional(PrioritySchema),
-          summary: Type.Optional(Type.String({ maxLength: 2000 })),
+          summary: Type.Optional(Text({ maxLength: 2000 })),
           actor: Type.Optional(Name('Who created it (audit trail)')),
         }),
         response: { 201: HelpRequest, ...errorResponses(400, 401, 404) },
@@ -198,7 +198,7 @@ export function adminHelpdeskRoutes(app: App, services: Services): void {
         summary: 'Staff: add a staff-visible note',
         params: IdParams,
         body: Type.Object({
-          note: Type.String({ minLength: 1, maxLength: 10_000, pattern: '\\S' }),
+          note: Text({ minLength: 1, maxLength: 10_000, nonBlank: true }),
           staff: Name('The staff member writing the note'),
         }),
         response: { 200: Changed, ...errorResponses(400, 401, 404) },
@@ -239,7 +239,9 @@ export function adminHelpdeskRoutes(app: App, services: Services): void {
           'webhook delivery reads. Page with after_seq = the last seq read.',
         params: SlugParams,
         querystring: Type.Object({
-          after_seq: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+          after_seq: Type.Optional(
+            Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 }),
+          ),
           limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
         }),
         response: {

@@ -1,7 +1,7 @@
 // Admin API: institutions, cohorts, roster secrets and the console's read-only listings.
 import { Type } from 'typebox';
 import type { Services } from '../../services.ts';
-import { DateTime, errorResponses, PageQuery, page, SlugParams, Uuid } from '../schemas.ts';
+import { DateTime, errorResponses, PageQuery, page, SlugParams, Text, Uuid } from '../schemas.ts';
 import type { App } from '../types.ts';
 
 const Institution = Type.Object({
@@ -41,7 +41,7 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
             pattern: '^[a-z0-9][a-z0-9-]{0,62}$',
             description: 'Lower-case key used by feeds',
           }),
-          name: Type.String({ minLength: 1, maxLength: 200 }),
+          name: Text({ minLength: 1, maxLength: 200 }),
         }),
         response: { 201: Institution, ...errorResponses(400, 401, 409) },
       },
@@ -86,7 +86,7 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
         summary: 'Create a cohort',
         params: SlugParams,
         body: Type.Object({
-          name: Type.String({ minLength: 1, maxLength: 200 }),
+          name: Text({ minLength: 1, maxLength: 200 }),
           clock: Type.Optional(
             Type.Union([Type.Literal('cohort'), Type.Literal('individual')], {
               description: 'cohort: one shared start; individual: each student starts on their start_date',
@@ -233,7 +233,7 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
           PageQuery,
           Type.Object({
             cohort_id: Type.Optional(Uuid('Only this cohort')),
-            email: Type.Optional(Type.String({ description: 'Exact email, case-insensitive' })),
+            email: Type.Optional(Text({ description: 'Exact email, case-insensitive' })),
             status: Type.Optional(
               Type.Union([Type.Literal('active'), Type.Literal('departed')], {
                 description: 'active: not departed; departed: marked departed by a full sync',

@@ -2,7 +2,7 @@
 import { Type } from 'typebox';
 import { enrolmentStatuses } from '../../domain/taxonomy/rows.ts';
 import type { Services } from '../../services.ts';
-import { DateTime, errorResponses, PageQuery, page, SlugParams, Uuid } from '../schemas.ts';
+import { DateTime, errorResponses, PageQuery, page, SlugParams, Text, Uuid } from '../schemas.ts';
 import type { App } from '../types.ts';
 
 const List = <T extends Parameters<typeof Type.Array>[0]>(item: T) =>
@@ -74,7 +74,7 @@ export function adminTaxonomyRoutes(app: App, services: Services): void {
         params: SlugParams,
         querystring: Type.Intersect([
           PageQuery,
-          Type.Object({ program_code: Type.Optional(Type.String({ description: 'Only this program' })) }),
+          Type.Object({ program_code: Type.Optional(Text({ description: 'Only this program' })) }),
         ]),
         response: { 200: List(Unit), ...errorResponses(401, 404) },
       },
@@ -103,9 +103,9 @@ export function adminTaxonomyRoutes(app: App, services: Services): void {
         querystring: Type.Intersect([
           PageQuery,
           Type.Object({
-            term_code: Type.Optional(Type.String({ description: 'Only this term' })),
-            unit_code: Type.Optional(Type.String({ description: 'Only this unit' })),
-            email: Type.Optional(Type.String({ description: 'Only this student' })),
+            term_code: Type.Optional(Text({ description: 'Only this term' })),
+            unit_code: Type.Optional(Text({ description: 'Only this unit' })),
+            email: Type.Optional(Text({ description: 'Only this student' })),
             status: Type.Optional(
               Type.String({ enum: [...enrolmentStatuses], description: 'Only this status' }),
             ),

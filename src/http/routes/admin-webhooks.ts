@@ -5,7 +5,7 @@ import { MAX_ATTEMPTS, RETRY_DELAYS_MS, ROTATION_WINDOW_MS } from '../../domain/
 import { EVENT_TYPES } from '../../domain/webhooks/service.ts';
 import { ApiError } from '../../errors.ts';
 import type { Services } from '../../services.ts';
-import { DateTime, errorResponses, PageQuery, page, SlugParams, Uuid } from '../schemas.ts';
+import { DateTime, errorResponses, PageQuery, page, SlugParams, Text, Uuid } from '../schemas.ts';
 import type { App } from '../types.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
@@ -108,7 +108,7 @@ export function adminWebhookRoutes(app: App, services: Services): void {
           event_types: Type.Optional(
             Type.Array(EventType, { maxItems: 20, description: 'Omitted or empty: every event type' }),
           ),
-          description: Type.Optional(Type.String({ maxLength: 500 })),
+          description: Type.Optional(Text({ maxLength: 500 })),
           enabled: Type.Optional(Type.Boolean({ default: true })),
         }),
         response: {
@@ -170,7 +170,7 @@ export function adminWebhookRoutes(app: App, services: Services): void {
         body: Type.Object({
           url: Type.Optional(Type.String({ maxLength: 2048, description: urlDescription })),
           event_types: Type.Optional(Type.Array(EventType, { maxItems: 20 })),
-          description: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+          description: Type.Optional(Nullable(Text({ maxLength: 500 }))),
           enabled: Type.Optional(Type.Boolean()),
         }),
         response: { 200: Endpoint, ...errorResponses(400, 401, 404) },

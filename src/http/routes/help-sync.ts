@@ -7,6 +7,7 @@ import { Type } from 'typebox';
 import { MAX_EXTERNAL_REF, MAX_UPDATES } from '../../domain/helpdesk/rules.ts';
 import type { SyncBody } from '../../domain/helpdesk/sync.ts';
 import type { SyncCaller } from '../../domain/secrets/help-sync-secrets.ts';
+import { ApiError } from '../../errors.ts';
 import { bearerToken } from '../../lib/secrets.ts';
 import type { Services } from '../../services.ts';
 import { perMinute } from '../plugins/rate-limit.ts';
@@ -39,23 +40,26 @@ const UpdateRow = Type.Object(
         maxLength: MAX_EXTERNAL_REF,
         description:
           'The external ticket reference, stamped on the request on any action, shown in the timeline and ' +
-          'echoed in every later webhook payload. Empty, not a string or longer than 200: `bad_external_ref`.',
+          'echoed in every later webhook payload. Empty, not a string, longer than 200, or containing NUL or a lone UTF-16 surrogate: ' +
+          '`bad_external_ref`.',
       }),
     ),
     note: Type.Optional(
       Type.String({
         maxLength: 10_000,
         description:
-          'Required (non-blank) with `note` (`note_required`). Optional with `resolve`: added to the timeline ' +
-          'when the resolve changes the status (a resolve of an already resolved request adds nothing, so ' +
-          'retries never duplicate it). Ignored with other actions. Not a string or over 10000: `bad_note`.',
+          'Required (non-blank) with `note` (`note_required`). Optional with `resolve`: always added to the ' +
+          'timeline, also when the request is already resolved or the resolve is superseded; a note written is ' +
+          'a change (`changed: true`), so a retried resolve with a note adds it again, like a `note` row. ' +
+          'Ignored with other actions. Not a string, over 10000, or containing NUL or a lone UTF-16 surrogate: `bad_note`.',
       }),
     ),
     actor: Type.Optional(
       Type.String({
         minLength: 1,
         maxLength: 200,
-        description: 'Overrides the request-level `actor` for this row. Blank or not a string: `bad_actor`.',
+        description:
+          'Overrides the request-level `actor` for this row. Blank, not a string, or containing NUL or a lone UTF-16 surrogate: `bad_actor`.',
       }),
     ),
     observed_at: Type.Optional(
@@ -64,10 +68,11 @@ const UpdateRow = Type.Object(
         description:
           'When the external system took the view this row reports (ISO 8601 with offset). If a staff ' +
           'member changed the status in the console after this time, an `acknowledge`, `resolve` or `reopen` ' +
-          'row applies nothing and answers `ok: true, changed: false, superseded: true` with the status the ' +
-          'platform holds; the staff change reaches the external system as a `help_request.updated` event ' +
+          'row changes no status and answers `ok: true, superseded: true` with the status the platform ' +
+          'holds; its `external_ref` is still stamped and a resolve note still added (then `changed: true`, ' +
+          'otherwise `changed: false`); the staff change reaches the external system as a `help_request.updated` event ' +
           '(origin `platform`). `note` rows are never superseded. Omitted: the row is applied as it arrives. ' +
-          'Not a date-time: `bad_observed_at`.',
+          'Not a date-time, or an impossible one (for example 30 February): `bad_observed_at`.',
       }),
     ),
   },
@@ -87,7 +92,7 @@ const DocumentedBody = Type.Object(
         maxLength: 200,
         description:
           'The name shown in the audit trail and timeline for every row (default `help-desk sync`). ' +
-          'Blank: 400 `invalid_field`.',
+          'Blank, or containing NUL or a lone UTF-16 surrogate: 400 `invalid_field` with `field: "actor"`.',
         examples: ['Service Desk (Zendesk)'],
       }),
     ),
@@ -134,7 +139,7 @@ const Result = Type.Object({
     Type.Boolean({
       description:
         'When ok: true when the row wrote something (status, resolved time, external_ref or a note); false ' +
-        'when it was a no-op, so retries are harmless. A `note` row is always a change.',
+        'when it was a no-op, so retries are harmless. A `note` row, and a `resolve` with a note, is always a change.',
     }),
   ),
   external_ref: Type.Optional(
@@ -212,6 +217,10 @@ export function helpSyncRoutes(app: App, services: Services): void {
         if (!token) await helpSyncSecrets.authenticate(undefined);
       },
       preValidation: async (request) => {
+        // The framework also parses text/plain; this endpoint takes JSON only.
+        if (!/^application\/([\w.+-]+\+)?json\b/i.test(request.headers['content-type'] ?? '')) {
+          throw new ApiError('unsupported_media_type', { detail: 'send Content-Type: application/json' });
+        }
         const body = request.body as { institution?: unknown } | null | undefined;
         const institution = typeof body === 'object' && body !== null ? body.institution : undefined;
         callers.set(
