@@ -37,6 +37,10 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     // A 5000-row roster page is about 1.2 MB; the largest documented page fits well under this.
     bodyLimit: 16 * 1024 * 1024,
     return503OnClosing: true,
+    // Prototype-polluting keys are dropped from JSON bodies rather than failing the request:
+    // a row carrying one stays that row's problem, not the whole batch's.
+    onProtoPoisoning: 'remove',
+    onConstructorPoisoning: 'remove',
     // Errors raised before routing (a malformed URL, say) get the same flat body as the rest.
     frameworkErrors: (error, _request, reply) => {
       (reply as FastifyReply).status(400).send({ error: 'invalid_request', detail: error.message });

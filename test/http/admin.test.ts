@@ -143,3 +143,19 @@ describeEachDatabase('request bodies', (ctx) => {
     }
   });
 });
+
+describeEachDatabase('prototype-polluting keys', (ctx) => {
+  test('are dropped from bodies, never reach objects, and never fail a batch', async () => {
+    const tenant = await seedTenant(ctx());
+    const res = await ctx().app.inject({
+      method: 'POST',
+      url: '/api/sis/sync',
+      headers: { authorization: `Bearer ${tenant.rosterSecret}`, 'content-type': 'application/json' },
+      payload: `{"cohort_id":"${tenant.cohortId}","students":[{"email":"p@example.edu","student_id_ext":"P1","__proto__":{"admin":true}},{"constructor":{"prototype":{"x":1}}}]}`,
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.json().imported, 1);
+    assert.equal(res.json().errors.length, 1);
+    assert.equal(({} as Record<string, unknown>).admin, undefined);
+  });
+});
