@@ -66,7 +66,9 @@ describeEachDatabase('admin API', (ctx) => {
     assert.match(first, /^ssp_roster_[A-Za-z0-9_-]{43}$/);
     const second = (await ctx().admin('POST', base)).json().secret as string;
     assert.notEqual(first, second);
-    assert.equal((await ctx().admin('GET', base)).json().state, 'active');
+    const active = (await ctx().admin('GET', base)).json();
+    assert.equal(active.state, 'active');
+    assert.equal(Date.parse(active.rotate_by) - Date.parse(active.issued_at), 90 * 86_400_000);
 
     const stored = await ctx().db.query<{ secret_hash: string; revoked: boolean }>(
       'SELECT secret_hash, revoked_at IS NOT NULL AS revoked FROM roster_secrets WHERE institution_id = $1',

@@ -11,6 +11,10 @@ import type { Db } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 import { digestsEqual, generateSecret, sha256Hex } from '../../lib/secrets.ts';
 
+/** Roster secrets are rotated with the operator on this cadence (spec 5 rule 5). */
+export const ROTATION_DAYS = 90;
+const DAY_MS = 86_400_000;
+
 /** Who a roster request authenticated as. */
 export type RosterCaller = { kind: 'institution'; institutionId: string } | { kind: 'bootstrap' };
 
@@ -60,6 +64,9 @@ export function createRosterSecretsService(db: Db, bootstrapHash: string | undef
       return {
         state: latest.revoked_at ? 'revoked' : 'active',
         issued_at: latest.created_at,
+        ...(latest.revoked_at
+          ? {}
+          : { rotate_by: new Date(latest.created_at.getTime() + ROTATION_DAYS * DAY_MS) }),
         revoked_at: latest.revoked_at ?? undefined,
       } as const;
     },

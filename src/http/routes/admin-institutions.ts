@@ -132,6 +132,9 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
       Type.Literal('not_configured'),
     ]),
     issued_at: Type.Optional(DateTime()),
+    rotate_by: Type.Optional(
+      DateTime('Issue a new secret (coordinated with the operator) by then: 90 days after issue'),
+    ),
     revoked_at: Type.Optional(DateTime()),
   });
 
