@@ -102,6 +102,16 @@ export function createCampusMergeService(db: Db) {
       });
     },
 
+    /** The institution's operator audit trail, newest first (merges, departure decisions). */
+    async operatorAudit(institutionId: string) {
+      const { rows } = await db.query(
+        `SELECT id, actor, action, details, at FROM operator_audit WHERE institution_id = $1
+         ORDER BY at DESC, id LIMIT 1000`,
+        [institutionId],
+      );
+      return rows;
+    },
+
     async aliases(institutionId: string) {
       const { rows } = await db.query(
         `SELECT a.alias, a.campus_id, c.name AS campus_name, a.created_at

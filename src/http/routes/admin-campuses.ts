@@ -115,12 +115,7 @@ export function adminCampusRoutes(app: App, services: Services): void {
     },
     async (request) => {
       const institution = await institutions.requireBySlug(request.params.slug);
-      const { rows } = await services.db.query(
-        `SELECT id, actor, action, details, at FROM operator_audit WHERE institution_id = $1 ORDER BY at DESC, id
-         LIMIT 1000`,
-        [institution.id],
-      );
-      return { items: rows as never[] };
+      return { items: (await campusMerge.operatorAudit(institution.id)) as never[] };
     },
   );
 }
