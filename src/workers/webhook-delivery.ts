@@ -47,6 +47,14 @@ export interface WebhookWorkerOptions {
   concurrency?: number;
   /** Deliveries of one endpoint in flight at once in this worker. */
   perEndpointConcurrency?: number;
+  /** In flight at once for one endpoint before its further attempts use the overflow pool. */
+  fairShare?: number;
+  /** In flight at once for all slow or failing endpoints together. */
+  slowShare?: number;
+  /** In flight at once beyond the fair share of busy (healthy) endpoints together. */
+  overflowShare?: number;
+  /** An attempt in flight longer than this marks its endpoint slow (default: half the attempt timeout). */
+  slowAfterMs?: number;
   /** Most deliveries claimed by one query. */
   batchSize?: number;
   /** Whole attempt: connect, send, response headers and body. */
@@ -112,10 +120,15 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
   // A claimer waiting for capacity wakes once this many deliveries have finished, so claims
   // stay batched instead of one query per freed slot.
   const wakeAfter = Math.max(1, Math.min(64, Math.floor(perEndpoint / 2)));
+  const fairShare = options.fairShare ?? Math.max(1, Math.floor(concurrency / 16));
+  const slowShare = options.slowShare ?? Math.max(1, Math.floor(concurrency / 4));
+  const overflowShare = options.overflowShare ?? Math.max(1, Math.floor(concurrency / 2));
   const batchSize = options.batchSize ?? 500;
   const attemptTimeoutMs = options.attemptTimeoutMs ?? 10_000;
   const leaseMs = options.leaseMs ?? Math.max(60_000, attemptTimeoutMs * 3);
   const idlePollMs = options.idlePollMs ?? 50;
+  // Wall time, so it must be generous: a busy event loop stretches every attempt's apparent duration.
+  const slowAfterMs = options.slowAfterMs ?? Math.floor(attemptTimeoutMs / 2);
   const random = options.random ?? Math.random;
   const workerId = options.workerId ?? randomUUID().slice(0, 8);
   const log = options.logger;
@@ -125,49 +138,124 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
     connect: { lookup: guardedLookup(policy) as never, timeout: attemptTimeoutMs },
   });
 
-  const inflightByEndpoint = new Map<string, number>();
+  // In-flight attempts per endpoint: delivery id -> start (performance.now()).
+  const inflightByEndpoint = new Map<string, Map<string, number>>();
   let inflight = 0;
 
-  /** Claims up to `limit` due deliveries, respecting per-endpoint capacity. */
+  /**
+   * Capacity classes. An endpoint is "slow" when it is failing (`failing_since` set) or one of
+   * its attempts in this worker has been in flight longer than `slowAfterMs`. Slow endpoints
+   * together get at most `slowShare` slots. A healthy endpoint's first `fairShare` attempts are
+   * free; beyond that they come from an overflow pool of `overflowShare` slots. The rest of the
+   * capacity is kept for endpoints that are neither slow nor busy, so a hanging endpoint,
+   * even one not yet known as failing, can never take the whole worker.
+   */
+  function capacity() {
+    const started = performance.now();
+    const full: string[] = [];
+    const slow: string[] = [];
+    const busy: string[] = [];
+    const counts: Record<string, number> = {};
+    let slowInflight = 0;
+    let overflowInflight = 0;
+    for (const [endpoint, attempts] of inflightByEndpoint) {
+      const count = attempts.size;
+      counts[endpoint] = count;
+      if (count >= perEndpoint) full.push(endpoint);
+      let oldest = Number.POSITIVE_INFINITY;
+      for (const t of attempts.values()) if (t < oldest) oldest = t;
+      if (started - oldest > slowAfterMs || slowFor.has(endpoint)) {
+        slow.push(endpoint);
+        slowInflight += count;
+      } else {
+        if (count >= fairShare) busy.push(endpoint);
+        overflowInflight += Math.max(0, count - fairShare);
+      }
+    }
+    return {
+      full,
+      slow,
+      busy,
+      counts,
+      slowRoom: Math.max(0, slowShare - slowInflight),
+      overflowRoom: Math.max(0, overflowShare - overflowInflight),
+    };
+  }
+
+  /**
+   * Endpoints whose attempt timed out in this worker, until the given time (performance.now()),
+   * so a hanging endpoint stays in the slow class between its attempts.
+   */
+  const slowFor = new Map<string, number>();
+  function noteSlow(endpoint: string, outcome: Outcome) {
+    const now = performance.now();
+    for (const [e, until] of slowFor) if (until <= now) slowFor.delete(e);
+    if (outcome === 'timeout') slowFor.set(endpoint, now + leaseMs);
+    else if (outcome === 'success') slowFor.delete(endpoint);
+  }
+
+  /** Claims up to `limit` due deliveries, respecting the capacity classes above. */
   async function claim(limit: number): Promise<Claimed[]> {
     if (limit <= 0) return [];
     const now = clock.now();
     const leaseUntil = new Date(now.getTime() + leaseMs);
-    const full: string[] = [];
-    const remaining: Record<string, number> = {};
-    for (const [endpoint, count] of inflightByEndpoint) {
-      if (count >= perEndpoint) full.push(endpoint);
-      else remaining[endpoint] = perEndpoint - count;
-    }
+    const cap = capacity();
+    // Excluded outright: endpoints at their own limit, and whole classes with no room left.
+    const excluded = [...cap.full, ...(cap.overflowRoom === 0 ? cap.busy : [])];
     const { rows } = await db.query<Claimed>(
-      `WITH candidates AS (
-         SELECT d.id, d.endpoint_id FROM webhook_deliveries d
-         JOIN webhook_endpoints w ON w.id = d.endpoint_id AND w.enabled
+      `WITH healthy AS (
+         SELECT d.id, d.endpoint_id, false AS slow FROM webhook_deliveries d
+         JOIN webhook_endpoints w ON w.id = d.endpoint_id AND w.enabled AND w.failing_since IS NULL
          WHERE d.state = 'pending' AND d.next_attempt_at <= $1
-           AND NOT (d.endpoint_id = ANY ($4::uuid[]))
+           AND NOT (d.endpoint_id = ANY ($4::uuid[])) AND NOT (d.endpoint_id = ANY ($9::uuid[]))
            AND ($7::uuid[] IS NULL OR d.institution_id = ANY ($7::uuid[]))
          ORDER BY d.next_attempt_at
          LIMIT $2
          FOR UPDATE OF d SKIP LOCKED
+       ), slow AS (
+         SELECT s.id, s.endpoint_id, true AS slow FROM webhook_endpoints w
+         CROSS JOIN LATERAL (
+           SELECT d.id, d.endpoint_id FROM webhook_deliveries d
+           WHERE d.endpoint_id = w.id AND d.state = 'pending' AND d.next_attempt_at <= $1
+           ORDER BY d.next_attempt_at
+           LIMIT LEAST($2, $10)
+           FOR UPDATE OF d SKIP LOCKED
+         ) s
+         WHERE $10 > 0 AND w.enabled AND (w.failing_since IS NOT NULL OR w.id = ANY ($9::uuid[]))
+           AND NOT (w.id = ANY ($4::uuid[]))
+           AND ($7::uuid[] IS NULL OR w.institution_id = ANY ($7::uuid[]))
        ), ranked AS (
-         SELECT id, endpoint_id, row_number() OVER (PARTITION BY endpoint_id ORDER BY id) AS rn FROM candidates
+         SELECT id, slow, COALESCE((($6::jsonb) ->> endpoint_id::text)::int, 0)
+           + row_number() OVER (PARTITION BY endpoint_id ORDER BY id) AS n
+         FROM (SELECT * FROM healthy UNION ALL SELECT * FROM slow) c
+       ), classed AS (
+         SELECT id, CASE WHEN slow THEN 2 WHEN n > $11 THEN 1 ELSE 0 END AS cls, n FROM ranked WHERE n <= $8
+       ), picked AS (
+         SELECT id, cls, row_number() OVER (PARTITION BY cls ORDER BY n, id) AS crn FROM classed
+       ), chosen AS (
+         SELECT id FROM picked
+         WHERE cls = 0 OR (cls = 1 AND crn <= $12) OR (cls = 2 AND crn <= $10)
+         ORDER BY cls, crn LIMIT $2
        )
        UPDATE webhook_deliveries d
        SET lease_token = $3, lease_until = $5, next_attempt_at = $5, attempts = d.attempts + 1
-       FROM ranked r, webhook_endpoints w, events ev
-       WHERE d.id = r.id AND r.rn <= COALESCE((($6::jsonb) ->> r.endpoint_id::text)::int, $8)
-         AND w.id = d.endpoint_id AND ev.id = d.event_id
+       FROM chosen r, webhook_endpoints w, events ev
+       WHERE d.id = r.id AND w.id = d.endpoint_id AND ev.id = d.event_id
        RETURNING d.id, d.lease_token, d.endpoint_id, d.institution_id, d.event_id, d.attempts, w.url, w.secret,
          w.previous_secret, w.previous_secret_expires_at, ev.payload::text AS body`,
       [
         now,
         limit,
         randomUUID(),
-        full,
+        excluded,
         leaseUntil,
-        JSON.stringify(remaining),
+        JSON.stringify(cap.counts),
         options.institutionIds ?? null,
         perEndpoint,
+        cap.slow,
+        cap.slowRoom,
+        fairShare,
+        cap.overflowRoom,
       ],
     );
     return rows;
@@ -239,6 +327,7 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
       }
     }
     const duration = Math.round(performance.now() - started);
+    noteSlow(delivery.endpoint_id, result.outcome);
     const decision: Decision = decide(result, delivery.attempts, random);
     return {
       delivery_id: delivery.id,
@@ -401,10 +490,16 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
     }
   }
 
-  function track(endpoint: string, delta: number) {
-    const next = (inflightByEndpoint.get(endpoint) ?? 0) + delta;
-    if (next <= 0) inflightByEndpoint.delete(endpoint);
-    else inflightByEndpoint.set(endpoint, next);
+  function track(delivery: Claimed, delta: 1 | -1) {
+    const endpoint = delivery.endpoint_id;
+    let attempts = inflightByEndpoint.get(endpoint);
+    if (delta > 0) {
+      if (!attempts) inflightByEndpoint.set(endpoint, (attempts = new Map()));
+      attempts.set(delivery.id, performance.now());
+    } else if (attempts) {
+      attempts.delete(delivery.id);
+      if (attempts.size === 0) inflightByEndpoint.delete(endpoint);
+    }
     inflight += delta;
   }
 
@@ -415,7 +510,7 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
 
   /** Attempts these claimed deliveries and records the results (runOnce's second half). */
   async function deliver(claimed: Claimed[]): Promise<RunSummary> {
-    for (const c of claimed) track(c.endpoint_id, 1);
+    for (const c of claimed) track(c, 1);
     try {
       const results = await Promise.all(claimed.map(send));
       await record(results);
@@ -424,7 +519,7 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
       for (const r of results) outcomes[r.outcome] = (outcomes[r.outcome] ?? 0) + 1;
       return { claimed: claimed.length, outcomes };
     } finally {
-      for (const c of claimed) track(c.endpoint_id, -1);
+      for (const c of claimed) track(c, -1);
     }
   }
 
@@ -504,7 +599,7 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
         continue;
       }
       for (const delivery of claimed) {
-        track(delivery.endpoint_id, 1);
+        track(delivery, 1);
         const p: Promise<void> = send(delivery)
           .then((result) => {
             pendingResults.push(result);
@@ -515,7 +610,7 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
             log?.error({ err: error, delivery_id: delivery.id }, 'webhook delivery attempt crashed');
           })
           .finally(() => {
-            track(delivery.endpoint_id, -1);
+            track(delivery, -1);
             inflightPromises.delete(p);
             finishedSinceClaim++;
             if (finishedSinceClaim >= wakeAfter || inflight === 0) wakeUp?.();
