@@ -494,7 +494,10 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
     const endpoint = delivery.endpoint_id;
     let attempts = inflightByEndpoint.get(endpoint);
     if (delta > 0) {
-      if (!attempts) inflightByEndpoint.set(endpoint, (attempts = new Map()));
+      if (!attempts) {
+        attempts = new Map();
+        inflightByEndpoint.set(endpoint, attempts);
+      }
       attempts.set(delivery.id, performance.now());
     } else if (attempts) {
       attempts.delete(delivery.id);
