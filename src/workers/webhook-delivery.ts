@@ -366,27 +366,6 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
     const json = JSON.stringify(results);
     // The id list lets the planner look deliveries up by primary key instead of scanning.
     const ids = results.map((r) => r.delivery_id);
-    const health = new Map<string, { success: boolean; firstFailure?: string }>();
-    for (const r of results) {
-      const h = health.get(r.endpoint_id) ?? { success: false };
-      if (r.outcome === 'success') h.success = true;
-      else if (!h.firstFailure || r.attempted_at < h.firstFailure) h.firstFailure = r.attempted_at;
-      health.set(r.endpoint_id, h);
-    }
-    // Endpoint rows are locked in id order by every worker, so concurrent flushes cannot deadlock
-    // on them; should the database still report one, the whole flush is retried.
-    const healthy = [...health]
-      .filter(([, h]) => h.success)
-      .map(([id]) => id)
-      .sort();
-    const failing = [...health]
-      .filter(([, h]) => !h.success)
-      .map(([id, h]) => ({ id, first_failure: h.firstFailure }))
-      .sort((a, b) => (a.id < b.id ? -1 : 1));
-    const gone = results
-      .filter((r) => r.disable_reason)
-      .map((r) => ({ id: r.endpoint_id, reason: r.disable_reason }));
-
     await db.transaction(async (tx) => {
       await tx.query(
         `INSERT INTO webhook_attempts (institution_id, delivery_id, endpoint_id, event_id, attempted_at, outcome,
@@ -398,7 +377,9 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
          WHERE r.delivery_id IN (SELECT id FROM webhook_deliveries WHERE id = ANY ($2::uuid[]))`,
         [json, ids],
       );
-      await tx.query(
+      // Only results whose lease still held count: a late result (lease expired and taken over)
+      // changes neither the delivery nor the endpoint's health, and cannot disable it.
+      const updated = await tx.query<{ id: string }>(
         `UPDATE webhook_deliveries d SET state = r.state,
            next_attempt_at = COALESCE(r.next_attempt_at, d.next_attempt_at),
            last_status = r.status_code, last_error = r.error, last_attempt_at = r.attempted_at,
@@ -406,9 +387,33 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
            lease_token = NULL, lease_until = NULL
          FROM jsonb_to_recordset($1::jsonb) AS r(delivery_id uuid, lease_token uuid, state text,
            next_attempt_at timestamptz, status_code int, error text, attempted_at timestamptz)
-         WHERE d.id = ANY ($2::uuid[]) AND d.id = r.delivery_id AND d.lease_token = r.lease_token`,
+         WHERE d.id = ANY ($2::uuid[]) AND d.id = r.delivery_id AND d.lease_token = r.lease_token
+         RETURNING d.id`,
         [json, ids],
       );
+      const matched = new Set(updated.rows.map((row) => row.id));
+      const current = results.filter((r) => matched.has(r.delivery_id));
+      const health = new Map<string, { success: boolean; firstFailure?: string }>();
+      for (const r of current) {
+        const h = health.get(r.endpoint_id) ?? { success: false };
+        if (r.outcome === 'success') h.success = true;
+        else if (!h.firstFailure || r.attempted_at < h.firstFailure) h.firstFailure = r.attempted_at;
+        health.set(r.endpoint_id, h);
+      }
+      // Endpoint rows are locked in id order by every worker, so concurrent flushes cannot deadlock
+      // on them; should the database still report one, the whole flush is retried.
+      const healthy = [...health]
+        .filter(([, h]) => h.success)
+        .map(([id]) => id)
+        .sort();
+      const failing = [...health]
+        .filter(([, h]) => !h.success)
+        .map(([id, h]) => ({ id, first_failure: h.firstFailure }))
+        .sort((a, b) => (a.id < b.id ? -1 : 1));
+      const gone = current
+        .filter((r) => r.disable_reason)
+        .map((r) => ({ id: r.endpoint_id, reason: r.disable_reason }));
+
       if (healthy.length > 0)
         await tx.query(
           'UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ANY ($1::uuid[]) AND failing_since IS NOT NULL',
