@@ -23,6 +23,7 @@ import {
   type Decision,
   DISABLE_AFTER_FAILING_MS,
   decide,
+  FAILING_RUN_GAP_MS,
   type Outcome,
   parseRetryAfter,
 } from '../domain/webhooks/schedule.ts';
@@ -393,11 +394,14 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
       );
       const matched = new Set(updated.rows.map((row) => row.id));
       const current = results.filter((r) => matched.has(r.delivery_id));
-      const health = new Map<string, { success: boolean; firstFailure?: string }>();
+      const health = new Map<string, { success: boolean; firstFailure?: string; lastFailure?: string }>();
       for (const r of current) {
         const h = health.get(r.endpoint_id) ?? { success: false };
         if (r.outcome === 'success') h.success = true;
-        else if (!h.firstFailure || r.attempted_at < h.firstFailure) h.firstFailure = r.attempted_at;
+        else {
+          if (!h.firstFailure || r.attempted_at < h.firstFailure) h.firstFailure = r.attempted_at;
+          if (!h.lastFailure || r.attempted_at > h.lastFailure) h.lastFailure = r.attempted_at;
+        }
         health.set(r.endpoint_id, h);
       }
       // Endpoint rows are locked in id order by every worker, so concurrent flushes cannot deadlock
@@ -408,7 +412,7 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
         .sort();
       const failing = [...health]
         .filter(([, h]) => !h.success)
-        .map(([id, h]) => ({ id, first_failure: h.firstFailure }))
+        .map(([id, h]) => ({ id, first_failure: h.firstFailure, last_failure: h.lastFailure }))
         .sort((a, b) => (a.id < b.id ? -1 : 1));
       const gone = current
         .filter((r) => r.disable_reason)
@@ -416,17 +420,25 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
 
       if (healthy.length > 0)
         await tx.query(
-          'UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ANY ($1::uuid[]) AND failing_since IS NOT NULL',
+          `UPDATE webhook_endpoints SET failing_since = NULL, last_failure_at = NULL
+           WHERE id = ANY ($1::uuid[]) AND (failing_since IS NOT NULL OR last_failure_at IS NOT NULL)`,
           [healthy],
         );
       const toDisable: { id: string; reason: string }[] = [];
       if (failing.length > 0) {
         const { rows } = await tx.query<{ id: string; failing_since: Date }>(
-          `UPDATE webhook_endpoints w SET failing_since = COALESCE(w.failing_since, f.first_failure)
-           FROM jsonb_to_recordset($1::jsonb) AS f(id uuid, first_failure timestamptz)
+          // The run restarts when the previous failure is older than FAILING_RUN_GAP_MS: quiet
+          // days without events are not failing days.
+          `UPDATE webhook_endpoints w SET
+             failing_since = CASE
+               WHEN w.failing_since IS NULL
+                 OR f.first_failure - w.last_failure_at > $2::bigint * interval '1 millisecond'
+               THEN f.first_failure ELSE w.failing_since END,
+             last_failure_at = GREATEST(w.last_failure_at, f.last_failure)
+           FROM jsonb_to_recordset($1::jsonb) AS f(id uuid, first_failure timestamptz, last_failure timestamptz)
            WHERE w.id = f.id AND w.enabled
            RETURNING w.id, w.failing_since`,
-          [JSON.stringify(failing)],
+          [JSON.stringify(failing), FAILING_RUN_GAP_MS],
         );
         for (const row of rows) {
           if (now.getTime() - row.failing_since.getTime() >= DISABLE_AFTER_FAILING_MS)

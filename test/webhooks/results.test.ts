@@ -71,6 +71,48 @@ describeEachDatabase(
         await current.close();
       }
     });
+
+    test('quiet days without events do not count as failing: the run restarts after a gap', async () => {
+      const tenant = await seedTenant(ctx(), { rosterSecret: false });
+      const r = await receiver({ status: 500 });
+      const endpoint = await addEndpoint(ctx(), tenant, { url: r.url });
+      const clock = testClock();
+      const worker = workerFor(ctx(), tenant, clock);
+      try {
+        const started = clock.now();
+        // Day 0: one event fails on every attempt for about a day, then is given up.
+        await emitEvent(ctx(), tenant, clock);
+        await worker.drain();
+        for (let i = 0; i < 20; i++) {
+          const due = await ctx().db.query<{ next_attempt_at: Date }>(
+            "SELECT next_attempt_at FROM webhook_deliveries WHERE endpoint_id = $1 AND state = 'pending'",
+            [endpoint.id],
+          );
+          if (!due.rows[0]) break;
+          clock.set(due.rows[0].next_attempt_at);
+          await worker.drain();
+        }
+        const { rows } = await ctx().db.query<{ state: string }>(
+          'SELECT state FROM webhook_deliveries WHERE endpoint_id = $1',
+          [endpoint.id],
+        );
+        assert.deepEqual(
+          rows.map((row) => row.state),
+          ['failed'],
+        );
+        assert.ok((await endpointRow(ctx(), endpoint.id)).failing_since);
+        // Days of silence, then on day 5 one transient 503.
+        clock.set(new Date(started.getTime() + 5 * DAY + HOUR));
+        r.behaviour = { status: 503 };
+        await emitEvent(ctx(), tenant, clock);
+        assert.deepEqual((await worker.runOnce()).outcomes, { http_error: 1 });
+        const row = await endpointRow(ctx(), endpoint.id);
+        assert.equal(row.enabled, true, `disabled: ${row.disabled_reason}`);
+        assert.equal(row.failing_since?.getTime(), clock.now().getTime(), 'a new failing run starts now');
+      } finally {
+        await worker.close();
+      }
+    });
   },
   { config: { allowLoopbackOutbound: true } },
 );

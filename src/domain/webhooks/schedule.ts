@@ -19,6 +19,14 @@ export const MAX_RETRY_AFTER_MS = 24 * 3_600_000;
 /** An endpoint whose attempts have all failed for this long is disabled. */
 export const DISABLE_AFTER_FAILING_MS = 5 * 24 * 3_600_000;
 
+/**
+ * A failing run restarts when an endpoint fails again after a quiet gap longer than this since
+ * its previous failure: longer than any wait between two attempts of one delivery (the longest
+ * scheduled delay with jitter, 9.6 h, or a Retry-After, at most 24 h) plus an hour of slack. So
+ * an endpoint that failed, then got no events for days, is not counted as failing all along.
+ */
+export const FAILING_RUN_GAP_MS = MAX_RETRY_AFTER_MS + 3_600_000;
+
 /** How long a rotated-out secret keeps signing beside the new one. */
 export const ROTATION_WINDOW_MS = 24 * 3_600_000;
 
