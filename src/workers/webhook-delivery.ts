@@ -27,7 +27,7 @@ import {
   type Outcome,
   parseRetryAfter,
 } from '../domain/webhooks/schedule.ts';
-import { failPending } from '../domain/webhooks/service.ts';
+import { failPendingEach } from '../domain/webhooks/service.ts';
 import { secretKey, signatureHeader } from '../domain/webhooks/signing.ts';
 import type { Clock } from '../lib/clock.ts';
 import { checkUrlSyntax, guardedLookup, type OutboundPolicy } from '../lib/outbound-url.ts';
@@ -458,10 +458,13 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
            WHERE w.id = x.id AND w.enabled RETURNING w.id, w.disabled_reason`,
           [JSON.stringify(toDisable), now],
         );
-        for (const row of rows) {
-          await failPending(tx, [row.id], `endpoint disabled: ${row.disabled_reason}`, now);
+        await failPendingEach(
+          tx,
+          rows.map((row) => ({ id: row.id, reason: `endpoint disabled: ${row.disabled_reason}` })),
+          now,
+        );
+        for (const row of rows)
           log?.info({ endpoint_id: row.id, reason: row.disabled_reason }, 'webhook endpoint disabled');
-        }
       }
     });
   }

@@ -113,6 +113,35 @@ describeEachDatabase(
         await worker.close();
       }
     });
+
+    test('endpoints disabled together have their pending deliveries failed, each with its reason', async () => {
+      const tenant = await seedTenant(ctx(), { rosterSecret: false });
+      const gone1 = await receiver({ status: 410 });
+      const gone2 = await receiver({ status: 410 });
+      const e1 = await addEndpoint(ctx(), tenant, { url: gone1.url });
+      const e2 = await addEndpoint(ctx(), tenant, { url: gone2.url });
+      const clock = testClock();
+      await emitEvent(ctx(), tenant, clock);
+      const worker = workerFor(ctx(), tenant, clock);
+      try {
+        const claimed = await worker.claim(10);
+        assert.equal(claimed.length, 2);
+        const later = await emitEvent(ctx(), tenant, clock); // pending for both while the first is in flight
+        assert.deepEqual((await worker.deliver(claimed)).outcomes, { http_error: 2 });
+        for (const e of [e1, e2]) assert.equal((await endpointRow(ctx(), e.id)).enabled, false);
+        const { rows } = await ctx().db.query<{ endpoint_id: string; state: string; last_error: string }>(
+          'SELECT endpoint_id, state, last_error FROM webhook_deliveries WHERE event_id = $1 ORDER BY endpoint_id',
+          [later.id],
+        );
+        assert.equal(rows.length, 2);
+        for (const row of rows) {
+          assert.equal(row.state, 'failed');
+          assert.equal(row.last_error, 'endpoint disabled: the endpoint answered 410 Gone');
+        }
+      } finally {
+        await worker.close();
+      }
+    });
   },
   { config: { allowLoopbackOutbound: true } },
 );

@@ -434,4 +434,20 @@ export async function failPending(
   );
 }
 
+/** Marks the pending deliveries of several endpoints failed, each with its own reason, in one query. */
+export async function failPendingEach(
+  tx: Queryable,
+  endpoints: { id: string; reason: string }[],
+  now: Date,
+): Promise<void> {
+  if (endpoints.length === 0) return;
+  await tx.query(
+    `UPDATE webhook_deliveries d SET state = 'failed', last_error = x.reason, completed_at = $2,
+       lease_token = NULL, lease_until = NULL
+     FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, reason text)
+     WHERE d.endpoint_id = x.id AND d.state = 'pending'`,
+    [JSON.stringify(endpoints), now],
+  );
+}
+
 export type WebhooksService = ReturnType<typeof createWebhooksService>;
