@@ -489,10 +489,13 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
   async function prune(): Promise<number> {
     const cutoff = new Date(clock.now().getTime() - (options.retentionMs ?? RETENTION_MS));
     const { rowCount } = await db.query(
+      // The age is the event's (occurred_at), as documented. Deliveries are created with their
+      // event, so walking finished deliveries in creation order meets the old events first.
       `DELETE FROM webhook_deliveries WHERE id IN (
-         SELECT id FROM webhook_deliveries WHERE created_at < $1 AND state <> 'pending'
-           AND ($3::uuid[] IS NULL OR institution_id = ANY ($3::uuid[]))
-         ORDER BY created_at LIMIT $2)`,
+         SELECT d.id FROM webhook_deliveries d JOIN events ev ON ev.id = d.event_id
+         WHERE ev.occurred_at < $1 AND d.state <> 'pending'
+           AND ($3::uuid[] IS NULL OR d.institution_id = ANY ($3::uuid[]))
+         ORDER BY d.created_at LIMIT $2)`,
       [cutoff, PRUNE_BATCH, options.institutionIds ?? null],
     );
     return rowCount;

@@ -142,6 +142,37 @@ describeEachDatabase(
         await worker.close();
       }
     });
+
+    test("pruning and replay go by the event's time, not the delivery's", async () => {
+      const tenant = await seedTenant(ctx(), { rosterSecret: false });
+      const ok = await receiver();
+      const endpoint = await addEndpoint(ctx(), tenant, { url: ok.url });
+      const now = new Date();
+      const clock = testClock(new Date(now.getTime() - 40 * DAY));
+      const old = await emitEvent(ctx(), tenant, clock); // recorded 40 days ago, delivered now
+      const worker = workerFor(ctx(), tenant, clock);
+      try {
+        assert.deepEqual((await worker.drain()).outcomes, { success: 1 });
+        clock.set(now);
+        assert.equal(await worker.prune(), 1, 'the default 30-day retention counts from the event');
+      } finally {
+        await worker.close();
+      }
+      const { rows } = await ctx().db.query('SELECT 1 FROM webhook_deliveries WHERE event_id = $1', [old.id]);
+      assert.equal(rows.length, 0);
+
+      // Replay: an event recorded two hours ago and one recorded now, both failed.
+      const base = `/admin/v1/institutions/${tenant.slug}/webhook-endpoints/${endpoint.id}`;
+      await emitEvent(ctx(), tenant, testClock(new Date(now.getTime() - 2 * HOUR)));
+      await emitEvent(ctx(), tenant, testClock(now));
+      assert.equal((await ctx().admin('POST', `${base}/disable`, {})).statusCode, 200);
+      assert.equal((await ctx().admin('PATCH', base, { enabled: true })).statusCode, 200);
+      const replay = await ctx().admin('POST', `${base}/replay`, {
+        since: new Date(now.getTime() - HOUR).toISOString(),
+      });
+      assert.equal(replay.statusCode, 202);
+      assert.equal(replay.json().requeued, 1, 'only the event recorded since then');
+    });
   },
   { config: { allowLoopbackOutbound: true } },
 );
