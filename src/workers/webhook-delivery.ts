@@ -16,6 +16,7 @@
 // - Polling: when a claim found work the worker claims again at once; when idle it sleeps
 //   `idlePollMs` (50 ms by default), which bounds the added latency of a new event.
 import { randomUUID } from 'node:crypto';
+import type dns from 'node:dns';
 import { Agent, request } from 'undici';
 import { type Db, PgErrorCode, pgErrorCode } from '../db/db.ts';
 import {
@@ -70,6 +71,8 @@ export interface WebhookWorkerOptions {
   institutionIds?: string[];
   /** Name of this worker in logs. */
   workerId?: string;
+  /** DNS lookup behind the connect-time address check (default: the system's, dns.lookup). */
+  lookup?: typeof dns.lookup;
   /** Finished deliveries (and their attempts) are deleted this long after their event. */
   retentionMs?: number;
 }
@@ -136,7 +139,7 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
 
   const agent = new Agent({
     keepAliveTimeout: 30_000,
-    connect: { lookup: guardedLookup(policy) as never, timeout: attemptTimeoutMs },
+    connect: { lookup: guardedLookup(policy, options.lookup) as never, timeout: attemptTimeoutMs },
   });
 
   // In-flight attempts per endpoint: delivery id -> start (performance.now()).
