@@ -59,6 +59,29 @@ describeEachDatabase(
         await worker.stop();
       }
     });
+
+    test('failing endpoints together get at most a quarter of a claim; healthy ones are claimed beside them', async () => {
+      const a = await seedTenant(ctx(), { rosterSecret: false });
+      const b = await seedTenant(ctx(), { rosterSecret: false });
+      const failing = await addEndpoint(ctx(), a, { url: 'http://127.0.0.1:9/failing' });
+      const healthy = await addEndpoint(ctx(), b, { url: 'http://127.0.0.1:9/healthy' });
+      const clock = testClock();
+      for (let i = 0; i < 300; i++) await emitEvent(ctx(), a, clock);
+      for (let i = 0; i < 3; i++) await emitEvent(ctx(), b, clock);
+      await ctx().db.query('UPDATE webhook_endpoints SET failing_since = $2 WHERE id = $1', [
+        failing.id,
+        clock.now(),
+      ]);
+      const worker = workerFor(ctx(), a, clock, { institutionIds: [a.institutionId, b.institutionId] });
+      try {
+        const claimed = await worker.claim(256);
+        const count = (id: string) => claimed.filter((c) => c.endpoint_id === id).length;
+        assert.equal(count(failing.id), 64, 'a quarter of 256 for the failing endpoint');
+        assert.equal(count(healthy.id), 3, 'every due delivery of the healthy endpoint');
+      } finally {
+        await worker.close();
+      }
+    });
   },
   { config: { allowLoopbackOutbound: true } },
 );
