@@ -201,3 +201,27 @@ describe('outbound URL guard', () => {
     );
   });
 });
+
+test('IPv4-compatible IPv6 (::/96) is refused, in URLs and at connect time, also in development', () => {
+  for (const address of [
+    '::127.0.0.1',
+    '::10.0.0.1',
+    '::8.8.8.8',
+    '::a00:1',
+    '0:0:0:0:0:0:7f00:1',
+    '::0.0.0.2',
+  ]) {
+    for (const policy of [strict, dev]) {
+      const verdict = checkAddress(address, policy);
+      assert.equal(verdict.ok, false, address);
+      assert.match((verdict as { reason: string }).reason, /IPv4-compatible/, address);
+    }
+  }
+  assert.equal(checkUrlSyntax('https://[::127.0.0.1]/', strict).ok, false);
+  assert.equal(checkUrlSyntax('https://[::127.0.0.1]/', dev).ok, false);
+  // Still as before: :: unspecified, ::1 loopback (allowed in development), public v6 allowed.
+  assert.match((checkAddress('::', strict) as { reason: string }).reason, /unspecified/);
+  assert.equal(checkAddress('::1', dev).ok, true);
+  assert.equal(checkAddress('2606:4700:4700::1111', strict).ok, true);
+  assert.equal(checkAddress('::ffff:8.8.8.8', strict).ok, true);
+});

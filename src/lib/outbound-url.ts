@@ -6,7 +6,7 @@
 // Refused: loopback, RFC 1918 private, link-local (and so cloud metadata 169.254.169.254),
 // carrier-grade NAT (100.64/10, e.g. 100.100.100.200), multicast, broadcast, unspecified,
 // reserved and documentation ranges, IPv6 unique-local (fd00:ec2::254), site-local, and every
-// IPv6 range that embeds an IPv4 address (IPv4-mapped, NAT64, 6to4, Teredo): only plain
+// IPv6 range that embeds an IPv4 address (IPv4-compatible ::/96, IPv4-mapped, NAT64, 6to4, Teredo): only plain
 // global unicast passes. IPv4 in any spelling (decimal 2130706433, octal 0177.0.0.1, hex
 // 0x7f.1, short 127.1) is normalised by the WHATWG URL parser before it is checked.
 //
@@ -43,9 +43,20 @@ export function checkAddress(address: string, policy: OutboundPolicy): AddressVe
   let parsed: ipaddr.IPv4 | ipaddr.IPv6;
   try {
     // ipaddr.parse accepts the classic inet_aton spellings (octal, hex, short forms) too.
-    parsed = ipaddr.parse(address.replace(/^\[|\]$/g, '').replace(/%.*$/, ''));
+    let text = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+    // IPv6 is first normalised by the WHATWG URL parser: ipaddr.js reads a dotted tail after
+    // zeros (::8.8.8.8, IPv4-compatible) as if it were IPv4-mapped (::ffff:8.8.8.8).
+    if (text.includes(':')) text = new URL(`http://[${text}]/`).hostname.slice(1, -1);
+    parsed = ipaddr.parse(text);
   } catch {
     return { ok: false, reason: `"${address}" is not an IP address` };
+  }
+  if (parsed.kind() === 'ipv6') {
+    // IPv4-compatible IPv6 (::/96, deprecated, e.g. ::127.0.0.1, ::10.0.0.1, ::8.8.8.8): the first
+    // 96 bits are zero. Only :: (unspecified) and ::1 (loopback) are judged below as such.
+    const parts = (parsed as ipaddr.IPv6).parts;
+    if (parts.slice(0, 6).every((p) => p === 0) && !(parts[6] === 0 && parts[7] <= 1))
+      return { ok: false, reason: `${parsed.toString()} is an IPv4-compatible IPv6 address` };
   }
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
     parsed = (parsed as ipaddr.IPv6).toIPv4Address();

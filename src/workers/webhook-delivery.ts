@@ -16,6 +16,7 @@
 // - Polling: when a claim found work the worker claims again at once; when idle it sleeps
 //   `idlePollMs` (50 ms by default), which bounds the added latency of a new event.
 import { randomUUID } from 'node:crypto';
+import type dns from 'node:dns';
 import { Agent, request } from 'undici';
 import { type Db, PgErrorCode, pgErrorCode } from '../db/db.ts';
 import {
@@ -23,10 +24,11 @@ import {
   type Decision,
   DISABLE_AFTER_FAILING_MS,
   decide,
+  FAILING_RUN_GAP_MS,
   type Outcome,
   parseRetryAfter,
 } from '../domain/webhooks/schedule.ts';
-import { failPending } from '../domain/webhooks/service.ts';
+import { failPendingEach } from '../domain/webhooks/service.ts';
 import { secretKey, signatureHeader } from '../domain/webhooks/signing.ts';
 import type { Clock } from '../lib/clock.ts';
 import { checkUrlSyntax, guardedLookup, type OutboundPolicy } from '../lib/outbound-url.ts';
@@ -47,6 +49,14 @@ export interface WebhookWorkerOptions {
   concurrency?: number;
   /** Deliveries of one endpoint in flight at once in this worker. */
   perEndpointConcurrency?: number;
+  /** In flight at once for one endpoint before its further attempts use the overflow pool. */
+  fairShare?: number;
+  /** In flight at once for all slow or failing endpoints together. */
+  slowShare?: number;
+  /** In flight at once beyond the fair share of busy (healthy) endpoints together. */
+  overflowShare?: number;
+  /** An attempt in flight longer than this marks its endpoint slow (default: half the attempt timeout). */
+  slowAfterMs?: number;
   /** Most deliveries claimed by one query. */
   batchSize?: number;
   /** Whole attempt: connect, send, response headers and body. */
@@ -61,6 +71,8 @@ export interface WebhookWorkerOptions {
   institutionIds?: string[];
   /** Name of this worker in logs. */
   workerId?: string;
+  /** DNS lookup behind the connect-time address check (default: the system's, dns.lookup). */
+  lookup?: typeof dns.lookup;
   /** Finished deliveries (and their attempts) are deleted this long after their event. */
   retentionMs?: number;
 }
@@ -112,62 +124,142 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
   // A claimer waiting for capacity wakes once this many deliveries have finished, so claims
   // stay batched instead of one query per freed slot.
   const wakeAfter = Math.max(1, Math.min(64, Math.floor(perEndpoint / 2)));
+  const fairShare = options.fairShare ?? Math.max(1, Math.floor(concurrency / 16));
+  const slowShare = options.slowShare ?? Math.max(1, Math.floor(concurrency / 4));
+  const overflowShare = options.overflowShare ?? Math.max(1, Math.floor(concurrency / 2));
   const batchSize = options.batchSize ?? 500;
   const attemptTimeoutMs = options.attemptTimeoutMs ?? 10_000;
   const leaseMs = options.leaseMs ?? Math.max(60_000, attemptTimeoutMs * 3);
   const idlePollMs = options.idlePollMs ?? 50;
+  // Wall time, so it must be generous: a busy event loop stretches every attempt's apparent duration.
+  const slowAfterMs = options.slowAfterMs ?? Math.floor(attemptTimeoutMs / 2);
   const random = options.random ?? Math.random;
   const workerId = options.workerId ?? randomUUID().slice(0, 8);
   const log = options.logger;
 
   const agent = new Agent({
     keepAliveTimeout: 30_000,
-    connect: { lookup: guardedLookup(policy) as never, timeout: attemptTimeoutMs },
+    connect: { lookup: guardedLookup(policy, options.lookup) as never, timeout: attemptTimeoutMs },
   });
 
-  const inflightByEndpoint = new Map<string, number>();
+  // In-flight attempts per endpoint: delivery id -> start (performance.now()).
+  const inflightByEndpoint = new Map<string, Map<string, number>>();
   let inflight = 0;
 
-  /** Claims up to `limit` due deliveries, respecting per-endpoint capacity. */
+  /**
+   * Capacity classes. An endpoint is "slow" when it is failing (`failing_since` set) or one of
+   * its attempts in this worker has been in flight longer than `slowAfterMs`. Slow endpoints
+   * together get at most `slowShare` slots. A healthy endpoint's first `fairShare` attempts are
+   * free; beyond that they come from an overflow pool of `overflowShare` slots. The rest of the
+   * capacity is kept for endpoints that are neither slow nor busy, so a hanging endpoint,
+   * even one not yet known as failing, can never take the whole worker.
+   */
+  function capacity() {
+    const started = performance.now();
+    const full: string[] = [];
+    const slow: string[] = [];
+    const busy: string[] = [];
+    const counts: Record<string, number> = {};
+    let slowInflight = 0;
+    let overflowInflight = 0;
+    for (const [endpoint, attempts] of inflightByEndpoint) {
+      const count = attempts.size;
+      counts[endpoint] = count;
+      if (count >= perEndpoint) full.push(endpoint);
+      let oldest = Number.POSITIVE_INFINITY;
+      for (const t of attempts.values()) if (t < oldest) oldest = t;
+      if (started - oldest > slowAfterMs || slowFor.has(endpoint)) {
+        slow.push(endpoint);
+        slowInflight += count;
+      } else {
+        if (count >= fairShare) busy.push(endpoint);
+        overflowInflight += Math.max(0, count - fairShare);
+      }
+    }
+    return {
+      full,
+      slow,
+      busy,
+      counts,
+      slowRoom: Math.max(0, slowShare - slowInflight),
+      overflowRoom: Math.max(0, overflowShare - overflowInflight),
+    };
+  }
+
+  /**
+   * Endpoints whose attempt timed out in this worker, until the given time (performance.now()),
+   * so a hanging endpoint stays in the slow class between its attempts.
+   */
+  const slowFor = new Map<string, number>();
+  function noteSlow(endpoint: string, outcome: Outcome) {
+    const now = performance.now();
+    for (const [e, until] of slowFor) if (until <= now) slowFor.delete(e);
+    if (outcome === 'timeout') slowFor.set(endpoint, now + leaseMs);
+    else if (outcome === 'success') slowFor.delete(endpoint);
+  }
+
+  /** Claims up to `limit` due deliveries, respecting the capacity classes above. */
   async function claim(limit: number): Promise<Claimed[]> {
     if (limit <= 0) return [];
     const now = clock.now();
     const leaseUntil = new Date(now.getTime() + leaseMs);
-    const full: string[] = [];
-    const remaining: Record<string, number> = {};
-    for (const [endpoint, count] of inflightByEndpoint) {
-      if (count >= perEndpoint) full.push(endpoint);
-      else remaining[endpoint] = perEndpoint - count;
-    }
+    const cap = capacity();
+    // Excluded outright: endpoints at their own limit, and whole classes with no room left.
+    const excluded = [...cap.full, ...(cap.overflowRoom === 0 ? cap.busy : [])];
     const { rows } = await db.query<Claimed>(
-      `WITH candidates AS (
-         SELECT d.id, d.endpoint_id FROM webhook_deliveries d
-         JOIN webhook_endpoints w ON w.id = d.endpoint_id AND w.enabled
+      `WITH healthy AS (
+         SELECT d.id, d.endpoint_id, false AS slow FROM webhook_deliveries d
+         JOIN webhook_endpoints w ON w.id = d.endpoint_id AND w.enabled AND w.failing_since IS NULL
          WHERE d.state = 'pending' AND d.next_attempt_at <= $1
-           AND NOT (d.endpoint_id = ANY ($4::uuid[]))
+           AND NOT (d.endpoint_id = ANY ($4::uuid[])) AND NOT (d.endpoint_id = ANY ($9::uuid[]))
            AND ($7::uuid[] IS NULL OR d.institution_id = ANY ($7::uuid[]))
          ORDER BY d.next_attempt_at
          LIMIT $2
          FOR UPDATE OF d SKIP LOCKED
+       ), slow AS (
+         SELECT s.id, s.endpoint_id, true AS slow FROM webhook_endpoints w
+         CROSS JOIN LATERAL (
+           SELECT d.id, d.endpoint_id FROM webhook_deliveries d
+           WHERE d.endpoint_id = w.id AND d.state = 'pending' AND d.next_attempt_at <= $1
+           ORDER BY d.next_attempt_at
+           LIMIT LEAST($2, $10)
+           FOR UPDATE OF d SKIP LOCKED
+         ) s
+         WHERE $10 > 0 AND w.enabled AND (w.failing_since IS NOT NULL OR w.id = ANY ($9::uuid[]))
+           AND NOT (w.id = ANY ($4::uuid[]))
+           AND ($7::uuid[] IS NULL OR w.institution_id = ANY ($7::uuid[]))
        ), ranked AS (
-         SELECT id, endpoint_id, row_number() OVER (PARTITION BY endpoint_id ORDER BY id) AS rn FROM candidates
+         SELECT id, slow, COALESCE((($6::jsonb) ->> endpoint_id::text)::int, 0)
+           + row_number() OVER (PARTITION BY endpoint_id ORDER BY id) AS n
+         FROM (SELECT * FROM healthy UNION ALL SELECT * FROM slow) c
+       ), classed AS (
+         SELECT id, CASE WHEN slow THEN 2 WHEN n > $11 THEN 1 ELSE 0 END AS cls, n FROM ranked WHERE n <= $8
+       ), picked AS (
+         SELECT id, cls, row_number() OVER (PARTITION BY cls ORDER BY n, id) AS crn FROM classed
+       ), chosen AS (
+         SELECT id FROM picked
+         WHERE cls = 0 OR (cls = 1 AND crn <= $12) OR (cls = 2 AND crn <= $10)
+         ORDER BY cls, crn LIMIT $2
        )
        UPDATE webhook_deliveries d
        SET lease_token = $3, lease_until = $5, next_attempt_at = $5, attempts = d.attempts + 1
-       FROM ranked r, webhook_endpoints w, events ev
-       WHERE d.id = r.id AND r.rn <= COALESCE((($6::jsonb) ->> r.endpoint_id::text)::int, $8)
-         AND w.id = d.endpoint_id AND ev.id = d.event_id
+       FROM chosen r, webhook_endpoints w, events ev
+       WHERE d.id = r.id AND w.id = d.endpoint_id AND ev.id = d.event_id
        RETURNING d.id, d.lease_token, d.endpoint_id, d.institution_id, d.event_id, d.attempts, w.url, w.secret,
          w.previous_secret, w.previous_secret_expires_at, ev.payload::text AS body`,
       [
         now,
         limit,
         randomUUID(),
-        full,
+        excluded,
         leaseUntil,
-        JSON.stringify(remaining),
+        JSON.stringify(cap.counts),
         options.institutionIds ?? null,
         perEndpoint,
+        cap.slow,
+        cap.slowRoom,
+        fairShare,
+        cap.overflowRoom,
       ],
     );
     return rows;
@@ -239,6 +331,7 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
       }
     }
     const duration = Math.round(performance.now() - started);
+    noteSlow(delivery.endpoint_id, result.outcome);
     const decision: Decision = decide(result, delivery.attempts, random);
     return {
       delivery_id: delivery.id,
@@ -277,27 +370,6 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
     const json = JSON.stringify(results);
     // The id list lets the planner look deliveries up by primary key instead of scanning.
     const ids = results.map((r) => r.delivery_id);
-    const health = new Map<string, { success: boolean; firstFailure?: string }>();
-    for (const r of results) {
-      const h = health.get(r.endpoint_id) ?? { success: false };
-      if (r.outcome === 'success') h.success = true;
-      else if (!h.firstFailure || r.attempted_at < h.firstFailure) h.firstFailure = r.attempted_at;
-      health.set(r.endpoint_id, h);
-    }
-    // Endpoint rows are locked in id order by every worker, so concurrent flushes cannot deadlock
-    // on them; should the database still report one, the whole flush is retried.
-    const healthy = [...health]
-      .filter(([, h]) => h.success)
-      .map(([id]) => id)
-      .sort();
-    const failing = [...health]
-      .filter(([, h]) => !h.success)
-      .map(([id, h]) => ({ id, first_failure: h.firstFailure }))
-      .sort((a, b) => (a.id < b.id ? -1 : 1));
-    const gone = results
-      .filter((r) => r.disable_reason)
-      .map((r) => ({ id: r.endpoint_id, reason: r.disable_reason }));
-
     await db.transaction(async (tx) => {
       await tx.query(
         `INSERT INTO webhook_attempts (institution_id, delivery_id, endpoint_id, event_id, attempted_at, outcome,
@@ -309,7 +381,9 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
          WHERE r.delivery_id IN (SELECT id FROM webhook_deliveries WHERE id = ANY ($2::uuid[]))`,
         [json, ids],
       );
-      await tx.query(
+      // Only results whose lease still held count: a late result (lease expired and taken over)
+      // changes neither the delivery nor the endpoint's health, and cannot disable it.
+      const updated = await tx.query<{ id: string }>(
         `UPDATE webhook_deliveries d SET state = r.state,
            next_attempt_at = COALESCE(r.next_attempt_at, d.next_attempt_at),
            last_status = r.status_code, last_error = r.error, last_attempt_at = r.attempted_at,
@@ -317,22 +391,57 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
            lease_token = NULL, lease_until = NULL
          FROM jsonb_to_recordset($1::jsonb) AS r(delivery_id uuid, lease_token uuid, state text,
            next_attempt_at timestamptz, status_code int, error text, attempted_at timestamptz)
-         WHERE d.id = ANY ($2::uuid[]) AND d.id = r.delivery_id AND d.lease_token = r.lease_token`,
+         WHERE d.id = ANY ($2::uuid[]) AND d.id = r.delivery_id AND d.lease_token = r.lease_token
+         RETURNING d.id`,
         [json, ids],
       );
+      const matched = new Set(updated.rows.map((row) => row.id));
+      const current = results.filter((r) => matched.has(r.delivery_id));
+      const health = new Map<string, { success: boolean; firstFailure?: string; lastFailure?: string }>();
+      for (const r of current) {
+        const h = health.get(r.endpoint_id) ?? { success: false };
+        if (r.outcome === 'success') h.success = true;
+        else {
+          if (!h.firstFailure || r.attempted_at < h.firstFailure) h.firstFailure = r.attempted_at;
+          if (!h.lastFailure || r.attempted_at > h.lastFailure) h.lastFailure = r.attempted_at;
+        }
+        health.set(r.endpoint_id, h);
+      }
+      // Endpoint rows are locked in id order by every worker, so concurrent flushes cannot deadlock
+      // on them; should the database still report one, the whole flush is retried.
+      const healthy = [...health]
+        .filter(([, h]) => h.success)
+        .map(([id]) => id)
+        .sort();
+      const failing = [...health]
+        .filter(([, h]) => !h.success)
+        .map(([id, h]) => ({ id, first_failure: h.firstFailure, last_failure: h.lastFailure }))
+        .sort((a, b) => (a.id < b.id ? -1 : 1));
+      const gone = current
+        .filter((r) => r.disable_reason)
+        .map((r) => ({ id: r.endpoint_id, reason: r.disable_reason }));
+
       if (healthy.length > 0)
         await tx.query(
-          'UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ANY ($1::uuid[]) AND failing_since IS NOT NULL',
+          `UPDATE webhook_endpoints SET failing_since = NULL, last_failure_at = NULL
+           WHERE id = ANY ($1::uuid[]) AND (failing_since IS NOT NULL OR last_failure_at IS NOT NULL)`,
           [healthy],
         );
       const toDisable: { id: string; reason: string }[] = [];
       if (failing.length > 0) {
         const { rows } = await tx.query<{ id: string; failing_since: Date }>(
-          `UPDATE webhook_endpoints w SET failing_since = COALESCE(w.failing_since, f.first_failure)
-           FROM jsonb_to_recordset($1::jsonb) AS f(id uuid, first_failure timestamptz)
+          // The run restarts when the previous failure is older than FAILING_RUN_GAP_MS: quiet
+          // days without events are not failing days.
+          `UPDATE webhook_endpoints w SET
+             failing_since = CASE
+               WHEN w.failing_since IS NULL
+                 OR f.first_failure - w.last_failure_at > $2::bigint * interval '1 millisecond'
+               THEN f.first_failure ELSE w.failing_since END,
+             last_failure_at = GREATEST(w.last_failure_at, f.last_failure)
+           FROM jsonb_to_recordset($1::jsonb) AS f(id uuid, first_failure timestamptz, last_failure timestamptz)
            WHERE w.id = f.id AND w.enabled
            RETURNING w.id, w.failing_since`,
-          [JSON.stringify(failing)],
+          [JSON.stringify(failing), FAILING_RUN_GAP_MS],
         );
         for (const row of rows) {
           if (now.getTime() - row.failing_since.getTime() >= DISABLE_AFTER_FAILING_MS)
@@ -352,10 +461,13 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
            WHERE w.id = x.id AND w.enabled RETURNING w.id, w.disabled_reason`,
           [JSON.stringify(toDisable), now],
         );
-        for (const row of rows) {
-          await failPending(tx, [row.id], `endpoint disabled: ${row.disabled_reason}`, now);
+        await failPendingEach(
+          tx,
+          rows.map((row) => ({ id: row.id, reason: `endpoint disabled: ${row.disabled_reason}` })),
+          now,
+        );
+        for (const row of rows)
           log?.info({ endpoint_id: row.id, reason: row.disabled_reason }, 'webhook endpoint disabled');
-        }
       }
     });
   }
@@ -380,10 +492,13 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
   async function prune(): Promise<number> {
     const cutoff = new Date(clock.now().getTime() - (options.retentionMs ?? RETENTION_MS));
     const { rowCount } = await db.query(
+      // The age is the event's (occurred_at), as documented. Deliveries are created with their
+      // event, so walking finished deliveries in creation order meets the old events first.
       `DELETE FROM webhook_deliveries WHERE id IN (
-         SELECT id FROM webhook_deliveries WHERE created_at < $1 AND state <> 'pending'
-           AND ($3::uuid[] IS NULL OR institution_id = ANY ($3::uuid[]))
-         ORDER BY created_at LIMIT $2)`,
+         SELECT d.id FROM webhook_deliveries d JOIN events ev ON ev.id = d.event_id
+         WHERE ev.occurred_at < $1 AND d.state <> 'pending'
+           AND ($3::uuid[] IS NULL OR d.institution_id = ANY ($3::uuid[]))
+         ORDER BY d.created_at LIMIT $2)`,
       [cutoff, PRUNE_BATCH, options.institutionIds ?? null],
     );
     return rowCount;
@@ -401,10 +516,19 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
     }
   }
 
-  function track(endpoint: string, delta: number) {
-    const next = (inflightByEndpoint.get(endpoint) ?? 0) + delta;
-    if (next <= 0) inflightByEndpoint.delete(endpoint);
-    else inflightByEndpoint.set(endpoint, next);
+  function track(delivery: Claimed, delta: 1 | -1) {
+    const endpoint = delivery.endpoint_id;
+    let attempts = inflightByEndpoint.get(endpoint);
+    if (delta > 0) {
+      if (!attempts) {
+        attempts = new Map();
+        inflightByEndpoint.set(endpoint, attempts);
+      }
+      attempts.set(delivery.id, performance.now());
+    } else if (attempts) {
+      attempts.delete(delivery.id);
+      if (attempts.size === 0) inflightByEndpoint.delete(endpoint);
+    }
     inflight += delta;
   }
 
@@ -415,7 +539,7 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
 
   /** Attempts these claimed deliveries and records the results (runOnce's second half). */
   async function deliver(claimed: Claimed[]): Promise<RunSummary> {
-    for (const c of claimed) track(c.endpoint_id, 1);
+    for (const c of claimed) track(c, 1);
     try {
       const results = await Promise.all(claimed.map(send));
       await record(results);
@@ -424,7 +548,7 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
       for (const r of results) outcomes[r.outcome] = (outcomes[r.outcome] ?? 0) + 1;
       return { claimed: claimed.length, outcomes };
     } finally {
-      for (const c of claimed) track(c.endpoint_id, -1);
+      for (const c of claimed) track(c, -1);
     }
   }
 
@@ -504,7 +628,7 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
         continue;
       }
       for (const delivery of claimed) {
-        track(delivery.endpoint_id, 1);
+        track(delivery, 1);
         const p: Promise<void> = send(delivery)
           .then((result) => {
             pendingResults.push(result);
@@ -515,7 +639,7 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
             log?.error({ err: error, delivery_id: delivery.id }, 'webhook delivery attempt crashed');
           })
           .finally(() => {
-            track(delivery.endpoint_id, -1);
+            track(delivery, -1);
             inflightPromises.delete(p);
             finishedSinceClaim++;
             if (finishedSinceClaim >= wakeAfter || inflight === 0) wakeUp?.();

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
+import dns from 'node:dns';
+import type { AddressInfo } from 'node:net';
+import net from 'node:net';
 import { after, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../../src/domain/webhooks/schedule.ts';
+import { generateWebhookSecret } from '../../src/domain/webhooks/signing.ts';
 import { describeEachDatabase, seedTenant, type TestContext } from '../helpers/app.ts';
 import { type Receiver, startReceiver } from '../helpers/receiver.ts';
 import { addEndpoint, emitEvent, testClock, workerFor } from '../helpers/webhooks.ts';
@@ -594,7 +598,41 @@ describeEachDatabase(
       assert.match(text, /ssp_webhook_attempts_last_hour\{outcome="http_error"\} \d+/);
     });
 
-    test('the address actually connected to is checked: loopback is refused without the development setting', async () => {
+    test('connect time: a stored name that now resolves to loopback is refused before any connection', async () => {
+      const tenant = await seedTenant(ctx(), { rosterSecret: false });
+      let connections = 0;
+      const server = net.createServer((socket) => {
+        connections++;
+        socket.destroy();
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const port = (server.address() as AddressInfo).port;
+      // Saved while the name was public; it has since been re-pointed (DNS rebinding).
+      const { rows } = await ctx().db.query<{ id: string }>(
+        'INSERT INTO webhook_endpoints (institution_id, url, secret) VALUES ($1, $2, $3) RETURNING id',
+        [tenant.institutionId, `https://hooks.rebound.example:${port}/hook`, generateWebhookSecret()],
+      );
+      const endpointId = rows[0]?.id as string;
+      const clock = testClock();
+      const event = await emitEvent(ctx(), tenant, clock);
+      // The name now resolves as the system resolves localhost (127.0.0.1 / ::1).
+      const rebound = ((_host: string, options: dns.LookupOptions, callback: never) =>
+        dns.lookup('localhost', options, callback)) as unknown as typeof dns.lookup;
+      const worker = workerFor(ctx(), tenant, clock, { policy: { allowLoopback: false }, lookup: rebound });
+      try {
+        assert.deepEqual((await worker.drain()).outcomes, { blocked_address: 1 });
+      } finally {
+        await worker.close();
+        await new Promise((resolve) => server.close(resolve));
+      }
+      assert.equal(connections, 0, 'no TCP connection reached the receiver');
+      assert.match(
+        (await delivery(ctx(), event.id, endpointId)).last_error ?? '',
+        /refused: hooks\.rebound\.example resolves only to non-public addresses/,
+      );
+    });
+
+    test('a literal loopback address is refused without the development setting', async () => {
       const tenant = await seedTenant(ctx(), { rosterSecret: false });
       const r = await receiver();
       const endpoint = await addEndpoint(ctx(), tenant, { url: r.url });

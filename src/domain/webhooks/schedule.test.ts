@@ -67,3 +67,34 @@ test('Retry-After is honoured on 429 and 503 only, within bounds', () => {
   assert.equal(parseRetryAfter('soon', now), undefined);
   assert.equal(parseRetryAfter(undefined, now), undefined);
 });
+
+test('Retry-After accepts only delta-seconds and IMF-fixdate; anything else means normal backoff', () => {
+  const now = new Date('2026-11-22T23:00:00Z');
+  assert.equal(parseRetryAfter('0', now), 0);
+  assert.equal(parseRetryAfter(' 120 ', now), 120_000);
+  assert.equal(parseRetryAfter('Sun, 22 Nov 2026 23:02:00 GMT', now), 120_000);
+  assert.equal(parseRetryAfter('Sun, 22 Nov 2026 22:00:00 GMT', now), 0, 'a past date: at once');
+  for (const junk of [
+    '1.5',
+    '-1',
+    '+5',
+    '1e3',
+    '2026-11-22T23:02:00Z',
+    'Sunday, 22-Nov-26 23:02:00 GMT',
+    'Sun Nov 22 23:02:00 2026',
+    'Sun, 22 Nov 2026 23:02:00 +0000',
+    'Sun, 31 Feb 2026 23:02:00 GMT',
+    'Monday',
+    '',
+  ])
+    assert.equal(parseRetryAfter(junk, now), undefined, junk);
+  // Unusable values fall back to the schedule.
+  assert.deepEqual(
+    decide(
+      { outcome: 'http_error', statusCode: 503, retryAfterMs: parseRetryAfter('1.5', now) },
+      1,
+      () => 0.5,
+    ),
+    { kind: 'retry', delayMs: RETRY_DELAYS_MS[0] },
+  );
+});

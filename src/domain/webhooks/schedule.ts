@@ -19,6 +19,14 @@ export const MAX_RETRY_AFTER_MS = 24 * 3_600_000;
 /** An endpoint whose attempts have all failed for this long is disabled. */
 export const DISABLE_AFTER_FAILING_MS = 5 * 24 * 3_600_000;
 
+/**
+ * A failing run restarts when an endpoint fails again after a quiet gap longer than this since
+ * its previous failure: longer than any wait between two attempts of one delivery (the longest
+ * scheduled delay with jitter, 9.6 h, or a Retry-After, at most 24 h) plus an hour of slack. So
+ * an endpoint that failed, then got no events for days, is not counted as failing all along.
+ */
+export const FAILING_RUN_GAP_MS = MAX_RETRY_AFTER_MS + 3_600_000;
+
 /** How long a rotated-out secret keeps signing beside the new one. */
 export const ROTATION_WINDOW_MS = 24 * 3_600_000;
 
@@ -68,13 +76,32 @@ export function decide(
   return { kind: 'retry', delayMs: Math.round(base * factor) };
 }
 
-/** Retry-After: delay-seconds or an HTTP date; undefined when absent or unusable. */
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const IMF_FIXDATE =
+  /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\d{2}) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
+
+/**
+ * Retry-After (RFC 9110): delay-seconds (digits only) or an HTTP date in the IMF-fixdate form
+ * (`Sun, 06 Nov 1994 08:49:37 GMT`). Anything else (`1.5`, `-1`, other date spellings) is
+ * unusable and yields undefined, so the normal backoff applies.
+ */
 export function parseRetryAfter(value: string | string[] | undefined, now: Date): number | undefined {
   const raw = Array.isArray(value) ? value[0] : value;
   if (raw === undefined) return undefined;
   const trimmed = raw.trim();
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1_000;
-  const date = Date.parse(trimmed);
-  if (Number.isNaN(date)) return undefined;
+  const m = IMF_FIXDATE.exec(trimmed);
+  if (!m) return undefined;
+  const [day, month, year, hour, minute, second] = [
+    Number(m[1]),
+    MONTHS.indexOf(m[2] as string),
+    Number(m[3]),
+    Number(m[4]),
+    Number(m[5]),
+    Number(m[6]),
+  ];
+  if (day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) return undefined;
+  const date = Date.UTC(year, month, day, hour, minute, Math.min(second, 59));
+  if (new Date(date).getUTCDate() !== day) return undefined; // e.g. 31 Feb
   return Math.max(0, date - now.getTime());
 }

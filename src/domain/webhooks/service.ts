@@ -309,15 +309,17 @@ export function createWebhooksService(deps: WebhooksDeps) {
       return { delivery_id: rows[0].id };
     },
 
-    /** Puts every delivery of this endpoint that failed (gave up) since `since` back in the queue. */
+    /** Puts every failed (given up) delivery of this endpoint whose event occurred at or after `since` back in the queue. */
     async replayFailed(institutionId: string, id: string, since: Date): Promise<{ requeued: number }> {
       const endpoint = await get(institutionId, id);
       if (!endpoint.enabled)
         throw new ApiError('endpoint_disabled', { detail: 'enable the endpoint before replaying' });
       const { rowCount } = await db.query(
-        `UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_at = $4,
+        `UPDATE webhook_deliveries d SET state = 'pending', attempts = 0, next_attempt_at = $4,
            lease_token = NULL, lease_until = NULL, completed_at = NULL
-         WHERE institution_id = $1 AND endpoint_id = $2 AND state = 'failed' AND created_at >= $3`,
+         FROM events ev
+         WHERE d.institution_id = $1 AND d.endpoint_id = $2 AND d.state = 'failed'
+           AND ev.id = d.event_id AND ev.occurred_at >= $3`,
         [institutionId, id, since, clock.now()],
       );
       return { requeued: rowCount };
@@ -431,6 +433,22 @@ export async function failPending(
        lease_token = NULL, lease_until = NULL
      WHERE endpoint_id = ANY ($1::uuid[]) AND state = 'pending'`,
     [endpointIds, reason, now],
+  );
+}
+
+/** Marks the pending deliveries of several endpoints failed, each with its own reason, in one query. */
+export async function failPendingEach(
+  tx: Queryable,
+  endpoints: { id: string; reason: string }[],
+  now: Date,
+): Promise<void> {
+  if (endpoints.length === 0) return;
+  await tx.query(
+    `UPDATE webhook_deliveries d SET state = 'failed', last_error = x.reason, completed_at = $2,
+       lease_token = NULL, lease_until = NULL
+     FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, reason text)
+     WHERE d.endpoint_id = x.id AND d.state = 'pending'`,
+    [JSON.stringify(endpoints), now],
   );
 }
 
