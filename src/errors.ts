@@ -31,8 +31,6 @@ export const errorStatus = {
   payload_too_large: 413,
   // 415
   unsupported_media_type: 415,
-  // 422
-  section_not_supported: 422,
   // 429
   rate_limited: 429,
   // 5xx
