@@ -5,7 +5,6 @@ import {
   namedKeys,
   previewFullSyncPage,
   recordFullSyncPage,
-  restoreNamed,
 } from '../../src/domain/departures/departures.ts';
 import type { SeededTenant, TestContext } from '../helpers/app.ts';
 import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
@@ -96,13 +95,6 @@ describeEachDatabase('full-sync departures', (ctx) => {
     assert.equal(retried.status, 'applied');
     assert.equal(retried.pages, 2);
     assert.deepEqual(await departed(ctx(), tenant), ['S20']);
-
-    // A later push naming the student brings them back.
-    const restored = await ctx().db.transaction((tx) =>
-      restoreNamed(tx, tenant.institutionId, namedKeys(rows(20, 20))),
-    );
-    assert.equal(restored, 1);
-    assert.deepEqual(await departed(ctx(), tenant), []);
   });
 
   test('departures over the threshold are held until an admin confirms or discards them', async () => {

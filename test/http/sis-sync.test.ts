@@ -556,10 +556,10 @@ describeEachDatabase('roster sync', (ctx) => {
     const small = await cost(0, 5);
     const large = await cost(1000, 500);
     assert.equal(small, large);
-    // Mixed creates and updates: lock, match, insert, update, bring back departed students.
-    assert.equal(await cost(900, 200, 'B'), 5);
-    // Nothing changes: lock, match, bring back departed students.
-    assert.equal(await cost(900, 200, 'B'), 3);
+    // Mixed creates and updates: lock, match, insert, update.
+    assert.equal(await cost(900, 200, 'B'), 4);
+    // Nothing changes: lock and match only.
+    assert.equal(await cost(900, 200, 'B'), 2);
   });
 
   test('the schema refuses a student whose cohort belongs to another institution', async () => {

@@ -3,7 +3,8 @@
 // `sync_id` and marks the last one `final_page: true`. On the final page, the cohort's
 // students that no page of the sync named are departed (never deleted), unless they are more
 // than the configured share of the cohort: then they are held until an admin confirms or
-// discards them. A student that any later push names again is brought back.
+// discards them. A departed student that a later push imports is brought back (roster sync's
+// UPDATE clears departed_at).
 
 import type { Db, Queryable } from '../../db/db.ts';
 import { InstitutionLock, lockInstitution } from '../../db/locks.ts';
@@ -41,17 +42,6 @@ const namedStudents = `
   WHERE s.institution_id = $1
     AND (lower(s.email) IN (SELECT lower(value) FROM jsonb_array_elements_text($2::jsonb))
          OR s.student_id_ext IN (SELECT value FROM jsonb_array_elements_text($3::jsonb)))`;
-
-/** Brings back departed students that a push names. Runs in the push's transaction. */
-export async function restoreNamed(tx: Queryable, institutionId: string, keys: NamedKeys): Promise<number> {
-  if (keys.emails.length === 0 && keys.externalIds.length === 0) return 0;
-  const { rowCount } = await tx.query(
-    `UPDATE students SET departed_at = NULL, updated_at = now()
-     WHERE institution_id = $1 AND departed_at IS NOT NULL AND id IN (${namedStudents})`,
-    [institutionId, JSON.stringify(keys.emails), JSON.stringify(keys.externalIds)],
-  );
-  return rowCount;
-}
 
 export type FullSyncStatus = 'open' | 'applied' | 'held' | 'confirmed' | 'discarded';
 

@@ -24,7 +24,6 @@ import {
   namedKeys,
   previewFullSyncPage,
   recordFullSyncPage,
-  restoreNamed,
 } from '../departures/departures.ts';
 import { type BadDate, type RosterRow, validateRow } from './rows.ts';
 
@@ -89,6 +88,8 @@ interface MatchRow {
   cur_campus_id: string | null;
   cur_first_in_family: boolean | null;
   cur_start_date: string | null;
+  /** Set when the matched student was departed by a full sync; the push brings them back. */
+  cur_departed_at: Date | null;
 }
 
 interface Planned {
@@ -118,7 +119,8 @@ SELECT r.ord,
        ${current('campus_id', 'cur_campus_id')},
        ${current('first_in_family', 'cur_first_in_family')},
        to_char(CASE WHEN se.id IS NOT NULL THEN se.start_date ELSE sx.start_date END, 'YYYY-MM-DD')
-         AS cur_start_date
+         AS cur_start_date,
+       ${current('departed_at', 'cur_departed_at')}
 FROM json_to_recordset($2::json)
        AS r(ord int, email text, ext text, program_code text, campus_name text, campus_code text)
 LEFT JOIN students se ON se.institution_id = $1 AND lower(se.email) = lower(r.email)
@@ -150,17 +152,18 @@ SET cohort_id = $2,
     campus_id = COALESCE(r.campus_id, s.campus_id),
     first_in_family = COALESCE(r.first_in_family, s.first_in_family),
     start_date = COALESCE(r.start_date, s.start_date),
+    departed_at = NULL,
     updated_at = now()
 FROM json_to_recordset($3::json)
        AS r(id uuid, email text, ext text, first_name text, last_name text, program_id uuid,
             campus_id uuid, first_in_family boolean, start_date date)
 WHERE s.id = r.id AND s.institution_id = $1
   AND (s.cohort_id, s.email, s.student_id_ext, s.first_name, s.last_name, s.program_id, s.campus_id,
-       s.first_in_family, s.start_date)
+       s.first_in_family, s.start_date, s.departed_at)
       IS DISTINCT FROM
       ($2::uuid, r.email, r.ext, COALESCE(r.first_name, s.first_name), COALESCE(r.last_name, s.last_name),
        COALESCE(r.program_id, s.program_id), COALESCE(r.campus_id, s.campus_id),
-       COALESCE(r.first_in_family, s.first_in_family), COALESCE(r.start_date, s.start_date))`;
+       COALESCE(r.first_in_family, s.first_in_family), COALESCE(r.start_date, s.start_date), NULL)`;
 
 function addTo(map: Map<string, ValueRows>, key: string, value: string, row: number): void {
   const entry = map.get(key);
@@ -180,7 +183,8 @@ function changes(p: Planned, cohortId: string): boolean {
     (m.program_id !== null && m.program_id !== m.cur_program_id) ||
     (m.campus_id !== null && m.campus_id !== m.cur_campus_id) ||
     (row.first_in_family !== undefined && row.first_in_family !== m.cur_first_in_family) ||
-    (row.start_date !== undefined && row.start_date !== m.cur_start_date)
+    (row.start_date !== undefined && row.start_date !== m.cur_start_date) ||
+    m.cur_departed_at !== null
   );
 }
 
@@ -309,8 +313,8 @@ export function createRosterSyncService(db: Db, options: RosterSyncOptions) {
           ]);
         }
       }
-      // Departures: every row names its student (valid or not); a departed student named
-      // again comes back, and a full-sync page is recorded once its rows are written.
+      // A full-sync page is recorded once its rows are written; every row names its student,
+      // valid or not. (A departed student that a row imports comes back through the UPDATE.)
       const page = fullSync && {
         institutionId,
         cohortId,
@@ -322,9 +326,8 @@ export function createRosterSyncService(db: Db, options: RosterSyncOptions) {
       let fullSyncReport: FullSyncReport | undefined;
       if (dryRun) {
         if (page) fullSyncReport = await previewFullSyncPage(q, page, options.departureHoldThreshold);
-      } else {
-        await restoreNamed(q, institutionId, page ? page.keys : namedKeys(students));
-        if (page) fullSyncReport = await recordFullSyncPage(q, page, options.departureHoldThreshold);
+      } else if (page) {
+        fullSyncReport = await recordFullSyncPage(q, page, options.departureHoldThreshold);
       }
       return { ...decided, creates, updates, fullSyncReport };
     };
