@@ -139,8 +139,9 @@ FROM json_to_recordset($3::json)
        AS r(email text, ext text, first_name text, last_name text, program_id uuid, campus_id uuid,
             first_in_family boolean, start_date date)`;
 
-// Only rows whose values really change are sent (see changes()), and the WHERE clause guards
-// the same; updated_at moves only then. The response still counts every matched row as updated.
+// Only rows whose values really change are sent (see changes(); the page holds the
+// institution's lock, so what the match read is still current); updated_at moves only then.
+// The response still counts every matched row as updated.
 const UPDATE_SQL = `
 UPDATE students s
 SET cohort_id = $2,
@@ -157,13 +158,7 @@ SET cohort_id = $2,
 FROM json_to_recordset($3::json)
        AS r(id uuid, email text, ext text, first_name text, last_name text, program_id uuid,
             campus_id uuid, first_in_family boolean, start_date date)
-WHERE s.id = r.id AND s.institution_id = $1
-  AND (s.cohort_id, s.email, s.student_id_ext, s.first_name, s.last_name, s.program_id, s.campus_id,
-       s.first_in_family, s.start_date, s.departed_at)
-      IS DISTINCT FROM
-      ($2::uuid, r.email, r.ext, COALESCE(r.first_name, s.first_name), COALESCE(r.last_name, s.last_name),
-       COALESCE(r.program_id, s.program_id), COALESCE(r.campus_id, s.campus_id),
-       COALESCE(r.first_in_family, s.first_in_family), COALESCE(r.start_date, s.start_date), NULL)`;
+WHERE s.id = r.id AND s.institution_id = $1`;
 
 function addTo(map: Map<string, ValueRows>, key: string, value: string, row: number): void {
   const entry = map.get(key);
