@@ -4,6 +4,7 @@ import swagger from '@fastify/swagger';
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import scalar from '@scalar/fastify-api-reference';
 import Fastify, { type FastifyReply, type FastifyServerOptions } from 'fastify';
+import { ApiError } from './errors.ts';
 import { installErrorHandling } from './http/error-handler.ts';
 import { registerRateLimit } from './http/plugins/rate-limit.ts';
 import { registerRoutes } from './http/routes/index.ts';
@@ -36,7 +37,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     genReqId: () => randomUUID(),
     // A 5000-row roster page is about 1.2 MB; the largest documented page fits well under this.
     bodyLimit: 16 * 1024 * 1024,
-    return503OnClosing: true,
+    // Shutting down is answered below, in the flat error shape.
+    return503OnClosing: false,
     // Prototype-polluting keys are dropped from JSON bodies rather than failing the request:
     // a row carrying one stays that row's problem, not the whole batch's.
     onProtoPoisoning: 'remove',
@@ -51,6 +53,17 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   // Every endpoint takes JSON only: without the built-in text/plain parser, any other body is 415.
   app.removeContentTypeParser('text/plain');
   installErrorHandling(app);
+  // Once close() starts, requests that still arrive on open connections are turned away with
+  // 503, so a load balancer retries them elsewhere; requests already in flight finish.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return;
+    reply.header('connection', 'close').header('retry-after', '1');
+    throw new ApiError('shutting_down', { detail: 'this instance is shutting down; retry' });
+  });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

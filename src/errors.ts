@@ -37,6 +37,7 @@ export const errorStatus = {
   internal_error: 500,
   not_configured: 503,
   database_unavailable: 503,
+  shutting_down: 503,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof errorStatus;

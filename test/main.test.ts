@@ -117,3 +117,31 @@ test('a bad configuration stops the start with every problem listed', async () =
   assert.match(stderr, /LOG_LEVEL/);
   assert.match(stderr, /DATABASE_URL/);
 });
+
+test('requests arriving on an open connection while the app closes get 503 shutting_down', async () => {
+  const { startTestApp } = await import('./helpers/app.ts');
+  const ctx = await startTestApp('pglite');
+  await ctx.app.listen({ host: '127.0.0.1', port: 0 });
+  const port = (ctx.app.server.address() as net.AddressInfo).port;
+  const socket = net.connect(port, '127.0.0.1');
+  await once(socket, 'connect');
+  let response = '';
+  socket.on('data', (chunk) => {
+    response += chunk;
+  });
+  // A request in flight (headers sent, body not yet) holds the connection while close() starts;
+  // a second request pipelined behind it arrives after.
+  const body = '{"institution":"x","updates":[]}';
+  socket.write(
+    `POST /api/integrations/help-sync HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+  );
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const closing = ctx.close();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  socket.write(`${body}GET /health/live HTTP/1.1\r\nHost: x\r\n\r\n`);
+  await Promise.race([once(socket, 'close'), new Promise((resolve) => setTimeout(resolve, 3000))]);
+  socket.destroy();
+  await closing;
+  assert.match(response, /^HTTP\/1\.1 401/, 'the request in flight is answered');
+  assert.match(response, /HTTP\/1\.1 503[\s\S]*"error":"shutting_down"/);
+});
