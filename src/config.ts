@@ -1,6 +1,7 @@
 // The only reader of process.env. Every setting is validated once at start-up and every
 // problem is reported together, so an operator fixes a bad deployment in one go.
 import path from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { sha256Hex } from './lib/secrets.ts';
 
 export interface Config {
@@ -129,13 +130,31 @@ function parseLogLevel(raw: string | undefined, problems: string[]): string {
 }
 
 function parseTrustProxy(raw: string | undefined, problems: string[]): boolean | number | string[] {
-  if (raw === undefined || raw === '' || raw === 'false') return false;
-  if (raw === 'true') return true;
-  if (/^\d+$/.test(raw)) return Number(raw);
-  const list = raw
+  const value = raw?.trim().toLowerCase();
+  if (value === undefined || value === '' || value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  const list = value
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  if (list.length === 0) problems.push('TRUST_PROXY must be true, false, a hop count or a list of addresses');
+  const bad = list.filter((entry) => !isAddressOrCidr(entry));
+  if (list.length === 0 || bad.length > 0) {
+    problems.push(
+      `TRUST_PROXY must be true, false, a hop count or a comma-separated list of addresses or CIDRs (bad: ${bad.join(', ') || raw})`,
+    );
+  }
   return list;
+}
+
+function isAddressOrCidr(entry: string): boolean {
+  if (entry.includes('/')) {
+    try {
+      ipaddr.parseCIDR(entry);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  return ipaddr.isValid(entry);
 }
