@@ -1,7 +1,7 @@
 // Process entry: config -> database -> migrations -> app (+ workers) -> graceful close.
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
-import { openDb } from './db/db.ts';
+import { DatabaseInUseError, openDb } from './db/db.ts';
 import { migrate } from './db/migrate.ts';
 import { createServices } from './services.ts';
 import { startWorkers } from './workers/standalone.ts';
@@ -17,7 +17,16 @@ export async function serve(): Promise<void> {
     }
     throw error;
   }
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  let db: Awaited<ReturnType<typeof openDb>>;
+  try {
+    db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  } catch (error) {
+    if (error instanceof DatabaseInUseError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
   await migrate(db);
   const services = createServices({ db, config });
   const firstToken = await services.operator.ensure();

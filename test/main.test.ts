@@ -145,3 +145,28 @@ test('requests arriving on an open connection while the app closes get 503 shutt
   assert.match(response, /^HTTP\/1\.1 401/, 'the request in flight is answered');
   assert.match(response, /HTTP\/1\.1 503[\s\S]*"error":"shutting_down"/);
 });
+
+test('the embedded database belongs to one process at a time', async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ssp-lock-'));
+  try {
+    const first = await startServer(dataDir);
+    const second = spawn(process.execPath, [entry], {
+      env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    second.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    assert.equal(await new Promise((resolve) => second.on('exit', resolve)), 2);
+    assert.match(stderr, /in use by process \d+/);
+    first.child.kill('SIGTERM');
+    assert.equal(await first.exited, 0);
+    // Once the owner has stopped, the directory opens again.
+    const third = await startServer(dataDir);
+    third.child.kill('SIGTERM');
+    assert.equal(await third.exited, 0);
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});

@@ -1,7 +1,7 @@
 // ssp: serve, migrate, worker, and admin commands that call the admin HTTP API.
 import { Command } from 'commander';
 import { ConfigError, loadConfig } from '../config.ts';
-import { openDb } from '../db/db.ts';
+import { DatabaseInUseError, openDb } from '../db/db.ts';
 import { migrate } from '../db/migrate.ts';
 import { createOperatorCredentials } from '../domain/secrets/operator-credentials.ts';
 import { CliError, createAdminClient } from './admin-client.ts';
@@ -58,6 +58,10 @@ program
     try {
       await migrate(db);
       const token = await createOperatorCredentials(db, undefined).reset();
+      const where = config.databaseUrl
+        ? 'the PostgreSQL database of DATABASE_URL'
+        : `the embedded database in ${config.dataDir}`;
+      process.stderr.write(`ssp: every operator token of ${where} is revoked; the new one:\n`);
       process.stdout.write(`${token}\n`);
     } finally {
       await db.close();
@@ -73,7 +77,7 @@ registerWebhookCommands(program, admin, print);
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  if (error instanceof CliError || error instanceof ConfigError) {
+  if (error instanceof CliError || error instanceof ConfigError || error instanceof DatabaseInUseError) {
     process.stderr.write(`ssp: ${error.message}\n`);
     process.exit(1);
   }

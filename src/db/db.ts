@@ -3,6 +3,7 @@
 // it: node-postgres for PostgreSQL and PGlite for the embedded default. Both return the
 // same JavaScript types (int8 as number, timestamptz as Date, json as objects).
 import fs from 'node:fs';
+import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 
@@ -79,13 +80,62 @@ export interface PgliteOptions {
   loadDataDir?: Blob;
 }
 
+/** The embedded database directory is open in another process. */
+export class DatabaseInUseError extends Error {}
+
+/**
+ * One process at a time may open an embedded database directory: PGlite has no server to
+ * arbitrate, and two writers corrupt each other's view. A lock file holds the owner's pid; a
+ * lock left by a process that no longer exists is taken over.
+ */
+function lockDataDir(dataDir: string): () => void {
+  const lockPath = path.join(dataDir, 'ssp.lock');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      fs.writeFileSync(lockPath, String(process.pid), { flag: 'wx' });
+      return () => {
+        if (fs.readFileSync(lockPath, 'utf8') === String(process.pid)) fs.rmSync(lockPath, { force: true });
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const owner = Number(fs.readFileSync(lockPath, 'utf8'));
+      if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isAlive(owner)) {
+        throw new DatabaseInUseError(
+          `the embedded database in ${dataDir} is in use by process ${owner}; stop that process first`,
+        );
+      }
+      fs.rmSync(lockPath, { force: true });
+    }
+  }
+  throw new DatabaseInUseError(`cannot lock the embedded database in ${dataDir}`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 export async function createPgliteDb(options: PgliteOptions = {}): Promise<Db & { dump(): Promise<Blob> }> {
-  if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true });
-  const lite = await PGlite.create({
-    dataDir: options.dataDir,
-    loadDataDir: options.loadDataDir,
-    parsers: { [INT8_OID]: (value: string) => Number(value) },
-  });
+  let unlock = () => {};
+  if (options.dataDir) {
+    fs.mkdirSync(options.dataDir, { recursive: true });
+    unlock = lockDataDir(options.dataDir);
+  }
+  let lite: PGlite;
+  try {
+    lite = await PGlite.create({
+      dataDir: options.dataDir,
+      loadDataDir: options.loadDataDir,
+      parsers: { [INT8_OID]: (value: string) => Number(value) },
+    });
+  } catch (error) {
+    unlock();
+    throw error;
+  }
   // PGlite reports affectedRows 0 for a SELECT; pg's rowCount counts the rows returned there.
   const shape = <T>(result: { rows: unknown[]; affectedRows?: number }) => ({
     rows: result.rows as T[],
@@ -102,7 +152,10 @@ export async function createPgliteDb(options: PgliteOptions = {}): Promise<Db & 
       await lite.exec(sql);
     },
     dump: async () => (await lite.dumpDataDir('none')) as Blob,
-    close: () => lite.close(),
+    async close() {
+      await lite.close();
+      unlock();
+    },
   };
 }
 
