@@ -180,3 +180,16 @@ test('staff status change stamps the staff time and follows the resolved time', 
   assert.deepEqual([resolved.resolvedAt, resolved.staffStatusChangedAt, resolved.version], [now, now, 4]);
   assert.equal(staffStatusChange(state('resolved'), 'new', now)!.resolvedAt, null);
 });
+
+test('a future observed_at counts as now: it never outranks a staff change', () => {
+  const s = { ...state('ack'), staffStatusChangedAt: new Date(now.getTime() - 1000) };
+  const fromTheFuture = applyRow(s, valid({ action: 'resolve', observed_at: '2999-01-01T00:00:00Z' }), now);
+  assert.equal(fromTheFuture.changed, true, 'a view as of now is newer than a change a second ago');
+  const sameInstant = { ...state('ack'), staffStatusChangedAt: new Date(now.getTime() + 1000) };
+  const capped = applyRow(
+    sameInstant,
+    valid({ action: 'resolve', observed_at: '2999-01-01T00:00:00Z' }),
+    now,
+  );
+  assert.equal(capped.superseded, true);
+});

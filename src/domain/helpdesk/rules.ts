@@ -184,18 +184,21 @@ export interface RowOutcome {
  * - reopen: resolved -> in_progress, resolved time cleared; otherwise unchanged;
  * - note: adds the note; always a change.
  * external_ref is stamped on any action (a change only when it differs).
- * Console precedence: when the row carries observed_at and a staff member changed the status
- * after it, a state action (acknowledge, resolve, reopen) is superseded: its status change is
+ * Console precedence: when the row carries observed_at (counted as at most now) and a staff
+ * member changed the status after it, a state action (acknowledge, resolve, reopen) is superseded: its status change is
  * not applied, but its external_ref is still stamped (spec 4.3: "on any action"), a change
  * when it differs, and a resolve's note still lands (a note is not a state view, so notes are
  * never superseded).
  */
 export function applyRow(state: SyncState, row: ValidRow, now: Date): RowOutcome {
+  // A view cannot have been taken after the row arrived: a help desk whose clock runs ahead (or
+  // a far-future observed_at) must not outrank the console, so observed_at counts as at most now.
+  const observedAt = row.observedAt && Math.min(row.observedAt.getTime(), now.getTime());
   if (
     row.action !== 'note' &&
-    row.observedAt !== undefined &&
+    observedAt !== undefined &&
     state.staffStatusChangedAt !== null &&
-    state.staffStatusChangedAt.getTime() > row.observedAt.getTime()
+    state.staffStatusChangedAt.getTime() > observedAt
   ) {
     const refChanged = row.externalRef !== undefined && row.externalRef !== state.externalRef;
     const note = row.action === 'resolve' ? row.note : undefined;
