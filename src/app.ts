@@ -40,7 +40,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     // Shutting down is answered below, in the flat error shape.
     return503OnClosing: false,
     // Prototype-polluting keys are dropped from JSON bodies rather than failing the request:
-    // a row carrying one stays that row's problem, not the whole batch's.
+    // a row carrying one stays that row's problem, not the whole batch's (see the JSON parser).
     onProtoPoisoning: 'remove',
     onConstructorPoisoning: 'remove',
     // Errors raised before routing (a malformed URL, say) get the same flat body as the rest.
@@ -52,6 +52,14 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   // Every endpoint takes JSON only: without the built-in text/plain parser, any other body is 415.
   app.removeContentTypeParser('text/plain');
+  // A bodiless request (a DELETE, a POST action) sent with the usual JSON header and no body is
+  // no body, not an empty JSON document; endpoints that need a body still say `empty_body`.
+  const parseJson = app.getDefaultJsonParser('remove', 'remove');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '' && request.method === 'DELETE') return done(null, undefined);
+    return parseJson(request, body as string, done);
+  });
   installErrorHandling(app);
   // Once close() starts, requests that still arrive on open connections are turned away with
   // 503, so a load balancer retries them elsewhere; requests already in flight finish.
