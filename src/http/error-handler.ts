@@ -36,12 +36,17 @@ function validationError(error: FastifyError): ApiError {
     error.validationContext === 'body' ? pointer || 'body' : `${error.validationContext}.${pointer}`;
   // The storable-text patterns of src/http/schemas.ts: say what they mean, not the regex.
   const storable = first.keyword === 'pattern' && String(params.pattern ?? '').includes('\\u0000');
-  return new ApiError('invalid_field', {
-    field: where,
-    detail: storable
-      ? `${where} must be non-blank where required and contain no NUL character or lone UTF-16 surrogate`
-      : `${where} ${first.message ?? 'is invalid'}`.trim(),
-  });
+  // A choice among literals fails once per literal: name them all.
+  const allowed = issues
+    .filter((issue) => issue.keyword === 'const' && issue.instancePath === first.instancePath)
+    .map((issue) => JSON.stringify(issue.params?.allowedValue));
+  let detail = `${where} ${first.message ?? 'is invalid'}`.trim();
+  if (storable) {
+    detail = `${where} must be non-blank where required and contain no NUL character or lone UTF-16 surrogate`;
+  } else if (allowed.length > 0) {
+    detail = `${where} must be one of ${allowed.join(', ')}`;
+  }
+  return new ApiError('invalid_field', { field: where, detail });
 }
 
 /** Maps framework errors (parsing, limits) onto stable codes; anything unknown is a 500 without internals. */

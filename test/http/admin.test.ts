@@ -56,6 +56,7 @@ describeEachDatabase('admin API', (ctx) => {
       clock: 'weekly',
     });
     assert.equal(badClock.statusCode, 400);
+    assert.equal(badClock.json().detail, 'clock must be one of "cohort", "individual"');
   });
 
   test('issues, replaces and revokes roster secrets; plaintext is never stored', async () => {
