@@ -5,14 +5,13 @@
 // is set (in a scratch schema, dropped afterwards).
 //
 //   npm run bench -- enrolments
-import { randomBytes } from 'node:crypto';
+
 import type { AddressInfo } from 'node:net';
-import pg from 'pg';
 import { Agent, request } from 'undici';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { createPgliteDb, createPostgresDb, type Db } from '../src/db/db.ts';
-import { migrate } from '../src/db/migrate.ts';
+import type { Db } from '../src/db/db.ts';
+import { openScratchPglite, openScratchPostgres } from '../src/db/scratch.ts';
 import { createServices } from '../src/services.ts';
 import type { BenchOptions } from './run.ts';
 
@@ -28,29 +27,10 @@ interface Tenant {
   cohortId: string;
 }
 
-async function openDb(kind: 'pglite' | 'postgres', databaseUrl?: string): Promise<Db> {
-  if (kind === 'pglite') {
-    const db = await createPgliteDb();
-    await migrate(db);
-    return db;
-  }
-  const schema = `bench_enrol_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: databaseUrl });
-  await admin.connect();
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  await admin.end();
-  const db = createPostgresDb({ connectionString: databaseUrl!, schema });
-  await migrate(db);
-  return {
-    ...db,
-    async close() {
-      await db.close();
-      const cleanup = new pg.Client({ connectionString: databaseUrl });
-      await cleanup.connect();
-      await cleanup.query(`DROP SCHEMA ${schema} CASCADE`);
-      await cleanup.end();
-    },
-  };
+function openDb(kind: 'pglite' | 'postgres', databaseUrl?: string): Promise<Db> {
+  return kind === 'pglite'
+    ? openScratchPglite()
+    : openScratchPostgres(databaseUrl!, { prefix: 'bench_enrol' });
 }
 
 /** An institution with students, units, terms; `enrolled` adds one enrolment per student. */

@@ -5,13 +5,13 @@
 // external_ref, then reopen), which is the most writing a request can do.
 // Also measured: the isolation path, where the batch statement fails because of one request
 // and the rows are rewritten request by request in savepoints.
+
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { Agent, request } from 'undici';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { createPgliteDb, createPostgresDb, type Db } from '../src/db/db.ts';
-import { migrate } from '../src/db/migrate.ts';
+import type { Db } from '../src/db/db.ts';
+import { openScratchPglite, openScratchPostgres } from '../src/db/scratch.ts';
 import { createServices } from '../src/services.ts';
 import type { BenchOptions } from './run.ts';
 
@@ -27,28 +27,11 @@ function percentile(values: number[], p: number): number {
 }
 
 async function openDb(kind: 'pglite' | 'postgres', databaseUrl?: string) {
-  if (kind === 'pglite') {
-    const db = await createPgliteDb();
-    await migrate(db);
-    return { db, drop: async () => db.close() };
-  }
-  const schema = `bench_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: databaseUrl });
-  await admin.connect();
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  await admin.end();
-  const db = createPostgresDb({ connectionString: databaseUrl!, schema });
-  await migrate(db);
-  return {
-    db,
-    drop: async () => {
-      await db.close();
-      const cleanup = new pg.Client({ connectionString: databaseUrl });
-      await cleanup.connect();
-      await cleanup.query(`DROP SCHEMA ${schema} CASCADE`);
-      await cleanup.end();
-    },
-  };
+  const db =
+    kind === 'pglite'
+      ? await openScratchPglite()
+      : await openScratchPostgres(databaseUrl!, { prefix: 'bench' });
+  return { db, drop: () => db.close() };
 }
 
 async function seedBackground(db: Db) {

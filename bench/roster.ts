@@ -11,6 +11,7 @@
 // handled (heap growth over a collected baseline, and the RSS peak above the idle process).
 // Client and server share the process; the client's request bodies are built before the idle
 // figure is taken.
+
 import { randomBytes } from 'node:crypto';
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -19,8 +20,9 @@ import pg from 'pg';
 import { Agent, request } from 'undici';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { createPostgresDb, type Db } from '../src/db/db.ts';
+import type { Db } from '../src/db/db.ts';
 import { migrate } from '../src/db/migrate.ts';
+import { openScratchPostgres } from '../src/db/scratch.ts';
 import { createServices } from '../src/services.ts';
 import type { BenchOptions } from './run.ts';
 
@@ -115,14 +117,10 @@ class CopyFromBuffer {
 }
 
 async function postgresTarget(databaseUrl: string): Promise<Target> {
-  const schema = `bench_roster_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: databaseUrl });
-  await admin.connect();
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  const db = createPostgresDb({ connectionString: databaseUrl, schema, max: 10 });
+  const db = await openScratchPostgres(databaseUrl, { prefix: 'bench_roster' });
   const copier = new pg.Client({
     connectionString: databaseUrl,
-    options: `-c jit=off -c search_path=${schema}`,
+    options: `-c jit=off -c search_path=${db.schema}`,
   });
   await copier.connect();
   return {
@@ -140,8 +138,6 @@ async function postgresTarget(databaseUrl: string): Promise<Target> {
     async close() {
       await copier.end();
       await db.close();
-      await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-      await admin.end();
     },
   };
 }

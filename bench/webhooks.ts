@@ -2,13 +2,13 @@
 // the latency from an event's commit to its arrival at the receiver. Baseline measured in the
 // same run: plain signed POSTs with undici over a keep-alive Agent (the HTTP floor).
 // PGlite always; PostgreSQL too when DATABASE_URL is set.
+
 import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import pg from 'pg';
 import { Agent, request } from 'undici';
-import { createPgliteDb, createPostgresDb, type Db } from '../src/db/db.ts';
-import { migrate } from '../src/db/migrate.ts';
+import type { Db } from '../src/db/db.ts';
+import { openScratchPglite, openScratchPostgres } from '../src/db/scratch.ts';
 import { recordEvent } from '../src/domain/events/record.ts';
 import { createWebhooksService } from '../src/domain/webhooks/service.ts';
 import { secretKey, signatureHeader } from '../src/domain/webhooks/signing.ts';
@@ -183,26 +183,18 @@ async function measure(label: string, db: Db): Promise<void> {
 }
 
 export async function run(options: BenchOptions): Promise<void> {
-  const lite = await createPgliteDb();
-  await migrate(lite);
+  const lite = await openScratchPglite();
   try {
     await measure('pglite', lite);
   } finally {
     await lite.close();
   }
   if (options.databaseUrl) {
-    const schema = `bench_webhooks_${randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: options.databaseUrl });
-    await admin.connect();
-    await admin.query(`CREATE SCHEMA ${schema}`);
-    const db = createPostgresDb({ connectionString: options.databaseUrl, schema });
+    const db = await openScratchPostgres(options.databaseUrl, { prefix: 'bench_webhooks' });
     try {
-      await migrate(db);
       await measure('postgres', db);
     } finally {
       await db.close();
-      await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-      await admin.end();
     }
   }
 }

@@ -2,13 +2,13 @@
 // PGlite starts from a migrated template kept in the temp directory (keyed by the migrations'
 // content), because creating a cluster from scratch takes seconds. Each PostgreSQL test
 // database is a fresh schema, dropped afterwards, so concurrent runs never meet.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
-import { createPgliteDb, createPostgresDb, type Db } from '../../src/db/db.ts';
+import { createPgliteDb, type Db } from '../../src/db/db.ts';
 import { listMigrations, migrate } from '../../src/db/migrate.ts';
+import { openScratchPostgres } from '../../src/db/scratch.ts';
 
 export type DatabaseKind = 'pglite' | 'postgres';
 
@@ -41,23 +41,6 @@ async function openPglite(): Promise<Db> {
   return db;
 }
 
-async function openPostgres(): Promise<Db> {
-  const connectionString = process.env.TEST_DATABASE_URL!;
-  const schema = `t_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString });
-  await admin.connect();
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  await admin.end();
-  const db = createPostgresDb({ connectionString, schema, max: 10 });
-  await migrate(db);
-  return {
-    ...db,
-    async close() {
-      await db.close();
-      const cleanup = new pg.Client({ connectionString });
-      await cleanup.connect();
-      await cleanup.query(`DROP SCHEMA ${schema} CASCADE`);
-      await cleanup.end();
-    },
-  };
+function openPostgres(): Promise<Db> {
+  return openScratchPostgres(process.env.TEST_DATABASE_URL!, { prefix: 't' });
 }
