@@ -1,18 +1,15 @@
 // The whole loop: a staff change and a help-desk sync change each reach a webhook endpoint,
 // signed, with the origin that lets the help desk drop its own echo.
 import assert from 'node:assert/strict';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { systemClock } from '../../src/lib/clock.ts';
 import { describeEachDatabase } from '../helpers/app.ts';
 import { createHelpRequest, helpSync, seedHelpdesk, staff } from '../helpers/helpdesk.ts';
-import { type Receiver, startReceiver } from '../helpers/receiver.ts';
+import { receiverPool } from '../helpers/receiver.ts';
 import { addEndpoint, workerFor } from '../helpers/webhooks.ts';
 
-const receivers: Receiver[] = [];
-after(async () => {
-  await Promise.all(receivers.map((r) => r.close()));
-});
+const startReceiver = receiverPool();
 
 interface Delivered {
   type: string;
@@ -32,7 +29,6 @@ describeEachDatabase(
     test('created, crisis, staff and sync changes are delivered with their origin', async () => {
       const tenant = await seedHelpdesk(ctx());
       const receiver = await startReceiver();
-      receivers.push(receiver);
       const endpoint = await addEndpoint(ctx(), tenant, { url: receiver.url });
 
       const request = await createHelpRequest(ctx(), tenant, { priority: 'crisis' });

@@ -1,6 +1,8 @@
 // Real local webhook receivers: node:http servers on 127.0.0.1 whose behaviour a test sets.
+
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { after } from 'node:test';
 
 export interface Received {
   headers: http.IncomingHttpHeaders;
@@ -51,4 +53,17 @@ export async function startReceiver(behaviour: Behaviour = { status: 200 }): Pro
       server.close(() => resolve());
     });
   return receiver;
+}
+
+/** Starts receivers for one test file and closes every one of them after the file's tests. */
+export function receiverPool(): (behaviour?: Behaviour) => Promise<Receiver> {
+  const started: Receiver[] = [];
+  after(async () => {
+    await Promise.all(started.map((r) => r.close()));
+  });
+  return async (behaviour) => {
+    const r = await startReceiver(behaviour);
+    started.push(r);
+    return r;
+  };
 }

@@ -2,23 +2,15 @@ import assert from 'node:assert/strict';
 import dns from 'node:dns';
 import type { AddressInfo } from 'node:net';
 import net from 'node:net';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../../src/domain/webhooks/schedule.ts';
 import { generateWebhookSecret } from '../../src/domain/webhooks/signing.ts';
 import { describeEachDatabase, seedTenant, type TestContext } from '../helpers/app.ts';
-import { type Receiver, startReceiver } from '../helpers/receiver.ts';
+import { receiverPool, startReceiver } from '../helpers/receiver.ts';
 import { addEndpoint, emitEvent, testClock, workerFor } from '../helpers/webhooks.ts';
 
-const receivers: Receiver[] = [];
-const receiver = async (...args: Parameters<typeof startReceiver>) => {
-  const r = await startReceiver(...args);
-  receivers.push(r);
-  return r;
-};
-after(async () => {
-  await Promise.all(receivers.map((r) => r.close()));
-});
+const receiver = receiverPool();
 
 const HOUR = 3_600_000;
 

@@ -1,13 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
-import { type Receiver, startReceiver } from '../helpers/receiver.ts';
+import { receiverPool } from '../helpers/receiver.ts';
 import { addEndpoint, emitEvent, testClock, workerFor } from '../helpers/webhooks.ts';
 
-const receivers: Receiver[] = [];
-after(async () => {
-  await Promise.all(receivers.map((r) => r.close()));
-});
+const receiver = receiverPool();
 
 /** Waits (real time, polling) until `done()` or `ms` have passed; returns the time waited. */
 async function waitFor(done: () => boolean, ms: number): Promise<number> {
@@ -23,10 +20,9 @@ describeEachDatabase(
       const a = await seedTenant(ctx(), { rosterSecret: false });
       const b = await seedTenant(ctx(), { rosterSecret: false });
       const c = await seedTenant(ctx(), { rosterSecret: false });
-      const hangA = await startReceiver('hang');
-      const hangB = await startReceiver('hang');
-      const ok = await startReceiver({ status: 200 });
-      receivers.push(hangA, hangB, ok);
+      const hangA = await receiver('hang');
+      const hangB = await receiver('hang');
+      const ok = await receiver({ status: 200 });
       await addEndpoint(ctx(), a, { url: hangA.url });
       await addEndpoint(ctx(), b, { url: hangB.url });
       await addEndpoint(ctx(), c, { url: ok.url });

@@ -1,18 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { describeEachDatabase, seedTenant, type TestContext } from '../helpers/app.ts';
-import { type Receiver, startReceiver } from '../helpers/receiver.ts';
+import { receiverPool } from '../helpers/receiver.ts';
 import { addEndpoint, emitEvent, testClock, workerFor } from '../helpers/webhooks.ts';
 
-const receivers: Receiver[] = [];
-const receiver = async (...args: Parameters<typeof startReceiver>) => {
-  const r = await startReceiver(...args);
-  receivers.push(r);
-  return r;
-};
-after(async () => {
-  await Promise.all(receivers.map((r) => r.close()));
-});
+const receiver = receiverPool();
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
