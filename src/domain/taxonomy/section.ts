@@ -1,0 +1,105 @@
+// What every section of the enrolments feed shares: its name and report, the context a
+// section handler works in, and the helpers that parse rows and drop repeated keys.
+import type { Queryable } from '../../db/db.ts';
+import type { Parsed, RowProblem } from './rows.ts';
+
+/** Every section of the endpoint, in the order a real run applies them. */
+export const sectionOrder = ['programs', 'campuses', 'terms', 'units', 'enrolments'] as const;
+export type SectionName = (typeof sectionOrder)[number];
+
+/** Rows per section and request; more gives 413 batch_too_large (spec 4.2 rule 1). */
+export const sectionLimits: Record<SectionName, number> = {
+  programs: 1000,
+  campuses: 200,
+  terms: 500,
+  units: 5000,
+  enrolments: 5000,
+};
+
+export interface SectionReport {
+  /** Rows sent in the section. */
+  received: number;
+  /** Rows that created a record (dry run: would create). */
+  created: number;
+  /** Rows that changed a stored record (dry run: would update). */
+  updated: number;
+  /** Rows identical to what is stored (nothing written). */
+  unchanged: number;
+  /** Rows rejected; each has at least one entry in `errors`. */
+  rejected: number;
+}
+
+export interface RowError {
+  section: SectionName;
+  /** Zero-based position of the row in its section's array. */
+  row: number;
+  code: string;
+  message: string;
+  field?: string;
+}
+
+export interface PushResult {
+  institution: string;
+  dry_run: boolean;
+  sections: Partial<Record<SectionName, SectionReport>>;
+  errors: RowError[];
+}
+
+export type PushBody = Partial<Record<SectionName, unknown[]>>;
+
+export interface SectionContext {
+  q: Queryable;
+  institutionId: string;
+  now: Date;
+  dryRun: boolean;
+  report: SectionReport;
+  reject(row: number, problem: RowProblem): void;
+}
+
+/**
+ * Checks the request-level limits of a push: every section within its row limit, or 413
+ * batch_too_large naming the section, before anything is read or written.
+ */
+
+export type SectionHandler = (context: SectionContext, rows: unknown[]) => Promise<void>;
+
+/** Parses every row, reporting the malformed ones; returns the good ones with their positions. */
+export function parseAll<T>(context: SectionContext, rows: unknown[], parse: (row: unknown) => Parsed<T>) {
+  const good: { i: number; value: T }[] = [];
+  rows.forEach((row, i) => {
+    const parsed = parse(row);
+    if (parsed.ok) good.push({ i, value: parsed.value });
+    else context.reject(i, parsed.problem);
+  });
+  return good;
+}
+
+/**
+ * Keeps the first row of each key and rejects the later ones with duplicate_key. `key` is the
+ * database's own lower() of the key, so duplicates are judged exactly as the unique index does.
+ */
+export function firstOfEachKey<T extends { i: number; key: string }>(
+  context: SectionContext,
+  matched: T[],
+  describeKey: (row: T) => string,
+): T[] {
+  const seen = new Map<string, number>();
+  const kept: T[] = [];
+  for (const row of [...matched].sort((a, b) => a.i - b.i)) {
+    const first = seen.get(row.key);
+    if (first !== undefined) {
+      context.reject(row.i, {
+        code: 'duplicate_key',
+        message: `${describeKey(row)} appears already at row ${first} of this section; only the first is applied`,
+      });
+      continue;
+    }
+    seen.set(row.key, row.i);
+    kept.push(row);
+  }
+  return kept;
+}
+
+/** undefined means "keep what is stored". */
+export const keep = <T>(incoming: T | undefined, stored: T): T =>
+  incoming === undefined ? stored : incoming;
