@@ -103,3 +103,55 @@ export function firstOfEachKey<T extends { i: number; key: string }>(
 /** undefined means "keep what is stored". */
 export const keep = <T>(incoming: T | undefined, stored: T): T =>
   incoming === undefined ? stored : incoming;
+
+/** What a section writes: rows to create, and changed rows with their id. */
+export interface Changes {
+  creates: Record<string, unknown>[];
+  updates: Record<string, unknown>[];
+}
+
+export const noChanges = (): Changes => ({ creates: [], updates: [] });
+
+/**
+ * Files one kept row and counts it: a create when nothing is stored (`create` is written), an
+ * update when a field of `update` differs from the stored row's field of the same name (the
+ * fields are written with the stored id), otherwise unchanged.
+ */
+export function sortRow(
+  context: SectionContext,
+  changes: Changes,
+  stored: { id: string | null },
+  create: Record<string, unknown>,
+  update: Record<string, unknown> = create,
+): void {
+  const current = stored as Record<string, unknown>;
+  if (!stored.id) {
+    changes.creates.push(create);
+    context.report.created++;
+  } else if (Object.keys(update).some((field) => update[field] !== current[field])) {
+    changes.updates.push({ id: stored.id, ...update });
+    context.report.updated++;
+  } else {
+    context.report.unchanged++;
+  }
+}
+
+/**
+ * Writes a section's changes, one statement for the creates and one for the updates (nothing
+ * on a dry run). Each statement takes $1 the institution, $2 the rows as JSON, $3 the time.
+ */
+export async function writeChanges(
+  context: SectionContext,
+  changes: Changes,
+  sql: { insert: string; update: string },
+): Promise<void> {
+  if (context.dryRun) return;
+  for (const [statement, rows] of [
+    [sql.insert, changes.creates],
+    [sql.update, changes.updates],
+  ] as const) {
+    if (rows.length > 0) {
+      await context.q.query(statement, [context.institutionId, JSON.stringify(rows), context.now]);
+    }
+  }
+}

@@ -2,7 +2,14 @@
 // One statement matches the rows, one inserts the new ones, one updates the changed ones.
 import { campusNamesSql } from '../../campuses/names.ts';
 import { type CampusRow, parseCampus } from '../rows.ts';
-import { firstOfEachKey, parseAll, type SectionHandler } from '../section.ts';
+import {
+  firstOfEachKey,
+  noChanges,
+  parseAll,
+  type SectionHandler,
+  sortRow,
+  writeChanges,
+} from '../section.ts';
 
 interface StoredCampus {
   i: number;
@@ -14,7 +21,7 @@ interface StoredCampus {
 }
 
 export const campuses: SectionHandler = async (context, rows) => {
-  const { q, institutionId, report } = context;
+  const { q, institutionId } = context;
   const parsed = parseAll<CampusRow>(context, rows, parseCampus);
   if (parsed.length === 0) return;
   const byIndex = new Map(parsed.map((row) => [row.i, row.value]));
@@ -27,25 +34,15 @@ export const campuses: SectionHandler = async (context, rows) => {
     [institutionId, JSON.stringify(parsed.map((row) => ({ i: row.i, name: row.value.name })))],
   );
   const kept = firstOfEachKey(context, matched, (row) => `campus "${byIndex.get(row.i)!.name}"`);
-  const creates: Record<string, unknown>[] = [];
-  const updates: Record<string, unknown>[] = [];
+  const changes = noChanges();
   for (const stored of kept) {
     const { name } = byIndex.get(stored.i)!;
-    if (!stored.id) {
-      creates.push({ name });
-      report.created++;
-    } else if (name !== stored.name && !stored.via_alias) {
-      // Same campus, new spelling (matching ignores case): the console shows the latest one.
-      updates.push({ id: stored.id, name });
-      report.updated++;
-    } else {
-      report.unchanged++;
-    }
+    // Same campus, new spelling (matching ignores case): the console shows the latest one. A
+    // name that matched through a merge's alias never renames the surviving campus.
+    sortRow(context, changes, stored, { name }, { name: stored.via_alias ? stored.name : name });
   }
-  if (context.dryRun) return;
-  if (creates.length > 0) {
-    await q.query(
-      `WITH created AS (
+  await writeChanges(context, changes, {
+    insert: `WITH created AS (
          INSERT INTO campuses (institution_id, name, created_at, updated_at)
          SELECT $1, r.name, $3, $3 FROM jsonb_to_recordset($2::jsonb) AS r(name text)
          ON CONFLICT DO NOTHING
@@ -53,12 +50,7 @@ export const campuses: SectionHandler = async (context, rows) => {
        INSERT INTO audience_tags (institution_id, kind, source_id, label, created_at)
        SELECT $1, 'campus', id, name, $3 FROM created
        ON CONFLICT DO NOTHING`,
-      [institutionId, JSON.stringify(creates), context.now],
-    );
-  }
-  if (updates.length > 0) {
-    await q.query(
-      `WITH changed AS (
+    update: `WITH changed AS (
          UPDATE campuses c SET name = r.name, updated_at = $3
          FROM jsonb_to_recordset($2::jsonb) AS r(id uuid, name text)
          WHERE c.id = r.id AND c.institution_id = $1
@@ -67,7 +59,5 @@ export const campuses: SectionHandler = async (context, rows) => {
        SELECT $1, 'campus', id, name, $3 FROM changed
        ON CONFLICT (institution_id, kind, source_id)
        DO UPDATE SET label = EXCLUDED.label WHERE audience_tags.label IS DISTINCT FROM EXCLUDED.label`,
-      [institutionId, JSON.stringify(updates), context.now],
-    );
-  }
+  });
 };

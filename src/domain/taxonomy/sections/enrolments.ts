@@ -1,7 +1,14 @@
 // Enrolments: a student (by email, then student_id_ext) in a unit in a term, keyed by the three.
 // One statement matches the rows, one inserts the new ones, one updates the changed ones.
 import { type EnrolmentRow, parseEnrolment } from '../rows.ts';
-import { firstOfEachKey, parseAll, type SectionHandler } from '../section.ts';
+import {
+  firstOfEachKey,
+  noChanges,
+  parseAll,
+  type SectionHandler,
+  sortRow,
+  writeChanges,
+} from '../section.ts';
 
 interface ResolvedEnrolment {
   i: number;
@@ -14,7 +21,7 @@ interface ResolvedEnrolment {
 }
 
 export const enrolments: SectionHandler = async (context, rows) => {
-  const { q, institutionId, report } = context;
+  const { q, institutionId } = context;
   const parsed = parseAll<EnrolmentRow>(context, rows, parseEnrolment);
   if (parsed.length === 0) return;
   const byIndex = new Map(parsed.map((row) => [row.i, row.value]));
@@ -85,43 +92,32 @@ export const enrolments: SectionHandler = async (context, rows) => {
     const incoming = byIndex.get(row.i)!;
     return `the enrolment of ${describeStudent(incoming)} in unit "${incoming.unit_code}", term "${incoming.term_code}"`;
   });
-  const creates: Record<string, unknown>[] = [];
-  const updates: Record<string, unknown>[] = [];
+  const changes = noChanges();
   for (const row of kept) {
     const incoming = byIndex.get(row.i)!;
-    if (!row.id) {
-      creates.push({
+    sortRow(
+      context,
+      changes,
+      row,
+      {
         student_id: row.student_id,
         unit_id: row.unit_id,
         term_id: row.term_id,
         status: incoming.status ?? 'enrolled',
-      });
-      report.created++;
-    } else if (incoming.status !== undefined && incoming.status !== row.status) {
-      updates.push({ id: row.id, status: incoming.status });
-      report.updated++;
-    } else {
-      report.unchanged++;
-    }
+      },
+      // An omitted status keeps the stored one.
+      { status: incoming.status ?? row.status },
+    );
   }
-  if (context.dryRun) return;
-  if (creates.length > 0) {
-    await q.query(
-      `INSERT INTO enrolments (institution_id, student_id, unit_id, term_id, status, created_at, updated_at)
+  await writeChanges(context, changes, {
+    insert: `INSERT INTO enrolments (institution_id, student_id, unit_id, term_id, status, created_at, updated_at)
        SELECT $1, r.student_id, r.unit_id, r.term_id, r.status, $3, $3
        FROM jsonb_to_recordset($2::jsonb) AS r(student_id uuid, unit_id uuid, term_id uuid, status text)
        ON CONFLICT DO NOTHING`,
-      [institutionId, JSON.stringify(creates), context.now],
-    );
-  }
-  if (updates.length > 0) {
-    await q.query(
-      `UPDATE enrolments e SET status = r.status, updated_at = $3
+    update: `UPDATE enrolments e SET status = r.status, updated_at = $3
        FROM jsonb_to_recordset($2::jsonb) AS r(id uuid, status text)
        WHERE e.id = r.id AND e.institution_id = $1`,
-      [institutionId, JSON.stringify(updates), context.now],
-    );
-  }
+  });
 };
 
 function describeStudent(row: EnrolmentRow): string {

@@ -1,7 +1,15 @@
 // Programs (spec 2.3): keyed by program_code, case-insensitively; each new one gets its audience tag.
 // One statement matches the rows, one inserts the new ones, one updates the changed ones.
 import { type ProgramRow, parseProgram } from '../rows.ts';
-import { firstOfEachKey, keep, parseAll, type SectionHandler } from '../section.ts';
+import {
+  firstOfEachKey,
+  keep,
+  noChanges,
+  parseAll,
+  type SectionHandler,
+  sortRow,
+  writeChanges,
+} from '../section.ts';
 
 interface StoredProgram {
   i: number;
@@ -14,7 +22,7 @@ interface StoredProgram {
 }
 
 export const programs: SectionHandler = async (context, rows) => {
-  const { q, institutionId, report } = context;
+  const { q, institutionId } = context;
   const parsed = parseAll<ProgramRow>(context, rows, parseProgram);
   if (parsed.length === 0) return;
   const byIndex = new Map(parsed.map((row) => [row.i, row.value]));
@@ -25,8 +33,7 @@ export const programs: SectionHandler = async (context, rows) => {
     [institutionId, JSON.stringify(parsed.map((row) => ({ i: row.i, code: row.value.code })))],
   );
   const kept = firstOfEachKey(context, matched, (row) => `program_code "${byIndex.get(row.i)!.code}"`);
-  const creates: Record<string, unknown>[] = [];
-  const updates: Record<string, unknown>[] = [];
+  const changes = noChanges();
   for (const stored of kept) {
     const incoming = byIndex.get(stored.i)!;
     const next = {
@@ -35,27 +42,12 @@ export const programs: SectionHandler = async (context, rows) => {
       coordinator_name: keep(incoming.coordinator_name, stored.coordinator_name),
       coordinator_title: keep(incoming.coordinator_title, stored.coordinator_title),
     };
-    if (!stored.id) {
-      creates.push(next);
-      report.created++;
-    } else if (
-      next.code !== stored.code ||
-      next.name !== stored.name ||
-      next.coordinator_name !== stored.coordinator_name ||
-      next.coordinator_title !== stored.coordinator_title
-    ) {
-      updates.push({ id: stored.id, ...next });
-      report.updated++;
-    } else {
-      report.unchanged++;
-    }
+    sortRow(context, changes, stored, next);
   }
-  if (context.dryRun) return;
   // Each new program gets its audience tag in the same statement; the tag's label is the
   // program's name, or its code while it has none.
-  if (creates.length > 0) {
-    await q.query(
-      `WITH created AS (
+  await writeChanges(context, changes, {
+    insert: `WITH created AS (
          INSERT INTO programs (institution_id, code, name, coordinator_name, coordinator_title, created_at, updated_at)
          SELECT $1, r.code, r.name, r.coordinator_name, r.coordinator_title, $3, $3
          FROM jsonb_to_recordset($2::jsonb) AS r(code text, name text, coordinator_name text, coordinator_title text)
@@ -64,12 +56,7 @@ export const programs: SectionHandler = async (context, rows) => {
        INSERT INTO audience_tags (institution_id, kind, source_id, label, created_at)
        SELECT $1, 'program', id, coalesce(name, code), $3 FROM created
        ON CONFLICT DO NOTHING`,
-      [institutionId, JSON.stringify(creates), context.now],
-    );
-  }
-  if (updates.length > 0) {
-    await q.query(
-      `WITH changed AS (
+    update: `WITH changed AS (
          UPDATE programs p
          SET code = r.code, name = r.name, coordinator_name = r.coordinator_name,
              coordinator_title = r.coordinator_title, updated_at = $3
@@ -81,7 +68,5 @@ export const programs: SectionHandler = async (context, rows) => {
        SELECT $1, 'program', id, coalesce(name, code), $3 FROM changed
        ON CONFLICT (institution_id, kind, source_id)
        DO UPDATE SET label = EXCLUDED.label WHERE audience_tags.label IS DISTINCT FROM EXCLUDED.label`,
-      [institutionId, JSON.stringify(updates), context.now],
-    );
-  }
+  });
 };

@@ -1,7 +1,15 @@
 // Terms of the teaching calendar: keyed by term_code; end never before start.
 // One statement matches the rows, one inserts the new ones, one updates the changed ones.
 import { checkTermDates, parseTerm, type TermRow } from '../rows.ts';
-import { firstOfEachKey, keep, parseAll, type SectionHandler } from '../section.ts';
+import {
+  firstOfEachKey,
+  keep,
+  noChanges,
+  parseAll,
+  type SectionHandler,
+  sortRow,
+  writeChanges,
+} from '../section.ts';
 
 interface StoredTerm {
   i: number;
@@ -14,7 +22,7 @@ interface StoredTerm {
 }
 
 export const terms: SectionHandler = async (context, rows) => {
-  const { q, institutionId, report } = context;
+  const { q, institutionId } = context;
   const parsed = parseAll<TermRow>(context, rows, parseTerm);
   if (parsed.length === 0) return;
   const byIndex = new Map(parsed.map((row) => [row.i, row.value]));
@@ -26,8 +34,7 @@ export const terms: SectionHandler = async (context, rows) => {
     [institutionId, JSON.stringify(parsed.map((row) => ({ i: row.i, code: row.value.code })))],
   );
   const kept = firstOfEachKey(context, matched, (row) => `term_code "${byIndex.get(row.i)!.code}"`);
-  const creates: Record<string, unknown>[] = [];
-  const updates: Record<string, unknown>[] = [];
+  const changes = noChanges();
   for (const stored of kept) {
     const incoming = byIndex.get(stored.i)!;
     const next = {
@@ -50,38 +57,16 @@ export const terms: SectionHandler = async (context, rows) => {
       context.reject(stored.i, order.problem);
       continue;
     }
-    if (!stored.id) {
-      creates.push(next);
-      report.created++;
-    } else if (
-      next.code !== stored.code ||
-      next.name !== stored.name ||
-      next.start_date !== stored.start_date ||
-      next.end_date !== stored.end_date
-    ) {
-      updates.push({ id: stored.id, ...next });
-      report.updated++;
-    } else {
-      report.unchanged++;
-    }
+    sortRow(context, changes, stored, next);
   }
-  if (context.dryRun) return;
-  if (creates.length > 0) {
-    await q.query(
-      `INSERT INTO terms (institution_id, code, name, start_date, end_date, created_at, updated_at)
+  await writeChanges(context, changes, {
+    insert: `INSERT INTO terms (institution_id, code, name, start_date, end_date, created_at, updated_at)
        SELECT $1, r.code, r.name, r.start_date, r.end_date, $3, $3
        FROM jsonb_to_recordset($2::jsonb) AS r(code text, name text, start_date date, end_date date)
        ON CONFLICT DO NOTHING`,
-      [institutionId, JSON.stringify(creates), context.now],
-    );
-  }
-  if (updates.length > 0) {
-    await q.query(
-      `UPDATE terms t SET code = r.code, name = r.name, start_date = r.start_date, end_date = r.end_date,
+    update: `UPDATE terms t SET code = r.code, name = r.name, start_date = r.start_date, end_date = r.end_date,
               updated_at = $3
        FROM jsonb_to_recordset($2::jsonb) AS r(id uuid, code text, name text, start_date date, end_date date)
        WHERE t.id = r.id AND t.institution_id = $1`,
-      [institutionId, JSON.stringify(updates), context.now],
-    );
-  }
+  });
 };

@@ -2,7 +2,15 @@
 // One statement matches the rows, one inserts the new ones, one updates the changed ones.
 import { campusNamesSql } from '../../campuses/names.ts';
 import { parseUnit, type UnitRow } from '../rows.ts';
-import { firstOfEachKey, keep, parseAll, type SectionHandler } from '../section.ts';
+import {
+  firstOfEachKey,
+  keep,
+  noChanges,
+  parseAll,
+  type SectionHandler,
+  sortRow,
+  writeChanges,
+} from '../section.ts';
 
 interface StoredUnit {
   i: number;
@@ -18,7 +26,7 @@ interface StoredUnit {
 }
 
 export const units: SectionHandler = async (context, rows) => {
-  const { q, institutionId, report } = context;
+  const { q, institutionId } = context;
   const parsed = parseAll<UnitRow>(context, rows, parseUnit);
   if (parsed.length === 0) return;
   const byIndex = new Map(parsed.map((row) => [row.i, row.value]));
@@ -44,8 +52,7 @@ export const units: SectionHandler = async (context, rows) => {
     ],
   );
   const kept = firstOfEachKey(context, matched, (row) => `unit_code "${byIndex.get(row.i)!.code}"`);
-  const creates: Record<string, unknown>[] = [];
-  const updates: Record<string, unknown>[] = [];
+  const changes = noChanges();
   for (const stored of kept) {
     const incoming = byIndex.get(stored.i)!;
     let missing = false;
@@ -74,38 +81,16 @@ export const units: SectionHandler = async (context, rows) => {
       program_id: link(incoming.program_code, stored.found_program_id, stored.program_id),
       campus_id: link(incoming.campus_name, stored.found_campus_id, stored.campus_id),
     };
-    if (!stored.id) {
-      creates.push(next);
-      report.created++;
-    } else if (
-      next.code !== stored.code ||
-      next.name !== stored.name ||
-      next.program_id !== stored.program_id ||
-      next.campus_id !== stored.campus_id
-    ) {
-      updates.push({ id: stored.id, ...next });
-      report.updated++;
-    } else {
-      report.unchanged++;
-    }
+    sortRow(context, changes, stored, next);
   }
-  if (context.dryRun) return;
-  if (creates.length > 0) {
-    await q.query(
-      `INSERT INTO units (institution_id, code, name, program_id, campus_id, created_at, updated_at)
+  await writeChanges(context, changes, {
+    insert: `INSERT INTO units (institution_id, code, name, program_id, campus_id, created_at, updated_at)
        SELECT $1, r.code, r.name, r.program_id, r.campus_id, $3, $3
        FROM jsonb_to_recordset($2::jsonb) AS r(code text, name text, program_id uuid, campus_id uuid)
        ON CONFLICT DO NOTHING`,
-      [institutionId, JSON.stringify(creates), context.now],
-    );
-  }
-  if (updates.length > 0) {
-    await q.query(
-      `UPDATE units u SET code = r.code, name = r.name, program_id = r.program_id, campus_id = r.campus_id,
+    update: `UPDATE units u SET code = r.code, name = r.name, program_id = r.program_id, campus_id = r.campus_id,
               updated_at = $3
        FROM jsonb_to_recordset($2::jsonb) AS r(id uuid, code text, name text, program_id uuid, campus_id uuid)
        WHERE u.id = r.id AND u.institution_id = $1`,
-      [institutionId, JSON.stringify(updates), context.now],
-    );
-  }
+  });
 };
