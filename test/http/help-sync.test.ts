@@ -11,6 +11,7 @@ import {
   seedHelpdesk,
   staff,
 } from '../helpers/helpdesk.ts';
+import { stateTable } from '../helpers/state-table.ts';
 
 /** Puts a request into `status` through staff changes (new needs none). */
 async function requestIn(ctx: TestContext, tenant: HelpdeskTenant, status: string) {
@@ -26,18 +27,7 @@ describeEachDatabase('help-sync: state table and row results', (ctx) => {
   test('every transition of the state table, including the no-ops', async () => {
     const tenant = await seedHelpdesk(ctx());
     const cases: [from: string, action: string, to: string, changed: boolean][] = [
-      ['new', 'acknowledge', 'ack', true],
-      ['ack', 'acknowledge', 'ack', false],
-      ['in_progress', 'acknowledge', 'in_progress', false],
-      ['resolved', 'acknowledge', 'resolved', false],
-      ['new', 'resolve', 'resolved', true],
-      ['ack', 'resolve', 'resolved', true],
-      ['in_progress', 'resolve', 'resolved', true],
-      ['resolved', 'resolve', 'resolved', false],
-      ['resolved', 'reopen', 'in_progress', true],
-      ['new', 'reopen', 'new', false],
-      ['ack', 'reopen', 'ack', false],
-      ['in_progress', 'reopen', 'in_progress', false],
+      ...stateTable,
       ['new', 'note', 'new', true],
       ['ack', 'note', 'ack', true],
       ['in_progress', 'note', 'in_progress', true],

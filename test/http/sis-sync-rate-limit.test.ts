@@ -142,8 +142,8 @@ describeEachDatabase(
   (ctx) => {
     test('requests are served without waiting for Redis', async () => {
       const tenant = await seedTenant(ctx());
-      for (let i = 0; i < 3; i++) {
-        const started = performance.now();
+      const started = performance.now();
+      for (let i = 0; i < 5; i++) {
         const res = await ctx().request({
           method: 'POST',
           url: '/api/sis/sync',
@@ -151,9 +151,10 @@ describeEachDatabase(
           body: { cohort_id: tenant.cohortId, students: [] },
         });
         assert.equal(res.statusCode, 200, res.body);
-        // Generous bound: the point is not queueing behind reconnects (which took ~10 s).
-        assert.ok(performance.now() - started < 3000, 'served without waiting for Redis');
       }
+      // Queued behind reconnects, five requests took over 7 s (growing 0.6, 1.2, 5 s waits);
+      // failing fast they take tens of milliseconds. The bound is generous for a busy machine.
+      assert.ok(performance.now() - started < 2500, 'served without waiting for Redis');
     });
   },
   { config: { redisUrl: 'redis://127.0.0.1:1', rosterRateLimitPerMinute: 5 } },

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
+import { stateTable } from '../../../test/helpers/state-table.ts';
 import { applyRow, type SyncState, staffStatusChange, statuses, validateRow } from './rules.ts';
 
 const id = '5f0c6a8e-2b1d-4c3e-9a7f-1d2e3f4a5b6c';
@@ -74,20 +75,7 @@ test('validateRow reports the first problem in a fixed order', () => {
 });
 
 test('the state table of section 3', () => {
-  const table: [SyncState['status'], string, SyncState['status'], boolean][] = [
-    ['new', 'acknowledge', 'ack', true],
-    ['ack', 'acknowledge', 'ack', false],
-    ['in_progress', 'acknowledge', 'in_progress', false],
-    ['resolved', 'acknowledge', 'resolved', false],
-    ['new', 'resolve', 'resolved', true],
-    ['ack', 'resolve', 'resolved', true],
-    ['in_progress', 'resolve', 'resolved', true],
-    ['resolved', 'resolve', 'resolved', false],
-    ['resolved', 'reopen', 'in_progress', true],
-    ['new', 'reopen', 'new', false],
-    ['ack', 'reopen', 'ack', false],
-    ['in_progress', 'reopen', 'in_progress', false],
-  ];
+  const table = stateTable;
   for (const [from, action, to, changed] of table) {
     const out = applyRow(state(from), valid({ action }), now);
     assert.equal(out.state.status, to, `${from} ${action}`);
