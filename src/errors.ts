@@ -17,6 +17,8 @@ export const errorStatus = {
   sync_secret_wrong: 401,
   sync_secret_revoked: 401,
   sync_secret_never_issued: 401,
+  // 403: authenticated, but the role or permission does not allow it
+  forbidden: 403,
   // 404
   not_found: 404,
   cohort_not_found: 404,

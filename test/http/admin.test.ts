@@ -51,7 +51,14 @@ describeEachDatabase('admin API', (ctx) => {
     const unknown = await ctx().admin('GET', '/admin/v1/institutions/no-such-one/cohorts');
     assert.equal(unknown.statusCode, 404);
     assert.equal(unknown.json().error, 'institution_not_found');
-    const badClock = await ctx().admin('POST', '/admin/v1/institutions/no-such-one/cohorts', {
+    // The institution is resolved before the body is judged: an unknown one is 404 whatever the body.
+    const badClockElsewhere = await ctx().admin('POST', '/admin/v1/institutions/no-such-one/cohorts', {
+      name: 'x',
+      clock: 'weekly',
+    });
+    assert.equal(badClockElsewhere.statusCode, 404);
+    const tenant = await seedTenant(ctx(), { rosterSecret: false });
+    const badClock = await ctx().admin('POST', `/admin/v1/institutions/${tenant.slug}/cohorts`, {
       name: 'x',
       clock: 'weekly',
     });

@@ -74,22 +74,20 @@ export function createInstitutionsService(db: Db) {
       return rows;
     },
 
-    async createCohort(slug: string, input: { name: string; clock: CohortClock }): Promise<Cohort> {
-      const institution = await requireBySlug(slug);
+    async createCohort(institutionId: string, input: { name: string; clock: CohortClock }): Promise<Cohort> {
       const { rows } = await db.query<Cohort>(
         `INSERT INTO cohorts (institution_id, name, clock) VALUES ($1, $2, $3)
          RETURNING id, institution_id, name, clock, created_at`,
-        [institution.id, input.name, input.clock],
+        [institutionId, input.name, input.clock],
       );
       return rows[0];
     },
 
-    async listCohorts(slug: string, page: Page): Promise<Cohort[]> {
-      const institution = await requireBySlug(slug);
+    async listCohorts(institutionId: string, page: Page): Promise<Cohort[]> {
       const { rows } = await db.query<Cohort>(
         `SELECT id, institution_id, name, clock, created_at FROM cohorts
          WHERE institution_id = $1 ORDER BY created_at, id LIMIT $2 OFFSET $3`,
-        [institution.id, page.limit, page.offset],
+        [institutionId, page.limit, page.offset],
       );
       return rows;
     },
@@ -105,10 +103,9 @@ export function createInstitutionsService(db: Db) {
     },
 
     async listStudents(
-      slug: string,
+      institutionId: string,
       page: Page & { cohortId?: string; email?: string; status?: 'active' | 'departed' },
     ) {
-      const institution = await requireBySlug(slug);
       const { rows } = await db.query<Record<string, unknown>>(
         `SELECT s.id, s.cohort_id, s.email, s.student_id_ext, s.first_name, s.last_name,
                 p.code AS program_code, c.name AS campus_name, s.first_in_family,
@@ -122,7 +119,7 @@ export function createInstitutionsService(db: Db) {
            AND ($6::text IS NULL OR (s.departed_at IS NULL) = ($6::text = 'active'))
          ORDER BY lower(s.email) LIMIT $4 OFFSET $5`,
         [
-          institution.id,
+          institutionId,
           page.cohortId ?? null,
           page.email ?? null,
           page.limit,
@@ -133,32 +130,29 @@ export function createInstitutionsService(db: Db) {
       return rows;
     },
 
-    async listPrograms(slug: string, page: Page) {
-      const institution = await requireBySlug(slug);
+    async listPrograms(institutionId: string, page: Page) {
       const { rows } = await db.query<Record<string, unknown>>(
         `SELECT id, code AS program_code, name, coordinator_name, coordinator_title, created_at, updated_at
          FROM programs WHERE institution_id = $1 ORDER BY lower(code) LIMIT $2 OFFSET $3`,
-        [institution.id, page.limit, page.offset],
+        [institutionId, page.limit, page.offset],
       );
       return rows;
     },
 
-    async listCampuses(slug: string, page: Page) {
-      const institution = await requireBySlug(slug);
+    async listCampuses(institutionId: string, page: Page) {
       const { rows } = await db.query<Record<string, unknown>>(
         `SELECT id, name, created_at, updated_at
          FROM campuses WHERE institution_id = $1 ORDER BY lower(name) LIMIT $2 OFFSET $3`,
-        [institution.id, page.limit, page.offset],
+        [institutionId, page.limit, page.offset],
       );
       return rows;
     },
 
-    async listAudienceTags(slug: string, page: Page) {
-      const institution = await requireBySlug(slug);
+    async listAudienceTags(institutionId: string, page: Page) {
       const { rows } = await db.query<Record<string, unknown>>(
         `SELECT id, kind, source_id, label, created_at
          FROM audience_tags WHERE institution_id = $1 ORDER BY kind, lower(label) LIMIT $2 OFFSET $3`,
-        [institution.id, page.limit, page.offset],
+        [institutionId, page.limit, page.offset],
       );
       return rows;
     },

@@ -1,19 +1,21 @@
 // Admin API: merging campuses, their aliases, and the operator audit trail.
 import { Type } from 'typebox';
 import type { Services } from '../../services.ts';
+import { institutionOf } from '../plugins/admin-scope.ts';
 import { DateTime, errorResponses, SlugParams, Text, Uuid } from '../schemas.ts';
 import type { App } from '../types.ts';
 
 const CampusRef = Type.Object({ id: Uuid(), name: Type.String() });
 
 export function adminCampusRoutes(app: App, services: Services): void {
-  const { institutions, campusMerge } = services;
+  const { campusMerge } = services;
   const tags = ['admin'];
   const security = [{ operatorToken: [] }];
 
   app.post(
     '/admin/v1/institutions/:slug/campuses/merge',
     {
+      config: { access: 'operator' },
       schema: {
         tags,
         security,
@@ -51,7 +53,7 @@ export function adminCampusRoutes(app: App, services: Services): void {
       },
     },
     async (request) => {
-      const institution = await institutions.requireBySlug(request.params.slug);
+      const institution = institutionOf(request);
       return campusMerge.merge(institution.id, {
         from: request.body.from,
         into: request.body.into,
@@ -63,6 +65,7 @@ export function adminCampusRoutes(app: App, services: Services): void {
   app.get(
     '/admin/v1/institutions/:slug/campus-aliases',
     {
+      config: { access: 'read' },
       schema: {
         tags,
         security,
@@ -84,7 +87,7 @@ export function adminCampusRoutes(app: App, services: Services): void {
       },
     },
     async (request) => {
-      const institution = await institutions.requireBySlug(request.params.slug);
+      const institution = institutionOf(request);
       return { items: (await campusMerge.aliases(institution.id)) as never[] };
     },
   );
@@ -92,6 +95,7 @@ export function adminCampusRoutes(app: App, services: Services): void {
   app.get(
     '/admin/v1/institutions/:slug/operator-audit',
     {
+      config: { access: 'admin' },
       schema: {
         tags,
         security,
@@ -114,7 +118,7 @@ export function adminCampusRoutes(app: App, services: Services): void {
       },
     },
     async (request) => {
-      const institution = await institutions.requireBySlug(request.params.slug);
+      const institution = institutionOf(request);
       return { items: (await campusMerge.operatorAudit(institution.id)) as never[] };
     },
   );

@@ -1,6 +1,7 @@
 // Admin API: full syncs of a cohort's roster and their departures (applied or held).
 import { Type } from 'typebox';
 import type { Services } from '../../services.ts';
+import { institutionOf } from '../plugins/admin-scope.ts';
 import { errorResponses, PageQuery, page, SlugParams, Text } from '../schemas.ts';
 import type { App } from '../types.ts';
 
@@ -13,13 +14,14 @@ const Decision = Type.Object({
 });
 
 export function adminFullSyncRoutes(app: App, services: Services): void {
-  const { institutions, departures } = services;
+  const { departures } = services;
   const tags = ['admin'];
   const security = [{ operatorToken: [] }];
 
   app.get(
     '/admin/v1/institutions/:slug/full-syncs',
     {
+      config: { access: 'admin' },
       schema: {
         tags,
         security,
@@ -37,7 +39,7 @@ export function adminFullSyncRoutes(app: App, services: Services): void {
       },
     },
     async (request) => {
-      const institution = await institutions.requireBySlug(request.params.slug);
+      const institution = institutionOf(request);
       return {
         items: (await departures.list(institution.id, {
           ...page(request.query),
@@ -50,6 +52,7 @@ export function adminFullSyncRoutes(app: App, services: Services): void {
   app.get(
     '/admin/v1/institutions/:slug/full-syncs/:id',
     {
+      config: { access: 'admin' },
       schema: {
         tags,
         security,
@@ -59,7 +62,7 @@ export function adminFullSyncRoutes(app: App, services: Services): void {
       },
     },
     async (request) => {
-      const institution = await institutions.requireBySlug(request.params.slug);
+      const institution = institutionOf(request);
       return departures.get(institution.id, request.params.id);
     },
   );
@@ -68,6 +71,7 @@ export function adminFullSyncRoutes(app: App, services: Services): void {
     app.post(
       `/admin/v1/institutions/:slug/full-syncs/:id/${action}`,
       {
+        config: { access: 'admin' },
         schema: {
           tags,
           security,
@@ -90,7 +94,7 @@ export function adminFullSyncRoutes(app: App, services: Services): void {
         },
       },
       async (request) => {
-        const institution = await institutions.requireBySlug(request.params.slug);
+        const institution = institutionOf(request);
         const actor = request.body?.actor ?? 'operator';
         return departures[action](institution.id, request.params.id, actor);
       },

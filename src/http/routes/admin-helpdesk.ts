@@ -1,8 +1,10 @@
 // Admin API of the help desk: help requests (standing in for the student app and the staff
 // console), the help-sync secret, and the institution's event log.
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { MAX_ACTOR } from '../../domain/helpdesk/rules.ts';
 import type { Services } from '../../services.ts';
+import { institutionOf } from '../plugins/admin-scope.ts';
 import { DateTime, errorResponses, PageQuery, page, SlugParams, Text, Uuid } from '../schemas.ts';
 import type { App } from '../types.ts';
 
@@ -83,15 +85,15 @@ const EventItem = Type.Object({
 });
 
 export function adminHelpdeskRoutes(app: App, services: Services): void {
-  const { institutions, helpRequests, helpSyncSecrets } = services;
+  const { helpRequests, helpSyncSecrets } = services;
   const tags = ['admin: help desk'];
   const security = [{ operatorToken: [] }];
   const base = '/admin/v1/institutions/:slug/help-requests';
-  const institutionId = async (slug: string) => (await institutions.requireBySlug(slug)).id;
 
   app.post(
     base,
     {
+      config: { access: 'helpdesk' },
       schema: {
         tags,
         security,
@@ -111,7 +113,7 @@ export function adminHelpdeskRoutes(app: App, services: Services): void {
     },
     async (request, reply) =>
       reply.status(201).send(
-        await helpRequests.create(await institutionId(request.params.slug), {
+        await helpRequests.create(institutionOf(request).id, {
           studentId: request.body.student_id,
           priority: request.body.priority ?? 'normal',
           summary: request.body.summary,
@@ -123,6 +125,7 @@ export function adminHelpdeskRoutes(app: App, services: Services): void {
   app.get(
     base,
     {
+      config: { access: 'helpdesk' },
       schema: {
         tags,
         security,
@@ -143,7 +146,7 @@ export function adminHelpdeskRoutes(app: App, services: Services): void {
       },
     },
     async (request) => ({
-      items: await helpRequests.list(await institutionId(request.params.slug), {
+      items: await helpRequests.list(institutionOf(request).id, {
         ...page(request.query),
         status: request.query.status,
         priority: request.query.priority,
@@ -156,6 +159,7 @@ export function adminHelpdeskRoutes(app: App, services: Services): void {
   app.get(
     `${base}/:id`,
     {
+      config: { access: 'helpdesk' },
       schema: {
         tags,
         security,
@@ -167,12 +171,13 @@ export function adminHelpdeskRoutes(app: App, services: Services): void {
         },
       },
     },
-    async (request) => helpRequests.get(await institutionId(request.params.slug), request.params.id),
+    async (request) => helpRequests.get(institutionOf(request).id, request.params.id),
   );
 
   app.post(
     `${base}/:id/status`,
     {
+      config: { access: 'helpdesk' },
       schema: {
         tags,
         security,
@@ -185,13 +190,13 @@ export function adminHelpdeskRoutes(app: App, services: Services): void {
         response: { 200: Changed, ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) =>
-      helpRequests.changeStatus(await institutionId(request.params.slug), request.params.id, request.body),
+    async (request) => helpRequests.changeStatus(institutionOf(request).id, request.params.id, request.body),
   );
 
   app.post(
     `${base}/:id/notes`,
     {
+      config: { access: 'helpdesk' },
       schema: {
         tags,
         security,
@@ -204,13 +209,13 @@ export function adminHelpdeskRoutes(app: App, services: Services): void {
         response: { 200: Changed, ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) =>
-      helpRequests.addNote(await institutionId(request.params.slug), request.params.id, request.body),
+    async (request) => helpRequests.addNote(institutionOf(request).id, request.params.id, request.body),
   );
 
   app.put(
     `${base}/:id/assignment`,
     {
+      config: { access: 'helpdesk' },
       schema: {
         tags,
         security,
@@ -223,13 +228,13 @@ export function adminHelpdeskRoutes(app: App, services: Services): void {
         response: { 200: Changed, ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) =>
-      helpRequests.assign(await institutionId(request.params.slug), request.params.id, request.body),
+    async (request) => helpRequests.assign(institutionOf(request).id, request.params.id, request.body),
   );
 
   app.get(
     '/admin/v1/institutions/:slug/events',
     {
+      config: { access: 'integrations' },
       schema: {
         tags,
         security,
@@ -255,7 +260,7 @@ export function adminHelpdeskRoutes(app: App, services: Services): void {
     },
     async (request) => {
       const afterSeq = request.query.after_seq ?? 0;
-      const items = await helpRequests.listEvents(await institutionId(request.params.slug), {
+      const items = await helpRequests.listEvents(institutionOf(request).id, {
         afterSeq,
         limit: request.query.limit ?? 100,
       });
@@ -271,14 +276,15 @@ export function adminHelpdeskRoutes(app: App, services: Services): void {
     created_at: DateTime(),
   });
   const secretPath = '/admin/v1/institutions/:slug/help-sync-secret';
-  const issued = (action: 'issue' | 'rotate') => async (request: { params: { slug: string } }) => {
-    const institution = await institutions.requireBySlug(request.params.slug);
+  const issued = (action: 'issue' | 'rotate') => async (request: FastifyRequest) => {
+    const institution = institutionOf(request);
     return helpSyncSecrets[action](institution.id, institution.slug);
   };
 
   app.post(
     secretPath,
     {
+      config: { access: 'integrations' },
       schema: {
         tags,
         security,
@@ -297,6 +303,7 @@ export function adminHelpdeskRoutes(app: App, services: Services): void {
   app.post(
     `${secretPath}/rotate`,
     {
+      config: { access: 'integrations' },
       schema: {
         tags,
         security,
@@ -311,6 +318,7 @@ export function adminHelpdeskRoutes(app: App, services: Services): void {
   app.get(
     secretPath,
     {
+      config: { access: 'integrations' },
       schema: {
         tags,
         security,
@@ -330,12 +338,13 @@ export function adminHelpdeskRoutes(app: App, services: Services): void {
         },
       },
     },
-    async (request) => helpSyncSecrets.status(await institutionId(request.params.slug)),
+    async (request) => helpSyncSecrets.status(institutionOf(request).id),
   );
 
   app.delete(
     secretPath,
     {
+      config: { access: 'integrations' },
       schema: {
         tags,
         security,
@@ -345,7 +354,7 @@ export function adminHelpdeskRoutes(app: App, services: Services): void {
       },
     },
     async (request, reply) => {
-      const revoked = await helpSyncSecrets.revoke(await institutionId(request.params.slug));
+      const revoked = await helpSyncSecrets.revoke(institutionOf(request).id);
       if (!revoked)
         return reply.status(404).send({ error: 'not_found', detail: 'no active help-sync secret' });
       return reply.status(204).send(null);

@@ -1,6 +1,7 @@
 // Admin API: institutions, cohorts, roster secrets and the console's read-only listings.
 import { Type } from 'typebox';
 import type { Services } from '../../services.ts';
+import { institutionOf } from '../plugins/admin-scope.ts';
 import { DateTime, errorResponses, PageQuery, page, SlugParams, Text, Uuid } from '../schemas.ts';
 import type { App } from '../types.ts';
 
@@ -32,6 +33,7 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
   app.post(
     '/admin/v1/institutions',
     {
+      config: { access: 'operator' },
       schema: {
         tags,
         security,
@@ -52,6 +54,7 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
   app.get(
     '/admin/v1/institutions',
     {
+      config: { access: 'read' },
       schema: {
         tags,
         security,
@@ -66,6 +69,7 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
   app.get(
     '/admin/v1/institutions/:slug',
     {
+      config: { access: 'read' },
       schema: {
         tags,
         security,
@@ -74,12 +78,13 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
         response: { 200: Institution, ...errorResponses(401, 404) },
       },
     },
-    async (request) => institutions.requireBySlug(request.params.slug),
+    async (request) => institutionOf(request),
   );
 
   app.post(
     '/admin/v1/institutions/:slug/cohorts',
     {
+      config: { access: 'admin' },
       schema: {
         tags,
         security,
@@ -99,7 +104,7 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
     },
     async (request, reply) =>
       reply.status(201).send(
-        await institutions.createCohort(request.params.slug, {
+        await institutions.createCohort(institutionOf(request).id, {
           name: request.body.name,
           clock: request.body.clock ?? 'cohort',
         }),
@@ -109,6 +114,7 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
   app.get(
     '/admin/v1/institutions/:slug/cohorts',
     {
+      config: { access: 'read' },
       schema: {
         tags,
         security,
@@ -119,7 +125,7 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
       },
     },
     async (request) => ({
-      items: await institutions.listCohorts(request.params.slug, page(request.query)),
+      items: await institutions.listCohorts(institutionOf(request).id, page(request.query)),
       ...page(request.query),
     }),
   );
@@ -141,6 +147,7 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
   app.post(
     '/admin/v1/institutions/:slug/roster-secret',
     {
+      config: { access: 'admin' },
       schema: {
         tags,
         security,
@@ -159,7 +166,7 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
       },
     },
     async (request, reply) => {
-      const institution = await institutions.requireBySlug(request.params.slug);
+      const institution = institutionOf(request);
       return reply.status(201).send(await rosterSecrets.issue(institution.id, institution.slug));
     },
   );
@@ -167,6 +174,7 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
   app.get(
     '/admin/v1/institutions/:slug/roster-secret',
     {
+      config: { access: 'admin' },
       schema: {
         tags,
         security,
@@ -175,12 +183,13 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
         response: { 200: SecretStatus, ...errorResponses(401, 404) },
       },
     },
-    async (request) => rosterSecrets.status((await institutions.requireBySlug(request.params.slug)).id),
+    async (request) => rosterSecrets.status(institutionOf(request).id),
   );
 
   app.delete(
     '/admin/v1/institutions/:slug/roster-secret',
     {
+      config: { access: 'admin' },
       schema: {
         tags,
         security,
@@ -190,7 +199,7 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
       },
     },
     async (request, reply) => {
-      const institution = await institutions.requireBySlug(request.params.slug);
+      const institution = institutionOf(request);
       const revoked = await rosterSecrets.revoke(institution.id);
       if (!revoked) return reply.status(404).send({ error: 'not_found', detail: 'no active roster secret' });
       return reply.status(204).send(null);
@@ -200,11 +209,12 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
   const listing = (
     path: string,
     summary: string,
-    load: (slug: string, p: ReturnType<typeof page>) => Promise<Record<string, unknown>[]>,
+    load: (institutionId: string, p: ReturnType<typeof page>) => Promise<Record<string, unknown>[]>,
   ) =>
     app.get(
       `/admin/v1/institutions/:slug/${path}`,
       {
+        config: { access: 'read' },
         schema: {
           tags,
           security,
@@ -215,7 +225,7 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
         },
       },
       async (request) => ({
-        items: await load(request.params.slug, page(request.query)),
+        items: await load(institutionOf(request).id, page(request.query)),
         ...page(request.query),
       }),
     );
@@ -227,6 +237,7 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
   app.get(
     '/admin/v1/institutions/:slug/students',
     {
+      config: { access: 'read' },
       schema: {
         tags,
         security,
@@ -248,7 +259,7 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
       },
     },
     async (request) => ({
-      items: await institutions.listStudents(request.params.slug, {
+      items: await institutions.listStudents(institutionOf(request).id, {
         ...page(request.query),
         cohortId: request.query.cohort_id,
         email: request.query.email,

@@ -1,6 +1,7 @@
 // Admin API: the history of SIS pushes (roster and enrolments runs).
 import { Type } from 'typebox';
 import type { Services } from '../../services.ts';
+import { institutionOf } from '../plugins/admin-scope.ts';
 import { DateTime, errorResponses, PageQuery, page, SlugParams, Uuid } from '../schemas.ts';
 import type { App } from '../types.ts';
 
@@ -34,13 +35,14 @@ const Run = Type.Intersect([
 ]);
 
 export function adminRunRoutes(app: App, services: Services): void {
-  const { institutions, runs } = services;
+  const { runs } = services;
   const tags = ['admin'];
   const security = [{ operatorToken: [] }];
 
   app.get(
     '/admin/v1/institutions/:slug/runs',
     {
+      config: { access: 'admin' },
       schema: {
         tags,
         security,
@@ -54,7 +56,7 @@ export function adminRunRoutes(app: App, services: Services): void {
       },
     },
     async (request) => {
-      const institution = await institutions.requireBySlug(request.params.slug);
+      const institution = institutionOf(request);
       const p = page(request.query);
       return { items: await runs.list(institution.id, { ...p, kind: request.query.kind }), ...p };
     },
@@ -63,6 +65,7 @@ export function adminRunRoutes(app: App, services: Services): void {
   app.get(
     '/admin/v1/institutions/:slug/runs/:runId',
     {
+      config: { access: 'admin' },
       schema: {
         tags,
         security,
@@ -72,7 +75,7 @@ export function adminRunRoutes(app: App, services: Services): void {
       },
     },
     async (request) => {
-      const institution = await institutions.requireBySlug(request.params.slug);
+      const institution = institutionOf(request);
       return runs.get(institution.id, request.params.runId);
     },
   );

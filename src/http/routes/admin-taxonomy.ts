@@ -2,6 +2,7 @@
 import { Type } from 'typebox';
 import { enrolmentStatuses } from '../../domain/taxonomy/rows.ts';
 import type { Services } from '../../services.ts';
+import { institutionOf } from '../plugins/admin-scope.ts';
 import { DateTime, errorResponses, PageQuery, page, SlugParams, Text, Uuid } from '../schemas.ts';
 import type { App } from '../types.ts';
 
@@ -40,13 +41,14 @@ const Enrolment = Type.Object({
 });
 
 export function adminTaxonomyRoutes(app: App, services: Services): void {
-  const { institutions, taxonomy } = services;
+  const { taxonomy } = services;
   const tags = ['admin'];
   const security = [{ operatorToken: [] }];
 
   app.get(
     '/admin/v1/institutions/:slug/terms',
     {
+      config: { access: 'read' },
       schema: {
         tags,
         security,
@@ -58,7 +60,7 @@ export function adminTaxonomyRoutes(app: App, services: Services): void {
       },
     },
     async (request) => {
-      const institution = await institutions.requireBySlug(request.params.slug);
+      const institution = institutionOf(request);
       return { items: await taxonomy.listTerms(institution.id, page(request.query)), ...page(request.query) };
     },
   );
@@ -66,6 +68,7 @@ export function adminTaxonomyRoutes(app: App, services: Services): void {
   app.get(
     '/admin/v1/institutions/:slug/units',
     {
+      config: { access: 'read' },
       schema: {
         tags,
         security,
@@ -80,7 +83,7 @@ export function adminTaxonomyRoutes(app: App, services: Services): void {
       },
     },
     async (request) => {
-      const institution = await institutions.requireBySlug(request.params.slug);
+      const institution = institutionOf(request);
       const items = await taxonomy.listUnits(institution.id, {
         ...page(request.query),
         programCode: request.query.program_code,
@@ -92,6 +95,7 @@ export function adminTaxonomyRoutes(app: App, services: Services): void {
   app.get(
     '/admin/v1/institutions/:slug/enrolments',
     {
+      config: { access: 'read' },
       schema: {
         tags,
         security,
@@ -115,7 +119,7 @@ export function adminTaxonomyRoutes(app: App, services: Services): void {
       },
     },
     async (request) => {
-      const institution = await institutions.requireBySlug(request.params.slug);
+      const institution = institutionOf(request);
       const items = await taxonomy.listEnrolments(institution.id, {
         ...page(request.query),
         termCode: request.query.term_code,

@@ -5,6 +5,7 @@ import { MAX_ATTEMPTS, RETRY_DELAYS_MS, ROTATION_WINDOW_MS } from '../../domain/
 import { EVENT_TYPES } from '../../domain/webhooks/service.ts';
 import { ApiError } from '../../errors.ts';
 import type { Services } from '../../services.ts';
+import { institutionOf } from '../plugins/admin-scope.ts';
 import { DateTime, errorResponses, PageQuery, page, SlugParams, Text, Uuid } from '../schemas.ts';
 import type { App } from '../types.ts';
 
@@ -79,15 +80,15 @@ const Attempt = Type.Object({
 const scheduleText = `Retries: ${MAX_ATTEMPTS} attempts in all, after ${RETRY_DELAYS_MS.map((ms) => (ms < 60_000 ? `${ms / 1000}s` : ms < 3_600_000 ? `${ms / 60_000}min` : `${ms / 3_600_000}h`)).join(', ')} (each ±20% jitter), about a day.`;
 
 export function adminWebhookRoutes(app: App, services: Services): void {
-  const { institutions, webhooks } = services;
+  const { webhooks } = services;
   const tags = ['webhooks'];
   const security = [{ operatorToken: [] }];
   const base = '/admin/v1/institutions/:slug/webhook-endpoints';
-  const inst = async (slug: string) => (await institutions.requireBySlug(slug)).id;
 
   app.post(
     base,
     {
+      config: { access: 'integrations' },
       schema: {
         tags,
         security,
@@ -121,12 +122,13 @@ export function adminWebhookRoutes(app: App, services: Services): void {
       },
     },
     async (request, reply) =>
-      reply.status(201).send(await webhooks.create(await inst(request.params.slug), request.body)),
+      reply.status(201).send(await webhooks.create(institutionOf(request).id, request.body)),
   );
 
   app.get(
     base,
     {
+      config: { access: 'integrations' },
       schema: {
         tags,
         security,
@@ -137,7 +139,7 @@ export function adminWebhookRoutes(app: App, services: Services): void {
       },
     },
     async (request) => ({
-      items: await webhooks.list(await inst(request.params.slug), page(request.query)),
+      items: await webhooks.list(institutionOf(request).id, page(request.query)),
       ...page(request.query),
     }),
   );
@@ -145,6 +147,7 @@ export function adminWebhookRoutes(app: App, services: Services): void {
   app.get(
     `${base}/:id`,
     {
+      config: { access: 'integrations' },
       schema: {
         tags,
         security,
@@ -153,12 +156,13 @@ export function adminWebhookRoutes(app: App, services: Services): void {
         response: { 200: Endpoint, ...errorResponses(401, 404) },
       },
     },
-    async (request) => webhooks.get(await inst(request.params.slug), request.params.id),
+    async (request) => webhooks.get(institutionOf(request).id, request.params.id),
   );
 
   app.patch(
     `${base}/:id`,
     {
+      config: { access: 'integrations' },
       schema: {
         tags,
         security,
@@ -176,12 +180,13 @@ export function adminWebhookRoutes(app: App, services: Services): void {
         response: { 200: Endpoint, ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => webhooks.update(await inst(request.params.slug), request.params.id, request.body),
+    async (request) => webhooks.update(institutionOf(request).id, request.params.id, request.body),
   );
 
   app.post(
     `${base}/:id/disable`,
     {
+      config: { access: 'integrations' },
       schema: {
         tags,
         security,
@@ -200,13 +205,14 @@ export function adminWebhookRoutes(app: App, services: Services): void {
           field: 'reason',
           detail: 'reason: a string of at most 300 characters',
         });
-      return webhooks.disable(await inst(request.params.slug), request.params.id, reason);
+      return webhooks.disable(institutionOf(request).id, request.params.id, reason);
     },
   );
 
   app.delete(
     `${base}/:id`,
     {
+      config: { access: 'integrations' },
       schema: {
         tags,
         security,
@@ -216,7 +222,7 @@ export function adminWebhookRoutes(app: App, services: Services): void {
       },
     },
     async (request, reply) => {
-      await webhooks.remove(await inst(request.params.slug), request.params.id);
+      await webhooks.remove(institutionOf(request).id, request.params.id);
       return reply.status(204).send(null);
     },
   );
@@ -224,6 +230,7 @@ export function adminWebhookRoutes(app: App, services: Services): void {
   app.post(
     `${base}/:id/rotate-secret`,
     {
+      config: { access: 'integrations' },
       schema: {
         tags,
         security,
@@ -236,12 +243,13 @@ export function adminWebhookRoutes(app: App, services: Services): void {
         },
       },
     },
-    async (request) => webhooks.rotateSecret(await inst(request.params.slug), request.params.id),
+    async (request) => webhooks.rotateSecret(institutionOf(request).id, request.params.id),
   );
 
   app.post(
     `${base}/:id/test`,
     {
+      config: { access: 'integrations' },
       schema: {
         tags,
         security,
@@ -255,12 +263,13 @@ export function adminWebhookRoutes(app: App, services: Services): void {
       },
     },
     async (request, reply) =>
-      reply.status(202).send(await webhooks.sendTest(await inst(request.params.slug), request.params.id)),
+      reply.status(202).send(await webhooks.sendTest(institutionOf(request).id, request.params.id)),
   );
 
   app.get(
     `${base}/:id/deliveries`,
     {
+      config: { access: 'integrations' },
       schema: {
         tags,
         security,
@@ -278,7 +287,7 @@ export function adminWebhookRoutes(app: App, services: Services): void {
       },
     },
     async (request) => ({
-      items: await webhooks.deliveries(await inst(request.params.slug), request.params.id, {
+      items: await webhooks.deliveries(institutionOf(request).id, request.params.id, {
         ...page(request.query),
         state: request.query.state,
       }),
@@ -289,6 +298,7 @@ export function adminWebhookRoutes(app: App, services: Services): void {
   app.get(
     `${base}/:id/attempts`,
     {
+      config: { access: 'integrations' },
       schema: {
         tags,
         security,
@@ -299,7 +309,7 @@ export function adminWebhookRoutes(app: App, services: Services): void {
       },
     },
     async (request) => ({
-      items: await webhooks.attempts(await inst(request.params.slug), request.params.id, page(request.query)),
+      items: await webhooks.attempts(institutionOf(request).id, request.params.id, page(request.query)),
       ...page(request.query),
     }),
   );
@@ -307,6 +317,7 @@ export function adminWebhookRoutes(app: App, services: Services): void {
   app.post(
     `${base}/:id/redeliver`,
     {
+      config: { access: 'integrations' },
       schema: {
         tags,
         security,
@@ -321,14 +332,13 @@ export function adminWebhookRoutes(app: App, services: Services): void {
     async (request, reply) =>
       reply
         .status(202)
-        .send(
-          await webhooks.redeliver(await inst(request.params.slug), request.params.id, request.body.event_id),
-        ),
+        .send(await webhooks.redeliver(institutionOf(request).id, request.params.id, request.body.event_id)),
   );
 
   app.post(
     `${base}/:id/replay`,
     {
+      config: { access: 'integrations' },
       schema: {
         tags,
         security,
@@ -347,7 +357,7 @@ export function adminWebhookRoutes(app: App, services: Services): void {
         .status(202)
         .send(
           await webhooks.replayFailed(
-            await inst(request.params.slug),
+            institutionOf(request).id,
             request.params.id,
             new Date(request.body.since),
           ),
@@ -357,6 +367,7 @@ export function adminWebhookRoutes(app: App, services: Services): void {
   app.get(
     '/admin/v1/institutions/:slug/events/:event_id/deliveries',
     {
+      config: { access: 'integrations' },
       schema: {
         tags,
         security,
@@ -371,12 +382,13 @@ export function adminWebhookRoutes(app: App, services: Services): void {
         },
       },
     },
-    async (request) => webhooks.eventDeliveries(await inst(request.params.slug), request.params.event_id),
+    async (request) => webhooks.eventDeliveries(institutionOf(request).id, request.params.event_id),
   );
 
   app.get(
     '/admin/v1/metrics',
     {
+      config: { access: 'operator' },
       schema: {
         tags,
         security,
@@ -395,6 +407,7 @@ export function adminWebhookRoutes(app: App, services: Services): void {
   app.get(
     '/metrics',
     {
+      config: { access: 'operator' },
       schema: {
         tags,
         security,

@@ -1,7 +1,8 @@
-// Every route module, registered in order. Admin routes sit in a scope that requires the
-// operator token; integration routes authenticate themselves with their own secrets.
+// Every route module, registered in order. Admin routes sit in a scope that authenticates the
+// caller, resolves the institution and authorises the route (plugins/admin-scope.ts);
+// integration routes authenticate themselves with their own secrets.
 import type { Services } from '../../services.ts';
-import { requireOperator } from '../plugins/operator-auth.ts';
+import { adminScope } from '../plugins/admin-scope.ts';
 import type { App } from '../types.ts';
 import { adminCampusRoutes } from './admin-campuses.ts';
 import { adminFullSyncRoutes } from './admin-full-syncs.ts';
@@ -20,7 +21,7 @@ type RouteModule = (app: App, services: Services) => void;
 /** Public and integration routes (each authenticates itself). */
 const integrationRoutes: RouteModule[] = [healthRoutes, sisSyncRoutes, sisEnrolmentsRoutes, helpSyncRoutes];
 
-/** Operator/admin routes: the operator token is checked before any of them runs. */
+/** Admin routes: each declares the access it needs in `config.access`. */
 const adminRoutes: RouteModule[] = [
   adminInstitutionRoutes,
   adminRunRoutes,
@@ -34,7 +35,7 @@ const adminRoutes: RouteModule[] = [
 export async function registerRoutes(app: App, services: Services): Promise<void> {
   for (const routes of integrationRoutes) routes(app, services);
   await app.register(async (scope) => {
-    requireOperator(scope as App, services);
+    adminScope(scope as App, services);
     for (const routes of adminRoutes) routes(scope as App, services);
   });
 }
