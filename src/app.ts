@@ -17,10 +17,25 @@ export interface AppOptions {
   rateLimitNameSpace?: string;
 }
 
+/** A request URL as logged: one-time sign-in links and OIDC callback parameters masked. */
+export function loggableUrl(url: string): string {
+  return url
+    .replace(/^(\/auth\/operator-link\/)[^/?#]+/, '$1[redacted]')
+    .replace(/([?&](?:code|state|session_state|id_token)=)[^&#]*/g, '$1[redacted]');
+}
+
 /** Log settings: JSON lines, request id on each, credentials never written. */
 export function loggerOptions(level: string): FastifyServerOptions['logger'] {
   return {
     level,
+    serializers: {
+      req: (request) => ({
+        method: request.method,
+        url: loggableUrl(request.url),
+        host: request.host,
+        remoteAddress: request.ip,
+      }),
+    },
     redact: {
       paths: ['req.headers.authorization', 'req.headers.cookie', 'secret', '*.secret', 'token', '*.token'],
       censor: '[redacted]',
@@ -102,6 +117,14 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
             type: 'http',
             scheme: 'bearer',
             description: 'Operator token (ssp_op_…) for the admin API',
+          },
+          sessionCookie: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'ssp_session',
+            description:
+              'Session cookie set by sign-in (/auth/{slug}/sign-in); named __Host-ssp_session when the service is served over https. ' +
+              'State-changing requests made with it must send the x-csrf-token header (from GET /admin/v1/me).',
           },
         },
       },

@@ -2,6 +2,7 @@
 // problem is reported together, so an operator fixes a bad deployment in one go.
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
+import { parseKey } from './lib/encryption.ts';
 import { sha256Hex } from './lib/secrets.ts';
 
 export interface Config {
@@ -27,6 +28,16 @@ export interface Config {
   /** Run the background workers (outbox delivery, schedules) inside the HTTP process. */
   runWorkers: boolean;
   shutdownTimeoutMs: number;
+  /** Where browsers reach the service: sign-in redirects, cookies' Secure flag, links. */
+  publicBaseUrl: string;
+  /** 32-byte key that encrypts stored secrets; undefined with the embedded default (kept under dataDir). */
+  encryptionKey: Buffer | undefined;
+  /** Earlier keys, still accepted for decryption while stored values are re-sealed. */
+  encryptionKeysPrevious: Buffer[];
+  /** A console or student session ends after this long without a request. */
+  sessionIdleMinutes: number;
+  /** ...and after this long in any case. */
+  sessionMaxHours: number;
 }
 
 export class ConfigError extends Error {
@@ -99,9 +110,25 @@ export function loadConfig(env: Env = process.env): Config {
   if (redisUrl && !/^rediss?:\/\//.test(redisUrl))
     problems.push('REDIS_URL must start with redis:// or rediss://');
 
+  const port = int('PORT', 3000, 0, 65535);
+  const publicBaseUrl = parsePublicBaseUrl(env.PUBLIC_BASE_URL, port, problems);
+  const encryptionKey = env.ENCRYPTION_KEY ? parseKey(env.ENCRYPTION_KEY) : undefined;
+  if (env.ENCRYPTION_KEY && !encryptionKey)
+    problems.push('ENCRYPTION_KEY must be 32 bytes as 64 hexadecimal or 43 base64url characters');
+  if (databaseUrl && !env.ENCRYPTION_KEY)
+    problems.push(
+      'ENCRYPTION_KEY is required with DATABASE_URL (every instance must share it); generate one with `npx ssp encryption-key`',
+    );
+  const encryptionKeysPrevious: Buffer[] = [];
+  for (const entry of (env.ENCRYPTION_KEYS_PREVIOUS ?? '').split(',').filter((e) => e.trim())) {
+    const key = parseKey(entry);
+    if (key) encryptionKeysPrevious.push(key);
+    else problems.push('ENCRYPTION_KEYS_PREVIOUS must be a comma-separated list of 32-byte keys');
+  }
+
   const config: Config = {
     host: env.HOST || '0.0.0.0',
-    port: int('PORT', 3000, 0, 65535),
+    port,
     databaseUrl,
     dataDir: path.resolve(env.DATA_DIR || 'data'),
     redisUrl,
@@ -116,9 +143,26 @@ export function loadConfig(env: Env = process.env): Config {
     allowLoopbackOutbound: bool('ALLOW_LOOPBACK_OUTBOUND', false),
     runWorkers: bool('RUN_WORKERS', true),
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    publicBaseUrl,
+    encryptionKey,
+    encryptionKeysPrevious,
+    sessionIdleMinutes: int('SESSION_IDLE_MINUTES', 120, 1, 7 * 24 * 60),
+    sessionMaxHours: int('SESSION_MAX_HOURS', 12, 1, 24 * 90),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+function parsePublicBaseUrl(raw: string | undefined, port: number, problems: string[]): string {
+  if (!raw) return `http://localhost:${port}`;
+  try {
+    const url = new URL(raw);
+    if ((url.protocol === 'http:' || url.protocol === 'https:') && !url.search && !url.hash) {
+      return url.href.replace(/\/+$/, '');
+    }
+  } catch {}
+  problems.push(`PUBLIC_BASE_URL must be an http(s) URL without query or fragment (got "${raw}")`);
+  return `http://localhost:${port}`;
 }
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];

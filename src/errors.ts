@@ -19,6 +19,7 @@ export const errorStatus = {
   sync_secret_never_issued: 401,
   // 403: authenticated, but the role or permission does not allow it
   forbidden: 403,
+  csrf_invalid: 403,
   // 404
   not_found: 404,
   cohort_not_found: 404,

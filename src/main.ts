@@ -33,10 +33,12 @@ export async function serve(): Promise<void> {
   const app = await buildApp(services);
 
   if (firstToken) {
-    // Printed once, straight to the terminal and never through the logger: only its hash is stored.
+    // Printed once, straight to the terminal and never through the logger: only hashes are stored.
+    const link = await services.signIn.mintOperatorLink();
     process.stdout.write(
       `\n  Operator token (shown once; only its hash is stored):\n\n    ${firstToken}\n\n` +
-        '  Use it as Authorization: Bearer <token> on /admin/v1, or export SSP_OPERATOR_TOKEN for the ssp CLI.\n\n',
+        '  Use it as Authorization: Bearer <token> on /admin/v1, or export SSP_OPERATOR_TOKEN for the ssp CLI.\n\n' +
+        `  Console sign-in link for the operator (works once, for 24 hours; \`npx ssp operator-link\` mints another):\n\n    ${link.url}\n\n`,
     );
   }
 

@@ -2,11 +2,18 @@
 import { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import type { Db } from './db/db.ts';
+import { createAdminAudit } from './domain/access/audit.ts';
 import { createCampusMergeService } from './domain/campuses/merge.ts';
 import { createDeparturesService } from './domain/departures/departures.ts';
 import { createHelpRequestsService } from './domain/helpdesk/service.ts';
 import { createHelpSyncService } from './domain/helpdesk/sync.ts';
 import { createInstitutionsService } from './domain/institutions/service.ts';
+import { createIdentityProviders } from './domain/people/identity-providers.ts';
+import { createOidcClient } from './domain/people/oidc-client.ts';
+import type { OidcClient } from './domain/people/oidc-types.ts';
+import { createPeople } from './domain/people/people.ts';
+import { createSessions } from './domain/people/sessions.ts';
+import { createSignIn } from './domain/people/sign-in.ts';
 import { createRosterSyncService } from './domain/roster/sync.ts';
 import { createRunsService } from './domain/runs/runs.ts';
 import { createHelpSyncSecretsService } from './domain/secrets/help-sync-secrets.ts';
@@ -15,6 +22,7 @@ import { createRosterSecretsService } from './domain/secrets/roster-secrets.ts';
 import { createTaxonomyService } from './domain/taxonomy/service.ts';
 import { createWebhooksService } from './domain/webhooks/service.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
+import { createKeyring, embeddedKey, type Keyring } from './lib/encryption.ts';
 
 export interface ServiceDeps {
   db: Db;
@@ -22,6 +30,15 @@ export interface ServiceDeps {
   clock?: Clock;
   /** Shared rate-limit counters; created from config.redisUrl when not given. */
   redis?: Redis;
+  /** Encryption of stored secrets; built from config (or the embedded key file) when not given. */
+  keyring?: Keyring;
+  /** The OpenID Connect client; the real one unless a test brings its own. */
+  oidc?: OidcClient;
+}
+
+/** The keyring of a configuration: ENCRYPTION_KEY, or the embedded default's key file. */
+export function keyringFromConfig(config: Config): Keyring {
+  return createKeyring(config.encryptionKey ?? embeddedKey(config.dataDir), config.encryptionKeysPrevious);
 }
 
 export function createServices(deps: ServiceDeps) {
@@ -43,7 +60,15 @@ export function createServices(deps: ServiceDeps) {
   // A lost Redis connection is reported by the rate limiter per request; it must not crash the process.
   redis?.on('error', () => {});
 
+  const keyring = deps.keyring ?? keyringFromConfig(config);
   const institutions = createInstitutionsService(db);
+  const oidc =
+    deps.oidc ?? createOidcClient({ policy: { allowLoopback: config.allowLoopbackOutbound }, clock });
+  const sessions = createSessions(db, clock, {
+    idleMinutes: config.sessionIdleMinutes,
+    maxHours: config.sessionMaxHours,
+  });
+  const identityProviders = createIdentityProviders(db, clock, keyring, oidc);
   const rosterSecrets = createRosterSecretsService(db, config.bootstrapRosterSecretHash);
   const operator = createOperatorCredentials(db, config.operatorTokenHash);
   const runs = createRunsService(db);
@@ -65,7 +90,21 @@ export function createServices(deps: ServiceDeps) {
     config,
     clock,
     redis,
+    keyring,
     institutions,
+    sessions,
+    people: createPeople(db, clock, sessions),
+    identityProviders,
+    signIn: createSignIn({
+      db,
+      clock,
+      keyring,
+      oidc,
+      sessions,
+      providers: identityProviders,
+      publicBaseUrl: config.publicBaseUrl,
+    }),
+    adminAudit: createAdminAudit(db, clock),
     rosterSecrets,
     operator,
     runs,

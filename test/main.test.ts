@@ -64,6 +64,19 @@ test('first start prints an operator token once; data persists; SIGTERM shuts do
       2,
       'the token is printed exactly once and never logged',
     );
+    // Beside it, a one-time console sign-in link for the operator.
+    const linkPath = /\/auth\/operator-link\/(ssp_link_[A-Za-z0-9_-]{43})/.exec(first.output())?.[0];
+    assert.ok(linkPath, 'the first start prints an operator sign-in link');
+    const page = await fetch(`${first.url}${linkPath}`);
+    assert.equal(page.status, 200, 'opening the link only shows a button');
+    const signIn = await fetch(`${first.url}${linkPath}`, { method: 'POST', redirect: 'manual' });
+    assert.equal(signIn.status, 303);
+    const cookie = signIn.headers.getSetCookie().find((c) => c.startsWith('ssp_session='))!.split(';')[0];
+    const me = await fetch(`${first.url}/admin/v1/me`, { headers: { cookie } });
+    assert.equal(((await me.json()) as { kind: string }).kind, 'operator');
+    const reused = await fetch(`${first.url}${linkPath}`, { method: 'POST', redirect: 'manual' });
+    assert.equal(reused.status, 400, 'the link works once');
+    assert.equal(first.output().split(linkPath).length, 2, 'the link is printed once and never logged');
     // A request in flight when SIGTERM arrives still completes: its headers are sent before
     // the signal and its body after it.
     const body = JSON.stringify({ slug: 'in-flight', name: 'Sent during shutdown' });

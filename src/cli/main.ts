@@ -7,6 +7,7 @@ import { createOperatorCredentials } from '../domain/secrets/operator-credential
 import { CliError, createAdminClient } from './admin-client.ts';
 import { registerHelpRequestCommands } from './commands/help-requests.ts';
 import { registerInstitutionCommands } from './commands/institutions.ts';
+import { registerPeopleCommands } from './commands/people.ts';
 import { registerRunCommands } from './commands/runs.ts';
 import { registerTaxonomyCommands } from './commands/taxonomy.ts';
 import { registerWebhookCommands } from './commands/webhooks.ts';
@@ -73,6 +74,7 @@ registerRunCommands(program, admin, print);
 registerHelpRequestCommands(program, admin, print);
 registerTaxonomyCommands(program, admin, print);
 registerWebhookCommands(program, admin, print);
+registerPeopleCommands(program, admin, print);
 
 try {
   await program.parseAsync(process.argv);

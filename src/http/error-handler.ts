@@ -65,6 +65,12 @@ export function toApiError(error: unknown): ApiError | undefined {
       return new ApiError('payload_too_large', {
         detail: 'the request body is larger than this endpoint accepts',
       });
+    case 'FST_CSRF_MISSING_SECRET':
+    case 'FST_CSRF_INVALID_TOKEN':
+      return new ApiError('csrf_invalid', {
+        detail:
+          'a request made with a session cookie needs the CSRF token (x-csrf-token header or _csrf field)',
+      });
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new ApiError('invalid_request', { detail: 'Content-Length does not match the body' });
   }

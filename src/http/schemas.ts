@@ -51,3 +51,6 @@ export const Uuid = (description?: string) => Type.String({ format: 'uuid', desc
 /** A time stamp: a Date in code, ISO 8601 UTC on the wire. */
 export const DateTime = (description?: string) =>
   Type.Unsafe<Date | string>({ type: 'string', format: 'date-time', description });
+
+/** Who may call an admin endpoint: the operator token, or a signed-in session (roles permitting). */
+export const adminSecurity: { [scheme: string]: string[] }[] = [{ operatorToken: [] }, { sessionCookie: [] }];

@@ -2,7 +2,7 @@
 // constant time. Plaintext is returned once to the caller that asked for it and never logged.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-export type SecretPrefix = 'ssp_roster_' | 'ssp_sync_' | 'ssp_op_' | 'whsec_';
+export type SecretPrefix = 'ssp_roster_' | 'ssp_sync_' | 'ssp_op_' | 'ssp_sess_' | 'ssp_link_' | 'whsec_';
 
 export function generateSecret(prefix: SecretPrefix): string {
   // 32 random bytes, base64url: 43 characters of entropy after the prefix.

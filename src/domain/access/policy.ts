@@ -23,6 +23,8 @@ export type Caller =
       actor: string;
       /** Set when the operator signed in to the console rather than sending the token. */
       sessionId?: string;
+      /** Set when the operator signed in through the platform's identity provider. */
+      personId?: string;
     }
   | {
       kind: 'person';
@@ -43,13 +45,14 @@ export type Caller =
 
 /**
  * What a route needs:
+ * - `self`: any signed-in caller, about themselves (GET /admin/v1/me);
  * - `operator`: the platform operator only (creating institutions, campus merge, metrics);
  * - `read`: any admin or staff member of the institution (its listings);
  * - `helpdesk`: staff or admins (the help-request inbox and staff actions);
  * - `admin`: institution admins (roster secret, push history, full syncs, people, sign-in settings);
  * - `integrations`: admins holding Manage integrations (help-sync secret, webhook endpoints).
  */
-export const accessLevels = ['operator', 'read', 'helpdesk', 'admin', 'integrations'] as const;
+export const accessLevels = ['self', 'operator', 'read', 'helpdesk', 'admin', 'integrations'] as const;
 export type Access = (typeof accessLevels)[number];
 
 /** Whether a person's roles and permissions grant an access level (tenancy aside). */
@@ -59,6 +62,8 @@ export function grants(
 ) {
   const admin = person.roles.includes('admin');
   switch (access) {
+    case 'self':
+      return true;
     case 'operator':
       return false;
     case 'read':
@@ -71,19 +76,26 @@ export function grants(
   }
 }
 
+/** The answer for an institution that does not exist, or that the caller may not know of. */
+export function institutionNotFound(slug: string): ApiError {
+  return new ApiError('institution_not_found', { detail: `no institution with slug "${slug}"` });
+}
+
 /**
- * Throws unless `caller` may use a route needing `access`, on the institution with id
- * `institutionId` (undefined for routes that name no institution).
+ * Throws unless `caller` may use a route needing `access`, on `institution` (undefined for
+ * routes that name no institution).
  */
 export function authorize(
   caller: Caller,
   access: Access | undefined,
-  institutionId: string | undefined,
+  institution: { id: string; slug: string } | undefined,
 ): void {
   if (caller.kind === 'operator') return;
-  if (institutionId !== undefined && institutionId !== caller.institutionId) {
-    throw new ApiError('institution_not_found', { detail: 'no such institution' });
+  // Exactly the answer an unknown slug gets, so another tenant's existence does not leak.
+  if (institution !== undefined && institution.id !== caller.institutionId) {
+    throw institutionNotFound(institution.slug);
   }
+  if (access === 'self') return;
   if (caller.kind === 'student' || access === undefined || !grants(caller, access)) {
     throw new ApiError('forbidden', {
       detail:

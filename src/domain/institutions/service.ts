@@ -2,6 +2,7 @@
 
 import { type Db, PgErrorCode, pgErrorCode } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
+import { institutionNotFound } from '../access/policy.ts';
 
 export interface Institution {
   id: string;
@@ -40,14 +41,15 @@ export function createInstitutionsService(db: Db) {
   /** The institution named by slug, or 404 institution_not_found. */
   async function requireBySlug(slug: string): Promise<Institution> {
     const institution = slugPattern.test(slug) ? await bySlug(slug) : undefined;
-    if (!institution)
-      throw new ApiError('institution_not_found', { detail: `no institution with slug "${slug}"` });
+    if (!institution) throw institutionNotFound(slug);
     return institution;
   }
 
   return {
     bySlug,
     requireBySlug,
+    /** The institution named by slug; undefined for an unknown or malformed slug. */
+    bySlugIfValid: (slug: string) => (slugPattern.test(slug) ? bySlug(slug) : Promise.resolve(undefined)),
 
     async create(input: { slug: string; name: string }): Promise<Institution> {
       try {

@@ -2,7 +2,7 @@
 import { Type } from 'typebox';
 import type { Services } from '../../services.ts';
 import { institutionOf } from '../plugins/admin-scope.ts';
-import { DateTime, errorResponses, SlugParams, Text, Uuid } from '../schemas.ts';
+import { adminSecurity, DateTime, errorResponses, SlugParams, Text, Uuid } from '../schemas.ts';
 import type { App } from '../types.ts';
 
 const CampusRef = Type.Object({ id: Uuid(), name: Type.String() });
@@ -10,7 +10,7 @@ const CampusRef = Type.Object({ id: Uuid(), name: Type.String() });
 export function adminCampusRoutes(app: App, services: Services): void {
   const { campusMerge } = services;
   const tags = ['admin'];
-  const security = [{ operatorToken: [] }];
+  const security = adminSecurity;
 
   app.post(
     '/admin/v1/institutions/:slug/campuses/merge',

@@ -2,7 +2,7 @@
 import { Type } from 'typebox';
 import type { Services } from '../../services.ts';
 import { institutionOf } from '../plugins/admin-scope.ts';
-import { errorResponses, PageQuery, page, SlugParams, Text } from '../schemas.ts';
+import { adminSecurity, errorResponses, PageQuery, page, SlugParams, Text } from '../schemas.ts';
 import type { App } from '../types.ts';
 
 const Params = Type.Intersect([SlugParams, Type.Object({ id: Type.String() })]);
@@ -16,7 +16,7 @@ const Decision = Type.Object({
 export function adminFullSyncRoutes(app: App, services: Services): void {
   const { departures } = services;
   const tags = ['admin'];
-  const security = [{ operatorToken: [] }];
+  const security = adminSecurity;
 
   app.get(
     '/admin/v1/institutions/:slug/full-syncs',

@@ -5,7 +5,16 @@ import { Type } from 'typebox';
 import { MAX_ACTOR } from '../../domain/helpdesk/rules.ts';
 import type { Services } from '../../services.ts';
 import { institutionOf } from '../plugins/admin-scope.ts';
-import { DateTime, errorResponses, PageQuery, page, SlugParams, Text, Uuid } from '../schemas.ts';
+import {
+  adminSecurity,
+  DateTime,
+  errorResponses,
+  PageQuery,
+  page,
+  SlugParams,
+  Text,
+  Uuid,
+} from '../schemas.ts';
 import type { App } from '../types.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
@@ -87,7 +96,7 @@ const EventItem = Type.Object({
 export function adminHelpdeskRoutes(app: App, services: Services): void {
   const { helpRequests, helpSyncSecrets } = services;
   const tags = ['admin: help desk'];
-  const security = [{ operatorToken: [] }];
+  const security = adminSecurity;
   const base = '/admin/v1/institutions/:slug/help-requests';
 
   app.post(

@@ -2,7 +2,16 @@
 import { Type } from 'typebox';
 import type { Services } from '../../services.ts';
 import { institutionOf } from '../plugins/admin-scope.ts';
-import { DateTime, errorResponses, PageQuery, page, SlugParams, Text, Uuid } from '../schemas.ts';
+import {
+  adminSecurity,
+  DateTime,
+  errorResponses,
+  PageQuery,
+  page,
+  SlugParams,
+  Text,
+  Uuid,
+} from '../schemas.ts';
 import type { App } from '../types.ts';
 
 const Institution = Type.Object({
@@ -28,7 +37,7 @@ const Row = Type.Record(Type.String(), Type.Unknown());
 export function adminInstitutionRoutes(app: App, services: Services): void {
   const { institutions, rosterSecrets } = services;
   const tags = ['admin'];
-  const security = [{ operatorToken: [] }];
+  const security = adminSecurity;
 
   app.post(
     '/admin/v1/institutions',
@@ -54,7 +63,7 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
   app.get(
     '/admin/v1/institutions',
     {
-      config: { access: 'read' },
+      config: { access: 'operator' },
       schema: {
         tags,
         security,

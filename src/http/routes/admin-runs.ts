@@ -2,7 +2,7 @@
 import { Type } from 'typebox';
 import type { Services } from '../../services.ts';
 import { institutionOf } from '../plugins/admin-scope.ts';
-import { DateTime, errorResponses, PageQuery, page, SlugParams, Uuid } from '../schemas.ts';
+import { adminSecurity, DateTime, errorResponses, PageQuery, page, SlugParams, Uuid } from '../schemas.ts';
 import type { App } from '../types.ts';
 
 const RunKind = Type.Union([Type.Literal('roster'), Type.Literal('enrolments')]);
@@ -37,7 +37,7 @@ const Run = Type.Intersect([
 export function adminRunRoutes(app: App, services: Services): void {
   const { runs } = services;
   const tags = ['admin'];
-  const security = [{ operatorToken: [] }];
+  const security = adminSecurity;
 
   app.get(
     '/admin/v1/institutions/:slug/runs',

@@ -3,7 +3,16 @@ import { Type } from 'typebox';
 import { enrolmentStatuses } from '../../domain/taxonomy/rows.ts';
 import type { Services } from '../../services.ts';
 import { institutionOf } from '../plugins/admin-scope.ts';
-import { DateTime, errorResponses, PageQuery, page, SlugParams, Text, Uuid } from '../schemas.ts';
+import {
+  adminSecurity,
+  DateTime,
+  errorResponses,
+  PageQuery,
+  page,
+  SlugParams,
+  Text,
+  Uuid,
+} from '../schemas.ts';
 import type { App } from '../types.ts';
 
 const List = <T extends Parameters<typeof Type.Array>[0]>(item: T) =>
@@ -43,7 +52,7 @@ const Enrolment = Type.Object({
 export function adminTaxonomyRoutes(app: App, services: Services): void {
   const { taxonomy } = services;
   const tags = ['admin'];
-  const security = [{ operatorToken: [] }];
+  const security = adminSecurity;
 
   app.get(
     '/admin/v1/institutions/:slug/terms',

@@ -6,7 +6,16 @@ import { EVENT_TYPES } from '../../domain/webhooks/service.ts';
 import { ApiError } from '../../errors.ts';
 import type { Services } from '../../services.ts';
 import { institutionOf } from '../plugins/admin-scope.ts';
-import { DateTime, errorResponses, PageQuery, page, SlugParams, Text, Uuid } from '../schemas.ts';
+import {
+  adminSecurity,
+  DateTime,
+  errorResponses,
+  PageQuery,
+  page,
+  SlugParams,
+  Text,
+  Uuid,
+} from '../schemas.ts';
 import type { App } from '../types.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
@@ -82,7 +91,7 @@ const scheduleText = `Retries: ${MAX_ATTEMPTS} attempts in all, after ${RETRY_DE
 export function adminWebhookRoutes(app: App, services: Services): void {
   const { webhooks } = services;
   const tags = ['webhooks'];
-  const security = [{ operatorToken: [] }];
+  const security = adminSecurity;
   const base = '/admin/v1/institutions/:slug/webhook-endpoints';
 
   app.post(

@@ -1,0 +1,162 @@
+// ssp people|identity-provider|operators|operator-link|encryption-key|encryption-rotate
+import type { Command } from 'commander';
+import { loadConfig } from '../../config.ts';
+import { openDb } from '../../db/db.ts';
+import { migrate } from '../../db/migrate.ts';
+import { resealSecrets } from '../../domain/people/reseal.ts';
+import { generateKey } from '../../lib/encryption.ts';
+import { keyringFromConfig } from '../../services.ts';
+import { type AdminCall, CliError } from '../admin-client.ts';
+
+const list = (value: string) =>
+  value
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
+
+export function registerPeopleCommands(
+  program: Command,
+  admin: () => AdminCall,
+  print: (v: unknown) => void,
+) {
+  const people = program
+    .command('people')
+    .description('Staff and admins of an institution (they sign in through its provider)');
+  people
+    .command('invite <institution> <email> <name>')
+    .description("Invite someone by email; they sign in through the institution's identity provider")
+    .option('--roles <roles>', 'comma-separated: admin, staff', 'staff')
+    .option('--permissions <permissions>', 'comma-separated: manage_integrations (admins only)', '')
+    .action(async (slug: string, email: string, name: string, o) =>
+      print(
+        await admin()('POST', `/admin/v1/institutions/${slug}/people`, {
+          email,
+          name,
+          roles: list(o.roles),
+          permissions: list(o.permissions),
+        }),
+      ),
+    );
+  people
+    .command('list <institution>')
+    .description('List staff and admins')
+    .action(async (slug: string) => print(await admin()('GET', `/admin/v1/institutions/${slug}/people`)));
+  people
+    .command('update <institution> <person-id>')
+    .description('Change name, roles or permissions (effective at once)')
+    .option('--name <name>', 'new display name')
+    .option('--roles <roles>', 'comma-separated: admin, staff')
+    .option('--permissions <permissions>', 'comma-separated: manage_integrations, or "" for none')
+    .action(async (slug: string, id: string, o) =>
+      print(
+        await admin()('PATCH', `/admin/v1/institutions/${slug}/people/${id}`, {
+          ...(o.name ? { name: o.name } : {}),
+          ...(o.roles ? { roles: list(o.roles) } : {}),
+          ...(o.permissions !== undefined ? { permissions: list(o.permissions) } : {}),
+        }),
+      ),
+    );
+  people
+    .command('remove <institution> <person-id>')
+    .description('Remove someone: their sessions end and their sign-in link goes')
+    .action(async (slug: string, id: string) => {
+      await admin()('DELETE', `/admin/v1/institutions/${slug}/people/${id}`);
+      print({ removed: id });
+    });
+  people
+    .command('end-sessions <institution> <person-id>')
+    .description('End every session of someone (they sign in again)')
+    .action(async (slug: string, id: string) =>
+      print(await admin()('DELETE', `/admin/v1/institutions/${slug}/people/${id}/sessions`)),
+    );
+
+  const provider = program
+    .command('identity-provider')
+    .description("An institution's OpenID Connect provider (or, with --platform, the operators' provider)");
+  const target = (slug: string | undefined, o: { platform?: boolean }) => {
+    if (o.platform) return '/admin/v1/identity-provider';
+    if (!slug) throw new CliError('name an institution, or pass --platform');
+    return `/admin/v1/institutions/${slug}/identity-provider`;
+  };
+  provider
+    .command('set [institution]')
+    .description(
+      'Configure the provider; the client secret is read from $SSP_IDP_CLIENT_SECRET (never an argument)',
+    )
+    .requiredOption('--issuer <url>', 'issuer URL (https; discovery is read from it at once)')
+    .requiredOption('--client-id <id>', 'the client id registered at the provider')
+    .option('--email-domains <domains>', 'comma-separated email domains of the institution')
+    .option('--platform', "the platform operators' provider instead of an institution's")
+    .action(async (slug: string | undefined, o) =>
+      print(
+        await admin()('PUT', target(slug, o), {
+          issuer: o.issuer,
+          client_id: o.clientId,
+          ...(process.env.SSP_IDP_CLIENT_SECRET ? { client_secret: process.env.SSP_IDP_CLIENT_SECRET } : {}),
+          ...(o.emailDomains !== undefined ? { email_domains: list(o.emailDomains) } : {}),
+        }),
+      ),
+    );
+  provider
+    .command('show [institution]')
+    .description('Show the provider settings (never the client secret)')
+    .option('--platform', "the platform operators' provider")
+    .action(async (slug: string | undefined, o) => print(await admin()('GET', target(slug, o))));
+  provider
+    .command('remove [institution]')
+    .description('Remove the provider: nobody signs in through it any more')
+    .option('--platform', "the platform operators' provider")
+    .action(async (slug: string | undefined, o) => {
+      await admin()('DELETE', target(slug, o));
+      print({ removed: true });
+    });
+
+  const operators = program
+    .command('operators')
+    .description('Platform operators who sign in through the platform provider');
+  operators
+    .command('add <email> <name>')
+    .description('Add an operator')
+    .action(async (email: string, name: string) =>
+      print(await admin()('POST', '/admin/v1/operators', { email, name })),
+    );
+  operators
+    .command('list')
+    .description('List operators')
+    .action(async () => print(await admin()('GET', '/admin/v1/operators')));
+  operators
+    .command('remove <id>')
+    .description('Remove an operator')
+    .action(async (id: string) => {
+      await admin()('DELETE', `/admin/v1/operators/${id}`);
+      print({ removed: id });
+    });
+
+  program
+    .command('operator-link')
+    .description('Mint a one-time console sign-in link for the operator (valid 24 hours)')
+    .action(async () => print(await admin()('POST', '/admin/v1/operator-sign-in-links')));
+
+  program
+    .command('encryption-key')
+    .description('Print a new random 32-byte key for ENCRYPTION_KEY')
+    .action(() => {
+      process.stdout.write(`${generateKey()}\n`);
+    });
+
+  program
+    .command('encryption-rotate')
+    .description(
+      'Re-seal every stored secret with ENCRYPTION_KEY (old keys listed in ENCRYPTION_KEYS_PREVIOUS); talks to the database directly',
+    )
+    .action(async () => {
+      const config = loadConfig();
+      const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+      try {
+        await migrate(db);
+        print(await resealSecrets(db, keyringFromConfig(config)));
+      } finally {
+        await db.close();
+      }
+    });
+}

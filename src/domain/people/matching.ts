@@ -1,0 +1,132 @@
+// Single sign-on matching, as the spec says: a person is found by the provider's (issuer,
+// subject) once linked; otherwise by email, case-insensitively and only when the provider
+// asserts the email is verified, which then links the subject. Nobody is created by signing in.
+//
+// `decideMatch` is the rule, pure; `matchIdentity` loads the candidates in one query, applies
+// the rule and writes the link.
+import { PgErrorCode, pgErrorCode, type Queryable } from '../../db/db.ts';
+
+export interface Identity {
+  issuer: string;
+  subject: string;
+  email?: string;
+  emailVerified: boolean;
+}
+
+export type Party = { kind: 'person'; id: string } | { kind: 'student'; id: string };
+
+export interface Candidates {
+  /** The active party linked to (issuer, subject), if any. */
+  linked?: Party;
+  /** A link exists but its person was removed or its student departed. */
+  linkedInactive?: boolean;
+  /** Staff or admin with this email, and the subject they are linked to at this issuer. */
+  person?: { id: string; subject: string | null };
+  /** Roster student with this email, and their subject at this issuer. */
+  student?: { id: string; subject: string | null };
+}
+
+export type MatchFailure = 'person_not_found' | 'email_not_verified' | 'identity_conflict';
+export type MatchResult = { party: Party; link: boolean } | { failure: MatchFailure };
+
+export function decideMatch(identity: Identity, candidates: Candidates): MatchResult {
+  if (candidates.linked) return { party: candidates.linked, link: false };
+  if (candidates.linkedInactive) return { failure: 'person_not_found' };
+  // A staff member and a student with the same address: the console account wins (documented).
+  const found = candidates.person
+    ? { party: { kind: 'person' as const, id: candidates.person.id }, subject: candidates.person.subject }
+    : candidates.student
+      ? {
+          party: { kind: 'student' as const, id: candidates.student.id },
+          subject: candidates.student.subject,
+        }
+      : undefined;
+  if (!found || !identity.email) return { failure: 'person_not_found' };
+  if (!identity.emailVerified) return { failure: 'email_not_verified' };
+  // Already linked to another account at this provider: a second account claiming the same
+  // email does not take the person over.
+  if (found.subject !== null && found.subject !== identity.subject) return { failure: 'identity_conflict' };
+  return { party: found.party, link: true };
+}
+
+const NO_INSTITUTION = '00000000-0000-0000-0000-000000000000';
+
+/** Finds (and links, on first sign-in) the party of an institution (or of the platform, null). */
+export async function matchIdentity(
+  tx: Queryable,
+  institutionId: string | null,
+  identity: Identity,
+  now: Date,
+): Promise<MatchResult> {
+  const { rows } = await tx.query<{
+    linked_person: string | null;
+    linked_student: string | null;
+    linked_active: boolean | null;
+    person: { id: string; subject: string | null } | null;
+    student: { id: string; subject: string | null } | null;
+  }>(
+    `WITH link AS (
+       SELECT l.person_id, l.student_id,
+              (p.id IS NOT NULL OR st.id IS NOT NULL) AS active
+       FROM sign_in_links l
+       LEFT JOIN people p ON p.id = l.person_id AND p.removed_at IS NULL
+       LEFT JOIN students st ON st.id = l.student_id AND st.departed_at IS NULL
+       WHERE coalesce(l.institution_id, $5::uuid) = coalesce($1::uuid, $5::uuid)
+         AND l.issuer = $2 AND l.subject = $3
+     )
+     SELECT (SELECT person_id FROM link) AS linked_person,
+            (SELECT student_id FROM link) AS linked_student,
+            (SELECT active FROM link) AS linked_active,
+            (SELECT json_build_object('id', p.id,
+                      'subject', (SELECT l.subject FROM sign_in_links l WHERE l.person_id = p.id AND l.issuer = $2))
+             FROM people p
+             WHERE p.institution_id IS NOT DISTINCT FROM $1::uuid AND p.removed_at IS NULL
+               AND $4::text IS NOT NULL AND lower(p.email) = lower($4::text)) AS person,
+            (SELECT json_build_object('id', s.id,
+                      'subject', (SELECT l.subject FROM sign_in_links l WHERE l.student_id = s.id AND l.issuer = $2))
+             FROM students s
+             WHERE $1::uuid IS NOT NULL AND s.institution_id = $1::uuid AND s.departed_at IS NULL
+               AND $4::text IS NOT NULL AND lower(s.email) = lower($4::text)) AS student`,
+    [institutionId, identity.issuer, identity.subject, identity.email ?? null, NO_INSTITUTION],
+  );
+  const row = rows[0];
+  const linkedParty: Party | undefined = row.linked_person
+    ? { kind: 'person', id: row.linked_person }
+    : row.linked_student
+      ? { kind: 'student', id: row.linked_student }
+      : undefined;
+  const result = decideMatch(identity, {
+    linked: row.linked_active ? linkedParty : undefined,
+    linkedInactive: linkedParty !== undefined && !row.linked_active,
+    person: row.person ?? undefined,
+    student: row.student ?? undefined,
+  });
+  if ('failure' in result) return result;
+  if (result.link) {
+    try {
+      await tx.query(
+        `INSERT INTO sign_in_links (institution_id, issuer, subject, person_id, student_id, created_at, last_sign_in_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $6)`,
+        [
+          institutionId,
+          identity.issuer,
+          identity.subject,
+          result.party.kind === 'person' ? result.party.id : null,
+          result.party.kind === 'student' ? result.party.id : null,
+          now,
+        ],
+      );
+    } catch (error) {
+      // A concurrent first sign-in linked the subject or the party meanwhile.
+      if (pgErrorCode(error) === PgErrorCode.uniqueViolation) return { failure: 'identity_conflict' };
+      throw error;
+    }
+  } else {
+    await tx.query(
+      `UPDATE sign_in_links SET last_sign_in_at = $4
+       WHERE coalesce(institution_id, $5::uuid) = coalesce($1::uuid, $5::uuid) AND issuer = $2 AND subject = $3`,
+      [institutionId, identity.issuer, identity.subject, now, NO_INSTITUTION],
+    );
+  }
+  return result;
+}

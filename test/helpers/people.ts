@@ -1,0 +1,113 @@
+// People and sessions for tests: invite through the admin API, then start a session with the
+// real session service (the sign-in flow itself is exercised end to end in test/people/sign-in*).
+import type { LightMyRequestResponse } from 'fastify';
+import type { Permission, Role } from '../../src/domain/access/policy.ts';
+import type { SeededTenant, TestContext } from './app.ts';
+
+export interface Browser {
+  /** Cookie header value: the session cookie and, once fetched, the CSRF cookie. */
+  cookie: string;
+  /** CSRF token for state-changing requests (from GET /admin/v1/me). */
+  csrf: string;
+  request(
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+    url: string,
+    body?: unknown,
+    options?: { csrf?: boolean },
+  ): Promise<LightMyRequestResponse>;
+}
+
+let counter = 0;
+
+/** A browser holding a session cookie (and its CSRF token) for the given session token. */
+export async function browserWith(ctx: TestContext, sessionToken: string): Promise<Browser> {
+  const name = ctx.services.config.publicBaseUrl.startsWith('https:') ? '__Host-ssp_session' : 'ssp_session';
+  const browser: Browser = {
+    cookie: `${name}=${sessionToken}`,
+    csrf: '',
+    request: (method, url, body, options = {}) =>
+      ctx.request({
+        method,
+        url,
+        body,
+        headers: {
+          cookie: browser.cookie,
+          ...(options.csrf === false || !browser.csrf ? {} : { 'x-csrf-token': browser.csrf }),
+        },
+      }),
+  };
+  const me = await browser.request('GET', '/admin/v1/me');
+  if (me.statusCode === 200) {
+    browser.csrf = me.json().csrf_token;
+    const csrfCookie = me.cookies.find((c) => c.name.endsWith('ssp_csrf'));
+    if (csrfCookie) browser.cookie += `; ${csrfCookie.name}=${csrfCookie.value}`;
+  }
+  return browser;
+}
+
+/** Invites a person into the tenant through the admin API; returns the person's id and email. */
+export async function invitePerson(
+  ctx: TestContext,
+  tenant: SeededTenant,
+  grants: { roles: Role[]; permissions?: Permission[]; email?: string; name?: string },
+): Promise<{ id: string; email: string }> {
+  const email = grants.email ?? `person-${process.pid}-${++counter}@${tenant.slug}.example.edu`;
+  const response = await ctx.admin('POST', `/admin/v1/institutions/${tenant.slug}/people`, {
+    email,
+    name: grants.name ?? `Person ${counter}`,
+    roles: grants.roles,
+    permissions: grants.permissions ?? [],
+  });
+  if (response.statusCode !== 201) throw new Error(`invite: ${response.statusCode} ${response.body}`);
+  return { id: response.json().id, email };
+}
+
+/** A signed-in browser of a new person with these grants. */
+export async function personBrowser(
+  ctx: TestContext,
+  tenant: SeededTenant,
+  grants: { roles: Role[]; permissions?: Permission[] },
+): Promise<Browser & { personId: string }> {
+  const person = await invitePerson(ctx, tenant, grants);
+  const session = await ctx.services.sessions.create({
+    kind: 'person',
+    personId: person.id,
+    institutionId: tenant.institutionId,
+  });
+  return Object.assign(await browserWith(ctx, session.token), { personId: person.id });
+}
+
+/** A signed-in browser of a roster student of the tenant (pushed through the roster feed). */
+export async function studentBrowser(
+  ctx: TestContext,
+  tenant: SeededTenant,
+): Promise<Browser & { studentId: string }> {
+  const email = `student-${process.pid}-${++counter}@${tenant.slug}.example.edu`;
+  const push = await ctx.request({
+    method: 'POST',
+    url: '/api/sis/sync',
+    token: tenant.rosterSecret,
+    body: {
+      cohort_id: tenant.cohortId,
+      students: [{ email, student_id_ext: `ext-${counter}`, first_name: 'Sam' }],
+    },
+  });
+  if (push.statusCode !== 200) throw new Error(`push: ${push.statusCode} ${push.body}`);
+  const list = await ctx.admin(
+    'GET',
+    `/admin/v1/institutions/${tenant.slug}/students?email=${encodeURIComponent(email)}`,
+  );
+  const studentId = list.json().items[0].id as string;
+  const session = await ctx.services.sessions.create({
+    kind: 'student',
+    studentId,
+    institutionId: tenant.institutionId,
+  });
+  return Object.assign(await browserWith(ctx, session.token), { studentId });
+}
+
+/** A browser with an operator session (as after the one-time link). */
+export async function operatorBrowser(ctx: TestContext): Promise<Browser> {
+  const session = await ctx.services.sessions.create({ kind: 'operator' });
+  return browserWith(ctx, session.token);
+}
