@@ -34,6 +34,11 @@ export interface DevIdpOptions {
   host?: string;
   /** A path the issuer ends with (like Keycloak's `/realms/x`), e.g. `/idp`. Default: none. */
   issuerPath?: string;
+  /**
+   * The issuer when the provider is reached through a proxy, e.g. http://127.0.0.1:8080/idp (its
+   * path is then the path served). Default: http://host:port plus issuerPath.
+   */
+  issuer?: string;
   people: readonly DevPerson[];
   clients: readonly DevClient[];
   /**
@@ -47,6 +52,8 @@ export interface DevIdpOptions {
 export interface DevIdp {
   /** The issuer identifier, e.g. http://127.0.0.1:4000 (no trailing slash). */
   issuer: string;
+  /** Where it really listens, e.g. http://127.0.0.1:4000 (differs from the issuer behind a proxy). */
+  listenUrl: string;
   close(): Promise<void>;
   /** Replaces the signing key with a new one (new `kid`); returns the new key id. */
   rotateKeys(): Promise<string>;
@@ -85,7 +92,10 @@ function errorPage(message: string): string {
 
 export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
   const host = options.host ?? '127.0.0.1';
-  const prefix = (options.issuerPath ?? '').replace(/\/+$/, '');
+  const prefix = (options.issuer ? new URL(options.issuer).pathname : (options.issuerPath ?? '')).replace(
+    /\/+$/,
+    '',
+  );
   if (prefix !== '' && !prefix.startsWith('/')) throw new TypeError('issuerPath must start with "/"');
   let people = new Map(options.people.map((p) => [p.sub, { ...p }]));
   const store = createMemoryStore();
@@ -107,7 +117,7 @@ export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
   });
   const address = server.address() as AddressInfo;
   const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const issuer = `http://${hostPart}:${address.port}${prefix}`;
+  const issuer = options.issuer?.replace(/\/+$/, '') ?? `http://${hostPart}:${address.port}${prefix}`;
 
   function configuration(key: JWK): Configuration {
     const policy = interactionPolicy.base();
@@ -280,6 +290,7 @@ export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
 
   return {
     issuer,
+    listenUrl: `http://${hostPart}:${address.port}`,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

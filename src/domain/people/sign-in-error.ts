@@ -148,8 +148,12 @@ export function classifyFailure(error: unknown, step: SignInStep): SignInError {
       `The identity provider answered with an error (${bodyError.error}).${PROVIDER_SAYS(bodyError.error_description)}`,
     );
   }
-  if (codes.includes('OAUTH_WWW_AUTHENTICATE_CHALLENGE'))
+  if (codes.includes('OAUTH_WWW_AUTHENTICATE_CHALLENGE')) {
+    // A 401 challenge from the token endpoint is about the client's own authentication.
+    if (step === 'exchange')
+      return make('client_rejected', 'The identity provider refused this service’s client id or secret.');
     return make('provider_error', 'The identity provider refused the request for the person’s details.');
+  }
 
   // Comparisons of the callback and of the id token.
   const claim = first(links, 'claim');
