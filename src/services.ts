@@ -9,8 +9,7 @@ import { createHelpRequestsService } from './domain/helpdesk/service.ts';
 import { createHelpSyncService } from './domain/helpdesk/sync.ts';
 import { createInstitutionsService } from './domain/institutions/service.ts';
 import { createIdentityProviders } from './domain/people/identity-providers.ts';
-import { createOidcClient } from './domain/people/oidc-client.ts';
-import type { OidcClient } from './domain/people/oidc-types.ts';
+import { createOidcClient, type OidcClient } from './domain/people/oidc-client.ts';
 import { createPeople } from './domain/people/people.ts';
 import { createSessions } from './domain/people/sessions.ts';
 import { createSignIn } from './domain/people/sign-in.ts';
@@ -118,6 +117,7 @@ export function createServices(deps: ServiceDeps) {
     rosterSync,
     /** Releases what the services opened themselves (not the database, which the caller owns). */
     async close(): Promise<void> {
+      await oidc.close();
       if (ownsRedis && redis) await redis.quit().catch(() => redis.disconnect());
     },
   };

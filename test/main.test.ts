@@ -71,7 +71,10 @@ test('first start prints an operator token once; data persists; SIGTERM shuts do
     assert.equal(page.status, 200, 'opening the link only shows a button');
     const signIn = await fetch(`${first.url}${linkPath}`, { method: 'POST', redirect: 'manual' });
     assert.equal(signIn.status, 303);
-    const cookie = signIn.headers.getSetCookie().find((c) => c.startsWith('ssp_session='))!.split(';')[0];
+    const cookie = signIn.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('ssp_session='))!
+      .split(';')[0];
     const me = await fetch(`${first.url}/admin/v1/me`, { headers: { cookie } });
     assert.equal(((await me.json()) as { kind: string }).kind, 'operator');
     const reused = await fetch(`${first.url}${linkPath}`, { method: 'POST', redirect: 'manual' });

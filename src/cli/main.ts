@@ -1,10 +1,11 @@
-// ssp: serve, migrate, worker, and admin commands that call the admin HTTP API.
+// ssp: serve, migrate, worker, admin commands that call the admin HTTP API, and dev-idp.
 import { Command } from 'commander';
 import { ConfigError, loadConfig } from '../config.ts';
 import { DatabaseInUseError, openDb } from '../db/db.ts';
 import { migrate } from '../db/migrate.ts';
 import { createOperatorCredentials } from '../domain/secrets/operator-credentials.ts';
 import { CliError, createAdminClient } from './admin-client.ts';
+import { registerDevIdpCommand } from './commands/dev-idp.ts';
 import { registerHelpRequestCommands } from './commands/help-requests.ts';
 import { registerInstitutionCommands } from './commands/institutions.ts';
 import { registerPeopleCommands } from './commands/people.ts';
@@ -75,6 +76,7 @@ registerHelpRequestCommands(program, admin, print);
 registerTaxonomyCommands(program, admin, print);
 registerWebhookCommands(program, admin, print);
 registerPeopleCommands(program, admin, print);
+registerDevIdpCommand(program);
 
 try {
   await program.parseAsync(process.argv);

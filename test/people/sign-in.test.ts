@@ -6,7 +6,13 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { describeEachDatabase, type SeededTenant, seedTenant, type TestContext } from '../helpers/app.ts';
-import { type DevIdp, signInThroughProvider, startTestIdp, TEST_CLIENT, TEST_PEOPLE } from '../helpers/idp.ts';
+import {
+  type DevIdp,
+  signInThroughProvider,
+  startTestIdp,
+  TEST_CLIENT,
+  TEST_PEOPLE,
+} from '../helpers/idp.ts';
 import { invitePerson } from '../helpers/people.ts';
 
 const PUBLIC = 'http://127.0.0.1:3000';
@@ -43,7 +49,11 @@ async function signIn(
 
 async function whoAmI(ctx: TestContext, session: string | undefined) {
   assert.ok(session, 'a session cookie was set');
-  const me = await ctx.request({ method: 'GET', url: '/admin/v1/me', headers: { cookie: `ssp_session=${session}` } });
+  const me = await ctx.request({
+    method: 'GET',
+    url: '/admin/v1/me',
+    headers: { cookie: `ssp_session=${session}` },
+  });
   assert.equal(me.statusCode, 200, me.body);
   return me.json();
 }
@@ -51,7 +61,10 @@ async function whoAmI(ctx: TestContext, session: string | undefined) {
 function assertFailure(outcome: Outcome, code: string, status?: number) {
   assert.equal(outcome.session, undefined, 'no session on a failed sign-in');
   assert.match(outcome.callback.headers['content-type'] as string, /text\/html/);
-  assert.ok(outcome.callback.body.includes(`<code>${code}</code>`), `expected ${code}: ${outcome.callback.body}`);
+  assert.ok(
+    outcome.callback.body.includes(`<code>${code}</code>`),
+    `expected ${code}: ${outcome.callback.body}`,
+  );
   if (status) assert.equal(outcome.callback.statusCode, status);
   assert.ok(outcome.callback.statusCode < 500);
 }
@@ -60,14 +73,20 @@ let idp: DevIdp;
 let otherIdp: DevIdp;
 before(async () => {
   idp = await startTestIdp({ clients: [{ ...TEST_CLIENT, redirect_uris: [`${PUBLIC}/auth/callback`] }] });
-  otherIdp = await startTestIdp({ clients: [{ ...TEST_CLIENT, redirect_uris: [`${PUBLIC}/auth/callback`] }] });
+  otherIdp = await startTestIdp({
+    clients: [{ ...TEST_CLIENT, redirect_uris: [`${PUBLIC}/auth/callback`] }],
+  });
 });
 after(async () => {
   await idp?.close();
   await otherIdp?.close();
 });
 
-async function tenantWithProvider(ctx: TestContext, provider = idp, domains = ['example.edu']): Promise<SeededTenant> {
+async function tenantWithProvider(
+  ctx: TestContext,
+  provider = idp,
+  domains = ['example.edu'],
+): Promise<SeededTenant> {
   const tenant = await seedTenant(ctx);
   const put = await ctx.admin('PUT', `/admin/v1/institutions/${tenant.slug}/identity-provider`, {
     issuer: provider.issuer,
@@ -96,7 +115,11 @@ describeEachDatabase(
   (ctx) => {
     test('admin, staff with and without Manage integrations, student and operator each get their session', async () => {
       const tenant = await tenantWithProvider(ctx());
-      await invitePerson(ctx(), tenant, { roles: ['admin'], permissions: ['manage_integrations'], email: 'Admin@Example.edu' });
+      await invitePerson(ctx(), tenant, {
+        roles: ['admin'],
+        permissions: ['manage_integrations'],
+        email: 'Admin@Example.edu',
+      });
       await invitePerson(ctx(), tenant, { roles: ['staff'], email: 'staff@example.edu' });
       await pushStudent(ctx(), tenant, 'ana.lima@student.example.edu', 'S-1');
 
@@ -106,9 +129,15 @@ describeEachDatabase(
       const cookie = admin.callback.cookies.find((c) => c.name === 'ssp_session')!;
       assert.deepEqual([cookie.httpOnly, cookie.sameSite, cookie.path], [true, 'Lax', '/']);
       const adminMe = await whoAmI(ctx(), admin.session);
-      assert.deepEqual([adminMe.kind, adminMe.roles, adminMe.permissions], ['person', ['admin'], ['manage_integrations']]);
+      assert.deepEqual(
+        [adminMe.kind, adminMe.roles, adminMe.permissions],
+        ['person', ['admin'], ['manage_integrations']],
+      );
 
-      const staff = await whoAmI(ctx(), (await signIn(ctx(), `/auth/${tenant.slug}/sign-in`, 'sub-staff')).session);
+      const staff = await whoAmI(
+        ctx(),
+        (await signIn(ctx(), `/auth/${tenant.slug}/sign-in`, 'sub-staff')).session,
+      );
       assert.deepEqual([staff.roles, staff.permissions], [['staff'], []]);
 
       const student = await signIn(ctx(), `/auth/${tenant.slug}/sign-in`, 'sub-ana');
@@ -131,7 +160,10 @@ describeEachDatabase(
         client_id: TEST_CLIENT.client_id,
         client_secret: TEST_CLIENT.client_secret,
       });
-      await ctx().admin('POST', '/admin/v1/operators', { email: 'admin@example.edu', name: 'Platform operator' });
+      await ctx().admin('POST', '/admin/v1/operators', {
+        email: 'admin@example.edu',
+        name: 'Platform operator',
+      });
       const operator = await signIn(ctx(), '/auth/sign-in/operator', 'sub-admin');
       assert.equal((await whoAmI(ctx(), operator.session)).kind, 'operator');
       await ctx().admin('DELETE', '/admin/v1/identity-provider');
@@ -140,20 +172,32 @@ describeEachDatabase(
     test('matching: by subject once linked, verified email first, unverified refused, unknown refused', async () => {
       const tenant = await tenantWithProvider(ctx());
       const person = await invitePerson(ctx(), tenant, { roles: ['staff'], email: 'staff@example.edu' });
-      const first = await whoAmI(ctx(), (await signIn(ctx(), `/auth/${tenant.slug}/sign-in`, 'sub-staff')).session);
+      const first = await whoAmI(
+        ctx(),
+        (await signIn(ctx(), `/auth/${tenant.slug}/sign-in`, 'sub-staff')).session,
+      );
       assert.equal(first.person_id, person.id);
 
       // The email changes at the provider: the linked subject still finds the person.
-      idp.setPeople(TEST_PEOPLE.map((p) => (p.sub === 'sub-staff' ? { ...p, email: 'renamed@elsewhere.example' } : p)));
+      idp.setPeople(
+        TEST_PEOPLE.map((p) => (p.sub === 'sub-staff' ? { ...p, email: 'renamed@elsewhere.example' } : p)),
+      );
       try {
-        const again = await whoAmI(ctx(), (await signIn(ctx(), `/auth/${tenant.slug}/sign-in`, 'sub-staff')).session);
+        const again = await whoAmI(
+          ctx(),
+          (await signIn(ctx(), `/auth/${tenant.slug}/sign-in`, 'sub-staff')).session,
+        );
         assert.equal(again.person_id, person.id);
       } finally {
         idp.setPeople(TEST_PEOPLE);
       }
 
       await pushStudent(ctx(), tenant, 'ben.okafor@student.example.edu', 'S-2');
-      assertFailure(await signIn(ctx(), `/auth/${tenant.slug}/sign-in`, 'sub-unverified'), 'email_not_verified', 403);
+      assertFailure(
+        await signIn(ctx(), `/auth/${tenant.slug}/sign-in`, 'sub-unverified'),
+        'email_not_verified',
+        403,
+      );
       assertFailure(await signIn(ctx(), `/auth/${tenant.slug}/sign-in`, 'sub-ana'), 'person_not_found', 403);
       const people = (await ctx().admin('GET', `/admin/v1/institutions/${tenant.slug}/people`)).json().items;
       assert.equal(people.length, 1, 'nobody is created by signing in');
@@ -165,7 +209,10 @@ describeEachDatabase(
       await pushStudent(ctx(), a, 'ana.lima@student.example.edu', 'S-9');
       const before = await whoAmI(ctx(), (await signIn(ctx(), `/auth/${a.slug}/sign-in`, 'sub-ana')).session);
       await pushStudent(ctx(), a, 'ana.new-address@student.example.edu', 'S-9');
-      const afterRename = await whoAmI(ctx(), (await signIn(ctx(), `/auth/${a.slug}/sign-in`, 'sub-ana')).session);
+      const afterRename = await whoAmI(
+        ctx(),
+        (await signIn(ctx(), `/auth/${a.slug}/sign-in`, 'sub-ana')).session,
+      );
       assert.equal(afterRename.student_id, before.student_id);
 
       const inA = await invitePerson(ctx(), a, { roles: ['staff'], email: 'staff@example.edu' });
@@ -211,7 +258,10 @@ describeEachDatabase(
 
       // A code issued by another provider, spliced into this institution's flow.
       const foreignBegin = await ctx().request({ method: 'GET', url: `/auth/${other.slug}/sign-in` });
-      const foreignCallback = await signInThroughProvider(foreignBegin.headers.location as string, 'sub-staff');
+      const foreignCallback = await signInThroughProvider(
+        foreignBegin.headers.location as string,
+        'sub-staff',
+      );
       const spliced = await signIn(ctx(), start, 'sub-staff', (callback, flowCookie) => {
         callback.searchParams.set('code', foreignCallback.searchParams.get('code')!);
         const iss = foreignCallback.searchParams.get('iss');
@@ -224,7 +274,9 @@ describeEachDatabase(
       // The person cancels at the provider.
       const begin = await ctx().request({ method: 'GET', url: start });
       const flowCookie = begin.cookies.find((c) => c.name === 'ssp_signin')!.value;
-      const cancelled = await signInThroughProvider(begin.headers.location as string, 'sub-staff', { cancel: true });
+      const cancelled = await signInThroughProvider(begin.headers.location as string, 'sub-staff', {
+        cancel: true,
+      });
       const page = await ctx().request({
         method: 'GET',
         url: `${cancelled.pathname}${cancelled.search}`,
@@ -242,7 +294,9 @@ describeEachDatabase(
       assert.equal(unknown.statusCode, 404);
       assert.match(unknown.body, /<code>institution_not_found<\/code>/);
 
-      const doomed = await startTestIdp({ clients: [{ ...TEST_CLIENT, redirect_uris: [`${PUBLIC}/auth/callback`] }] });
+      const doomed = await startTestIdp({
+        clients: [{ ...TEST_CLIENT, redirect_uris: [`${PUBLIC}/auth/callback`] }],
+      });
       const tenant = await tenantWithProvider(ctx(), doomed);
       await doomed.close();
       // Discovery is cached for a few minutes; a provider that vanished is found out at the token exchange.
@@ -265,7 +319,11 @@ describeEachDatabase(
       assert.equal(missingSecret.json().field, 'client_secret');
       assert.equal((await ctx().admin('GET', url)).statusCode, 404);
       // The stored secret is encrypted: the database alone does not reveal it.
-      const ok = await ctx().admin('PUT', url, { ...body, issuer: idp.issuer, client_secret: 'a-client-secret-value' });
+      const ok = await ctx().admin('PUT', url, {
+        ...body,
+        issuer: idp.issuer,
+        client_secret: 'a-client-secret-value',
+      });
       assert.equal(ok.statusCode, 200, ok.body);
       const stored = await ctx().db.query<{ client_secret_encrypted: string }>(
         'SELECT client_secret_encrypted FROM identity_providers WHERE institution_id = $1',
@@ -276,13 +334,25 @@ describeEachDatabase(
     });
 
     test('the sign-in page finds an institution by name or by email domain', async () => {
-      const tenant = await tenantWithProvider(ctx(), idp, ['Uni-Search.example.edu', '@staff.uni-search.example.edu']);
-      const byDomain = await ctx().request({ method: 'GET', url: '/auth/sign-in?q=Someone%40staff.uni-search.example.edu' });
+      const tenant = await tenantWithProvider(ctx(), idp, [
+        'Uni-Search.example.edu',
+        '@staff.uni-search.example.edu',
+      ]);
+      const byDomain = await ctx().request({
+        method: 'GET',
+        url: '/auth/sign-in?q=Someone%40staff.uni-search.example.edu',
+      });
       assert.equal(byDomain.statusCode, 200);
       assert.ok(byDomain.body.includes(`/auth/${tenant.slug}/sign-in`));
-      const byName = await ctx().request({ method: 'GET', url: `/auth/sign-in?q=${encodeURIComponent(tenant.slug.slice(0, 12))}` });
+      const byName = await ctx().request({
+        method: 'GET',
+        url: `/auth/sign-in?q=${encodeURIComponent(tenant.slug.slice(0, 12))}`,
+      });
       assert.ok(byName.body.includes(`/auth/${tenant.slug}/sign-in`));
-      const none = await ctx().request({ method: 'GET', url: '/auth/sign-in?q=%3Cscript%3Ealert(1)%3C%2Fscript%3E' });
+      const none = await ctx().request({
+        method: 'GET',
+        url: '/auth/sign-in?q=%3Cscript%3Ealert(1)%3C%2Fscript%3E',
+      });
       assert.ok(none.body.includes('&lt;script&gt;'), 'what was typed is escaped');
       assert.match(none.headers['content-security-policy'] as string, /script-src 'self'/);
     });

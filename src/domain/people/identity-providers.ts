@@ -6,8 +6,7 @@ import type { Db } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Keyring } from '../../lib/encryption.ts';
-import type { OidcClient, ProviderSettings } from './oidc-types.ts';
-import { signInErrorCode } from './oidc-types.ts';
+import { type OidcClient, type ProviderSettings, SignInError } from './oidc-client.ts';
 
 export interface IdentityProviderView {
   issuer: string;
@@ -74,11 +73,11 @@ export function createIdentityProviders(db: Db, clock: Clock, keyring: Keyring, 
       try {
         await oidc.check({ issuer, clientId: input.client_id, clientSecret: secret });
       } catch (error) {
-        const code = signInErrorCode(error);
-        throw new ApiError(code === 'url_not_allowed' ? 'url_not_allowed' : 'invalid_field', {
+        if (!(error instanceof SignInError)) throw error;
+        throw new ApiError(error.code === 'url_not_allowed' ? 'url_not_allowed' : 'invalid_field', {
           field: 'issuer',
-          detail: `the issuer could not be used: ${error instanceof Error ? error.message : String(error)}`,
-          reason: code,
+          detail: `the issuer could not be used: ${error.message}`,
+          reason: error.code,
         });
       }
       const now = clock.now();

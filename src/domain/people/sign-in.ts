@@ -15,7 +15,7 @@ import type { Keyring } from '../../lib/encryption.ts';
 import { generateSecret, sha256Hex } from '../../lib/secrets.ts';
 import type { IdentityProviders } from './identity-providers.ts';
 import { type MatchFailure, matchIdentity } from './matching.ts';
-import { type OidcClient, signInErrorCode } from './oidc-types.ts';
+import { type OidcClient, SignInError } from './oidc-client.ts';
 import type { Sessions } from './sessions.ts';
 
 const FLOW_MINUTES = 10;
@@ -41,14 +41,14 @@ const matchMessages: Record<MatchFailure, string> = {
     'This person is already linked to another account at your identity provider. Sign in with that account, or ask an administrator.',
 };
 
-/** Human messages for the OIDC client's codes; anything else reads as a provider problem. */
-const clientMessages: Record<string, [string, number]> = {
-  access_denied: ['Sign-in was cancelled at the identity provider.', 400],
-  provider_unreachable: ['The identity provider did not answer. Try again in a moment.', 502],
-  url_not_allowed: ["The identity provider's address is not allowed.", 502],
-  discovery_failed: ['The identity provider could not be read (discovery failed).', 502],
-  issuer_mismatch: ['The identity provider answered for a different issuer.', 502],
-};
+/** Failures of the provider rather than of this sign-in answer 502; the rest 400. */
+const providerFaults = new Set([
+  'provider_unreachable',
+  'url_not_allowed',
+  'discovery_failed',
+  'provider_error',
+  'client_rejected',
+]);
 
 export interface SignInDeps {
   db: Db;
@@ -72,12 +72,8 @@ export function createSignIn(deps: SignInDeps) {
   const redirectUri = `${deps.publicBaseUrl}/auth/callback`;
 
   const clientFailure = (error: unknown): SignInFailure => {
-    const code = signInErrorCode(error);
-    const [message, status] = clientMessages[code] ?? [
-      `The identity provider's answer could not be accepted (${code}).`,
-      400,
-    ];
-    return new SignInFailure(code, message, status);
+    if (!(error instanceof SignInError)) throw error;
+    return new SignInFailure(error.code, error.message, providerFaults.has(error.code) ? 502 : 400);
   };
 
   return {

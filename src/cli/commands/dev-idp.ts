@@ -1,0 +1,75 @@
+// ssp dev-idp: a development OpenID provider with demo people, for signing in to a local service
+// without a real identity provider. Listens on loopback only; never for production.
+import type { Command } from 'commander';
+import { DEMO_PEOPLE, demoClient } from '../../dev-idp/demo.ts';
+import { startDevIdp } from '../../dev-idp/dev-idp.ts';
+import { checkAddress } from '../../lib/outbound-url.ts';
+import { CliError } from '../admin-client.ts';
+
+const isLoopbackHost = (host: string) =>
+  host === 'localhost' ||
+  (() => {
+    const verdict = checkAddress(host, { allowLoopback: true });
+    return verdict.ok && verdict.loopback;
+  })();
+
+export function registerDevIdpCommand(program: Command): void {
+  program
+    .command('dev-idp')
+    .description(
+      'Start a development OpenID provider with demo people (development only, never for production)',
+    )
+    .option('--port <port>', 'port to listen on (0 picks a free one)', '4000')
+    .option('--host <host>', 'loopback address to listen on', '127.0.0.1')
+    .option(
+      '--public-base-url <url>',
+      "the service's PUBLIC_BASE_URL, for the redirect URI",
+      process.env.PUBLIC_BASE_URL || 'http://localhost:3000',
+    )
+    .action(async (options: { port: string; host: string; publicBaseUrl: string }) => {
+      const port = Number(options.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535)
+        throw new CliError(`invalid port: ${options.port}`);
+      if (!isLoopbackHost(options.host))
+        throw new CliError(`the development provider listens on loopback only, not on ${options.host}`);
+      let base: URL;
+      try {
+        base = new URL(options.publicBaseUrl);
+      } catch {
+        throw new CliError(`invalid public base URL: ${options.publicBaseUrl}`);
+      }
+      const client = demoClient(base.href);
+      const idp = await startDevIdp({ port, host: options.host, people: DEMO_PEOPLE, clients: [client] });
+      const out = (line = '') => process.stdout.write(`${line}\n`);
+      out(
+        '*** DEVELOPMENT ONLY, NEVER FOR PRODUCTION: anyone who reaches this provider signs in as anyone. ***',
+      );
+      out();
+      out(`issuer:        ${idp.issuer}`);
+      out(`client_id:     ${client.client_id}`);
+      out(`client_secret: ${client.client_secret}`);
+      out(`redirect URI:  ${client.redirect_uris[0]}`);
+      out();
+      out('Identity-provider settings (PUT /admin/v1/institutions/{slug}/identity-provider):');
+      out(
+        JSON.stringify({
+          issuer: idp.issuer,
+          client_id: client.client_id,
+          client_secret: client.client_secret,
+        }),
+      );
+      out();
+      out('The service must run with ALLOW_LOOPBACK_OUTBOUND=true to reach this plain-http loopback issuer.');
+      out();
+      out('Demo people (subject, email, name):');
+      for (const person of DEMO_PEOPLE)
+        out(`  ${person.sub.padEnd(18)} ${person.email.padEnd(32)} ${person.name}`);
+      out();
+      out('Press Ctrl+C to stop.');
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      await idp.close();
+    });
+}
