@@ -38,14 +38,17 @@ export function createDeliveryAgent(
   });
 }
 
+const TIMED_OUT = 'attempt timeout';
+
 /**
- * Posts one delivery. `abandon` aborts it from outside (the worker lost its lease): the attempt
- * then ends as a timeout whose error says why.
+ * Posts one delivery. `abort` may be aborted from outside (the worker lost its lease; the reason
+ * says why): the attempt then ends as a timeout whose error says why. One controller serves
+ * both that and the attempt timeout.
  */
 export async function attemptDelivery(
   delivery: Claimed,
   deps: AttemptDeps,
-  abandon?: AbortSignal,
+  abort: AbortController = new AbortController(),
 ): Promise<Attempt> {
   const attemptedAt = deps.clock.now();
   const started = performance.now();
@@ -59,15 +62,13 @@ export async function attemptDelivery(
   const syntax = checkUrlSyntax(delivery.url, deps.policy);
   if (!syntax.ok) return finish({ outcome: 'blocked_address' }, `refused: ${syntax.reason}`);
 
-  const timeout = new AbortController();
-  const timer = setTimeout(() => timeout.abort(), deps.timeoutMs);
-  const signal = abandon ? AbortSignal.any([timeout.signal, abandon]) : timeout.signal;
+  const timer = setTimeout(() => abort.abort(TIMED_OUT), deps.timeoutMs);
   const timestamp = Math.floor(attemptedAt.getTime() / 1000);
   try {
     const response = await request(syntax.url, {
       method: 'POST',
       dispatcher: deps.agent,
-      signal,
+      signal: abort.signal,
       headers: {
         'content-type': 'application/json',
         'user-agent': 'ssp-webhooks/1',
@@ -97,10 +98,10 @@ export async function attemptDelivery(
     );
   } catch (caught) {
     const code = (caught as { code?: string }).code;
-    if (abandon?.aborted && !timeout.signal.aborted)
-      return finish({ outcome: 'timeout' }, `abandoned: ${String(abandon.reason)}`);
-    if (timeout.signal.aborted)
-      return finish({ outcome: 'timeout' }, `no complete response within ${deps.timeoutMs} ms`);
+    if (abort.signal.aborted)
+      return abort.signal.reason === TIMED_OUT
+        ? finish({ outcome: 'timeout' }, `no complete response within ${deps.timeoutMs} ms`)
+        : finish({ outcome: 'timeout' }, `abandoned: ${String(abort.signal.reason)}`);
     if (code === 'E_BLOCKED_ADDRESS')
       return finish({ outcome: 'blocked_address' }, (caught as Error).message);
     return finish(

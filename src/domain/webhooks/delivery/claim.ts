@@ -109,5 +109,6 @@ export async function claimDeliveries(db: Queryable, request: ClaimRequest): Pro
       /* $12 */ cap.overflowRoom,
     ],
   );
-  return rows.map((row) => ({ ...row, held_since: heldSince }));
+  for (const row of rows) (row as Claimed).held_since = heldSince;
+  return rows as Claimed[];
 }

@@ -91,8 +91,8 @@ export function createLeaseKeeper(deps: {
   }
 
   return {
-    /** Holds the lease of a claimed delivery until release(); the signal aborts its attempt if the lease is lost. */
-    hold(delivery: Claimed): AbortSignal {
+    /** Holds the lease of a claimed delivery until release(); the controller is aborted if the lease is lost. */
+    hold(delivery: Claimed): AbortController {
       const abandon = new AbortController();
       held.set(delivery.id, { token: delivery.lease_token, renewedAt: delivery.held_since, abandon });
       if (!timer) {
@@ -100,7 +100,7 @@ export function createLeaseKeeper(deps: {
         timer = setInterval(beat, Math.max(10, Math.floor(renewEveryMs / 3)));
         timer.unref();
       }
-      return abandon.signal;
+      return abandon;
     },
     /** The attempt is over; returns whether the lease was still held (its result may count). */
     release(delivery: Claimed): boolean {
@@ -108,7 +108,9 @@ export function createLeaseKeeper(deps: {
       if (!h || h.token !== delivery.lease_token) return false;
       held.delete(delivery.id);
       if (held.size === 0) stopTimer();
-      return !h.abandon.signal.aborted;
+      // A lost lease leaves `held` when it is lost, so one found here is still held (its
+      // controller may have been aborted by the attempt's own timeout, which is no loss).
+      return true;
     },
     /** Stops renewing (after the last attempt has been released). */
     async close(): Promise<void> {
