@@ -1,7 +1,7 @@
 // Lease renewal (a heartbeat) while an attempt runs: a short lease never hands a live owner's
-// delivery to another worker, and an owner whose lease is taken stops and records nothing but
-// its attempt line. The lease's time is the injected clock; only the renewal period is real
-// time (100 ms here).
+// delivery to another worker, and an owner whose lease is taken, or whose renewals do not go
+// through, stops and records nothing but its attempt line. The lease's time is the injected
+// clock; the renewal period is real time (100-300 ms here).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { describeEachDatabase, seedTenant, type TestContext } from '../helpers/app.ts';
@@ -121,6 +121,51 @@ describeEachDatabase(
           [{ failing_since: null, enabled: true }],
           'the endpoint health is untouched',
         );
+      } finally {
+        await owner.close();
+      }
+    });
+
+    test('an owner whose renewals do not go through abandons the attempt before its lease can expire, and records only its attempt line', async () => {
+      const tenant = await seedTenant(ctx(), { rosterSecret: false });
+      const r = await receiver('hang');
+      const endpoint = await addEndpoint(ctx(), tenant, { url: r.url });
+      const clock = testClock();
+      const event = await emitEvent(ctx(), tenant, clock);
+      // Real time here: the owner gives up after leaseMs - renewEveryMs = 700 ms without a renewal.
+      const owner = workerFor(ctx(), tenant, clock, {
+        leaseMs: 1_000,
+        renewEveryMs: 300,
+        attemptTimeoutMs: 20_000,
+      });
+      try {
+        const delivering = owner.runOnce();
+        await until(() => r.received.length === 1, 3_000, 'the owner to post');
+        const { rows: before } = await ctx().db.query<{ lease_token: string }>(
+          'SELECT lease_token FROM webhook_deliveries WHERE event_id = $1',
+          [event.id],
+        );
+        // The row is locked elsewhere for longer than the lease: no renewal goes through (on
+        // PostgreSQL the renewal skips it; on PGlite, one connection, the renewal waits).
+        await ctx().db.transaction(async (tx) => {
+          await tx.query('SELECT 1 FROM webhook_deliveries WHERE event_id = $1 FOR UPDATE', [event.id]);
+          await new Promise((resolve) => setTimeout(resolve, 1_500));
+        });
+        assert.deepEqual(await delivering, { claimed: 1, outcomes: { timeout: 1 } });
+        const row = await deliveryRow(ctx(), event.id);
+        assert.equal(row.state, 'pending');
+        assert.equal(row.lease_token, before[0].lease_token, 'the lease is left to expire');
+        assert.equal(
+          row.last_error,
+          null,
+          'no result recorded on the delivery, although the token still matches',
+        );
+        const { rows: log } = await ctx().db.query<{ error: string }>(
+          'SELECT error FROM webhook_attempts WHERE endpoint_id = $1',
+          [endpoint.id],
+        );
+        assert.equal(log.length, 1);
+        assert.match(log[0].error, /^abandoned: no lease renewal for \d+ ms$/);
       } finally {
         await owner.close();
       }
