@@ -3,8 +3,8 @@ import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { DatabaseInUseError, openDb } from './db/db.ts';
 import { migrate } from './db/migrate.ts';
+import type { WebhookWorker } from './domain/webhooks/delivery/worker.ts';
 import { createServices } from './services.ts';
-import { startWorkers } from './workers/standalone.ts';
 
 export async function serve(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
@@ -42,7 +42,7 @@ export async function serve(): Promise<void> {
     );
   }
 
-  let workers: ReturnType<typeof startWorkers> | undefined;
+  let worker: WebhookWorker | undefined;
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
@@ -55,7 +55,7 @@ export async function serve(): Promise<void> {
     timer.unref();
     try {
       await app.close(); // stops accepting, lets in-flight requests finish
-      await workers?.stop();
+      await worker?.stop();
       await services.close();
       await db.close();
     } finally {
@@ -66,7 +66,10 @@ export async function serve(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   await app.listen({ host: config.host, port: config.port });
-  if (config.runWorkers) workers = startWorkers({ db, config, logger: app.log });
+  if (config.runWorkers) {
+    worker = services.webhookWorker(app.log);
+    worker.start();
+  }
   app.log.info(
     { database: db.kind === 'pglite' ? `embedded (${config.dataDir})` : 'postgresql', docs: '/docs' },
     'serving',

@@ -19,6 +19,11 @@ import { createHelpSyncSecretsService } from './domain/secrets/help-sync-secrets
 import { createOperatorCredentials } from './domain/secrets/operator-credentials.ts';
 import { createRosterSecretsService } from './domain/secrets/roster-secrets.ts';
 import { createTaxonomyService } from './domain/taxonomy/service.ts';
+import {
+  createWebhookWorker,
+  type WebhookWorker,
+  type WorkerLogger,
+} from './domain/webhooks/delivery/worker.ts';
 import { createWebhooksService } from './domain/webhooks/service.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import { createKeyring, embeddedKey, type Keyring } from './lib/encryption.ts';
@@ -74,11 +79,9 @@ export function createServices(deps: ServiceDeps) {
   const campusMerge = createCampusMergeService(db);
   const departures = createDeparturesService(db, clock);
   const taxonomy = createTaxonomyService(db, clock);
-  const webhooks = createWebhooksService({
-    db,
-    clock,
-    policy: { allowLoopback: config.allowLoopbackOutbound },
-  });
+  const policy = { allowLoopback: config.allowLoopbackOutbound };
+  const webhooks = createWebhooksService({ db, clock, policy });
+  let webhookWorker: WebhookWorker | undefined;
   const rosterSync = createRosterSyncService(db, {
     departureHoldThreshold: config.departureHoldThreshold,
     clock,
@@ -115,8 +118,20 @@ export function createServices(deps: ServiceDeps) {
     taxonomy,
     webhooks,
     rosterSync,
+    /**
+     * The webhook delivery worker (not started: `start()` it), built once with this database and
+     * clock like every other service. It logs through the logger of the process that runs it (the
+     * HTTP application's, or that of `ssp worker`), which exists only once that process has
+     * built it, so it is handed over here rather than at construction.
+     */
+    webhookWorker(logger: WorkerLogger): WebhookWorker {
+      webhookWorker ??= createWebhookWorker({ db, clock, policy, logger });
+      return webhookWorker;
+    },
     /** Releases what the services opened themselves (not the database, which the caller owns). */
     async close(): Promise<void> {
+      // Stops claiming and lets attempts in flight finish and be recorded (a no-op when stopped).
+      await webhookWorker?.stop();
       await oidc.close();
       if (ownsRedis && redis) await redis.quit().catch(() => redis.disconnect());
     },

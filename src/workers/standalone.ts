@@ -2,8 +2,7 @@
 import { loadConfig } from '../config.ts';
 import { openDb } from '../db/db.ts';
 import { migrate } from '../db/migrate.ts';
-import { systemClock } from '../lib/clock.ts';
-import { createWebhookWorker } from './webhook-delivery.ts';
+import { createServices } from '../services.ts';
 
 export async function runStandaloneWorker(): Promise<void> {
   const config = loadConfig();
@@ -17,31 +16,18 @@ export async function runStandaloneWorker(): Promise<void> {
   const logger = jsonLogger(config.logLevel);
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await migrate(db);
-  const worker = startWorkers({ db, config, logger });
+  const services = createServices({ db, config });
+  const worker = services.webhookWorker(logger);
+  worker.start();
   const stop = async (signal: string) => {
     logger.info({ signal }, 'worker stopping');
     await worker.stop();
+    await services.close();
     await db.close();
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
-}
-
-/** Starts every background worker; the returned stop() lets in-flight work finish. */
-export function startWorkers(deps: {
-  db: Parameters<typeof createWebhookWorker>[0]['db'];
-  config: ReturnType<typeof loadConfig>;
-  logger?: Parameters<typeof createWebhookWorker>[0]['logger'];
-}) {
-  const worker = createWebhookWorker({
-    db: deps.db,
-    clock: systemClock,
-    policy: { allowLoopback: deps.config.allowLoopbackOutbound },
-    logger: deps.logger,
-  });
-  worker.start();
-  return { stop: () => worker.stop() };
 }
 
 /** JSON lines on stdout, like the server's logs (errors always; info unless the level is above it). */
@@ -59,6 +45,9 @@ function jsonLogger(level: string) {
   return {
     info: (obj: object, msg?: string) => {
       if (!quiet) line(30, obj, msg);
+    },
+    warn: (obj: object, msg?: string) => {
+      if (!['error', 'fatal', 'silent'].includes(level)) line(40, obj, msg);
     },
     error: (obj: object, msg?: string) => {
       if (level !== 'silent') line(50, obj, msg);

@@ -2,8 +2,8 @@
 // `process.execPath` by test/webhooks/killed-worker.test.ts; reads its settings from the
 // environment, says "ready" on stdout, then delivers until it is killed.
 import { createPostgresDb } from '../../src/db/db.ts';
+import { createWebhookWorker } from '../../src/domain/webhooks/delivery/worker.ts';
 import { systemClock } from '../../src/lib/clock.ts';
-import { createWebhookWorker } from '../../src/workers/webhook-delivery.ts';
 
 const env = (name: string): string => {
   const value = process.env[name];
@@ -22,7 +22,8 @@ const worker = createWebhookWorker({
   policy: { allowLoopback: true },
   institutionIds: [env('WORKER_INSTITUTION_ID')],
   attemptTimeoutMs: Number(env('WORKER_ATTEMPT_TIMEOUT_MS')),
-  leaseMs: Number(env('WORKER_LEASE_MS')),
+  // The default lease and renewal period unless set.
+  ...(process.env.WORKER_LEASE_MS ? { leaseMs: Number(process.env.WORKER_LEASE_MS) } : {}),
 });
 worker.start();
 process.stdout.write('ready\n');

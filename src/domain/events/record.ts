@@ -31,6 +31,10 @@ export interface RecordedEvent {
 /**
  * Appends an event. `payload` is the whole webhook body: {type, timestamp, data}.
  * Must be called with the transaction that makes the change.
+ *
+ * The insert also creates rows this code does not write: the trigger `events_webhook_fan_out`
+ * (0005_webhooks.sql) adds one pending `webhook_deliveries` row per enabled endpoint of the
+ * institution subscribed to the type, in the same transaction (not for `webhook.*` events).
  */
 export async function recordEvent(
   tx: Queryable,

@@ -1,6 +1,7 @@
 // Webhook endpoints of an institution: configuration, secrets and rotation, the delivery log,
 // manual redelivery, replay, test events and metrics. Delivery itself is the worker's
-// (src/workers/webhook-delivery.ts).
+// (src/domain/webhooks/delivery/), and every change of delivery state, including the ones made
+// here (disabling, enabling, redelivery, replay), is written by delivery/state.ts.
 import type { Db, Queryable } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -11,6 +12,12 @@ import {
   systemResolver,
 } from '../../lib/outbound-url.ts';
 import { recordEvent } from '../events/record.ts';
+import {
+  disableEndpointByAdministrator,
+  enqueueDelivery,
+  replayFailedDeliveries,
+  setEndpointEnabled,
+} from './delivery/state.ts';
 import { ROTATION_WINDOW_MS } from './schedule.ts';
 import { generateWebhookSecret } from './signing.ts';
 
@@ -188,33 +195,19 @@ export function createWebhooksService(deps: WebhooksDeps) {
       const enabled = input.enabled as boolean | undefined;
       const now = clock.now();
       return db.transaction(async (tx) => {
+        // Enabling clears the reason and the failure run; disabling by hand records it and fails
+        // the pending deliveries.
+        if (enabled !== undefined) await setEndpointEnabled(tx, { institutionId, id }, enabled, now);
         const { rows } = await tx.query<WebhookEndpoint>(
           `UPDATE webhook_endpoints SET
              url = COALESCE($3, url),
              event_types = COALESCE($4::text[], event_types),
              description = CASE WHEN $5 THEN $6 ELSE description END,
-             enabled = COALESCE($7, enabled),
-             -- Enabling clears the reason and the failure run; disabling by hand records it.
-             disabled_reason = CASE WHEN $7 IS TRUE THEN NULL
-                                    WHEN $7 IS FALSE AND enabled THEN 'disabled by an administrator'
-                                    ELSE disabled_reason END,
-             disabled_at = CASE WHEN $7 IS TRUE THEN NULL WHEN $7 IS FALSE AND enabled THEN $8 ELSE disabled_at END,
-             failing_since = CASE WHEN $7 IS TRUE THEN NULL ELSE failing_since END,
-             updated_at = $8
+             updated_at = $7
            WHERE institution_id = $1 AND id = $2
-           RETURNING ${cols('$8')}`,
-          [
-            institutionId,
-            id,
-            url,
-            types,
-            description !== undefined,
-            description ?? null,
-            enabled ?? null,
-            now,
-          ],
+           RETURNING ${cols('$7')}`,
+          [institutionId, id, url, types, description !== undefined, description ?? null, now],
         );
-        if (enabled === false) await failPending(tx, [id], 'endpoint disabled by an administrator', now);
         return rows[0] ?? notFound();
       });
     },
@@ -226,13 +219,8 @@ export function createWebhooksService(deps: WebhooksDeps) {
         ? `disabled by an administrator: ${reason.slice(0, 300)}`
         : 'disabled by an administrator';
       return db.transaction(async (tx) => {
-        const { rows } = await tx.query<WebhookEndpoint>(
-          `UPDATE webhook_endpoints SET enabled = false, disabled_reason = $3, disabled_at = $4, updated_at = $4
-           WHERE institution_id = $1 AND id = $2 RETURNING ${cols('$4')}`,
-          [institutionId, id, why, now],
-        );
-        await failPending(tx, [id], 'endpoint disabled by an administrator', now);
-        return rows[0] ?? notFound();
+        await disableEndpointByAdministrator(tx, { institutionId, id }, why, now);
+        return get(institutionId, id, tx);
       });
     },
 
@@ -279,12 +267,9 @@ export function createWebhooksService(deps: WebhooksDeps) {
           data: { endpoint_id: id, message: 'This is a test event sent from the platform.' },
           occurredAt: now,
         });
-        const { rows } = await tx.query<{ id: string }>(
-          `INSERT INTO webhook_deliveries (institution_id, endpoint_id, event_id, next_attempt_at, created_at)
-           VALUES ($1, $2, $3, $4, $4) RETURNING id`,
-          [institutionId, id, event.id, now],
-        );
-        return { event_id: event.id, delivery_id: rows[0].id };
+        // `webhook.*` events are not fanned out by the trigger: the delivery is created here.
+        const delivery = await enqueueDelivery(tx, { institutionId, endpointId: id, eventId: event.id }, now);
+        return { event_id: event.id, delivery_id: delivery.id };
       });
     },
 
@@ -297,16 +282,8 @@ export function createWebhooksService(deps: WebhooksDeps) {
       if (!endpoint.enabled)
         throw new ApiError('endpoint_disabled', { detail: 'enable the endpoint before redelivering' });
       await requireEvent(institutionId, eventId);
-      const now = clock.now();
-      const { rows } = await db.query<{ id: string }>(
-        `INSERT INTO webhook_deliveries (institution_id, endpoint_id, event_id, next_attempt_at, created_at)
-         VALUES ($1, $2, $3, $4, $4)
-         ON CONFLICT (event_id, endpoint_id) DO UPDATE SET state = 'pending', attempts = 0,
-           next_attempt_at = $4, lease_token = NULL, lease_until = NULL, completed_at = NULL
-         RETURNING id`,
-        [institutionId, id, eventId, now],
-      );
-      return { delivery_id: rows[0].id };
+      const delivery = await enqueueDelivery(db, { institutionId, endpointId: id, eventId }, clock.now());
+      return { delivery_id: delivery.id };
     },
 
     /** Puts every failed (given up) delivery of this endpoint whose event occurred at or after `since` back in the queue. */
@@ -314,15 +291,8 @@ export function createWebhooksService(deps: WebhooksDeps) {
       const endpoint = await get(institutionId, id);
       if (!endpoint.enabled)
         throw new ApiError('endpoint_disabled', { detail: 'enable the endpoint before replaying' });
-      const { rowCount } = await db.query(
-        `UPDATE webhook_deliveries d SET state = 'pending', attempts = 0, next_attempt_at = $4,
-           lease_token = NULL, lease_until = NULL, completed_at = NULL
-         FROM events ev
-         WHERE d.institution_id = $1 AND d.endpoint_id = $2 AND d.state = 'failed'
-           AND ev.id = d.event_id AND ev.occurred_at >= $3`,
-        [institutionId, id, since, clock.now()],
-      );
-      return { requeued: rowCount };
+      const requeued = await replayFailedDeliveries(db, { institutionId, id }, since, clock.now());
+      return { requeued };
     },
 
     /** Deliveries of one endpoint, newest first; optionally only one state. */
@@ -418,38 +388,6 @@ export function createWebhooksService(deps: WebhooksDeps) {
       };
     },
   };
-}
-
-/** Marks the pending deliveries of these endpoints failed (they can be replayed later). */
-export async function failPending(
-  tx: Queryable,
-  endpointIds: string[],
-  reason: string,
-  now: Date,
-): Promise<void> {
-  if (endpointIds.length === 0) return;
-  await tx.query(
-    `UPDATE webhook_deliveries SET state = 'failed', last_error = $2, completed_at = $3,
-       lease_token = NULL, lease_until = NULL
-     WHERE endpoint_id = ANY ($1::uuid[]) AND state = 'pending'`,
-    [endpointIds, reason, now],
-  );
-}
-
-/** Marks the pending deliveries of several endpoints failed, each with its own reason, in one query. */
-export async function failPendingEach(
-  tx: Queryable,
-  endpoints: { id: string; reason: string }[],
-  now: Date,
-): Promise<void> {
-  if (endpoints.length === 0) return;
-  await tx.query(
-    `UPDATE webhook_deliveries d SET state = 'failed', last_error = x.reason, completed_at = $2,
-       lease_token = NULL, lease_until = NULL
-     FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, reason text)
-     WHERE d.endpoint_id = x.id AND d.state = 'pending'`,
-    [JSON.stringify(endpoints), now],
-  );
 }
 
 export type WebhooksService = ReturnType<typeof createWebhooksService>;

@@ -1,0 +1,51 @@
+// Upkeep of the delivery log: pruning finished deliveries past their retention, and vacuuming
+// the queue on embedded PGlite.
+//
+// Pruning costs one DELETE of at most PRUNE_BATCH deliveries (their attempts go by cascade), at
+// most once an hour per worker, when idle. A failed prune is logged and tried again next hour.
+import type { Db } from '../../../db/db.ts';
+
+/** Default retention of the delivery log. */
+export const RETENTION_MS = 30 * 86_400_000;
+export const PRUNE_EVERY_MS = 3_600_000;
+const PRUNE_BATCH = 5_000;
+const VACUUM_EVERY = 2_000;
+
+/**
+ * Deletes finished deliveries (with their attempts) whose event is older than `cutoff`, a
+ * bounded batch at a time; returns how many were deleted.
+ */
+export async function pruneDeliveries(
+  db: Db,
+  cutoff: Date,
+  institutionIds: string[] | null,
+): Promise<number> {
+  const { rowCount } = await db.query(
+    // The age is the event's (occurred_at), as documented. Deliveries are created with their
+    // event, so walking finished deliveries in creation order meets the old events first.
+    `DELETE FROM webhook_deliveries WHERE id IN (
+       SELECT d.id FROM webhook_deliveries d JOIN events ev ON ev.id = d.event_id
+       WHERE ev.occurred_at < $1 AND d.state <> 'pending'
+         AND ($3::uuid[] IS NULL OR d.institution_id = ANY ($3::uuid[]))
+       ORDER BY d.created_at LIMIT $2)`,
+    [cutoff, PRUNE_BATCH, institutionIds],
+  );
+  return rowCount;
+}
+
+/**
+ * Embedded PGlite has no autovacuum: without it, dead versions of the queue's rows pile up in
+ * the due index and every claim wades through them. The worker vacuums the queue table itself
+ * there after every few thousand recorded results. (PostgreSQL: autovacuum, tuned for this
+ * table in the migration.)
+ */
+export function createVacuumer(db: Db) {
+  let recordedSinceVacuum = 0;
+  return async (recorded: number): Promise<void> => {
+    if (db.kind !== 'pglite') return;
+    recordedSinceVacuum += recorded;
+    if (recordedSinceVacuum < VACUUM_EVERY) return;
+    recordedSinceVacuum = 0;
+    await db.exec('VACUUM (ANALYZE) webhook_deliveries');
+  };
+}

@@ -1,0 +1,329 @@
+// Webhook delivery worker: the loop that claims due deliveries (claim.ts) within the capacity
+// classes (capacity.ts), attempts each one (attempt.ts) while keeping its lease (leases.ts),
+// and records the results in batches (state.ts).
+//
+// - Polling: when a claim found work the worker claims again at once; when idle it sleeps
+//   `idlePollMs` (50 ms by default), which bounds the added latency of a new event. So an idle
+//   worker costs one indexed query per poll, and a busy one one claim query per batch (up to
+//   `batchSize` rows) plus one recording transaction per batch of finished attempts.
+// - Fairness: at most `perEndpointConcurrency` deliveries of one endpoint are in flight per
+//   worker, out of `concurrency`, and a failing delivery is rescheduled on its own, so a slow or
+//   failing endpoint never holds up the others. No ordering between the deliveries of one
+//   endpoint is promised: payloads carry `version` and `updated_at` for consumers to drop stale
+//   events.
+// - On failure: a failed claim is logged and retried after a second; a failed recording is
+//   logged and its deliveries fall due again when their leases expire (at least once); an
+//   attempt never throws (every failure is an outcome).
+import { randomUUID } from 'node:crypto';
+import type dns from 'node:dns';
+import type { Db } from '../../../db/db.ts';
+import type { Clock } from '../../../lib/clock.ts';
+import type { OutboundPolicy } from '../../../lib/outbound-url.ts';
+import type { Outcome } from '../schedule.ts';
+import { attemptDelivery, createDeliveryAgent } from './attempt.ts';
+import { capacity, sharesFor, wakeAfter } from './capacity.ts';
+import { type Claimed, claimDeliveries } from './claim.ts';
+import { createInflight } from './inflight.ts';
+import { createLeaseKeeper } from './leases.ts';
+import { createVacuumer, PRUNE_EVERY_MS, pruneDeliveries, RETENTION_MS } from './maintenance.ts';
+import { type Result, recordResults, resultOf } from './state.ts';
+
+export type { Claimed };
+export { RETENTION_MS };
+
+export interface WorkerLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface WebhookWorkerOptions {
+  db: Db;
+  clock: Clock;
+  policy: OutboundPolicy;
+  logger?: WorkerLogger;
+  /** Deliveries in flight at once in this worker. */
+  concurrency?: number;
+  /** Deliveries of one endpoint in flight at once in this worker. */
+  perEndpointConcurrency?: number;
+  /** In flight at once for one endpoint before its further attempts use the overflow pool. */
+  fairShare?: number;
+  /** In flight at once for all slow or failing endpoints together. */
+  slowShare?: number;
+  /** In flight at once beyond the fair share of busy (healthy) endpoints together. */
+  overflowShare?: number;
+  /** An attempt in flight longer than this marks its endpoint slow (default: half the attempt timeout). */
+  slowAfterMs?: number;
+  /** Most deliveries claimed by one query. */
+  batchSize?: number;
+  /** Whole attempt: connect, send, response headers and body. */
+  attemptTimeoutMs?: number;
+  /** A claimed delivery whose lease is not renewed falls due again after this long (default 10 s). */
+  leaseMs?: number;
+  /** Leases of attempts still running are renewed this often (default 3 s; at most a third of the lease). */
+  renewEveryMs?: number;
+  /** Sleep between polls when nothing was due. */
+  idlePollMs?: number;
+  /** Jitter source in [0, 1). */
+  random?: () => number;
+  /** Only deliver these institutions' deliveries (dedicated workers; tests). */
+  institutionIds?: string[];
+  /** Name of this worker in logs. */
+  workerId?: string;
+  /** DNS lookup behind the connect-time address check (default: the system's, dns.lookup). */
+  lookup?: typeof dns.lookup;
+  /** Finished deliveries (and their attempts) are deleted this long after their event. */
+  retentionMs?: number;
+}
+
+export const DEFAULT_LEASE_MS = 10_000;
+export const DEFAULT_RENEW_EVERY_MS = 3_000;
+
+export interface RunSummary {
+  claimed: number;
+  outcomes: Partial<Record<Outcome, number>>;
+}
+
+export function createWebhookWorker(options: WebhookWorkerOptions) {
+  const { db, clock, policy } = options;
+  const attemptTimeoutMs = options.attemptTimeoutMs ?? 10_000;
+  const shares = sharesFor({
+    concurrency: options.concurrency,
+    perEndpoint: options.perEndpointConcurrency,
+    fairShare: options.fairShare,
+    slowShare: options.slowShare,
+    overflowShare: options.overflowShare,
+    slowAfterMs: options.slowAfterMs,
+    attemptTimeoutMs,
+  });
+  const wakeAfterFinished = wakeAfter(shares);
+  const batchSize = options.batchSize ?? 500;
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  const renewEveryMs = options.renewEveryMs ?? Math.min(DEFAULT_RENEW_EVERY_MS, Math.floor(leaseMs / 3));
+  const idlePollMs = options.idlePollMs ?? 50;
+  const random = options.random ?? Math.random;
+  const workerId = options.workerId ?? randomUUID().slice(0, 8);
+  const institutionIds = options.institutionIds ?? null;
+  const log = options.logger;
+
+  const agent = createDeliveryAgent(policy, attemptTimeoutMs, options.lookup);
+  // An endpoint whose attempt timed out stays slow this long between its attempts.
+  const inflight = createInflight({ slowMemoryMs: Math.max(60_000, attemptTimeoutMs * 3) });
+  const leases = createLeaseKeeper({ db, clock, leaseMs, renewEveryMs, log });
+  const vacuum = createVacuumer(db);
+
+  /** Claims up to `limit` due deliveries, respecting the capacity classes. */
+  async function claim(limit: number): Promise<Claimed[]> {
+    const { now, loads } = inflight.loads();
+    return claimDeliveries(db, {
+      now: clock.now(),
+      limit,
+      leaseMs,
+      capacity: capacity(loads, now, shares),
+      shares,
+      institutionIds,
+    });
+  }
+
+  /** One attempt under its lease; an attempt whose lease was lost counts only as an attempt line. */
+  async function attemptOne(delivery: Claimed): Promise<Result> {
+    inflight.add(delivery);
+    const abandon = leases.hold(delivery);
+    try {
+      const attempt = await attemptDelivery(
+        delivery,
+        { agent, clock, policy, timeoutMs: attemptTimeoutMs },
+        abandon,
+      );
+      const leaseHeld = leases.release(delivery);
+      if (leaseHeld) inflight.noteOutcome(delivery.endpoint_id, attempt.outcome);
+      return resultOf(delivery, attempt, { random, leaseHeld });
+    } finally {
+      leases.release(delivery);
+      inflight.remove(delivery);
+    }
+  }
+
+  const record = (results: Result[]) => recordResults(db, results, clock.now(), log);
+
+  /** One round, for tests and tools: claim what is due, deliver all, record, return a summary. */
+  async function runOnce(): Promise<RunSummary> {
+    return deliver(await claim(Math.min(batchSize, shares.concurrency)));
+  }
+
+  /** Attempts these claimed deliveries and records the results (runOnce's second half). */
+  async function deliver(claimed: Claimed[]): Promise<RunSummary> {
+    const results = await Promise.all(claimed.map(attemptOne));
+    await record(results);
+    await vacuum(results.length);
+    const outcomes: RunSummary['outcomes'] = {};
+    for (const r of results) outcomes[r.outcome] = (outcomes[r.outcome] ?? 0) + 1;
+    return { claimed: claimed.length, outcomes };
+  }
+
+  /** Rounds until nothing is due at the clock's current time. */
+  async function drain(): Promise<RunSummary> {
+    const total: RunSummary = { claimed: 0, outcomes: {} };
+    for (;;) {
+      const round = await runOnce();
+      if (round.claimed === 0) return total;
+      total.claimed += round.claimed;
+      for (const [k, v] of Object.entries(round.outcomes))
+        total.outcomes[k as Outcome] = (total.outcomes[k as Outcome] ?? 0) + v;
+    }
+  }
+
+  /** Deletes finished deliveries past the retention, a bounded batch; returns how many. */
+  function prune(): Promise<number> {
+    const cutoff = new Date(clock.now().getTime() - (options.retentionMs ?? RETENTION_MS));
+    return pruneDeliveries(db, cutoff, institutionIds);
+  }
+  let lastPrune = 0;
+  async function pruneWhenDue(): Promise<void> {
+    const now = clock.now().getTime();
+    if (now - lastPrune < PRUNE_EVERY_MS) return;
+    lastPrune = now;
+    try {
+      const deleted = await prune();
+      if (deleted > 0) log?.info({ deleted }, 'pruned old webhook deliveries');
+    } catch (error) {
+      log?.error({ err: error }, 'pruning webhook deliveries failed');
+    }
+  }
+
+  // --- continuous mode -------------------------------------------------------------------
+  let running = false;
+  let closed = false;
+  let loopDone: Promise<void> | undefined;
+  let wakeUp: (() => void) | undefined;
+  let finishedSinceClaim = 0;
+  const pendingResults: Result[] = [];
+  let flushing: Promise<void> | undefined;
+  const attempts = new Set<Promise<void>>();
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wakeUp = undefined;
+        resolve();
+      }
+      wakeUp = done;
+    });
+
+  // Results are recorded in batches: a flush starts on a later turn of the event loop (after
+  // every response already received has been handled) and one flush runs at a time.
+  let flushScheduled = false;
+  function flushSoon(): void {
+    if (flushScheduled || flushing) return;
+    flushScheduled = true;
+    setImmediate(flushNow);
+  }
+  function flushNow(): void {
+    flushScheduled = false;
+    if (flushing || pendingResults.length === 0) return;
+    const batch = pendingResults.splice(0, pendingResults.length);
+    flushing = record(batch)
+      .then(() => vacuum(batch.length))
+      .catch((error) => {
+        log?.error(
+          { err: error, count: batch.length },
+          'recording webhook results failed; leases will expire',
+        );
+      })
+      .finally(() => {
+        flushing = undefined;
+        if (pendingResults.length > 0) flushSoon();
+      });
+  }
+
+  function launch(delivery: Claimed): void {
+    const p: Promise<void> = attemptOne(delivery)
+      .then((result) => {
+        pendingResults.push(result);
+        flushSoon();
+      })
+      .catch((error) => {
+        // Not expected (an attempt reports every failure as a result); the lease will expire.
+        log?.error({ err: error, delivery_id: delivery.id }, 'webhook delivery attempt crashed');
+      })
+      .finally(() => {
+        attempts.delete(p);
+        finishedSinceClaim++;
+        if (finishedSinceClaim >= wakeAfterFinished || inflight.count === 0) wakeUp?.();
+      });
+    attempts.add(p);
+  }
+
+  async function loop(): Promise<void> {
+    while (running) {
+      if (shares.concurrency - inflight.count < wakeAfterFinished) {
+        await sleep(idlePollMs * 20); // woken as deliveries finish
+        continue;
+      }
+      let claimed: Claimed[];
+      let requested: number;
+      try {
+        finishedSinceClaim = 0;
+        requested = Math.min(batchSize, shares.concurrency - inflight.count);
+        claimed = await claim(requested);
+      } catch (error) {
+        log?.error({ err: error }, 'claiming webhook deliveries failed');
+        await sleep(1_000);
+        continue;
+      }
+      for (const delivery of claimed) launch(delivery);
+      if (!running) break;
+      // Fewer than asked for (nothing more due, or endpoints at their in-flight limit): sleep until
+      // the poll interval or until enough deliveries finish to make the next claim a batch.
+      // A full claim: claim again at once.
+      if (claimed.length < requested) {
+        await pruneWhenDue();
+        await sleep(idlePollMs);
+      } else await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  async function close(): Promise<void> {
+    if (closed) return;
+    closed = true;
+    await leases.close();
+    await agent.close();
+  }
+
+  return {
+    workerId,
+    claim,
+    deliver,
+    prune,
+    runOnce,
+    drain,
+    /** Starts the continuous loop. */
+    start(): void {
+      if (running || closed) return;
+      running = true;
+      log?.info(
+        { worker: workerId, lease_ms: leaseMs, renew_every_ms: renewEveryMs },
+        'webhook delivery worker started',
+      );
+      loopDone = loop();
+    },
+    /** Stops claiming, lets in-flight attempts finish (keeping their leases), records them, closes connections. */
+    async stop(): Promise<void> {
+      running = false;
+      wakeUp?.();
+      await loopDone;
+      await Promise.allSettled([...attempts]);
+      while (flushing || pendingResults.length > 0) {
+        if (!flushing) flushNow();
+        await flushing;
+      }
+      await close();
+    },
+    /** Closes the HTTP agent (runOnce users). */
+    close,
+  };
+}
+
+export type WebhookWorker = ReturnType<typeof createWebhookWorker>;
