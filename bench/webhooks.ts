@@ -14,6 +14,7 @@ import { createWebhookWorker } from '../src/domain/webhooks/delivery/worker.ts';
 import { createWebhooksService } from '../src/domain/webhooks/service.ts';
 import { secretKey, signatureHeader } from '../src/domain/webhooks/signing.ts';
 import { systemClock } from '../src/lib/clock.ts';
+import { createKeyring, generateKey, parseKey } from '../src/lib/encryption.ts';
 import type { BenchOptions } from './run.ts';
 
 const THROUGHPUT_EVENTS = 20_000;
@@ -121,7 +122,8 @@ async function measure(label: string, db: Db): Promise<void> {
     [`bench-${randomBytes(4).toString('hex')}`],
   );
   const institutionId = rows[0].id;
-  const service = createWebhooksService({ db, clock: systemClock, policy: { allowLoopback: true } });
+  const keyring = createKeyring(parseKey(generateKey())!);
+  const service = createWebhooksService({ db, clock: systemClock, policy: { allowLoopback: true }, keyring });
   await service.create(institutionId, { url: receiver.url });
 
   const http = await baseline(receiver, 10_000);
@@ -143,7 +145,7 @@ async function measure(label: string, db: Db): Promise<void> {
       );
     }
   });
-  const worker = createWebhookWorker({ db, clock: systemClock, policy: { allowLoopback: true } });
+  const worker = createWebhookWorker({ db, clock: systemClock, policy: { allowLoopback: true }, keyring });
   const started = performance.now();
   worker.start();
   await until(receiver, baseCount + THROUGHPUT_EVENTS);

@@ -3,6 +3,7 @@ import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { DatabaseInUseError, openDb } from './db/db.ts';
 import { migrate } from './db/migrate.ts';
+import { resealSecrets } from './domain/secrets/reseal.ts';
 import type { WebhookWorker } from './domain/webhooks/delivery/worker.ts';
 import { createServices } from './services.ts';
 
@@ -29,6 +30,8 @@ export async function serve(): Promise<void> {
   }
   await migrate(db);
   const services = createServices({ db, config });
+  // Secrets stored before encryption at rest, or under a rotated-out key, are sealed anew.
+  await resealSecrets(db, services.keyring);
   const firstToken = await services.operator.ensure();
   const app = await buildApp(services);
 

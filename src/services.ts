@@ -80,7 +80,7 @@ export function createServices(deps: ServiceDeps) {
   const departures = createDeparturesService(db, clock);
   const taxonomy = createTaxonomyService(db, clock);
   const policy = { allowLoopback: config.allowLoopbackOutbound };
-  const webhooks = createWebhooksService({ db, clock, policy });
+  const webhooks = createWebhooksService({ db, clock, policy, keyring });
   let webhookWorker: WebhookWorker | undefined;
   const rosterSync = createRosterSyncService(db, {
     departureHoldThreshold: config.departureHoldThreshold,
@@ -125,7 +125,7 @@ export function createServices(deps: ServiceDeps) {
      * built it, so it is handed over here rather than at construction.
      */
     webhookWorker(logger: WorkerLogger): WebhookWorker {
-      webhookWorker ??= createWebhookWorker({ db, clock, policy, logger });
+      webhookWorker ??= createWebhookWorker({ db, clock, policy, keyring, logger });
       return webhookWorker;
     },
     /** Releases what the services opened themselves (not the database, which the caller owns). */

@@ -59,14 +59,20 @@ describeEachDatabase(
       assert.equal((await ctx().admin('DELETE', `${base}/${endpoint.id}`)).statusCode, 404);
     });
 
-    test('the signing secret is kept as key material (needed to sign), never in responses after creation', async () => {
+    test('the signing secret is kept as key material (needed to sign), encrypted at rest, never in responses after creation', async () => {
       const tenant = await seedTenant(ctx(), { rosterSecret: false });
       const endpoint = await addEndpoint(ctx(), tenant, { url: 'http://127.0.0.1:9/hook' });
       const stored = await ctx().db.query<{ secret: string }>(
         'SELECT secret FROM webhook_endpoints WHERE id = $1',
         [endpoint.id],
       );
-      assert.equal(stored.rows[0].secret, endpoint.secret);
+      assert.notEqual(stored.rows[0].secret, endpoint.secret);
+      assert.equal(ctx().services.keyring.decrypt(stored.rows[0].secret), endpoint.secret);
+      const read = await ctx().admin(
+        'GET',
+        `/admin/v1/institutions/${tenant.slug}/webhook-endpoints/${endpoint.id}`,
+      );
+      assert.ok(!read.body.includes(endpoint.secret) && !read.body.includes('enc:v1'));
     });
 
     test('another institution cannot see or change an endpoint', async () => {

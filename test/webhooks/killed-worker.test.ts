@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_LEASE_MS } from '../../src/domain/webhooks/delivery/worker.ts';
 import { systemClock } from '../../src/lib/clock.ts';
-import { seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
+import { seedTenant, startTestApp, TEST_ENCRYPTION_KEY, type TestContext } from '../helpers/app.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { addEndpoint, emitEvent, testClock, workerFor } from '../helpers/webhooks.ts';
 
@@ -43,6 +43,7 @@ describe('a worker process killed mid-delivery [postgres]', { skip: !process.env
         WORKER_DATABASE_URL: process.env.TEST_DATABASE_URL,
         WORKER_SCHEMA: schema[0]?.s,
         WORKER_INSTITUTION_ID: tenant.institutionId,
+        WORKER_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
         WORKER_ATTEMPT_TIMEOUT_MS: '30000',
       },
       stdio: ['ignore', 'pipe', 'inherit'],

@@ -4,6 +4,7 @@
 import { createPostgresDb } from '../../src/db/db.ts';
 import { createWebhookWorker } from '../../src/domain/webhooks/delivery/worker.ts';
 import { systemClock } from '../../src/lib/clock.ts';
+import { createKeyring, parseKey } from '../../src/lib/encryption.ts';
 
 const env = (name: string): string => {
   const value = process.env[name];
@@ -20,6 +21,7 @@ const worker = createWebhookWorker({
   db,
   clock: systemClock,
   policy: { allowLoopback: true },
+  keyring: createKeyring(parseKey(env('WORKER_ENCRYPTION_KEY'))!),
   institutionIds: [env('WORKER_INSTITUTION_ID')],
   attemptTimeoutMs: Number(env('WORKER_ATTEMPT_TIMEOUT_MS')),
   // The default lease and renewal period unless set.

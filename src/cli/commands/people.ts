@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { loadConfig } from '../../config.ts';
 import { openDb } from '../../db/db.ts';
 import { migrate } from '../../db/migrate.ts';
-import { resealSecrets } from '../../domain/people/reseal.ts';
+import { resealSecrets } from '../../domain/secrets/reseal.ts';
 import { generateKey } from '../../lib/encryption.ts';
 import { keyringFromConfig } from '../../services.ts';
 import { type AdminCall, CliError } from '../admin-client.ts';

@@ -5,6 +5,7 @@
 import type { Db, Queryable } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
+import type { Keyring } from '../../lib/encryption.ts';
 import {
   checkOutboundUrl,
   type OutboundPolicy,
@@ -83,6 +84,8 @@ export interface WebhooksDeps {
   db: Db;
   clock: Clock;
   policy: OutboundPolicy;
+  /** Signing keys are stored encrypted with it (they must be usable again, so not hashed). */
+  keyring: Keyring;
   resolve?: Resolver;
 }
 
@@ -92,7 +95,7 @@ export interface Page {
 }
 
 export function createWebhooksService(deps: WebhooksDeps) {
-  const { db, clock, policy } = deps;
+  const { db, clock, policy, keyring } = deps;
   const resolve = deps.resolve ?? systemResolver;
 
   async function validUrl(url: unknown): Promise<string> {
@@ -171,7 +174,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
          VALUES ($1, $2, $4, $5::text[], $6, $7, CASE WHEN $6 THEN NULL ELSE $3::timestamptz END,
            CASE WHEN $6 THEN NULL ELSE 'disabled by an administrator' END, $3, $3)
          RETURNING ${cols('$3')}`,
-        [institutionId, url, now, description, types, enabled, secret],
+        [institutionId, url, now, description, types, enabled, keyring.encrypt(secret)],
       );
       return { ...rows[0], secret };
     },
@@ -246,7 +249,7 @@ export function createWebhooksService(deps: WebhooksDeps) {
         `UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_expires_at = $4,
            secret = $3, updated_at = $5
          WHERE institution_id = $1 AND id = $2 RETURNING id`,
-        [institutionId, id, secret, expires, now],
+        [institutionId, id, keyring.encrypt(secret), expires, now],
       );
       if (rows.length === 0) notFound();
       return { secret, previous_secret_expires_at: expires };

@@ -14,10 +14,12 @@
 // - On failure: a failed claim is logged and retried after a second; a failed recording is
 //   logged and its deliveries fall due again when their leases expire (at least once); an
 //   attempt never throws (every failure is an outcome).
+
 import { randomUUID } from 'node:crypto';
 import type dns from 'node:dns';
 import type { Db } from '../../../db/db.ts';
 import type { Clock } from '../../../lib/clock.ts';
+import { isSealed, type Keyring } from '../../../lib/encryption.ts';
 import type { OutboundPolicy } from '../../../lib/outbound-url.ts';
 import type { Outcome } from '../schedule.ts';
 import { attemptDelivery, createDeliveryAgent } from './attempt.ts';
@@ -41,6 +43,8 @@ export interface WebhookWorkerOptions {
   db: Db;
   clock: Clock;
   policy: OutboundPolicy;
+  /** Opens the signing keys, which are stored encrypted. */
+  keyring: Keyring;
   logger?: WorkerLogger;
   /** Deliveries in flight at once in this worker. */
   concurrency?: number;
@@ -84,6 +88,11 @@ export interface RunSummary {
   outcomes: Partial<Record<Outcome, number>>;
 }
 
+/** A stored signing key: sealed, or plaintext from before encryption at rest (re-sealed at start). */
+function openSecret(keyring: Keyring, stored: string): string {
+  return isSealed(stored) ? keyring.decrypt(stored) : stored;
+}
+
 export function createWebhookWorker(options: WebhookWorkerOptions) {
   const { db, clock, policy } = options;
   const attemptTimeoutMs = options.attemptTimeoutMs ?? 10_000;
@@ -115,7 +124,7 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
   /** Claims up to `limit` due deliveries, respecting the capacity classes. */
   async function claim(limit: number): Promise<Claimed[]> {
     const { now, loads } = inflight.loads();
-    return claimDeliveries(db, {
+    const claimed = await claimDeliveries(db, {
       now: clock.now(),
       limit,
       leaseMs,
@@ -123,6 +132,13 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
       shares,
       institutionIds,
     });
+    // Keys are opened here, in memory, for the attempt; they are never written back or logged.
+    for (const delivery of claimed) {
+      delivery.secret = openSecret(options.keyring, delivery.secret);
+      if (delivery.previous_secret)
+        delivery.previous_secret = openSecret(options.keyring, delivery.previous_secret);
+    }
+    return claimed;
   }
 
   /** One attempt under its lease; an attempt whose lease was lost counts only as an attempt line. */
