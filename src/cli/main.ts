@@ -10,6 +10,7 @@ import { registerInstitutionCommands } from './commands/institutions.ts';
 import { registerRunCommands } from './commands/runs.ts';
 import { registerTaxonomyCommands } from './commands/taxonomy.ts';
 import { registerWebhookCommands } from './commands/webhooks.ts';
+import { registerPushCommands } from './push/command.ts';
 
 const program = new Command('ssp')
   .description('Student-support platform integration service')
@@ -73,6 +74,7 @@ registerRunCommands(program, admin, print);
 registerHelpRequestCommands(program, admin, print);
 registerTaxonomyCommands(program, admin, print);
 registerWebhookCommands(program, admin, print);
+registerPushCommands(program);
 
 try {
   await program.parseAsync(process.argv);
