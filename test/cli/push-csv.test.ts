@@ -43,12 +43,26 @@ describe('ssp push from CSV files', () => {
     assert.match(taxonomy.stdout, /programs\.csv\s+programs\s+2\s+2/);
 
     write('roster.csv', [
-      ['email', 'student_id_ext', 'first_name', 'last_name', 'program_code', 'campus_name', 'first_in_family', 'start_date'],
+      [
+        'email',
+        'student_id_ext',
+        'first_name',
+        'last_name',
+        'program_code',
+        'campus_name',
+        'first_in_family',
+        'start_date',
+      ],
       ['mia@example.edu', 'S1', 'Mia', 'Chen', 'BN', 'City', 'true', '2026-02-23'],
       ['', 'S2', 'No', 'Email', 'BN', 'City', '', ''],
       ['sam@example.edu', 'S3', 'Sam', 'Lee', 'BSC', 'Riverside', 'false', ''],
     ]);
-    const roster = await sspPush(url, tenant.rosterSecret, dir, ['roster', '--cohort', tenant.cohortId, 'roster.csv']);
+    const roster = await sspPush(url, tenant.rosterSecret, dir, [
+      'roster',
+      '--cohort',
+      tenant.cohortId,
+      'roster.csv',
+    ]);
     assert.equal(roster.code, 2, 'some rows rejected');
     assert.match(roster.stdout, /roster\.csv\s+roster\s+3\s+2\s+0\s+0\s+1/);
     const errors = readErrorsCsv(path.join(dir, 'ssp-push-errors.csv'));
@@ -84,10 +98,20 @@ describe('ssp push from CSV files', () => {
     assert.equal(enrolments.code, 2, enrolments.stderr);
     assert.match(enrolments.stdout, /enrolments\.csv\s+enrolments\s+3\s+2\s+0\s+0\s+1/);
     const enrolErrors = readErrorsCsv(path.join(dir, 'ssp-push-errors.csv'));
-    assert.deepEqual(enrolErrors[1].slice(0, 5), ['enrolments.csv', '4', 'enrolments', 'student_id_ext', 'student_not_found']);
+    assert.deepEqual(enrolErrors[1].slice(0, 5), [
+      'enrolments.csv',
+      '4',
+      'enrolments',
+      'student_id_ext',
+      'student_not_found',
+    ]);
     const listed = await ctx.admin('GET', `/admin/v1/institutions/${tenant.slug}/enrolments`);
     assert.equal(listed.json().items.length, 2);
-    assert.equal(fs.existsSync(path.join(dir, '.ssp-push-state.json')), false, 'state removed after a finished push');
+    assert.equal(
+      fs.existsSync(path.join(dir, '.ssp-push-state.json')),
+      false,
+      'state removed after a finished push',
+    );
   });
 
   test('--dry-run prints tables of would-create, unknown codes, duplicates and bad dates, and writes nothing', async () => {
@@ -102,11 +126,20 @@ describe('ssp push from CSV files', () => {
         ['a@example.edu', 'A2', '', '', ''],
       ]),
     );
-    const result = await sspPush(url, tenant.rosterSecret, dir, ['roster', '--cohort', tenant.cohortId, '--dry-run', 'roster.csv']);
+    const result = await sspPush(url, tenant.rosterSecret, dir, [
+      'roster',
+      '--cohort',
+      tenant.cohortId,
+      '--dry-run',
+      'roster.csv',
+    ]);
     assert.equal(result.code, 2, result.stderr);
     assert.match(result.stdout, /would create/);
     assert.match(result.stdout, /roster\.csv\s+roster\s+3\s+2\s+0\s+0\s+1/);
-    assert.match(result.stdout, /Unknown program codes[^\n]*\n[^\n]*\n[^\n]*\n\s+NOPE\s+2\s+roster\.csv:2 roster\.csv:3/);
+    assert.match(
+      result.stdout,
+      /Unknown program codes[^\n]*\n[^\n]*\n[^\n]*\n\s+NOPE\s+2\s+roster\.csv:2 roster\.csv:3/,
+    );
     assert.match(result.stdout, /Unknown campus values[\s\S]*Moon\s+1\s+roster\.csv:2/);
     assert.match(result.stdout, /Duplicates[\s\S]*a@example\.edu\s+2\s+roster\.csv:2 roster\.csv:4/);
     assert.match(result.stdout, /Bad dates[\s\S]*roster\.csv:2\s+2026-02-30/);
@@ -121,19 +154,49 @@ describe('ssp push from CSV files', () => {
     const header = ['Email Address', 'Student Number', 'Given Name', 'Notes'];
     fs.writeFileSync(
       file,
-      csvText([header, ...Array.from({ length: 30 }, (_, i) => [`s${i}@example.edu`, `N${i}`, `G${i}`, 'x'])]),
+      csvText([
+        header,
+        ...Array.from({ length: 30 }, (_, i) => [`s${i}@example.edu`, `N${i}`, `G${i}`, 'x']),
+      ]),
     );
-    const map = ['--map', 'Email Address=email,Student Number=student_id_ext', '--map', 'Given Name=first_name', '--map', 'Notes='];
-    const first = await sspPush(url, tenant.rosterSecret, dir, ['roster', '--cohort', tenant.cohortId, ...map, '--page-size', '7', 'export.csv']);
+    const map = [
+      '--map',
+      'Email Address=email,Student Number=student_id_ext',
+      '--map',
+      'Given Name=first_name',
+      '--map',
+      'Notes=',
+    ];
+    const first = await sspPush(url, tenant.rosterSecret, dir, [
+      'roster',
+      '--cohort',
+      tenant.cohortId,
+      ...map,
+      '--page-size',
+      '7',
+      'export.csv',
+    ]);
     assert.equal(first.code, 0, first.stderr);
     assert.match(first.stdout, /export\.csv\s+roster\s+30\s+30\s+0\s+0\s+0\s+5/);
 
     // 29 of 30 still present: one departure, under the 10% hold threshold.
     fs.writeFileSync(
       file,
-      csvText([header, ...Array.from({ length: 29 }, (_, i) => [`s${i}@example.edu`, `N${i}`, `G${i}`, 'x'])]),
+      csvText([
+        header,
+        ...Array.from({ length: 29 }, (_, i) => [`s${i}@example.edu`, `N${i}`, `G${i}`, 'x']),
+      ]),
     );
-    const full = await sspPush(url, tenant.rosterSecret, dir, ['roster', '--cohort', tenant.cohortId, ...map, '--page-size', '7', '--full-sync', 'export.csv']);
+    const full = await sspPush(url, tenant.rosterSecret, dir, [
+      'roster',
+      '--cohort',
+      tenant.cohortId,
+      ...map,
+      '--page-size',
+      '7',
+      '--full-sync',
+      'export.csv',
+    ]);
     assert.equal(full.code, 0, full.stderr);
     assert.match(full.stdout, /Full sync ssp-push-[\w-]+: applied, 1 departed of 30/);
     const students = await ctx.admin('GET', `/admin/v1/institutions/${tenant.slug}/students?limit=100`);
@@ -147,11 +210,22 @@ describe('ssp push from CSV files', () => {
   test('no secret, or a wrong one: exit 1 with the reason', async () => {
     const tenant = await seedTenant(ctx);
     const dir = scratchDir();
-    fs.writeFileSync(path.join(dir, 'r.csv'), csvText([['email', 'student_id_ext'], ['a@example.edu', 'A']]));
+    fs.writeFileSync(
+      path.join(dir, 'r.csv'),
+      csvText([
+        ['email', 'student_id_ext'],
+        ['a@example.edu', 'A'],
+      ]),
+    );
     const none = await sspPush(url, undefined, dir, ['roster', '--cohort', tenant.cohortId, 'r.csv']);
     assert.equal(none.code, 1);
     assert.match(none.stderr, /SSP_ROSTER_SECRET/);
-    const wrong = await sspPush(url, 'ssp_roster_wrong', dir, ['roster', '--cohort', tenant.cohortId, 'r.csv']);
+    const wrong = await sspPush(url, 'ssp_roster_wrong', dir, [
+      'roster',
+      '--cohort',
+      tenant.cohortId,
+      'r.csv',
+    ]);
     assert.equal(wrong.code, 1);
     assert.match(wrong.stderr, /401 unauthorized/);
   });

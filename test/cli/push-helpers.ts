@@ -6,7 +6,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { Command } from 'commander';
 import yazl from 'yazl';
+import { registerPushCommands } from '../../src/cli/push/command.ts';
 
 const CLI = path.resolve('src/cli/main.ts');
 
@@ -17,7 +19,12 @@ export interface CliResult {
 }
 
 /** Runs `ssp --url <url> push ...` with the secret in SSP_ROSTER_SECRET, in `cwd`. */
-export function sspPush(url: string, secret: string | undefined, cwd: string, args: string[]): Promise<CliResult> {
+export function sspPush(
+  url: string,
+  secret: string | undefined,
+  cwd: string,
+  args: string[],
+): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
@@ -35,6 +42,39 @@ export function sspPush(url: string, secret: string | undefined, cwd: string, ar
   });
 }
 
+/**
+ * The same command in this process (no start-up cost): `ssp --url <url> push <args>`, with
+ * the errors CSV and the state file in `dir` unless the arguments name them.
+ */
+export async function pushInProcess(
+  url: string,
+  secret: string | undefined,
+  dir: string,
+  args: string[],
+): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  let code = -1;
+  const program = new Command('ssp').option('--url <url>').exitOverride();
+  registerPushCommands(
+    program,
+    {
+      out: { write: (text: string) => (stdout += text) },
+      err: { write: (text: string) => (stderr += text) },
+      env: { SSP_ROSTER_SECRET: secret },
+    },
+    (exit) => {
+      code = exit;
+    },
+  );
+  const extra = [
+    ...(args.includes('--errors') ? [] : ['--errors', path.join(dir, 'ssp-push-errors.csv')]),
+    ...(args.includes('--state') ? [] : ['--state', path.join(dir, '.ssp-push-state.json')]),
+  ];
+  await program.parseAsync(['node', 'ssp', '--url', url, 'push', ...args, ...extra]);
+  return { code, stdout, stderr };
+}
+
 export function scratchDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'ssp-push-'));
 }
@@ -45,7 +85,11 @@ export function readErrorsCsv(file: string): string[][] {
     .readFileSync(file, 'utf8')
     .trim()
     .split('\n')
-    .map((line) => line.match(/("([^"]|"")*"|[^,]*)(,|$)/g)!.map((c) => c.replace(/,$/, '').replace(/^"|"$/g, '').replace(/""/g, '"')))
+    .map((line) =>
+      line
+        .match(/("([^"]|"")*"|[^,]*)(,|$)/g)!
+        .map((c) => c.replace(/,$/, '').replace(/^"|"$/g, '').replace(/""/g, '"')),
+    )
     .map((cells) => cells.slice(0, 6));
 }
 
@@ -82,11 +126,16 @@ export async function startProxy(target: string): Promise<Proxy> {
       }
       const answer = await fetch(new URL(req.url!, target), {
         method: req.method,
-        headers: { authorization: req.headers.authorization ?? '', 'content-type': req.headers['content-type'] ?? '' },
+        headers: {
+          authorization: req.headers.authorization ?? '',
+          'content-type': req.headers['content-type'] ?? '',
+        },
         body: req.method === 'POST' ? Buffer.concat(chunks) : undefined,
       });
       if (req.method === 'POST') state.forwarded++;
-      res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
+      res.writeHead(answer.status, {
+        'content-type': answer.headers.get('content-type') ?? 'application/json',
+      });
       res.end(Buffer.from(await answer.arrayBuffer()));
     });
   });
@@ -123,7 +172,8 @@ export function oneRosterBundle(options: {
   missingFile?: string;
 }): Record<string, string> {
   const mode = options.mode ?? 'bulk';
-  const status = (i: number) => (options.tobedeleted?.includes(i) ? 'tobedeleted' : mode === 'delta' ? 'active' : '');
+  const status = (i: number) =>
+    options.tobedeleted?.includes(i) ? 'tobedeleted' : mode === 'delta' ? 'active' : '';
   const stamp = '2026-01-10T00:00:00.000Z';
   const files: Record<string, string> = {
     'orgs.csv': csvText([
@@ -134,39 +184,220 @@ export function oneRosterBundle(options: {
       ['org-nurs', '', stamp, 'Bachelor of Nursing', 'department', 'BN', 'org-uni'],
     ]),
     'academicSessions.csv': csvText([
-      ['sourcedId', 'status', 'dateLastModified', 'title', 'type', 'startDate', 'endDate', 'parentSourcedId', 'schoolYear'],
+      [
+        'sourcedId',
+        'status',
+        'dateLastModified',
+        'title',
+        'type',
+        'startDate',
+        'endDate',
+        'parentSourcedId',
+        'schoolYear',
+      ],
       ['as-2026', '', stamp, '2026', 'schoolYear', '2026-01-01', '2026-12-31', '', '2026'],
-      ['as-2026-s1', '', stamp, 'Semester 1, 2026', 'semester', '2026-02-23', '2026-06-19', 'as-2026', '2026'],
+      [
+        'as-2026-s1',
+        '',
+        stamp,
+        'Semester 1, 2026',
+        'semester',
+        '2026-02-23',
+        '2026-06-19',
+        'as-2026',
+        '2026',
+      ],
     ]),
     'courses.csv': csvText([
-      ['sourcedId', 'status', 'dateLastModified', 'schoolYearSourcedId', 'title', 'courseCode', 'grades', 'orgSourcedId', 'subjects', 'subjectCodes'],
+      [
+        'sourcedId',
+        'status',
+        'dateLastModified',
+        'schoolYearSourcedId',
+        'title',
+        'courseCode',
+        'grades',
+        'orgSourcedId',
+        'subjects',
+        'subjectCodes',
+      ],
       ['c-101', '', stamp, 'as-2026', 'Foundations of Nursing', 'NURS101', '', 'org-nurs', '', ''],
       ['c-102', '', stamp, 'as-2026', 'Anatomy', 'NURS102', '', 'org-city', '', ''],
     ]),
     'classes.csv': csvText([
-      ['sourcedId', 'status', 'dateLastModified', 'title', 'grades', 'courseSourcedId', 'classCode', 'classType', 'location', 'schoolSourcedId', 'termSourcedIds', 'subjects', 'subjectCodes', 'periods'],
-      ['cl-101-a', '', stamp, 'NURS101 A', '', 'c-101', 'A', 'scheduled', '', 'org-city', 'as-2026-s1', '', '', ''],
-      ['cl-102-a', '', stamp, 'NURS102 A', '', 'c-102', 'A', 'scheduled', '', 'org-city', 'as-2026-s1', '', '', ''],
+      [
+        'sourcedId',
+        'status',
+        'dateLastModified',
+        'title',
+        'grades',
+        'courseSourcedId',
+        'classCode',
+        'classType',
+        'location',
+        'schoolSourcedId',
+        'termSourcedIds',
+        'subjects',
+        'subjectCodes',
+        'periods',
+      ],
+      [
+        'cl-101-a',
+        '',
+        stamp,
+        'NURS101 A',
+        '',
+        'c-101',
+        'A',
+        'scheduled',
+        '',
+        'org-city',
+        'as-2026-s1',
+        '',
+        '',
+        '',
+      ],
+      [
+        'cl-102-a',
+        '',
+        stamp,
+        'NURS102 A',
+        '',
+        'c-102',
+        'A',
+        'scheduled',
+        '',
+        'org-city',
+        'as-2026-s1',
+        '',
+        '',
+        '',
+      ],
     ]),
   };
   const users: (string | number)[][] = [
-    ['sourcedId', 'status', 'dateLastModified', 'enabledUser', 'username', 'userIds', 'givenName', 'familyName', 'middleName', 'identifier', 'email', 'sms', 'phone', 'agentSourcedIds', 'grades', 'password', 'userMasterIdentifier', 'resourceSourcedIds', 'preferredGivenName', 'preferredMiddleName', 'preferredFamilyName', 'primaryOrgSourcedId', 'pronouns'],
-    ['t-1', status(-1), stamp, 'true', 'teacher1', '', 'Tess', 'Teacher', '', 'T1', 'tess@nbu.example.edu', '', '', '', '', '', '', '', '', '', '', 'org-city', ''],
+    [
+      'sourcedId',
+      'status',
+      'dateLastModified',
+      'enabledUser',
+      'username',
+      'userIds',
+      'givenName',
+      'familyName',
+      'middleName',
+      'identifier',
+      'email',
+      'sms',
+      'phone',
+      'agentSourcedIds',
+      'grades',
+      'password',
+      'userMasterIdentifier',
+      'resourceSourcedIds',
+      'preferredGivenName',
+      'preferredMiddleName',
+      'preferredFamilyName',
+      'primaryOrgSourcedId',
+      'pronouns',
+    ],
+    [
+      't-1',
+      status(-1),
+      stamp,
+      'true',
+      'teacher1',
+      '',
+      'Tess',
+      'Teacher',
+      '',
+      'T1',
+      'tess@nbu.example.edu',
+      '',
+      '',
+      '',
+      '',
+      '',
+      '',
+      '',
+      '',
+      '',
+      '',
+      'org-city',
+      '',
+    ],
   ];
   const roles: (string | number)[][] = [
-    ['sourcedId', 'status', 'dateLastModified', 'userSourcedId', 'roleType', 'role', 'beginDate', 'endDate', 'orgSourcedId', 'userProfileSourcedId'],
+    [
+      'sourcedId',
+      'status',
+      'dateLastModified',
+      'userSourcedId',
+      'roleType',
+      'role',
+      'beginDate',
+      'endDate',
+      'orgSourcedId',
+      'userProfileSourcedId',
+    ],
     ['r-t-1', '', stamp, 't-1', 'primary', 'teacher', '', '', 'org-city', ''],
   ];
   const enrollments: (string | number)[][] = [
-    ['sourcedId', 'status', 'dateLastModified', 'classSourcedId', 'schoolSourcedId', 'userSourcedId', 'role', 'primary', 'beginDate', 'endDate'],
+    [
+      'sourcedId',
+      'status',
+      'dateLastModified',
+      'classSourcedId',
+      'schoolSourcedId',
+      'userSourcedId',
+      'role',
+      'primary',
+      'beginDate',
+      'endDate',
+    ],
     ['e-t-1', '', stamp, 'cl-101-a', 'org-city', 't-1', 'teacher', 'true', '', ''],
   ];
   for (let i = 0; i < options.students; i++) {
     const campus = i % 2 === 0 ? 'org-city' : 'org-river';
-    users.push([`u-${i}`, status(i), stamp, 'true', `student${i}`, '', `Given${i}`, `Family${i}`, '', `S${i}`, `student${i}@nbu.example.edu`, '', '', '', '', '', '', '', '', '', '', campus, '']);
+    users.push([
+      `u-${i}`,
+      status(i),
+      stamp,
+      'true',
+      `student${i}`,
+      '',
+      `Given${i}`,
+      `Family${i}`,
+      '',
+      `S${i}`,
+      `student${i}@nbu.example.edu`,
+      '',
+      '',
+      '',
+      '',
+      '',
+      '',
+      '',
+      '',
+      '',
+      '',
+      campus,
+      '',
+    ]);
     roles.push([`r-${i}`, '', stamp, `u-${i}`, 'primary', 'student', '', '', campus, '']);
     roles.push([`r-${i}-p`, '', stamp, `u-${i}`, 'secondary', 'student', '', '', 'org-nurs', '']);
-    enrollments.push([`e-${i}`, status(i), stamp, i % 3 === 0 ? 'cl-102-a' : 'cl-101-a', campus, `u-${i}`, 'student', 'false', '', '']);
+    enrollments.push([
+      `e-${i}`,
+      status(i),
+      stamp,
+      i % 3 === 0 ? 'cl-102-a' : 'cl-101-a',
+      campus,
+      `u-${i}`,
+      'student',
+      'false',
+      '',
+      '',
+    ]);
   }
   files['users.csv'] = csvText(users);
   files['roles.csv'] = csvText(roles);
@@ -177,10 +408,19 @@ export function oneRosterBundle(options: {
     ['manifest.version', '1.0'],
     ['oneroster.version', '1.2'],
     ['source.systemName', 'Test SIS'],
-    ...['academicSessions', 'categories', 'classes', 'courses', 'demographics', 'enrollments', 'lineItems', 'orgs', 'results', 'users', 'roles'].map((f) => [
-      `file.${f}`,
-      listed.includes(f) ? mode : 'absent',
-    ]),
+    ...[
+      'academicSessions',
+      'categories',
+      'classes',
+      'courses',
+      'demographics',
+      'enrollments',
+      'lineItems',
+      'orgs',
+      'results',
+      'users',
+      'roles',
+    ].map((f) => [`file.${f}`, listed.includes(f) ? mode : 'absent']),
   ]);
   if (options.missingFile) delete files[`${options.missingFile}.csv`];
   return files;
@@ -194,7 +434,8 @@ export function writeFolder(dir: string, files: Record<string, string>): string 
 
 export async function writeZip(file: string, files: Record<string, string>, folder = ''): Promise<string> {
   const zip = new yazl.ZipFile();
-  for (const [name, content] of Object.entries(files)) zip.addBuffer(Buffer.from(content), `${folder}${name}`);
+  for (const [name, content] of Object.entries(files))
+    zip.addBuffer(Buffer.from(content), `${folder}${name}`);
   zip.end();
   await new Promise<void>((resolve, reject) => {
     const out = fs.createWriteStream(file);

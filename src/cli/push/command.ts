@@ -9,7 +9,7 @@ import { type CsvReadOptions, type Encoding, type FileSource, openCsv } from './
 import { DEFAULT_MAPPING, type OneRosterMapping, planOneRoster } from './oneroster.ts';
 import type { Item } from './pages.ts';
 import type { Progress } from './progress.ts';
-import { type Prepared, type PushJob, runPush } from './run.ts';
+import { type Prepared, type PushIo, type PushJob, type PushOptions, runPush } from './run.ts';
 import { PushStopped } from './send.ts';
 import { pushKey } from './state.ts';
 
@@ -126,7 +126,13 @@ async function csvJob(
   };
 }
 
-function pushOptions(program: Command, o: CommonOptions, key: Record<string, unknown>, files: string[]) {
+function optionsOf(
+  program: Command,
+  io: PushIo,
+  o: CommonOptions,
+  key: Record<string, unknown>,
+  files: string[],
+): PushOptions {
   const pageSize = o.pageSize === undefined ? undefined : Number(o.pageSize);
   if (pageSize !== undefined && !(Number.isInteger(pageSize) && pageSize > 0)) {
     throw new PushStopped('--page-size takes a positive whole number');
@@ -134,7 +140,7 @@ function pushOptions(program: Command, o: CommonOptions, key: Record<string, unk
   const attempts = Number(o.retries);
   return {
     url: program.opts().url as string,
-    secret: o.secret ?? process.env.SSP_ROSTER_SECRET,
+    secret: o.secret ?? io.env.SSP_ROSTER_SECRET,
     dryRun: o.dryRun === true,
     errorsPath: o.errors,
     statePath: o.state,
@@ -142,20 +148,31 @@ function pushOptions(program: Command, o: CommonOptions, key: Record<string, unk
     pageSize,
     attempts: Number.isInteger(attempts) && attempts > 0 ? attempts : 6,
     key: pushKey({ ...key, url: program.opts().url, pageSize, map: o.map, mapFile: o.mapFile }, files),
+    io,
   };
 }
 
-async function finish(run: () => Promise<number>): Promise<void> {
-  try {
-    process.exitCode = await run();
-  } catch (error) {
-    if (!(error instanceof PushStopped)) throw error;
-    process.stderr.write(`ssp push: ${error.message}\n`);
-    process.exitCode = 1;
-  }
-}
+const processIo: PushIo = { out: process.stdout, err: process.stderr, env: process.env };
 
-export function registerPushCommands(program: Command): void {
+export function registerPushCommands(
+  program: Command,
+  io: PushIo = processIo,
+  exit: (code: number) => void = (code) => {
+    process.exitCode = code;
+  },
+): void {
+  const pushOptions = (o: CommonOptions, key: Record<string, unknown>, files: string[]) =>
+    optionsOf(program, io, o, key, files);
+  const finish = async (run: () => Promise<number>): Promise<void> => {
+    try {
+      exit(await run());
+    } catch (error) {
+      if (!(error instanceof PushStopped)) throw error;
+      io.err.write(`ssp push: ${error.message}\n`);
+      exit(1);
+    }
+  };
+
   const push = program
     .command('push')
     .description('Push SIS exports (CSV files, OneRoster bundles) through the roster and enrolments feeds')
@@ -178,7 +195,7 @@ export function registerPushCommands(program: Command): void {
       if (!o.programs && !o.campuses) throw new PushStopped('give --programs and/or --campuses');
       const files = [o.programs, o.campuses].filter((f): f is string => !!f);
       return runPush(
-        pushOptions(program, o, { command: 'taxonomy', institution: o.institution }, files),
+        pushOptions(o, { command: 'taxonomy', institution: o.institution }, files),
         async (progress) => {
           const jobs: PushJob[] = [];
           if (o.programs) {
@@ -224,12 +241,9 @@ export function registerPushCommands(program: Command): void {
   ).action(async (file: string, o: CommonOptions & { cohort: string }) =>
     finish(() =>
       runPush(
-        pushOptions(
-          program,
-          o,
-          { command: 'roster', cohort: o.cohort, fullSync: o.fullSync, syncId: o.syncId },
-          [file],
-        ),
+        pushOptions(o, { command: 'roster', cohort: o.cohort, fullSync: o.fullSync, syncId: o.syncId }, [
+          file,
+        ]),
         async (progress) => ({
           jobs: [
             await csvJob(file, 'roster', o, progress, {
@@ -260,7 +274,6 @@ export function registerPushCommands(program: Command): void {
         if (!given.length) throw new PushStopped('give --terms, --units and/or --enrolments');
         return runPush(
           pushOptions(
-            program,
             o,
             { command: 'enrolments', institution: o.institution },
             given.map((k) => o[k]!),
@@ -369,7 +382,7 @@ export function registerPushCommands(program: Command): void {
         const bundleFiles = fs.statSync(location, { throwIfNoEntry: false })?.isDirectory()
           ? fs.readdirSync(location).map((f) => `${location}/${f}`)
           : [location];
-        return runPush(pushOptions(program, o, key, bundleFiles), async (progress): Promise<Prepared> => {
+        return runPush(pushOptions(o, key, bundleFiles), async (progress): Promise<Prepared> => {
           let bundle: Awaited<ReturnType<typeof openBundle>>;
           try {
             bundle = await openBundle(location);

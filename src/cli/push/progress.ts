@@ -2,6 +2,7 @@
 // one plain line per page when piped (logs and CI keep every line). The total is the file's
 // size in bytes, known before reading, so "time left" needs no counting pass over the file.
 import cliProgress from 'cli-progress';
+import type { Output } from './run.ts';
 
 export interface Progress {
   /** A new file starts; `bytes` is its size when known. */
@@ -15,10 +16,8 @@ export interface Progress {
   stop(): void;
 }
 
-export function createProgress(stream: NodeJS.WriteStream, options: { quiet?: boolean } = {}): Progress {
-  if (options.quiet)
-    return { start() {}, bytes() {}, page() {}, note: (m) => stream.write(`${m}\n`), stop() {} };
-  return stream.isTTY ? barProgress(stream) : lineProgress(stream);
+export function createProgress(stream: Output): Progress {
+  return stream.isTTY ? barProgress(stream as NodeJS.WriteStream) : lineProgress(stream);
 }
 
 function barProgress(stream: NodeJS.WriteStream): Progress {
@@ -63,7 +62,7 @@ function barProgress(stream: NodeJS.WriteStream): Progress {
   };
 }
 
-function lineProgress(stream: NodeJS.WriteStream): Progress {
+function lineProgress(stream: Output): Progress {
   let label = '';
   let size: number | undefined;
   let read = 0;

@@ -26,9 +26,17 @@ export interface PushOptions {
   attempts: number;
   /** Names the push for the resume state: same key, same push. */
   key: string;
-  out?: NodeJS.WriteStream;
-  err?: NodeJS.WriteStream;
+  io: PushIo;
 }
+
+/** Where a push writes; the process's streams, or a test's. */
+export interface PushIo {
+  out: Output;
+  err: Output;
+  env: Record<string, string | undefined>;
+}
+
+export type Output = { write(text: string): unknown; isTTY?: boolean };
 
 export interface PushJob {
   section: Section;
@@ -56,8 +64,7 @@ export async function runPush(
   options: PushOptions,
   prepare: (progress: Progress) => Promise<Prepared>,
 ): Promise<number> {
-  const out = options.out ?? process.stdout;
-  const err = options.err ?? process.stderr;
+  const { out, err } = options.io;
   const progress = createProgress(err);
   const fail = (message: string) => {
     progress.stop();
