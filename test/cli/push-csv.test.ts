@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
-import { csvText, readErrorsCsv, scratchDir, sspPush } from './push-helpers.ts';
+import { csvText, pushInProcess, readErrorsCsv, scratchDir, sspPush } from './push-helpers.ts';
 
 describe('ssp push from CSV files', () => {
   let ctx: TestContext;
@@ -30,7 +30,7 @@ describe('ssp push from CSV files', () => {
       ['BSC', 'Bachelor of Science', ''],
     ]);
     write('campuses.csv', [['name'], ['City'], ['Riverside']]);
-    const taxonomy = await sspPush(url, tenant.rosterSecret, dir, [
+    const taxonomy = await pushInProcess(url, tenant.rosterSecret, dir, [
       'taxonomy',
       '--institution',
       tenant.slug,
@@ -57,7 +57,7 @@ describe('ssp push from CSV files', () => {
       ['', 'S2', 'No', 'Email', 'BN', 'City', '', ''],
       ['sam@example.edu', 'S3', 'Sam', 'Lee', 'BSC', 'Riverside', 'false', ''],
     ]);
-    const roster = await sspPush(url, tenant.rosterSecret, dir, [
+    const roster = await pushInProcess(url, tenant.rosterSecret, dir, [
       'roster',
       '--cohort',
       tenant.cohortId,
@@ -84,7 +84,7 @@ describe('ssp push from CSV files', () => {
       ['', 'S3', 'NURS101', '2026-S1', ''],
       ['', 'S404', 'NURS101', '2026-S1', ''],
     ]);
-    const enrolments = await sspPush(url, tenant.rosterSecret, dir, [
+    const enrolments = await pushInProcess(url, tenant.rosterSecret, dir, [
       'enrolments',
       '--institution',
       tenant.slug,
@@ -126,7 +126,7 @@ describe('ssp push from CSV files', () => {
         ['a@example.edu', 'A2', '', '', ''],
       ]),
     );
-    const result = await sspPush(url, tenant.rosterSecret, dir, [
+    const result = await pushInProcess(url, tenant.rosterSecret, dir, [
       'roster',
       '--cohort',
       tenant.cohortId,
@@ -167,7 +167,7 @@ describe('ssp push from CSV files', () => {
       '--map',
       'Notes=',
     ];
-    const first = await sspPush(url, tenant.rosterSecret, dir, [
+    const first = await pushInProcess(url, tenant.rosterSecret, dir, [
       'roster',
       '--cohort',
       tenant.cohortId,
@@ -187,7 +187,7 @@ describe('ssp push from CSV files', () => {
         ...Array.from({ length: 29 }, (_, i) => [`s${i}@example.edu`, `N${i}`, `G${i}`, 'x']),
       ]),
     );
-    const full = await sspPush(url, tenant.rosterSecret, dir, [
+    const full = await pushInProcess(url, tenant.rosterSecret, dir, [
       'roster',
       '--cohort',
       tenant.cohortId,

@@ -44,7 +44,8 @@ export function sspPush(
 
 /**
  * The same command in this process (no start-up cost): `ssp --url <url> push <args>`, with
- * the errors CSV and the state file in `dir` unless the arguments name them.
+ * the errors CSV and the state file in `dir` unless the arguments name them, `dir` the
+ * working directory meanwhile.
  */
 export async function pushInProcess(
   url: string,
@@ -71,7 +72,14 @@ export async function pushInProcess(
     ...(args.includes('--errors') ? [] : ['--errors', path.join(dir, 'ssp-push-errors.csv')]),
     ...(args.includes('--state') ? [] : ['--state', path.join(dir, '.ssp-push-state.json')]),
   ];
-  await program.parseAsync(['node', 'ssp', '--url', url, 'push', ...args, ...extra]);
+  // Relative paths are read from `dir`, as a command run there would.
+  const cwd = process.cwd();
+  process.chdir(dir);
+  try {
+    await program.parseAsync(['node', 'ssp', '--url', url, 'push', ...args, ...extra]);
+  } finally {
+    process.chdir(cwd);
+  }
   return { code, stdout, stderr };
 }
 
