@@ -101,7 +101,7 @@ export function readErrorsCsv(file: string): string[][] {
     .map((cells) => cells.slice(0, 6));
 }
 
-export interface Proxy {
+export interface FaultyProxy {
   url: string;
   /** Page requests (POST) forwarded so far. */
   forwarded: number;
@@ -113,7 +113,7 @@ export interface Proxy {
 }
 
 /** A real HTTP proxy in front of the service, misbehaving on request. */
-export async function startProxy(target: string): Promise<Proxy> {
+export async function startProxy(target: string): Promise<FaultyProxy> {
   let limitOnce: number | undefined;
   let cutAfter = Infinity;
   const state = { forwarded: 0 };

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
-import { type Proxy, pushInProcess, scratchDir, startProxy } from './push-helpers.ts';
+import { type FaultyProxy, pushInProcess, scratchDir, startProxy } from './push-helpers.ts';
 
 function rosterFile(dir: string, rows: number): string {
   const file = path.join(dir, 'roster.csv');
@@ -28,7 +28,7 @@ function rosterFile(dir: string, rows: number): string {
 describe('ssp push: size, interruption and rate limits', () => {
   let ctx: TestContext;
   let url: string;
-  let proxy: Proxy;
+  let proxy: FaultyProxy;
   before(async () => {
     ctx = await startTestApp('pglite');
     url = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
