@@ -29,7 +29,7 @@ describe('ssp push oneroster', () => {
   test('a bulk bundle as a zip: taxonomy, calendar, units, roster, then enrolments (the real command)', async () => {
     const tenant = await seedTenant(ctx);
     const dir = scratchDir();
-    const zip = await writeZip(path.join(dir, 'export.zip'), oneRosterBundle({ students: 12 }), 'oneroster/');
+    await writeZip(path.join(dir, 'export.zip'), oneRosterBundle({ students: 12 }), 'oneroster/');
     const r = await sspPush(url, tenant.rosterSecret, dir, [
       'oneroster',
       '--institution',
