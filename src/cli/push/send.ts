@@ -2,12 +2,12 @@
 // page, one request at a time in file order, and reads every answer: counts into the report,
 // each row error into the errors CSV with its file and line. Pages the resume state records
 // as answered are skipped after checking that their rows are unchanged.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { FeedPost } from './feed-client.ts';
 import { type Item, lookahead, paginate } from './pages.ts';
 import type { Progress } from './progress.ts';
 import type { PushReport, RowOrigin, SectionTotals } from './report.ts';
-import { hashOf, type PushState } from './state.ts';
+import type { PushState } from './state.ts';
 
 export type Section = 'roster' | 'programs' | 'campuses' | 'terms' | 'units' | 'enrolments';
 
@@ -67,7 +67,9 @@ export async function pushSection(ctx: PushContext, job: SectionJob): Promise<Se
   let sentAny = false;
   for await (const { page, isLast } of lookahead(paginate(job.items, size, onProblem))) {
     totals.pages++;
-    const hash = hashOf(page.rows);
+    // The rows are serialised once: their hash for the resume state, and the request body.
+    const rowsJson = JSON.stringify(page.rows);
+    const hash = createHash('sha256').update(rowsJson).digest('hex');
     const done = ctx.state.donePage(job.stream, page.n);
     rowsSoFar += page.rows.length;
     if (done) {
@@ -83,15 +85,16 @@ export async function pushSection(ctx: PushContext, job: SectionJob): Promise<Se
       continue;
     }
     const final = syncId ? await isLast() : false;
-    const body =
+    const envelope =
       job.section === 'roster'
         ? {
             cohort_id: job.cohortId,
-            students: page.rows,
             dry_run: ctx.dryRun,
             ...(syncId ? { sync_id: syncId, final_page: final } : {}),
           }
-        : { institution: job.institution, dry_run: ctx.dryRun, [job.section]: page.rows };
+        : { institution: job.institution, dry_run: ctx.dryRun };
+    const key = job.section === 'roster' ? 'students' : job.section;
+    const body = `${JSON.stringify(envelope).slice(0, -1)},${JSON.stringify(key)}:${rowsJson}}`;
     const answer = await ctx.post(job.section === 'roster' ? '/api/sis/sync' : '/api/sis/enrolments', body);
     sentAny = true;
     const counts =
