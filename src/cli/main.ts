@@ -12,6 +12,7 @@ import { registerPeopleCommands } from './commands/people.ts';
 import { registerRunCommands } from './commands/runs.ts';
 import { registerTaxonomyCommands } from './commands/taxonomy.ts';
 import { registerWebhookCommands } from './commands/webhooks.ts';
+import { registerPushCommands } from './push/command.ts';
 
 const program = new Command('ssp')
   .description('Student-support platform integration service')
@@ -77,6 +78,7 @@ registerTaxonomyCommands(program, admin, print);
 registerWebhookCommands(program, admin, print);
 registerPeopleCommands(program, admin, print);
 registerDevIdpCommand(program);
+registerPushCommands(program);
 
 try {
   await program.parseAsync(process.argv);

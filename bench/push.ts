@@ -1,0 +1,259 @@
+// Benchmark: `ssp push roster` of a 100,000-row CSV (parsed, paged by 5000 and pushed by the
+// real command, in a process of its own) against the service's own time for the same pages
+// (the same 20 bodies, built beforehand, posted one after the other). Both are timed by the
+// server, from the first request's arrival to the last response, so the CLI's start-up is
+// reported apart. The client's peak RSS is read from /proc while it runs, for 100,000 rows and
+// for 500,000 (dry run), to show it does not grow with the file. PostgreSQL when DATABASE_URL
+// is set (a scratch schema, dropped afterwards), else PGlite.
+//
+//   DATABASE_URL=postgres://... npm run bench -- push
+
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Agent, request } from 'undici';
+import { buildApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import type { Db } from '../src/db/db.ts';
+import { openScratchPglite, openScratchPostgres } from '../src/db/scratch.ts';
+import { createServices } from '../src/services.ts';
+import type { BenchOptions } from './run.ts';
+
+const ROWS = Number(process.env.BENCH_PUSH_ROWS ?? 100_000);
+const BIG_ROWS = Number(process.env.BENCH_PUSH_BIG_ROWS ?? 500_000);
+const PAGE = 5000;
+const CLI = path.resolve('src/cli/main.ts');
+
+const row = (i: number, tag: string) => ({
+  email: `${tag}${i}@example.edu`,
+  student_id_ext: `${tag.toUpperCase()}${i}`,
+  first_name: `Given${i}`,
+  last_name: `Family${i}`,
+  start_date: '2026-02-23',
+});
+
+function writeCsv(file: string, rows: number, tag: string): void {
+  const fd = fs.openSync(file, 'w');
+  fs.writeSync(fd, 'email,student_id_ext,first_name,last_name,start_date\n');
+  let chunk = '';
+  for (let i = 0; i < rows; i++) {
+    const r = row(i, tag);
+    chunk += `${r.email},${r.student_id_ext},${r.first_name},${r.last_name},${r.start_date}\n`;
+    if (chunk.length > 1 << 20) {
+      fs.writeSync(fd, chunk);
+      chunk = '';
+    }
+  }
+  fs.writeSync(fd, chunk);
+  fs.closeSync(fd);
+}
+
+async function seed(db: Db, slug: string) {
+  const { rows } = await db.query<{ id: string }>(
+    'INSERT INTO institutions (slug, name) VALUES ($1, $1) RETURNING id',
+    [slug],
+  );
+  const cohort = await db.query<{ id: string }>(
+    'INSERT INTO cohorts (institution_id, name) VALUES ($1, $2) RETURNING id',
+    [rows[0].id, 'Bench cohort'],
+  );
+  return { id: rows[0].id, slug, cohortId: cohort.rows[0].id };
+}
+
+/** Runs the CLI, polling its peak RSS (VmHWM) until it exits. */
+function runCli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; ms: number; peakMb: number; out: string }> {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    let peak = 0;
+    const poll = setInterval(() => {
+      try {
+        const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
+        const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+        peak = Math.max(peak, kb);
+      } catch {
+        // exited between polls
+      }
+    }, 50);
+    child.on('exit', (code) => {
+      clearInterval(poll);
+      resolve({ code: code ?? 1, ms: performance.now() - started, peakMb: peak / 1024, out });
+    });
+  });
+}
+
+async function benchOne(kind: 'pglite' | 'postgres', databaseUrl?: string): Promise<void> {
+  const db =
+    kind === 'pglite'
+      ? await openScratchPglite()
+      : await openScratchPostgres(databaseUrl!, { prefix: 'bench_push' });
+  const services = createServices({
+    db,
+    config: {
+      ...loadConfig({ LOG_LEVEL: 'silent' }),
+      rosterRateLimitPerMinute: 1_000_000,
+      runWorkers: false,
+    },
+  });
+  const app = await buildApp(services, { logger: false });
+  // The server's own clock: first request in, last response out.
+  const window = { first: 0, last: 0, requests: 0 };
+  app.addHook('onRequest', async () => {
+    if (window.requests++ === 0) window.first = performance.now();
+  });
+  app.addHook('onResponse', async () => {
+    window.last = performance.now();
+  });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ssp-bench-push-'));
+  const agent = new Agent({ keepAliveTimeout: 30_000 });
+  try {
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    const baseline = await seed(db, 'bench-push-baseline');
+    const client = await seed(db, 'bench-push-client');
+    const big = await seed(db, 'bench-push-big');
+    const secrets = {
+      baseline: (await services.rosterSecrets.issue(baseline.id, baseline.slug)).secret,
+      client: (await services.rosterSecrets.issue(client.id, client.slug)).secret,
+      big: (await services.rosterSecrets.issue(big.id, big.slug)).secret,
+    };
+    const file = path.join(dir, 'roster.csv');
+    writeCsv(file, ROWS, 'c');
+    const bigFile = path.join(dir, 'big.csv');
+    writeCsv(bigFile, BIG_ROWS, 'b');
+    process.stdout.write(
+      `  ${ROWS} rows (${(fs.statSync(file).size / 1e6).toFixed(1)} MB of CSV), pages of ${PAGE}; ${BIG_ROWS} rows (${(fs.statSync(bigFile).size / 1e6).toFixed(1)} MB) for memory\n`,
+    );
+
+    // The server's own time: the same rows as prebuilt JSON bodies, one page after another.
+    const bodies: string[] = [];
+    for (let start = 0; start < ROWS; start += PAGE) {
+      const students = Array.from({ length: Math.min(PAGE, ROWS - start) }, (_, k) => row(start + k, 'c'));
+      bodies.push(JSON.stringify({ cohort_id: baseline.cohortId, students }));
+    }
+    window.requests = 0;
+    for (const body of bodies) {
+      const res = await request(`${url}/api/sis/sync`, {
+        method: 'POST',
+        dispatcher: agent,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${secrets.baseline}` },
+        body,
+      });
+      const text = await res.body.text();
+      if (res.statusCode !== 200) throw new Error(`${res.statusCode} ${text.slice(0, 200)}`);
+    }
+    const serverMs = window.last - window.first;
+    bodies.length = 0;
+
+    // The real command on the CSV file.
+    window.requests = 0;
+    const cli = await runCli(
+      [
+        '--url',
+        url,
+        'push',
+        'roster',
+        '--cohort',
+        client.cohortId,
+        '--state',
+        path.join(dir, 'state.json'),
+        '--errors',
+        path.join(dir, 'errors.csv'),
+        file,
+      ],
+      { SSP_ROSTER_SECRET: secrets.client },
+    );
+    if (cli.code !== 0) throw new Error(`ssp push exited ${cli.code}: ${cli.out.slice(-500)}`);
+    const clientMs = window.last - window.first;
+    const startup = cli.ms - clientMs;
+
+    const bigRun = await runCli(
+      [
+        '--url',
+        url,
+        'push',
+        'roster',
+        '--dry-run',
+        '--cohort',
+        big.cohortId,
+        '--errors',
+        path.join(dir, 'errors-big.csv'),
+        bigFile,
+      ],
+      { SSP_ROSTER_SECRET: secrets.big },
+    );
+    if (bigRun.code !== 0) throw new Error(`ssp push (big) exited ${bigRun.code}: ${bigRun.out.slice(-500)}`);
+    const idle = await runCli(['push', '--help'], {});
+
+    const ratio = clientMs / serverMs;
+    const rows = [
+      ['service alone: 20 prebuilt pages', serverMs, ROWS / (serverMs / 1000), '', '1.00'],
+      [
+        'ssp push roster (CSV -> pages -> HTTP)',
+        clientMs,
+        ROWS / (clientMs / 1000),
+        cli.peakMb.toFixed(1),
+        ratio.toFixed(2),
+      ],
+      [
+        `ssp push roster --dry-run, ${BIG_ROWS} rows`,
+        bigRun.ms,
+        BIG_ROWS / (bigRun.ms / 1000),
+        bigRun.peakMb.toFixed(1),
+        '',
+      ],
+      ['ssp push --help (start-up only)', idle.ms, 0, idle.peakMb.toFixed(1), ''],
+    ];
+    process.stdout.write(
+      '  run                                         ms   rows/s   client peak RSS MB   x service\n',
+    );
+    for (const [name, ms, rate, rss, x] of rows) {
+      process.stdout.write(
+        `  ${String(name).padEnd(40)} ${Number(ms).toFixed(0).padStart(7)} ${Number(rate).toFixed(0).padStart(8)} ${String(rss).padStart(20)} ${String(x).padStart(11)}\n`,
+      );
+    }
+    process.stdout.write(
+      `  the command's own start-up (process, imports) adds ${startup.toFixed(0)} ms before its first request\n`,
+    );
+    process.stdout.write(
+      `  ${ratio <= 1.3 ? 'meets' : 'MISSES'} the target: within 1.3x of the service's own time (${ratio.toFixed(2)}x)\n`,
+    );
+    const peak = Math.max(cli.peakMb, bigRun.peakMb);
+    process.stdout.write(
+      `  ${peak < 100 ? 'meets' : 'MISSES'} the memory target: client peak RSS under 100 MB (${cli.peakMb.toFixed(1)} MB for ${ROWS} rows, ${bigRun.peakMb.toFixed(1)} MB for ${BIG_ROWS})\n`,
+    );
+    process.stdout.write(
+      `  load average: ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}\n`,
+    );
+  } finally {
+    await agent.close();
+    await app.close();
+    await services.close();
+    await db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function run(options: BenchOptions): Promise<void> {
+  if (options.databaseUrl) {
+    process.stdout.write('--- postgres ---\n');
+    await benchOne('postgres', options.databaseUrl);
+  } else {
+    process.stdout.write('--- pglite (set DATABASE_URL for PostgreSQL) ---\n');
+    await benchOne('pglite');
+  }
+}

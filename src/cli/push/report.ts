@@ -1,0 +1,211 @@
+// What a push did, gathered page by page and printed at the end as plain-text tables; and the
+// errors CSV, written as rejected rows arrive (streamed, so a file of 500,000 bad rows costs
+// no memory), each naming the original file and line.
+import fs from 'node:fs';
+
+export interface RowOrigin {
+  file: string;
+  line: number;
+}
+
+export interface SectionTotals {
+  label: string;
+  file: string;
+  received: number;
+  created: number;
+  updated: number;
+  unchanged: number;
+  rejected: number;
+  /** Pages skipped because an interrupted run had already sent them. */
+  resumedPages: number;
+  pages: number;
+}
+
+interface ValueRows {
+  value: string;
+  count: number;
+  where: string[];
+}
+
+const KEEP_PLACES = 5;
+const KEEP_LIST = 50;
+
+export class PushReport {
+  readonly dryRun: boolean;
+  readonly sections: SectionTotals[] = [];
+  readonly unknownPrograms = new Map<string, ValueRows>();
+  readonly unknownCampuses = new Map<string, ValueRows>();
+  readonly duplicates = new Map<string, ValueRows>();
+  readonly badDates: { where: string; value: string }[] = [];
+  badDateCount = 0;
+  readonly fullSyncs: Record<string, unknown>[] = [];
+  readonly notes: string[] = [];
+  errorCount = 0;
+  private errors: fs.WriteStream | undefined;
+  private readonly errorsPath: string;
+  private readonly appendErrors: boolean;
+
+  constructor(options: { dryRun: boolean; errorsPath: string; appendErrors: boolean }) {
+    this.dryRun = options.dryRun;
+    this.errorsPath = options.errorsPath;
+    this.appendErrors = options.appendErrors;
+  }
+
+  section(label: string, file: string): SectionTotals {
+    const totals: SectionTotals = {
+      label,
+      file,
+      received: 0,
+      created: 0,
+      updated: 0,
+      unchanged: 0,
+      rejected: 0,
+      resumedPages: 0,
+      pages: 0,
+    };
+    this.sections.push(totals);
+    return totals;
+  }
+
+  /** One rejected row (or one of its problems) into the errors CSV. */
+  rowError(origin: RowOrigin, section: string, code: string, message: string, column = ''): void {
+    this.errorCount++;
+    if (!this.errors) {
+      const exists = this.appendErrors && fs.existsSync(this.errorsPath);
+      this.errors = fs.createWriteStream(this.errorsPath, { flags: this.appendErrors ? 'a' : 'w' });
+      if (!exists) this.errors.write('file,line,section,column,code,message\n');
+    }
+    this.errors.write(
+      `${[origin.file, String(origin.line), section, column, code, message].map(csvCell).join(',')}\n`,
+    );
+  }
+
+  addValue(into: Map<string, ValueRows>, value: string, places: RowOrigin[]): void {
+    const key = value.toLowerCase();
+    let entry = into.get(key);
+    if (!entry) {
+      if (into.size >= KEEP_LIST * 20) return;
+      entry = { value, count: 0, where: [] };
+      into.set(key, entry);
+    }
+    entry.count += places.length;
+    for (const p of places) if (entry.where.length < KEEP_PLACES) entry.where.push(`${p.file}:${p.line}`);
+  }
+
+  badDate(origin: RowOrigin, value: string): void {
+    this.badDateCount++;
+    if (this.badDates.length < KEEP_LIST)
+      this.badDates.push({ where: `${origin.file}:${origin.line}`, value });
+  }
+
+  async close(): Promise<void> {
+    const stream = this.errors;
+    if (!stream) return;
+    await new Promise<void>((resolve, reject) =>
+      stream.end((error?: Error | null) => (error ? reject(error) : resolve())),
+    );
+  }
+
+  get errorsFile(): string | undefined {
+    return this.errors ? this.errorsPath : undefined;
+  }
+
+  /** The readable report. */
+  render(): string {
+    const out: string[] = [];
+    const would = this.dryRun;
+    out.push(
+      table(
+        [
+          'file',
+          'feed',
+          'rows',
+          would ? 'would create' : 'created',
+          would ? 'would update' : 'updated',
+          'unchanged',
+          'rejected',
+          'pages',
+        ],
+        this.sections.map((s) => [
+          s.file,
+          s.label,
+          s.received,
+          s.created,
+          s.updated,
+          s.unchanged,
+          s.rejected,
+          s.resumedPages ? `${s.pages} (${s.resumedPages} sent before)` : s.pages,
+        ]),
+      ),
+    );
+    const valueTable = (title: string, map: Map<string, ValueRows>) => {
+      if (!map.size) return;
+      const rows = [...map.values()].sort((a, b) => b.count - a.count);
+      out.push(
+        `\n${title} (${rows.length}):`,
+        table(
+          ['value', 'rows', 'first places'],
+          rows.slice(0, KEEP_LIST).map((r) => [r.value, r.count, r.where.join(' ')]),
+        ),
+      );
+      if (rows.length > KEEP_LIST) out.push(`  … and ${rows.length - KEEP_LIST} more`);
+    };
+    valueTable(
+      'Unknown program codes (these rows import with the program unset or kept)',
+      this.unknownPrograms,
+    );
+    valueTable(
+      'Unknown campus values (these rows import with the campus unset or kept)',
+      this.unknownCampuses,
+    );
+    valueTable('Duplicates within a page (the first row counts, the others are rejected)', this.duplicates);
+    if (this.badDateCount) {
+      out.push(
+        `\nBad dates (ignored, the row still imports) (${this.badDateCount}):`,
+        table(
+          ['place', 'value'],
+          this.badDates.map((d) => [d.where, d.value]),
+        ),
+      );
+      if (this.badDateCount > this.badDates.length)
+        out.push(`  … and ${this.badDateCount - this.badDates.length} more`);
+    }
+    for (const sync of this.fullSyncs) {
+      out.push(
+        `\nFull sync ${sync.sync_id}: ${
+          sync.status === 'held'
+            ? `HELD: ${sync.departures} departures exceed the threshold (${sync.threshold} of ${sync.cohort_size}); an admin confirms or discards them (ssp full-syncs)`
+            : would
+              ? `would depart ${sync.would_depart ?? 0} of ${sync.cohort_size ?? '?'}${sync.would_hold ? ' (would be held for an admin)' : ''}`
+              : `${sync.status}, ${sync.departures ?? 0} departed of ${sync.cohort_size ?? '?'}`
+        }`,
+      );
+    }
+    for (const note of this.notes) out.push(`\n${note}`);
+    if (this.errorCount) {
+      out.push(
+        `\n${this.errorCount} row problems written to ${this.errorsPath} (file, line, section, column, code, message)`,
+      );
+    }
+    return `${out.join('\n')}\n`;
+  }
+}
+
+function csvCell(value: string): string {
+  return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+}
+
+export function table(head: string[], rows: (string | number)[][]): string {
+  const cells = [
+    head,
+    ...rows.map((r) => r.map((c) => (typeof c === 'number' ? c.toLocaleString('en') : c))),
+  ];
+  const widths = head.map((_, i) => Math.max(...cells.map((r) => String(r[i] ?? '').length)));
+  const isNumber = (i: number) => rows.length > 0 && rows.every((r) => typeof r[i] === 'number');
+  const line = (r: (string | number)[]) =>
+    `  ${r
+      .map((c, i) => (isNumber(i) ? String(c).padStart(widths[i]) : String(c).padEnd(widths[i])))
+      .join('  ')
+      .trimEnd()}`;
+  return [line(cells[0]), line(widths.map((w) => '-'.repeat(w))), ...cells.slice(1).map(line)].join('\n');
+}

@@ -1,0 +1,209 @@
+// Sends one stream of rows (a cohort's roster, or one section of the enrolments feed) page by
+// page, one request at a time in file order, and reads every answer: counts into the report,
+// each row error into the errors CSV with its file and line. Pages the resume state records
+// as answered are skipped after checking that their rows are unchanged.
+import { createHash, randomBytes } from 'node:crypto';
+import type { FeedPost } from './feed-client.ts';
+import { type Item, lookahead, paginate } from './pages.ts';
+import type { Progress } from './progress.ts';
+import type { PushReport, RowOrigin, SectionTotals } from './report.ts';
+import type { PushState } from './state.ts';
+
+export type Section = 'roster' | 'programs' | 'campuses' | 'terms' | 'units' | 'enrolments';
+
+/** The feeds' limits per request (docs/roster-sync.md, docs/enrolments.md). */
+export const PAGE_LIMITS: Record<Section, number> = {
+  roster: 5000,
+  programs: 1000,
+  campuses: 200,
+  terms: 500,
+  units: 5000,
+  enrolments: 5000,
+};
+
+export interface PushContext {
+  post: FeedPost;
+  state: PushState;
+  report: PushReport;
+  progress: Progress;
+  dryRun: boolean;
+  /** Lower than the feed's limit to send smaller pages. */
+  pageSize?: number;
+}
+
+export interface SectionJob {
+  section: Section;
+  /** Key of this stream in the resume state. */
+  stream: string;
+  label: string;
+  file: string;
+  items: AsyncIterable<Item>;
+  /** roster */
+  cohortId?: string;
+  fullSync?: { syncId?: string };
+  /** enrolments feed */
+  institution?: string;
+}
+
+export class PushStopped extends Error {}
+
+export async function pushSection(ctx: PushContext, job: SectionJob): Promise<SectionTotals> {
+  const totals = ctx.report.section(job.label, job.file);
+  const size = Math.min(PAGE_LIMITS[job.section], ctx.pageSize ?? Infinity);
+  const onProblem = (item: Item) => {
+    totals.received++;
+    totals.rejected++;
+    const p = item.problem!;
+    ctx.report.rowError(item.origin, job.section, p.code, p.message, p.column ?? '');
+  };
+  const syncId =
+    job.fullSync &&
+    (job.fullSync.syncId ??
+      ctx.state.syncId(
+        job.stream,
+        () => `ssp-push-${new Date().toISOString().slice(0, 10)}-${randomBytes(4).toString('hex')}`,
+      ));
+  let rowsSoFar = 0;
+  let sentAny = false;
+  for await (const { page, isLast } of lookahead(paginate(job.items, size, onProblem))) {
+    totals.pages++;
+    // The rows are serialised once: their hash for the resume state, and the request body.
+    const rowsJson = JSON.stringify(page.rows);
+    const hash = createHash('sha256').update(rowsJson).digest('hex');
+    const done = ctx.state.donePage(job.stream, page.n);
+    rowsSoFar += page.rows.length;
+    if (done) {
+      if (done.hash !== hash || done.rows !== page.rows.length) {
+        throw new PushStopped(
+          `${job.file}: page ${page.n} differs from the page sent before the interruption (the file changed); ` +
+            'pass --restart to push it again from the start',
+        );
+      }
+      totals.resumedPages++;
+      addCounts(totals, done.counts);
+      ctx.progress.page(rowsSoFar, page.n, true);
+      continue;
+    }
+    const final = syncId ? await isLast() : false;
+    const envelope =
+      job.section === 'roster'
+        ? {
+            cohort_id: job.cohortId,
+            dry_run: ctx.dryRun,
+            ...(syncId ? { sync_id: syncId, final_page: final } : {}),
+          }
+        : { institution: job.institution, dry_run: ctx.dryRun };
+    const key = job.section === 'roster' ? 'students' : job.section;
+    const body = `${JSON.stringify(envelope).slice(0, -1)},${JSON.stringify(key)}:${rowsJson}}`;
+    const answer = await ctx.post(job.section === 'roster' ? '/api/sis/sync' : '/api/sis/enrolments', body);
+    sentAny = true;
+    const counts =
+      job.section === 'roster'
+        ? readRosterAnswer(ctx, job, page.origins, answer)
+        : readEnrolmentsAnswer(ctx, job, page.origins, answer);
+    addCounts(totals, counts);
+    if (!ctx.dryRun) ctx.state.recordPage(job.stream, { n: page.n, rows: page.rows.length, hash, counts });
+    ctx.progress.page(rowsSoFar, page.n, false);
+  }
+  if (syncId && !sentAny && totals.pages === 0) {
+    throw new PushStopped(
+      `${job.file}: no rows to push; a full sync with nothing in it would depart the whole cohort, so nothing was sent`,
+    );
+  }
+  return totals;
+}
+
+function addCounts(totals: SectionTotals, counts: Record<string, number>): void {
+  totals.received += counts.received ?? 0;
+  totals.created += counts.created ?? 0;
+  totals.updated += counts.updated ?? 0;
+  totals.unchanged += counts.unchanged ?? 0;
+  totals.rejected += counts.rejected ?? 0;
+}
+
+const num = (v: unknown) => (typeof v === 'number' ? v : 0);
+const arr = (v: unknown) => (Array.isArray(v) ? v : []);
+
+function origin(origins: RowOrigin[], row: unknown): RowOrigin {
+  return (typeof row === 'number' && origins[row]) || { file: origins[0]?.file ?? '?', line: 0 };
+}
+
+function readRosterAnswer(
+  ctx: PushContext,
+  job: SectionJob,
+  origins: RowOrigin[],
+  answer: Record<string, unknown>,
+): Record<string, number> {
+  const errors = arr(answer.errors) as { row?: unknown; message?: unknown }[];
+  for (const e of errors) {
+    ctx.report.rowError(origin(origins, e.row), 'roster', 'rejected', String(e.message ?? ''));
+  }
+  const report = ctx.report;
+  for (const u of arr(answer.unknown_program_codes) as { value: string; rows: number[] }[]) {
+    report.addValue(
+      report.unknownPrograms,
+      u.value,
+      arr(u.rows).map((r) => origin(origins, r)),
+    );
+  }
+  for (const u of arr(answer.unknown_campus_values) as { value: string; rows: number[] }[]) {
+    report.addValue(
+      report.unknownCampuses,
+      u.value,
+      arr(u.rows).map((r) => origin(origins, r)),
+    );
+  }
+  for (const key of ['duplicate_emails', 'duplicate_student_id_exts']) {
+    for (const u of arr(answer[key]) as { value: string; rows: number[] }[]) {
+      report.addValue(
+        report.duplicates,
+        u.value,
+        arr(u.rows).map((r) => origin(origins, r)),
+      );
+    }
+  }
+  for (const d of arr(answer.bad_dates) as { row: number; value: string }[])
+    report.badDate(origin(origins, d.row), d.value);
+  const fullSync = answer.full_sync as Record<string, unknown> | undefined;
+  if (fullSync?.final_page) report.fullSyncs.push({ ...fullSync, cohort: job.cohortId });
+  const received = num(answer.received);
+  if (ctx.dryRun) {
+    return {
+      received,
+      created: num(answer.would_create),
+      updated: num(answer.would_update),
+      rejected: errors.length,
+    };
+  }
+  return { received, created: num(answer.created), updated: num(answer.updated), rejected: errors.length };
+}
+
+function readEnrolmentsAnswer(
+  ctx: PushContext,
+  job: SectionJob,
+  origins: RowOrigin[],
+  answer: Record<string, unknown>,
+): Record<string, number> {
+  for (const e of arr(answer.errors) as {
+    row?: unknown;
+    code?: unknown;
+    message?: unknown;
+    field?: unknown;
+  }[]) {
+    ctx.report.rowError(
+      origin(origins, e.row),
+      job.section,
+      String(e.code ?? 'rejected'),
+      String(e.message ?? ''),
+      typeof e.field === 'string' ? e.field : '',
+    );
+  }
+  const s = (answer.sections as Record<string, Record<string, unknown>> | undefined)?.[job.section] ?? {};
+  return {
+    received: num(s.received),
+    created: num(s.created),
+    updated: num(s.updated),
+    unchanged: num(s.unchanged),
+    rejected: num(s.rejected),
+  };
+}
