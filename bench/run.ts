@@ -5,6 +5,7 @@ import { run as enrolments } from './enrolments.ts';
 import { run as helpSync } from './help-sync.ts';
 import { run as push } from './push.ts';
 import { run as roster } from './roster.ts';
+import { run as signIn } from './sign-in.ts';
 
 export interface BenchOptions {
   /** PostgreSQL to measure against, besides PGlite. */
@@ -21,6 +22,7 @@ const benches: Bench[] = [
   { name: 'help-sync', run: helpSync },
   { name: 'webhooks', run: webhooks },
   { name: 'push', run: push },
+  { name: 'sign-in', run: signIn },
 ];
 
 const only = process.argv[2];
