@@ -2,6 +2,7 @@
 import { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import type { Db } from './db/db.ts';
+import { createCalendarService } from './domain/calendar/service.ts';
 import { createCampusMergeService } from './domain/campuses/merge.ts';
 import { createDeparturesService } from './domain/departures/departures.ts';
 import { createHelpRequestsService } from './domain/helpdesk/service.ts';
@@ -77,6 +78,7 @@ export function createServices(deps: ServiceDeps) {
     taxonomy,
     webhooks,
     rosterSync,
+    calendar: createCalendarService({ db, clock, policy: { allowLoopback: config.allowLoopbackOutbound } }),
     /** Releases what the services opened themselves (not the database, which the caller owns). */
     async close(): Promise<void> {
       if (ownsRedis && redis) await redis.quit().catch(() => redis.disconnect());

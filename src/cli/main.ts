@@ -5,6 +5,7 @@ import { DatabaseInUseError, openDb } from '../db/db.ts';
 import { migrate } from '../db/migrate.ts';
 import { createOperatorCredentials } from '../domain/secrets/operator-credentials.ts';
 import { CliError, createAdminClient } from './admin-client.ts';
+import { registerCalendarCommands } from './commands/calendar.ts';
 import { registerHelpRequestCommands } from './commands/help-requests.ts';
 import { registerInstitutionCommands } from './commands/institutions.ts';
 import { registerRunCommands } from './commands/runs.ts';
@@ -73,6 +74,7 @@ registerRunCommands(program, admin, print);
 registerHelpRequestCommands(program, admin, print);
 registerTaxonomyCommands(program, admin, print);
 registerWebhookCommands(program, admin, print);
+registerCalendarCommands(program, admin, print);
 
 try {
   await program.parseAsync(process.argv);

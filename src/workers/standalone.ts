@@ -3,6 +3,7 @@ import { loadConfig } from '../config.ts';
 import { openDb } from '../db/db.ts';
 import { migrate } from '../db/migrate.ts';
 import { systemClock } from '../lib/clock.ts';
+import { createCalendarFetchWorker } from './calendar-fetch.ts';
 import { createWebhookWorker } from './webhook-delivery.ts';
 
 export async function runStandaloneWorker(): Promise<void> {
@@ -41,7 +42,14 @@ export function startWorkers(deps: {
     logger: deps.logger,
   });
   worker.start();
-  return { stop: () => worker.stop() };
+  const calendar = createCalendarFetchWorker({
+    db: deps.db,
+    clock: systemClock,
+    policy: { allowLoopback: deps.config.allowLoopbackOutbound },
+    logger: deps.logger,
+  });
+  calendar.start();
+  return { stop: async () => void (await Promise.all([worker.stop(), calendar.stop()])) };
 }
 
 /** JSON lines on stdout, like the server's logs (errors always; info unless the level is above it). */

@@ -3,6 +3,7 @@
 import type { Services } from '../../services.ts';
 import { requireOperator } from '../plugins/operator-auth.ts';
 import type { App } from '../types.ts';
+import { adminCalendarRoutes } from './admin-calendar.ts';
 import { adminCampusRoutes } from './admin-campuses.ts';
 import { adminFullSyncRoutes } from './admin-full-syncs.ts';
 import { adminHelpdeskRoutes } from './admin-helpdesk.ts';
@@ -29,6 +30,7 @@ const adminRoutes: RouteModule[] = [
   adminHelpdeskRoutes,
   adminTaxonomyRoutes,
   adminWebhookRoutes,
+  adminCalendarRoutes,
 ];
 
 export async function registerRoutes(app: App, services: Services): Promise<void> {
