@@ -56,6 +56,8 @@ export function wallToUtc(wall: Wall, offsetAt: (ms: number) => number): number 
   const t = utcZone.toUtc(wall);
   const before = offsetAt(t - DAY_MS);
   const after = offsetAt(t + DAY_MS);
+  // No change of offset within a day either side (nearly always): nothing to disambiguate.
+  if (before === after) return t - before;
   const a = t - before;
   const b = t - after;
   const aValid = offsetAt(a) === before;
@@ -122,7 +124,17 @@ export function vtimezoneZone(component: ICAL.Component): Zone | null {
   } catch {
     return null;
   }
+  const offsets = new Map<number, number>();
   const offsetAt = (ms: number): number => {
+    const minute = Math.floor(ms / 60_000);
+    const known = offsets.get(minute);
+    if (known !== undefined) return known;
+    const offset = computeOffset(minute * 60_000);
+    if (offsets.size > 200_000) offsets.clear();
+    offsets.set(minute, offset);
+    return offset;
+  };
+  const computeOffset = (ms: number): number => {
     const d = new Date(Math.floor(ms / 1000) * 1000);
     const utc = ICAL.Time.fromData(
       {
