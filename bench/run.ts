@@ -1,6 +1,7 @@
 // npm run bench: runs every benchmark in one process and prints its figures.
 // PGlite always; PostgreSQL as well when DATABASE_URL is set. Never part of npm test.
 
+import { run as calendar } from './calendar.ts';
 import { run as enrolments } from './enrolments.ts';
 import { run as helpSync } from './help-sync.ts';
 import { run as roster } from './roster.ts';
@@ -19,6 +20,7 @@ const benches: Bench[] = [
   { name: 'enrolments', run: enrolments },
   { name: 'help-sync', run: helpSync },
   { name: 'webhooks', run: webhooks },
+  { name: 'calendar', run: calendar },
 ];
 
 const only = process.argv[2];

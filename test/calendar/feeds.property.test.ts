@@ -62,13 +62,11 @@ describeCalendar('calendar feed endpoints never answer 5xx', (ctx) => {
       fc.asyncProperty(
         fc.oneof(
           feedBody.map((body) => ({ method: 'POST' as const, url: base, body })),
-          fc
-            .tuple(id, feedBody)
-            .map(([i, body]) => ({
-              method: 'PATCH' as const,
-              url: `${base}/${encodeURIComponent(i)}`,
-              body,
-            })),
+          fc.tuple(id, feedBody).map(([i, body]) => ({
+            method: 'PATCH' as const,
+            url: `${base}/${encodeURIComponent(i)}`,
+            body,
+          })),
           id.map((i) => ({
             method: 'GET' as const,
             url: `${base}/${encodeURIComponent(i)}/fetches?limit=5`,
