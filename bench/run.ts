@@ -1,6 +1,7 @@
 // npm run bench: runs every benchmark in one process and prints its figures.
 // PGlite always; PostgreSQL as well when DATABASE_URL is set. Never part of npm test.
 
+import { run as calendar } from './calendar.ts';
 import { run as enrolments } from './enrolments.ts';
 import { run as helpSync } from './help-sync.ts';
 import { run as push } from './push.ts';
@@ -23,6 +24,7 @@ const benches: Bench[] = [
   { name: 'webhooks', run: webhooks },
   { name: 'push', run: push },
   { name: 'sign-in', run: signIn },
+  { name: 'calendar', run: calendar },
 ];
 
 const only = process.argv[2];

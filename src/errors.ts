@@ -29,6 +29,7 @@ export const errorStatus = {
   // 409
   conflict: 409,
   endpoint_disabled: 409,
+  fetch_in_progress: 409,
   // 413
   batch_too_large: 413,
   payload_too_large: 413,

@@ -4,8 +4,7 @@ import { ConfigError, loadConfig } from './config.ts';
 import { DatabaseInUseError, openDb } from './db/db.ts';
 import { migrate } from './db/migrate.ts';
 import { resealSecrets } from './domain/secrets/reseal.ts';
-import type { WebhookWorker } from './domain/webhooks/delivery/worker.ts';
-import { createServices } from './services.ts';
+import { createServices, type Services } from './services.ts';
 
 export async function serve(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
@@ -45,7 +44,7 @@ export async function serve(): Promise<void> {
     );
   }
 
-  let worker: WebhookWorker | undefined;
+  let worker: ReturnType<Services['workers']> | undefined;
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
@@ -70,7 +69,7 @@ export async function serve(): Promise<void> {
 
   await app.listen({ host: config.host, port: config.port });
   if (config.runWorkers) {
-    worker = services.webhookWorker(app.log);
+    worker = services.workers(app.log);
     worker.start();
   }
   app.log.info(

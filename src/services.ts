@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import type { Db } from './db/db.ts';
 import { createAdminAudit } from './domain/access/audit.ts';
+import { createCalendarService } from './domain/calendar/service.ts';
 import { createCampusMergeService } from './domain/campuses/merge.ts';
 import { createDeparturesService } from './domain/departures/departures.ts';
 import { createHelpRequestsService } from './domain/helpdesk/service.ts';
@@ -27,6 +28,7 @@ import {
 import { createWebhooksService } from './domain/webhooks/service.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import { createKeyring, embeddedKey, type Keyring } from './lib/encryption.ts';
+import { type CalendarFetchWorker, createCalendarFetchWorker } from './workers/calendar-fetch.ts';
 
 export interface ServiceDeps {
   db: Db;
@@ -82,6 +84,7 @@ export function createServices(deps: ServiceDeps) {
   const policy = { allowLoopback: config.allowLoopbackOutbound };
   const webhooks = createWebhooksService({ db, clock, policy, keyring });
   let webhookWorker: WebhookWorker | undefined;
+  let calendarWorker: CalendarFetchWorker | undefined;
   const rosterSync = createRosterSyncService(db, {
     departureHoldThreshold: config.departureHoldThreshold,
     clock,
@@ -128,10 +131,29 @@ export function createServices(deps: ServiceDeps) {
       webhookWorker ??= createWebhookWorker({ db, clock, policy, keyring, logger });
       return webhookWorker;
     },
+    calendar: createCalendarService({ db, clock, policy }),
+    /** The calendar fetch worker (not started), built once like the webhook worker. */
+    calendarWorker(logger: WorkerLogger): CalendarFetchWorker {
+      calendarWorker ??= createCalendarFetchWorker({ db, clock, policy, logger });
+      return calendarWorker;
+    },
+    /** Every background worker of a process: start() them, stop() lets work in flight finish. */
+    workers(logger: WorkerLogger) {
+      const all = [this.webhookWorker(logger), this.calendarWorker(logger)];
+      return {
+        start: () => {
+          for (const worker of all) worker.start();
+        },
+        stop: async () => {
+          await Promise.all(all.map((worker) => worker.stop()));
+        },
+      };
+    },
     /** Releases what the services opened themselves (not the database, which the caller owns). */
     async close(): Promise<void> {
       // Stops claiming and lets attempts in flight finish and be recorded (a no-op when stopped).
       await webhookWorker?.stop();
+      await calendarWorker?.stop();
       await oidc.close();
       if (ownsRedis && redis) await redis.quit().catch(() => redis.disconnect());
     },

@@ -5,6 +5,7 @@ import { DatabaseInUseError, openDb } from '../db/db.ts';
 import { migrate } from '../db/migrate.ts';
 import { createOperatorCredentials } from '../domain/secrets/operator-credentials.ts';
 import { CliError, createAdminClient } from './admin-client.ts';
+import { registerCalendarCommands } from './commands/calendar.ts';
 import { registerDevIdpCommand } from './commands/dev-idp.ts';
 import { registerHelpRequestCommands } from './commands/help-requests.ts';
 import { registerInstitutionCommands } from './commands/institutions.ts';
@@ -79,6 +80,7 @@ registerWebhookCommands(program, admin, print);
 registerPeopleCommands(program, admin, print);
 registerDevIdpCommand(program);
 registerPushCommands(program);
+registerCalendarCommands(program, admin, print);
 
 try {
   await program.parseAsync(process.argv);

@@ -17,7 +17,7 @@ export async function runStandaloneWorker(): Promise<void> {
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await migrate(db);
   const services = createServices({ db, config });
-  const worker = services.webhookWorker(logger);
+  const worker = services.workers(logger);
   worker.start();
   const stop = async (signal: string) => {
     logger.info({ signal }, 'worker stopping');

@@ -20,11 +20,11 @@ const table: [RegExp, Access][] = [
   [/^GET \/metrics$/, 'operator'],
   [/^POST .*\/campuses\/merge$/, 'operator'],
   [
-    /^GET \/admin\/v1\/institutions\/\{slug\}(\/(cohorts|programs|campuses|audience-tags|students|campus-aliases|terms|units|enrolments))?$/,
+    /^GET \/admin\/v1\/institutions\/\{slug\}(\/(cohorts|programs|campuses|audience-tags|students|campus-aliases|terms|units|enrolments|calendar-events))?$/,
     'read',
   ],
   [/^POST .*\/cohorts$/, 'admin'],
-  [/\/(roster-secret|people|identity-provider|audit|runs|operator-audit|full-syncs)(\/|$)/, 'admin'],
+  [/\/(roster-secret|people|identity-provider|audit|runs|operator-audit|full-syncs|calendar-feeds)(\/|$)/, 'admin'],
   [/\/help-requests/, 'helpdesk'],
   [/\/(help-sync-secret|webhook-endpoints|events)/, 'integrations'],
 ];

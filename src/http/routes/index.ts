@@ -8,6 +8,7 @@ import type { Services } from '../../services.ts';
 import { adminScope } from '../plugins/admin-scope.ts';
 import { registerSessionCookies } from '../plugins/session-cookies.ts';
 import type { App } from '../types.ts';
+import { adminCalendarRoutes } from './admin-calendar.ts';
 import { adminCampusRoutes } from './admin-campuses.ts';
 import { adminFullSyncRoutes } from './admin-full-syncs.ts';
 import { adminHelpdeskRoutes } from './admin-helpdesk.ts';
@@ -39,6 +40,7 @@ const adminRoutes: RouteModule[] = [
   adminHelpdeskRoutes,
   adminTaxonomyRoutes,
   adminWebhookRoutes,
+  adminCalendarRoutes,
 ];
 
 export async function registerRoutes(app: App, services: Services): Promise<void> {

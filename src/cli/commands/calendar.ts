@@ -1,0 +1,99 @@
+// ssp calendar-feeds ... and ssp calendar-events (admin API).
+import type { Command } from 'commander';
+import type { AdminCall } from '../admin-client.ts';
+
+export function registerCalendarCommands(
+  program: Command,
+  admin: () => AdminCall,
+  print: (v: unknown) => void,
+) {
+  const feeds = program
+    .command('calendar-feeds')
+    .description("An institution's calendar feeds (.ics URLs fetched on a schedule)");
+  const path = (slug: string, id?: string, rest = '') =>
+    `/admin/v1/institutions/${encodeURIComponent(slug)}/calendar-feeds${id ? `/${encodeURIComponent(id)}` : ''}${rest}`;
+  const list = (value: string | undefined) =>
+    value === undefined
+      ? undefined
+      : value
+          .split(',')
+          .map((t) => t.trim())
+          .filter(Boolean);
+  const minutes = (value: string | undefined) => (value === undefined ? undefined : Number(value));
+
+  feeds
+    .command('add <institution> <url>')
+    .description('Add a feed (fetched at once by the worker, then every --refresh minutes)')
+    .option('--name <text>', 'a name for people')
+    .option('--refresh <minutes>', 'minutes between fetches (default 60)')
+    .option('--audience <tag_ids>', 'comma-separated audience tag ids (default: every student)')
+    .action(async (slug: string, url: string, o) =>
+      print(
+        await admin()('POST', path(slug), {
+          url,
+          name: o.name,
+          refresh_minutes: minutes(o.refresh),
+          audience_tags: list(o.audience),
+        }),
+      ),
+    );
+  feeds
+    .command('list <institution>')
+    .option('--limit <n>', 'page size', '100')
+    .option('--offset <n>', 'skip this many', '0')
+    .action(async (slug: string, o) =>
+      print(await admin()('GET', `${path(slug)}?limit=${o.limit}&offset=${o.offset}`)),
+    );
+  feeds
+    .command('show <institution> <id>')
+    .action(async (slug: string, id: string) => print(await admin()('GET', path(slug, id))));
+  feeds
+    .command('update <institution> <id>')
+    .description('Change url, name, refresh interval or audience')
+    .option('--url <url>')
+    .option('--name <text>', 'empty string to clear')
+    .option('--refresh <minutes>')
+    .option('--audience <tag_ids>', 'comma-separated audience tag ids; empty string for every student')
+    .action(async (slug: string, id: string, o) =>
+      print(
+        await admin()('PATCH', path(slug, id), {
+          url: o.url,
+          name: o.name === '' ? null : o.name,
+          refresh_minutes: minutes(o.refresh),
+          audience_tags: list(o.audience),
+        }),
+      ),
+    );
+  feeds.command('delete <institution> <id>').action(async (slug: string, id: string) => {
+    await admin()('DELETE', path(slug, id));
+    print({ deleted: true });
+  });
+  feeds
+    .command('fetch <institution> <id>')
+    .description('Fetch the feed now; prints the fetch record')
+    .action(async (slug: string, id: string) => print(await admin()('POST', path(slug, id, '/fetch'))));
+  feeds
+    .command('fetches <institution> <id>')
+    .description('Fetch history, newest first')
+    .option('--limit <n>', 'page size', '100')
+    .option('--offset <n>', 'skip this many', '0')
+    .action(async (slug: string, id: string, o) =>
+      print(await admin()('GET', path(slug, id, `/fetches?limit=${o.limit}&offset=${o.offset}`))),
+    );
+
+  program
+    .command('calendar-events <institution>')
+    .description("Occurrences of the institution's calendar feeds in a window")
+    .requiredOption('--from <time>', 'a date (2026-09-01) or ISO 8601 date-time')
+    .requiredOption('--to <time>', 'a date or ISO 8601 date-time (exclusive)')
+    .option('--feed <id>', 'only this feed')
+    .option('--limit <n>', 'page size', '100')
+    .option('--offset <n>', 'skip this many', '0')
+    .action(async (slug: string, o) => {
+      const query = new URLSearchParams({ from: o.from, to: o.to, limit: o.limit, offset: o.offset });
+      if (o.feed) query.set('feed_id', o.feed);
+      print(
+        await admin()('GET', `/admin/v1/institutions/${encodeURIComponent(slug)}/calendar-events?${query}`),
+      );
+    });
+}

@@ -1,0 +1,407 @@
+// From an iCalendar text to the occurrences a feed stores: one per single event, one per
+// occurrence of a recurring event inside the expansion window.
+//
+// - Recurrence: RRULE (every one given), RDATE (dates, date-times and periods), EXDATE, and
+//   RECURRENCE-ID overrides that move, change or cancel one occurrence (RANGE=THISANDFUTURE is
+//   read as that one occurrence only). An override replaces the generated occurrence with the
+//   same original start; one whose original start is not generated (moved in from outside the
+//   window, or its series is missing) is stored on its own.
+// - Expansion is done on wall-clock time in the event's zone (so 09:00 stays 09:00 across
+//   daylight-saving changes), each occurrence then converted to UTC (zones.ts). An UNTIL given
+//   in UTC is first converted to that zone, as RFC 5545 3.3.10 intends.
+// - Window: occurrences of recurring events are kept when they overlap
+//   [windowStart, windowEnd) (the fetch sets 180 days back to 400 days ahead); a rule with no
+//   end is never expanded past windowEnd. Single events are kept whatever their date.
+// - Ends: DTEND, else DURATION, else the start (timed) or the next day (all-day). All-day
+//   events are dates: start at midnight UTC of their date, end exclusive.
+// - STATUS:CANCELLED on a series cancels every occurrence; on an override, that occurrence.
+//   Cancelled occurrences are stored with status "cancelled" (a listing shows them struck
+//   through rather than silently dropping them); EXDATE removes an occurrence entirely.
+// - Limits (a huge or hostile calendar fails the fetch instead of eating the worker): at most
+//   `maxOccurrences` stored, at most `maxSteps` recurrence steps in all; one series stops after
+//   `maxStepsPerSeries` steps.
+// Cost: linear in the size of the calendar plus the occurrences generated; time zones are
+// built once per feed (zones.ts).
+
+import { createHash } from 'node:crypto';
+import ICAL from 'ical.js';
+import { storableText } from './ics-text.ts';
+import { FeedProblem } from './problems.ts';
+import { createZoneResolver, type Zone, type ZoneResolver } from './zones.ts';
+
+export type OccurrenceStatus = 'confirmed' | 'tentative' | 'cancelled';
+
+export interface Occurrence {
+  uid: string;
+  /** '' for a single event; otherwise the occurrence's original start (ISO UTC, or a date when all-day). */
+  recurrence_id: string;
+  /** UTC ms; all-day: midnight UTC of the start date. */
+  start: number;
+  /** UTC ms, >= start; all-day: midnight UTC of the day after the last day. */
+  end: number;
+  all_day: boolean;
+  summary: string | null;
+  location: string | null;
+  description: string | null;
+  status: OccurrenceStatus;
+}
+
+export interface ExpandOptions {
+  windowStart: number;
+  windowEnd: number;
+  maxOccurrences: number;
+  maxSteps: number;
+  maxStepsPerSeries: number;
+}
+
+export interface ExpandResult {
+  occurrences: Occurrence[];
+  /** VEVENTs left out: no usable DTSTART, or an unreadable date or rule. */
+  skipped: number;
+  /** TZIDs that matched no VTIMEZONE, IANA or Windows zone (read in the calendar's default zone). */
+  unknownZones: string[];
+}
+
+const DAY_MS = 86_400_000;
+const TEXT_MAX = { uid: 1000, summary: 1000, location: 1000, description: 10_000 };
+
+type JCal = [string, unknown[], JCal[]];
+
+interface Moment {
+  ms: number;
+  allDay: boolean;
+}
+
+/** A length of time: whole days for all-day events, milliseconds for timed ones. */
+type Length = { days: number } | { ms: number };
+
+interface Vevent {
+  uid: string;
+  component: ICAL.Component;
+  dtstart: ICAL.Time;
+  zone: Zone;
+  start: Moment;
+  length: Length;
+  sequence: number;
+  /** Key of the occurrence an override replaces. */
+  overrides?: string;
+  fields: Pick<Occurrence, 'summary' | 'location' | 'description' | 'status'>;
+}
+
+export function recurrenceKey(m: Moment): string {
+  const iso = new Date(m.ms).toISOString();
+  return m.allDay ? iso.slice(0, 10) : iso.replace(/\.\d{3}Z$/, 'Z');
+}
+
+function statusOf(value: unknown): OccurrenceStatus {
+  const s = typeof value === 'string' ? value.trim().toUpperCase() : '';
+  return s === 'CANCELLED' ? 'cancelled' : s === 'TENTATIVE' ? 'tentative' : 'confirmed';
+}
+
+function isUtc(t: ICAL.Time): boolean {
+  return t.zone === ICAL.Timezone.utcTimezone || t.zone?.tzid === 'UTC';
+}
+
+function tzidOf(prop: ICAL.Property): string | undefined {
+  const tzid = prop.getParameter('tzid');
+  return typeof tzid === 'string' ? tzid : Array.isArray(tzid) ? tzid[0] : undefined;
+}
+
+/** The instant of a DATE or DATE-TIME value, given the zone its TZID names. */
+function momentOf(t: ICAL.Time, zone: Zone): Moment {
+  if (t.isDate) return { ms: Date.UTC(t.year, t.month - 1, t.day), allDay: true };
+  if (isUtc(t))
+    return { ms: Date.UTC(t.year, t.month - 1, t.day, t.hour, t.minute, t.second), allDay: false };
+  const ms = zone.toUtc(t);
+  if (!Number.isFinite(ms)) throw new Error('date out of range');
+  return { ms, allDay: false };
+}
+
+function lengthOf(component: ICAL.Component, start: Moment, zones: ZoneResolver): Length {
+  const dtendProp = component.getFirstProperty('dtend');
+  if (dtendProp) {
+    const dtend = dtendProp.getFirstValue() as ICAL.Time | null;
+    if (dtend instanceof ICAL.Time) {
+      const end = momentOf(dtend, zones.resolve(tzidOf(dtendProp)));
+      const diff = end.ms - start.ms;
+      // DTEND equal to (or before) an all-day start: a one-day event, as most clients read it.
+      if (start.allDay) return { days: Math.max(1, Math.round(diff / DAY_MS)) };
+      return { ms: Math.max(0, diff) };
+    }
+  }
+  const duration = component.getFirstPropertyValue('duration');
+  if (duration instanceof ICAL.Duration) {
+    const seconds = Math.max(0, duration.toSeconds());
+    return start.allDay ? { days: Math.max(1, Math.ceil(seconds / 86_400)) } : { ms: seconds * 1000 };
+  }
+  return start.allDay ? { days: 1 } : { ms: 0 };
+}
+
+function endOf(start: number, length: Length): number {
+  return 'days' in length ? start + length.days * DAY_MS : start + length.ms;
+}
+
+function overlaps(start: number, end: number, options: ExpandOptions): boolean {
+  return start < options.windowEnd && (end > options.windowStart || start >= options.windowStart);
+}
+
+function readVevent(component: ICAL.Component, zones: ZoneResolver): Vevent | null {
+  const dtstartProp = component.getFirstProperty('dtstart');
+  if (!dtstartProp) return null;
+  const dtstart = dtstartProp.getFirstValue();
+  if (!(dtstart instanceof ICAL.Time)) return null;
+  const zone = zones.resolve(tzidOf(dtstartProp));
+  const start = momentOf(dtstart, zone);
+  const fields = {
+    summary: storableText(component.getFirstPropertyValue('summary'), TEXT_MAX.summary),
+    location: storableText(component.getFirstPropertyValue('location'), TEXT_MAX.location),
+    description: storableText(component.getFirstPropertyValue('description'), TEXT_MAX.description),
+    status: statusOf(component.getFirstPropertyValue('status')),
+  };
+  let uid = storableText(component.getFirstPropertyValue('uid'), TEXT_MAX.uid)?.trim();
+  if (!uid) {
+    // No UID (seen in hand-made exports): one derived from what identifies the event, so the
+    // same event keeps its identity from one fetch to the next.
+    uid = `no-uid-${createHash('sha256')
+      .update(`${recurrenceKey(start)}\n${fields.summary ?? ''}\n${fields.location ?? ''}`)
+      .digest('hex')
+      .slice(0, 32)}`;
+  }
+  const sequence = Number(component.getFirstPropertyValue('sequence'));
+  const vevent: Vevent = {
+    uid,
+    component,
+    dtstart,
+    zone,
+    start,
+    length: lengthOf(component, start, zones),
+    sequence: Number.isFinite(sequence) ? sequence : 0,
+    fields,
+  };
+  const ridProp = component.getFirstProperty('recurrence-id');
+  if (ridProp) {
+    const rid = ridProp.getFirstValue();
+    if (!(rid instanceof ICAL.Time)) return null;
+    vevent.overrides = recurrenceKey(momentOf(rid, zones.resolve(tzidOf(ridProp))));
+  }
+  return vevent;
+}
+
+/** A floating copy of a UTC UNTIL, in the series' own zone (or a date for an all-day series). */
+function localUntil(rule: ICAL.Recur, series: Vevent): ICAL.Recur {
+  const until = rule.until;
+  if (!until) return rule;
+  const copy = rule.clone();
+  if (series.dtstart.isDate && !until.isDate) {
+    copy.until = ICAL.Time.fromData({ year: until.year, month: until.month, day: until.day, isDate: true });
+  } else if (!series.dtstart.isDate && until.isDate) {
+    copy.until = ICAL.Time.fromData({
+      year: until.year,
+      month: until.month,
+      day: until.day,
+      hour: 23,
+      minute: 59,
+      second: 59,
+    });
+  } else if (!series.dtstart.isDate && isUtc(until) && !isUtc(series.dtstart)) {
+    const ms = Date.UTC(until.year, until.month - 1, until.day, until.hour, until.minute, until.second);
+    const local = new Date(ms + series.zone.offsetAt(ms));
+    copy.until = ICAL.Time.fromData({
+      year: local.getUTCFullYear(),
+      month: local.getUTCMonth() + 1,
+      day: local.getUTCDate(),
+      hour: local.getUTCHours(),
+      minute: local.getUTCMinutes(),
+      second: local.getUTCSeconds(),
+    });
+  }
+  return copy;
+}
+
+interface Budget {
+  steps: number;
+}
+
+/** Every occurrence of a recurring series inside the window, keyed by original start. */
+function expandSeries(
+  series: Vevent,
+  zones: ZoneResolver,
+  options: ExpandOptions,
+  budget: Budget,
+): Map<string, Occurrence> {
+  const out = new Map<string, Occurrence>();
+  const add = (m: Moment, length: Length) => {
+    const end = endOf(m.ms, length);
+    if (!overlaps(m.ms, end, options)) return;
+    out.set(recurrenceKey(m), {
+      uid: series.uid,
+      recurrence_id: recurrenceKey(m),
+      start: m.ms,
+      end,
+      all_day: m.allDay,
+      ...series.fields,
+    });
+  };
+  const step = () => {
+    if (++budget.steps > options.maxSteps)
+      throw new FeedProblem(
+        `the calendar is too large: its recurring events need more than ${options.maxSteps} steps to expand`,
+      );
+  };
+
+  const rules = series.component.getAllProperties('rrule');
+  if (rules.length === 0) add(series.start, series.length); // RDATE only: DTSTART is the first occurrence
+  for (const prop of rules) {
+    const rule = prop.getFirstValue();
+    if (!(rule instanceof ICAL.Recur)) continue;
+    const iterator = localUntil(rule, series).iterator(series.dtstart);
+    for (let n = 0; n < options.maxStepsPerSeries; n++) {
+      const next = iterator.next();
+      if (!next) break;
+      step();
+      const m = momentOf(next, series.zone);
+      if (m.ms >= options.windowEnd) break;
+      add(m, series.length);
+    }
+  }
+  for (const prop of series.component.getAllProperties('rdate')) {
+    const zone = zones.resolve(tzidOf(prop));
+    for (const value of prop.getValues()) {
+      step();
+      if (value instanceof ICAL.Time) add(momentOf(value, zone), series.length);
+      else if (value instanceof ICAL.Period) {
+        const start = momentOf(value.start, zone);
+        const end = value.end
+          ? momentOf(value.end, zone).ms
+          : value.duration
+            ? start.ms + value.duration.toSeconds() * 1000
+            : endOf(start.ms, series.length);
+        add(
+          start,
+          start.allDay
+            ? { days: Math.max(1, Math.round((end - start.ms) / DAY_MS)) }
+            : { ms: Math.max(0, end - start.ms) },
+        );
+      }
+    }
+  }
+  for (const prop of series.component.getAllProperties('exdate')) {
+    const zone = zones.resolve(tzidOf(prop));
+    for (const value of prop.getValues()) {
+      if (!(value instanceof ICAL.Time)) continue;
+      const key = recurrenceKey(momentOf(value, zone));
+      out.delete(key);
+      // A date-only EXDATE on an all-day series, or written as a date-time at midnight.
+      if (series.start.allDay) out.delete(key.slice(0, 10));
+    }
+  }
+  return out;
+}
+
+function singleOccurrence(v: Vevent, recurrenceId: string): Occurrence {
+  return {
+    uid: v.uid,
+    recurrence_id: recurrenceId,
+    start: v.start.ms,
+    end: endOf(v.start.ms, v.length),
+    all_day: v.start.allDay,
+    ...v.fields,
+  };
+}
+
+function newer(a: Vevent | undefined, b: Vevent): boolean {
+  return !a || b.sequence >= a.sequence;
+}
+
+/** Components of every VCALENDAR in the text (some exports concatenate several). */
+function parseText(text: string): JCal[] {
+  let parsed: unknown;
+  try {
+    parsed = ICAL.parse(text);
+  } catch (error) {
+    throw new FeedProblem(`not a valid iCalendar file: ${String((error as Error).message).slice(0, 200)}`);
+  }
+  const roots = (Array.isArray(parsed) && Array.isArray(parsed[0]) ? parsed : [parsed]) as JCal[];
+  const calendars = roots.filter((r) => Array.isArray(r) && r[0] === 'vcalendar');
+  if (calendars.length === 0) throw new FeedProblem('not a valid iCalendar file: no VCALENDAR');
+  return calendars;
+}
+
+/** Parses an unfolded, decoded calendar and expands it (see the module comment). */
+export function expandCalendar(text: string, options: ExpandOptions): ExpandResult {
+  const calendars = parseText(text);
+  const vtimezones: ICAL.Component[] = [];
+  const vevents: JCal[] = [];
+  let defaultTzid: string | undefined;
+  for (const calendar of calendars) {
+    const root = new ICAL.Component([calendar[0], calendar[1], []]);
+    const wr = root.getFirstPropertyValue('x-wr-timezone');
+    if (typeof wr === 'string' && !defaultTzid) defaultTzid = wr;
+    for (const child of calendar[2]) {
+      if (child[0] === 'vtimezone') vtimezones.push(new ICAL.Component(child));
+      else if (child[0] === 'vevent') vevents.push(child);
+    }
+  }
+  const zones = createZoneResolver(vtimezones, defaultTzid);
+
+  // Each VEVENT is its own parentless component: a date's TZID is then read by us (zones.ts),
+  // never by a search through the whole calendar.
+  const series = new Map<string, { master?: Vevent; overrides: Map<string, Vevent> }>();
+  let skipped = 0;
+  for (const jcal of vevents) {
+    let v: Vevent | null;
+    try {
+      v = readVevent(new ICAL.Component(jcal), zones);
+    } catch {
+      v = null;
+    }
+    if (!v) {
+      skipped++;
+      continue;
+    }
+    let entry = series.get(v.uid);
+    if (!entry) {
+      entry = { overrides: new Map() };
+      series.set(v.uid, entry);
+    }
+    if (v.overrides === undefined) {
+      if (newer(entry.master, v)) entry.master = v;
+    } else if (newer(entry.overrides.get(v.overrides), v)) entry.overrides.set(v.overrides, v);
+  }
+
+  const occurrences: Occurrence[] = [];
+  const budget: Budget = { steps: 0 };
+  const push = (o: Occurrence) => {
+    if (occurrences.length >= options.maxOccurrences)
+      throw new FeedProblem(
+        `the calendar is too large: it expands to more than ${options.maxOccurrences} occurrences`,
+      );
+    occurrences.push(o);
+  };
+  for (const { master, overrides } of series.values()) {
+    let generated = new Map<string, Occurrence>();
+    if (master) {
+      const recurring = master.component.hasProperty('rrule') || master.component.hasProperty('rdate');
+      if (!recurring && overrides.size === 0) {
+        push(singleOccurrence(master, ''));
+        continue;
+      }
+      try {
+        generated = recurring
+          ? expandSeries(master, zones, options, budget)
+          : new Map([[recurrenceKey(master.start), singleOccurrence(master, recurrenceKey(master.start))]]);
+      } catch (error) {
+        if (error instanceof FeedProblem) throw error;
+        skipped++;
+        generated = new Map();
+      }
+    }
+    for (const [key, override] of overrides) {
+      const o = singleOccurrence(override, key);
+      if (overlaps(o.start, o.end, options) || generated.has(key)) generated.set(key, o);
+      else generated.delete(key);
+    }
+    for (const o of generated.values()) push(o);
+  }
+  return { occurrences, skipped, unknownZones: [...zones.unknown] };
+}

@@ -1,0 +1,182 @@
+// Calendar feed tests: a real local HTTP server whose answers each test sets, and an app whose
+// calendar service has test limits (short time limit, small size limit) and DNS that never
+// leaves this machine.
+import dns from 'node:dns';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe } from 'node:test';
+import { buildApp } from '../../src/app.ts';
+import { createCalendarService } from '../../src/domain/calendar/service.ts';
+import type { Clock } from '../../src/lib/clock.ts';
+import type { Resolver } from '../../src/lib/outbound-url.ts';
+import { createServices } from '../../src/services.ts';
+import { OPERATOR_TOKEN, type TestContext, testConfig } from '../helpers/app.ts';
+import { type DatabaseKind, databaseKinds, openTestDb } from '../helpers/db.ts';
+
+export const TEST_LIMITS = { timeoutMs: 1_500, maxBytes: 256 * 1024, maxRedirects: 5 };
+
+/** What a route of the feed server answers. */
+export type Answer =
+  | { status?: number; headers?: Record<string, string>; body?: Buffer | string }
+  | 'hang'
+  | 'truncate';
+
+export interface FeedServer {
+  base: string;
+  /** path -> answer (a function gets the request and how many times the path was asked for). */
+  routes: Map<string, Answer | ((req: http.IncomingMessage, n: number) => Answer)>;
+  requests: { path: string; headers: http.IncomingHttpHeaders }[];
+  url(path: string): string;
+  close(): Promise<void>;
+}
+
+/** Serves calendars with ETag/Last-Modified and honours If-None-Match / If-Modified-Since. */
+export async function startFeedServer(): Promise<FeedServer> {
+  const routes: FeedServer['routes'] = new Map();
+  const requests: FeedServer['requests'] = [];
+  const counts = new Map<string, number>();
+  const server = http.createServer((req, res) => {
+    const path = req.url ?? '/';
+    requests.push({ path, headers: req.headers });
+    const n = (counts.get(path) ?? 0) + 1;
+    counts.set(path, n);
+    const route = routes.get(path);
+    const answer =
+      typeof route === 'function' ? route(req, n) : (route ?? { status: 404, body: 'not found' });
+    if (answer === 'hang') return;
+    if (answer === 'truncate') {
+      res.writeHead(200, { 'content-type': 'text/calendar', 'content-length': '5000' });
+      res.write('BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:x\r\n');
+      setTimeout(() => res.destroy(), 20);
+      return;
+    }
+    const headers: Record<string, string> = {
+      'content-type': 'text/calendar; charset=utf-8',
+      ...answer.headers,
+    };
+    const etag = headers.etag ?? headers.ETag;
+    const lastModified = headers['last-modified'];
+    if (
+      (etag && req.headers['if-none-match'] === etag) ||
+      (!etag && lastModified && req.headers['if-modified-since'] === lastModified)
+    ) {
+      res.writeHead(304, etag ? { etag } : { 'last-modified': lastModified });
+      return res.end();
+    }
+    res.writeHead(answer.status ?? 200, headers);
+    res.end(answer.body ?? '');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    base,
+    routes,
+    requests,
+    url: (path) => `${base}${path}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Save-time resolver: names ending .public.example are public, .rebound.example loopback; others do not resolve. */
+export const testResolver: Resolver = async (host) => {
+  if (host.endsWith('.public.example')) return ['93.184.216.34'];
+  if (host.endsWith('.rebound.example')) return ['127.0.0.1'];
+  throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
+};
+
+/** Connect-time lookup: every name resolves as localhost does (so nothing leaves this machine). */
+export const loopbackLookup = ((_host: string, options: dns.LookupOptions, callback: never) =>
+  dns.lookup('localhost', options, callback)) as unknown as typeof dns.lookup;
+
+export interface CalendarTestContext extends TestContext {
+  clock: Clock & { set(iso: string): void; advance(ms: number): void };
+}
+
+export function testClock(iso = '2026-09-01T06:00:00Z') {
+  let now = Date.parse(iso);
+  return {
+    now: () => new Date(now),
+    set: (to: string) => {
+      now = Date.parse(to);
+    },
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
+}
+
+export async function startCalendarApp(
+  kind: DatabaseKind,
+  options: { allowLoopback?: boolean } = {},
+): Promise<CalendarTestContext> {
+  const db = await openTestDb(kind);
+  const clock = testClock();
+  const allowLoopback = options.allowLoopback ?? true;
+  const services = createServices({
+    db,
+    config: testConfig({ allowLoopbackOutbound: allowLoopback }),
+    clock,
+  });
+  services.calendar = createCalendarService({
+    db,
+    clock,
+    policy: { allowLoopback },
+    resolve: testResolver,
+    lookup: loopbackLookup,
+    limits: TEST_LIMITS,
+    random: () => 0,
+  });
+  const app = await buildApp(services, { logger: false });
+  await app.ready();
+  const request: TestContext['request'] = ({ method, url, body, token, headers }) =>
+    app.inject({
+      method,
+      url,
+      headers: {
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...headers,
+      },
+      payload: body === undefined ? undefined : JSON.stringify(body),
+    });
+  return {
+    kind,
+    db,
+    app,
+    services,
+    clock,
+    request,
+    admin: (method, url, body) => request({ method, url, body, token: OPERATOR_TOKEN }),
+    async close() {
+      await app.close();
+      await services.close();
+      await db.close();
+    },
+  };
+}
+
+export function describeCalendar(
+  name: string,
+  suite: (ctx: () => CalendarTestContext) => void,
+  options: { allowLoopback?: boolean } = {},
+): void {
+  for (const kind of databaseKinds()) {
+    describe(`${name} [${kind}]`, () => {
+      let context: CalendarTestContext | undefined;
+      before(async () => {
+        context = await startCalendarApp(kind, options);
+      });
+      after(async () => {
+        await context?.close();
+      });
+      suite(() => {
+        if (!context) throw new Error('test context is not ready');
+        return context;
+      });
+    });
+  }
+}
