@@ -282,7 +282,8 @@ kept with the run in the push history.
 An invalid \`start_date\` is ignored (reported on a dry run).
 
 **Limits**: ${MAX_STUDENTS_PER_PAGE} students per request (413 \`batch_too_large\` with \`max\`); a per-client rate limit
-(default 20 requests per minute; 429 \`rate_limited\` with \`Retry-After\`).
+(default 20 requests per minute; 429 \`rate_limited\` with \`Retry-After\`). While the database cannot be reached,
+503 \`database_unavailable\` with \`Retry-After\`.
 
 **Unknown top-level fields** are refused: 400 \`unknown_field\` with \`field\` and, when a field is close,
 \`suggestion\` (\`dryRun\` is not \`dry_run\`, and is never taken for a real push).
