@@ -10,6 +10,7 @@ export const errorStatus = {
   invalid_field: 400,
   invalid_request: 400,
   unknown_section: 400,
+  unknown_field: 400,
   url_not_allowed: 400,
   // 401: credentials
   unauthorized: 401,

@@ -1,6 +1,6 @@
 // Turns every failure into the flat error body; 5xx never carry internals.
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { pgErrorCode } from '../db/db.ts';
+import { isDatabaseUnavailable, pgErrorCode } from '../db/db.ts';
 import { ApiError } from '../errors.ts';
 
 /** SQLSTATEs of values the database refuses to store or compare: bad input, not a server fault. */
@@ -49,7 +49,13 @@ function validationError(error: FastifyError): ApiError {
   return new ApiError('invalid_field', { field: where, detail });
 }
 
-/** Maps framework errors (parsing, limits) onto stable codes; anything unknown is a 500 without internals. */
+/** Seconds a client should wait before retrying while the database is unreachable; the pool reconnects on its own. */
+export const DATABASE_RETRY_AFTER_SECONDS = 2;
+
+/**
+ * Maps framework errors (parsing, limits) and an unreachable database (503) onto stable
+ * codes; anything unknown is a 500 without internals.
+ */
 export function toApiError(error: unknown): ApiError | undefined {
   if (error instanceof ApiError) return error;
   const e = error as FastifyError;
@@ -82,6 +88,11 @@ export function toApiError(error: unknown): ApiError | undefined {
     // Validation should have caught it; the database refusing a value is still the client's input.
     return new ApiError('invalid_request', { detail: refusedValue[sqlState] });
   }
+  if (isDatabaseUnavailable(error)) {
+    return new ApiError('database_unavailable', {
+      detail: 'the database cannot be reached at the moment; retry after the time given in Retry-After',
+    });
+  }
   if (e?.statusCode === 429) return new ApiError('rate_limited');
   if (typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
     return new ApiError('invalid_request', { detail: e.message }, e.statusCode);
@@ -94,6 +105,9 @@ export function installErrorHandling(app: FastifyInstance): void {
     const apiError = toApiError(error);
     if (apiError) {
       if (apiError.status >= 500) request.log.warn({ code: apiError.code }, 'request failed');
+      if (apiError.code === 'database_unavailable') {
+        reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
+      }
       return reply.status(apiError.status).send(apiError.body());
     }
     request.log.error({ err: error }, 'unhandled error');

@@ -1,9 +1,18 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { syncRowErrorMessages } from '../../src/domain/helpdesk/rules.ts';
 import { ApiError } from '../../src/errors.ts';
 import { sha256Hex } from '../../src/lib/secrets.ts';
 import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
 import { createHelpRequest, helpSync, seedHelpdesk } from '../helpers/helpdesk.ts';
+
+/** A failed result row: the code and, beside it, the message for people. */
+const failed = (helpRequestId: string, error: keyof typeof syncRowErrorMessages) => ({
+  help_request_id: helpRequestId,
+  ok: false,
+  error,
+  message: syncRowErrorMessages[error],
+});
 
 describeEachDatabase('help-sync secrets', (ctx) => {
   const base = (slug: string) => `/admin/v1/institutions/${slug}/help-sync-secret`;
@@ -123,6 +132,6 @@ describeEachDatabase('help-sync secrets', (ctx) => {
       updates: [{ help_request_id: request.id, action: 'resolve' }],
     });
     assert.equal(res.statusCode, 200);
-    assert.deepEqual(res.json().results, [{ help_request_id: request.id, ok: false, error: 'not_found' }]);
+    assert.deepEqual(res.json().results, [failed(request.id, 'not_found')]);
   });
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { test } from 'node:test';
+import { syncRowErrorMessages } from '../../src/domain/helpdesk/rules.ts';
 import { describeEachDatabase, type TestContext } from '../helpers/app.ts';
 import {
   createHelpRequest,
@@ -12,6 +13,14 @@ import {
   staff,
 } from '../helpers/helpdesk.ts';
 import { stateTable } from '../helpers/state-table.ts';
+
+/** A failed result row: the code and, beside it, the message for people. */
+const failed = (helpRequestId: string, error: keyof typeof syncRowErrorMessages) => ({
+  help_request_id: helpRequestId,
+  ok: false,
+  error,
+  message: syncRowErrorMessages[error],
+});
 
 /** Puts a request into `status` through staff changes (new needs none). */
 async function requestIn(ctx: TestContext, tenant: HelpdeskTenant, status: string) {
@@ -93,8 +102,8 @@ describeEachDatabase('help-sync: state table and row results', (ctx) => {
       { help_request_id: id, action: 'resolve' },
     ]);
     assert.deepEqual(res.json().results, [
-      { help_request_id: id, ok: false, error: 'note_required' },
-      { help_request_id: id, ok: false, error: 'note_required' },
+      failed(id, 'note_required'),
+      failed(id, 'note_required'),
       { help_request_id: id, ok: true, status: 'resolved', changed: true },
       { help_request_id: id, ok: true, status: 'resolved', changed: true },
       { help_request_id: id, ok: true, status: 'resolved', changed: false },
@@ -153,9 +162,9 @@ describeEachDatabase('help-sync: state table and row results', (ctx) => {
     assert.deepEqual(rows.json().results, [
       { help_request_id: id, ok: true, status: 'in_progress', changed: false, external_ref: 'ZD-1' },
       { help_request_id: id, ok: true, status: 'resolved', changed: true, external_ref: max },
-      { help_request_id: id, ok: false, error: 'bad_external_ref' },
-      { help_request_id: id, ok: false, error: 'bad_external_ref' },
-      { help_request_id: id, ok: false, error: 'bad_external_ref' },
+      failed(id, 'bad_external_ref'),
+      failed(id, 'bad_external_ref'),
+      failed(id, 'bad_external_ref'),
     ]);
     const read = await readHelpRequest(ctx(), tenant, id);
     assert.equal(read.external_ref, max);
@@ -205,20 +214,20 @@ describeEachDatabase('help-sync: state table and row results', (ctx) => {
     ]);
     assert.equal(res.statusCode, 200);
     assert.deepEqual(res.json().results, [
-      { help_request_id: mine, ok: false, error: 'bad_action' },
-      { help_request_id: 'ZD-4412', ok: false, error: 'bad_help_request_id' },
-      { help_request_id: '', ok: false, error: 'bad_help_request_id' },
-      { help_request_id: '', ok: false, error: 'bad_help_request_id' },
-      { help_request_id: '', ok: false, error: 'bad_help_request_id' },
-      { help_request_id: '', ok: false, error: 'bad_help_request_id' },
-      { help_request_id: unknown, ok: false, error: 'not_found' },
-      { help_request_id: theirs, ok: false, error: 'not_found' },
+      failed(mine, 'bad_action'),
+      failed('ZD-4412', 'bad_help_request_id'),
+      failed('', 'bad_help_request_id'),
+      failed('', 'bad_help_request_id'),
+      failed('', 'bad_help_request_id'),
+      failed('', 'bad_help_request_id'),
+      failed(unknown, 'not_found'),
+      failed(theirs, 'not_found'),
       { help_request_id: mine, ok: true, status: 'ack', changed: true },
-      { help_request_id: mine, ok: false, error: 'bad_action' },
-      { help_request_id: mine, ok: false, error: 'bad_note' },
-      { help_request_id: mine, ok: false, error: 'bad_actor' },
-      { help_request_id: mine, ok: false, error: 'bad_observed_at' },
-      { help_request_id: mine, ok: false, error: 'bad_observed_at' },
+      failed(mine, 'bad_action'),
+      failed(mine, 'bad_note'),
+      failed(mine, 'bad_actor'),
+      failed(mine, 'bad_observed_at'),
+      failed(mine, 'bad_observed_at'),
     ]);
     // The foreign request was not touched; priority and assignment never change.
     assert.equal((await readHelpRequest(ctx(), other, theirs)).status, 'new');
@@ -270,9 +279,9 @@ describeEachDatabase('help-sync: state table and row results', (ctx) => {
       });
       assert.equal(res.statusCode, 200);
       assert.deepEqual(res.json().results, [
-        { help_request_id: theirs, ok: false, error: 'not_found' },
-        { help_request_id: mine, ok: false, error: 'not_found' },
-        { help_request_id: 'x', ok: false, error: 'not_found' },
+        failed(theirs, 'not_found'),
+        failed(mine, 'not_found'),
+        failed('x', 'not_found'),
       ]);
     }
     assert.equal((await readHelpRequest(ctx(), other, theirs)).status, 'new');
@@ -380,6 +389,52 @@ describeEachDatabase('help-sync: state table and row results', (ctx) => {
       body: undefined,
     });
     assert.equal(malformed.statusCode, 400);
+  });
+
+  test('unknown top-level fields are 400 unknown_field with a suggestion; nothing is applied', async () => {
+    const tenant = await seedHelpdesk(ctx());
+    const id = await requestIn(ctx(), tenant, 'new');
+    const updates = [{ help_request_id: id, action: 'acknowledge' }];
+    const cases: [body: Record<string, unknown>, field: string, suggestion?: string][] = [
+      [{ institution: tenant.slug, update: updates }, 'update', 'updates'],
+      [{ institution: tenant.slug, updates, Actor: 'Zendesk' }, 'Actor', 'actor'],
+      [{ institution: tenant.slug, updates, dry_run: true }, 'dry_run'],
+      [{ institution: tenant.slug, updates, priority: 'low' }, 'priority'],
+    ];
+    for (const [body, field, suggestion] of cases) {
+      const res = await helpSync(ctx(), tenant.syncSecret, body);
+      assert.equal(res.statusCode, 400, res.body);
+      assert.deepEqual(
+        [res.json().error, res.json().field, res.json().suggestion],
+        ['unknown_field', field, suggestion],
+      );
+      assert.match(res.json().detail, suggestion ? /did you mean/ : /institution, actor, updates/);
+    }
+    assert.equal((await readHelpRequest(ctx(), tenant, id)).status, 'new');
+    // The secret is checked first.
+    const stranger = await helpSync(ctx(), 'ssp_sync_wrong', {
+      institution: tenant.slug,
+      updates,
+      dryRun: 1,
+    });
+    assert.deepEqual([stranger.statusCode, stranger.json().error], [401, 'sync_secret_wrong']);
+  });
+
+  test('failed rows carry a message beside the code; bad_action lists the valid actions', async () => {
+    const tenant = await seedHelpdesk(ctx());
+    const id = await requestIn(ctx(), tenant, 'new');
+    const res = await sync(tenant, [
+      { help_request_id: id, action: 'close' },
+      { help_request_id: id, action: 'note' },
+      { help_request_id: 'ZD-1', action: 'note', note: 'x' },
+    ]);
+    const [badAction, noteRequired, badId] = res.json().results;
+    assert.equal(badAction.error, 'bad_action');
+    assert.equal(badAction.message, 'action must be one of acknowledge, note, resolve, reopen');
+    assert.equal(noteRequired.error, 'note_required');
+    assert.match(noteRequired.message, /note/);
+    assert.equal(badId.error, 'bad_help_request_id');
+    assert.match(badId.message, /UUID/);
   });
 
   test('415 unsupported_media_type for a body that is not sent as application/json', async () => {
@@ -570,7 +625,7 @@ describeEachDatabase('help-sync: state table and row results', (ctx) => {
     assert.deepEqual(res.json().results, [
       { help_request_id: id, ok: true, status: 'ack', changed: true, external_ref: 'ZD-1' },
       { help_request_id: other, ok: true, status: 'ack', changed: true },
-      { help_request_id: id, ok: false, error: 'update_failed' },
+      failed(id, 'update_failed'),
       { help_request_id: id, ok: true, status: 'ack', changed: true, external_ref: 'ZD-1' },
       { help_request_id: id, ok: true, status: 'resolved', changed: true, external_ref: 'ZD-1' },
     ]);
@@ -686,7 +741,13 @@ describeEachDatabase('help-sync: documentation', (ctx) => {
     const body = op.requestBody.content['application/json'].schema;
     assert.ok(op.requestBody.content['application/json'].example.updates.length > 0);
     assert.ok(op.responses['200'].content['application/json'].example.results.length > 0);
-    assert.ok(body.properties.updates.items.properties.observed_at.description.includes('superseded'));
+    // An element of updates is a documented row, or anything else (answered as that row's error).
+    const [row, other] = body.properties.updates.items.anyOf;
+    assert.ok(row.properties.observed_at.description.includes('superseded'));
+    assert.deepEqual(Object.keys(other), ['description']);
+    assert.equal(body.additionalProperties, false);
+    const result = op.responses['200'].content['application/json'].schema.properties.results.items;
+    assert.ok(result.properties.message.description.includes('acknowledge, note, resolve, reopen'));
     assert.ok(op.responses['200'].content['application/json'].schema.properties.results);
     for (const status of ['401', '413', '429']) assert.ok(op.responses[status], status);
     for (const code of [

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { validateRow } from '../../src/domain/roster/rows.ts';
+import { rosterRowErrorCodes, validateRow } from '../../src/domain/roster/rows.ts';
 import { describeEachDatabase, type SeededTenant, seedTenant, withoutRunId } from '../helpers/app.ts';
 
 const URL = '/api/sis/sync';
@@ -138,7 +138,12 @@ describeEachDatabase('roster sync properties', (ctx) => {
           [...new Set(rows)].sort((a, b) => a - b),
           'errors are in row order, one per row',
         );
-        for (const e of body.errors) assert.ok(e.row >= 0 && e.row < students.length && e.message.length > 0);
+        for (const e of body.errors) {
+          assert.ok(e.row >= 0 && e.row < students.length && e.message.length > 0);
+          assert.ok(rosterRowErrorCodes.includes(e.code), `a documented code: ${JSON.stringify(e)}`);
+          assert.ok(e.field === undefined || typeof e.field === 'string');
+        }
+        for (const w of body.warnings) assert.ok(['unknown_program_code', 'unknown_campus'].includes(w.code));
         if (dryRun) assert.equal(body.would_create + body.would_update + body.errors.length, students.length);
         else {
           assert.equal(body.imported, body.created + body.updated);
@@ -147,6 +152,42 @@ describeEachDatabase('roster sync properties', (ctx) => {
       }),
       { numRuns: RUNS },
     );
+  });
+
+  test('any unknown top-level field is 400 unknown_field naming it, and nothing is written', async () => {
+    const known = ['cohort_id', 'students', 'dry_run', 'sync_id', 'final_page'];
+    const before = await ctx().db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM sis_runs WHERE institution_id = $1',
+      [tenant.institutionId],
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          anyString,
+          fc.constantFrom('dryRun', 'DRY_RUN', 'cohortId', 'student', 'finalPage', 'constructor'),
+        ),
+        anyJson,
+        async (key, value) => {
+          fc.pre(!known.includes(key) && key !== '__proto__');
+          const body = {
+            cohort_id: tenant.cohortId,
+            students: [{ email: 'p@example.edu', student_id_ext: 'P' }],
+          };
+          const res = await send({ ...body, [key]: value });
+          assert.equal(res.statusCode, 400, res.body);
+          assert.equal(res.json().error, 'unknown_field');
+          assert.equal(res.json().field, key);
+          const suggestion = res.json().suggestion;
+          assert.ok(suggestion === undefined || known.includes(suggestion));
+        },
+      ),
+      { numRuns: RUNS },
+    );
+    const after = await ctx().db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM sis_runs WHERE institution_id = $1',
+      [tenant.institutionId],
+    );
+    assert.equal(after.rows[0].n, before.rows[0].n, 'no push was recorded');
   });
 
   test('raw bodies that are not JSON are 4xx', async () => {
@@ -214,13 +255,16 @@ describeEachDatabase('roster sync properties', (ctx) => {
 
           const goods = goodPositions.map((i) => students[i]);
           const again = await send({ cohort_id: tenant.cohortId, students: goods });
-          assert.deepEqual(withoutRunId(again.json()), {
+          const { warnings, ...counts } = withoutRunId(again.json());
+          assert.deepEqual(counts, {
             received: goods.length,
             created: 0,
             updated: goods.length,
             imported: goods.length,
             errors: [],
           });
+          // Unknown program and campus values are warnings naming good rows only.
+          for (const w of warnings) for (const r of w.rows) assert.ok(r < goods.length);
           const { rows } = await ctx().db.query<{ n: number }>(
             `SELECT count(*)::int AS n FROM students WHERE institution_id = $1 AND student_id_ext LIKE $2`,
             [tenant.institutionId, `${prefix}-%`],

@@ -100,6 +100,7 @@ describeEachDatabase('roster sync', (ctx) => {
       updated: 0,
       imported: 3,
       errors: [],
+      warnings: [],
     });
     const stored = await students(tenant);
     assert.equal(stored.length, 3);
@@ -166,6 +167,22 @@ describeEachDatabase('roster sync', (ctx) => {
     assert.equal(messages[7], 'student_id_ext must be a string (got object)');
     assert.match(messages[8], /first_in_family/);
     assert.equal(messages[9], 'first_name must be a string (got number)');
+    // Each entry also carries a stable code and the field at fault.
+    assert.deepEqual(
+      body.errors.map((e: { code: string; field?: string }) => [e.code, e.field]),
+      [
+        ['invalid_row', undefined],
+        ['invalid_row', undefined],
+        ['invalid_row', undefined],
+        ['invalid_row', undefined],
+        ['missing_field', 'email'],
+        ['missing_field', 'student_id_ext'],
+        ['invalid_field', 'email'],
+        ['invalid_field', 'student_id_ext'],
+        ['invalid_field', 'first_in_family'],
+        ['invalid_field', 'first_name'],
+      ],
+    );
     assert.equal((await students(tenant)).length, 90);
   });
 
@@ -179,6 +196,7 @@ describeEachDatabase('roster sync', (ctx) => {
       updated: 0,
       imported: 30,
       errors: [],
+      warnings: [],
     });
     const before = await students(tenant);
 
@@ -189,6 +207,7 @@ describeEachDatabase('roster sync', (ctx) => {
       updated: 30,
       imported: 30,
       errors: [],
+      warnings: [],
     });
     const after = await students(tenant);
     assert.deepEqual(after, before, 'an identical re-send changes nothing, not even updated_at');
@@ -201,6 +220,7 @@ describeEachDatabase('roster sync', (ctx) => {
       updated: 10,
       imported: 30,
       errors: [],
+      warnings: [],
     });
     const all = await students(tenant);
     assert.equal(all.length, 50);
@@ -240,6 +260,7 @@ describeEachDatabase('roster sync', (ctx) => {
       updated: 1,
       imported: 1,
       errors: [],
+      warnings: [],
     });
 
     const newEmail = await sync(tenant, {
@@ -252,6 +273,7 @@ describeEachDatabase('roster sync', (ctx) => {
       updated: 1,
       imported: 1,
       errors: [],
+      warnings: [],
     });
 
     // Matched by email, the student's external id changes (no other student holds it).
@@ -288,6 +310,7 @@ describeEachDatabase('roster sync', (ctx) => {
       body.errors[0].message,
       /email belongs to one existing student and student_id_ext to another/,
     );
+    assert.deepEqual([body.errors[0].code, body.errors[0].field], ['student_conflict', 'student_id_ext']);
     const after = await students(tenant);
     assert.equal(after.length, 3);
     assert.deepEqual(
@@ -317,6 +340,14 @@ describeEachDatabase('roster sync', (ctx) => {
     assert.match(body.errors[0].message, /duplicate email in this batch: row 0/);
     assert.match(body.errors[1].message, /duplicate student_id_ext in this batch: row 0/);
     assert.match(body.errors[2].message, /duplicate email.*row 3.*duplicate student_id_ext.*row 3/);
+    assert.deepEqual(
+      body.errors.map((e: { code: string; field: string }) => [e.code, e.field]),
+      [
+        ['duplicate_key', 'email'],
+        ['duplicate_key', 'student_id_ext'],
+        ['duplicate_key', 'email'],
+      ],
+    );
     const stored = await students(tenant);
     assert.deepEqual(
       stored.map((s) => [s.email, s.first_name]),
@@ -343,6 +374,7 @@ describeEachDatabase('roster sync', (ctx) => {
     assert.deepEqual(body.errors.length, 1);
     assert.equal(body.errors[0].row, 1);
     assert.match(body.errors[0].message, /same existing student as row 0/);
+    assert.deepEqual([body.errors[0].code, body.errors[0].field], ['duplicate_student', 'email']);
     const stored = await students(tenant);
     assert.deepEqual(
       stored.map((s) => [s.email, s.student_id_ext]),
@@ -451,6 +483,7 @@ describeEachDatabase('roster sync', (ctx) => {
       updated: 1,
       imported: 3,
       errors: [],
+      warnings: [],
     });
     assert.deepEqual(
       (await students(tenant)).map((s) => s.start_date),
@@ -469,6 +502,7 @@ describeEachDatabase('roster sync', (ctx) => {
       updated: 1,
       imported: 2,
       errors: [],
+      warnings: [],
     });
     assert.deepEqual(
       (await students(tenant)).map((s) => s.cohort_id),
@@ -502,10 +536,40 @@ describeEachDatabase('roster sync', (ctx) => {
       updated: 0,
       imported: 0,
       errors: [
-        { row: 3, message: 'duplicate email in this batch: row 1 has the same email' },
+        {
+          row: 3,
+          code: 'duplicate_key',
+          field: 'email',
+          message: 'duplicate email in this batch: row 1 has the same email',
+        },
         {
           row: 4,
+          code: 'invalid_field',
+          field: 'email',
           message: 'email "nobody" is not an email address; student_id_ext is required',
+        },
+      ],
+      warnings: [
+        {
+          code: 'unknown_program_code',
+          field: 'program_code',
+          value: 'XX',
+          rows: [1, 2],
+          message: 'no program has the code "XX"; the rows imported without a program (a stored one is kept)',
+        },
+        {
+          code: 'unknown_campus',
+          field: 'campus_name',
+          value: 'Moon',
+          rows: [1],
+          message: 'no campus is named "Moon"; the rows imported without a campus (a stored one is kept)',
+        },
+        {
+          code: 'unknown_campus',
+          field: 'campus_code',
+          value: 'Mars',
+          rows: [2],
+          message: 'no campus is named "Mars"; the rows imported without a campus (a stored one is kept)',
         },
       ],
       dry_run: true,
@@ -549,6 +613,7 @@ describeEachDatabase('roster sync', (ctx) => {
         cohortId: tenant.cohortId,
         students: Array.from({ length: n }, (_, i) => row(from + i, { first_name: name })),
         dryRun: false,
+        credential: 'institution_secret',
       });
       assert.equal(result.imported, n);
       return count;
@@ -556,10 +621,10 @@ describeEachDatabase('roster sync', (ctx) => {
     const small = await cost(0, 5);
     const large = await cost(1000, 500);
     assert.equal(small, large);
-    // Mixed creates and updates: lock, match, insert, update.
-    assert.equal(await cost(900, 200, 'B'), 4);
-    // Nothing changes: lock and match only.
-    assert.equal(await cost(900, 200, 'B'), 2);
+    // Mixed creates and updates: lock, match, insert, update, and the run in the same transaction.
+    assert.equal(await cost(900, 200, 'B'), 5);
+    // Nothing changes: lock, match and the run only.
+    assert.equal(await cost(900, 200, 'B'), 3);
   });
 
   test('the schema refuses a student whose cohort belongs to another institution', async () => {

@@ -24,7 +24,10 @@ const table: [RegExp, Access][] = [
     'read',
   ],
   [/^POST .*\/cohorts$/, 'admin'],
-  [/\/(roster-secret|people|identity-provider|audit|runs|operator-audit|full-syncs|calendar-feeds)(\/|$)/, 'admin'],
+  [
+    /\/(roster-secret|people|identity-provider|audit|runs|operator-audit|full-syncs|calendar-feeds)(\/|$)/,
+    'admin',
+  ],
   [/\/help-requests/, 'helpdesk'],
   [/\/(help-sync-secret|webhook-endpoints|events)/, 'integrations'],
 ];

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
+import { type SyncRowError, syncRowErrorMessages, syncRowErrors } from '../../src/domain/helpdesk/rules.ts';
 import { describeEachDatabase } from '../helpers/app.ts';
 import { createHelpRequest, type HelpdeskTenant, seedHelpdesk } from '../helpers/helpdesk.ts';
 
@@ -21,7 +22,10 @@ describeEachDatabase('help-sync: no input yields a 5xx (property-based)', (ctx) 
         assert.equal(typeof result.help_request_id, 'string');
         assert.equal(typeof result.ok, 'boolean');
         if (result.ok) assert.equal(typeof result.status, 'string');
-        else assert.equal(typeof result.error, 'string');
+        else {
+          assert.ok(syncRowErrors.includes(result.error), `a documented code: ${result.error}`);
+          assert.equal(result.message, syncRowErrorMessages[result.error as SyncRowError]);
+        }
         assert.notEqual(result.error, 'update_failed', JSON.stringify(result));
       }
     } else {
@@ -119,6 +123,38 @@ describeEachDatabase('help-sync: no input yields a 5xx (property-based)', (ctx) 
       ),
       { numRuns: 40 },
     );
+  });
+
+  test('any unknown top-level field is 400 unknown_field naming it; no row is applied', async () => {
+    const known = ['institution', 'actor', 'updates'];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(text({ maxLength: 12 }), fc.constantFrom('dry_run', 'update', 'Institution', 'actors')),
+        value,
+        async (key, extra) => {
+          fc.pre(!known.includes(key) && key !== '__proto__');
+          const payload = JSON.stringify({
+            institution: tenant.slug,
+            updates: [{ help_request_id: ids[0], action: 'note', note: 'never applied' }],
+            [key]: extra ?? null,
+          });
+          const res = await ctx().app.inject({
+            method: 'POST',
+            url: '/api/integrations/help-sync',
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${tenant.syncSecret}` },
+            payload,
+          });
+          assert.equal(res.statusCode, 400, res.body);
+          assert.deepEqual([res.json().error, res.json().field], ['unknown_field', key]);
+        },
+      ),
+      { numRuns: 30 },
+    );
+    const { rows } = await ctx().db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM help_request_timeline WHERE institution_id = $1 AND note = 'never applied'`,
+      [tenant.institutionId],
+    );
+    assert.equal(rows[0].n, 0);
   });
 
   test('valid envelopes with rows of any shape: 200 with one result per row', async () => {

@@ -6,6 +6,7 @@
 import type { Db, Queryable } from '../../db/db.ts';
 import { InstitutionLock, lockInstitution } from '../../db/locks.ts';
 import { ApiError } from '../../errors.ts';
+import { appendOperatorAudit, readOperatorAudit } from '../audit/operator-audit.ts';
 
 interface CampusRow {
   id: string;
@@ -94,23 +95,18 @@ export function createCampusMergeService(db: Db) {
           [institutionId, from.name, into.id],
         );
         const result: MergeResult = { merged: from, into, moved, alias: from.name };
-        await tx.query(
-          `INSERT INTO operator_audit (institution_id, actor, action, details) VALUES ($1, $2, 'campus.merge', $3::jsonb)`,
-          [institutionId, input.actor, JSON.stringify(result)],
-        );
+        await appendOperatorAudit(tx, {
+          institutionId,
+          actor: input.actor,
+          action: 'campus.merge',
+          details: { ...result },
+        });
         return result;
       });
     },
 
     /** The institution's operator audit trail, newest first (merges, departure decisions). */
-    async operatorAudit(institutionId: string) {
-      const { rows } = await db.query(
-        `SELECT id, actor, action, details, at FROM operator_audit WHERE institution_id = $1
-         ORDER BY at DESC, id LIMIT 1000`,
-        [institutionId],
-      );
-      return rows;
-    },
+    operatorAudit: (institutionId: string) => readOperatorAudit(db, institutionId),
 
     async aliases(institutionId: string) {
       const { rows } = await db.query(

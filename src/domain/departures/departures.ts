@@ -10,6 +10,7 @@ import type { Db, Queryable } from '../../db/db.ts';
 import { InstitutionLock, lockInstitution } from '../../db/locks.ts';
 import { ApiError } from '../../errors.ts';
 import { isStorableText } from '../../lib/text.ts';
+import { appendOperatorAudit } from '../audit/operator-audit.ts';
 import { uuidPattern } from '../institutions/service.ts';
 
 export interface NamedKeys {
@@ -227,15 +228,12 @@ export function createDeparturesService(db: Db, clock: { now(): Date }) {
         now,
         actor,
       ]);
-      await tx.query(
-        `INSERT INTO operator_audit (institution_id, actor, action, details) VALUES ($1, $2, $3, $4::jsonb)`,
-        [
-          institutionId,
-          actor,
-          `departures.${decision === 'confirmed' ? 'confirm' : 'discard'}`,
-          JSON.stringify({ full_sync_id: sync.id, sync_id: sync.sync_id, departed }),
-        ],
-      );
+      await appendOperatorAudit(tx, {
+        institutionId,
+        actor,
+        action: decision === 'confirmed' ? 'departures.confirm' : 'departures.discard',
+        details: { full_sync_id: sync.id, sync_id: sync.sync_id, departed },
+      });
       return { id: sync.id, sync_id: sync.sync_id, status: decision, departed };
     });
   }

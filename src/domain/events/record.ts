@@ -28,29 +28,52 @@ export interface RecordedEvent {
   seq: number;
 }
 
+export interface NewEvent {
+  institutionId: string;
+  type: string;
+  helpRequestId?: string;
+  data: Record<string, unknown>;
+  occurredAt: Date;
+}
+
 /**
- * Appends an event. `payload` is the whole webhook body: {type, timestamp, data}.
- * Must be called with the transaction that makes the change.
+ * Appends events in the given order, in one statement whatever their number, and returns
+ * their ids in that order. This is the only place the webhook body ({type, timestamp, data})
+ * is built, and the only INSERT into `events`. Must be called with the transaction that makes
+ * the change.
  *
- * The insert also creates rows this code does not write: the trigger `events_webhook_fan_out`
- * (0005_webhooks.sql) adds one pending `webhook_deliveries` row per enabled endpoint of the
- * institution subscribed to the type, in the same transaction (not for `webhook.*` events).
+ * Inserting an event also creates rows elsewhere: the `events_webhook_fan_out` trigger
+ * (migration 0005) adds one pending `webhook_deliveries` row per enabled endpoint of the
+ * institution subscribed to the type, in the same transaction. Nothing in TypeScript writes
+ * those rows for a new event.
  */
-export async function recordEvent(
-  tx: Queryable,
-  event: {
-    institutionId: string;
-    type: string;
-    helpRequestId?: string;
-    data: Record<string, unknown>;
-    occurredAt: Date;
-  },
-): Promise<RecordedEvent> {
-  const payload = { type: event.type, timestamp: event.occurredAt.toISOString(), data: event.data };
-  const { rows } = await tx.query<RecordedEvent>(
-    `INSERT INTO events (institution_id, type, help_request_id, payload, occurred_at)
-     VALUES ($1, $2, $3, $4::jsonb, $5) RETURNING id, seq`,
-    [event.institutionId, event.type, event.helpRequestId ?? null, JSON.stringify(payload), event.occurredAt],
+export async function recordEvents(tx: Queryable, events: NewEvent[]): Promise<RecordedEvent[]> {
+  if (events.length === 0) return [];
+  const rows = events.map((event, ord) => ({
+    ord,
+    institution_id: event.institutionId,
+    type: event.type,
+    help_request_id: event.helpRequestId ?? null,
+    payload: { type: event.type, timestamp: event.occurredAt.toISOString(), data: event.data },
+    occurred_at: event.occurredAt.toISOString(),
+  }));
+  const { rows: recorded } = await tx.query<RecordedEvent & { ord: number }>(
+    `WITH inserted AS (
+       INSERT INTO events (institution_id, type, help_request_id, payload, occurred_at)
+       SELECT e.institution_id, e.type, e.help_request_id, e.payload, e.occurred_at
+       FROM jsonb_to_recordset($1::jsonb) AS e(ord integer, institution_id uuid, type text,
+         help_request_id uuid, payload jsonb, occurred_at timestamptz)
+       ORDER BY e.ord
+       RETURNING id, seq
+     )
+     SELECT id, seq FROM inserted ORDER BY seq`,
+    [JSON.stringify(rows)],
   );
-  return rows[0];
+  return recorded;
+}
+
+/** Appends one event (see recordEvents). */
+export async function recordEvent(tx: Queryable, event: NewEvent): Promise<RecordedEvent> {
+  const [recorded] = await recordEvents(tx, [event]);
+  return recorded;
 }

@@ -18,17 +18,28 @@ export const DEFAULT_SYNC_ACTOR = 'help-desk sync';
 
 export const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Row-level error codes of the help-desk sync (spec section 7, plus the documented extras). */
-export type SyncRowError =
-  | 'not_found'
-  | 'bad_action'
-  | 'bad_help_request_id'
-  | 'note_required'
-  | 'update_failed'
-  | 'bad_external_ref'
-  | 'bad_note'
-  | 'bad_actor'
-  | 'bad_observed_at';
+/**
+ * Row-level error codes of the help-desk sync (spec section 7, plus the documented extras),
+ * each with the `message` a result row carries beside it, for people (it may be reworded;
+ * clients branch on the code).
+ */
+export const syncRowErrorMessages = {
+  not_found: 'no help request with this id in the institution of the secret (ids come from webhook payloads)',
+  bad_action: `action must be one of ${syncActions.join(', ')}`,
+  bad_help_request_id:
+    "help_request_id must be the platform's help request UUID from webhook payloads, not an external ticket number",
+  note_required: 'a note row needs a non-blank note',
+  update_failed: 'the change could not be written; retry the row',
+  bad_external_ref: `external_ref must be a string of 1 to ${MAX_EXTERNAL_REF} characters without NUL characters or lone surrogates`,
+  bad_note: `note must be a string of at most ${MAX_NOTE} characters without NUL characters or lone surrogates`,
+  bad_actor: `actor must be a non-blank name of at most ${MAX_ACTOR} characters without NUL characters or lone surrogates`,
+  bad_observed_at:
+    'observed_at must be an ISO 8601 date-time with an offset, for example 2026-03-01T09:30:00Z',
+} as const;
+
+export type SyncRowError = keyof typeof syncRowErrorMessages;
+
+export const syncRowErrors = Object.keys(syncRowErrorMessages) as SyncRowError[];
 
 /** An update row that passed validation. */
 export interface ValidRow {

@@ -3,9 +3,11 @@
 //
 // Cost of a request, whatever its size: one query locks every named request of the
 // institution (SELECT ... FOR UPDATE, id order), the rows are applied in order in memory
-// (pure rules, so several rows for one request compose), and one statement writes the final
-// state of every changed request, its timeline entries and its events, inside a savepoint.
-// If that statement fails, it is rolled back to the savepoint and the requests are bisected,
+// (pure rules, so several rows for one request compose), and three set-based statements,
+// inside a savepoint, write the final state of every changed request, all their timeline
+// entries (appendTimeline, the timeline's one writer) and all their events (recordEvents, the
+// events' one writer, whose insert also fans out webhook deliveries through a trigger).
+// If that write fails, it is rolled back to the savepoint and the requests are bisected,
 // each half written in its own savepoint, down to the single requests whose write fails (k
 // failing requests out of n cost about 2k·log2(n) extra statements, not n). The rows of such a
 // request are then replayed one by one from its locked state, each written in its own
@@ -14,6 +16,7 @@
 import type { Db, Queryable } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
+import { type NewEvent, recordEvents } from '../events/record.ts';
 import type { SyncCaller } from '../secrets/help-sync-secrets.ts';
 import {
   applyRow,
@@ -22,10 +25,18 @@ import {
   parseName,
   type SyncRowError,
   type SyncState,
+  syncRowErrorMessages,
   type ValidRow,
   validateRow,
 } from './rules.ts';
-import { eventData, type HelpRequestRow, lockRequests, syncState, type TimelineEntry } from './store.ts';
+import {
+  appendTimeline,
+  eventData,
+  type HelpRequestRow,
+  lockRequests,
+  syncState,
+  type TimelineEntry,
+} from './store.ts';
 
 export interface SyncBody {
   institution: string;
@@ -41,7 +52,14 @@ export interface SyncResult {
   changed?: boolean;
   external_ref?: string;
   error?: SyncRowError;
+  /** With `error`: what is wrong, for people. */
+  message?: string;
   superseded?: true;
+}
+
+/** The result of a row that failed with `error`. */
+function failed(helpRequestId: string, error: SyncRowError): SyncResult {
+  return { help_request_id: helpRequestId, ok: false, error, message: syncRowErrorMessages[error] };
 }
 
 interface Group {
@@ -50,11 +68,11 @@ interface Group {
   /** The update rows naming this request, in order, with their positions. */
   rows: { row: ValidRow; position: number }[];
   entries: TimelineEntry[];
-  events: { type: string; payload: unknown; occurred_at: string }[];
+  events: NewEvent[];
 }
 
 export function createHelpSyncService(db: Db, clock: Clock) {
-  /** Writes the final state, timeline entries and events of the given requests in one statement. */
+  /** Writes the final state, timeline entries and events of the given requests, set-based. */
   async function write(tx: Queryable, institutionId: string, groups: Group[], now: Date) {
     const updates = groups
       .filter((g) => g.state.version !== g.row.version)
@@ -65,37 +83,23 @@ export function createHelpSyncService(db: Db, clock: Clock) {
         external_ref: g.state.externalRef,
         version: g.state.version,
       }));
-    const entries = groups.flatMap((g) => g.entries).map((entry, ord) => ({ ...entry, ord }));
-    const events = groups
-      .flatMap((g) => g.events.map((e) => ({ ...e, help_request_id: g.row.id })))
-      .map((event, ord) => ({ ...event, ord }));
+    const entries = groups.flatMap((g) => g.entries);
     if (entries.length === 0 && updates.length === 0) return;
-    await tx.query(
-      `WITH updated AS (
-         UPDATE help_requests h
+    if (updates.length > 0) {
+      await tx.query(
+        `UPDATE help_requests h
          SET status = u.status, resolved_at = u.resolved_at, external_ref = u.external_ref,
-             version = u.version, updated_at = $5
+             version = u.version, updated_at = $3
          FROM jsonb_to_recordset($2::jsonb) AS u(id uuid, status text, resolved_at timestamptz,
            external_ref text, version integer)
-         WHERE h.institution_id = $1 AND h.id = u.id
-         RETURNING h.id
-       ), timeline AS (
-         INSERT INTO help_request_timeline (institution_id, help_request_id, kind, action, actor, origin, note,
-           from_status, to_status, external_ref, version, created_at)
-         SELECT $1, t.help_request_id, t.kind, t.action, t.actor, t.origin, t.note, t.from_status, t.to_status,
-           t.external_ref, t.version, t.created_at
-         FROM jsonb_to_recordset($3::jsonb) AS t(ord integer, help_request_id uuid, kind text, action text,
-           actor text, origin text, note text, from_status text, to_status text, external_ref text,
-           version integer, created_at timestamptz)
-         ORDER BY t.ord
-         RETURNING 1
-       )
-       INSERT INTO events (institution_id, type, help_request_id, payload, occurred_at)
-       SELECT $1, e.type, e.help_request_id, e.payload, e.occurred_at
-       FROM jsonb_to_recordset($4::jsonb) AS e(ord integer, type text, help_request_id uuid, payload jsonb,
-         occurred_at timestamptz)
-       ORDER BY e.ord`,
-      [institutionId, JSON.stringify(updates), JSON.stringify(entries), JSON.stringify(events), now],
+         WHERE h.institution_id = $1 AND h.id = u.id`,
+        [institutionId, JSON.stringify(updates), now],
+      );
+    }
+    await appendTimeline(tx, institutionId, entries);
+    await recordEvents(
+      tx,
+      groups.flatMap((g) => g.events),
     );
   }
 
@@ -123,17 +127,11 @@ export function createHelpSyncService(db: Db, clock: Clock) {
       // Another institution named with this secret: every row is not_found (spec 4.3).
       if (body.institution !== caller.slug) {
         return {
-          results: validated.map((v) => ({
-            help_request_id: v.ok ? v.row.helpRequestId : v.helpRequestId,
-            ok: false,
-            error: 'not_found',
-          })),
+          results: validated.map((v) => failed(v.ok ? v.row.helpRequestId : v.helpRequestId, 'not_found')),
         };
       }
       const results: SyncResult[] = validated.map((v) =>
-        v.ok
-          ? { help_request_id: v.row.helpRequestId, ok: false, error: 'not_found' }
-          : { help_request_id: v.helpRequestId, ok: false, error: v.error },
+        v.ok ? failed(v.row.helpRequestId, 'not_found') : failed(v.helpRequestId, v.error),
       );
       const valid = validated.flatMap((v, position) => (v.ok ? [{ row: v.row, position }] : []));
       if (valid.length === 0) return { results };
@@ -159,7 +157,7 @@ export function createHelpSyncService(db: Db, clock: Clock) {
             groups.set(request.id, group);
           }
           group.rows.push({ row, position });
-          results[position] = applyToGroup(group, row, now, nowIso);
+          results[position] = applyToGroup(caller.institutionId, group, row, now, nowIso);
         }
         const touched = [...groups.values()].filter((g) => g.entries.length > 0);
         if (touched.length === 0) return;
@@ -180,30 +178,26 @@ export function createHelpSyncService(db: Db, clock: Clock) {
          * Replays the rows of one request whose write failed, one row per savepoint, from its
          * locked state: each row succeeds or fails on its own (spec 4.3 rule 1).
          */
-        const replay = async (failed: Group): Promise<void> => {
-          let state = syncState(failed.row);
-          for (const { row, position } of failed.rows) {
+        const replay = async (broken: Group): Promise<void> => {
+          let state = syncState(broken.row);
+          for (const { row, position } of broken.rows) {
             const single: Group = {
-              row: { ...failed.row, version: state.version },
+              row: { ...broken.row, version: state.version },
               state,
               rows: [{ row, position }],
               entries: [],
               events: [],
             };
-            const result = applyToGroup(single, row, now, nowIso);
+            const result = applyToGroup(caller.institutionId, single, row, now, nowIso);
             if (single.entries.length === 0 || (await tryWrite([single]))) {
               results[position] = result;
               state = single.state;
             } else {
-              results[position] = {
-                help_request_id: result.help_request_id,
-                ok: false,
-                error: 'update_failed',
-              };
+              results[position] = failed(result.help_request_id, 'update_failed');
             }
           }
         };
-        // One statement for everything; if it fails, bisect in savepoints down to the
+        // One write for everything; if it fails, bisect in savepoints down to the
         // requests whose own write fails, then replay their rows one by one.
         const attempt = async (part: Group[]): Promise<void> => {
           if (await tryWrite(part)) return;
@@ -223,7 +217,13 @@ export function createHelpSyncService(db: Db, clock: Clock) {
 }
 
 /** Applies one row to its request's running state; collects the timeline entries and event. */
-function applyToGroup(group: Group, row: ValidRow, now: Date, nowIso: string): SyncResult {
+function applyToGroup(
+  institutionId: string,
+  group: Group,
+  row: ValidRow,
+  now: Date,
+  nowIso: string,
+): SyncResult {
   const before = group.state;
   const outcome = applyRow(before, row, now);
   const base = { help_request_id: group.row.id, kind: 'audit' as const, actor: row.actor };
@@ -279,9 +279,11 @@ function applyToGroup(group: Group, row: ValidRow, now: Date, nowIso: string): S
       now,
     );
     group.events.push({
+      institutionId,
       type: 'help_request.updated',
-      payload: { type: 'help_request.updated', timestamp: nowIso, data },
-      occurred_at: nowIso,
+      helpRequestId: group.row.id,
+      data,
+      occurredAt: now,
     });
     group.state = after;
   }

@@ -1,6 +1,7 @@
 // Pure per-row rules of the roster sync (spec 2.1): one element of `students`, of any JSON
-// shape, becomes either a normalised row or a message saying everything that is wrong
-// with it. Nothing here touches the database; matching happens in sync.ts.
+// shape, becomes either a normalised row or a row error: a stable code and the field of the
+// first problem, and a message saying everything that is wrong with it. Nothing here touches
+// the database; matching happens in sync.ts.
 
 import { isStorableText } from '../../lib/text.ts';
 
@@ -27,9 +28,58 @@ export interface BadDate {
   value: string;
 }
 
+/**
+ * Stable codes of roster row errors (the `code` of an entry of `errors`), the same vocabulary
+ * as the enrolments feed. Documented in docs/roster-sync.md and the OpenAPI description.
+ */
+export const rosterRowErrorCodes = [
+  /** The element of `students` is not a JSON object. */
+  'invalid_row',
+  /** email or student_id_ext is absent, null or blank. */
+  'missing_field',
+  /** A field has the wrong type, is too long, holds text that cannot be stored, or is not an email address / boolean. */
+  'invalid_field',
+  /** An earlier valid row of the page has the same email or student_id_ext. */
+  'duplicate_key',
+  /** The email belongs to one stored student and the student_id_ext to another. */
+  'student_conflict',
+  /** The row reaches the same stored student as an earlier row of the page (one by email, one by student_id_ext). */
+  'duplicate_student',
+] as const;
+
+export type RosterRowErrorCode = (typeof rosterRowErrorCodes)[number];
+
+/** One entry of `errors`: one per rejected row; `code` and `field` name its first problem. */
+export interface RowError {
+  /** 0-based index of the row in `students`. */
+  row: number;
+  code: RosterRowErrorCode;
+  /** The row field at fault, when one is. */
+  field?: string;
+  /** Every problem of the row, for people, separated by `; `. */
+  message: string;
+}
+
+interface Problem {
+  code: RosterRowErrorCode;
+  field?: string;
+  message: string;
+}
+
+/** One row error from its problems (at least one), in the order they were found. */
+export function rowError(row: number, problems: Problem[]): RowError {
+  const [first] = problems;
+  return {
+    row,
+    code: first.code,
+    ...(first.field !== undefined ? { field: first.field } : {}),
+    message: problems.map((p) => p.message).join('; '),
+  };
+}
+
 export type RowResult =
   | { ok: true; row: RosterRow; badDate?: BadDate }
-  | { ok: false; error: { row: number; message: string }; badDate?: BadDate };
+  | { ok: false; error: RowError; badDate?: BadDate };
 
 export const LIMITS = {
   email: 254,
@@ -58,28 +108,41 @@ function requiredText(
   source: Record<string, unknown>,
   field: string,
   max: number,
-  problems: string[],
+  problems: Problem[],
 ): string | undefined {
   const value = source[field];
   if (value === undefined || value === null) {
-    problems.push(`${field} is required`);
+    problems.push({ code: 'missing_field', field, message: `${field} is required` });
     return undefined;
   }
+  if (typeof value === 'string' && value.trim() === '') {
+    problems.push({ code: 'missing_field', field, message: `${field} is required (got an empty string)` });
+    return undefined;
+  }
+  return checkedText(value, field, max, problems);
+}
+
+/** A present value that must be storable text of at most `max` characters; trimmed. */
+function checkedText(value: unknown, field: string, max: number, problems: Problem[]): string | undefined {
   if (typeof value !== 'string') {
-    problems.push(`${field} must be a string (got ${describe(value)})`);
+    problems.push({
+      code: 'invalid_field',
+      field,
+      message: `${field} must be a string (got ${describe(value)})`,
+    });
     return undefined;
   }
   const trimmed = value.trim();
-  if (trimmed === '') {
-    problems.push(`${field} is required (got an empty string)`);
-    return undefined;
-  }
   if (!isStorableText(trimmed)) {
-    problems.push(`${field} contains a NUL character or invalid Unicode`);
+    problems.push({
+      code: 'invalid_field',
+      field,
+      message: `${field} contains a NUL character or invalid Unicode`,
+    });
     return undefined;
   }
   if (trimmed.length > max) {
-    problems.push(`${field} is longer than ${max} characters`);
+    problems.push({ code: 'invalid_field', field, message: `${field} is longer than ${max} characters` });
     return undefined;
   }
   return trimmed;
@@ -90,25 +153,12 @@ function optionalText(
   source: Record<string, unknown>,
   field: string,
   max: number,
-  problems: string[],
+  problems: Problem[],
 ): string | undefined {
   const value = source[field];
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') {
-    problems.push(`${field} must be a string (got ${describe(value)})`);
-    return undefined;
-  }
-  const trimmed = value.trim();
-  if (trimmed === '') return undefined;
-  if (!isStorableText(trimmed)) {
-    problems.push(`${field} contains a NUL character or invalid Unicode`);
-    return undefined;
-  }
-  if (trimmed.length > max) {
-    problems.push(`${field} is longer than ${max} characters`);
-    return undefined;
-  }
-  return trimmed;
+  if (typeof value === 'string' && value.trim() === '') return undefined;
+  return checkedText(value, field, max, problems);
 }
 
 /** true/false, "true"/"false" (any case, surrounding spaces ignored); absent or null: not sent. */
@@ -156,14 +206,23 @@ function echo(value: unknown, max = 100): string {
 /** Validates one element of `students`; `row` is its 0-based position. */
 export function validateRow(input: unknown, row: number): RowResult {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
-    return { ok: false, error: { row, message: `row must be an object (got ${describe(input)})` } };
+    return {
+      ok: false,
+      error: rowError(row, [
+        { code: 'invalid_row', message: `row must be an object (got ${describe(input)})` },
+      ]),
+    };
   }
   const source = input as Record<string, unknown>;
-  const problems: string[] = [];
+  const problems: Problem[] = [];
 
   const email = requiredText(source, 'email', LIMITS.email, problems);
   if (email !== undefined && !emailPattern.test(email)) {
-    problems.push(`email ${shortJson(email)} is not an email address`);
+    problems.push({
+      code: 'invalid_field',
+      field: 'email',
+      message: `email ${shortJson(email)} is not an email address`,
+    });
   }
   const studentIdExt = requiredText(source, 'student_id_ext', LIMITS.student_id_ext, problems);
   const firstName = optionalText(source, 'first_name', LIMITS.name, problems);
@@ -174,9 +233,11 @@ export function validateRow(input: unknown, row: number): RowResult {
 
   const firstInFamily = parseFirstInFamily(source.first_in_family);
   if (!firstInFamily.ok) {
-    problems.push(
-      `first_in_family must be true, false, "true" or "false" (got ${shortJson(source.first_in_family)})`,
-    );
+    problems.push({
+      code: 'invalid_field',
+      field: 'first_in_family',
+      message: `first_in_family must be true, false, "true" or "false" (got ${shortJson(source.first_in_family)})`,
+    });
   }
 
   let badDate: BadDate | undefined;
@@ -187,7 +248,7 @@ export function validateRow(input: unknown, row: number): RowResult {
   }
 
   if (problems.length > 0) {
-    return { ok: false, error: { row, message: problems.join('; ') }, badDate };
+    return { ok: false, error: rowError(row, problems), badDate };
   }
   const result: RosterRow = { row, email: email as string, student_id_ext: studentIdExt as string };
   if (firstName !== undefined) result.first_name = firstName;

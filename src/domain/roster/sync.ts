@@ -15,9 +15,14 @@
 // - A row matching the same student as an earlier row of the page is a row error.
 // - Optional fields that are absent, null, blank or unrecognised never clear a stored value.
 // - `updated` counts every existing student a row matched, including ones already identical.
+// - A program code or campus value that matches nothing is a warning, not an error: the row
+//   imports with that value unset (or kept), and the warning is kept with the run.
+// - The page is recorded in the run history inside its own transaction (a dry run, which
+//   writes nothing else, records it on its own), so a push that commits always has its run.
 
 import type { Db, Queryable } from '../../db/db.ts';
 import { InstitutionLock, lockInstitution } from '../../db/locks.ts';
+import { ApiError } from '../../errors.ts';
 import { campusNamesSql } from '../campuses/names.ts';
 import {
   type FullSyncOutcome,
@@ -25,21 +30,50 @@ import {
   previewFullSyncPage,
   recordFullSyncPage,
 } from '../departures/departures.ts';
-import { type BadDate, type RosterRow, validateRow } from './rows.ts';
+import { type RunCredential, recordRun } from '../runs/runs.ts';
+import { type BadDate, type RosterRow, type RowError, rowError, validateRow } from './rows.ts';
+
+export type { RowError };
 
 export const MAX_STUDENTS_PER_PAGE = 5000;
 
-export interface RowError {
-  row: number;
+/** 413 batch_too_large when a page has more rows than one request may carry (spec 4.1). */
+export function checkPageSize(students: unknown[]): void {
+  if (students.length > MAX_STUDENTS_PER_PAGE) {
+    throw new ApiError('batch_too_large', {
+      max: MAX_STUDENTS_PER_PAGE,
+      detail: `at most ${MAX_STUDENTS_PER_PAGE} students per request; send the roster in pages`,
+    });
+  }
+}
+
+/** Stable codes of roster warnings: a value that matched nothing, so the row imported without it. */
+export const rosterWarningCodes = ['unknown_program_code', 'unknown_campus'] as const;
+
+/**
+ * Something a push could not match. The rows listed imported, with the field left unset for a
+ * new student and kept for an existing one. One entry per distinct value (case-insensitive).
+ */
+export interface RosterWarning {
+  code: (typeof rosterWarningCodes)[number];
+  /** program_code, or campus_name / campus_code (whichever the first row carrying it sent). */
+  field: string;
+  /** The value as the first row carrying it sent it. */
+  value: string;
+  /** 0-based indexes of the rows carrying it. */
+  rows: number[];
   message: string;
 }
 
 export interface SyncResult {
+  /** This push in the run history. */
+  run_id: string;
   received: number;
   created: number;
   updated: number;
   imported: number;
   errors: RowError[];
+  warnings: RosterWarning[];
   full_sync?: FullSyncReport;
 }
 
@@ -64,6 +98,8 @@ export interface SyncInput {
   cohortId: string;
   students: unknown[];
   dryRun: boolean;
+  /** Which kind of secret authenticated the push, for the run history. */
+  credential: RunCredential;
   /** Opt-in full sync: this page belongs to the sync named `syncId` (see departures). */
   fullSync?: { syncId: string; finalPage: boolean };
 }
@@ -160,10 +196,40 @@ FROM json_to_recordset($3::json)
             campus_id uuid, first_in_family boolean, start_date date)
 WHERE s.id = r.id AND s.institution_id = $1`;
 
-function addTo(map: Map<string, ValueRows>, key: string, value: string, row: number): void {
+function addTo<T extends ValueRows>(map: Map<string, T>, key: string, row: number, first: () => T): void {
   const entry = map.get(key);
   if (entry) entry.rows.push(row);
-  else map.set(key, { value, rows: [row] });
+  else map.set(key, first());
+}
+
+/** The program codes and campus values of the planned rows that matched nothing, in row order. */
+function unmatched(planned: Planned[]): RosterWarning[] {
+  const programs = new Map<string, RosterWarning>();
+  const campuses = new Map<string, RosterWarning>();
+  for (const { row, match: m } of planned) {
+    if (row.program_code !== undefined && !m.program_id) {
+      const value = row.program_code;
+      addTo(programs, value.toLowerCase(), row.row, () => ({
+        code: 'unknown_program_code',
+        field: 'program_code',
+        value,
+        rows: [row.row],
+        message: `no program has the code ${JSON.stringify(value)}; the rows imported without a program (a stored one is kept)`,
+      }));
+    }
+    const field = row.campus_name !== undefined ? 'campus_name' : 'campus_code';
+    const campus = row.campus_name ?? row.campus_code;
+    if (campus !== undefined && !m.campus_id) {
+      addTo(campuses, campus.toLowerCase(), row.row, () => ({
+        code: 'unknown_campus',
+        field,
+        value: campus,
+        rows: [row.row],
+        message: `no campus is named ${JSON.stringify(campus)}; the rows imported without a campus (a stored one is kept)`,
+      }));
+    }
+  }
+  return [...programs.values(), ...campuses.values()];
 }
 
 /** Whether applying the row to the matched student would change anything stored. */
@@ -221,17 +287,25 @@ export function createRosterSyncService(db: Db, options: RosterSyncOptions) {
     for (const row of valid) {
       const m = byOrd.get(row.row);
       if (!m) throw new Error(`roster match lost row ${row.row}`);
-      const problems: string[] = [];
+      const problems: { code: 'duplicate_key'; field: string; message: string }[] = [];
       const emailFirst = firstEmail.get(m.email_key);
       if (emailFirst !== undefined) {
-        problems.push(`duplicate email in this batch: row ${emailFirst} has the same email`);
+        problems.push({
+          code: 'duplicate_key',
+          field: 'email',
+          message: `duplicate email in this batch: row ${emailFirst} has the same email`,
+        });
         const entry = duplicateEmails.get(m.email_key);
         if (entry) entry.rows.push(row.row);
         else duplicateEmails.set(m.email_key, { value: m.email_key, rows: [emailFirst, row.row] });
       }
       const extFirst = firstExt.get(row.student_id_ext);
       if (extFirst !== undefined) {
-        problems.push(`duplicate student_id_ext in this batch: row ${extFirst} has the same student_id_ext`);
+        problems.push({
+          code: 'duplicate_key',
+          field: 'student_id_ext',
+          message: `duplicate student_id_ext in this batch: row ${extFirst} has the same student_id_ext`,
+        });
         const entry = duplicateExts.get(row.student_id_ext);
         if (entry) entry.rows.push(row.row);
         else duplicateExts.set(row.student_id_ext, { value: row.student_id_ext, rows: [extFirst, row.row] });
@@ -239,12 +313,14 @@ export function createRosterSyncService(db: Db, options: RosterSyncOptions) {
       if (emailFirst === undefined) firstEmail.set(m.email_key, row.row);
       if (extFirst === undefined) firstExt.set(row.student_id_ext, row.row);
       if (problems.length > 0) {
-        errors.push({ row: row.row, message: problems.join('; ') });
+        errors.push(rowError(row.row, problems));
         continue;
       }
       if (m.email_student_id && m.ext_student_id && m.email_student_id !== m.ext_student_id) {
         errors.push({
           row: row.row,
+          code: 'student_conflict',
+          field: 'student_id_ext',
           message:
             'email belongs to one existing student and student_id_ext to another; the two are never merged: ' +
             'correct the row or the stored students',
@@ -257,6 +333,8 @@ export function createRosterSyncService(db: Db, options: RosterSyncOptions) {
         if (earlier !== undefined) {
           errors.push({
             row: row.row,
+            code: 'duplicate_student',
+            field: m.email_student_id === target ? 'email' : 'student_id_ext',
             message: `matches the same existing student as row ${earlier}; send it again in a later request`,
           });
           continue;
@@ -270,6 +348,8 @@ export function createRosterSyncService(db: Db, options: RosterSyncOptions) {
 
   async function sync(input: SyncInput): Promise<SyncResult | DryRunResult> {
     const { institutionId, cohortId, students, dryRun, fullSync } = input;
+    checkPageSize(students);
+    const startedAt = options.clock.now();
     const rowErrors: RowError[] = [];
     const badDates: BadDate[] = [];
     const valid: RosterRow[] = [];
@@ -280,7 +360,8 @@ export function createRosterSyncService(db: Db, options: RosterSyncOptions) {
       else rowErrors.push(result.error);
     });
 
-    const run = async (q: Queryable) => {
+    /** Matches (and, on a real push, writes) the page; returns the response without its run id. */
+    const run = async (q: Queryable): Promise<Omit<SyncResult, 'run_id'> | Omit<DryRunResult, 'run_id'>> => {
       const matches = await match(q, institutionId, valid);
       const decided = plan(valid, matches);
       const creates = decided.planned.filter((p) => !p.studentId);
@@ -324,55 +405,70 @@ export function createRosterSyncService(db: Db, options: RosterSyncOptions) {
       } else if (page) {
         fullSyncReport = await recordFullSyncPage(q, page, options.departureHoldThreshold);
       }
-      return { ...decided, creates, updates, fullSyncReport };
-    };
 
-    const outcome = dryRun
-      ? await run(db)
-      : await db.transaction(async (tx) => {
-          // Pages for one institution run one at a time: the same page sent twice at once
-          // neither fails nor duplicates, while other institutions proceed in parallel.
-          await lockInstitution(tx, institutionId, InstitutionLock.roster);
-          return run(tx);
-        });
-
-    const errors = [...rowErrors, ...outcome.errors].sort((a, b) => a.row - b.row);
-    if (!dryRun) {
+      const errors = [...rowErrors, ...decided.errors].sort((a, b) => a.row - b.row);
+      const warnings = unmatched(decided.planned);
+      const fullSyncPart = fullSyncReport ? { full_sync: fullSyncReport } : {};
+      if (!dryRun) {
+        return {
+          received: students.length,
+          created: creates.length,
+          updated: updates.length,
+          imported: creates.length + updates.length,
+          errors,
+          warnings,
+          ...fullSyncPart,
+        };
+      }
+      const values = (code: RosterWarning['code']) =>
+        warnings.filter((w) => w.code === code).map(({ value, rows }) => ({ value, rows }));
       return {
         received: students.length,
-        created: outcome.creates.length,
-        updated: outcome.updates.length,
-        imported: outcome.creates.length + outcome.updates.length,
+        created: 0,
+        updated: 0,
+        imported: 0,
         errors,
-        ...(outcome.fullSyncReport ? { full_sync: outcome.fullSyncReport } : {}),
+        warnings,
+        dry_run: true,
+        would_create: creates.length,
+        would_update: updates.length,
+        unknown_program_codes: values('unknown_program_code'),
+        unknown_campus_values: values('unknown_campus'),
+        duplicate_emails: [...decided.duplicateEmails.values()],
+        duplicate_student_id_exts: [...decided.duplicateExts.values()],
+        bad_dates: badDates,
+        ...fullSyncPart,
       };
-    }
-
-    const unknownPrograms = new Map<string, ValueRows>();
-    const unknownCampuses = new Map<string, ValueRows>();
-    for (const { row, match: m } of outcome.planned) {
-      if (row.program_code !== undefined && !m.program_id) {
-        addTo(unknownPrograms, row.program_code.toLowerCase(), row.program_code, row.row);
-      }
-      const campus = row.campus_name ?? row.campus_code;
-      if (campus !== undefined && !m.campus_id) addTo(unknownCampuses, campus.toLowerCase(), campus, row.row);
-    }
-    return {
-      received: students.length,
-      created: 0,
-      updated: 0,
-      imported: 0,
-      errors,
-      dry_run: true,
-      would_create: outcome.creates.length,
-      would_update: outcome.updates.length,
-      unknown_program_codes: [...unknownPrograms.values()],
-      unknown_campus_values: [...unknownCampuses.values()],
-      duplicate_emails: [...outcome.duplicateEmails.values()],
-      duplicate_student_id_exts: [...outcome.duplicateExts.values()],
-      bad_dates: badDates,
-      ...(outcome.fullSyncReport ? { full_sync: outcome.fullSyncReport } : {}),
     };
+
+    /** The page in the run history: its counts, row errors, and warnings (in details). */
+    const record = (q: Queryable, result: Omit<SyncResult, 'run_id'>) => {
+      const { received, errors, warnings, ...counts } = result;
+      return recordRun(q, {
+        institutionId,
+        kind: 'roster',
+        credential: input.credential,
+        cohortId,
+        dryRun,
+        received,
+        counts,
+        errors,
+        details: { warnings },
+        startedAt,
+      });
+    };
+
+    if (dryRun) {
+      const result = await run(db);
+      return { run_id: await record(db, result), ...result } as DryRunResult;
+    }
+    return db.transaction(async (tx) => {
+      // Pages for one institution run one at a time: the same page sent twice at once
+      // neither fails nor duplicates, while other institutions proceed in parallel.
+      await lockInstitution(tx, institutionId, InstitutionLock.roster);
+      const result = await run(tx);
+      return { run_id: await record(tx, result), ...result };
+    });
   }
 
   return { sync };

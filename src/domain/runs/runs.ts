@@ -48,7 +48,10 @@ export interface Run extends RunSummary {
   details: Record<string, unknown>;
 }
 
-/** Records a run; returns its id. Use the push's own transaction when there is one. */
+/**
+ * Records a run; returns its id. A real push calls it inside its own transaction, so a push
+ * that commits always has its run; a dry run, which writes nothing else, calls it on its own.
+ */
 export async function recordRun(q: Queryable, run: NewRun): Promise<string> {
   const kept = run.errors.slice(0, RUN_ERRORS_KEPT);
   const { rows } = await q.query<{ id: string }>(
@@ -80,9 +83,6 @@ const summaryColumns = `id, kind, credential, cohort_id, sections, dry_run, rece
 
 export function createRunsService(db: Db) {
   return {
-    /** Records a run outside any transaction of the push (dry runs write nothing else). */
-    record: (run: NewRun) => recordRun(db, run),
-
     async list(
       institutionId: string,
       filter: { kind?: RunKind; limit: number; offset: number },

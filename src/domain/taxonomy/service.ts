@@ -7,10 +7,11 @@
 // the writes, so it cannot write anything. Each section of a dry run is checked against
 // what is stored, never against another section of the same request (spec 4.2 rule 3).
 
-import type { Db } from '../../db/db.ts';
+import type { Db, Queryable } from '../../db/db.ts';
 import { InstitutionLock, lockInstitution } from '../../db/locks.ts';
 import { ApiError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
+import { type RunCredential, recordRun } from '../runs/runs.ts';
 import {
   type PushBody,
   type PushResult,
@@ -56,12 +57,16 @@ export function createTaxonomyService(db: Db, clock: Clock) {
   return {
     checkLimits,
 
-    /** Applies (or, with dryRun, evaluates) every section present, in dependency order. */
+    /**
+     * Applies (or, with dryRun, evaluates) every section present, in dependency order, and
+     * records the push in the run history: inside the push's transaction, or after the READ
+     * ONLY transaction of a dry run (which writes nothing else).
+     */
     async push(
       institution: { id: string; slug: string },
       body: PushBody,
-      options: { dryRun: boolean },
-    ): Promise<PushResult> {
+      options: { dryRun: boolean; credential: RunCredential },
+    ): Promise<PushResult & { run_id: string }> {
       checkLimits(body);
       const result: PushResult = {
         institution: institution.slug,
@@ -70,7 +75,19 @@ export function createTaxonomyService(db: Db, clock: Clock) {
         errors: [],
       };
       const now = clock.now();
-      await db.transaction(async (q) => {
+      const record = (q: Queryable) =>
+        recordRun(q, {
+          institutionId: institution.id,
+          kind: 'enrolments',
+          credential: options.credential,
+          sections: Object.keys(body),
+          dryRun: options.dryRun,
+          received: Object.values(body).reduce((sum, rows) => sum + (rows?.length ?? 0), 0),
+          counts: result.sections,
+          errors: result.errors,
+          startedAt: now,
+        });
+      const runId = await db.transaction(async (q) => {
         if (options.dryRun) await q.query('SET TRANSACTION READ ONLY');
         // Pushes into one institution run one at a time, so a section's read-then-write is consistent.
         else await lockInstitution(q, institution.id, InstitutionLock.taxonomy);
@@ -103,8 +120,9 @@ export function createTaxonomyService(db: Db, clock: Clock) {
           // Errors in row order (a stable sort keeps several errors of one row in their order).
           result.errors.push(...sectionErrors.sort((a, b) => a.row - b.row));
         }
+        return options.dryRun ? undefined : record(q);
       });
-      return result;
+      return { run_id: runId ?? (await record(db)), ...result };
     },
 
     /** The institution's terms, by start date. */

@@ -1,14 +1,24 @@
 // POST /api/integrations/help-sync: the external ticketing system's write-only surface.
-// The route checks the envelope only; every update row is validated in the domain so that a
-// malformed row becomes that row's error while the others go on.
-import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
+// The route's schema checks the envelope only (an update row may be any JSON value); every
+// update row is validated in the domain so that a malformed row becomes that row's error while
+// the others go on.
+//
+// Order of checks: rate limit; then one hook, once the body is parsed (the institution it
+// names tells "never issued" from "wrong" secrets): Content-Type (415), the secret (401),
+// unknown top-level fields (400 unknown_field); then the envelope schema (400), the batch size
+// (413, the domain's), then the rows.
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { MAX_EXTERNAL_REF, MAX_UPDATES } from '../../domain/helpdesk/rules.ts';
-import type { SyncBody } from '../../domain/helpdesk/sync.ts';
+import {
+  MAX_EXTERNAL_REF,
+  MAX_UPDATES,
+  syncRowErrorMessages,
+  syncRowErrors,
+} from '../../domain/helpdesk/rules.ts';
 import type { SyncCaller } from '../../domain/secrets/help-sync-secrets.ts';
 import { ApiError } from '../../errors.ts';
 import { bearerToken } from '../../lib/secrets.ts';
+import { refuseUnknownFields } from '../../lib/unknown-fields.ts';
 import type { Services } from '../../services.ts';
 import { perMinute } from '../plugins/rate-limit.ts';
 import { errorResponses } from '../schemas.ts';
@@ -16,7 +26,7 @@ import type { App } from '../types.ts';
 
 const exampleId = '5f0c6a8e-2b1d-4c3e-9a7f-1d2e3f4a5b6c';
 
-/** The documented shape of an update row (documentation only: rows are validated in the domain). */
+/** A well-formed update row. */
 const UpdateRow = Type.Object(
   {
     help_request_id: Type.String({
@@ -76,10 +86,24 @@ const UpdateRow = Type.Object(
       }),
     ),
   },
-  { description: 'One update row. Unknown fields (for example `priority`) are ignored.' },
+  { description: 'A well-formed update row. Unknown fields (for example `priority`) are ignored.' },
 );
 
-const DocumentedBody = Type.Object(
+/**
+ * An element of `updates`: a well-formed row, or any other JSON value, which the domain turns
+ * into that row's own error. Both branches are spelled out so the reference documents the row
+ * field by field while validation lets every element through to the domain.
+ */
+const UpdateElement = Type.Union([
+  UpdateRow,
+  Type.Unknown({
+    description:
+      "Anything else (not an object, a missing or mistyped field) is accepted here and answered in that row's " +
+      'result with `ok: false` and an `error` code; the other rows go on.',
+  }),
+]);
+
+const Body = Type.Object(
   {
     institution: Type.String({
       description:
@@ -96,11 +120,15 @@ const DocumentedBody = Type.Object(
         examples: ['Service Desk (Zendesk)'],
       }),
     ),
-    updates: Type.Array(UpdateRow, {
+    updates: Type.Array(UpdateElement, {
       description: `At most ${MAX_UPDATES} rows (more: 413 \`batch_too_large\` with \`max\`). Applied in order.`,
     }),
   },
   {
+    additionalProperties: false,
+    description:
+      'Any other top-level field is refused with 400 `unknown_field` naming it (`field`), with `suggestion` when ' +
+      'one of these is close.',
     examples: [
       {
         institution: 'northfield',
@@ -120,12 +148,8 @@ const DocumentedBody = Type.Object(
   },
 );
 
-/** What the route actually checks: the envelope. */
-const Envelope = Type.Object({
-  institution: Type.String(),
-  actor: Type.Optional(Type.String({ maxLength: 200 })),
-  updates: Type.Array(Type.Unknown()),
-});
+/** The top-level fields of the body; anything else is 400 unknown_field. */
+const bodyFields = Object.keys(Body.properties);
 
 const Result = Type.Object({
   help_request_id: Type.String({
@@ -153,15 +177,28 @@ const Result = Type.Object({
   ),
   error: Type.Optional(
     Type.String({
+      enum: syncRowErrors,
       description:
-        'When not ok: `not_found` (no such request in your institution), `bad_action`, `bad_help_request_id`, ' +
-        '`note_required`, `bad_external_ref`, `bad_note`, `bad_actor`, `bad_observed_at`, or `update_failed` ' +
-        '(transient: retry the row).',
+        'When not ok, a stable code: `not_found` (no such request in your institution), `bad_action`, ' +
+        '`bad_help_request_id`, `note_required`, `bad_external_ref`, `bad_note`, `bad_actor`, `bad_observed_at`, ' +
+        'or `update_failed` (transient: retry the row).',
+    }),
+  ),
+  message: Type.Optional(
+    Type.String({
+      description:
+        'When not ok: what is wrong, for people (may be reworded; branch on `error`). Currently: ' +
+        syncRowErrors.map((code) => `\`${code}\`: "${syncRowErrorMessages[code]}"`).join('; ') +
+        '.',
     }),
   ),
 });
 
-const callers = new WeakMap<FastifyRequest, SyncCaller>();
+declare module 'fastify' {
+  interface FastifyRequest {
+    syncCaller?: SyncCaller;
+  }
+}
 
 export function helpSyncRoutes(app: App, services: Services): void {
   const { helpSyncSecrets, helpSync } = services;
@@ -186,7 +223,7 @@ export function helpSyncRoutes(app: App, services: Services): void {
           `Limits: ${MAX_UPDATES} updates per request (413 \`batch_too_large\`, \`max\`); ` +
           `${services.config.helpSyncRateLimitPerMinute} requests per minute per client IP ` +
           '(HELP_SYNC_RATE_LIMIT_PER_MINUTE; 429 `rate_limited` with `Retry-After`).',
-        body: DocumentedBody,
+        body: Body,
         response: {
           200: Type.Object(
             { results: Type.Array(Result) },
@@ -201,7 +238,12 @@ export function helpSyncRoutes(app: App, services: Services): void {
                       changed: true,
                       external_ref: 'ZD-4412',
                     },
-                    { help_request_id: 'not-a-uuid', ok: false, error: 'bad_help_request_id' },
+                    {
+                      help_request_id: 'not-a-uuid',
+                      ok: false,
+                      error: 'bad_help_request_id',
+                      message: syncRowErrorMessages.bad_help_request_id,
+                    },
                   ],
                 },
               ],
@@ -210,29 +252,27 @@ export function helpSyncRoutes(app: App, services: Services): void {
           ...errorResponses(400, 401, 413, 415, 429, 500, 503),
         },
       },
-      // Only the envelope is checked here; rows are validated one by one in the domain.
-      validatorCompiler: (route) => TypeBoxValidatorCompiler({ ...route, schema: Envelope }),
-      onRequest: async (request) => {
-        const token = bearerToken(request.headers.authorization);
-        if (!token) await helpSyncSecrets.authenticate(undefined);
-      },
-      preValidation: async (request) => {
+      // The one hook that authenticates: after parsing, since the institution the body names
+      // tells "never issued" from "wrong"; before the schema, so an unknown caller learns nothing
+      // about the body it sent.
+      preValidation: async (request: FastifyRequest) => {
         // The framework also parses text/plain; this endpoint takes JSON only.
         if (!/^application\/([\w.+-]+\+)?json\b/i.test(request.headers['content-type'] ?? '')) {
           throw new ApiError('unsupported_media_type', { detail: 'send Content-Type: application/json' });
         }
         const body = request.body as { institution?: unknown } | null | undefined;
         const institution = typeof body === 'object' && body !== null ? body.institution : undefined;
-        callers.set(
-          request,
-          await helpSyncSecrets.authenticate(bearerToken(request.headers.authorization), institution),
+        request.syncCaller = await helpSyncSecrets.authenticate(
+          bearerToken(request.headers.authorization),
+          institution,
         );
+        refuseUnknownFields(request.body, bodyFields);
       },
     },
     async (request) => {
-      const caller = callers.get(request);
-      if (!caller) await helpSyncSecrets.authenticate(undefined);
-      return helpSync.sync(caller!, request.body as unknown as SyncBody);
+      const caller = request.syncCaller;
+      if (!caller) throw new ApiError('sync_secret_missing');
+      return helpSync.sync(caller, request.body);
     },
   );
 }

@@ -63,10 +63,11 @@ export function enrolmentsDescription(ratePerMinute: number): string {
       'slug is 401 for an institution secret and 404 `institution_not_found` for the bootstrap secret.',
     '',
     '**Request errors**: 400 (`malformed_json`, `empty_body`, `missing_field`, `invalid_field`, `unknown_section` ' +
-      'for a top-level field that is not one of the above), 413 `batch_too_large` with `max` and `field` naming ' +
+      'for a top-level field that is not one of the above, with `field` and, when a field is close, `suggestion`), 413 `batch_too_large` with `max` and `field` naming ' +
       `the section (limits per request: ${limits}), 415 \`unsupported_media_type\`, ` +
       `429 \`rate_limited\` with \`Retry-After\` beyond ${ratePerMinute} requests per minute per client, ` +
-      '503 `not_configured` when no roster secret exists at all.',
+      '503 `not_configured` when no roster secret exists at all, 503 `database_unavailable` with `Retry-After` ' +
+      'while the database cannot be reached.',
   ].join('\n');
 }
 

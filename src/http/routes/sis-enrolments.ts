@@ -1,13 +1,15 @@
 // POST /api/sis/enrolments: the taxonomy and enrolment feed of a student information system.
-// The route authenticates the roster secret, resolves the institution, checks the envelope
-// and hands the sections to the taxonomy service, which validates every row on its own.
+// The route authenticates the roster secret, asks the feed access who may push where, checks
+// the envelope and hands the sections to the taxonomy service, which checks the limits,
+// validates every row on its own and records the run.
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { slugPattern } from '../../domain/institutions/service.ts';
+import { credentialOf, institutionForPush } from '../../domain/roster/feed-access.ts';
 import type { RosterCaller } from '../../domain/secrets/roster-secrets.ts';
 import { type PushBody, type SectionName, sectionOrder } from '../../domain/taxonomy/service.ts';
 import { ApiError } from '../../errors.ts';
 import { bearerToken } from '../../lib/secrets.ts';
+import { refuseUnknownFields } from '../../lib/unknown-fields.ts';
 import type { Services } from '../../services.ts';
 import { perMinute } from '../plugins/rate-limit.ts';
 import { errorResponses } from '../schemas.ts';
@@ -74,10 +76,10 @@ const Result = Type.Object(
   { examples: enrolmentsExamples.responses },
 );
 
-const topLevelFields = new Set<string>(['institution', 'dry_run', ...sectionOrder]);
+const topLevelFields = ['institution', 'dry_run', ...sectionOrder];
 
 export function sisEnrolmentsRoutes(app: App, services: Services): void {
-  const { rosterSecrets, institutions, taxonomy, runs, clock } = services;
+  const { rosterSecrets, taxonomy } = services;
   const callers = new WeakMap<FastifyRequest, RosterCaller>();
 
   app.post(
@@ -108,51 +110,16 @@ export function sisEnrolmentsRoutes(app: App, services: Services): void {
     async (request) => {
       const caller = callers.get(request)!;
       const body = request.body;
-      const institution = slugPattern.test(body.institution)
-        ? await institutions.bySlug(body.institution)
-        : undefined;
-      if (!institution) {
-        // An institution secret never learns whether another slug exists; the platform-wide
-        // bootstrap secret is told plainly that the slug is unknown.
-        if (caller.kind === 'bootstrap') {
-          throw new ApiError('institution_not_found', {
-            field: 'institution',
-            detail: `no institution with slug "${body.institution}"`,
-          });
-        }
-        throw new ApiError('unauthorized', { detail: 'the bearer secret is not valid for this institution' });
-      }
-      if (!(await rosterSecrets.mayAccess(caller, institution.id))) {
-        throw new ApiError('unauthorized', {
-          detail:
-            caller.kind === 'bootstrap'
-              ? 'this institution has been issued its own roster secret; the bootstrap secret no longer reaches it'
-              : 'the bearer secret is not valid for this institution',
-        });
-      }
-      const unknown = Object.keys(body).find((key) => !topLevelFields.has(key));
-      if (unknown !== undefined) {
-        throw new ApiError('unknown_section', {
-          field: unknown,
-          detail: `"${unknown}" is not a field of this endpoint; sections are ${sectionOrder.join(', ')}`,
-        });
-      }
+      const institution = await institutionForPush(services, caller, body.institution);
+      // The same check as the other feeds; here a stray key is most likely a misspelt section.
+      refuseUnknownFields(body, topLevelFields, 'unknown_section');
       const sections: PushBody = {};
       for (const name of sectionOrder) if (body[name] !== undefined) sections[name] = body[name];
-      const startedAt = clock.now();
-      const result = await taxonomy.push(institution, sections, { dryRun: body.dry_run === true });
-      const runId = await runs.record({
-        institutionId: institution.id,
-        kind: 'enrolments',
-        credential: caller.kind === 'bootstrap' ? 'bootstrap_secret' : 'institution_secret',
-        sections: Object.keys(sections),
-        dryRun: result.dry_run,
-        received: Object.values(sections).reduce((sum, rows) => sum + (rows?.length ?? 0), 0),
-        counts: result.sections,
-        errors: result.errors,
-        startedAt,
+      const result = await taxonomy.push(institution, sections, {
+        dryRun: body.dry_run === true,
+        credential: credentialOf(caller),
       });
-      return { run_id: runId, ...result };
+      return result;
     },
   );
 }

@@ -1,15 +1,19 @@
 // POST /api/sis/sync: the roster feed (spec 4.1). Thin: rate limit, authenticate, check the
-// envelope and the cohort, hand the rows to the roster domain, reply.
+// envelope, hand the cohort and the rows to the roster domain, reply.
 //
 // Order of checks: rate limit (per client address, before anything else), then the bearer
 // secret (before the body is parsed, so no cohort is looked at for an unknown caller), then
-// the envelope (400), the page size (413), the cohort (404), then the rows.
+// unknown top-level fields (400 unknown_field), the envelope (400), the cohort (404, decided by
+// the domain's feed access), the page size (413, the domain's), then the rows.
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { MAX_STUDENTS_PER_PAGE } from '../../domain/roster/sync.ts';
+import { cohortForPush, credentialOf } from '../../domain/roster/feed-access.ts';
+import { type RosterRowErrorCode, rosterRowErrorCodes } from '../../domain/roster/rows.ts';
+import { MAX_STUDENTS_PER_PAGE, type RosterWarning, rosterWarningCodes } from '../../domain/roster/sync.ts';
 import type { RosterCaller } from '../../domain/secrets/roster-secrets.ts';
 import { ApiError } from '../../errors.ts';
 import { bearerToken } from '../../lib/secrets.ts';
+import { refuseUnknownFields } from '../../lib/unknown-fields.ts';
 import type { Services } from '../../services.ts';
 import { perMinute } from '../plugins/rate-limit.ts';
 import { errorResponses } from '../schemas.ts';
@@ -63,7 +67,10 @@ const SyncBody = Type.Object(
     ),
   },
   {
-    description: 'Top-level fields other than these are ignored.',
+    additionalProperties: false,
+    description:
+      'Any other top-level field is refused with 400 `unknown_field` naming it (`field`), with `suggestion` ' +
+      'when a field of this list is close (`dryRun` -> `dry_run`): a misspelt option is never ignored.',
     examples: [
       {
         cohort_id: '6f1c2d4e-8a9b-4c3d-9e7f-1a2b3c4d5e6f',
@@ -88,7 +95,33 @@ const SyncBody = Type.Object(
 
 const RowError = Type.Object({
   row: Type.Integer({ description: '0-based index of the row in `students`.' }),
-  message: Type.String({ description: 'What is wrong with the row; may be reworded.' }),
+  code: Type.Unsafe<RosterRowErrorCode>({
+    type: 'string',
+    enum: [...rosterRowErrorCodes],
+    description:
+      'Stable code of the first problem of the row; branch on this. `invalid_row`: not an object. ' +
+      '`missing_field`: email or student_id_ext absent, null or blank. `invalid_field`: wrong type, too long, ' +
+      'text that cannot be stored, not an email address, or first_in_family not a boolean. `duplicate_key`: an ' +
+      'earlier row of the page has the same email or student_id_ext. `student_conflict`: the email belongs to one ' +
+      'stored student and the student_id_ext to another. `duplicate_student`: an earlier row of the page reaches ' +
+      'the same stored student.',
+  }),
+  field: Type.Optional(Type.String({ description: 'The row field at fault, when one is.' })),
+  message: Type.String({ description: 'Every problem of the row, separated by `; `; may be reworded.' }),
+});
+
+const Warning = Type.Object({
+  code: Type.Unsafe<RosterWarning['code']>({
+    type: 'string',
+    enum: [...rosterWarningCodes],
+    description:
+      '`unknown_program_code`: no program has this code. `unknown_campus`: no campus (nor a merged campus name) ' +
+      'has this name. Matching is case-insensitive.',
+  }),
+  field: Type.String({ description: '`program_code`, `campus_name` or `campus_code`.' }),
+  value: Type.String({ description: 'The value as the first row carrying it sent it.' }),
+  rows: Type.Array(Type.Integer(), { description: '0-based row indexes carrying this value.' }),
+  message: Type.String({ description: 'For people; may be reworded.' }),
 });
 
 const ValueRows = Type.Object({
@@ -138,6 +171,11 @@ const SyncResponse = Type.Object(
     }),
     imported: Type.Integer({ description: 'Rows imported: created + updated. Always 0 on a dry run.' }),
     errors: Type.Array(RowError, { description: 'Rows not imported, in row order, one entry per row.' }),
+    warnings: Type.Array(Warning, {
+      description:
+        'Values the push could not match, one entry per distinct value. The rows listed imported (on a dry run: ' +
+        'would import) with the value unset for a new student and kept for an existing one. Kept with the run.',
+    }),
     dry_run: Type.Optional(Type.Literal(true, { description: 'Present (true) only on a dry run.' })),
     would_create: Type.Optional(Type.Integer({ description: 'Dry run: students a real push would create.' })),
     would_update: Type.Optional(Type.Integer({ description: 'Dry run: students a real push would update.' })),
@@ -181,7 +219,16 @@ const SyncResponse = Type.Object(
         created: 1,
         updated: 1,
         imported: 2,
-        errors: [{ row: 2, message: 'email is required' }],
+        errors: [{ row: 2, code: 'missing_field', field: 'email', message: 'email is required' }],
+        warnings: [
+          {
+            code: 'unknown_campus',
+            field: 'campus_code',
+            value: 'north',
+            rows: [1],
+            message: 'no campus is named "north"; the rows imported without a campus (a stored one is kept)',
+          },
+        ],
       },
       {
         run_id: '9e4d1c2b-3a5f-4b6e-8d7c-0f1e2d3c4b5a',
@@ -189,7 +236,16 @@ const SyncResponse = Type.Object(
         created: 0,
         updated: 0,
         imported: 0,
-        errors: [{ row: 2, message: 'email is required' }],
+        errors: [{ row: 2, code: 'missing_field', field: 'email', message: 'email is required' }],
+        warnings: [
+          {
+            code: 'unknown_campus',
+            field: 'campus_code',
+            value: 'north',
+            rows: [1],
+            message: 'no campus is named "north"; the rows imported without a campus (a stored one is kept)',
+          },
+        ],
         dry_run: true,
         would_create: 1,
         would_update: 1,
@@ -212,20 +268,30 @@ secret; 503 \`not_configured\` when no bootstrap secret and no institution secre
 secret used on a cohort of an institution that has (or had) its own secret is 401. A cohort of another
 institution is 404 \`cohort_not_found\`, the same as a cohort that does not exist.
 
-**Rows** are validated one by one; a bad row is reported in \`errors\` as \`{row, message}\` (\`row\` is the
-0-based index in \`students\`) and the other rows still import. Matching: by email (case-insensitive), then
+**Rows** are validated one by one; a bad row is reported in \`errors\` as \`{row, code, field, message}\`
+(\`row\` is the 0-based index in \`students\`, \`code\` a stable snake_case code, \`field\` the field at fault)
+and the other rows still import. Matching: by email (case-insensitive), then
 by \`student_id_ext\` (exact) within the institution. A row whose email matches one student and whose
 \`student_id_ext\` matches another is an error, never a merge. In one page the first row with a given email or
 \`student_id_ext\` wins; later repeats are errors. A matched student moves to the pushed cohort.
 
 Optional fields that are absent, null, blank, or (program, campus) unrecognised never clear a stored value.
+An unrecognised program code or campus value is reported in \`warnings\` (the row imports without it) and
+kept with the run in the push history.
 \`first_in_family\` accepts true, false, "true", "false" (any case); anything else is a row error.
 An invalid \`start_date\` is ignored (reported on a dry run).
 
 **Limits**: ${MAX_STUDENTS_PER_PAGE} students per request (413 \`batch_too_large\` with \`max\`); a per-client rate limit
-(default 20 requests per minute; 429 \`rate_limited\` with \`Retry-After\`).
+(default 20 requests per minute; 429 \`rate_limited\` with \`Retry-After\`). While the database cannot be reached,
+503 \`database_unavailable\` with \`Retry-After\`.
 
-A 200 means the page was processed: read \`errors\`.`;
+**Unknown top-level fields** are refused: 400 \`unknown_field\` with \`field\` and, when a field is close,
+\`suggestion\` (\`dryRun\` is not \`dry_run\`, and is never taken for a real push).
+
+A 200 means the page was processed: read \`errors\` and \`warnings\`.`;
+
+/** The top-level fields of the body; anything else is 400 unknown_field. */
+const bodyFields = Object.keys(SyncBody.properties);
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -234,7 +300,7 @@ declare module 'fastify' {
 }
 
 export function sisSyncRoutes(app: App, services: Services): void {
-  const { rosterSecrets, institutions, rosterSync, runs, clock } = services;
+  const { rosterSecrets, rosterSync } = services;
 
   app.post(
     '/api/sis/sync',
@@ -248,11 +314,14 @@ export function sisSyncRoutes(app: App, services: Services): void {
       // Fastify also parses text/plain; this endpoint takes JSON only.
       preValidation: async (request: FastifyRequest) => {
         const type = (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-        if (type === 'application/json') return;
-        if (request.body === undefined || request.body === '' || request.body === null) {
-          throw new ApiError('empty_body', { detail: 'the request body is empty; send a JSON object' });
+        if (type !== 'application/json') {
+          if (request.body === undefined || request.body === '' || request.body === null) {
+            throw new ApiError('empty_body', { detail: 'the request body is empty; send a JSON object' });
+          }
+          throw new ApiError('unsupported_media_type', { detail: 'send Content-Type: application/json' });
         }
-        throw new ApiError('unsupported_media_type', { detail: 'send Content-Type: application/json' });
+        // Before the schema, so that `cohortId` is named as misspelt rather than cohort_id as missing.
+        refuseUnknownFields(request.body, bodyFields);
       },
       schema: {
         tags: ['roster'],
@@ -266,53 +335,25 @@ export function sisSyncRoutes(app: App, services: Services): void {
     async (request) => {
       const caller = request.rosterCaller;
       if (!caller) throw new ApiError('unauthorized');
-      const { cohort_id: cohortId, students, dry_run: dryRun } = request.body;
-      if (students.length > MAX_STUDENTS_PER_PAGE) {
-        throw new ApiError('batch_too_large', {
-          max: MAX_STUDENTS_PER_PAGE,
-          detail: `at most ${MAX_STUDENTS_PER_PAGE} students per request; send the roster in pages`,
-        });
-      }
-      const cohort = await institutions.cohort(cohortId);
-      const allowed = cohort !== undefined && (await rosterSecrets.mayAccess(caller, cohort.institution_id));
-      if (cohort && !allowed && caller.kind === 'bootstrap') {
-        // The institution has (or had) its own secret: the bootstrap secret is simply wrong there.
-        throw new ApiError('unauthorized', {
-          detail:
-            'this institution has been issued its own roster secret; the bootstrap secret no longer reaches it',
-        });
-      }
-      if (!cohort || !allowed) {
-        // An institution secret never learns whether another institution's cohort exists.
-        throw new ApiError('cohort_not_found', {
-          detail: 'cohort_id is not among the cohorts this secret may push to',
-        });
-      }
-      const { sync_id: syncId, final_page: finalPage } = request.body;
+      const {
+        cohort_id: cohortId,
+        students,
+        dry_run: dryRun,
+        sync_id: syncId,
+        final_page: finalPage,
+      } = request.body;
+      const cohort = await cohortForPush(services, caller, cohortId);
       if (finalPage !== undefined && syncId === undefined) {
         throw new ApiError('invalid_field', { field: 'final_page', detail: 'final_page needs sync_id' });
       }
-      const startedAt = clock.now();
-      const result = await rosterSync.sync({
+      return rosterSync.sync({
         institutionId: cohort.institution_id,
         cohortId: cohort.id,
         students,
         dryRun: dryRun === true,
+        credential: credentialOf(caller),
         fullSync: syncId === undefined ? undefined : { syncId, finalPage: finalPage === true },
       });
-      const { received, errors, ...counts } = result;
-      const runId = await runs.record({
-        institutionId: cohort.institution_id,
-        kind: 'roster',
-        credential: caller.kind === 'bootstrap' ? 'bootstrap_secret' : 'institution_secret',
-        cohortId: cohort.id,
-        dryRun: dryRun === true,
-        received,
-        counts,
-        errors,
-        startedAt,
-      });
-      return { run_id: runId, ...result };
     },
   );
 }
