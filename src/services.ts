@@ -19,6 +19,7 @@ import { createRunsService } from './domain/runs/runs.ts';
 import { createHelpSyncSecretsService } from './domain/secrets/help-sync-secrets.ts';
 import { createOperatorCredentials } from './domain/secrets/operator-credentials.ts';
 import { createRosterSecretsService } from './domain/secrets/roster-secrets.ts';
+import { createStudentApp } from './domain/students/service.ts';
 import { createTaxonomyService } from './domain/taxonomy/service.ts';
 import {
   createWebhookWorker,
@@ -85,6 +86,7 @@ export function createServices(deps: ServiceDeps) {
   const webhooks = createWebhooksService({ db, clock, policy, keyring });
   let webhookWorker: WebhookWorker | undefined;
   let calendarWorker: CalendarFetchWorker | undefined;
+  const helpRequests = createHelpRequestsService(db, clock);
   const rosterSync = createRosterSyncService(db, {
     departureHoldThreshold: config.departureHoldThreshold,
     clock,
@@ -116,7 +118,9 @@ export function createServices(deps: ServiceDeps) {
     campusMerge,
     departures,
     helpSyncSecrets: createHelpSyncSecretsService(db),
-    helpRequests: createHelpRequestsService(db, clock),
+    helpRequests,
+    /** The student pages' domain: a signed-in student's home, own requests and crisis contacts. */
+    studentApp: createStudentApp({ db, clock, helpRequests }),
     helpSync: createHelpSyncService(db, clock),
     taxonomy,
     webhooks,

@@ -20,10 +20,12 @@ const table: [RegExp, Access][] = [
   [/^GET \/metrics$/, 'operator'],
   [/^POST .*\/campuses\/merge$/, 'operator'],
   [
-    /^GET \/admin\/v1\/institutions\/\{slug\}(\/(cohorts|programs|campuses|audience-tags|students|campus-aliases|terms|units|enrolments|calendar-events))?$/,
+    /^GET \/admin\/v1\/institutions\/\{slug\}(\/(cohorts|programs|campuses|audience-tags|students|campus-aliases|terms|units|enrolments|calendar-events|crisis-contacts))?$/,
     'read',
   ],
   [/^POST .*\/cohorts$/, 'admin'],
+  [/^PATCH .*\/cohorts\/\{id\}$/, 'admin'],
+  [/^PUT .*\/crisis-contacts$/, 'admin'],
   [
     /\/(roster-secret|people|identity-provider|audit|runs|operator-audit|full-syncs|calendar-feeds)(\/|$)/,
     'admin',

@@ -1,6 +1,11 @@
-// ssp institutions|cohorts|roster-secret|students|programs|campuses|audience-tags
+// ssp institutions|cohorts|crisis-contacts|roster-secret|students|programs|campuses|audience-tags
+import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import type { AdminCall } from '../admin-client.ts';
+import { type AdminCall, CliError } from '../admin-client.ts';
+
+/** A start date option: YYYY-MM-DD, or `none` to clear it. */
+const startDateOption = (value: string | undefined) =>
+  value === undefined ? undefined : value === 'none' ? null : value;
 
 export function registerInstitutionCommands(
   program: Command,
@@ -26,8 +31,62 @@ export function registerInstitutionCommands(
   cohorts
     .command('create <institution> <name>')
     .option('--clock <clock>', 'cohort or individual', 'cohort')
+    .option('--start-date <date>', 'first day of the six weeks (YYYY-MM-DD), for the cohort clock')
     .action(async (slug: string, name: string, o) =>
-      print(await admin()('POST', `/admin/v1/institutions/${slug}/cohorts`, { name, clock: o.clock })),
+      print(
+        await admin()('POST', `/admin/v1/institutions/${slug}/cohorts`, {
+          name,
+          clock: o.clock,
+          start_date: startDateOption(o.startDate),
+        }),
+      ),
+    );
+  cohorts
+    .command('update <institution> <cohort-id>')
+    .description("Change a cohort's name, clock or start date")
+    .option('--name <name>', 'new name')
+    .option('--clock <clock>', 'cohort or individual')
+    .option('--start-date <date>', 'first day of the six weeks (YYYY-MM-DD), or none to clear it')
+    .action(async (slug: string, id: string, o) =>
+      print(
+        await admin()('PATCH', `/admin/v1/institutions/${slug}/cohorts/${encodeURIComponent(id)}`, {
+          name: o.name,
+          clock: o.clock,
+          start_date: startDateOption(o.startDate),
+        }),
+      ),
+    );
+
+  const crisis = program
+    .command('crisis-contacts')
+    .description('Who students in crisis are shown at once on the student pages');
+  crisis
+    .command('show <institution>')
+    .action(async (slug: string) =>
+      print(await admin()('GET', `/admin/v1/institutions/${slug}/crisis-contacts`)),
+    );
+  crisis
+    .command('set <institution> <file>')
+    .description(
+      'Replace the list with a JSON file (- for stdin): [{"name", "phone"?, "url"?, "hours"?, "description"?}, ...]',
+    )
+    .action(async (slug: string, file: string) => {
+      const text = file === '-' ? await readStdin() : await readFile(file, 'utf8').catch(() => undefined);
+      if (text === undefined) throw new CliError(`cannot read ${file}`);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch (error) {
+        throw new CliError(`${file} is not JSON: ${(error as Error).message}`);
+      }
+      const contacts = Array.isArray(parsed) ? parsed : (parsed as { contacts?: unknown })?.contacts;
+      print(await admin()('PUT', `/admin/v1/institutions/${slug}/crisis-contacts`, { contacts }));
+    });
+  crisis
+    .command('clear <institution>')
+    .description('Remove every crisis contact')
+    .action(async (slug: string) =>
+      print(await admin()('PUT', `/admin/v1/institutions/${slug}/crisis-contacts`, { contacts: [] })),
     );
   cohorts
     .command('list <institution>')
@@ -90,4 +149,10 @@ export function registerInstitutionCommands(
         ),
       );
   }
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }

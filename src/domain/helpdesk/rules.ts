@@ -7,6 +7,9 @@ export const statuses = ['new', 'ack', 'in_progress', 'resolved'] as const;
 export type Status = (typeof statuses)[number];
 export const priorities = ['low', 'normal', 'high', 'crisis'] as const;
 export type Priority = (typeof priorities)[number];
+/** What a help request is about, as the student chose it (docs/student-app.md). */
+export const categories = ['wellbeing', 'academic', 'financial', 'accommodation', 'other'] as const;
+export type Category = (typeof categories)[number];
 export const syncActions = ['acknowledge', 'note', 'resolve', 'reopen'] as const;
 export type SyncAction = (typeof syncActions)[number];
 

@@ -6,7 +6,7 @@ import type { Db, Queryable } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { recordEvent } from '../events/record.ts';
-import { type Priority, type Status, staffStatusChange, uuidPattern } from './rules.ts';
+import { type Category, type Priority, type Status, staffStatusChange, uuidPattern } from './rules.ts';
 import {
   appendTimeline,
   eventData,
@@ -109,7 +109,7 @@ export function createHelpRequestsService(db: Db, clock: Clock) {
     /** Creates a help request (status new) and records help_request.created, plus help_request.crisis for crisis. */
     async create(
       institutionId: string,
-      input: { studentId: string; priority: Priority; summary?: string; actor?: string },
+      input: { studentId: string; priority: Priority; category?: Category; summary?: string; actor?: string },
     ) {
       if (!uuidPattern.test(input.studentId)) {
         throw new ApiError('student_not_found', { detail: 'no student with this id in this institution' });
@@ -118,10 +118,17 @@ export function createHelpRequestsService(db: Db, clock: Clock) {
       const actor = input.actor ?? null;
       return db.transaction(async (tx) => {
         const { rows } = await tx.query<HelpRequestRow>(
-          `INSERT INTO help_requests (institution_id, student_id, priority, summary, created_at, updated_at)
-           SELECT $1, s.id, $3, $4, $5, $5 FROM students s WHERE s.institution_id = $1 AND s.id = $2
+          `INSERT INTO help_requests (institution_id, student_id, priority, category, summary, created_at, updated_at)
+           SELECT $1, s.id, $3, $6, $4, $5, $5 FROM students s WHERE s.institution_id = $1 AND s.id = $2
            RETURNING ${helpRequestColumns}`,
-          [institutionId, input.studentId, input.priority, input.summary ?? null, now],
+          [
+            institutionId,
+            input.studentId,
+            input.priority,
+            input.summary ?? null,
+            now,
+            input.category ?? null,
+          ],
         );
         const row = rows[0];
         if (!row) {

@@ -2,7 +2,7 @@
 // timeline entry, and the event payload built from them.
 import type { Queryable } from '../../db/db.ts';
 import type { EventOrigin, HelpRequestEventData } from '../events/record.ts';
-import type { Priority, Status, SyncState } from './rules.ts';
+import type { Category, Priority, Status, SyncState } from './rules.ts';
 
 export interface HelpRequestRow {
   id: string;
@@ -10,6 +10,7 @@ export interface HelpRequestRow {
   student_id: string | null;
   status: Status;
   priority: Priority;
+  category: Category | null;
   summary: string | null;
   assigned_to: string | null;
   external_ref: string | null;
@@ -20,7 +21,7 @@ export interface HelpRequestRow {
   updated_at: Date;
 }
 
-export const helpRequestColumns = `id, institution_id, student_id, status, priority, summary, assigned_to,
+export const helpRequestColumns = `id, institution_id, student_id, status, priority, category, summary, assigned_to,
   external_ref, resolved_at, version, staff_status_changed_at, created_at, updated_at`;
 
 /** What the admin API shows of a help request. */
@@ -30,6 +31,7 @@ export function publicRequest(row: HelpRequestRow) {
     student_id: row.student_id,
     status: row.status,
     priority: row.priority,
+    category: row.category,
     summary: row.summary,
     assigned_to: row.assigned_to,
     external_ref: row.external_ref,

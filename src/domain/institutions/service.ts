@@ -18,8 +18,15 @@ export interface Cohort {
   institution_id: string;
   name: string;
   clock: CohortClock;
+  /** First day of the six weeks of a `cohort`-clock cohort (YYYY-MM-DD), or null. */
+  start_date: string | null;
   created_at: Date;
 }
+
+const cohortColumns = `id, institution_id, name, clock, to_char(start_date, 'YYYY-MM-DD') AS start_date, created_at`;
+
+const cohortNotFound = (id: string) =>
+  new ApiError('cohort_not_found', { detail: `no cohort with id "${id}" in this institution` });
 
 export const slugPattern = /^[a-z0-9][a-z0-9-]{0,62}$/;
 export const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -27,6 +34,29 @@ export const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-
 export interface Page {
   limit: number;
   offset: number;
+}
+
+const datePattern = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * A start date as YYYY-MM-DD that exists in the calendar (2026-02-30 is refused rather than
+ * rolled over), between 1900 and 2200; null and undefined pass through.
+ */
+export function checkStartDate(value: string | null | undefined): string | null | undefined {
+  if (value === null || value === undefined) return value;
+  const ms = datePattern.test(value) ? Date.parse(`${value}T00:00:00Z`) : Number.NaN;
+  if (
+    !Number.isFinite(ms) ||
+    !new Date(ms).toISOString().startsWith(value) ||
+    ms < Date.UTC(1900, 0, 1) ||
+    ms > Date.UTC(2200, 0, 1)
+  ) {
+    throw new ApiError('invalid_field', {
+      field: 'start_date',
+      detail: 'start_date must be a date written YYYY-MM-DD, for example 2026-09-07',
+    });
+  }
+  return value;
 }
 
 export function createInstitutionsService(db: Db) {
@@ -76,18 +106,48 @@ export function createInstitutionsService(db: Db) {
       return rows;
     },
 
-    async createCohort(institutionId: string, input: { name: string; clock: CohortClock }): Promise<Cohort> {
+    async createCohort(
+      institutionId: string,
+      input: { name: string; clock: CohortClock; startDate?: string | null },
+    ): Promise<Cohort> {
+      const startDate = checkStartDate(input.startDate);
       const { rows } = await db.query<Cohort>(
-        `INSERT INTO cohorts (institution_id, name, clock) VALUES ($1, $2, $3)
-         RETURNING id, institution_id, name, clock, created_at`,
-        [institutionId, input.name, input.clock],
+        `INSERT INTO cohorts (institution_id, name, clock, start_date) VALUES ($1, $2, $3, $4::date)
+         RETURNING ${cohortColumns}`,
+        [institutionId, input.name, input.clock, startDate ?? null],
       );
+      return rows[0];
+    },
+
+    /** Changes a cohort's name, clock or start date (null clears it); absent fields stay. */
+    async updateCohort(
+      institutionId: string,
+      cohortId: string,
+      input: { name?: string; clock?: CohortClock; startDate?: string | null },
+    ): Promise<Cohort> {
+      if (!uuidPattern.test(cohortId)) throw cohortNotFound(cohortId);
+      const startDate = checkStartDate(input.startDate);
+      const { rows } = await db.query<Cohort>(
+        `UPDATE cohorts SET name = coalesce($3, name), clock = coalesce($4, clock),
+           start_date = CASE WHEN $5 THEN $6::date ELSE start_date END
+         WHERE institution_id = $1 AND id = $2
+         RETURNING ${cohortColumns}`,
+        [
+          institutionId,
+          cohortId,
+          input.name ?? null,
+          input.clock ?? null,
+          startDate !== undefined,
+          startDate ?? null,
+        ],
+      );
+      if (!rows[0]) throw cohortNotFound(cohortId);
       return rows[0];
     },
 
     async listCohorts(institutionId: string, page: Page): Promise<Cohort[]> {
       const { rows } = await db.query<Cohort>(
-        `SELECT id, institution_id, name, clock, created_at FROM cohorts
+        `SELECT ${cohortColumns} FROM cohorts
          WHERE institution_id = $1 ORDER BY created_at, id LIMIT $2 OFFSET $3`,
         [institutionId, page.limit, page.offset],
       );
@@ -97,10 +157,9 @@ export function createInstitutionsService(db: Db) {
     /** A cohort by id, or undefined when absent (or the id is not a UUID). */
     async cohort(cohortId: string): Promise<Cohort | undefined> {
       if (!uuidPattern.test(cohortId)) return undefined;
-      const { rows } = await db.query<Cohort>(
-        'SELECT id, institution_id, name, clock, created_at FROM cohorts WHERE id = $1',
-        [cohortId],
-      );
+      const { rows } = await db.query<Cohort>(`SELECT ${cohortColumns} FROM cohorts WHERE id = $1`, [
+        cohortId,
+      ]);
       return rows[0];
     },
 

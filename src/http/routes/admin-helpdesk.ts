@@ -2,7 +2,7 @@
 // console), the help-sync secret, and the institution's event log.
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { MAX_ACTOR } from '../../domain/helpdesk/rules.ts';
+import { categories, MAX_ACTOR } from '../../domain/helpdesk/rules.ts';
 import type { Services } from '../../services.ts';
 import { institutionOf } from '../plugins/admin-scope.ts';
 import {
@@ -28,6 +28,16 @@ const PrioritySchema = Type.Union(
   [Type.Literal('low'), Type.Literal('normal'), Type.Literal('high'), Type.Literal('crisis')],
   { description: 'low, normal, high or crisis' },
 );
+const CategorySchema = Type.Union(
+  [
+    Type.Literal('wellbeing'),
+    Type.Literal('academic'),
+    Type.Literal('financial'),
+    Type.Literal('accommodation'),
+    Type.Literal('other'),
+  ],
+  { description: `What the request is about: ${categories.join(', ')} (docs/student-app.md)` },
+);
 const Name = (description: string) => Text({ minLength: 1, maxLength: MAX_ACTOR, description });
 
 const HelpRequest = Type.Object({
@@ -35,6 +45,7 @@ const HelpRequest = Type.Object({
   student_id: Nullable(Uuid('The student; null if the student record was deleted since')),
   status: StatusSchema,
   priority: PrioritySchema,
+  category: Nullable(CategorySchema),
   summary: Nullable(Type.String()),
   assigned_to: Nullable(Type.String({ description: 'Name of the assigned staff member' })),
   external_ref: Nullable(Type.String({ description: 'Set by the help-desk sync' })),
@@ -114,6 +125,7 @@ export function adminHelpdeskRoutes(app: App, services: Services): void {
         body: Type.Object({
           student_id: Uuid('A student of this institution'),
           priority: Type.Optional(PrioritySchema),
+          category: Type.Optional(CategorySchema),
           summary: Type.Optional(Text({ maxLength: 2000 })),
           actor: Type.Optional(Name('Who created it (audit trail)')),
         }),
@@ -125,6 +137,7 @@ export function adminHelpdeskRoutes(app: App, services: Services): void {
         await helpRequests.create(institutionOf(request).id, {
           studentId: request.body.student_id,
           priority: request.body.priority ?? 'normal',
+          category: request.body.category,
           summary: request.body.summary,
           actor: request.body.actor,
         }),

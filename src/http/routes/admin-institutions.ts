@@ -26,7 +26,21 @@ const Cohort = Type.Object({
   institution_id: Uuid(),
   name: Type.String(),
   clock: Type.Union([Type.Literal('cohort'), Type.Literal('individual')]),
+  start_date: Type.Union([Type.String({ format: 'date' }), Type.Null()], {
+    description:
+      "First day of the cohort's six weeks (cohort clock); null until set. An individual cohort ignores it.",
+  }),
   created_at: DateTime(),
+});
+
+const ClockSchema = Type.Union([Type.Literal('cohort'), Type.Literal('individual')], {
+  description:
+    'cohort: one shared start (start_date); individual: each student starts on their own start_date',
+});
+const StartDate = Type.Union([Type.String({ maxLength: 10, description: 'YYYY-MM-DD' }), Type.Null()], {
+  description:
+    'First day of the six weeks for a cohort-clock cohort (YYYY-MM-DD); null clears it. The student pages ' +
+    'count weeks from it (docs/student-app.md).',
 });
 
 const List = <T extends Parameters<typeof Type.Array>[0]>(item: T) =>
@@ -101,12 +115,8 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
         params: SlugParams,
         body: Type.Object({
           name: Text({ minLength: 1, maxLength: 200 }),
-          clock: Type.Optional(
-            Type.Union([Type.Literal('cohort'), Type.Literal('individual')], {
-              description: 'cohort: one shared start; individual: each student starts on their start_date',
-              default: 'cohort',
-            }),
-          ),
+          clock: Type.Optional(ClockSchema),
+          start_date: Type.Optional(StartDate),
         }),
         response: { 201: Cohort, ...errorResponses(400, 401, 404) },
       },
@@ -116,8 +126,37 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
         await institutions.createCohort(institutionOf(request).id, {
           name: request.body.name,
           clock: request.body.clock ?? 'cohort',
+          startDate: request.body.start_date,
         }),
       ),
+  );
+
+  app.patch(
+    '/admin/v1/institutions/:slug/cohorts/:id',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        security,
+        summary: 'Change a cohort: name, clock or start date',
+        description:
+          'Fields left out stay as they are; start_date null clears it. Changing the start date moves every ' +
+          "student's six weeks of a cohort-clock cohort at once.",
+        params: Type.Intersect([SlugParams, Type.Object({ id: Uuid('Cohort id') })]),
+        body: Type.Object({
+          name: Type.Optional(Text({ minLength: 1, maxLength: 200 })),
+          clock: Type.Optional(ClockSchema),
+          start_date: Type.Optional(StartDate),
+        }),
+        response: { 200: Cohort, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) =>
+      institutions.updateCohort(institutionOf(request).id, request.params.id, {
+        name: request.body.name,
+        clock: request.body.clock,
+        startDate: request.body.start_date,
+      }),
   );
 
   app.get(

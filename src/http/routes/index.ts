@@ -4,12 +4,14 @@
 
 import { registerPageScope } from '../../console/pages.ts';
 import { authRoutes } from '../../console/routes/auth.ts';
+import { studentRoutes } from '../../console/student/app.ts';
 import type { Services } from '../../services.ts';
 import { adminScope } from '../plugins/admin-scope.ts';
 import { registerSessionCookies } from '../plugins/session-cookies.ts';
 import type { App } from '../types.ts';
 import { adminCalendarRoutes } from './admin-calendar.ts';
 import { adminCampusRoutes } from './admin-campuses.ts';
+import { adminCrisisContactRoutes } from './admin-crisis-contacts.ts';
 import { adminFullSyncRoutes } from './admin-full-syncs.ts';
 import { adminHelpdeskRoutes } from './admin-helpdesk.ts';
 import { adminInstitutionRoutes } from './admin-institutions.ts';
@@ -25,7 +27,7 @@ import { sisSyncRoutes } from './sis-sync.ts';
 type RouteModule = (app: App, services: Services) => void;
 
 /** HTML pages, authenticated by the session cookie. */
-const pageRoutes: RouteModule[] = [authRoutes];
+const pageRoutes: RouteModule[] = [authRoutes, studentRoutes];
 
 /** Public and integration routes (each authenticates itself). */
 const integrationRoutes: RouteModule[] = [healthRoutes, sisSyncRoutes, sisEnrolmentsRoutes, helpSyncRoutes];
@@ -41,6 +43,7 @@ const adminRoutes: RouteModule[] = [
   adminTaxonomyRoutes,
   adminWebhookRoutes,
   adminCalendarRoutes,
+  adminCrisisContactRoutes,
 ];
 
 export async function registerRoutes(app: App, services: Services): Promise<void> {

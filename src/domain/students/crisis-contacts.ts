@@ -1,0 +1,123 @@
+// An institution's crisis contacts: who a student in crisis can reach at once (a helpline, the
+// campus security desk, an out-of-hours service). Admins replace the list as a whole; the
+// student pages show it on the crisis form and on every crisis request's page.
+//
+// Validated here, field by field, so a bad contact is a 400 naming the field
+// (`contacts[2].url`) whatever shape the body had. Cost: reading is one indexed SELECT; a
+// replace is one transaction of a DELETE and one INSERT of every row (never a query per row).
+import type { Db, Queryable } from '../../db/db.ts';
+import { ApiError } from '../../errors.ts';
+import { isStorableText } from '../../lib/text.ts';
+
+export const MAX_CRISIS_CONTACTS = 10;
+
+export interface CrisisContact {
+  name: string;
+  phone: string | null;
+  url: string | null;
+  hours: string | null;
+  description: string | null;
+}
+
+const limits = { name: 200, phone: 50, url: 500, hours: 200, description: 1000 } as const;
+type Field = keyof typeof limits;
+const fields = Object.keys(limits) as Field[];
+
+// Digits, spaces and the usual phone punctuation; at least three digits.
+const phonePattern = /^(?=(?:\D*\d){3})[0-9+()\-. ]+$/;
+
+const invalid = (field: string, detail: string) => new ApiError('invalid_field', { field, detail });
+
+/** Checks one contact of the list; returns it with absent optional fields as null. */
+function checkContact(value: unknown, index: number): CrisisContact {
+  const at = (field: string) => `contacts[${index}]${field ? `.${field}` : ''}`;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw invalid(at(''), `${at('')} must be an object {name, phone?, url?, hours?, description?}`);
+  }
+  const record = value as Record<string, unknown>;
+  const unknown = Object.keys(record).find((key) => !fields.includes(key as Field));
+  if (unknown !== undefined) {
+    throw new ApiError('unknown_field', {
+      field: at(unknown.slice(0, 100)),
+      detail: `a contact has ${fields.join(', ')}`,
+    });
+  }
+  const out: Record<string, string | null> = {};
+  for (const field of fields) {
+    const raw = record[field];
+    if (raw === undefined || raw === null || (field !== 'name' && raw === '')) {
+      if (field === 'name') throw invalid(at('name'), `${at('name')} is required`);
+      out[field] = null;
+      continue;
+    }
+    if (typeof raw !== 'string' || !isStorableText(raw) || raw.trim() === '' || raw.length > limits[field]) {
+      throw invalid(at(field), `${at(field)} must be non-blank text of at most ${limits[field]} characters`);
+    }
+    out[field] = raw.trim();
+  }
+  if (out.phone !== null && !phonePattern.test(out.phone)) {
+    throw invalid(at('phone'), `${at('phone')} must be a phone number: digits, spaces, + ( ) - .`);
+  }
+  if (out.url !== null && !isWebAddress(out.url)) {
+    throw invalid(at('url'), `${at('url')} must be an https:// or http:// address`);
+  }
+  if (out.phone === null && out.url === null) {
+    throw invalid(at('phone'), `${at('')} needs a phone number or a web address to reach them`);
+  }
+  return out as unknown as CrisisContact;
+}
+
+function isWebAddress(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** Validates a whole list (the body of PUT .../crisis-contacts). */
+export function checkContacts(value: unknown): CrisisContact[] {
+  if (!Array.isArray(value)) {
+    throw invalid('contacts', 'contacts must be an array of {name, phone?, url?, hours?, description?}');
+  }
+  if (value.length > MAX_CRISIS_CONTACTS) {
+    throw new ApiError('invalid_field', {
+      field: 'contacts',
+      max: MAX_CRISIS_CONTACTS,
+      detail: `at most ${MAX_CRISIS_CONTACTS} crisis contacts`,
+    });
+  }
+  return value.map(checkContact);
+}
+
+export async function listCrisisContacts(q: Queryable, institutionId: string): Promise<CrisisContact[]> {
+  const { rows } = await q.query<CrisisContact>(
+    `SELECT name, phone, url, hours, description FROM crisis_contacts
+     WHERE institution_id = $1 ORDER BY position`,
+    [institutionId],
+  );
+  return rows;
+}
+
+/** Replaces the institution's list with `value` once it is valid; returns the stored list. */
+export async function replaceCrisisContacts(
+  db: Db,
+  institutionId: string,
+  value: unknown,
+  now: Date,
+): Promise<CrisisContact[]> {
+  const contacts = checkContacts(value);
+  await db.transaction(async (tx) => {
+    await tx.query('DELETE FROM crisis_contacts WHERE institution_id = $1', [institutionId]);
+    if (contacts.length === 0) return;
+    await tx.query(
+      `INSERT INTO crisis_contacts (institution_id, position, name, phone, url, hours, description, updated_at)
+       SELECT $1, c.position, c.name, c.phone, c.url, c.hours, c.description, $3
+       FROM jsonb_to_recordset($2::jsonb)
+         AS c(position integer, name text, phone text, url text, hours text, description text)`,
+      [institutionId, JSON.stringify(contacts.map((contact, position) => ({ ...contact, position }))), now],
+    );
+  });
+  return contacts;
+}

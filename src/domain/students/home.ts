@@ -1,0 +1,98 @@
+// The student home page's data: who the student is, where they are in their six weeks
+// (six-weeks.ts) and the calendar events of those weeks that are meant for them
+// (calendar/for-students.ts), grouped by week.
+//
+// Cost: two queries (the student with their cohort and institution; the events of the window).
+// Events are read only while the six weeks are ahead or under way.
+import type { Queryable } from '../../db/db.ts';
+import { ApiError } from '../../errors.ts';
+import type { CalendarEventOut } from '../calendar/events.ts';
+import { eventsForStudent } from '../calendar/for-students.ts';
+import type { StudentRef } from './own-requests.ts';
+import {
+  type Clock,
+  eventWindow,
+  type SixWeeks,
+  sixWeeks,
+  startDateFor,
+  utcDate,
+  weekRanges,
+} from './six-weeks.ts';
+
+/** Most events the home page lists; the rest are counted, not shown. */
+export const MAX_HOME_EVENTS = 500;
+
+export interface StudentProfile {
+  id: string;
+  first_name: string | null;
+  program_id: string | null;
+  campus_id: string | null;
+  start_date: string | null;
+  clock: Clock;
+  cohort_start_date: string | null;
+  institution_name: string;
+  institution_slug: string;
+}
+
+export interface HomeWeek {
+  week: number;
+  from: string;
+  to: string;
+  current: boolean;
+  events: CalendarEventOut[];
+}
+
+export interface StudentHome {
+  student: StudentProfile;
+  sixWeeks: SixWeeks;
+  weeks: HomeWeek[];
+  /** Whether more events fell in the window than MAX_HOME_EVENTS. */
+  truncated: boolean;
+}
+
+/** The student behind a session, with what the home page needs; 404 if they have departed. */
+export async function studentProfile(q: Queryable, student: StudentRef): Promise<StudentProfile> {
+  const { rows } = await q.query<StudentProfile>(
+    `SELECT s.id, s.first_name, s.program_id, s.campus_id, to_char(s.start_date, 'YYYY-MM-DD') AS start_date,
+            c.clock, to_char(c.start_date, 'YYYY-MM-DD') AS cohort_start_date,
+            i.name AS institution_name, i.slug AS institution_slug
+     FROM students s
+     JOIN cohorts c ON c.id = s.cohort_id
+     JOIN institutions i ON i.id = s.institution_id
+     WHERE s.institution_id = $1 AND s.id = $2 AND s.departed_at IS NULL`,
+    [student.institutionId, student.studentId],
+  );
+  if (!rows[0]) throw new ApiError('student_not_found', { detail: 'your student record was not found' });
+  return rows[0];
+}
+
+export async function studentHome(q: Queryable, student: StudentRef, now: Date): Promise<StudentHome> {
+  const profile = await studentProfile(q, student);
+  const start = startDateFor(profile.clock, profile.cohort_start_date, profile.start_date);
+  const where = sixWeeks(profile.clock, start, utcDate(now));
+  if (where.state === 'no_start' || where.state === 'after') {
+    return { student: profile, sixWeeks: where, weeks: [], truncated: false };
+  }
+  const window = eventWindow(where.start);
+  const events = await eventsForStudent(
+    q,
+    { institutionId: student.institutionId, programId: profile.program_id, campusId: profile.campus_id },
+    { ...window, limit: MAX_HOME_EVENTS + 1 },
+  );
+  const weeks: HomeWeek[] = weekRanges(where.start).map((range) => ({
+    ...range,
+    current: where.state === 'during' && where.week === range.week,
+    events: [],
+  }));
+  for (const event of events.slice(0, MAX_HOME_EVENTS)) {
+    weeks[weekIndex(event, window.from)].events.push(event);
+  }
+  return { student: profile, sixWeeks: where, weeks, truncated: events.length > MAX_HOME_EVENTS };
+}
+
+/** The week (0 to 5) an occurrence starts in; one that began before the window is in week 1. */
+export function weekIndex(event: { start: string }, from: Date): number {
+  const start = Date.parse(event.start.length === 10 ? `${event.start}T00:00:00Z` : event.start);
+  const index = Math.floor((start - from.getTime()) / (7 * 86_400_000));
+  return Math.min(5, Math.max(0, index));
+}

@@ -1,0 +1,101 @@
+// Students of the student pages for tests: pushed through the real feeds (taxonomy, roster),
+// signed in with a real session, and a browser that reads pages and posts forms as a browser
+// does (form encoding, the `_csrf` field, cookies).
+import assert from 'node:assert/strict';
+import type { LightMyRequestResponse } from 'fastify';
+import type { SeededTenant, TestContext } from '../helpers/app.ts';
+import { browserWith } from '../helpers/people.ts';
+
+let counter = 0;
+
+export interface StudentPages {
+  studentId: string;
+  email: string;
+  /** The Cookie header of this browser (session and CSRF cookies). */
+  cookie: string;
+  get(url: string): Promise<LightMyRequestResponse>;
+  /** Posts a form; `_csrf` is added unless `csrf: false`. */
+  post(
+    url: string,
+    fields: Record<string, string>,
+    options?: { csrf?: boolean },
+  ): Promise<LightMyRequestResponse>;
+}
+
+/** Pushes programs and campuses through the enrolments feed. */
+export async function pushTaxonomy(
+  ctx: TestContext,
+  tenant: SeededTenant,
+  body: { programs?: { program_code: string; name?: string }[]; campuses?: { name: string }[] },
+): Promise<void> {
+  const res = await ctx.request({
+    method: 'POST',
+    url: '/api/sis/enrolments',
+    token: tenant.rosterSecret,
+    body: { institution: tenant.slug, ...body },
+  });
+  assert.equal(res.statusCode, 200, res.body);
+}
+
+/** A roster student (pushed through the roster feed) signed in to the student pages. */
+export async function signedInStudent(
+  ctx: TestContext,
+  tenant: SeededTenant,
+  fields: { start_date?: string; program_code?: string; campus_name?: string; first_name?: string } = {},
+): Promise<StudentPages> {
+  const email = `student-${process.pid}-${++counter}@${tenant.slug}.example.edu`;
+  const push = await ctx.request({
+    method: 'POST',
+    url: '/api/sis/sync',
+    token: tenant.rosterSecret,
+    body: {
+      cohort_id: tenant.cohortId,
+      students: [
+        { email, student_id_ext: `ext-${counter}`, first_name: fields.first_name ?? 'Sam', ...fields },
+      ],
+    },
+  });
+  assert.equal(push.statusCode, 200, push.body);
+  assert.deepEqual(push.json().errors, []);
+  const list = await ctx.admin(
+    'GET',
+    `/admin/v1/institutions/${tenant.slug}/students?email=${encodeURIComponent(email)}`,
+  );
+  const studentId = list.json().items[0].id as string;
+  const session = await ctx.services.sessions.create({
+    kind: 'student',
+    studentId,
+    institutionId: tenant.institutionId,
+  });
+  const browser = await browserWith(ctx, session.token);
+  return {
+    studentId,
+    email,
+    cookie: browser.cookie,
+    get: (url) => ctx.app.inject({ method: 'GET', url, headers: { cookie: browser.cookie } }),
+    post: (url, form, options = {}) =>
+      ctx.app.inject({
+        method: 'POST',
+        url,
+        headers: { cookie: browser.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({
+          ...(options.csrf === false ? {} : { _csrf: browser.csrf }),
+          ...form,
+        }).toString(),
+      }),
+  };
+}
+
+/** The text of a page without tags (whitespace collapsed), for assertions on what people read. */
+export function textOf(html: string): string {
+  return html
+    .replace(/<script[\s\S]*?<\/script>/g, ' ')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&amp;/g, '&')
+    .replace(/&#39;|&#x27;/g, "'")
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
