@@ -308,6 +308,7 @@ describeCalendar('student pages', (ctx) => {
     assert.match(text, /Tell us briefly what you need help with/);
     assert.match(text, /Choose what your request is about/);
     assert.match(res.body, /aria-invalid="true"/);
+    assert.match(res.body, /href="\/app\/requests\/new" aria-current="page"/);
     const long = await student.post('/app/requests', { description: 'x'.repeat(2001), category: 'other' });
     assert.equal(long.statusCode, 400);
     assert.match(textOf(long.body), /under 2000 characters/);

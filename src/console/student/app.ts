@@ -83,7 +83,8 @@ export function studentRoutes(app: App, services: Services): void {
             signedIn: Boolean(caller),
             actor: caller?.actor,
             csrf: caller ? (csrfToken(request, reply) ?? '') : '',
-            path: request.url.split('?')[0],
+            // A form shown again after its post names the page it belongs to.
+            path: typeof data.path === 'string' ? data.path : request.url.split('?')[0],
           });
       };
 
@@ -169,6 +170,7 @@ export function studentRoutes(app: App, services: Services): void {
           'student/raise.eta',
           {
             title: crisis ? 'Urgent help' : 'Ask for help',
+            path: crisis ? '/app/crisis' : '/app/requests/new',
             crisis,
             contacts,
             values,
