@@ -7,6 +7,7 @@ import { run as helpSync } from './help-sync.ts';
 import { run as push } from './push.ts';
 import { run as roster } from './roster.ts';
 import { run as signIn } from './sign-in.ts';
+import { run as studentHome } from './student-home.ts';
 
 export interface BenchOptions {
   /** PostgreSQL to measure against, besides PGlite. */
@@ -25,6 +26,7 @@ const benches: Bench[] = [
   { name: 'push', run: push },
   { name: 'sign-in', run: signIn },
   { name: 'calendar', run: calendar },
+  { name: 'student-home', run: studentHome },
 ];
 
 const only = process.argv[2];

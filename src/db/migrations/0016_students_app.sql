@@ -31,3 +31,8 @@ CREATE INDEX help_requests_student_created_idx ON help_requests (student_id, cre
 -- It leads with student_id, so it also serves what the single-column index did (the ON DELETE
 -- SET NULL of a deleted student).
 DROP INDEX help_requests_student_idx;
+
+-- A student's events in a window are read feed by feed (the feeds meant for them): without this
+-- index a student whose program has a small feed, beside another program's large one, waits
+-- while the window index passes over every occurrence of the large one (bench/student-home.ts).
+CREATE INDEX calendar_events_feed_start_idx ON calendar_events (feed_id, starts_at);

@@ -2,7 +2,8 @@
 // (six-weeks.ts) and the calendar events of those weeks that are meant for them
 // (calendar/for-students.ts), grouped by week.
 //
-// Cost: two queries (the student with their cohort and institution; the events of the window).
+// Cost: three queries (the student with their cohort and institution; the feeds meant for them;
+// their occurrences in the window).
 // Events are read only while the six weeks are ahead or under way.
 import type { Queryable } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
