@@ -42,6 +42,9 @@ export function createPostgresDb(options: PostgresOptions): Db {
     connectionString: options.connectionString,
     max: options.max ?? 10,
     options: runtimeOptions.join(' '),
+    // A database that drops packets instead of refusing connections must still give requests a
+    // prompt 503 database_unavailable, not hang them: give up on a new connection after 5 s.
+    connectionTimeoutMillis: 5_000,
   });
   // An idle client that loses its connection must not crash the process.
   pool.on('error', () => {});
