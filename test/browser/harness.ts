@@ -101,7 +101,13 @@ export function browserSuite(name: string, suite: (harness: () => Harness) => vo
         },
         async check(page, shot) {
           const results = await new AxeBuilder({ page }).analyze();
-          const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+          const violations = results.violations as {
+            id: string;
+            impact?: string | null;
+            help: string;
+            nodes: { target: unknown[] }[];
+          }[];
+          const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
           assert.deepEqual(
             serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`),
             [],
