@@ -7,7 +7,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import AxeBuilder from '@axe-core/playwright';
+import { AxeBuilder } from '@axe-core/playwright';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import type { Permission, Role } from '../../src/domain/access/policy.ts';
 import { type SeededTenant, startTestApp, type TestContext } from '../helpers/app.ts';
