@@ -3,12 +3,12 @@
 // that control, or above the form when the field is not one of the form's.
 import type { ApiProblem } from './api.ts';
 
-export interface FormErrors {
+export type FormErrors = {
   /** Messages keyed by form field name. */
   errors: Record<string, string>;
   /** A message for the whole form. */
   formError?: string;
-}
+};
 
 export function formErrors(problem: ApiProblem, fields: readonly string[]): FormErrors {
   const message = `${problem.detail ?? 'The request was refused.'} (${problem.error})`;
