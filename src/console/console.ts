@@ -16,15 +16,12 @@ import { csrfToken, requireCsrf, sessionCookies } from '../http/plugins/session-
 import type { App } from '../http/types.ts';
 import type { Services } from '../services.ts';
 import { ApiRefusal, type ConsoleApi, consoleApi } from './api.ts';
-import { dataRoutes } from './routes/data.ts';
-import { fullSyncRoutes } from './routes/full-syncs.ts';
 import { healthRoutes } from './routes/health.ts';
 import { inboxRoutes } from './routes/inbox.ts';
 import { operatorRoutes } from './routes/operator.ts';
 import { peopleRoutes } from './routes/people.ts';
 import { runRoutes } from './routes/runs.ts';
 import { secretRoutes } from './routes/secrets.ts';
-import { webhookRoutes } from './routes/webhooks.ts';
 
 /** What every console page handler gets. */
 export interface ConsoleContext {
@@ -53,10 +50,7 @@ const pages: PageModule[] = [
   secretRoutes,
   peopleRoutes,
   inboxRoutes,
-  webhookRoutes,
   runRoutes,
-  fullSyncRoutes,
-  dataRoutes,
 ];
 
 /** The console's context of a request inside its scope. */
@@ -88,10 +82,7 @@ function navigation(path: string, caller: ConsoleContext['caller'], institution?
       { href: `${base}/`, label: 'Integration health', show: may('admin') },
       { href: `${base}/inbox`, label: 'Help requests', show: may('helpdesk') },
       { href: `${base}/runs`, label: 'Push history', show: may('admin') },
-      { href: `${base}/full-syncs`, label: 'Full syncs', show: may('admin') },
       { href: `${base}/secrets`, label: 'Secrets', show: may('admin') },
-      { href: `${base}/webhooks`, label: 'Webhooks', show: may('integrations') },
-      { href: `${base}/students`, label: 'Data', show: may('read') },
       { href: `${base}/people`, label: 'People', show: may('admin') },
     );
   }
@@ -121,15 +112,6 @@ const notices: Record<string, string> = {
   note_added: 'The note was added.',
   assignment_changed: 'The assignment was changed.',
   no_change: 'Nothing changed: the request already had that value.',
-  endpoint_updated: 'The endpoint was saved.',
-  endpoint_disabled: 'The endpoint was disabled; pending deliveries were marked failed.',
-  endpoint_enabled: 'The endpoint was enabled.',
-  endpoint_deleted: 'The endpoint was deleted.',
-  test_sent: 'A test event was queued for delivery.',
-  redelivered: 'The event was queued for delivery again.',
-  replayed: 'The failed deliveries were queued again.',
-  departures_confirmed: 'The held departures were applied.',
-  departures_discarded: 'The held departures were discarded: nobody was departed.',
 };
 
 function noticeOf(request: FastifyRequest): string | undefined {

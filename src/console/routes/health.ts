@@ -42,7 +42,8 @@ export function healthRoutes(app: App, services: Services): void {
       const rotateBy = rosterSecret.rotate_by ? new Date(rosterSecret.rotate_by).getTime() : undefined;
       const rotationDays = rotateBy === undefined ? undefined : Math.floor((rotateBy - now) / DAY_MS);
       const troubled = (endpoints?.items ?? []).filter((e) => !e.enabled || e.failing_since);
-      const attention: { text: string; href: string }[] = [];
+      // Held departures and webhook endpoints have no console page yet: listed without a link.
+      const attention: { text: string; href?: string }[] = [];
       const pushes = [roster.items[0], enrolments.items[0]].filter(Boolean);
       for (const run of pushes) {
         if (run.error_count > 0)
@@ -54,7 +55,7 @@ export function healthRoutes(app: App, services: Services): void {
       if (held.items.length > 0)
         attention.push({
           text: `${held.items.length} full sync${held.items.length === 1 ? '' : 's'} with held departures wait for a decision`,
-          href: `/console/${institution.slug}/full-syncs`,
+          href: undefined,
         });
       if (rosterSecret.state !== 'active')
         attention.push({
@@ -74,7 +75,7 @@ export function healthRoutes(app: App, services: Services): void {
           text: endpoint.enabled
             ? `Webhook endpoint ${endpoint.url} failing since ${when(endpoint.failing_since)}`
             : `Webhook endpoint ${endpoint.url} is disabled: ${endpoint.disabled_reason ?? 'no reason given'}`,
-          href: `/console/${institution.slug}/webhooks/${endpoint.id}`,
+          href: undefined,
         });
       return c.render('console/health.eta', {
         title: 'Integration health',

@@ -1,4 +1,0 @@
-import type { App } from '../../http/types.ts';
-import type { Services } from '../../services.ts';
-
-export function dataRoutes(_app: App, _services: Services): void {}
