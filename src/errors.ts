@@ -11,6 +11,7 @@ export const errorStatus = {
   invalid_request: 400,
   unknown_section: 400,
   url_not_allowed: 400,
+  invalid_cursor: 400,
   // 401: credentials
   unauthorized: 401,
   sync_secret_missing: 401,

@@ -1,5 +1,12 @@
-// Schemas shared by several routes: the error body, pagination, path parameters.
-import { Type } from 'typebox';
+// Schemas shared by several routes: the error body, paging, nullable values, identifiers and
+// text. Each is defined here once; routes import them.
+import { type TSchema, Type } from 'typebox';
+import type { KeysetPage, Paged } from '../db/keyset.ts';
+import { decodeCursor, encodeCursor, type KeysetOrder, MAX_CURSOR_LENGTH } from '../lib/cursor.ts';
+import { slugPattern } from '../lib/ids.ts';
+
+/** The largest page of an admin listing. */
+export const MAX_PAGE = 1000;
 
 export const ErrorBody = Type.Object(
   {
@@ -16,18 +23,58 @@ export function errorResponses<S extends number>(...statuses: S[]): Record<S, ty
   return Object.fromEntries(statuses.map((status) => [status, ErrorBody])) as Record<S, typeof ErrorBody>;
 }
 
-export const PageQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000_000, default: 0 })),
+/** A schema or null (the API writes absent values as null, never leaves them out). */
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** One of a fixed list of strings (the list lives with the rule that owns it). */
+export const StringEnum = <T extends string>(values: readonly T[], description?: string) =>
+  Type.Unsafe<T>({ type: 'string', enum: [...values], description });
+
+/** The paging parameters of every admin listing: a page size and the cursor of the page before. */
+export const CursorQuery = Type.Object({
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 100, description: 'Rows per page' }),
+  ),
+  cursor: Type.Optional(
+    Type.String({
+      maxLength: MAX_CURSOR_LENGTH,
+      description:
+        'The next_cursor of the previous page; omit for the first page. Opaque: an edited cursor, or one ' +
+        'of another listing, is 400 invalid_cursor.',
+    }),
+  ),
 });
 
-export function page(query: { limit?: number; offset?: number }) {
-  return { limit: query.limit ?? 100, offset: query.offset ?? 0 };
+/** A page of a listing: its rows, and the cursor of the next page (null after the last). */
+export const Page = <T extends TSchema>(item: T) =>
+  Type.Object({
+    items: Type.Array(item),
+    next_cursor: Nullable(
+      Type.String({ description: 'Pass as cursor to read the next page; null when this page is the last' }),
+    ),
+  });
+
+/** The keyset page a listing request asks for (the cursor decoded, or 400 invalid_cursor). */
+export function pageOf(order: KeysetOrder, query: { limit?: number; cursor?: string }): KeysetPage {
+  return {
+    limit: query.limit ?? 100,
+    after: query.cursor === undefined ? undefined : decodeCursor(order, query.cursor),
+  };
 }
 
-export const SlugParams = Type.Object({
-  slug: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$', description: 'Institution slug' }),
-});
+/** The reply body of a listing page. */
+export function pageReply<T>(
+  order: KeysetOrder,
+  paged: Paged<T>,
+): { items: T[]; next_cursor: string | null } {
+  return { items: paged.items, next_cursor: paged.next ? encodeCursor(order, paged.next) : null };
+}
+
+/** An institution slug, as created and as named in paths. */
+export const Slug = (description = 'Institution slug') =>
+  Type.String({ pattern: slugPattern.source, description });
+
+export const SlugParams = Type.Object({ slug: Slug() });
 
 /**
  * Text PostgreSQL can store: no NUL character and no lone UTF-16 surrogate. Route patterns run

@@ -1,8 +1,19 @@
 // Admin API: the history of SIS pushes (roster and enrolments runs).
 import { Type } from 'typebox';
+import { runOrder } from '../../domain/runs/runs.ts';
 import type { Services } from '../../services.ts';
 import { institutionOf } from '../plugins/admin-scope.ts';
-import { DateTime, errorResponses, PageQuery, page, SlugParams, Uuid } from '../schemas.ts';
+import {
+  CursorQuery,
+  DateTime,
+  errorResponses,
+  Nullable,
+  Page,
+  pageOf,
+  pageReply,
+  SlugParams,
+  Uuid,
+} from '../schemas.ts';
 import type { App } from '../types.ts';
 
 const RunKind = Type.Union([Type.Literal('roster'), Type.Literal('enrolments')]);
@@ -13,7 +24,7 @@ const RunSummary = Type.Object({
   credential: Type.Union([Type.Literal('institution_secret'), Type.Literal('bootstrap_secret')], {
     description: 'Which kind of secret authenticated the push',
   }),
-  cohort_id: Type.Union([Uuid(), Type.Null()], { description: 'Roster runs: the cohort pushed' }),
+  cohort_id: Nullable(Uuid('Roster runs: the cohort pushed')),
   sections: Type.Array(Type.String(), { description: 'Enrolments runs: the sections the request carried' }),
   dry_run: Type.Boolean(),
   received: Type.Integer({ description: 'Rows received, all sections together' }),
@@ -48,18 +59,18 @@ export function adminRunRoutes(app: App, services: Services): void {
         security,
         summary: 'List SIS push runs, newest first',
         params: SlugParams,
-        querystring: Type.Intersect([PageQuery, Type.Object({ kind: Type.Optional(RunKind) })]),
-        response: {
-          200: Type.Object({ items: Type.Array(RunSummary), limit: Type.Integer(), offset: Type.Integer() }),
-          ...errorResponses(401, 404),
-        },
+        querystring: Type.Intersect([CursorQuery, Type.Object({ kind: Type.Optional(RunKind) })]),
+        response: { 200: Page(RunSummary), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => {
-      const institution = institutionOf(request);
-      const p = page(request.query);
-      return { items: await runs.list(institution.id, { ...p, kind: request.query.kind }), ...p };
-    },
+    async (request) =>
+      pageReply(
+        runOrder,
+        await runs.list(institutionOf(request).id, {
+          ...pageOf(runOrder, request.query),
+          kind: request.query.kind,
+        }),
+      ),
   );
 
   app.get(

@@ -3,10 +3,10 @@
 // and hands the sections to the taxonomy service, which validates every row on its own.
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { slugPattern } from '../../domain/institutions/service.ts';
 import type { RosterCaller } from '../../domain/secrets/roster-secrets.ts';
 import { type PushBody, type SectionName, sectionOrder } from '../../domain/taxonomy/service.ts';
 import { ApiError } from '../../errors.ts';
+import { slugPattern } from '../../lib/ids.ts';
 import { bearerToken } from '../../lib/secrets.ts';
 import type { Services } from '../../services.ts';
 import { perMinute } from '../plugins/rate-limit.ts';
