@@ -70,6 +70,9 @@ export function pageReply<T>(
   return { items: paged.items, next_cursor: paged.next ? encodeCursor(order, paged.next) : null };
 }
 
+/** A CSV export's body (text/csv, RFC 4180, header row first). */
+export const CsvBody = Type.String({ description: 'CSV (text/csv; RFC 4180) with a header row' });
+
 /** An institution slug, as created and as named in paths. */
 export const Slug = (description = 'Institution slug') =>
   Type.String({ pattern: slugPattern.source, description });

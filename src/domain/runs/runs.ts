@@ -99,6 +99,31 @@ export function createRunsService(db: Db) {
       return keysetPage(rows, page.limit);
     },
 
+    /**
+     * The kept row errors of a run from position `after` (1-based, exclusive), at most `limit`
+     * of them, read out of the run's errors array by the database so a caller can stream them;
+     * 404 when the run is not this institution's.
+     */
+    async errors(
+      institutionId: string,
+      runId: string,
+      page: { after: number; limit: number },
+    ): Promise<{ position: number; error: unknown }[]> {
+      const { rows } = uuidPattern.test(runId)
+        ? await db.query<{ position: number; error: unknown; found: boolean }>(
+            `SELECT e.position, e.error, true AS found
+             FROM sis_runs r
+             LEFT JOIN LATERAL jsonb_array_elements(r.errors) WITH ORDINALITY AS e(error, position)
+               ON e.position > $3
+             WHERE r.institution_id = $1 AND r.id = $2
+             ORDER BY e.position LIMIT $4`,
+            [institutionId, runId, page.after, page.limit],
+          )
+        : { rows: [] };
+      if (!rows[0]) throw new ApiError('not_found', { detail: `no run ${runId} in this institution` });
+      return rows.filter((row) => row.position !== null).map(({ position, error }) => ({ position, error }));
+    },
+
     async get(institutionId: string, runId: string): Promise<Run> {
       const { rows } = uuidPattern.test(runId)
         ? await db.query<Run>(

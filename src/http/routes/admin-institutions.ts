@@ -11,6 +11,7 @@ import {
 import type { Services } from '../../services.ts';
 import { institutionOf } from '../plugins/admin-scope.ts';
 import {
+  CsvBody,
   CursorQuery,
   DateTime,
   errorResponses,
@@ -389,7 +390,7 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
         params: SlugParams,
         querystring: StudentQuery,
         produces: ['text/csv'],
-        response: { ...errorResponses(400, 401, 404) },
+        response: { 200: CsvBody, ...errorResponses(400, 401, 404) },
       },
     },
     async (request, reply) =>
