@@ -22,8 +22,8 @@ import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Db } from '../src/db/db.ts';
 import { migrate } from '../src/db/migrate.ts';
-import { openScratchPostgres } from '../src/db/scratch.ts';
 import { createServices } from '../src/services.ts';
+import { openScratchPostgres } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
 
 v8.setFlagsFromString('--expose-gc');

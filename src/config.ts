@@ -27,6 +27,8 @@ export interface Config {
   /** Run the background workers (outbox delivery, schedules) inside the HTTP process. */
   runWorkers: boolean;
   shutdownTimeoutMs: number;
+  /** Where clients reach the service (the OpenAPI document's server); no trailing slash. */
+  publicBaseUrl: string;
 }
 
 export class ConfigError extends Error {
@@ -116,9 +118,24 @@ export function loadConfig(env: Env = process.env): Config {
     allowLoopbackOutbound: bool('ALLOW_LOOPBACK_OUTBOUND', false),
     runWorkers: bool('RUN_WORKERS', true),
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    publicBaseUrl: '',
   };
+  config.publicBaseUrl = parsePublicBaseUrl(env.PUBLIC_BASE_URL, config.port, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+function parsePublicBaseUrl(raw: string | undefined, port: number, problems: string[]): string {
+  if (!raw) return `http://localhost:${port}`;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {}
+  if (!url || !['http:', 'https:'].includes(url.protocol) || url.search || url.hash) {
+    problems.push(`PUBLIC_BASE_URL must be an http(s) URL without query or fragment (got "${raw}")`);
+    return raw;
+  }
+  return url.toString().replace(/\/+$/, '');
 }
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];

@@ -25,8 +25,3 @@ export function keysetPage<T extends { sort_key: CursorKey }>(
   const items = rows.slice(0, limit).map(({ sort_key, ...item }) => item);
   return { items, next: rows.length > limit ? rows[limit - 1].sort_key : null };
 }
-
-/** The key's parts as query parameters: null for each part when there is no key (first page). */
-export function afterParams(page: KeysetPage, parts: number): (string | number | null)[] {
-  return Array.from({ length: parts }, (_, i) => page.after?.[i] ?? null);
-}

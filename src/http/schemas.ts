@@ -8,7 +8,7 @@ import { slugPattern } from '../lib/ids.ts';
 /** The largest page of an admin listing. */
 export const MAX_PAGE = 1000;
 
-export const ErrorBody = Type.Object(
+const ErrorBody = Type.Object(
   {
     error: Type.String({ description: 'Stable snake_case error code; branch on this.' }),
     detail: Type.Optional(Type.String({ description: 'Human-readable explanation; may be reworded.' })),
@@ -84,9 +84,9 @@ export const SlugParams = Type.Object({ slug: Slug() });
  * with the `u` flag, so a lone surrogate is one code point in the excluded range while a
  * surrogate pair (an emoji) is a single code point outside it.
  */
-export const storableTextPattern = '^[^\\u0000\\uD800-\\uDFFF]*$';
+const storableTextPattern = '^[^\\u0000\\uD800-\\uDFFF]*$';
 /** Storable text that also holds at least one non-blank character. */
-export const nonBlankTextPattern = '^(?=[\\s\\S]*\\S)[^\\u0000\\uD800-\\uDFFF]*$';
+const nonBlankTextPattern = '^(?=[\\s\\S]*\\S)[^\\u0000\\uD800-\\uDFFF]*$';
 
 /** A string field of an admin request: storable text (see above) within the given lengths. */
 export const Text = (

@@ -88,7 +88,7 @@ export interface AudienceTagListing {
 }
 
 /** `value` as a LIKE pattern matching the strings that start with it (lower-case both sides to ignore case). */
-export function prefixPattern(value: string): string {
+function prefixPattern(value: string): string {
   return `${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 

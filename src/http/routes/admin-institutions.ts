@@ -42,7 +42,7 @@ const Cohort = Type.Object({
   created_at: DateTime(),
 });
 
-export const Student = Type.Object({
+const Student = Type.Object({
   id: Uuid(),
   cohort_id: Uuid(),
   email: Type.String(),

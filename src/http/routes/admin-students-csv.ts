@@ -57,7 +57,7 @@ export function studentFilter(query: {
 }
 
 /** Rows per query of the export: large enough to amortise a round trip, small enough to hold. */
-export const CSV_BATCH = 2000;
+const CSV_BATCH = 2000;
 
 const columns = [
   'id',

@@ -255,7 +255,7 @@ export function sisSyncRoutes(app: App, services: Services): void {
         throw new ApiError('unsupported_media_type', { detail: 'send Content-Type: application/json' });
       },
       schema: {
-        tags: ['roster'],
+        tags: ['sis'],
         security: [{ rosterSecret: [] }],
         summary: 'Roster sync: push a page of students',
         description,
