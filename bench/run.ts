@@ -3,6 +3,7 @@
 
 import { run as enrolments } from './enrolments.ts';
 import { run as helpSync } from './help-sync.ts';
+import { run as listings } from './listings.ts';
 import { run as roster } from './roster.ts';
 
 export interface BenchOptions {
@@ -19,6 +20,7 @@ const benches: Bench[] = [
   { name: 'enrolments', run: enrolments },
   { name: 'help-sync', run: helpSync },
   { name: 'webhooks', run: webhooks },
+  { name: 'listings', run: listings },
 ];
 
 const only = process.argv[2];

@@ -55,7 +55,10 @@ test('first start prints an operator token once; data persists; SIGTERM shuts do
     assert.ok(token, 'the first start prints an operator token');
     // The first start says what it is doing instead of staying silent while the database is made.
     assert.match(first.output(), /ssp: creating the embedded database in /);
-    assert.match(first.output(), /ssp: applying migration 1 of (\d+): 0001_core\n[^]*applying migration \1 of \1: /);
+    assert.match(
+      first.output(),
+      /ssp: applying migration 1 of (\d+): 0001_core\n[^]*applying migration \1 of \1: /,
+    );
     const created = await fetch(`${first.url}/admin/v1/institutions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },

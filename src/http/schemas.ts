@@ -1,6 +1,6 @@
 // Schemas shared by several routes: the error body, paging, nullable values, identifiers and
 // text. Each is defined here once; routes import them.
-import { type TSchema, Type } from 'typebox';
+import { type Static, type TSchema, Type } from 'typebox';
 import type { KeysetPage, Paged } from '../db/keyset.ts';
 import { decodeCursor, encodeCursor, type KeysetOrder, MAX_CURSOR_LENGTH } from '../lib/cursor.ts';
 import { slugPattern } from '../lib/ids.ts';
@@ -23,8 +23,21 @@ export function errorResponses<S extends number>(...statuses: S[]): Record<S, ty
   return Object.fromEntries(statuses.map((status) => [status, ErrorBody])) as Record<S, typeof ErrorBody>;
 }
 
-/** A schema or null (the API writes absent values as null, never leaves them out). */
-export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+/**
+ * A schema or null (the API writes absent values as null, never leaves them out). Written as a
+ * JSON Schema type list (`"type": ["string", "null"]`) rather than anyOf: the response
+ * serializer writes a type list directly but tries each branch of an anyOf in turn, which made
+ * it five times slower on the listings' rows. Validation and the OpenAPI 3.1 document read both.
+ */
+export const Nullable = <T extends TSchema>(schema: T) => {
+  const { type, enum: values } = schema as { type?: unknown; enum?: unknown[] };
+  if (typeof type !== 'string') return Type.Unsafe<Static<T> | null>(Type.Union([schema, Type.Null()]));
+  return Type.Unsafe<Static<T> | null>({
+    ...schema,
+    type: [type, 'null'],
+    ...(values ? { enum: [...values, null] } : {}),
+  });
+};
 
 /** One of a fixed list of strings (the list lives with the rule that owns it). */
 export const StringEnum = <T extends string>(values: readonly T[], description?: string) =>

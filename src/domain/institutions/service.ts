@@ -42,9 +42,10 @@ export interface StudentListing {
   campus_name: string | null;
   first_in_family: boolean | null;
   start_date: string | null;
-  departed_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
+  /** ISO 8601 UTC (see isoTime). */
+  departed_at: string | null;
+  created_at: string;
+  updated_at: string;
 }
 
 export interface StudentFilter {
@@ -92,9 +93,17 @@ function prefixPattern(value: string): string {
   return `${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
+/**
+ * A timestamptz as the API writes times (ISO 8601 UTC, milliseconds), formatted by the database:
+ * the students listing and its export carry 100,000s of them, and turning each into a Date and
+ * back into text costs the service more than the query does (measured: about half of a page).
+ */
+const isoTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
 const studentColumns = `s.id, s.cohort_id, s.email, s.student_id_ext, s.first_name, s.last_name,
   p.code AS program_code, c.name AS campus_name, s.first_in_family,
-  to_char(s.start_date, 'YYYY-MM-DD') AS start_date, s.departed_at, s.created_at, s.updated_at`;
+  to_char(s.start_date, 'YYYY-MM-DD') AS start_date, ${isoTime('s.departed_at')} AS departed_at,
+  ${isoTime('s.created_at')} AS created_at, ${isoTime('s.updated_at')} AS updated_at`;
 
 export function createInstitutionsService(db: Db) {
   async function bySlug(slug: string): Promise<Institution | undefined> {
