@@ -57,7 +57,7 @@ test('first start prints an operator token once; data persists; SIGTERM shuts do
     assert.match(first.output(), /ssp: creating the embedded database in /);
     assert.match(
       first.output(),
-      /ssp: applying migration 1 of (\d+): 0001_core\n[^]*applying migration \1 of \1: /,
+      /ssp: applying migration 1 of (\d+): 0001_core\n[\s\S]*applying migration \1 of \1: /,
     );
     const created = await fetch(`${first.url}/admin/v1/institutions`, {
       method: 'POST',
