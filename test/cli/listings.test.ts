@@ -120,3 +120,18 @@ test('operator-reset refuses to create a database where there is none', async ()
   );
   assert.equal(fs.existsSync(dataDir), false, 'nothing was created');
 });
+
+test('npx ssp prints no warnings when npm runs on an older Node than the pinned one', async (t) => {
+  // The machine's own npm and Node, as a person typing `npx ssp` runs them.
+  const systemNode = '/usr/bin/node';
+  const npx = '/usr/lib/node_modules/npm/bin/npx-cli.js';
+  if (!fs.existsSync(systemNode) || !fs.existsSync(npx)) return t.skip('no system npm here');
+  const { stdout: version } = await run(systemNode, ['--version']);
+  if (Number(version.slice(1).split('.')[0]) >= 24) return t.skip('the system Node is not older');
+  const { stdout, stderr } = await run(systemNode, [npx, 'ssp', '--help'], {
+    cwd: path.resolve(import.meta.dirname, '../..'),
+    env: { ...process.env, PATH: `/usr/bin:/bin` },
+  });
+  assert.match(stdout, /Usage: ssp/);
+  assert.equal(stderr, '');
+});
