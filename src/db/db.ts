@@ -16,9 +16,17 @@ export interface Queryable {
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<T>>;
 }
 
+/**
+ * A transaction: parameterised queries, and on both adapters scripts of several statements
+ * (migrations). Optional so that a wrapper counting or timing queries may leave it out.
+ */
+export interface Transaction extends Queryable {
+  exec?(sql: string): Promise<void>;
+}
+
 export interface Db extends Queryable {
   readonly kind: 'postgres' | 'pglite';
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
   /** Runs a script of several statements without parameters (migrations). */
   exec(sql: string): Promise<void>;
   close(): Promise<void>;
@@ -59,7 +67,13 @@ export function createPostgresDb(options: PostgresOptions): Db {
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
-        const result = await fn({ query: (sql, params) => run(client, sql, params) });
+        const result = await fn({
+          query: (sql, params) => run(client, sql, params),
+          // Without parameters, node-postgres uses the simple query protocol, which runs a script.
+          exec: async (sql) => {
+            await client.query(sql);
+          },
+        });
         await client.query('COMMIT');
         return result;
       } catch (error) {
@@ -149,7 +163,12 @@ export async function createPgliteDb(options: PgliteOptions = {}): Promise<Db & 
     query: async (sql, params) => shape(await lite.query(sql, params as unknown[])),
     transaction: (fn) =>
       lite.transaction((tx) =>
-        fn({ query: async (sql, params) => shape(await tx.query(sql, params as unknown[])) }),
+        fn({
+          query: async (sql, params) => shape(await tx.query(sql, params as unknown[])),
+          exec: async (sql) => {
+            await tx.exec(sql);
+          },
+        }),
       ),
     async exec(sql) {
       await lite.exec(sql);
@@ -160,6 +179,11 @@ export async function createPgliteDb(options: PgliteOptions = {}): Promise<Db & 
       unlock();
     },
   };
+}
+
+/** Whether an embedded database was ever created in this directory. */
+export function embeddedDatabaseExists(dataDir: string): boolean {
+  return fs.existsSync(path.join(dataDir, 'PG_VERSION'));
 }
 
 export interface OpenDbOptions {

@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { createPostgresDb, type Db } from '../../src/db/db.ts';
-import { openScratchPostgres } from '../../src/db/scratch.ts';
 import { type SeededTenant, seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
 import { seedHelpdesk } from '../helpers/helpdesk.ts';
+import { openScratchPostgres } from '../helpers/scratch-db.ts';
 
 /** A TCP proxy to host:port that can be cut and restored. */
 async function startProxy(target: { host: string; port: number }) {
