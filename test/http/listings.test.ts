@@ -37,7 +37,6 @@ async function seedEverything(ctx: TestContext, tenant: SeededTenant) {
     url: '/api/sis/sync',
     token: tenant.rosterSecret,
     body: {
-      institution: tenant.slug,
       cohort_id: tenant.cohortId,
       students: [
         ...Array.from({ length: 9 }, (_, i) => ({
@@ -190,7 +189,6 @@ describeEachDatabase(
         url: '/api/sis/sync',
         token: tenant.rosterSecret,
         body: {
-          institution: tenant.slug,
           cohort_id: tenant.cohortId,
           students: [{ email: 'aaa@example.edu', student_id_ext: 'EXT-new' }],
         },
