@@ -1,9 +1,7 @@
 // ssp: serve, migrate, worker, admin commands that call the admin HTTP API, and dev-idp.
 import { Command } from 'commander';
 import { ConfigError, loadConfig } from '../config.ts';
-import { DatabaseInUseError, embeddedDatabaseExists, openDb } from '../db/db.ts';
-import { migrate } from '../db/migrate.ts';
-import { createOperatorCredentials } from '../domain/secrets/operator-credentials.ts';
+import { DatabaseInUseError } from '../db/errors.ts';
 import { CliError, createAdminClient } from './admin-client.ts';
 import { registerCalendarCommands } from './commands/calendar.ts';
 import { registerDevIdpCommand } from './commands/dev-idp.ts';
@@ -27,6 +25,24 @@ export const program = new Command('ssp')
   .option('--json', 'print JSON (the default when the output is not a terminal; tables otherwise)')
   .showHelpAfterError();
 
+/**
+ * The database layer, loaded by the commands that open the database themselves: the other
+ * commands (the admin client, ssp push) start without the database drivers in memory.
+ */
+async function database() {
+  const [db, migrations, operator] = await Promise.all([
+    import('../db/db.ts'),
+    import('../db/migrate.ts'),
+    import('../domain/secrets/operator-credentials.ts'),
+  ]);
+  return {
+    openDb: db.openDb,
+    embeddedDatabaseExists: db.embeddedDatabaseExists,
+    migrate: migrations.migrate,
+    createOperatorCredentials: operator.createOperatorCredentials,
+  };
+}
+
 const print = createPrinter(() => program.opts());
 const admin = () => {
   const options = program.opts();
@@ -46,6 +62,7 @@ program
   .description('Apply pending database migrations and exit')
   .action(async () => {
     const config = loadConfig();
+    const { openDb, migrate } = await database();
     const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
     try {
       const applied = await migrate(db);
@@ -60,6 +77,7 @@ program
   .description('Revoke every stored operator token and print a new one (talks to the database directly)')
   .action(async () => {
     const config = loadConfig();
+    const { openDb, migrate, embeddedDatabaseExists, createOperatorCredentials } = await database();
     // A reset is for a database the server already uses: never create a new, empty one.
     if (!config.databaseUrl && !embeddedDatabaseExists(config.dataDir))
       throw new CliError(

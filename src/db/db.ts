@@ -98,7 +98,9 @@ export interface PgliteOptions {
 }
 
 /** The embedded database directory is open in another process. */
-export class DatabaseInUseError extends Error {}
+export { DatabaseInUseError } from './errors.ts';
+
+import { DatabaseInUseError } from './errors.ts';
 
 /**
  * One process at a time may open an embedded database directory: PGlite has no server to

@@ -34,7 +34,6 @@ before(async () => {
     url: '/api/sis/sync',
     token: tenant.rosterSecret,
     body: {
-      institution: tenant.slug,
       cohort_id: tenant.cohortId,
       students: [
         { email: 'Ada@example.edu', student_id_ext: 'S-1', first_name: 'Ada', last_name: 'Lovelace' },
