@@ -11,11 +11,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Db } from '../src/db/db.ts';
-import { openScratchPglite, openScratchPostgres } from '../src/db/scratch.ts';
 import { expandCalendar } from '../src/domain/calendar/expand.ts';
 import { decodeCalendar } from '../src/domain/calendar/ics-text.ts';
 import { claimFeed, type RefreshDeps, refreshFeed } from '../src/domain/calendar/refresh.ts';
 import { DEFAULT_LIMITS, expansionWindow } from '../src/domain/calendar/schedule.ts';
+import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
 
 const EVENTS = 10_000;

@@ -17,8 +17,8 @@ import { Agent, request } from 'undici';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Db } from '../src/db/db.ts';
-import { openScratchPglite, openScratchPostgres } from '../src/db/scratch.ts';
 import { createServices } from '../src/services.ts';
+import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
 
 const ROWS = Number(process.env.BENCH_PUSH_ROWS ?? 100_000);

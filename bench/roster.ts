@@ -22,8 +22,8 @@ import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Db } from '../src/db/db.ts';
 import { migrate } from '../src/db/migrate.ts';
-import { openScratchPostgres } from '../src/db/scratch.ts';
 import { createServices } from '../src/services.ts';
+import { openScratchPostgres } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
 
 v8.setFlagsFromString('--expose-gc');
@@ -194,7 +194,10 @@ let tenantCounter = 0;
 async function newTenant(services: ReturnType<typeof createServices>): Promise<Tenant> {
   const slug = `bench-new-${process.pid}-${++tenantCounter}`;
   const institution = await services.institutions.create({ slug, name: `New institution ${tenantCounter}` });
-  const cohort = await services.institutions.createCohort(slug, { name: 'Intake', clock: 'individual' });
+  const cohort = await services.institutions.createCohort(institution.id, {
+    name: 'Intake',
+    clock: 'individual',
+  });
   const { secret } = await services.rosterSecrets.issue(institution.id, slug);
   const programs = await services.db.query<{ code: string; id: string }>(
     `INSERT INTO programs (institution_id, code, name)

@@ -4,6 +4,7 @@
 import { run as calendar } from './calendar.ts';
 import { run as enrolments } from './enrolments.ts';
 import { run as helpSync } from './help-sync.ts';
+import { run as listings } from './listings.ts';
 import { run as push } from './push.ts';
 import { run as roster } from './roster.ts';
 import { run as signIn } from './sign-in.ts';
@@ -27,6 +28,7 @@ const benches: Bench[] = [
   { name: 'sign-in', run: signIn },
   { name: 'calendar', run: calendar },
   { name: 'student-home', run: studentHome },
+  { name: 'listings', run: listings },
 ];
 
 const only = process.argv[2];

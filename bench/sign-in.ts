@@ -7,9 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'undici';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { openScratchPglite, openScratchPostgres } from '../src/db/scratch.ts';
 import { createServices } from '../src/services.ts';
 import { signInThroughProvider, startTestIdp, TEST_CLIENT } from '../test/helpers/idp.ts';
+import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
 
 const ROUND_TRIPS = Number(process.env.BENCH_SIGN_INS ?? 30);

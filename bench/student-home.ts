@@ -12,8 +12,8 @@ import { randomBytes } from 'node:crypto';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Db } from '../src/db/db.ts';
-import { openScratchPglite, openScratchPostgres } from '../src/db/scratch.ts';
 import { createServices } from '../src/services.ts';
+import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);

@@ -8,13 +8,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
 import type { Db } from '../src/db/db.ts';
-import { openScratchPglite, openScratchPostgres } from '../src/db/scratch.ts';
 import { recordEvent } from '../src/domain/events/record.ts';
 import { createWebhookWorker } from '../src/domain/webhooks/delivery/worker.ts';
 import { createWebhooksService } from '../src/domain/webhooks/service.ts';
 import { secretKey, signatureHeader } from '../src/domain/webhooks/signing.ts';
 import { systemClock } from '../src/lib/clock.ts';
 import { createKeyring, generateKey, parseKey } from '../src/lib/encryption.ts';
+import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
 
 const THROUGHPUT_EVENTS = 20_000;

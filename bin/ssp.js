@@ -6,4 +6,5 @@ if (major < 24) {
   process.stderr.write(`ssp needs Node.js 24 or later (this is ${process.version}); run it as "npx ssp".\n`);
   process.exit(1);
 }
-await import('../src/cli/main.ts');
+const { run } = await import('../src/cli/main.ts');
+await run();

@@ -95,12 +95,33 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     openapi: {
       openapi: '3.1.0',
       info: {
-        title: 'Student Support Platform: integration API',
+        title: 'Student Support Platform API',
         version: '1.0.0',
         description:
-          'Machine-to-machine interface: SIS roster and taxonomy feeds, the help-desk sync, and the admin API. ' +
-          'Errors are JSON objects {"error": "<stable_code>", ...} with optional `detail`, `field` and `max`.',
+          'How student information systems, help desks and administrators talk to the Student Support ' +
+          'Platform: the SIS feeds (roster, programs, campuses, terms, units and enrolments), the help-desk ' +
+          'sync, signed webhooks, and the admin API. Errors are JSON objects {"error": "<stable_code>", ...} ' +
+          'with optional `detail`, `field` and `max`. Admin listings page by cursor (`limit`, `cursor`, ' +
+          '`next_cursor`).',
       },
+      // Every example request carries this host (PUBLIC_BASE_URL, default http://localhost:PORT).
+      servers: [{ url: services.config.publicBaseUrl }],
+      tags: [
+        {
+          name: 'sis',
+          description: 'The SIS feeds: roster sync, and programs, campuses, terms, units and enrolments',
+        },
+        {
+          name: 'help-desk sync',
+          description: 'An external help desk mirrors ticket status onto help requests',
+        },
+        { name: 'admin', description: 'Institutions, cohorts, secrets, listings and the history of pushes' },
+        {
+          name: 'admin: help desk',
+          description: 'Help requests, staff changes, the help-sync secret and the event log',
+        },
+        { name: 'webhooks', description: 'Webhook endpoints, their delivery logs and metrics' },
+      ],
       components: {
         securitySchemes: {
           rosterSecret: {
@@ -130,7 +151,22 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       },
     },
   });
-  await app.register(scalar, { routePrefix: '/docs' });
+  // The reference page works offline: its script is served from node_modules, and everything
+  // that would reach other hosts is off (web fonts, the hosted API client and its test-request
+  // buttons, the hosted AI agent and MCP generator, telemetry). Fonts fall back to the system's.
+  await app.register(scalar, {
+    routePrefix: '/docs',
+    configuration: {
+      pageTitle: 'Student Support Platform API',
+      withDefaultFonts: false,
+      hideClientButton: true,
+      hideTestRequestButton: true,
+      showDeveloperTools: 'never',
+      telemetry: false,
+      agent: { disabled: true },
+      mcp: { disabled: true },
+    },
+  });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await registerRateLimit(app, services, { nameSpace: options.rateLimitNameSpace });

@@ -49,3 +49,14 @@ test('every problem is reported at once', () => {
     },
   );
 });
+
+test('PUBLIC_BASE_URL: default from the port, trailing slash dropped, bad values reported', () => {
+  assert.equal(loadConfig({}).publicBaseUrl, 'http://localhost:3000');
+  assert.equal(loadConfig({ PORT: '8080' }).publicBaseUrl, 'http://localhost:8080');
+  assert.equal(
+    loadConfig({ PUBLIC_BASE_URL: 'https://ssp.example.edu/api/' }).publicBaseUrl,
+    'https://ssp.example.edu/api',
+  );
+  for (const bad of ['ssp.example.edu', 'ftp://x', 'https://x/?a=1'])
+    assert.throws(() => loadConfig({ PUBLIC_BASE_URL: bad }), /PUBLIC_BASE_URL/);
+});

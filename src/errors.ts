@@ -12,6 +12,7 @@ export const errorStatus = {
   unknown_section: 400,
   unknown_field: 400,
   url_not_allowed: 400,
+  invalid_cursor: 400,
   // 401: credentials
   unauthorized: 401,
   sync_secret_missing: 401,

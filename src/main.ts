@@ -1,7 +1,7 @@
 // Process entry: config -> database -> migrations -> app (+ workers) -> graceful close.
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
-import { DatabaseInUseError, openDb } from './db/db.ts';
+import { DatabaseInUseError, embeddedDatabaseExists, openDb } from './db/db.ts';
 import { migrate } from './db/migrate.ts';
 import { resealSecrets } from './domain/secrets/reseal.ts';
 import { createServices, type Services } from './services.ts';
@@ -17,6 +17,10 @@ export async function serve(): Promise<void> {
     }
     throw error;
   }
+  // Progress of a start, for people: straight to stderr, before the logger exists.
+  const say = (line: string) => process.stderr.write(`ssp: ${line}\n`);
+  if (!config.databaseUrl && !embeddedDatabaseExists(config.dataDir))
+    say(`creating the embedded database in ${config.dataDir} (first start only; this takes a while)`);
   let db: Awaited<ReturnType<typeof openDb>>;
   try {
     db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
@@ -27,7 +31,9 @@ export async function serve(): Promise<void> {
     }
     throw error;
   }
-  await migrate(db);
+  await migrate(db, undefined, {
+    onMigration: ({ version, index, total }) => say(`applying migration ${index} of ${total}: ${version}`),
+  });
   const services = createServices({ db, config });
   // Secrets stored before encryption at rest, or under a rotated-out key, are sealed anew.
   await resealSecrets(db, services.keyring);

@@ -28,7 +28,7 @@ import {
 } from './domain/webhooks/delivery/worker.ts';
 import { createWebhooksService } from './domain/webhooks/service.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
-import { createKeyring, embeddedKey, type Keyring } from './lib/encryption.ts';
+import { type Keyring, keyringFromConfig } from './lib/encryption.ts';
 import { type CalendarFetchWorker, createCalendarFetchWorker } from './workers/calendar-fetch.ts';
 
 export interface ServiceDeps {
@@ -41,11 +41,6 @@ export interface ServiceDeps {
   keyring?: Keyring;
   /** The OpenID Connect client; the real one unless a test brings its own. */
   oidc?: OidcClient;
-}
-
-/** The keyring of a configuration: ENCRYPTION_KEY, or the embedded default's key file. */
-export function keyringFromConfig(config: Config): Keyring {
-  return createKeyring(config.encryptionKey ?? embeddedKey(config.dataDir), config.encryptionKeysPrevious);
 }
 
 export function createServices(deps: ServiceDeps) {

@@ -53,6 +53,12 @@ test('first start prints an operator token once; data persists; SIGTERM shuts do
     const first = await startServer(dataDir);
     const token = /(ssp_op_[A-Za-z0-9_-]{43})/.exec(first.output())?.[1];
     assert.ok(token, 'the first start prints an operator token');
+    // The first start says what it is doing instead of staying silent while the database is made.
+    assert.match(first.output(), /ssp: creating the embedded database in /);
+    assert.match(
+      first.output(),
+      /ssp: applying migration 1 of (\d+): 0001_core\n[\s\S]*applying migration \1 of \1: /,
+    );
     const created = await fetch(`${first.url}/admin/v1/institutions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -103,6 +109,7 @@ test('first start prints an operator token once; data persists; SIGTERM shuts do
 
     const second = await startServer(dataDir);
     assert.ok(!/ssp_op_/.test(second.output()), 'no new token on a later start');
+    assert.doesNotMatch(second.output(), /creating the embedded database|applying migration/);
     const list = await fetch(`${second.url}/admin/v1/institutions`, {
       headers: { authorization: `Bearer ${token}` },
     });

@@ -1,4 +1,7 @@
 // The CLI's client for the admin HTTP API: every write goes through the same path as the console.
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+
 export interface AdminClientOptions {
   url: string;
   token: string | undefined;
@@ -7,7 +10,16 @@ export interface AdminClientOptions {
 export class CliError extends Error {}
 
 export function createAdminClient(options: AdminClientOptions) {
-  return async function call(method: string, path: string, body?: unknown): Promise<unknown> {
+  /**
+   * One admin API call; the parsed JSON body, or with `to`, the body streamed there as it
+   * arrives (CSV exports) and undefined returned.
+   */
+  return async function call(
+    method: string,
+    path: string,
+    body?: unknown,
+    output: { to?: NodeJS.WritableStream } = {},
+  ): Promise<unknown> {
     if (!options.token) throw new CliError('no operator token: pass --token or set SSP_OPERATOR_TOKEN');
     let response: Response;
     try {
@@ -21,6 +33,12 @@ export function createAdminClient(options: AdminClientOptions) {
       });
     } catch (error) {
       throw new CliError(`cannot reach ${options.url}: ${(error as Error).message}`);
+    }
+    if (response.ok && output.to && response.body) {
+      await pipeline(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream), output.to, {
+        end: false,
+      });
+      return undefined;
     }
     const text = await response.text();
     const parsed = text ? safeJson(text) : null;

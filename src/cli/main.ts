@@ -1,9 +1,7 @@
 // ssp: serve, migrate, worker, admin commands that call the admin HTTP API, and dev-idp.
 import { Command } from 'commander';
 import { ConfigError, loadConfig } from '../config.ts';
-import { DatabaseInUseError, openDb } from '../db/db.ts';
-import { migrate } from '../db/migrate.ts';
-import { createOperatorCredentials } from '../domain/secrets/operator-credentials.ts';
+import { DatabaseInUseError } from '../db/errors.ts';
 import { CliError, createAdminClient } from './admin-client.ts';
 import { registerCalendarCommands } from './commands/calendar.ts';
 import { registerDevIdpCommand } from './commands/dev-idp.ts';
@@ -13,9 +11,10 @@ import { registerPeopleCommands } from './commands/people.ts';
 import { registerRunCommands } from './commands/runs.ts';
 import { registerTaxonomyCommands } from './commands/taxonomy.ts';
 import { registerWebhookCommands } from './commands/webhooks.ts';
+import { createPrinter } from './output.ts';
 import { registerPushCommands } from './push/command.ts';
 
-const program = new Command('ssp')
+export const program = new Command('ssp')
   .description('Student-support platform integration service')
   .option(
     '--url <url>',
@@ -23,9 +22,28 @@ const program = new Command('ssp')
     process.env.SSP_URL ?? 'http://127.0.0.1:3000',
   )
   .option('--token <token>', 'operator token (default: $SSP_OPERATOR_TOKEN)')
+  .option('--json', 'print JSON (the default when the output is not a terminal; tables otherwise)')
   .showHelpAfterError();
 
-const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+/**
+ * The database layer, loaded by the commands that open the database themselves: the other
+ * commands (the admin client, ssp push) start without the database drivers in memory.
+ */
+async function database() {
+  const [db, migrations, operator] = await Promise.all([
+    import('../db/db.ts'),
+    import('../db/migrate.ts'),
+    import('../domain/secrets/operator-credentials.ts'),
+  ]);
+  return {
+    openDb: db.openDb,
+    embeddedDatabaseExists: db.embeddedDatabaseExists,
+    migrate: migrations.migrate,
+    createOperatorCredentials: operator.createOperatorCredentials,
+  };
+}
+
+const print = createPrinter(() => program.opts());
 const admin = () => {
   const options = program.opts();
   return createAdminClient({ url: options.url, token: options.token ?? process.env.SSP_OPERATOR_TOKEN });
@@ -44,6 +62,7 @@ program
   .description('Apply pending database migrations and exit')
   .action(async () => {
     const config = loadConfig();
+    const { openDb, migrate } = await database();
     const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
     try {
       const applied = await migrate(db);
@@ -58,8 +77,20 @@ program
   .description('Revoke every stored operator token and print a new one (talks to the database directly)')
   .action(async () => {
     const config = loadConfig();
+    const { openDb, migrate, embeddedDatabaseExists, createOperatorCredentials } = await database();
+    // A reset is for a database the server already uses: never create a new, empty one.
+    if (!config.databaseUrl && !embeddedDatabaseExists(config.dataDir))
+      throw new CliError(
+        `no embedded database in ${config.dataDir}: run this where the server runs, with its DATA_DIR ` +
+          '(or DATABASE_URL); a first start of the server creates the database and prints a token',
+      );
     const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
     try {
+      const { rows } = await db.query("SELECT to_regclass('schema_migrations') IS NOT NULL AS ready");
+      if (!rows[0]?.ready)
+        throw new CliError(
+          'the database of DATABASE_URL has no tables of this service: start the server once first',
+        );
       await migrate(db);
       const token = await createOperatorCredentials(db, undefined).reset();
       const where = config.databaseUrl
@@ -82,12 +113,16 @@ registerDevIdpCommand(program);
 registerPushCommands(program);
 registerCalendarCommands(program, admin, print);
 
-try {
-  await program.parseAsync(process.argv);
-} catch (error) {
-  if (error instanceof CliError || error instanceof ConfigError || error instanceof DatabaseInUseError) {
-    process.stderr.write(`ssp: ${error.message}\n`);
-    process.exit(1);
+export async function run(argv = process.argv): Promise<void> {
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CliError || error instanceof ConfigError || error instanceof DatabaseInUseError) {
+      process.stderr.write(`ssp: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
   }
-  throw error;
 }
+
+if (import.meta.main) await run();

@@ -16,9 +16,17 @@ export interface Queryable {
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<T>>;
 }
 
+/**
+ * A transaction: parameterised queries, and on both adapters scripts of several statements
+ * (migrations). Optional so that a wrapper counting or timing queries may leave it out.
+ */
+export interface Transaction extends Queryable {
+  exec?(sql: string): Promise<void>;
+}
+
 export interface Db extends Queryable {
   readonly kind: 'postgres' | 'pglite';
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
   /** Runs a script of several statements without parameters (migrations). */
   exec(sql: string): Promise<void>;
   close(): Promise<void>;
@@ -42,6 +50,9 @@ export function createPostgresDb(options: PostgresOptions): Db {
     connectionString: options.connectionString,
     max: options.max ?? 10,
     options: runtimeOptions.join(' '),
+    // A database that drops packets instead of refusing connections must still give requests a
+    // prompt 503 database_unavailable, not hang them: give up on a new connection after 5 s.
+    connectionTimeoutMillis: 5_000,
   });
   // An idle client that loses its connection must not crash the process.
   pool.on('error', () => {});
@@ -56,7 +67,13 @@ export function createPostgresDb(options: PostgresOptions): Db {
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
-        const result = await fn({ query: (sql, params) => run(client, sql, params) });
+        const result = await fn({
+          query: (sql, params) => run(client, sql, params),
+          // Without parameters, node-postgres uses the simple query protocol, which runs a script.
+          exec: async (sql) => {
+            await client.query(sql);
+          },
+        });
         await client.query('COMMIT');
         return result;
       } catch (error) {
@@ -81,7 +98,9 @@ export interface PgliteOptions {
 }
 
 /** The embedded database directory is open in another process. */
-export class DatabaseInUseError extends Error {}
+export { DatabaseInUseError } from './errors.ts';
+
+import { DatabaseInUseError } from './errors.ts';
 
 /**
  * One process at a time may open an embedded database directory: PGlite has no server to
@@ -146,7 +165,12 @@ export async function createPgliteDb(options: PgliteOptions = {}): Promise<Db & 
     query: async (sql, params) => shape(await lite.query(sql, params as unknown[])),
     transaction: (fn) =>
       lite.transaction((tx) =>
-        fn({ query: async (sql, params) => shape(await tx.query(sql, params as unknown[])) }),
+        fn({
+          query: async (sql, params) => shape(await tx.query(sql, params as unknown[])),
+          exec: async (sql) => {
+            await tx.exec(sql);
+          },
+        }),
       ),
     async exec(sql) {
       await lite.exec(sql);
@@ -157,6 +181,11 @@ export async function createPgliteDb(options: PgliteOptions = {}): Promise<Db & 
       unlock();
     },
   };
+}
+
+/** Whether an embedded database was ever created in this directory. */
+export function embeddedDatabaseExists(dataDir: string): boolean {
+  return fs.existsSync(path.join(dataDir, 'PG_VERSION'));
 }
 
 export interface OpenDbOptions {

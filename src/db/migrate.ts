@@ -24,55 +24,44 @@ export function listMigrations(dir = migrationsDir): Migration[] {
     }));
 }
 
-/** Applies pending migrations; returns the versions applied now. */
-export async function migrate(db: Db, migrations = listMigrations()): Promise<string[]> {
+export interface MigrateOptions {
+  /** Called before each pending migration runs (a first start says what it is doing). */
+  onMigration?: (step: { version: string; index: number; total: number }) => void;
+}
+
+/**
+ * Applies pending migrations; returns the versions applied now. Each migration is one script run
+ * by the driver (both run several statements in one call) inside its own transaction.
+ */
+export async function migrate(
+  db: Db,
+  migrations = listMigrations(),
+  options: MigrateOptions = {},
+): Promise<string[]> {
   await db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version text PRIMARY KEY,
     applied_at timestamptz NOT NULL DEFAULT now()
   )`);
+  // For reporting only: the lock below decides, so another instance may apply some first.
+  const { rows: done } = await db.query<{ version: string }>('SELECT version FROM schema_migrations');
+  const pending = migrations.filter((m) => !done.some((d) => d.version === m.version));
   const applied: string[] = [];
   for (const migration of migrations) {
+    const index = pending.indexOf(migration);
+    if (index >= 0)
+      options.onMigration?.({ version: migration.version, index: index + 1, total: pending.length });
     const done = await db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1)', [GlobalLock.migrations]);
       const existing = await tx.query('SELECT 1 FROM schema_migrations WHERE version = $1', [
         migration.version,
       ]);
       if (existing.rows.length > 0) return false;
-      // Both drivers run one statement per parameterised query inside a transaction, so a
-      // migration is split into statements (dollar-quoted bodies are kept whole).
-      for (const statement of splitStatements(migration.sql)) await tx.query(statement);
+      if (!tx.exec) throw new Error('migrate: this database adapter cannot run scripts in a transaction');
+      await tx.exec(migration.sql);
       await tx.query('INSERT INTO schema_migrations (version) VALUES ($1)', [migration.version]);
       return true;
     });
     if (done) applied.push(migration.version);
   }
   return applied;
-}
-
-/** Splits a migration at each `;` that ends a line outside a $$-quoted block. */
-export function splitStatements(sql: string): string[] {
-  const statements: string[] = [];
-  let current: string[] = [];
-  let inDollar = false;
-  for (const line of sql.split('\n')) {
-    const dollars = line.match(/\$\$/g)?.length ?? 0;
-    if (dollars % 2 === 1) inDollar = !inDollar;
-    current.push(line);
-    if (!inDollar && /;\s*(--.*)?$/.test(line)) {
-      const statement = current.join('\n').trim();
-      if (stripComments(statement)) statements.push(statement);
-      current = [];
-    }
-  }
-  const rest = current.join('\n').trim();
-  if (stripComments(rest)) statements.push(rest);
-  return statements;
-}
-
-function stripComments(sql: string): string {
-  return sql
-    .split('\n')
-    .filter((line) => !/^\s*--/.test(line))
-    .join('\n')
-    .trim();
 }

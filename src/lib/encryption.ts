@@ -103,3 +103,12 @@ export function embeddedKey(dataDir: string): Buffer {
   if (!key) throw new Error(`${file} does not hold a 32-byte key`);
   return key;
 }
+
+/** The keyring of a configuration: ENCRYPTION_KEY, or the embedded default's key file. */
+export function keyringFromConfig(config: {
+  encryptionKey: Buffer | undefined;
+  encryptionKeysPrevious: Buffer[];
+  dataDir: string;
+}): Keyring {
+  return createKeyring(config.encryptionKey ?? embeddedKey(config.dataDir), config.encryptionKeysPrevious);
+}

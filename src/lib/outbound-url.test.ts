@@ -225,3 +225,9 @@ test('IPv4-compatible IPv6 (::/96) is refused, in URLs and at connect time, also
   assert.equal(checkAddress('2606:4700:4700::1111', strict).ok, true);
   assert.equal(checkAddress('::ffff:8.8.8.8', strict).ok, true);
 });
+
+test('refusing a loopback address names the development setting that allows it', () => {
+  const verdict = checkAddress('127.0.0.1', { allowLoopback: false }) as { ok: false; reason: string };
+  assert.equal(verdict.ok, false);
+  assert.match(verdict.reason, /loopback.*ALLOW_LOOPBACK_OUTBOUND=true/);
+});

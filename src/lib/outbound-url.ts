@@ -65,7 +65,10 @@ export function checkAddress(address: string, policy: OutboundPolicy): AddressVe
   if (range === 'loopback') {
     return policy.allowLoopback
       ? { ok: true, loopback: true }
-      : { ok: false, reason: `${parsed.toString()} is a loopback address` };
+      : {
+          ok: false,
+          reason: `${parsed.toString()} is a loopback address (allowed only in development, with ALLOW_LOOPBACK_OUTBOUND=true)`,
+        };
   }
   if (range !== 'unicast') return { ok: false, reason: `${parsed.toString()} is a ${range} address` };
   return { ok: true, loopback: false };

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createPgliteDb, type Db } from '../../src/db/db.ts';
 import { listMigrations, migrate } from '../../src/db/migrate.ts';
-import { openScratchPostgres } from '../../src/db/scratch.ts';
+import { openScratchPostgres } from './scratch-db.ts';
 
 export type DatabaseKind = 'pglite' | 'postgres';
 

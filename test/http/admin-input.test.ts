@@ -99,7 +99,7 @@ describeEachDatabase('admin help-request endpoints: no input yields a 5xx (prope
   const body = (keys: string[]) =>
     fc.dictionary(fc.constantFrom(...keys), value, { maxKeys: keys.length }).map((d) => ({ ...d }));
   const query = fc.dictionary(
-    fc.constantFrom('status', 'priority', 'student_id', 'limit', 'offset', 'after_seq', 'x'),
+    fc.constantFrom('status', 'priority', 'student_id', 'limit', 'cursor', 'after_seq', 'x'),
     fc.oneof(text, fc.integer().map(String), fc.constant('99999999999999999999999')),
     { maxKeys: 4 },
   );

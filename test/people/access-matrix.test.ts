@@ -20,7 +20,7 @@ const table: [RegExp, Access][] = [
   [/^GET \/metrics$/, 'operator'],
   [/^POST .*\/campuses\/merge$/, 'operator'],
   [
-    /^GET \/admin\/v1\/institutions\/\{slug\}(\/(cohorts|programs|campuses|audience-tags|students|campus-aliases|terms|units|enrolments|calendar-events|crisis-contacts))?$/,
+    /^GET \/admin\/v1\/institutions\/\{slug\}(\/(cohorts|programs|campuses|audience-tags|students|campus-aliases|terms|units|enrolments|calendar-events|students\.csv|crisis-contacts))?$/,
     'read',
   ],
   [/^POST .*\/cohorts$/, 'admin'],

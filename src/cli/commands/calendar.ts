@@ -39,6 +39,7 @@ export function registerCalendarCommands(
     );
   feeds
     .command('list <institution>')
+    .description("List the institution's calendar feeds with their health")
     .option('--limit <n>', 'page size', '100')
     .option('--offset <n>', 'skip this many', '0')
     .action(async (slug: string, o) =>
@@ -46,13 +47,14 @@ export function registerCalendarCommands(
     );
   feeds
     .command('show <institution> <id>')
+    .description('Show one feed')
     .action(async (slug: string, id: string) => print(await admin()('GET', path(slug, id))));
   feeds
     .command('update <institution> <id>')
     .description('Change url, name, refresh interval or audience')
-    .option('--url <url>')
+    .option('--url <url>', 'new public https .ics URL')
     .option('--name <text>', 'empty string to clear')
-    .option('--refresh <minutes>')
+    .option('--refresh <minutes>', 'new minutes between fetches')
     .option('--audience <tag_ids>', 'comma-separated audience tag ids; empty string for every student')
     .action(async (slug: string, id: string, o) =>
       print(
@@ -64,10 +66,13 @@ export function registerCalendarCommands(
         }),
       ),
     );
-  feeds.command('delete <institution> <id>').action(async (slug: string, id: string) => {
-    await admin()('DELETE', path(slug, id));
-    print({ deleted: true });
-  });
+  feeds
+    .command('delete <institution> <id>')
+    .description('Delete a feed and its stored events')
+    .action(async (slug: string, id: string) => {
+      await admin()('DELETE', path(slug, id));
+      print({ deleted: true });
+    });
   feeds
     .command('fetch <institution> <id>')
     .description('Fetch the feed now; prints the fetch record')

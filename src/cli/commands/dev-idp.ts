@@ -2,7 +2,6 @@
 // without a real identity provider. Listens on loopback only; never for production.
 import type { Command } from 'commander';
 import { DEMO_PEOPLE, demoClient } from '../../dev-idp/demo.ts';
-import { startDevIdp } from '../../dev-idp/dev-idp.ts';
 import { checkAddress } from '../../lib/outbound-url.ts';
 import { CliError } from '../admin-client.ts';
 
@@ -39,6 +38,7 @@ export function registerDevIdpCommand(program: Command): void {
         throw new CliError(`invalid public base URL: ${options.publicBaseUrl}`);
       }
       const client = demoClient(base.href);
+      const { startDevIdp } = await import('../../dev-idp/dev-idp.ts');
       const idp = await startDevIdp({ port, host: options.host, people: DEMO_PEOPLE, clients: [client] });
       const out = (line = '') => process.stdout.write(`${line}\n`);
       out(

@@ -1,6 +1,7 @@
 // ssp help-requests|help-sync-secret|events: the help desk through the admin HTTP API.
 import type { Command } from 'commander';
 import type { AdminCall } from '../admin-client.ts';
+import { listingQuery, pagingOptions } from './listing.ts';
 
 const enc = encodeURIComponent;
 
@@ -16,15 +17,15 @@ export function registerHelpRequestCommands(
     `/admin/v1/institutions/${enc(slug)}/help-requests${id ? `/${enc(id)}` : ''}${rest}`;
 
   requests
-    .command('create <institution> <student-id>')
-    .description('Create a help request for a student')
+    .command('create <institution> <student>')
+    .description('Create a help request for a student, named by id or by email')
     .option('--priority <priority>', 'low, normal, high or crisis', 'normal')
     .option('--summary <text>', 'what the student needs')
     .option('--actor <name>', 'who creates it (audit trail)')
-    .action(async (slug: string, studentId: string, o) =>
+    .action(async (slug: string, student: string, o) =>
       print(
         await admin()('POST', path(slug), {
-          student_id: studentId,
+          ...(student.includes('@') ? { student_email: student } : { student_id: student }),
           priority: o.priority,
           summary: o.summary,
           actor: o.actor,
@@ -32,21 +33,18 @@ export function registerHelpRequestCommands(
       ),
     );
 
-  requests
-    .command('list <institution>')
-    .description('List help requests, newest first')
-    .option('--status <status>', 'new, ack, in_progress or resolved')
-    .option('--priority <priority>', 'low, normal, high or crisis')
-    .option('--student <id>', 'only this student')
-    .option('--limit <n>', 'page size', '100')
-    .option('--offset <n>', 'skip this many', '0')
-    .action(async (slug: string, o) => {
-      const query = new URLSearchParams({ limit: o.limit, offset: o.offset });
-      if (o.status) query.set('status', o.status);
-      if (o.priority) query.set('priority', o.priority);
-      if (o.student) query.set('student_id', o.student);
-      print(await admin()('GET', `${path(slug)}?${query}`));
-    });
+  pagingOptions(requests.command('list <institution>').description('List help requests, newest first'))
+    .option('--status <status>', 'only new, ack, in_progress or resolved ones')
+    .option('--priority <priority>', 'only low, normal, high or crisis ones')
+    .option('--student <id>', "only this student's (id)")
+    .action(async (slug: string, o) =>
+      print(
+        await admin()(
+          'GET',
+          `${path(slug)}?${listingQuery(o, { status: 'status', priority: 'priority', student: 'student_id' })}`,
+        ),
+      ),
+    );
 
   requests
     .command('show <institution> <id>')
@@ -106,6 +104,7 @@ export function registerHelpRequestCommands(
     });
   secret
     .command('status <institution>')
+    .description('Whether a secret is active, revoked or never issued')
     .action(async (slug: string) => print(await admin()('GET', secretPath(slug))));
 
   program

@@ -2,6 +2,9 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { type AdminCall, CliError } from '../admin-client.ts';
+import { listingQuery, pagingOptions } from './listing.ts';
+
+const enc = encodeURIComponent;
 
 /** A start date option: YYYY-MM-DD, or `none` to clear it. */
 const startDateOption = (value: string | undefined) =>
@@ -19,18 +22,19 @@ export function registerInstitutionCommands(
     .action(async (slug: string, name: string) =>
       print(await admin()('POST', '/admin/v1/institutions', { slug, name })),
     );
-  institutions
-    .command('list')
-    .option('--limit <n>', 'page size', '100')
-    .option('--offset <n>', 'skip this many', '0')
-    .action(async (o) =>
-      print(await admin()('GET', `/admin/v1/institutions?limit=${o.limit}&offset=${o.offset}`)),
-    );
+  pagingOptions(institutions.command('list').description('List institutions, by slug')).action(async (o) =>
+    print(await admin()('GET', `/admin/v1/institutions?${listingQuery(o)}`)),
+  );
 
   const cohorts = program.command('cohorts').description("An institution's cohorts");
   cohorts
     .command('create <institution> <name>')
-    .option('--clock <clock>', 'cohort or individual', 'cohort')
+    .description('Create a cohort')
+    .option(
+      '--clock <clock>',
+      'cohort: one shared start; individual: each student starts on their start_date',
+      'cohort',
+    )
     .option('--start-date <date>', 'first day of the six weeks (YYYY-MM-DD), for the cohort clock')
     .action(async (slug: string, name: string, o) =>
       print(
@@ -88,9 +92,10 @@ export function registerInstitutionCommands(
     .action(async (slug: string) =>
       print(await admin()('PUT', `/admin/v1/institutions/${slug}/crisis-contacts`, { contacts: [] })),
     );
-  cohorts
-    .command('list <institution>')
-    .action(async (slug: string) => print(await admin()('GET', `/admin/v1/institutions/${slug}/cohorts`)));
+  pagingOptions(cohorts.command('list <institution>').description('List cohorts, oldest first')).action(
+    async (slug: string, o) =>
+      print(await admin()('GET', `/admin/v1/institutions/${enc(slug)}/cohorts?${listingQuery(o)}`)),
+  );
 
   const secret = program.command('roster-secret').description('The roster feed secret of an institution');
   secret
@@ -108,6 +113,7 @@ export function registerInstitutionCommands(
     });
   secret
     .command('status <institution>')
+    .description('Whether a secret is active, and when to rotate it')
     .action(async (slug: string) =>
       print(await admin()('GET', `/admin/v1/institutions/${slug}/roster-secret`)),
     );
@@ -132,23 +138,47 @@ export function registerInstitutionCommands(
       print(await admin()('GET', `/admin/v1/institutions/${slug}/campus-aliases`)),
     );
 
-  for (const [name, path] of [
-    ['students', 'students'],
-    ['programs', 'programs'],
-    ['campuses', 'campuses'],
-    ['audience-tags', 'audience-tags'],
-  ] as const) {
-    program
-      .command(`${name} <institution>`)
-      .description(`List an institution's ${name.replace('-', ' ')}`)
-      .option('--limit <n>', 'page size', '100')
-      .option('--offset <n>', 'skip this many', '0')
-      .action(async (slug: string, o) =>
-        print(
-          await admin()('GET', `/admin/v1/institutions/${slug}/${path}?limit=${o.limit}&offset=${o.offset}`),
-        ),
-      );
-  }
+  const listing = (name: string, description: string) =>
+    pagingOptions(program.command(`${name} <institution>`).description(description));
+  const base = (slug: string, path: string) => `/admin/v1/institutions/${enc(slug)}/${path}`;
+
+  listing('programs', "List an institution's programs, by code").action(async (slug: string, o) =>
+    print(await admin()('GET', `${base(slug, 'programs')}?${listingQuery(o)}`)),
+  );
+  listing('campuses', "List an institution's campuses, by name").action(async (slug: string, o) =>
+    print(await admin()('GET', `${base(slug, 'campuses')}?${listingQuery(o)}`)),
+  );
+  listing('audience-tags', "List an institution's audience tags, by kind and label").action(
+    async (slug: string, o) =>
+      print(await admin()('GET', `${base(slug, 'audience-tags')}?${listingQuery(o)}`)),
+  );
+
+  const studentFilters = {
+    q: 'q',
+    email: 'email',
+    ext: 'student_id_ext',
+    cohort: 'cohort_id',
+    program: 'program',
+    campus: 'campus',
+    status: 'status',
+  };
+  listing('students', "List or find an institution's students, by email")
+    .option('--q <text>', 'case-insensitive prefix of the email, external id, full name or last name')
+    .option('--email <email>', 'the student with this email (case-insensitive)')
+    .option('--ext <id>', 'the student with this external (SIS) id')
+    .option('--cohort <id>', 'only this cohort (id)')
+    .option('--program <code>', 'only this program')
+    .option('--campus <name>', 'only this campus')
+    .option('--status <status>', 'active (not departed) or departed')
+    .option('--csv', 'write every matching student as CSV (no paging)')
+    .action(async (slug: string, o) => {
+      if (o.csv) {
+        const query = listingQuery({ ...o, limit: undefined, cursor: undefined }, studentFilters);
+        await admin()('GET', `${base(slug, 'students.csv')}?${query}`, undefined, { to: process.stdout });
+        return;
+      }
+      print(await admin()('GET', `${base(slug, 'students')}?${listingQuery(o, studentFilters)}`));
+    });
 }
 
 async function readStdin(): Promise<string> {

@@ -1,11 +1,7 @@
 // ssp people|identity-provider|operators|operator-link|encryption-key|encryption-rotate
 import type { Command } from 'commander';
 import { loadConfig } from '../../config.ts';
-import { openDb } from '../../db/db.ts';
-import { migrate } from '../../db/migrate.ts';
-import { resealSecrets } from '../../domain/secrets/reseal.ts';
-import { generateKey } from '../../lib/encryption.ts';
-import { keyringFromConfig } from '../../services.ts';
+import { generateKey, keyringFromConfig } from '../../lib/encryption.ts';
 import { type AdminCall, CliError } from '../admin-client.ts';
 
 const list = (value: string) =>
@@ -151,6 +147,10 @@ export function registerPeopleCommands(
     )
     .action(async () => {
       const config = loadConfig();
+      // Loaded here, not at start: the other commands need no database driver.
+      const { openDb } = await import('../../db/db.ts');
+      const { migrate } = await import('../../db/migrate.ts');
+      const { resealSecrets } = await import('../../domain/secrets/reseal.ts');
       const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
       try {
         await migrate(db);

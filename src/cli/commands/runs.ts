@@ -1,40 +1,48 @@
 // ssp runs list|show: what each SIS push did.
 import type { Command } from 'commander';
 import type { AdminCall } from '../admin-client.ts';
+import { listingQuery, pagingOptions } from './listing.ts';
+
+const enc = encodeURIComponent;
 
 export function registerRunCommands(program: Command, admin: () => AdminCall, print: (v: unknown) => void) {
   const runs = program.command('runs').description('History of SIS pushes (roster and enrolments)');
-  runs
-    .command('list <institution>')
-    .option('--kind <kind>', 'roster or enrolments')
-    .option('--limit <n>', 'page size', '20')
-    .option('--offset <n>', 'skip this many', '0')
-    .action(async (slug: string, o) => {
-      const kind = o.kind ? `&kind=${encodeURIComponent(o.kind)}` : '';
+  pagingOptions(runs.command('list <institution>').description('List runs, newest first'), '20')
+    .option('--kind <kind>', 'only roster or only enrolments runs')
+    .action(async (slug: string, o) =>
       print(
-        await admin()(
-          'GET',
-          `/admin/v1/institutions/${slug}/runs?limit=${o.limit}&offset=${o.offset}${kind}`,
-        ),
-      );
-    });
+        await admin()('GET', `/admin/v1/institutions/${enc(slug)}/runs?${listingQuery(o, { kind: 'kind' })}`),
+      ),
+    );
   runs
     .command('show <institution> <run-id>')
     .description('One run with its row errors')
     .action(async (slug: string, runId: string) =>
-      print(await admin()('GET', `/admin/v1/institutions/${slug}/runs/${runId}`)),
+      print(await admin()('GET', `/admin/v1/institutions/${enc(slug)}/runs/${enc(runId)}`)),
     );
+  runs
+    .command('errors <institution> <run-id>')
+    .description("Write a run's row errors as CSV")
+    .action(async (slug: string, runId: string) => {
+      await admin()('GET', `/admin/v1/institutions/${enc(slug)}/runs/${enc(runId)}/errors.csv`, undefined, {
+        to: process.stdout,
+      });
+    });
 
   const fullSyncs = program.command('full-syncs').description('Full syncs of a roster and their departures');
-  fullSyncs
-    .command('list <institution>')
-    .option('--status <status>', 'open, applied, held, confirmed or discarded')
-    .action(async (slug: string, o) => {
-      const status = o.status ? `?status=${encodeURIComponent(o.status)}` : '';
-      print(await admin()('GET', `/admin/v1/institutions/${slug}/full-syncs${status}`));
-    });
+  pagingOptions(fullSyncs.command('list <institution>').description('List full syncs, newest first'))
+    .option('--status <status>', 'only open, applied, held, confirmed or discarded ones')
+    .action(async (slug: string, o) =>
+      print(
+        await admin()(
+          'GET',
+          `/admin/v1/institutions/${enc(slug)}/full-syncs?${listingQuery(o, { status: 'status' })}`,
+        ),
+      ),
+    );
   fullSyncs
     .command('show <institution> <id>')
+    .description('One full sync with the students it departs (or holds)')
     .action(async (slug: string, id: string) =>
       print(await admin()('GET', `/admin/v1/institutions/${slug}/full-syncs/${id}`)),
     );

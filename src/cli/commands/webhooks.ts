@@ -1,6 +1,7 @@
 // ssp webhooks ... (admin API) and ssp worker (runs the webhook delivery worker without HTTP).
 import type { Command } from 'commander';
 import type { AdminCall } from '../admin-client.ts';
+import { listingQuery, pagingOptions } from './listing.ts';
 
 export function registerWebhookCommands(
   program: Command,
@@ -36,22 +37,19 @@ export function registerWebhookCommands(
         }),
       ),
     );
-  hooks
-    .command('list <institution>')
-    .option('--limit <n>', 'page size', '100')
-    .option('--offset <n>', 'skip this many', '0')
-    .action(async (slug: string, o) =>
-      print(await admin()('GET', `${path(slug)}?limit=${o.limit}&offset=${o.offset}`)),
-    );
+  pagingOptions(hooks.command('list <institution>').description('List endpoints, oldest first')).action(
+    async (slug: string, o) => print(await admin()('GET', `${path(slug)}?${listingQuery(o)}`)),
+  );
   hooks
     .command('show <institution> <id>')
+    .description('One endpoint (never its secret)')
     .action(async (slug: string, id: string) => print(await admin()('GET', path(slug, id))));
   hooks
     .command('update <institution> <id>')
     .description('Change url, event types, description, or enable/disable')
-    .option('--url <url>')
+    .option('--url <url>', 'the new URL (https; checked as when added)')
     .option('--events <types>', 'comma-separated event types; empty string for all')
-    .option('--description <text>')
+    .option('--description <text>', 'a note for people')
     .option('--enable', 'enable (clears the disabled reason)')
     .option('--disable', 'disable')
     .action(async (slug: string, id: string, o) =>
@@ -66,14 +64,18 @@ export function registerWebhookCommands(
     );
   hooks
     .command('disable <institution> <id>')
-    .option('--reason <text>')
+    .description('Stop deliveries at once; pending ones fail and can be replayed later')
+    .option('--reason <text>', 'why (shown as disabled_reason)')
     .action(async (slug: string, id: string, o) =>
       print(await admin()('POST', path(slug, id, '/disable'), { reason: o.reason })),
     );
-  hooks.command('delete <institution> <id>').action(async (slug: string, id: string) => {
-    await admin()('DELETE', path(slug, id));
-    print({ deleted: true });
-  });
+  hooks
+    .command('delete <institution> <id>')
+    .description('Delete an endpoint and its delivery log')
+    .action(async (slug: string, id: string) => {
+      await admin()('DELETE', path(slug, id));
+      print({ deleted: true });
+    });
   hooks
     .command('rotate-secret <institution> <id>')
     .description('New signing secret (shown once); the previous one also signs for 24 hours')
@@ -84,30 +86,18 @@ export function registerWebhookCommands(
     .command('test <institution> <id>')
     .description('Send a webhook.test event to this endpoint')
     .action(async (slug: string, id: string) => print(await admin()('POST', path(slug, id, '/test'))));
-  hooks
-    .command('deliveries <institution> <id>')
-    .option('--state <state>', 'pending, succeeded or failed')
-    .option('--limit <n>', 'page size', '100')
-    .option('--offset <n>', 'skip this many', '0')
+  pagingOptions(
+    hooks.command('deliveries <institution> <id>').description("An endpoint's delivery log, newest first"),
+  )
+    .option('--state <state>', 'only pending, succeeded or failed deliveries')
     .action(async (slug: string, id: string, o) =>
-      print(
-        await admin()(
-          'GET',
-          path(
-            slug,
-            id,
-            `/deliveries?limit=${o.limit}&offset=${o.offset}${o.state ? `&state=${o.state}` : ''}`,
-          ),
-        ),
-      ),
+      print(await admin()('GET', path(slug, id, `/deliveries?${listingQuery(o, { state: 'state' })}`))),
     );
-  hooks
-    .command('attempts <institution> <id>')
-    .option('--limit <n>', 'page size', '100')
-    .option('--offset <n>', 'skip this many', '0')
-    .action(async (slug: string, id: string, o) =>
-      print(await admin()('GET', path(slug, id, `/attempts?limit=${o.limit}&offset=${o.offset}`))),
-    );
+  pagingOptions(
+    hooks.command('attempts <institution> <id>').description("An endpoint's attempt log, newest first"),
+  ).action(async (slug: string, id: string, o) =>
+    print(await admin()('GET', path(slug, id, `/attempts?${listingQuery(o)}`))),
+  );
   hooks
     .command('event <institution> <event_id>')
     .description('One event and its deliveries with every attempt')
@@ -121,6 +111,7 @@ export function registerWebhookCommands(
     );
   hooks
     .command('redeliver <institution> <id> <event_id>')
+    .description('Deliver one event to this endpoint again, now')
     .action(async (slug: string, id: string, eventId: string) =>
       print(await admin()('POST', path(slug, id, '/redeliver'), { event_id: eventId })),
     );
@@ -131,7 +122,10 @@ export function registerWebhookCommands(
     .action(async (slug: string, id: string, o) =>
       print(await admin()('POST', path(slug, id, '/replay'), { since: o.since })),
     );
-  hooks.command('metrics').action(async () => print(await admin()('GET', '/admin/v1/metrics')));
+  hooks
+    .command('metrics')
+    .description('Delivery metrics: queue depth, outcomes, endpoints')
+    .action(async () => print(await admin()('GET', '/admin/v1/metrics')));
 
   program
     .command('worker')

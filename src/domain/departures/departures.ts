@@ -7,11 +7,31 @@
 // UPDATE clears departed_at).
 
 import type { Db, Queryable } from '../../db/db.ts';
+import { type KeysetPage, keysetPage, type Paged } from '../../db/keyset.ts';
 import { InstitutionLock, lockInstitution } from '../../db/locks.ts';
 import { ApiError } from '../../errors.ts';
+import type { CursorKey, KeysetOrder } from '../../lib/cursor.ts';
+import { uuidPattern } from '../../lib/ids.ts';
 import { isStorableText } from '../../lib/text.ts';
 import { appendOperatorAudit } from '../audit/operator-audit.ts';
-import { uuidPattern } from '../institutions/service.ts';
+
+/** Full syncs, newest first. */
+export const fullSyncOrder: KeysetOrder = { listing: 'full-syncs', key: ['timestamp', 'uuid'] };
+
+export interface FullSyncListing {
+  id: string;
+  cohort_id: string;
+  sync_id: string;
+  status: FullSyncStatus;
+  pages: number;
+  cohort_size: number | null;
+  departures: number | null;
+  threshold: number | null;
+  started_at: Date;
+  finished_at: Date | null;
+  decided_at: Date | null;
+  decided_by: string | null;
+}
 
 export interface NamedKeys {
   emails: string[];
@@ -239,15 +259,26 @@ export function createDeparturesService(db: Db, clock: { now(): Date }) {
   }
 
   return {
-    async list(institutionId: string, page: { limit: number; offset: number; status?: string }) {
-      const { rows } = await db.query(
+    /** Full syncs, newest first. */
+    async list(
+      institutionId: string,
+      page: KeysetPage & { status?: string },
+    ): Promise<Paged<FullSyncListing>> {
+      const { rows } = await db.query<FullSyncListing & { sort_key: CursorKey }>(
         `SELECT id, cohort_id, sync_id, status, pages, cohort_size, departures, threshold::float8 AS threshold,
-                started_at, finished_at, decided_at, decided_by
+                started_at, finished_at, decided_at, decided_by, json_build_array(started_at, id) AS sort_key
          FROM full_syncs WHERE institution_id = $1 AND ($2::text IS NULL OR status = $2::text)
-         ORDER BY started_at DESC, id LIMIT $3 OFFSET $4`,
-        [institutionId, page.status ?? null, page.limit, page.offset],
+           AND ($3::timestamptz IS NULL OR (started_at, id) < ($3::timestamptz, $4::uuid))
+         ORDER BY started_at DESC, id DESC LIMIT $5`,
+        [
+          institutionId,
+          page.status ?? null,
+          page.after?.[0] ?? null,
+          page.after?.[1] ?? null,
+          page.limit + 1,
+        ],
       );
-      return rows;
+      return keysetPage(rows, page.limit);
     },
 
     async get(institutionId: string, id: string) {

@@ -1,6 +1,7 @@
 // Pure rules of the help desk: statuses, priorities, validation of one help-sync update row,
 // and the state table of spec section 3 applied to one row. No I/O here.
 
+import { uuidPattern } from '../../lib/ids.ts';
 import { isStorableText } from '../../lib/text.ts';
 
 export const statuses = ['new', 'ack', 'in_progress', 'resolved'] as const;
@@ -18,8 +19,6 @@ export const MAX_EXTERNAL_REF = 200;
 export const MAX_ACTOR = 200;
 export const MAX_NOTE = 10_000;
 export const DEFAULT_SYNC_ACTOR = 'help-desk sync';
-
-export const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Row-level error codes of the help-desk sync (spec section 7, plus the documented extras),

@@ -3,10 +3,13 @@
 // the request row (SELECT ... FOR UPDATE), bumps its version, appends to the timeline and
 // records its event in the same transaction, so concurrent changes never lose a write.
 import type { Db, Queryable } from '../../db/db.ts';
+import { type KeysetPage, keysetPage } from '../../db/keyset.ts';
 import { ApiError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
+import type { CursorKey, KeysetOrder } from '../../lib/cursor.ts';
+import { uuidPattern } from '../../lib/ids.ts';
 import { recordEvent } from '../events/record.ts';
-import { type Category, type Priority, type Status, staffStatusChange, uuidPattern } from './rules.ts';
+import { type Category, type Priority, type Status, staffStatusChange } from './rules.ts';
 import {
   appendTimeline,
   eventData,
@@ -17,10 +20,8 @@ import {
   type TimelineEntry,
 } from './store.ts';
 
-export interface Page {
-  limit: number;
-  offset: number;
-}
+/** Help requests, newest first. */
+export const helpRequestOrder: KeysetOrder = { listing: 'help-requests', key: ['timestamp', 'uuid'] };
 
 export interface TimelineItem {
   id: string;
@@ -109,21 +110,33 @@ export function createHelpRequestsService(db: Db, clock: Clock) {
     /** Creates a help request (status new) and records help_request.created, plus help_request.crisis for crisis. */
     async create(
       institutionId: string,
-      input: { studentId: string; priority: Priority; category?: Category; summary?: string; actor?: string },
+      input: {
+        /** The student, by id or (case-insensitive) email. */
+        studentId?: string;
+        studentEmail?: string;
+        priority: Priority;
+        category?: Category;
+        summary?: string;
+        actor?: string;
+      },
     ) {
-      if (!uuidPattern.test(input.studentId)) {
-        throw new ApiError('student_not_found', { detail: 'no student with this id in this institution' });
-      }
+      const studentNotFound = () =>
+        new ApiError('student_not_found', {
+          detail: `no student with this ${input.studentId === undefined ? 'email' : 'id'} in this institution`,
+        });
+      if (input.studentId !== undefined && !uuidPattern.test(input.studentId)) throw studentNotFound();
       const now = clock.now();
       const actor = input.actor ?? null;
       return db.transaction(async (tx) => {
         const { rows } = await tx.query<HelpRequestRow>(
           `INSERT INTO help_requests (institution_id, student_id, priority, category, summary, created_at, updated_at)
-           SELECT $1, s.id, $3, $6, $4, $5, $5 FROM students s WHERE s.institution_id = $1 AND s.id = $2
+           SELECT $1, s.id, $4, $7, $5, $6, $6 FROM students s
+           WHERE s.institution_id = $1 AND (s.id = $2::uuid OR lower(s.email) = lower($3::text))
            RETURNING ${helpRequestColumns}`,
           [
             institutionId,
-            input.studentId,
+            input.studentId ?? null,
+            input.studentId === undefined ? (input.studentEmail ?? null) : null,
             input.priority,
             input.summary ?? null,
             now,
@@ -131,9 +144,7 @@ export function createHelpRequestsService(db: Db, clock: Clock) {
           ],
         );
         const row = rows[0];
-        if (!row) {
-          throw new ApiError('student_not_found', { detail: 'no student with this id in this institution' });
-        }
+        if (!row) throw studentNotFound();
         await appendTimeline(tx, institutionId, [
           {
             help_request_id: row.id,
@@ -168,25 +179,28 @@ export function createHelpRequestsService(db: Db, clock: Clock) {
 
     async list(
       institutionId: string,
-      filter: Page & { status?: Status; priority?: Priority; studentId?: string },
+      filter: KeysetPage & { status?: Status; priority?: Priority; studentId?: string },
     ) {
-      const { rows } = await db.query<HelpRequestRow>(
-        `SELECT ${helpRequestColumns} FROM help_requests
+      const { rows } = await db.query<HelpRequestRow & { sort_key: CursorKey }>(
+        `SELECT ${helpRequestColumns}, json_build_array(created_at, id) AS sort_key FROM help_requests
          WHERE institution_id = $1
            AND ($2::text IS NULL OR status = $2::text)
            AND ($3::text IS NULL OR priority = $3::text)
            AND ($4::uuid IS NULL OR student_id = $4::uuid)
-         ORDER BY created_at DESC, id LIMIT $5 OFFSET $6`,
+           AND ($5::timestamptz IS NULL OR (created_at, id) < ($5::timestamptz, $6::uuid))
+         ORDER BY created_at DESC, id DESC LIMIT $7`,
         [
           institutionId,
           filter.status ?? null,
           filter.priority ?? null,
           filter.studentId ?? null,
-          filter.limit,
-          filter.offset,
+          filter.after?.[0] ?? null,
+          filter.after?.[1] ?? null,
+          filter.limit + 1,
         ],
       );
-      return rows.map(publicRequest);
+      const page = keysetPage(rows, filter.limit);
+      return { items: page.items.map(publicRequest), next: page.next };
     },
 
     /** A staff member sets the status. Setting the current status changes nothing. */

@@ -1,7 +1,10 @@
 // Institutions (tenants) and their cohorts, plus the read-only listings the console shows.
 
 import { type Db, PgErrorCode, pgErrorCode } from '../../db/db.ts';
+import { type KeysetPage, keysetPage, type Paged } from '../../db/keyset.ts';
 import { ApiError } from '../../errors.ts';
+import type { CursorKey, KeysetOrder } from '../../lib/cursor.ts';
+import { slugPattern, uuidPattern } from '../../lib/ids.ts';
 import { institutionNotFound } from '../access/policy.ts';
 
 export interface Institution {
@@ -28,12 +31,29 @@ const cohortColumns = `id, institution_id, name, clock, to_char(start_date, 'YYY
 const cohortNotFound = (id: string) =>
   new ApiError('cohort_not_found', { detail: `no cohort with id "${id}" in this institution` });
 
-export const slugPattern = /^[a-z0-9][a-z0-9-]{0,62}$/;
-export const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** The listings' orders; a cursor of one is refused by the others. */
+export const institutionOrder: KeysetOrder = { listing: 'institutions', key: ['text'] };
+export const cohortOrder: KeysetOrder = { listing: 'cohorts', key: ['timestamp', 'uuid'] };
+export const studentOrder: KeysetOrder = { listing: 'students', key: ['text'] };
+export const programOrder: KeysetOrder = { listing: 'programs', key: ['text'] };
+export const campusOrder: KeysetOrder = { listing: 'campuses', key: ['text'] };
+export const audienceTagOrder: KeysetOrder = { listing: 'audience-tags', key: ['text', 'text', 'uuid'] };
 
-export interface Page {
-  limit: number;
-  offset: number;
+export interface StudentListing {
+  id: string;
+  cohort_id: string;
+  email: string;
+  student_id_ext: string;
+  first_name: string | null;
+  last_name: string | null;
+  program_code: string | null;
+  campus_name: string | null;
+  first_in_family: boolean | null;
+  start_date: string | null;
+  /** ISO 8601 UTC (see isoTime). */
+  departed_at: string | null;
+  created_at: string;
+  updated_at: string;
 }
 
 const datePattern = /^\d{4}-\d{2}-\d{2}$/;
@@ -58,6 +78,63 @@ export function checkStartDate(value: string | null | undefined): string | null 
   }
   return value;
 }
+
+export interface StudentFilter {
+  /** Case-insensitive prefix of the email, external id, full name or last name. */
+  q?: string;
+  cohortId?: string;
+  /** Exact email, case-insensitive. */
+  email?: string;
+  /** Exact external (SIS) id. */
+  studentIdExt?: string;
+  /** Program code, case-insensitive. */
+  program?: string;
+  /** Campus name, case-insensitive. */
+  campus?: string;
+  status?: 'active' | 'departed';
+}
+
+export interface ProgramListing {
+  id: string;
+  program_code: string;
+  name: string | null;
+  coordinator_name: string | null;
+  coordinator_title: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface CampusListing {
+  id: string;
+  name: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface AudienceTagListing {
+  id: string;
+  kind: 'program' | 'campus';
+  source_id: string;
+  label: string;
+  created_at: Date;
+}
+
+/** `value` as a LIKE pattern matching the strings that start with it (lower-case both sides to ignore case). */
+function prefixPattern(value: string): string {
+  return `${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/**
+ * A timestamptz as the API writes times (ISO 8601 UTC, milliseconds), formatted by the database:
+ * the students listing and its export carry 100,000s of them, and turning each into a Date and
+ * back into text costs the service more than the query does (measured: about half of a page).
+ */
+const isoTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+const studentColumns = `s.id, s.cohort_id, s.email, s.student_id_ext, s.first_name, s.last_name,
+  p.code AS program_code, c.name AS campus_name, s.first_in_family,
+  to_char(s.start_date, 'YYYY-MM-DD') AS start_date, ${isoTime('s.departed_at')} AS departed_at,
+  ${isoTime('s.created_at')} AS created_at, ${isoTime('s.updated_at')} AS updated_at`;
 
 export function createInstitutionsService(db: Db) {
   async function bySlug(slug: string): Promise<Institution | undefined> {
@@ -98,12 +175,13 @@ export function createInstitutionsService(db: Db) {
       }
     },
 
-    async list(page: Page): Promise<Institution[]> {
-      const { rows } = await db.query<Institution>(
-        'SELECT id, slug, name, created_at FROM institutions ORDER BY slug LIMIT $1 OFFSET $2',
-        [page.limit, page.offset],
+    async list(page: KeysetPage): Promise<Paged<Institution>> {
+      const { rows } = await db.query<Institution & { sort_key: CursorKey }>(
+        `SELECT id, slug, name, created_at, json_build_array(slug) AS sort_key FROM institutions
+         WHERE $1::text IS NULL OR slug > $1::text ORDER BY slug LIMIT $2`,
+        [page.after?.[0] ?? null, page.limit + 1],
       );
-      return rows;
+      return keysetPage(rows, page.limit);
     },
 
     async createCohort(
@@ -145,13 +223,15 @@ export function createInstitutionsService(db: Db) {
       return rows[0];
     },
 
-    async listCohorts(institutionId: string, page: Page): Promise<Cohort[]> {
-      const { rows } = await db.query<Cohort>(
-        `SELECT ${cohortColumns} FROM cohorts
-         WHERE institution_id = $1 ORDER BY created_at, id LIMIT $2 OFFSET $3`,
-        [institutionId, page.limit, page.offset],
+    async listCohorts(institutionId: string, page: KeysetPage): Promise<Paged<Cohort>> {
+      const { rows } = await db.query<Cohort & { sort_key: CursorKey }>(
+        `SELECT ${cohortColumns}, json_build_array(created_at, id) AS sort_key
+         FROM cohorts
+         WHERE institution_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id) > ($2::timestamptz, $3::uuid))
+         ORDER BY created_at, id LIMIT $4`,
+        [institutionId, page.after?.[0] ?? null, page.after?.[1] ?? null, page.limit + 1],
       );
-      return rows;
+      return keysetPage(rows, page.limit);
     },
 
     /** A cohort by id, or undefined when absent (or the id is not a UUID). */
@@ -163,59 +243,82 @@ export function createInstitutionsService(db: Db) {
       return rows[0];
     },
 
+    /**
+     * Students by email (case-insensitive, unique per institution). The filters combine; `q`
+     * is a prefix search served by the prefix indexes of migration 0013.
+     */
     async listStudents(
       institutionId: string,
-      page: Page & { cohortId?: string; email?: string; status?: 'active' | 'departed' },
-    ) {
-      const { rows } = await db.query<Record<string, unknown>>(
-        `SELECT s.id, s.cohort_id, s.email, s.student_id_ext, s.first_name, s.last_name,
-                p.code AS program_code, c.name AS campus_name, s.first_in_family,
-                to_char(s.start_date, 'YYYY-MM-DD') AS start_date, s.departed_at, s.created_at, s.updated_at
+      page: KeysetPage & StudentFilter,
+    ): Promise<Paged<StudentListing>> {
+      // Only the filters given become conditions, each with its value as a plain parameter: the
+      // planner sees the prefix of a LIKE pattern and the cursor's key, and turns them into
+      // index range scans.
+      const params: unknown[] = [institutionId];
+      const param = (value: unknown) => `$${params.push(value)}`;
+      const where = ['s.institution_id = $1'];
+      if (page.after) where.push(`lower(s.email) > ${param(page.after[0])}::text`);
+      if (page.q !== undefined) {
+        const q = `lower(${param(prefixPattern(page.q))}::text)`;
+        where.push(`(lower(s.email) LIKE ${q} OR lower(s.student_id_ext) LIKE ${q}
+          OR lower(coalesce(s.first_name, '') || ' ' || coalesce(s.last_name, '')) LIKE ${q}
+          OR lower(s.last_name) LIKE ${q})`);
+      }
+      if (page.cohortId) where.push(`s.cohort_id = ${param(page.cohortId)}::uuid`);
+      if (page.email !== undefined) where.push(`lower(s.email) = lower(${param(page.email)}::text)`);
+      if (page.studentIdExt !== undefined) where.push(`s.student_id_ext = ${param(page.studentIdExt)}::text`);
+      if (page.program !== undefined) where.push(`lower(p.code) = lower(${param(page.program)}::text)`);
+      if (page.campus !== undefined) where.push(`lower(c.name) = lower(${param(page.campus)}::text)`);
+      if (page.status) where.push(`s.departed_at IS ${page.status === 'active' ? '' : 'NOT '}NULL`);
+      const { rows } = await db.query<StudentListing & { sort_key: CursorKey }>(
+        `SELECT ${studentColumns}, json_build_array(lower(s.email)) AS sort_key
          FROM students s
          LEFT JOIN programs p ON p.id = s.program_id AND p.institution_id = s.institution_id
          LEFT JOIN campuses c ON c.id = s.campus_id AND c.institution_id = s.institution_id
-         WHERE s.institution_id = $1
-           AND ($2::uuid IS NULL OR s.cohort_id = $2::uuid)
-           AND ($3::text IS NULL OR lower(s.email) = lower($3::text))
-           AND ($6::text IS NULL OR (s.departed_at IS NULL) = ($6::text = 'active'))
-         ORDER BY lower(s.email) LIMIT $4 OFFSET $5`,
+         WHERE ${where.join(' AND ')}
+         ORDER BY lower(s.email) LIMIT ${param(page.limit + 1)}`,
+        params,
+      );
+      return keysetPage(rows, page.limit);
+    },
+
+    async listPrograms(institutionId: string, page: KeysetPage): Promise<Paged<ProgramListing>> {
+      const { rows } = await db.query<ProgramListing & { sort_key: CursorKey }>(
+        `SELECT id, code AS program_code, name, coordinator_name, coordinator_title, created_at, updated_at,
+                json_build_array(lower(code)) AS sort_key
+         FROM programs WHERE institution_id = $1 AND ($2::text IS NULL OR lower(code) > $2::text)
+         ORDER BY lower(code) LIMIT $3`,
+        [institutionId, page.after?.[0] ?? null, page.limit + 1],
+      );
+      return keysetPage(rows, page.limit);
+    },
+
+    async listCampuses(institutionId: string, page: KeysetPage): Promise<Paged<CampusListing>> {
+      const { rows } = await db.query<CampusListing & { sort_key: CursorKey }>(
+        `SELECT id, name, created_at, updated_at, json_build_array(lower(name)) AS sort_key
+         FROM campuses WHERE institution_id = $1 AND ($2::text IS NULL OR lower(name) > $2::text)
+         ORDER BY lower(name) LIMIT $3`,
+        [institutionId, page.after?.[0] ?? null, page.limit + 1],
+      );
+      return keysetPage(rows, page.limit);
+    },
+
+    async listAudienceTags(institutionId: string, page: KeysetPage): Promise<Paged<AudienceTagListing>> {
+      const { rows } = await db.query<AudienceTagListing & { sort_key: CursorKey }>(
+        `SELECT id, kind, source_id, label, created_at, json_build_array(kind, lower(label), id) AS sort_key
+         FROM audience_tags
+         WHERE institution_id = $1
+           AND ($2::text IS NULL OR (kind, lower(label), id) > ($2::text, $3::text, $4::uuid))
+         ORDER BY kind, lower(label), id LIMIT $5`,
         [
           institutionId,
-          page.cohortId ?? null,
-          page.email ?? null,
-          page.limit,
-          page.offset,
-          page.status ?? null,
+          page.after?.[0] ?? null,
+          page.after?.[1] ?? null,
+          page.after?.[2] ?? null,
+          page.limit + 1,
         ],
       );
-      return rows;
-    },
-
-    async listPrograms(institutionId: string, page: Page) {
-      const { rows } = await db.query<Record<string, unknown>>(
-        `SELECT id, code AS program_code, name, coordinator_name, coordinator_title, created_at, updated_at
-         FROM programs WHERE institution_id = $1 ORDER BY lower(code) LIMIT $2 OFFSET $3`,
-        [institutionId, page.limit, page.offset],
-      );
-      return rows;
-    },
-
-    async listCampuses(institutionId: string, page: Page) {
-      const { rows } = await db.query<Record<string, unknown>>(
-        `SELECT id, name, created_at, updated_at
-         FROM campuses WHERE institution_id = $1 ORDER BY lower(name) LIMIT $2 OFFSET $3`,
-        [institutionId, page.limit, page.offset],
-      );
-      return rows;
-    },
-
-    async listAudienceTags(institutionId: string, page: Page) {
-      const { rows } = await db.query<Record<string, unknown>>(
-        `SELECT id, kind, source_id, label, created_at
-         FROM audience_tags WHERE institution_id = $1 ORDER BY kind, lower(label) LIMIT $2 OFFSET $3`,
-        [institutionId, page.limit, page.offset],
-      );
-      return rows;
+      return keysetPage(rows, page.limit);
     },
   };
 }

@@ -11,8 +11,8 @@
 // - enrolments (institution slug): 401 for another institution's slug (spec 4.2 rule 4); the
 //   bootstrap secret is told plainly that a slug is unknown (404 institution_not_found).
 import { ApiError } from '../../errors.ts';
+import { slugPattern } from '../../lib/ids.ts';
 import type { Cohort, Institution } from '../institutions/service.ts';
-import { slugPattern } from '../institutions/service.ts';
 import type { RosterCaller } from '../secrets/roster-secrets.ts';
 
 export interface FeedAccessDeps {

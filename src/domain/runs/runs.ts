@@ -3,12 +3,16 @@
 // so an institution can see what last night's push did.
 
 import type { Db, Queryable } from '../../db/db.ts';
+import { type KeysetPage, keysetPage, type Paged } from '../../db/keyset.ts';
 import { ApiError } from '../../errors.ts';
+import type { CursorKey, KeysetOrder } from '../../lib/cursor.ts';
+import { uuidPattern } from '../../lib/ids.ts';
 import { storableJson } from '../../lib/text.ts';
-import { uuidPattern } from '../institutions/service.ts';
 
 /** Row errors kept per run; the count is always exact, the list is capped. */
 export const RUN_ERRORS_KEPT = 1000;
+
+export const runOrder: KeysetOrder = { listing: 'runs', key: ['timestamp', 'uuid'] };
 
 export type RunKind = 'roster' | 'enrolments';
 export type RunCredential = 'institution_secret' | 'bootstrap_secret';
@@ -83,17 +87,41 @@ const summaryColumns = `id, kind, credential, cohort_id, sections, dry_run, rece
 
 export function createRunsService(db: Db) {
   return {
-    async list(
-      institutionId: string,
-      filter: { kind?: RunKind; limit: number; offset: number },
-    ): Promise<RunSummary[]> {
-      const { rows } = await db.query<RunSummary>(
-        `SELECT ${summaryColumns} FROM sis_runs
+    /** Runs, newest first. */
+    async list(institutionId: string, page: KeysetPage & { kind?: RunKind }): Promise<Paged<RunSummary>> {
+      const { rows } = await db.query<RunSummary & { sort_key: CursorKey }>(
+        `SELECT ${summaryColumns}, json_build_array(started_at, id) AS sort_key FROM sis_runs
          WHERE institution_id = $1 AND ($2::text IS NULL OR kind = $2::text)
-         ORDER BY started_at DESC, id DESC LIMIT $3 OFFSET $4`,
-        [institutionId, filter.kind ?? null, filter.limit, filter.offset],
+           AND ($3::timestamptz IS NULL OR (started_at, id) < ($3::timestamptz, $4::uuid))
+         ORDER BY started_at DESC, id DESC LIMIT $5`,
+        [institutionId, page.kind ?? null, page.after?.[0] ?? null, page.after?.[1] ?? null, page.limit + 1],
       );
-      return rows;
+      return keysetPage(rows, page.limit);
+    },
+
+    /**
+     * The kept row errors of a run from position `after` (1-based, exclusive), at most `limit`
+     * of them, read out of the run's errors array by the database so a caller can stream them;
+     * 404 when the run is not this institution's.
+     */
+    async errors(
+      institutionId: string,
+      runId: string,
+      page: { after: number; limit: number },
+    ): Promise<{ position: number; error: unknown }[]> {
+      const { rows } = uuidPattern.test(runId)
+        ? await db.query<{ position: number; error: unknown; found: boolean }>(
+            `SELECT e.position, e.error, true AS found
+             FROM sis_runs r
+             LEFT JOIN LATERAL jsonb_array_elements(r.errors) WITH ORDINALITY AS e(error, position)
+               ON e.position > $3
+             WHERE r.institution_id = $1 AND r.id = $2
+             ORDER BY e.position LIMIT $4`,
+            [institutionId, runId, page.after, page.limit],
+          )
+        : { rows: [] };
+      if (!rows[0]) throw new ApiError('not_found', { detail: `no run ${runId} in this institution` });
+      return rows.filter((row) => row.position !== null).map(({ position, error }) => ({ position, error }));
     },
 
     async get(institutionId: string, runId: string): Promise<Run> {

@@ -12,8 +12,8 @@
 
 import type { Db } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
+import { slugPattern } from '../../lib/ids.ts';
 import { digestsEqual, generateSecret, sha256Hex } from '../../lib/secrets.ts';
-import { slugPattern } from '../institutions/service.ts';
 
 export interface IssuedSyncSecret {
   secret: string;

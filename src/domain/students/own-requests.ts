@@ -11,8 +11,8 @@
 // its history).
 import type { Queryable } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
+import { uuidPattern } from '../../lib/ids.ts';
 import type { Category, Priority, Status } from '../helpdesk/rules.ts';
-import { uuidPattern } from '../helpdesk/rules.ts';
 
 /** The signed-in student, as the session names them. */
 export interface StudentRef {

@@ -8,9 +8,11 @@
 // what is stored, never against another section of the same request (spec 4.2 rule 3).
 
 import type { Db, Queryable } from '../../db/db.ts';
+import { type KeysetPage, keysetPage, type Paged } from '../../db/keyset.ts';
 import { InstitutionLock, lockInstitution } from '../../db/locks.ts';
 import { ApiError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
+import type { CursorKey, KeysetOrder } from '../../lib/cursor.ts';
 import { type RunCredential, recordRun } from '../runs/runs.ts';
 import {
   type PushBody,
@@ -125,71 +127,94 @@ export function createTaxonomyService(db: Db, clock: Clock) {
       return { run_id: runId ?? (await record(db)), ...result };
     },
 
-    /** The institution's terms, by start date. */
-    async listTerms(institutionId: string, page: Page) {
-      const { rows } = await db.query<TermListing>(
+    /** The institution's terms, by start date then code. */
+    async listTerms(institutionId: string, page: KeysetPage): Promise<Paged<TermListing>> {
+      const { rows } = await db.query<TermListing & { sort_key: CursorKey }>(
         `SELECT id, code AS term_code, name, to_char(start_date, 'YYYY-MM-DD') AS start_date,
-                to_char(end_date, 'YYYY-MM-DD') AS end_date, created_at, updated_at
-         FROM terms WHERE institution_id = $1
-         ORDER BY start_date, lower(code) LIMIT $2 OFFSET $3`,
-        [institutionId, page.limit, page.offset],
+                to_char(end_date, 'YYYY-MM-DD') AS end_date, created_at, updated_at,
+                json_build_array(start_date, lower(code)) AS sort_key
+         FROM terms
+         WHERE institution_id = $1 AND ($2::date IS NULL OR (start_date, lower(code)) > ($2::date, $3::text))
+         ORDER BY start_date, lower(code) LIMIT $4`,
+        [institutionId, page.after?.[0] ?? null, page.after?.[1] ?? null, page.limit + 1],
       );
-      return rows;
+      return keysetPage(rows, page.limit);
     },
 
-    /** The institution's units with the program and campus they belong to. */
-    async listUnits(institutionId: string, page: Page & { programCode?: string }) {
-      const { rows } = await db.query<UnitListing>(
+    /** The institution's units (by code) with the program and campus they belong to. */
+    async listUnits(
+      institutionId: string,
+      page: KeysetPage & { programCode?: string },
+    ): Promise<Paged<UnitListing>> {
+      const { rows } = await db.query<UnitListing & { sort_key: CursorKey }>(
         `SELECT u.id, u.code AS unit_code, u.name, p.code AS program_code, c.name AS campus_name,
-                u.created_at, u.updated_at
+                u.created_at, u.updated_at, json_build_array(lower(u.code)) AS sort_key
          FROM units u
          LEFT JOIN programs p ON p.id = u.program_id AND p.institution_id = u.institution_id
          LEFT JOIN campuses c ON c.id = u.campus_id AND c.institution_id = u.institution_id
          WHERE u.institution_id = $1 AND ($2::text IS NULL OR lower(p.code) = lower($2::text))
-         ORDER BY lower(u.code) LIMIT $3 OFFSET $4`,
-        [institutionId, page.programCode ?? null, page.limit, page.offset],
+           AND ($3::text IS NULL OR lower(u.code) > $3::text)
+         ORDER BY lower(u.code) LIMIT $4`,
+        [institutionId, page.programCode ?? null, page.after?.[0] ?? null, page.limit + 1],
       );
-      return rows;
+      return keysetPage(rows, page.limit);
     },
 
-    /** The institution's enrolments, optionally of one term, unit, student email or status. */
+    /**
+     * The institution's enrolments, optionally of one term, unit, student email or status, by
+     * term (start date, code), unit code and email: a unique key, since an enrolment is one
+     * student in one unit in one term. The order spans three tables, so no single index serves
+     * it: each page is a top-N sort of the matching enrolments (the filters narrow them through
+     * the indexes on terms, units and students first).
+     */
     async listEnrolments(
       institutionId: string,
-      page: Page & { termCode?: string; unitCode?: string; email?: string; status?: string },
-    ) {
-      const { rows } = await db.query<EnrolmentListing>(
+      page: KeysetPage & { termCode?: string; unitCode?: string; email?: string; status?: string },
+    ): Promise<Paged<EnrolmentListing>> {
+      const { rows } = await db.query<EnrolmentListing & { sort_key: CursorKey }>(
         `SELECT e.id, s.email, s.student_id_ext, u.code AS unit_code, t.code AS term_code, e.status,
-                e.created_at, e.updated_at
+                e.created_at, e.updated_at,
+                json_build_array(t.start_date, lower(t.code), lower(u.code), lower(s.email)) AS sort_key
          FROM enrolments e
          JOIN students s ON s.id = e.student_id AND s.institution_id = e.institution_id
          JOIN units u ON u.id = e.unit_id AND u.institution_id = e.institution_id
          JOIN terms t ON t.id = e.term_id AND t.institution_id = e.institution_id
+         CROSS JOIN json_to_record($2::json) AS f(
+           term_code text, unit_code text, email text, status text,
+           after_date date, after_term text, after_unit text, after_email text)
          WHERE e.institution_id = $1
-           AND ($2::text IS NULL OR lower(t.code) = lower($2::text))
-           AND ($3::text IS NULL OR lower(u.code) = lower($3::text))
-           AND ($4::text IS NULL OR lower(s.email) = lower($4::text))
-           AND ($5::text IS NULL OR e.status = lower($5::text))
-         ORDER BY t.start_date, lower(t.code), lower(u.code), lower(s.email), e.id
-         LIMIT $6 OFFSET $7`,
+           AND (f.term_code IS NULL OR lower(t.code) = lower(f.term_code))
+           AND (f.unit_code IS NULL OR lower(u.code) = lower(f.unit_code))
+           AND (f.email IS NULL OR lower(s.email) = lower(f.email))
+           AND (f.status IS NULL OR e.status = lower(f.status))
+           AND (f.after_date IS NULL
+             OR (t.start_date, lower(t.code), lower(u.code), lower(s.email))
+                > (f.after_date, f.after_term, f.after_unit, f.after_email))
+         ORDER BY t.start_date, lower(t.code), lower(u.code), lower(s.email)
+         LIMIT $3`,
         [
           institutionId,
-          page.termCode ?? null,
-          page.unitCode ?? null,
-          page.email ?? null,
-          page.status ?? null,
-          page.limit,
-          page.offset,
+          JSON.stringify({
+            term_code: page.termCode ?? null,
+            unit_code: page.unitCode ?? null,
+            email: page.email ?? null,
+            status: page.status ?? null,
+            after_date: page.after?.[0] ?? null,
+            after_term: page.after?.[1] ?? null,
+            after_unit: page.after?.[2] ?? null,
+            after_email: page.after?.[3] ?? null,
+          }),
+          page.limit + 1,
         ],
       );
-      return rows;
+      return keysetPage(rows, page.limit);
     },
   };
 }
 
-export interface Page {
-  limit: number;
-  offset: number;
-}
+export const termOrder: KeysetOrder = { listing: 'terms', key: ['date', 'text'] };
+export const unitOrder: KeysetOrder = { listing: 'units', key: ['text'] };
+export const enrolmentOrder: KeysetOrder = { listing: 'enrolments', key: ['date', 'text', 'text', 'text'] };
 
 interface Stamped {
   id: string;

@@ -3,9 +3,12 @@
 // (src/domain/webhooks/delivery/), and every change of delivery state, including the ones made
 // here (disabling, enabling, redelivery, replay), is written by delivery/state.ts.
 import type { Db, Queryable } from '../../db/db.ts';
+import { type KeysetPage, keysetPage, type Paged } from '../../db/keyset.ts';
 import { ApiError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
+import type { CursorKey, KeysetOrder } from '../../lib/cursor.ts';
 import type { Keyring } from '../../lib/encryption.ts';
+import { uuidPattern } from '../../lib/ids.ts';
 import {
   checkOutboundUrl,
   type OutboundPolicy,
@@ -45,8 +48,6 @@ const endpointColumns = `id, institution_id, url, description, event_types, enab
   created_at, updated_at`;
 
 const cols = (nowParam: string) => endpointColumns.replace('$NOW', nowParam);
-
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface DeliveryRow {
   id: string;
@@ -89,10 +90,11 @@ export interface WebhooksDeps {
   resolve?: Resolver;
 }
 
-export interface Page {
-  limit: number;
-  offset: number;
-}
+export const endpointOrder: KeysetOrder = { listing: 'webhook-endpoints', key: ['timestamp', 'uuid'] };
+/** Deliveries newest first. */
+export const deliveryOrder: KeysetOrder = { listing: 'webhook-deliveries', key: ['timestamp', 'uuid'] };
+/** Attempts newest first. */
+export const attemptOrder: KeysetOrder = { listing: 'webhook-attempts', key: ['int'] };
 
 export function createWebhooksService(deps: WebhooksDeps) {
   const { db, clock, policy, keyring } = deps;
@@ -179,13 +181,14 @@ export function createWebhooksService(deps: WebhooksDeps) {
       return { ...rows[0], secret };
     },
 
-    async list(institutionId: string, page: Page): Promise<WebhookEndpoint[]> {
-      const { rows } = await db.query<WebhookEndpoint>(
-        `SELECT ${cols('$4')} FROM webhook_endpoints WHERE institution_id = $1
-         ORDER BY created_at, id LIMIT $2 OFFSET $3`,
-        [institutionId, page.limit, page.offset, clock.now()],
+    async list(institutionId: string, page: KeysetPage): Promise<Paged<WebhookEndpoint>> {
+      const { rows } = await db.query<WebhookEndpoint & { sort_key: CursorKey }>(
+        `SELECT ${cols('$3')}, json_build_array(created_at, id) AS sort_key FROM webhook_endpoints
+         WHERE institution_id = $1 AND ($4::timestamptz IS NULL OR (created_at, id) > ($4::timestamptz, $5::uuid))
+         ORDER BY created_at, id LIMIT $2`,
+        [institutionId, page.limit + 1, clock.now(), page.after?.[0] ?? null, page.after?.[1] ?? null],
       );
-      return rows;
+      return keysetPage(rows, page.limit);
     },
 
     async update(institutionId: string, id: string, input: EndpointInput): Promise<WebhookEndpoint> {
@@ -299,30 +302,40 @@ export function createWebhooksService(deps: WebhooksDeps) {
     },
 
     /** Deliveries of one endpoint, newest first; optionally only one state. */
-    async deliveries(institutionId: string, id: string, filter: Page & { state?: string }) {
+    async deliveries(institutionId: string, id: string, filter: KeysetPage & { state?: string }) {
       await get(institutionId, id);
-      const { rows } = await db.query<DeliveryRow>(
+      const { rows } = await db.query<DeliveryRow & { sort_key: CursorKey }>(
         `SELECT d.id, d.event_id, ev.type AS event_type, d.state, d.attempts, d.last_status, d.last_error,
                 d.last_attempt_at, CASE WHEN d.state = 'pending' THEN d.next_attempt_at END AS next_attempt_at,
-                d.created_at, d.completed_at
+                d.created_at, d.completed_at, json_build_array(d.created_at, d.id) AS sort_key
          FROM webhook_deliveries d JOIN events ev ON ev.id = d.event_id
-         WHERE d.institution_id = $1 AND d.endpoint_id = $2 AND ($5::text IS NULL OR d.state = $5)
-         ORDER BY d.created_at DESC, d.id DESC LIMIT $3 OFFSET $4`,
-        [institutionId, id, filter.limit, filter.offset, filter.state ?? null],
+         WHERE d.institution_id = $1 AND d.endpoint_id = $2 AND ($4::text IS NULL OR d.state = $4)
+           AND ($5::timestamptz IS NULL OR (d.created_at, d.id) < ($5::timestamptz, $6::uuid))
+         ORDER BY d.created_at DESC, d.id DESC LIMIT $3`,
+        [
+          institutionId,
+          id,
+          filter.limit + 1,
+          filter.state ?? null,
+          filter.after?.[0] ?? null,
+          filter.after?.[1] ?? null,
+        ],
       );
-      return rows;
+      return keysetPage(rows, filter.limit);
     },
 
     /** Attempt log of one endpoint, newest first. */
-    async attempts(institutionId: string, id: string, page: Page) {
+    async attempts(institutionId: string, id: string, page: KeysetPage) {
       await get(institutionId, id);
-      const { rows } = await db.query<AttemptRow>(
-        `SELECT a.id, a.delivery_id, a.event_id, a.attempted_at, a.outcome, a.status_code, a.duration_ms, a.error
+      const { rows } = await db.query<AttemptRow & { sort_key: CursorKey }>(
+        `SELECT a.id, a.delivery_id, a.event_id, a.attempted_at, a.outcome, a.status_code, a.duration_ms, a.error,
+                json_build_array(a.id) AS sort_key
          FROM webhook_attempts a WHERE a.institution_id = $1 AND a.endpoint_id = $2
-         ORDER BY a.id DESC LIMIT $3 OFFSET $4`,
-        [institutionId, id, page.limit, page.offset],
+           AND ($4::bigint IS NULL OR a.id < $4::bigint)
+         ORDER BY a.id DESC LIMIT $3`,
+        [institutionId, id, page.limit + 1, page.after?.[0] ?? null],
       );
-      return rows;
+      return keysetPage(rows, page.limit);
     },
 
     /** One event, and for each endpoint it went to, the delivery and every attempt. */

@@ -6,17 +6,19 @@ import { MAX_WINDOW_DAYS } from '../../domain/calendar/events.ts';
 import { DEFAULT_LIMITS, MAX_REFRESH_MINUTES, MIN_REFRESH_MINUTES } from '../../domain/calendar/schedule.ts';
 import type { Services } from '../../services.ts';
 import { institutionOf } from '../plugins/admin-scope.ts';
-import {
-  adminSecurity,
-  DateTime,
-  errorResponses,
-  PageQuery,
-  page,
-  SlugParams,
-  Text,
-  Uuid,
-} from '../schemas.ts';
+import { adminSecurity, DateTime, errorResponses, SlugParams, Text, Uuid } from '../schemas.ts';
 import type { App } from '../types.ts';
+
+// Calendar listings page by offset: feeds are few, fetch history is capped per feed, and events
+// are bounded by their window. (The other admin listings use cursors; see docs/admin-listings.md.)
+const PageQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000_000, default: 0 })),
+});
+
+function page(query: { limit?: number; offset?: number }) {
+  return { limit: query.limit ?? 100, offset: query.offset ?? 0 };
+}
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 

@@ -1,12 +1,53 @@
 // Admin API: full syncs of a cohort's roster and their departures (applied or held).
 import { Type } from 'typebox';
+import { fullSyncOrder } from '../../domain/departures/departures.ts';
 import type { Services } from '../../services.ts';
 import { institutionOf } from '../plugins/admin-scope.ts';
-import { adminSecurity, errorResponses, PageQuery, page, SlugParams, Text } from '../schemas.ts';
+import {
+  adminSecurity,
+  CursorQuery,
+  DateTime,
+  errorResponses,
+  Nullable,
+  Page,
+  pageOf,
+  pageReply,
+  SlugParams,
+  Text,
+  Uuid,
+} from '../schemas.ts';
 import type { App } from '../types.ts';
 
 const Params = Type.Intersect([SlugParams, Type.Object({ id: Type.String() })]);
 const Row = Type.Record(Type.String(), Type.Unknown());
+const FullSyncStatus = Type.Union(
+  [
+    Type.Literal('open'),
+    Type.Literal('applied'),
+    Type.Literal('held'),
+    Type.Literal('confirmed'),
+    Type.Literal('discarded'),
+  ],
+  {
+    description:
+      'open: pages arriving; applied: departures written; held: over the threshold, waiting for an admin; ' +
+      'confirmed / discarded: an admin decided',
+  },
+);
+const FullSync = Type.Object({
+  id: Uuid(),
+  cohort_id: Uuid(),
+  sync_id: Type.String(),
+  status: FullSyncStatus,
+  pages: Type.Integer(),
+  cohort_size: Nullable(Type.Integer()),
+  departures: Nullable(Type.Integer()),
+  threshold: Nullable(Type.Number()),
+  started_at: DateTime(),
+  finished_at: Nullable(DateTime()),
+  decided_at: Nullable(DateTime()),
+  decided_by: Nullable(Type.String()),
+});
 const Decision = Type.Object({
   actor: Type.Optional(
     Text({ minLength: 1, maxLength: 200, description: 'Who decides; default "operator"' }),
@@ -27,26 +68,18 @@ export function adminFullSyncRoutes(app: App, services: Services): void {
         security,
         summary: 'List full syncs (roster pushes with departures), newest first',
         params: SlugParams,
-        querystring: Type.Intersect([
-          PageQuery,
-          Type.Object({
-            status: Type.Optional(
-              Type.Union(['open', 'applied', 'held', 'confirmed', 'discarded'].map((s) => Type.Literal(s))),
-            ),
-          }),
-        ]),
-        response: { 200: Type.Object({ items: Type.Array(Row) }), ...errorResponses(401, 404) },
+        querystring: Type.Intersect([CursorQuery, Type.Object({ status: Type.Optional(FullSyncStatus) })]),
+        response: { 200: Page(FullSync), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => {
-      const institution = institutionOf(request);
-      return {
-        items: (await departures.list(institution.id, {
-          ...page(request.query),
+    async (request) =>
+      pageReply(
+        fullSyncOrder,
+        await departures.list(institutionOf(request).id, {
+          ...pageOf(fullSyncOrder, request.query),
           status: request.query.status,
-        })) as Record<string, unknown>[],
-      };
-    },
+        }),
+      ),
   );
 
   app.get(

@@ -2,42 +2,36 @@
 // console), the help-sync secret, and the institution's event log.
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { categories, MAX_ACTOR } from '../../domain/helpdesk/rules.ts';
+import { categories, MAX_ACTOR, priorities, statuses } from '../../domain/helpdesk/rules.ts';
+import { helpRequestOrder } from '../../domain/helpdesk/service.ts';
+import { ApiError } from '../../errors.ts';
 import type { Services } from '../../services.ts';
 import { institutionOf } from '../plugins/admin-scope.ts';
 import {
   adminSecurity,
+  CursorQuery,
   DateTime,
   errorResponses,
-  PageQuery,
-  page,
+  Nullable,
+  Page,
+  pageOf,
+  pageReply,
   SlugParams,
+  StringEnum,
   Text,
   Uuid,
 } from '../schemas.ts';
 import type { App } from '../types.ts';
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
-  Type.Union([schema, Type.Null()]);
-
-const StatusSchema = Type.Union(
-  [Type.Literal('new'), Type.Literal('ack'), Type.Literal('in_progress'), Type.Literal('resolved')],
-  { description: 'new, ack, in_progress or resolved (resolved is the only closed status)' },
+const StatusSchema = StringEnum(
+  statuses,
+  'new, ack, in_progress or resolved (resolved is the only closed status)',
 );
-const PrioritySchema = Type.Union(
-  [Type.Literal('low'), Type.Literal('normal'), Type.Literal('high'), Type.Literal('crisis')],
-  { description: 'low, normal, high or crisis' },
+const CategorySchema = StringEnum(
+  categories,
+  `What the request is about: ${categories.join(', ')} (docs/student-app.md)`,
 );
-const CategorySchema = Type.Union(
-  [
-    Type.Literal('wellbeing'),
-    Type.Literal('academic'),
-    Type.Literal('financial'),
-    Type.Literal('accommodation'),
-    Type.Literal('other'),
-  ],
-  { description: `What the request is about: ${categories.join(', ')} (docs/student-app.md)` },
-);
+const PrioritySchema = StringEnum(priorities, 'low, normal, high or crisis');
 const Name = (description: string) => Text({ minLength: 1, maxLength: MAX_ACTOR, description });
 
 const HelpRequest = Type.Object({
@@ -119,11 +113,15 @@ export function adminHelpdeskRoutes(app: App, services: Services): void {
         security,
         summary: 'Create a help request for a student',
         description:
-          'Status starts at new. Records help_request.created, and help_request.crisis as well for a crisis ' +
-          'priority, in the same transaction.',
+          'Name the student by `student_id` or by `student_email` (case-insensitive), not both. Status starts ' +
+          'at new. Records help_request.created, and help_request.crisis as well for a crisis priority, in the ' +
+          'same transaction.',
         params: SlugParams,
         body: Type.Object({
-          student_id: Uuid('A student of this institution'),
+          student_id: Type.Optional(Uuid('A student of this institution')),
+          student_email: Type.Optional(
+            Text({ minLength: 1, maxLength: 320, description: "The student's email, instead of student_id" }),
+          ),
           priority: Type.Optional(PrioritySchema),
           category: Type.Optional(CategorySchema),
           summary: Type.Optional(Text({ maxLength: 2000 })),
@@ -132,16 +130,24 @@ export function adminHelpdeskRoutes(app: App, services: Services): void {
         response: { 201: HelpRequest, ...errorResponses(400, 401, 404) },
       },
     },
-    async (request, reply) =>
-      reply.status(201).send(
+    async (request, reply) => {
+      const { student_id, student_email } = request.body;
+      if ((student_id === undefined) === (student_email === undefined))
+        throw new ApiError(student_id === undefined ? 'missing_field' : 'invalid_request', {
+          field: 'student_id',
+          detail: 'name the student by exactly one of student_id and student_email',
+        });
+      return reply.status(201).send(
         await helpRequests.create(institutionOf(request).id, {
-          studentId: request.body.student_id,
+          studentId: student_id,
+          studentEmail: student_email,
           priority: request.body.priority ?? 'normal',
           category: request.body.category,
           summary: request.body.summary,
           actor: request.body.actor,
         }),
-      ),
+      );
+    },
   );
 
   app.get(
@@ -154,28 +160,26 @@ export function adminHelpdeskRoutes(app: App, services: Services): void {
         summary: 'List help requests (newest first)',
         params: SlugParams,
         querystring: Type.Intersect([
-          PageQuery,
+          CursorQuery,
           Type.Object({
             status: Type.Optional(StatusSchema),
             priority: Type.Optional(PrioritySchema),
             student_id: Type.Optional(Uuid()),
           }),
         ]),
-        response: {
-          200: Type.Object({ items: Type.Array(HelpRequest), limit: Type.Integer(), offset: Type.Integer() }),
-          ...errorResponses(400, 401, 404),
-        },
+        response: { 200: Page(HelpRequest), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => ({
-      items: await helpRequests.list(institutionOf(request).id, {
-        ...page(request.query),
-        status: request.query.status,
-        priority: request.query.priority,
-        studentId: request.query.student_id,
-      }),
-      ...page(request.query),
-    }),
+    async (request) =>
+      pageReply(
+        helpRequestOrder,
+        await helpRequests.list(institutionOf(request).id, {
+          ...pageOf(helpRequestOrder, request.query),
+          status: request.query.status,
+          priority: request.query.priority,
+          studentId: request.query.student_id,
+        }),
+      ),
   );
 
   app.get(

@@ -1,18 +1,32 @@
 // Admin API: institutions, cohorts, roster secrets and the console's read-only listings.
 import { Type } from 'typebox';
+import {
+  audienceTagOrder,
+  campusOrder,
+  cohortOrder,
+  institutionOrder,
+  programOrder,
+  studentOrder,
+} from '../../domain/institutions/service.ts';
 import type { Services } from '../../services.ts';
 import { institutionOf } from '../plugins/admin-scope.ts';
 import {
   adminSecurity,
+  CsvBody,
+  CursorQuery,
   DateTime,
   errorResponses,
-  PageQuery,
-  page,
+  Nullable,
+  Page,
+  pageOf,
+  pageReply,
+  Slug,
   SlugParams,
   Text,
   Uuid,
 } from '../schemas.ts';
 import type { App } from '../types.ts';
+import { StudentQuery, sendStudentsCsv, studentFilter } from './admin-students-csv.ts';
 
 const Institution = Type.Object({
   id: Uuid(),
@@ -43,10 +57,48 @@ const StartDate = Type.Union([Type.String({ maxLength: 10, description: 'YYYY-MM
     'count weeks from it (docs/student-app.md).',
 });
 
-const List = <T extends Parameters<typeof Type.Array>[0]>(item: T) =>
-  Type.Object({ items: Type.Array(item), limit: Type.Integer(), offset: Type.Integer() });
+const Student = Type.Object({
+  id: Uuid(),
+  cohort_id: Uuid(),
+  email: Type.String(),
+  student_id_ext: Type.String({ description: 'The id the SIS knows the student by' }),
+  first_name: Nullable(Type.String()),
+  last_name: Nullable(Type.String()),
+  program_code: Nullable(Type.String()),
+  campus_name: Nullable(Type.String()),
+  first_in_family: Nullable(Type.Boolean()),
+  start_date: Nullable(Type.String({ format: 'date' })),
+  departed_at: Nullable(
+    DateTime('Set when a full sync departed the student; cleared when a push names them again'),
+  ),
+  created_at: DateTime(),
+  updated_at: DateTime(),
+});
 
-const Row = Type.Record(Type.String(), Type.Unknown());
+const Program = Type.Object({
+  id: Uuid(),
+  program_code: Type.String(),
+  name: Nullable(Type.String()),
+  coordinator_name: Nullable(Type.String()),
+  coordinator_title: Nullable(Type.String()),
+  created_at: DateTime(),
+  updated_at: DateTime(),
+});
+
+const Campus = Type.Object({
+  id: Uuid(),
+  name: Type.String(),
+  created_at: DateTime(),
+  updated_at: DateTime(),
+});
+
+const AudienceTag = Type.Object({
+  id: Uuid(),
+  kind: Type.Union([Type.Literal('program'), Type.Literal('campus')]),
+  source_id: Uuid('The program or campus the tag was created with'),
+  label: Type.String(),
+  created_at: DateTime(),
+});
 
 export function adminInstitutionRoutes(app: App, services: Services): void {
   const { institutions, rosterSecrets } = services;
@@ -62,10 +114,7 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
         security,
         summary: 'Create an institution (tenant)',
         body: Type.Object({
-          slug: Type.String({
-            pattern: '^[a-z0-9][a-z0-9-]{0,62}$',
-            description: 'Lower-case key used by feeds',
-          }),
+          slug: Slug('Lower-case key used by feeds'),
           name: Text({ minLength: 1, maxLength: 200 }),
         }),
         response: { 201: Institution, ...errorResponses(400, 401, 409) },
@@ -82,11 +131,13 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
         tags,
         security,
         summary: 'List institutions',
-        querystring: PageQuery,
-        response: { 200: List(Institution), ...errorResponses(401) },
+        description: 'Ordered by slug.',
+        querystring: CursorQuery,
+        response: { 200: Page(Institution), ...errorResponses(400, 401) },
       },
     },
-    async (request) => ({ items: await institutions.list(page(request.query)), ...page(request.query) }),
+    async (request) =>
+      pageReply(institutionOrder, await institutions.list(pageOf(institutionOrder, request.query))),
   );
 
   app.get(
@@ -167,15 +218,17 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
         tags,
         security,
         summary: 'List cohorts',
+        description: 'Oldest first.',
         params: SlugParams,
-        querystring: PageQuery,
-        response: { 200: List(Cohort), ...errorResponses(401, 404) },
+        querystring: CursorQuery,
+        response: { 200: Page(Cohort), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => ({
-      items: await institutions.listCohorts(institutionOf(request).id, page(request.query)),
-      ...page(request.query),
-    }),
+    async (request) =>
+      pageReply(
+        cohortOrder,
+        await institutions.listCohorts(institutionOf(request).id, pageOf(cohortOrder, request.query)),
+      ),
   );
 
   const SecretStatus = Type.Object({
@@ -254,33 +307,71 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
     },
   );
 
-  const listing = (
-    path: string,
-    summary: string,
-    load: (institutionId: string, p: ReturnType<typeof page>) => Promise<Record<string, unknown>[]>,
-  ) =>
-    app.get(
-      `/admin/v1/institutions/:slug/${path}`,
-      {
-        config: { access: 'read' },
-        schema: {
-          tags,
-          security,
-          summary,
-          params: SlugParams,
-          querystring: PageQuery,
-          response: { 200: List(Row), ...errorResponses(401, 404) },
-        },
+  app.get(
+    '/admin/v1/institutions/:slug/programs',
+    {
+      config: { access: 'read' },
+      schema: {
+        tags,
+        security,
+        summary: 'List programs',
+        description: 'Ordered by code (case-insensitive).',
+        params: SlugParams,
+        querystring: CursorQuery,
+        response: { 200: Page(Program), ...errorResponses(400, 401, 404) },
       },
-      async (request) => ({
-        items: await load(institutionOf(request).id, page(request.query)),
-        ...page(request.query),
-      }),
-    );
+    },
+    async (request) =>
+      pageReply(
+        programOrder,
+        await institutions.listPrograms(institutionOf(request).id, pageOf(programOrder, request.query)),
+      ),
+  );
 
-  listing('programs', 'List programs', institutions.listPrograms);
-  listing('campuses', 'List campuses', institutions.listCampuses);
-  listing('audience-tags', 'List audience tags', institutions.listAudienceTags);
+  app.get(
+    '/admin/v1/institutions/:slug/campuses',
+    {
+      config: { access: 'read' },
+      schema: {
+        tags,
+        security,
+        summary: 'List campuses',
+        description: 'Ordered by name (case-insensitive).',
+        params: SlugParams,
+        querystring: CursorQuery,
+        response: { 200: Page(Campus), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) =>
+      pageReply(
+        campusOrder,
+        await institutions.listCampuses(institutionOf(request).id, pageOf(campusOrder, request.query)),
+      ),
+  );
+
+  app.get(
+    '/admin/v1/institutions/:slug/audience-tags',
+    {
+      config: { access: 'read' },
+      schema: {
+        tags,
+        security,
+        summary: 'List audience tags',
+        description: 'Ordered by kind, then label (case-insensitive).',
+        params: SlugParams,
+        querystring: CursorQuery,
+        response: { 200: Page(AudienceTag), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) =>
+      pageReply(
+        audienceTagOrder,
+        await institutions.listAudienceTags(
+          institutionOf(request).id,
+          pageOf(audienceTagOrder, request.query),
+        ),
+      ),
+  );
 
   app.get(
     '/admin/v1/institutions/:slug/students',
@@ -290,30 +381,59 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
         tags,
         security,
         summary: 'List students',
+        description:
+          'Ordered by email (case-insensitive). The filters combine. `q` is a case-insensitive prefix of the ' +
+          'email, the external id, the full name ("first last") or the last name: `q=ada` finds ada@…, ' +
+          'Ada Lovelace and Grace Adams. `format=csv` (or GET …/students.csv) streams every matching student as CSV ' +
+          'instead of a page.',
         params: SlugParams,
         querystring: Type.Intersect([
-          PageQuery,
+          CursorQuery,
+          StudentQuery,
           Type.Object({
-            cohort_id: Type.Optional(Uuid('Only this cohort')),
-            email: Type.Optional(Text({ description: 'Exact email, case-insensitive' })),
-            status: Type.Optional(
-              Type.Union([Type.Literal('active'), Type.Literal('departed')], {
-                description: 'active: not departed; departed: marked departed by a full sync',
+            format: Type.Optional(
+              Type.Union([Type.Literal('json'), Type.Literal('csv')], {
+                description: 'csv: the whole listing as text/csv (limit and cursor are ignored)',
               }),
             ),
           }),
         ]),
-        response: { 200: List(Row), ...errorResponses(401, 404) },
+        response: { 200: Page(Student), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => ({
-      items: await institutions.listStudents(institutionOf(request).id, {
-        ...page(request.query),
-        cohortId: request.query.cohort_id,
-        email: request.query.email,
-        status: request.query.status,
-      }),
-      ...page(request.query),
-    }),
+    async (request, reply) => {
+      const institution = institutionOf(request);
+      if (request.query.format === 'csv')
+        return sendStudentsCsv(reply, institutions, institution, studentFilter(request.query));
+      return pageReply(
+        studentOrder,
+        await institutions.listStudents(institution.id, {
+          ...pageOf(studentOrder, request.query),
+          ...studentFilter(request.query),
+        }),
+      );
+    },
+  );
+
+  app.get(
+    '/admin/v1/institutions/:slug/students.csv',
+    {
+      config: { access: 'read' },
+      schema: {
+        tags,
+        security,
+        summary: 'Export students as CSV',
+        description:
+          'Every student matching the filters (as the students listing), ordered by email, streamed as ' +
+          'RFC 4180 CSV with a header row. Cells starting with =, +, -, @, tab or carriage return are ' +
+          "prefixed with ' so spreadsheets show them as text rather than run them as formulas.",
+        params: SlugParams,
+        querystring: StudentQuery,
+        produces: ['text/csv'],
+        response: { 200: CsvBody, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request, reply) =>
+      sendStudentsCsv(reply, institutions, institutionOf(request), studentFilter(request.query)),
   );
 }

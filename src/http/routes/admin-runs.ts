@@ -1,8 +1,23 @@
 // Admin API: the history of SIS pushes (roster and enrolments runs).
+import { Readable } from 'node:stream';
 import { Type } from 'typebox';
+import { runOrder } from '../../domain/runs/runs.ts';
+import { csvRow } from '../../lib/csv.ts';
 import type { Services } from '../../services.ts';
 import { institutionOf } from '../plugins/admin-scope.ts';
-import { adminSecurity, DateTime, errorResponses, PageQuery, page, SlugParams, Uuid } from '../schemas.ts';
+import {
+  adminSecurity,
+  CsvBody,
+  CursorQuery,
+  DateTime,
+  errorResponses,
+  Nullable,
+  Page,
+  pageOf,
+  pageReply,
+  SlugParams,
+  Uuid,
+} from '../schemas.ts';
 import type { App } from '../types.ts';
 
 const RunKind = Type.Union([Type.Literal('roster'), Type.Literal('enrolments')]);
@@ -13,7 +28,7 @@ const RunSummary = Type.Object({
   credential: Type.Union([Type.Literal('institution_secret'), Type.Literal('bootstrap_secret')], {
     description: 'Which kind of secret authenticated the push',
   }),
-  cohort_id: Type.Union([Uuid(), Type.Null()], { description: 'Roster runs: the cohort pushed' }),
+  cohort_id: Nullable(Uuid('Roster runs: the cohort pushed')),
   sections: Type.Array(Type.String(), { description: 'Enrolments runs: the sections the request carried' }),
   dry_run: Type.Boolean(),
   received: Type.Integer({ description: 'Rows received, all sections together' }),
@@ -34,6 +49,16 @@ const Run = Type.Intersect([
   }),
 ]);
 
+const ERRORS_BATCH = 500;
+const errorColumns = ['section', 'row', 'code', 'field', 'message'] as const;
+
+/** One field of a kept row error (roster and enrolments errors share these names). */
+function errorField(error: unknown, field: string): unknown {
+  if (!error || typeof error !== 'object') return field === 'message' ? JSON.stringify(error) : null;
+  const value = (error as Record<string, unknown>)[field];
+  return value !== null && typeof value === 'object' ? JSON.stringify(value) : value;
+}
+
 export function adminRunRoutes(app: App, services: Services): void {
   const { runs } = services;
   const tags = ['admin'];
@@ -48,18 +73,18 @@ export function adminRunRoutes(app: App, services: Services): void {
         security,
         summary: 'List SIS push runs, newest first',
         params: SlugParams,
-        querystring: Type.Intersect([PageQuery, Type.Object({ kind: Type.Optional(RunKind) })]),
-        response: {
-          200: Type.Object({ items: Type.Array(RunSummary), limit: Type.Integer(), offset: Type.Integer() }),
-          ...errorResponses(401, 404),
-        },
+        querystring: Type.Intersect([CursorQuery, Type.Object({ kind: Type.Optional(RunKind) })]),
+        response: { 200: Page(RunSummary), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => {
-      const institution = institutionOf(request);
-      const p = page(request.query);
-      return { items: await runs.list(institution.id, { ...p, kind: request.query.kind }), ...p };
-    },
+    async (request) =>
+      pageReply(
+        runOrder,
+        await runs.list(institutionOf(request).id, {
+          ...pageOf(runOrder, request.query),
+          kind: request.query.kind,
+        }),
+      ),
   );
 
   app.get(
@@ -77,6 +102,46 @@ export function adminRunRoutes(app: App, services: Services): void {
     async (request) => {
       const institution = institutionOf(request);
       return runs.get(institution.id, request.params.runId);
+    },
+  );
+
+  app.get(
+    '/admin/v1/institutions/:slug/runs/:runId/errors.csv',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        security,
+        summary: "Export a run's row errors as CSV",
+        description:
+          'The row errors kept with the run (the first 1000; the run says errors_truncated when there were ' +
+          'more), one per line: section (enrolments runs), row, code, field, message. RFC 4180, with a ' +
+          "header row; cells starting with =, +, -, @, tab or carriage return are prefixed with '.",
+        params: Type.Intersect([SlugParams, Type.Object({ runId: Type.String() })]),
+        produces: ['text/csv'],
+        response: { 200: CsvBody, ...errorResponses(401, 404) },
+      },
+    },
+    async (request, reply) => {
+      const institution = institutionOf(request);
+      const { runId } = request.params;
+      // The first batch is read before replying, so an unknown run is a 404 rather than an empty file.
+      const first = await runs.errors(institution.id, runId, { after: 0, limit: ERRORS_BATCH });
+      async function* lines() {
+        yield csvRow(errorColumns);
+        let batch = first;
+        while (batch.length > 0) {
+          yield batch.map(({ error }) => csvRow(errorColumns.map((c) => errorField(error, c)))).join('');
+          if (batch.length < ERRORS_BATCH) break;
+          const after = batch[batch.length - 1].position;
+          batch = await runs.errors(institution.id, runId, { after, limit: ERRORS_BATCH });
+        }
+      }
+      // A stream is piped as it is, past the response schema (which documents the text).
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="run-${runId}-errors.csv"`)
+        .send(Readable.from(lines()) as unknown as string);
     },
   );
 }

@@ -1,27 +1,28 @@
 // Admin API: the calendar, units and enrolments an institution's SIS pushed, read-only.
 import { Type } from 'typebox';
 import { enrolmentStatuses } from '../../domain/taxonomy/rows.ts';
+import { enrolmentOrder, termOrder, unitOrder } from '../../domain/taxonomy/service.ts';
 import type { Services } from '../../services.ts';
 import { institutionOf } from '../plugins/admin-scope.ts';
 import {
   adminSecurity,
+  CursorQuery,
   DateTime,
   errorResponses,
-  PageQuery,
-  page,
+  Nullable,
+  Page,
+  pageOf,
+  pageReply,
   SlugParams,
   Text,
   Uuid,
 } from '../schemas.ts';
 import type { App } from '../types.ts';
 
-const List = <T extends Parameters<typeof Type.Array>[0]>(item: T) =>
-  Type.Object({ items: Type.Array(item), limit: Type.Integer(), offset: Type.Integer() });
-
 const Term = Type.Object({
   id: Uuid(),
   term_code: Type.String(),
-  name: Type.Union([Type.String(), Type.Null()]),
+  name: Nullable(Type.String()),
   start_date: Type.String({ format: 'date' }),
   end_date: Type.String({ format: 'date' }),
   created_at: DateTime(),
@@ -31,9 +32,9 @@ const Term = Type.Object({
 const Unit = Type.Object({
   id: Uuid(),
   unit_code: Type.String(),
-  name: Type.Union([Type.String(), Type.Null()]),
-  program_code: Type.Union([Type.String(), Type.Null()]),
-  campus_name: Type.Union([Type.String(), Type.Null()]),
+  name: Nullable(Type.String()),
+  program_code: Nullable(Type.String()),
+  campus_name: Nullable(Type.String()),
   created_at: DateTime(),
   updated_at: DateTime(),
 });
@@ -64,14 +65,15 @@ export function adminTaxonomyRoutes(app: App, services: Services): void {
         summary: 'List terms of the teaching calendar',
         description: 'Ordered by start date, then code.',
         params: SlugParams,
-        querystring: PageQuery,
-        response: { 200: List(Term), ...errorResponses(401, 404) },
+        querystring: CursorQuery,
+        response: { 200: Page(Term), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => {
-      const institution = institutionOf(request);
-      return { items: await taxonomy.listTerms(institution.id, page(request.query)), ...page(request.query) };
-    },
+    async (request) =>
+      pageReply(
+        termOrder,
+        await taxonomy.listTerms(institutionOf(request).id, pageOf(termOrder, request.query)),
+      ),
   );
 
   app.get(
@@ -85,19 +87,18 @@ export function adminTaxonomyRoutes(app: App, services: Services): void {
         description: 'Ordered by unit code; `program_code` keeps only the units of that program.',
         params: SlugParams,
         querystring: Type.Intersect([
-          PageQuery,
+          CursorQuery,
           Type.Object({ program_code: Type.Optional(Text({ description: 'Only this program' })) }),
         ]),
-        response: { 200: List(Unit), ...errorResponses(401, 404) },
+        response: { 200: Page(Unit), ...errorResponses(400, 401, 404) },
       },
     },
     async (request) => {
-      const institution = institutionOf(request);
-      const items = await taxonomy.listUnits(institution.id, {
-        ...page(request.query),
+      const items = await taxonomy.listUnits(institutionOf(request).id, {
+        ...pageOf(unitOrder, request.query),
         programCode: request.query.program_code,
       });
-      return { items, ...page(request.query) };
+      return pageReply(unitOrder, items);
     },
   );
 
@@ -114,7 +115,7 @@ export function adminTaxonomyRoutes(app: App, services: Services): void {
           '`email` (case-insensitive), `status`.',
         params: SlugParams,
         querystring: Type.Intersect([
-          PageQuery,
+          CursorQuery,
           Type.Object({
             term_code: Type.Optional(Text({ description: 'Only this term' })),
             unit_code: Type.Optional(Text({ description: 'Only this unit' })),
@@ -124,19 +125,18 @@ export function adminTaxonomyRoutes(app: App, services: Services): void {
             ),
           }),
         ]),
-        response: { 200: List(Enrolment), ...errorResponses(401, 404) },
+        response: { 200: Page(Enrolment), ...errorResponses(400, 401, 404) },
       },
     },
     async (request) => {
-      const institution = institutionOf(request);
-      const items = await taxonomy.listEnrolments(institution.id, {
-        ...page(request.query),
+      const items = await taxonomy.listEnrolments(institutionOf(request).id, {
+        ...pageOf(enrolmentOrder, request.query),
         termCode: request.query.term_code,
         unitCode: request.query.unit_code,
         email: request.query.email,
         status: request.query.status,
       });
-      return { items, ...page(request.query) };
+      return pageReply(enrolmentOrder, items);
     },
   );
 }

@@ -2,23 +2,24 @@
 // events, and delivery metrics. Wire format and rules: docs/webhooks.md.
 import { Type } from 'typebox';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS, ROTATION_WINDOW_MS } from '../../domain/webhooks/schedule.ts';
-import { EVENT_TYPES } from '../../domain/webhooks/service.ts';
+import { attemptOrder, deliveryOrder, EVENT_TYPES, endpointOrder } from '../../domain/webhooks/service.ts';
 import { ApiError } from '../../errors.ts';
 import type { Services } from '../../services.ts';
 import { institutionOf } from '../plugins/admin-scope.ts';
 import {
   adminSecurity,
+  CursorQuery,
   DateTime,
   errorResponses,
-  PageQuery,
-  page,
+  Nullable,
+  Page,
+  pageOf,
+  pageReply,
   SlugParams,
   Text,
   Uuid,
 } from '../schemas.ts';
 import type { App } from '../types.ts';
-
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
 const Endpoint = Type.Object({
   id: Uuid(),
@@ -52,9 +53,6 @@ const urlDescription =
   'Checked when saved and again on the address actually connected to. A development setting (ALLOW_LOOPBACK_OUTBOUND) allows loopback, and plain http to loopback.';
 
 const EndpointParams = Type.Intersect([SlugParams, Type.Object({ id: Uuid('Webhook endpoint id') })]);
-
-const List = <T extends Parameters<typeof Type.Array>[0]>(item: T) =>
-  Type.Object({ items: Type.Array(item), limit: Type.Integer(), offset: Type.Integer() });
 
 const Delivery = Type.Object(
   {
@@ -142,15 +140,17 @@ export function adminWebhookRoutes(app: App, services: Services): void {
         tags,
         security,
         summary: 'List webhook endpoints',
+        description: 'Oldest first.',
         params: SlugParams,
-        querystring: PageQuery,
-        response: { 200: List(Endpoint), ...errorResponses(401, 404) },
+        querystring: CursorQuery,
+        response: { 200: Page(Endpoint), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => ({
-      items: await webhooks.list(institutionOf(request).id, page(request.query)),
-      ...page(request.query),
-    }),
+    async (request) =>
+      pageReply(
+        endpointOrder,
+        await webhooks.list(institutionOf(request).id, pageOf(endpointOrder, request.query)),
+      ),
   );
 
   app.get(
@@ -285,23 +285,24 @@ export function adminWebhookRoutes(app: App, services: Services): void {
         summary: 'Delivery log of an endpoint: one row per event, newest first',
         params: EndpointParams,
         querystring: Type.Intersect([
-          PageQuery,
+          CursorQuery,
           Type.Object({
             state: Type.Optional(
               Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
             ),
           }),
         ]),
-        response: { 200: List(Delivery), ...errorResponses(401, 404) },
+        response: { 200: Page(Delivery), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => ({
-      items: await webhooks.deliveries(institutionOf(request).id, request.params.id, {
-        ...page(request.query),
-        state: request.query.state,
-      }),
-      ...page(request.query),
-    }),
+    async (request) =>
+      pageReply(
+        deliveryOrder,
+        await webhooks.deliveries(institutionOf(request).id, request.params.id, {
+          ...pageOf(deliveryOrder, request.query),
+          state: request.query.state,
+        }),
+      ),
   );
 
   app.get(
@@ -313,14 +314,19 @@ export function adminWebhookRoutes(app: App, services: Services): void {
         security,
         summary: 'Attempt log of an endpoint: time, status code, duration, error; newest first',
         params: EndpointParams,
-        querystring: PageQuery,
-        response: { 200: List(Attempt), ...errorResponses(401, 404) },
+        querystring: CursorQuery,
+        response: { 200: Page(Attempt), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => ({
-      items: await webhooks.attempts(institutionOf(request).id, request.params.id, page(request.query)),
-      ...page(request.query),
-    }),
+    async (request) =>
+      pageReply(
+        attemptOrder,
+        await webhooks.attempts(
+          institutionOf(request).id,
+          request.params.id,
+          pageOf(attemptOrder, request.query),
+        ),
+      ),
   );
 
   app.post(

@@ -27,6 +27,7 @@ export function healthRoutes(app: App, services: Services): void {
       } catch {
         return reply
           .status(503)
+          .header('retry-after', '2')
           .send({ error: 'database_unavailable', detail: 'the database does not answer' });
       }
     },

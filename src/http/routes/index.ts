@@ -2,6 +2,7 @@
 // caller, resolves the institution and authorises the route (plugins/admin-scope.ts);
 // integration routes authenticate themselves with their own secrets.
 
+import { consoleRoutes } from '../../console/console.ts';
 import { registerPageScope } from '../../console/pages.ts';
 import { authRoutes } from '../../console/routes/auth.ts';
 import { studentRoutes } from '../../console/student/app.ts';
@@ -27,7 +28,7 @@ import { sisSyncRoutes } from './sis-sync.ts';
 type RouteModule = (app: App, services: Services) => void;
 
 /** HTML pages, authenticated by the session cookie. */
-const pageRoutes: RouteModule[] = [authRoutes, studentRoutes];
+const pageRoutes: RouteModule[] = [authRoutes, consoleRoutes, studentRoutes];
 
 /** Public and integration routes (each authenticates itself). */
 const integrationRoutes: RouteModule[] = [healthRoutes, sisSyncRoutes, sisEnrolmentsRoutes, helpSyncRoutes];

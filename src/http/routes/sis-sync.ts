@@ -324,7 +324,7 @@ export function sisSyncRoutes(app: App, services: Services): void {
         refuseUnknownFields(request.body, bodyFields);
       },
       schema: {
-        tags: ['roster'],
+        tags: ['sis'],
         security: [{ rosterSecret: [] }],
         summary: 'Roster sync: push a page of students',
         description,

@@ -2,8 +2,8 @@
 // (created now, dropped on close, so concurrent runs never meet) or in-memory PGlite.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { createPgliteDb, createPostgresDb, type Db } from './db.ts';
-import { migrate } from './migrate.ts';
+import { createPgliteDb, createPostgresDb, type Db } from '../../src/db/db.ts';
+import { migrate } from '../../src/db/migrate.ts';
 
 export async function openScratchPostgres(
   connectionString: string,

@@ -1,0 +1,44 @@
+// Form posts: what a field of the form is called, and where the API's answer is shown. The
+// API names the field at fault (`field`, dotted); the page shows its detail and code next to
+// that control, or above the form when the field is not one of the form's.
+import type { ApiProblem } from './api.ts';
+
+export type FormErrors = {
+  /** Messages keyed by form field name. */
+  errors: Record<string, string>;
+  /** A message for the whole form. */
+  formError?: string;
+};
+
+export function formErrors(problem: ApiProblem, fields: readonly string[]): FormErrors {
+  const message = `${problem.detail ?? 'The request was refused.'} (${problem.error})`;
+  const field = problem.field?.replace(/^body\.?/, '').split('.')[0];
+  if (field && fields.includes(field)) return { errors: { [field]: message } };
+  return { errors: {}, formError: message };
+}
+
+/** A posted form field as trimmed text ('' when absent or not text). */
+export function text(body: unknown, name: string): string {
+  const value = (body as Record<string, unknown> | undefined)?.[name];
+  return typeof value === 'string' ? value.trim() : '';
+}
+
+/** A posted multi-valued field (checkboxes) as a list. */
+export function list(body: unknown, name: string): string[] {
+  const value = (body as Record<string, unknown> | undefined)?.[name];
+  if (Array.isArray(value)) return value.filter((v): v is string => typeof v === 'string');
+  return typeof value === 'string' ? [value] : [];
+}
+
+/** Whether a confirmation step was answered (the destructive-action pages post `confirmed=yes`). */
+export function confirmed(body: unknown): boolean {
+  return text(body, 'confirmed') === 'yes';
+}
+
+/** Short, readable UTC time for tables ("2026-03-04 15:07 UTC"). */
+export function when(value: unknown): string {
+  if (!value) return '—';
+  const date = new Date(value as string);
+  if (Number.isNaN(date.getTime())) return String(value);
+  return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}

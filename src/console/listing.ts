@@ -1,0 +1,41 @@
+// The one place the console pages through admin listings. The console's own URLs carry an
+// opaque `cursor`; this helper turns it into whatever the API takes. Today's listings page by
+// offset (`{items, limit, offset}`), so the cursor is the offset and one extra row is read to know
+// whether a next page exists; a listing answering `{items, next_cursor}` is passed through as is.
+import type { ConsoleApi } from './api.ts';
+import { query } from './api.ts';
+
+export interface Listing<T> {
+  items: T[];
+  /** The cursor of the next page, when there is one. */
+  next?: string;
+  /** Whether this is not the first page (a link back to the start is shown). */
+  paged: boolean;
+}
+
+export async function listPage<T = Record<string, unknown>>(
+  api: ConsoleApi,
+  path: string,
+  filters: Record<string, string | number | boolean | undefined | null>,
+  options: { cursor?: string; size?: number } = {},
+): Promise<Listing<T>> {
+  const size = options.size ?? 50;
+  const offset = options.cursor && /^\d{1,9}$/.test(options.cursor) ? Number(options.cursor) : undefined;
+  const cursorParam = options.cursor && offset === undefined ? options.cursor : undefined;
+  const body = await api.get<{ items: T[]; next_cursor?: string | null }>(
+    `${path}${query({ ...filters, limit: size + 1, offset, cursor: cursorParam })}`,
+  );
+  if ('next_cursor' in body) {
+    return {
+      items: body.items.slice(0, size),
+      next: body.next_cursor ?? undefined,
+      paged: Boolean(options.cursor),
+    };
+  }
+  const more = body.items.length > size;
+  return {
+    items: body.items.slice(0, size),
+    next: more ? String((offset ?? 0) + size) : undefined,
+    paged: Boolean(offset),
+  };
+}

@@ -1,0 +1,163 @@
+// The help-request inbox (staff and admins): open crisis requests first, then every request
+// with filters; a request's page with its timeline and the staff actions (status, note,
+// assignment). The staff member's name recorded with each change is the signed-in person's.
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { App } from '../../http/types.ts';
+import type { Services } from '../../services.ts';
+import { query } from '../api.ts';
+import { ctx, institutionOf } from '../console.ts';
+import { formErrors, text, when } from '../forms.ts';
+import { listPage } from '../listing.ts';
+
+const statuses = ['new', 'ack', 'in_progress', 'resolved'] as const;
+const priorities = ['low', 'normal', 'high', 'crisis'] as const;
+const oneOf = <T extends string>(values: readonly T[], value: unknown): T | undefined =>
+  values.includes(value as T) ? (value as T) : undefined;
+
+const Params = Type.Object({ slug: Type.String() });
+const RequestParams = Type.Object({ slug: Type.String(), id: Type.String({ format: 'uuid' }) });
+const InboxQuery = Type.Object({
+  status: Type.Optional(Type.String({ maxLength: 20 })),
+  priority: Type.Optional(Type.String({ maxLength: 20 })),
+  assigned: Type.Optional(Type.String({ maxLength: 20 })),
+  cursor: Type.Optional(Type.String({ maxLength: 200 })),
+});
+
+interface HelpRequest {
+  id: string;
+  status: string;
+  priority: string;
+  summary: string | null;
+  assigned_to: string | null;
+  external_ref: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export function inboxRoutes(app: App, _services: Services): void {
+  const paths = (request: FastifyRequest) => {
+    const slug = institutionOf(request).slug;
+    return { api: `/admin/v1/institutions/${slug}/help-requests`, page: `/console/${slug}/inbox` };
+  };
+
+  app.get(
+    '/:slug/inbox',
+    { schema: { hide: true, params: Params, querystring: InboxQuery } },
+    async (request) => {
+      const c = ctx(request);
+      const { api } = paths(request);
+      const q = request.query;
+      const filters = { status: oneOf(statuses, q.status), priority: oneOf(priorities, q.priority) };
+      const assigned = oneOf(['me', 'unassigned'] as const, q.assigned);
+      const [crisis, listing] = await Promise.all([
+        c.api.get<{ items: HelpRequest[] }>(`${api}?priority=crisis&limit=100`),
+        listPage<HelpRequest>(c.api, api, filters, { cursor: q.cursor, size: assigned ? 200 : 50 }),
+      ]);
+      // The list endpoint has no assignment filter yet: it is applied to the page read.
+      const items = listing.items.filter((r) =>
+        assigned === 'me'
+          ? r.assigned_to === c.caller.actor
+          : assigned === 'unassigned'
+            ? !r.assigned_to
+            : true,
+      );
+      const openCrisis = crisis.items.filter((r) => r.status !== 'resolved');
+      const crisisIds = new Set(openCrisis.map((r) => r.id));
+      const filtered = Boolean(filters.status || filters.priority || assigned);
+      const self = `${paths(request).page}${query({ ...filters, assigned }) || '?'}`;
+      return c.render('console/inbox.eta', {
+        title: 'Help requests',
+        crisis: filtered ? [] : openCrisis,
+        items: filtered ? items : items.filter((r) => !crisisIds.has(r.id)),
+        listing,
+        filters: { ...filters, assigned },
+        statuses,
+        priorities,
+        self,
+        when,
+      });
+    },
+  );
+
+  const requestPage = async (request: FastifyRequest, extra: Record<string, unknown> = {}, status = 200) => {
+    const c = ctx(request);
+    const { api, page } = paths(request);
+    const { id } = request.params as { id: string };
+    const helpRequest = await c.api.get<HelpRequest & { timeline: Record<string, unknown>[] }>(
+      `${api}/${id}`,
+    );
+    return c.render(
+      'console/help-request.eta',
+      {
+        title: `Help request: ${helpRequest.summary ?? helpRequest.id}`,
+        request: helpRequest,
+        back: page,
+        statuses,
+        me: c.caller.actor,
+        errors: {},
+        values: {},
+        when,
+        ...extra,
+      },
+      status,
+    );
+  };
+
+  app.get('/:slug/inbox/:id', { schema: { hide: true, params: RequestParams } }, async (request) =>
+    requestPage(request),
+  );
+
+  const action = (
+    path: string,
+    method: 'POST' | 'PUT',
+    apiPath: string,
+    body: (request: FastifyRequest, staff: string) => Record<string, unknown>,
+    done: string,
+    fields: string[],
+  ) =>
+    app.post(path, { schema: { hide: true, params: RequestParams } }, async (request, reply) => {
+      const c = ctx(request);
+      const { api, page } = paths(request);
+      const values = body(request, c.caller.actor);
+      const answer = await c.api.call<{ changed: boolean }>(
+        method,
+        `${api}/${request.params.id}/${apiPath}`,
+        values,
+      );
+      if (answer.ok)
+        return reply.redirect(
+          `${page}/${request.params.id}?done=${answer.body.changed ? done : 'no_change'}`,
+          303,
+        );
+      return requestPage(request, { values, ...formErrors(answer.problem, fields) }, answer.status);
+    });
+
+  action(
+    '/:slug/inbox/:id/status',
+    'POST',
+    'status',
+    (request, staff) => ({ status: text(request.body, 'status'), staff }),
+    'status_changed',
+    ['status'],
+  );
+  action(
+    '/:slug/inbox/:id/notes',
+    'POST',
+    'notes',
+    (request, staff) => ({ note: text(request.body, 'note'), staff }),
+    'note_added',
+    ['note'],
+  );
+  action(
+    '/:slug/inbox/:id/assignment',
+    'PUT',
+    'assignment',
+    (request, staff) => {
+      const unassign = text(request.body, 'unassign') === 'yes';
+      return { assignee: unassign ? null : text(request.body, 'assignee'), staff };
+    },
+    'assignment_changed',
+    ['assignee'],
+  );
+}

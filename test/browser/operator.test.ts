@@ -1,0 +1,39 @@
+// The operator's main path in a real browser: the institutions list, a refused slug shown next
+// to its field, creating an institution, and going into its console.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { browserSuite } from './harness.ts';
+
+browserSuite('console: operator', (h) => {
+  test('the operator creates an institution and opens its console', async () => {
+    const { page, context } = await h().open(await h().operator());
+    try {
+      await page.goto('/console/');
+      assert.equal(await page.locator('h1').textContent(), 'Institutions');
+      await h().check(page, 'operator-institutions');
+
+      // A slug the API refuses: its error sits next to the field, the typed values are kept.
+      const slug = `uni-${Date.now().toString(36)}`;
+      await page.getByLabel('Name').fill('University of Testing');
+      await page.getByLabel('Slug').fill('Not A Slug');
+      await page.getByRole('button', { name: 'Create institution' }).click();
+      await page.locator('#slug-error').waitFor();
+      assert.match((await page.locator('#slug-error').textContent()) ?? '', /invalid_field/);
+      assert.equal(await page.getByLabel('Name').inputValue(), 'University of Testing');
+      await h().check(page, 'operator-institutions-error');
+
+      await page.getByLabel('Slug').fill(slug);
+      await page.getByRole('button', { name: 'Create institution' }).click();
+      await page.waitForURL(`**/console/${slug}/?done=institution_created`);
+      assert.equal(await page.locator('h1').textContent(), 'Integration health');
+      assert.match((await page.locator('.success').textContent()) ?? '', /institution was created/);
+      await h().check(page, 'operator-new-institution-health');
+
+      await page.goto('/console/');
+      await page.getByRole('link', { name: 'Open the console of University of Testing' }).first().click();
+      await page.waitForURL(`**/console/${slug}/`);
+    } finally {
+      await context.close();
+    }
+  });
+});
