@@ -42,7 +42,7 @@ export function healthRoutes(app: App, services: Services): void {
       const rotateBy = rosterSecret.rotate_by ? new Date(rosterSecret.rotate_by).getTime() : undefined;
       const rotationDays = rotateBy === undefined ? undefined : Math.floor((rotateBy - now) / DAY_MS);
       const troubled = (endpoints?.items ?? []).filter((e) => !e.enabled || e.failing_since);
-      // Held departures and webhook endpoints have no console page yet: listed without a link.
+      // Held departures have no console page yet: listed without a link.
       const attention: { text: string; href?: string }[] = [];
       const pushes = [roster.items[0], enrolments.items[0]].filter(Boolean);
       for (const run of pushes) {
@@ -75,7 +75,7 @@ export function healthRoutes(app: App, services: Services): void {
           text: endpoint.enabled
             ? `Webhook endpoint ${endpoint.url} failing since ${when(endpoint.failing_since)}`
             : `Webhook endpoint ${endpoint.url} is disabled: ${endpoint.disabled_reason ?? 'no reason given'}`,
-          href: undefined,
+          href: `/console/${institution.slug}/webhooks/${endpoint.id}`,
         });
       return c.render('console/health.eta', {
         title: 'Integration health',
