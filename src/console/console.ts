@@ -16,6 +16,7 @@ import { csrfToken, requireCsrf, sessionCookies } from '../http/plugins/session-
 import type { App } from '../http/types.ts';
 import type { Services } from '../services.ts';
 import { ApiRefusal, type ConsoleApi, consoleApi } from './api.ts';
+import { fullSyncRoutes } from './routes/full-syncs.ts';
 import { healthRoutes } from './routes/health.ts';
 import { inboxRoutes } from './routes/inbox.ts';
 import { operatorRoutes } from './routes/operator.ts';
@@ -53,6 +54,7 @@ const pages: PageModule[] = [
   inboxRoutes,
   runRoutes,
   webhookRoutes,
+  fullSyncRoutes,
 ];
 
 /** The console's context of a request inside its scope. */
@@ -84,6 +86,7 @@ function navigation(path: string, caller: ConsoleContext['caller'], institution?
       { href: `${base}/`, label: 'Integration health', show: may('admin') },
       { href: `${base}/inbox`, label: 'Help requests', show: may('helpdesk') },
       { href: `${base}/runs`, label: 'Push history', show: may('admin') },
+      { href: `${base}/full-syncs`, label: 'Full syncs', show: may('admin') },
       { href: `${base}/secrets`, label: 'Secrets', show: may('admin') },
       { href: `${base}/webhooks`, label: 'Webhooks', show: may('integrations') },
       { href: `${base}/people`, label: 'People', show: may('admin') },
@@ -115,6 +118,8 @@ const notices: Record<string, string> = {
   note_added: 'The note was added.',
   assignment_changed: 'The assignment was changed.',
   no_change: 'Nothing changed: the request already had that value.',
+  departures_confirmed: 'The departures were applied.',
+  departures_discarded: 'The departures were discarded: nobody was departed.',
   webhook_updated: 'The event types were saved.',
   webhook_enabled: 'The endpoint was enabled.',
   webhook_disabled:

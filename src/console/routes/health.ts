@@ -42,7 +42,6 @@ export function healthRoutes(app: App, services: Services): void {
       const rotateBy = rosterSecret.rotate_by ? new Date(rosterSecret.rotate_by).getTime() : undefined;
       const rotationDays = rotateBy === undefined ? undefined : Math.floor((rotateBy - now) / DAY_MS);
       const troubled = (endpoints?.items ?? []).filter((e) => !e.enabled || e.failing_since);
-      // Held departures have no console page yet: listed without a link.
       const attention: { text: string; href?: string }[] = [];
       const pushes = [roster.items[0], enrolments.items[0]].filter(Boolean);
       for (const run of pushes) {
@@ -55,7 +54,7 @@ export function healthRoutes(app: App, services: Services): void {
       if (held.items.length > 0)
         attention.push({
           text: `${held.items.length} full sync${held.items.length === 1 ? '' : 's'} with held departures wait for a decision`,
-          href: undefined,
+          href: `/console/${institution.slug}/full-syncs`,
         });
       if (rosterSecret.state !== 'active')
         attention.push({
