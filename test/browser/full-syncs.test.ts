@@ -44,6 +44,11 @@ browserSuite('console: full syncs', (h) => {
     const { page, context } = await h().open(admin);
     try {
       await page.goto(`/console/${tenant.slug}/`);
+      // The last pushes table fits its card at 1280px: no column is clipped.
+      const card = page.locator('section', { hasText: 'Last pushes' });
+      const fits = await card.evaluate((el) => el.scrollWidth <= el.clientWidth);
+      assert.ok(fits, 'the Last pushes table overflows its card');
+      await h().check(page, 'admin-health-held');
       await page
         .locator('section', { hasText: 'Held departures' })
         .getByRole('link', { name: /1 full sync would depart students/ })

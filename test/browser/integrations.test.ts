@@ -98,6 +98,17 @@ browserSuite('console: integration manager', (h) => {
       await page.goto(`/console/${tenant.slug}/webhooks`);
       assert.equal(await page.getByRole('link', { name: receiver.url }).count(), 1);
       await h().check(page, 'integrations-webhooks');
+
+      // A disabled endpoint needs attention on the health page, with a link to its page.
+      await page.getByRole('link', { name: receiver.url }).click();
+      await page.getByRole('button', { name: 'Disable' }).click();
+      await page.getByText('The endpoint was disabled').waitFor();
+      await page.goto(`/console/${tenant.slug}/`);
+      const attention = page.locator('section', { hasText: 'Needs attention' });
+      await attention.getByRole('link', { name: /disabled by an administrator/ }).click();
+      await page.locator('h1', { hasText: receiver.url }).waitFor();
+      await page.goto(`/console/${tenant.slug}/`);
+      await h().check(page, 'integrations-health');
     } finally {
       await worker.close();
       await context.close();
