@@ -68,6 +68,17 @@ describeEachDatabase('console scope', (ctx) => {
     assert.equal((await admin.request('GET', `/console/${mine.slug}/webhooks`)).statusCode, 403);
     assert.equal((await admin.request('GET', `/console/${mine.slug}/full-syncs`)).statusCode, 200);
     assert.equal((await staff.request('GET', `/console/${mine.slug}/webhooks`)).statusCode, 403);
+    const manager = await personBrowser(ctx(), mine, {
+      roles: ['admin'],
+      permissions: ['manage_integrations'],
+    });
+    assert.equal((await manager.request('GET', `/console/${mine.slug}/webhooks`)).statusCode, 200);
+    for (const id of ['not-an-id', '00000000-0000-4000-8000-000000000000'])
+      assert.equal(
+        (await manager.request('GET', `/console/${mine.slug}/webhooks/${id}`)).statusCode,
+        404,
+        id,
+      );
     // A hidden button's post is refused by the API too, and nothing is created.
     const added = await ctx().app.inject({
       method: 'POST',

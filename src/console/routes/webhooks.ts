@@ -8,6 +8,7 @@ import { Type } from 'typebox';
 import { EVENT_TYPES } from '../../domain/webhooks/service.ts';
 import type { App } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
+import { ApiRefusal } from '../api.ts';
 import { ctx, institutionOf } from '../console.ts';
 import { confirmed, formErrors, list, text, when } from '../forms.ts';
 
@@ -92,7 +93,8 @@ export function webhookRoutes(app: App, _services: Services): void {
     status = 200,
   ) => {
     const c = ctx(request);
-    if (!UUID.test(id)) return c.render('console/error.eta', notFound, 404);
+    // The API answers a malformed id with a 400; to a person it is a page that does not exist.
+    if (!UUID.test(id)) throw new ApiRefusal(404, { error: 'not_found', detail: 'no such webhook endpoint' });
     const { api } = paths(request, id);
     const [found, deliveries, attempts] = await Promise.all([
       c.api.get<Endpoint>(api),
@@ -119,13 +121,6 @@ export function webhookRoutes(app: App, _services: Services): void {
       },
       status,
     );
-  };
-
-  const notFound = {
-    title: 'Not found',
-    status: 404,
-    code: 'not_found',
-    message: 'There is no such webhook endpoint.',
   };
 
   app.get('/:slug/webhooks', { schema: listSchema }, async (request) => endpoints(request));
