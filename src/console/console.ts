@@ -16,12 +16,14 @@ import { csrfToken, requireCsrf, sessionCookies } from '../http/plugins/session-
 import type { App } from '../http/types.ts';
 import type { Services } from '../services.ts';
 import { ApiRefusal, type ConsoleApi, consoleApi } from './api.ts';
+import { fullSyncRoutes } from './routes/full-syncs.ts';
 import { healthRoutes } from './routes/health.ts';
 import { inboxRoutes } from './routes/inbox.ts';
 import { operatorRoutes } from './routes/operator.ts';
 import { peopleRoutes } from './routes/people.ts';
 import { runRoutes } from './routes/runs.ts';
 import { secretRoutes } from './routes/secrets.ts';
+import { webhookRoutes } from './routes/webhooks.ts';
 
 /** What every console page handler gets. */
 export interface ConsoleContext {
@@ -51,6 +53,8 @@ const pages: PageModule[] = [
   peopleRoutes,
   inboxRoutes,
   runRoutes,
+  webhookRoutes,
+  fullSyncRoutes,
 ];
 
 /** The console's context of a request inside its scope. */
@@ -82,7 +86,9 @@ function navigation(path: string, caller: ConsoleContext['caller'], institution?
       { href: `${base}/`, label: 'Integration health', show: may('admin') },
       { href: `${base}/inbox`, label: 'Help requests', show: may('helpdesk') },
       { href: `${base}/runs`, label: 'Push history', show: may('admin') },
+      { href: `${base}/full-syncs`, label: 'Full syncs', show: may('admin') },
       { href: `${base}/secrets`, label: 'Secrets', show: may('admin') },
+      { href: `${base}/webhooks`, label: 'Webhooks', show: may('integrations') },
       { href: `${base}/people`, label: 'People', show: may('admin') },
     );
   }
@@ -112,6 +118,15 @@ const notices: Record<string, string> = {
   note_added: 'The note was added.',
   assignment_changed: 'The assignment was changed.',
   no_change: 'Nothing changed: the request already had that value.',
+  departures_confirmed: 'The departures were applied.',
+  departures_discarded: 'The departures were discarded: nobody was departed.',
+  webhook_updated: 'The event types were saved.',
+  webhook_enabled: 'The endpoint was enabled.',
+  webhook_disabled:
+    'The endpoint was disabled: its pending deliveries are marked failed and can be replayed.',
+  webhook_test_sent: 'A test event was queued for this endpoint; it appears in the delivery log.',
+  webhook_redelivered: 'The event was queued to be delivered again.',
+  webhook_replayed: 'The failed deliveries were queued again.',
 };
 
 function noticeOf(request: FastifyRequest): string | undefined {

@@ -49,6 +49,8 @@ describeEachDatabase('console scope', (ctx) => {
     for (const url of [
       `/console/${theirs.slug}/`,
       `/console/${theirs.slug}/secrets`,
+      `/console/${theirs.slug}/webhooks`,
+      `/console/${theirs.slug}/full-syncs`,
       '/console/nowhere/people',
       `/console/${mine.slug}/no-such-page`,
     ]) {
@@ -61,6 +63,32 @@ describeEachDatabase('console scope', (ctx) => {
     const refused = await staff.request('GET', `/console/${mine.slug}/people`);
     assert.equal(refused.statusCode, 403);
     assert.match(refused.body, /<code>forbidden<\/code>/);
+    // Webhooks need Manage integrations, full syncs an admin: the API refuses, the page says so.
+    assert.equal((await staff.request('GET', `/console/${mine.slug}/full-syncs`)).statusCode, 403);
+    assert.equal((await admin.request('GET', `/console/${mine.slug}/webhooks`)).statusCode, 403);
+    assert.equal((await admin.request('GET', `/console/${mine.slug}/full-syncs`)).statusCode, 200);
+    assert.equal((await staff.request('GET', `/console/${mine.slug}/webhooks`)).statusCode, 403);
+    const manager = await personBrowser(ctx(), mine, {
+      roles: ['admin'],
+      permissions: ['manage_integrations'],
+    });
+    assert.equal((await manager.request('GET', `/console/${mine.slug}/webhooks`)).statusCode, 200);
+    for (const id of ['not-an-id', '00000000-0000-4000-8000-000000000000'])
+      assert.equal(
+        (await manager.request('GET', `/console/${mine.slug}/webhooks/${id}`)).statusCode,
+        404,
+        id,
+      );
+    // A hidden button's post is refused by the API too, and nothing is created.
+    const added = await ctx().app.inject({
+      method: 'POST',
+      url: `/console/${mine.slug}/webhooks`,
+      headers: { cookie: admin.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `_csrf=${encodeURIComponent(admin.csrf)}&url=${encodeURIComponent('https://hooks.example.edu/x')}`,
+    });
+    assert.equal(added.statusCode, 403);
+    const listed = await ctx().admin('GET', `/admin/v1/institutions/${mine.slug}/webhook-endpoints`);
+    assert.equal(listed.json().items.length, 0);
     const operator = await operatorBrowser(ctx());
     assert.equal((await operator.request('GET', `/console/${theirs.slug}/secrets`)).statusCode, 200);
   });

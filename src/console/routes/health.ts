@@ -41,8 +41,18 @@ export function healthRoutes(app: App, services: Services): void {
       const now = services.clock.now().getTime();
       const rotateBy = rosterSecret.rotate_by ? new Date(rosterSecret.rotate_by).getTime() : undefined;
       const rotationDays = rotateBy === undefined ? undefined : Math.floor((rotateBy - now) / DAY_MS);
-      const troubled = (endpoints?.items ?? []).filter((e) => !e.enabled || e.failing_since);
-      // Held departures and webhook endpoints have no console page yet: listed without a link.
+      // The API's reasons read "disabled by an administrator", "410 Gone", ...: said once.
+      const troubled = (endpoints?.items ?? [])
+        .filter((e) => !e.enabled || e.failing_since)
+        .map((e) => {
+          const reason = String(e.disabled_reason ?? 'no reason given');
+          const state = e.enabled
+            ? `failing since ${when(e.failing_since)}`
+            : reason.startsWith('disabled')
+              ? reason
+              : `disabled: ${reason}`;
+          return { ...e, state } as Record<string, unknown> & { state: string };
+        });
       const attention: { text: string; href?: string }[] = [];
       const pushes = [roster.items[0], enrolments.items[0]].filter(Boolean);
       for (const run of pushes) {
@@ -54,8 +64,8 @@ export function healthRoutes(app: App, services: Services): void {
       }
       if (held.items.length > 0)
         attention.push({
-          text: `${held.items.length} full sync${held.items.length === 1 ? '' : 's'} with held departures wait for a decision`,
-          href: undefined,
+          text: `${held.items.length} full sync${held.items.length === 1 ? '' : 's'} with held departures ${held.items.length === 1 ? 'waits' : 'wait'} for a decision`,
+          href: `/console/${institution.slug}/full-syncs`,
         });
       if (rosterSecret.state !== 'active')
         attention.push({
@@ -72,10 +82,8 @@ export function healthRoutes(app: App, services: Services): void {
         });
       for (const endpoint of troubled)
         attention.push({
-          text: endpoint.enabled
-            ? `Webhook endpoint ${endpoint.url} failing since ${when(endpoint.failing_since)}`
-            : `Webhook endpoint ${endpoint.url} is disabled: ${endpoint.disabled_reason ?? 'no reason given'}`,
-          href: undefined,
+          text: `Webhook endpoint ${endpoint.url}: ${endpoint.state}`,
+          href: `/console/${institution.slug}/webhooks/${endpoint.id}`,
         });
       return c.render('console/health.eta', {
         title: 'Integration health',
