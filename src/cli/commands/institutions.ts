@@ -66,6 +66,7 @@ export function registerInstitutionCommands(
     .description('Who students in crisis are shown at once on the student pages');
   crisis
     .command('show <institution>')
+    .description("Show the institution's crisis contacts")
     .action(async (slug: string) =>
       print(await admin()('GET', `/admin/v1/institutions/${slug}/crisis-contacts`)),
     );
