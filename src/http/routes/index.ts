@@ -16,6 +16,7 @@ import { adminCrisisContactRoutes } from './admin-crisis-contacts.ts';
 import { adminFullSyncRoutes } from './admin-full-syncs.ts';
 import { adminHelpdeskRoutes } from './admin-helpdesk.ts';
 import { adminInstitutionRoutes } from './admin-institutions.ts';
+import { adminMetricsRoutes } from './admin-metrics.ts';
 import { adminPeopleRoutes } from './admin-people.ts';
 import { adminRunRoutes } from './admin-runs.ts';
 import { adminTaxonomyRoutes } from './admin-taxonomy.ts';
@@ -43,6 +44,7 @@ const adminRoutes: RouteModule[] = [
   adminHelpdeskRoutes,
   adminTaxonomyRoutes,
   adminWebhookRoutes,
+  adminMetricsRoutes,
   adminCalendarRoutes,
   adminCrisisContactRoutes,
 ];
