@@ -31,8 +31,18 @@ import {
   recordFullSyncPage,
 } from '../departures/departures.ts';
 import { type RunCredential, recordRun } from '../runs/runs.ts';
-import { type BadDate, type RosterRow, type RowError, rowError, validateRow } from './rows.ts';
+import {
+  changes,
+  type MatchRow,
+  type Planned,
+  plan,
+  type RosterWarning,
+  unmatched,
+  type ValueRows,
+} from './plan.ts';
+import { type BadDate, type RosterRow, type RowError, validateRow } from './rows.ts';
 
+export { type RosterWarning, rosterWarningCodes, type ValueRows } from './plan.ts';
 export type { RowError };
 
 export const MAX_STUDENTS_PER_PAGE = 5000;
@@ -47,24 +57,6 @@ export function checkPageSize(students: unknown[]): void {
   }
 }
 
-/** Stable codes of roster warnings: a value that matched nothing, so the row imported without it. */
-export const rosterWarningCodes = ['unknown_program_code', 'unknown_campus'] as const;
-
-/**
- * Something a push could not match. The rows listed imported, with the field left unset for a
- * new student and kept for an existing one. One entry per distinct value (case-insensitive).
- */
-export interface RosterWarning {
-  code: (typeof rosterWarningCodes)[number];
-  /** program_code, or campus_name / campus_code (whichever the first row carrying it sent). */
-  field: string;
-  /** The value as the first row carrying it sent it. */
-  value: string;
-  /** 0-based indexes of the rows carrying it. */
-  rows: number[];
-  message: string;
-}
-
 export interface SyncResult {
   /** This push in the run history. */
   run_id: string;
@@ -75,11 +67,6 @@ export interface SyncResult {
   errors: RowError[];
   warnings: RosterWarning[];
   full_sync?: FullSyncReport;
-}
-
-export interface ValueRows {
-  value: string;
-  rows: number[];
 }
 
 export interface DryRunResult extends SyncResult {
@@ -106,34 +93,6 @@ export interface SyncInput {
 
 /** What a full-sync page adds to the response. */
 export type FullSyncReport = FullSyncOutcome | Awaited<ReturnType<typeof previewFullSyncPage>>;
-
-interface MatchRow {
-  ord: number;
-  email_key: string;
-  email_student_id: string | null;
-  ext_student_id: string | null;
-  program_id: string | null;
-  campus_id: string | null;
-  // The stored values of the student matched (by email, else by student_id_ext).
-  cur_cohort_id: string | null;
-  cur_email: string | null;
-  cur_ext: string | null;
-  cur_first_name: string | null;
-  cur_last_name: string | null;
-  cur_program_id: string | null;
-  cur_campus_id: string | null;
-  cur_first_in_family: boolean | null;
-  cur_start_date: string | null;
-  /** Set when the matched student was departed by a full sync; the push brings them back. */
-  cur_departed_at: Date | null;
-}
-
-interface Planned {
-  row: RosterRow;
-  match: MatchRow;
-  /** The student to update; undefined means create. */
-  studentId?: string;
-}
 
 const current = (column: string, as: string) =>
   `CASE WHEN se.id IS NOT NULL THEN se.${column} ELSE sx.${column} END AS ${as}`;
@@ -196,59 +155,6 @@ FROM json_to_recordset($3::json)
             campus_id uuid, first_in_family boolean, start_date date)
 WHERE s.id = r.id AND s.institution_id = $1`;
 
-function addTo<T extends ValueRows>(map: Map<string, T>, key: string, row: number, first: () => T): void {
-  const entry = map.get(key);
-  if (entry) entry.rows.push(row);
-  else map.set(key, first());
-}
-
-/** The program codes and campus values of the planned rows that matched nothing, in row order. */
-function unmatched(planned: Planned[]): RosterWarning[] {
-  const programs = new Map<string, RosterWarning>();
-  const campuses = new Map<string, RosterWarning>();
-  for (const { row, match: m } of planned) {
-    if (row.program_code !== undefined && !m.program_id) {
-      const value = row.program_code;
-      addTo(programs, value.toLowerCase(), row.row, () => ({
-        code: 'unknown_program_code',
-        field: 'program_code',
-        value,
-        rows: [row.row],
-        message: `no program has the code ${JSON.stringify(value)}; the rows imported without a program (a stored one is kept)`,
-      }));
-    }
-    const field = row.campus_name !== undefined ? 'campus_name' : 'campus_code';
-    const campus = row.campus_name ?? row.campus_code;
-    if (campus !== undefined && !m.campus_id) {
-      addTo(campuses, campus.toLowerCase(), row.row, () => ({
-        code: 'unknown_campus',
-        field,
-        value: campus,
-        rows: [row.row],
-        message: `no campus is named ${JSON.stringify(campus)}; the rows imported without a campus (a stored one is kept)`,
-      }));
-    }
-  }
-  return [...programs.values(), ...campuses.values()];
-}
-
-/** Whether applying the row to the matched student would change anything stored. */
-function changes(p: Planned, cohortId: string): boolean {
-  const { row, match: m } = p;
-  return (
-    m.cur_cohort_id !== cohortId ||
-    m.cur_email !== row.email ||
-    m.cur_ext !== row.student_id_ext ||
-    (row.first_name !== undefined && row.first_name !== m.cur_first_name) ||
-    (row.last_name !== undefined && row.last_name !== m.cur_last_name) ||
-    (m.program_id !== null && m.program_id !== m.cur_program_id) ||
-    (m.campus_id !== null && m.campus_id !== m.cur_campus_id) ||
-    (row.first_in_family !== undefined && row.first_in_family !== m.cur_first_in_family) ||
-    (row.start_date !== undefined && row.start_date !== m.cur_start_date) ||
-    m.cur_departed_at !== null
-  );
-}
-
 export interface RosterSyncOptions {
   /** Full-sync departures above this share of the cohort are held. */
   departureHoldThreshold: number;
@@ -268,82 +174,6 @@ export function createRosterSyncService(db: Db, options: RosterSyncOptions) {
     }));
     const { rows: matches } = await q.query<MatchRow>(MATCH_SQL, [institutionId, JSON.stringify(payload)]);
     return matches;
-  }
-
-  /**
-   * Decides, for every valid row, create / update / error, from the page and its matches.
-   * Pure apart from its inputs; deterministic in row order.
-   */
-  function plan(valid: RosterRow[], matches: MatchRow[]) {
-    const byOrd = new Map(matches.map((m) => [m.ord, m]));
-    const errors: RowError[] = [];
-    const planned: Planned[] = [];
-    const firstEmail = new Map<string, number>();
-    const firstExt = new Map<string, number>();
-    const firstTarget = new Map<string, number>();
-    const duplicateEmails = new Map<string, ValueRows>();
-    const duplicateExts = new Map<string, ValueRows>();
-
-    for (const row of valid) {
-      const m = byOrd.get(row.row);
-      if (!m) throw new Error(`roster match lost row ${row.row}`);
-      const problems: { code: 'duplicate_key'; field: string; message: string }[] = [];
-      const emailFirst = firstEmail.get(m.email_key);
-      if (emailFirst !== undefined) {
-        problems.push({
-          code: 'duplicate_key',
-          field: 'email',
-          message: `duplicate email in this batch: row ${emailFirst} has the same email`,
-        });
-        const entry = duplicateEmails.get(m.email_key);
-        if (entry) entry.rows.push(row.row);
-        else duplicateEmails.set(m.email_key, { value: m.email_key, rows: [emailFirst, row.row] });
-      }
-      const extFirst = firstExt.get(row.student_id_ext);
-      if (extFirst !== undefined) {
-        problems.push({
-          code: 'duplicate_key',
-          field: 'student_id_ext',
-          message: `duplicate student_id_ext in this batch: row ${extFirst} has the same student_id_ext`,
-        });
-        const entry = duplicateExts.get(row.student_id_ext);
-        if (entry) entry.rows.push(row.row);
-        else duplicateExts.set(row.student_id_ext, { value: row.student_id_ext, rows: [extFirst, row.row] });
-      }
-      if (emailFirst === undefined) firstEmail.set(m.email_key, row.row);
-      if (extFirst === undefined) firstExt.set(row.student_id_ext, row.row);
-      if (problems.length > 0) {
-        errors.push(rowError(row.row, problems));
-        continue;
-      }
-      if (m.email_student_id && m.ext_student_id && m.email_student_id !== m.ext_student_id) {
-        errors.push({
-          row: row.row,
-          code: 'student_conflict',
-          field: 'student_id_ext',
-          message:
-            'email belongs to one existing student and student_id_ext to another; the two are never merged: ' +
-            'correct the row or the stored students',
-        });
-        continue;
-      }
-      const target = m.email_student_id ?? m.ext_student_id ?? undefined;
-      if (target) {
-        const earlier = firstTarget.get(target);
-        if (earlier !== undefined) {
-          errors.push({
-            row: row.row,
-            code: 'duplicate_student',
-            field: m.email_student_id === target ? 'email' : 'student_id_ext',
-            message: `matches the same existing student as row ${earlier}; send it again in a later request`,
-          });
-          continue;
-        }
-        firstTarget.set(target, row.row);
-      }
-      planned.push({ row, match: m, studentId: target });
-    }
-    return { errors, planned, duplicateEmails, duplicateExts };
   }
 
   async function sync(input: SyncInput): Promise<SyncResult | DryRunResult> {
