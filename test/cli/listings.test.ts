@@ -105,6 +105,29 @@ test('a help request is created by student email', async () => {
   assert.equal(created.student_id, grace.id);
 });
 
+test('people are invited with comma-separated roles and permissions, by an institution path', async () => {
+  const invited = JSON.parse(
+    await ssp(
+      'people',
+      'invite',
+      tenant.slug,
+      'lin@example.edu',
+      'Lin',
+      '--roles',
+      'admin, staff',
+      '--permissions',
+      'manage_integrations',
+    ),
+  ) as { id: string; roles: string[]; permissions: string[] };
+  assert.deepEqual([...invited.roles].sort(), ['admin', 'staff']);
+  assert.deepEqual(invited.permissions, ['manage_integrations']);
+  const updated = JSON.parse(
+    await ssp('people', 'update', tenant.slug, invited.id, '--roles', 'staff,', '--permissions', ''),
+  ) as { roles: string[]; permissions: string[] };
+  assert.deepEqual(updated.roles, ['staff']);
+  assert.deepEqual(updated.permissions, []);
+});
+
 test('operator-reset refuses to create a database where there is none', async () => {
   const dataDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ssp-reset-')), 'data');
   const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', OPERATOR_TOKEN: '' };

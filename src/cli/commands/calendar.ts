@@ -1,6 +1,7 @@
 // ssp calendar-feeds ... and ssp calendar-events (admin API).
 import type { Command } from 'commander';
 import type { AdminCall } from '../admin-client.ts';
+import { commaList, institutionPath } from './args.ts';
 
 export function registerCalendarCommands(
   program: Command,
@@ -12,13 +13,6 @@ export function registerCalendarCommands(
     .description("An institution's calendar feeds (.ics URLs fetched on a schedule)");
   const path = (slug: string, id?: string, rest = '') =>
     `/admin/v1/institutions/${encodeURIComponent(slug)}/calendar-feeds${id ? `/${encodeURIComponent(id)}` : ''}${rest}`;
-  const list = (value: string | undefined) =>
-    value === undefined
-      ? undefined
-      : value
-          .split(',')
-          .map((t) => t.trim())
-          .filter(Boolean);
   const minutes = (value: string | undefined) => (value === undefined ? undefined : Number(value));
 
   feeds
@@ -33,7 +27,7 @@ export function registerCalendarCommands(
           url,
           name: o.name,
           refresh_minutes: minutes(o.refresh),
-          audience_tags: list(o.audience),
+          audience_tags: commaList(o.audience),
         }),
       ),
     );
@@ -62,7 +56,7 @@ export function registerCalendarCommands(
           url: o.url,
           name: o.name === '' ? null : o.name,
           refresh_minutes: minutes(o.refresh),
-          audience_tags: list(o.audience),
+          audience_tags: commaList(o.audience),
         }),
       ),
     );
@@ -97,8 +91,6 @@ export function registerCalendarCommands(
     .action(async (slug: string, o) => {
       const query = new URLSearchParams({ from: o.from, to: o.to, limit: o.limit, offset: o.offset });
       if (o.feed) query.set('feed_id', o.feed);
-      print(
-        await admin()('GET', `/admin/v1/institutions/${encodeURIComponent(slug)}/calendar-events?${query}`),
-      );
+      print(await admin()('GET', `${institutionPath(slug, 'calendar-events')}?${query}`));
     });
 }

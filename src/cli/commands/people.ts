@@ -3,12 +3,7 @@ import type { Command } from 'commander';
 import { loadConfig } from '../../config.ts';
 import { generateKey, keyringFromConfig } from '../../lib/encryption.ts';
 import { type AdminCall, CliError } from '../admin-client.ts';
-
-const list = (value: string) =>
-  value
-    .split(',')
-    .map((v) => v.trim())
-    .filter(Boolean);
+import { commaList, institutionPath } from './args.ts';
 
 export function registerPeopleCommands(
   program: Command,
@@ -25,18 +20,18 @@ export function registerPeopleCommands(
     .option('--permissions <permissions>', 'comma-separated: manage_integrations (admins only)', '')
     .action(async (slug: string, email: string, name: string, o) =>
       print(
-        await admin()('POST', `/admin/v1/institutions/${slug}/people`, {
+        await admin()('POST', institutionPath(slug, 'people'), {
           email,
           name,
-          roles: list(o.roles),
-          permissions: list(o.permissions),
+          roles: commaList(o.roles),
+          permissions: commaList(o.permissions),
         }),
       ),
     );
   people
     .command('list <institution>')
     .description('List staff and admins')
-    .action(async (slug: string) => print(await admin()('GET', `/admin/v1/institutions/${slug}/people`)));
+    .action(async (slug: string) => print(await admin()('GET', institutionPath(slug, 'people'))));
   people
     .command('update <institution> <person-id>')
     .description('Change name, roles or permissions (effective at once)')
@@ -45,10 +40,10 @@ export function registerPeopleCommands(
     .option('--permissions <permissions>', 'comma-separated: manage_integrations, or "" for none')
     .action(async (slug: string, id: string, o) =>
       print(
-        await admin()('PATCH', `/admin/v1/institutions/${slug}/people/${id}`, {
+        await admin()('PATCH', institutionPath(slug, 'people', id), {
           ...(o.name ? { name: o.name } : {}),
-          ...(o.roles ? { roles: list(o.roles) } : {}),
-          ...(o.permissions !== undefined ? { permissions: list(o.permissions) } : {}),
+          ...(o.roles ? { roles: commaList(o.roles) } : {}),
+          ...(o.permissions !== undefined ? { permissions: commaList(o.permissions) } : {}),
         }),
       ),
     );
@@ -56,14 +51,14 @@ export function registerPeopleCommands(
     .command('remove <institution> <person-id>')
     .description('Remove someone: their sessions end and their sign-in link goes')
     .action(async (slug: string, id: string) => {
-      await admin()('DELETE', `/admin/v1/institutions/${slug}/people/${id}`);
+      await admin()('DELETE', institutionPath(slug, 'people', id));
       print({ removed: id });
     });
   people
     .command('end-sessions <institution> <person-id>')
     .description('End every session of someone (they sign in again)')
     .action(async (slug: string, id: string) =>
-      print(await admin()('DELETE', `/admin/v1/institutions/${slug}/people/${id}/sessions`)),
+      print(await admin()('DELETE', institutionPath(slug, 'people', id, 'sessions'))),
     );
 
   const provider = program
@@ -72,7 +67,7 @@ export function registerPeopleCommands(
   const target = (slug: string | undefined, o: { platform?: boolean }) => {
     if (o.platform) return '/admin/v1/identity-provider';
     if (!slug) throw new CliError('name an institution, or pass --platform');
-    return `/admin/v1/institutions/${slug}/identity-provider`;
+    return institutionPath(slug, 'identity-provider');
   };
   provider
     .command('set [institution]')
@@ -89,7 +84,7 @@ export function registerPeopleCommands(
           issuer: o.issuer,
           client_id: o.clientId,
           ...(process.env.SSP_IDP_CLIENT_SECRET ? { client_secret: process.env.SSP_IDP_CLIENT_SECRET } : {}),
-          ...(o.emailDomains !== undefined ? { email_domains: list(o.emailDomains) } : {}),
+          ...(o.emailDomains !== undefined ? { email_domains: commaList(o.emailDomains) } : {}),
         }),
       ),
     );

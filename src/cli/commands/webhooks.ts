@@ -1,6 +1,7 @@
 // ssp webhooks ... (admin API) and ssp worker (runs the webhook delivery worker without HTTP).
 import type { Command } from 'commander';
 import type { AdminCall } from '../admin-client.ts';
+import { commaList, institutionPath } from './args.ts';
 import { listingQuery, pagingOptions } from './listing.ts';
 
 export function registerWebhookCommands(
@@ -13,13 +14,6 @@ export function registerWebhookCommands(
     .description("An institution's webhook endpoints and their deliveries");
   const path = (slug: string, id?: string, rest = '') =>
     `/admin/v1/institutions/${encodeURIComponent(slug)}/webhook-endpoints${id ? `/${encodeURIComponent(id)}` : ''}${rest}`;
-  const types = (value: string | undefined) =>
-    value === undefined
-      ? undefined
-      : value
-          .split(',')
-          .map((t) => t.trim())
-          .filter(Boolean);
 
   hooks
     .command('add <institution> <url>')
@@ -31,7 +25,7 @@ export function registerWebhookCommands(
       print(
         await admin()('POST', path(slug), {
           url,
-          event_types: types(o.events),
+          event_types: commaList(o.events),
           description: o.description,
           enabled: o.disabled ? false : undefined,
         }),
@@ -56,7 +50,7 @@ export function registerWebhookCommands(
       print(
         await admin()('PATCH', path(slug, id), {
           url: o.url,
-          event_types: types(o.events),
+          event_types: commaList(o.events),
           description: o.description,
           enabled: o.enable ? true : o.disable ? false : undefined,
         }),
@@ -102,12 +96,7 @@ export function registerWebhookCommands(
     .command('event <institution> <event_id>')
     .description('One event and its deliveries with every attempt')
     .action(async (slug: string, eventId: string) =>
-      print(
-        await admin()(
-          'GET',
-          `/admin/v1/institutions/${encodeURIComponent(slug)}/events/${encodeURIComponent(eventId)}/deliveries`,
-        ),
-      ),
+      print(await admin()('GET', institutionPath(slug, 'events', eventId, 'deliveries'))),
     );
   hooks
     .command('redeliver <institution> <id> <event_id>')
