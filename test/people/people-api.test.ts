@@ -2,7 +2,9 @@
 // once, removal and ended sessions, CSRF on cookie writes, and feed secrets and sessions never
 // crossing.
 import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
 import {
   browserWith,
@@ -13,6 +15,41 @@ import {
 } from '../helpers/people.ts';
 
 describeEachDatabase('people and sessions', (ctx) => {
+  test('a change the API answered as done is already in the audit when the answer arrives', async () => {
+    const tenant = await seedTenant(ctx());
+    const admin = await personBrowser(ctx(), tenant, { roles: ['admin'] });
+    // Over a real socket, as a client sees it: the answer's last byte, then the audit.
+    if (!ctx().app.server.listening) await ctx().app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = ctx().app.server.address() as AddressInfo;
+    const url = `http://127.0.0.1:${port}/admin/v1/institutions/${tenant.slug}/people`;
+    for (let i = 0; i < 5; i++) {
+      const invited = await fetch(url, {
+        method: 'POST',
+        headers: { cookie: admin.cookie, 'x-csrf-token': admin.csrf, 'content-type': 'application/json' },
+        body: JSON.stringify({ email: `audited-${i}@example.edu`, name: `Audited ${i}`, roles: ['staff'] }),
+      });
+      assert.equal(invited.status, 201, await invited.text());
+      const { rows } = await ctx().db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM admin_audit WHERE request_id = $1',
+        [invited.headers.get('x-request-id')],
+      );
+      assert.equal(rows[0].n, 1, `the audit entry of invitation ${i}`);
+    }
+    if (ctx().kind !== 'postgres') return;
+    // While the audit cannot be written (another transaction holds its table), the answer waits.
+    await ctx().db.transaction(async (tx) => {
+      await tx.query('LOCK TABLE admin_audit IN EXCLUSIVE MODE');
+      const answer = fetch(url, {
+        method: 'POST',
+        headers: { cookie: admin.cookie, 'x-csrf-token': admin.csrf, 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'held@example.edu', name: 'Held', roles: ['staff'] }),
+      });
+      const first = await Promise.race([answer.then(() => 'answer'), delay(500).then(() => 'waited')]);
+      assert.equal(first, 'waited', 'no answer before its audit entry');
+      void answer.catch(() => {});
+    });
+  });
+
   test('an admin invites, lists, changes and removes people; the audit names who did it and in which session', async () => {
     const tenant = await seedTenant(ctx());
     const admin = await personBrowser(ctx(), tenant, { roles: ['admin'] });

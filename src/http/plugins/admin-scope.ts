@@ -60,8 +60,11 @@ export function adminScope(app: App, services: Services): void {
     request.institution = institution;
   });
   app.addHook('onRequest', requireCsrf(app));
-  app.addHook('onResponse', async (request, reply) => {
-    if (SAFE_METHODS.has(request.method) || !request.caller || reply.statusCode >= 400) return;
+  // Written before the response leaves (onSend, not onResponse): a caller told that a change
+  // succeeded can find it in the audit. The change itself has committed by then; a failed audit
+  // write is logged as an error rather than turning that success into a failure.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (SAFE_METHODS.has(request.method) || !request.caller || reply.statusCode >= 400) return payload;
     await services.adminAudit
       .record({
         caller: request.caller,
@@ -72,6 +75,7 @@ export function adminScope(app: App, services: Services): void {
         requestId: request.id,
       })
       .catch((error) => request.log.error({ err: error }, 'admin audit write failed'));
+    return payload;
   });
 }
 
