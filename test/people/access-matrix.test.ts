@@ -23,6 +23,7 @@ const table: [RegExp, Access][] = [
     /^GET \/admin\/v1\/institutions\/\{slug\}(\/(cohorts|programs|campuses|audience-tags|students|campus-aliases|terms|units|enrolments|calendar-events|students\.csv|crisis-contacts))?$/,
     'read',
   ],
+  [/^PATCH \/admin\/v1\/institutions\/\{slug\}$/, 'admin'],
   [/^POST .*\/cohorts$/, 'admin'],
   [/^PATCH .*\/cohorts\/\{id\}$/, 'admin'],
   [/^PUT .*\/crisis-contacts$/, 'admin'],

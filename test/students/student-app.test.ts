@@ -159,6 +159,36 @@ describeCalendar('student pages', (ctx) => {
     assert.match(textOf((await own.get('/app/')).body), /Your first six weeks are over/);
   });
 
+  test("days are the institution's: its time zone decides today, the weeks and the times printed", async () => {
+    const tenant = await seedTenant(ctx());
+    await addFetchedFeed(ctx(), tenant.slug, everyoneCalendar, { name: 'Campus life' });
+    await setCohortStart(ctx(), tenant, '2026-09-01');
+    const student = await signedInStudent(ctx(), tenant);
+    // 06:00 UTC on 1 September: the first day in UTC...
+    const utc = textOf((await student.get('/app/')).body);
+    assert.match(utc, /Week 1 of 6/);
+    assert.match(utc, /Clubs fair/);
+    // ...and 23:00 on 31 August in Los Angeles, where the six weeks start tomorrow.
+    const set = await ctx().admin('PATCH', `/admin/v1/institutions/${tenant.slug}`, {
+      time_zone: 'america/los_angeles',
+    });
+    assert.equal(set.statusCode, 200, set.body);
+    assert.equal(set.json().time_zone, 'America/Los_Angeles');
+    const la = textOf((await student.get('/app/')).body);
+    assert.match(la, /Your six weeks start in 1 day/);
+    // A weekly tour at 09:00 UTC is 02:00 in Los Angeles, written with the zone's name.
+    assert.match(la, /Thu, 3 Sept 2026, 02:00–03:00 GMT-7/);
+    assert.match(la, /Clubs fair Tue, 1 Sept 2026 to Wed, 2 Sept 2026/, 'all-day events keep their dates');
+    // An unknown zone is refused and changes nothing.
+    const bad = await ctx().admin('PATCH', `/admin/v1/institutions/${tenant.slug}`, {
+      time_zone: 'Mars/Olympus',
+    });
+    assert.equal(bad.statusCode, 400);
+    assert.deepEqual([bad.json().error, bad.json().field], ['invalid_field', 'time_zone']);
+    const read = await ctx().admin('GET', `/admin/v1/institutions/${tenant.slug}`);
+    assert.equal(read.json().time_zone, 'America/Los_Angeles');
+  });
+
   test("individual clock: the student's own start date counts; the cohort's does not", async () => {
     const tenant = await seedTenant(ctx(), { clock: 'individual' });
     await setCohortStart(ctx(), tenant, '2026-06-01');

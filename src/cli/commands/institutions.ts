@@ -2,6 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { type AdminCall, CliError } from '../admin-client.ts';
+import { institutionPath } from './args.ts';
 import { listingQuery, pagingOptions } from './listing.ts';
 
 const enc = encodeURIComponent;
@@ -19,8 +20,17 @@ export function registerInstitutionCommands(
   institutions
     .command('create <slug> <name>')
     .description('Create an institution')
-    .action(async (slug: string, name: string) =>
-      print(await admin()('POST', '/admin/v1/institutions', { slug, name })),
+    .option('--time-zone <zone>', "IANA time zone the students' days are counted in (default UTC)")
+    .action(async (slug: string, name: string, o) =>
+      print(await admin()('POST', '/admin/v1/institutions', { slug, name, time_zone: o.timeZone })),
+    );
+  institutions
+    .command('update <slug>')
+    .description('Rename an institution or set its time zone')
+    .option('--name <name>', 'the name people see')
+    .option('--time-zone <zone>', 'IANA time zone, e.g. Australia/Sydney')
+    .action(async (slug: string, o) =>
+      print(await admin()('PATCH', institutionPath(slug), { name: o.name, time_zone: o.timeZone })),
     );
   pagingOptions(institutions.command('list').description('List institutions, by slug')).action(async (o) =>
     print(await admin()('GET', `/admin/v1/institutions?${listingQuery(o)}`)),

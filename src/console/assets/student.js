@@ -1,5 +1,6 @@
-// Progressive enhancement of the student pages: times are written in UTC by the server; rewrite
-// each <time data-local> in the browser's own time zone. Without scripts the UTC text stays.
+// Progressive enhancement of the student pages: times are written by the server in the
+// institution's time zone; rewrite each <time data-local> in the browser's own time zone.
+// Without scripts the server's text stays.
 (() => {
   const day = new Intl.DateTimeFormat(undefined, {
     weekday: 'short',

@@ -19,7 +19,7 @@ import { csrfToken, requireCsrf, sessionCookies } from '../../http/plugins/sessi
 import type { App } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
 import { viewsDir } from '../pages.ts';
-import { viewHelpers } from './format.ts';
+import { studentViewHelpers } from './format.ts';
 
 type StudentCaller = Extract<Caller, { kind: 'student' }>;
 
@@ -78,7 +78,7 @@ export function studentRoutes(app: App, services: Services): void {
           .status(status)
           .header('cache-control', 'no-store')
           .studentPage(template, {
-            ...viewHelpers,
+            ...studentViewHelpers(caller?.timeZone ?? 'UTC'),
             ...data,
             signedIn: Boolean(caller),
             actor: caller?.actor,

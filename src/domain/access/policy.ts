@@ -41,6 +41,8 @@ export type Caller =
       institutionId: string;
       actor: string;
       sessionId: string;
+      /** The institution's time zone, in which the student pages print times. */
+      timeZone: string;
     };
 
 /**

@@ -5,13 +5,30 @@ import { type KeysetPage, keysetPage, type Paged } from '../../db/keyset.ts';
 import { ApiError } from '../../errors.ts';
 import type { CursorKey, KeysetOrder } from '../../lib/cursor.ts';
 import { slugPattern, uuidPattern } from '../../lib/ids.ts';
+import { canonicalTimeZone } from '../../lib/time-zones.ts';
 import { institutionNotFound } from '../access/policy.ts';
 
 export interface Institution {
   id: string;
   slug: string;
   name: string;
+  /** IANA time zone the student pages count days in (default UTC). */
+  time_zone: string;
   created_at: Date;
+}
+
+const institutionColumns = 'id, slug, name, time_zone, created_at';
+
+/** A time zone as stored: its canonical IANA name, or 400 invalid_field naming `time_zone`. */
+export function checkTimeZone(value: string): string {
+  const zone = canonicalTimeZone(value);
+  if (!zone) {
+    throw new ApiError('invalid_field', {
+      field: 'time_zone',
+      detail: `"${value.slice(0, 64)}" is not a time zone; use an IANA name such as Australia/Sydney or UTC`,
+    });
+  }
+  return zone;
 }
 
 export type CohortClock = 'cohort' | 'individual';
@@ -139,7 +156,7 @@ const studentColumns = `s.id, s.cohort_id, s.email, s.student_id_ext, s.first_na
 export function createInstitutionsService(db: Db) {
   async function bySlug(slug: string): Promise<Institution | undefined> {
     const { rows } = await db.query<Institution>(
-      'SELECT id, slug, name, created_at FROM institutions WHERE slug = $1',
+      `SELECT ${institutionColumns} FROM institutions WHERE slug = $1`,
       [slug],
     );
     return rows[0];
@@ -158,11 +175,12 @@ export function createInstitutionsService(db: Db) {
     /** The institution named by slug; undefined for an unknown or malformed slug. */
     bySlugIfValid: (slug: string) => (slugPattern.test(slug) ? bySlug(slug) : Promise.resolve(undefined)),
 
-    async create(input: { slug: string; name: string }): Promise<Institution> {
+    async create(input: { slug: string; name: string; time_zone?: string }): Promise<Institution> {
+      const zone = checkTimeZone(input.time_zone ?? 'UTC');
       try {
         const { rows } = await db.query<Institution>(
-          'INSERT INTO institutions (slug, name) VALUES ($1, $2) RETURNING id, slug, name, created_at',
-          [input.slug, input.name],
+          `INSERT INTO institutions (slug, name, time_zone) VALUES ($1, $2, $3) RETURNING ${institutionColumns}`,
+          [input.slug, input.name, zone],
         );
         return rows[0];
       } catch (error) {
@@ -175,9 +193,23 @@ export function createInstitutionsService(db: Db) {
       }
     },
 
+    /** Renames an institution or changes its time zone; fields not given are kept. */
+    async update(
+      institutionId: string,
+      changes: { name?: string; time_zone?: string },
+    ): Promise<Institution> {
+      const zone = changes.time_zone === undefined ? null : checkTimeZone(changes.time_zone);
+      const { rows } = await db.query<Institution>(
+        `UPDATE institutions SET name = COALESCE($2, name), time_zone = COALESCE($3, time_zone)
+         WHERE id = $1 RETURNING ${institutionColumns}`,
+        [institutionId, changes.name ?? null, zone],
+      );
+      return rows[0];
+    },
+
     async list(page: KeysetPage): Promise<Paged<Institution>> {
       const { rows } = await db.query<Institution & { sort_key: CursorKey }>(
-        `SELECT id, slug, name, created_at, json_build_array(slug) AS sort_key FROM institutions
+        `SELECT ${institutionColumns}, json_build_array(slug) AS sort_key FROM institutions
          WHERE $1::text IS NULL OR slug > $1::text ORDER BY slug LIMIT $2`,
         [page.after?.[0] ?? null, page.limit + 1],
       );

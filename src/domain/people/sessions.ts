@@ -35,6 +35,8 @@ interface SessionRow {
   permissions: string[] | null;
   student_name: string | null;
   student_email: string | null;
+  /** The student's institution's time zone (students only). */
+  time_zone: string | null;
 }
 
 const TOUCH_AFTER_MS = 60_000;
@@ -73,10 +75,12 @@ export function createSessions(db: Db, clock: Clock, policy: SessionPolicy) {
       const { rows } = await db.query<SessionRow>(
         `SELECT s.id, s.institution_id, s.person_id, s.student_id, s.operator, s.last_seen_at, s.expires_at,
                 p.name AS person_name, p.email AS person_email, p.roles, p.permissions,
-                nullif(concat_ws(' ', st.first_name, st.last_name), '') AS student_name, st.email AS student_email
+                nullif(concat_ws(' ', st.first_name, st.last_name), '') AS student_name, st.email AS student_email,
+                i.time_zone
          FROM sessions s
          LEFT JOIN people p ON p.id = s.person_id AND p.removed_at IS NULL
          LEFT JOIN students st ON st.id = s.student_id AND st.departed_at IS NULL
+         LEFT JOIN institutions i ON i.id = st.institution_id
          WHERE s.token_hash = $1 AND s.ended_at IS NULL AND s.expires_at > $2 AND s.last_seen_at > $3`,
         [sha256Hex(token), now, idleSince],
       );
@@ -148,6 +152,7 @@ function toCaller(row: SessionRow): Caller | undefined {
       institutionId: row.institution_id,
       actor: row.student_name ?? row.student_email,
       sessionId: row.id,
+      timeZone: row.time_zone ?? 'UTC',
     };
   }
   return undefined;

@@ -7,6 +7,7 @@
 // Events are read only while the six weeks are ahead or under way.
 import type { Queryable } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
+import { dateIn } from '../../lib/time-zones.ts';
 import type { CalendarEventOut } from '../calendar/events.ts';
 import { eventsForStudent } from '../calendar/for-students.ts';
 import type { StudentRef } from './own-requests.ts';
@@ -16,7 +17,7 @@ import {
   type SixWeeks,
   sixWeeks,
   startDateFor,
-  utcDate,
+  weekOf,
   weekRanges,
 } from './six-weeks.ts';
 
@@ -33,6 +34,8 @@ export interface StudentProfile {
   cohort_start_date: string | null;
   institution_name: string;
   institution_slug: string;
+  /** The institution's IANA time zone: the student's days are its days. */
+  time_zone: string;
 }
 
 export interface HomeWeek {
@@ -56,7 +59,7 @@ export async function studentProfile(q: Queryable, student: StudentRef): Promise
   const { rows } = await q.query<StudentProfile>(
     `SELECT s.id, s.first_name, s.program_id, s.campus_id, to_char(s.start_date, 'YYYY-MM-DD') AS start_date,
             c.clock, to_char(c.start_date, 'YYYY-MM-DD') AS cohort_start_date,
-            i.name AS institution_name, i.slug AS institution_slug
+            i.name AS institution_name, i.slug AS institution_slug, i.time_zone
      FROM students s
      JOIN cohorts c ON c.id = s.cohort_id
      JOIN institutions i ON i.id = s.institution_id
@@ -70,11 +73,11 @@ export async function studentProfile(q: Queryable, student: StudentRef): Promise
 export async function studentHome(q: Queryable, student: StudentRef, now: Date): Promise<StudentHome> {
   const profile = await studentProfile(q, student);
   const start = startDateFor(profile.clock, profile.cohort_start_date, profile.start_date);
-  const where = sixWeeks(profile.clock, start, utcDate(now));
+  const where = sixWeeks(profile.clock, start, dateIn(now, profile.time_zone));
   if (where.state === 'no_start' || where.state === 'after') {
     return { student: profile, sixWeeks: where, weeks: [], truncated: false };
   }
-  const window = eventWindow(where.start);
+  const window = eventWindow(where.start, profile.time_zone);
   const events = await eventsForStudent(
     q,
     { institutionId: student.institutionId, programId: profile.program_id, campusId: profile.campus_id },
@@ -86,14 +89,7 @@ export async function studentHome(q: Queryable, student: StudentRef, now: Date):
     events: [],
   }));
   for (const event of events.slice(0, MAX_HOME_EVENTS)) {
-    weeks[weekIndex(event, window.from)].events.push(event);
+    weeks[weekOf(event, where.start, profile.time_zone)].events.push(event);
   }
   return { student: profile, sixWeeks: where, weeks, truncated: events.length > MAX_HOME_EVENTS };
-}
-
-/** The week (0 to 5) an occurrence starts in; one that began before the window is in week 1. */
-export function weekIndex(event: { start: string }, from: Date): number {
-  const start = Date.parse(event.start.length === 10 ? `${event.start}T00:00:00Z` : event.start);
-  const index = Math.floor((start - from.getTime()) / (7 * 86_400_000));
-  return Math.min(5, Math.max(0, index));
 }

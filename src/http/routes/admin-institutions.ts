@@ -32,7 +32,17 @@ const Institution = Type.Object({
   id: Uuid(),
   slug: Type.String(),
   name: Type.String(),
+  time_zone: Type.String({
+    description:
+      "IANA time zone the student pages count days in: a student's today, their six weeks and the times they read",
+  }),
   created_at: DateTime(),
+});
+
+const TimeZone = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  description: 'An IANA time zone, e.g. Australia/Sydney (default UTC); stored by its canonical name',
 });
 
 const Cohort = Type.Object({
@@ -116,6 +126,7 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
         body: Type.Object({
           slug: Slug('Lower-case key used by feeds'),
           name: Text({ minLength: 1, maxLength: 200 }),
+          time_zone: Type.Optional(TimeZone),
         }),
         response: { 201: Institution, ...errorResponses(400, 401, 409) },
       },
@@ -153,6 +164,28 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
       },
     },
     async (request) => institutionOf(request),
+  );
+
+  app.patch(
+    '/admin/v1/institutions/:slug',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        security,
+        summary: 'Rename an institution or set its time zone',
+        description:
+          "Admins and the operator. The time zone decides the students' days (docs/student-app.md); " +
+          'an unknown zone is 400 invalid_field with field time_zone. Fields not sent are kept.',
+        params: SlugParams,
+        body: Type.Object({
+          name: Type.Optional(Text({ minLength: 1, maxLength: 200 })),
+          time_zone: Type.Optional(TimeZone),
+        }),
+        response: { 200: Institution, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => institutions.update(institutionOf(request).id, request.body),
   );
 
   app.post(
