@@ -185,7 +185,7 @@ describeCalendar('console: calendar feeds, crisis contacts, cohorts', (ctx) => {
       ['url_2', 'javascript:alert(1)'],
     ]);
     assert.equal(bad.statusCode, 400);
-    assert.match(bad.body, /id="contact-2-url-error">[^<]*contacts\[1\]\.url[^<]*\(invalid_field\)/);
+    assert.match(bad.body, /id="contact-2-url-error">The web address must be [^<]*\(invalid_field\)/);
     assert.match(bad.body, /value="Night line"/);
     assert.deepEqual((await ctx().admin('GET', api)).json(), { contacts: [] });
 

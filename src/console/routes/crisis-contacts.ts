@@ -14,7 +14,15 @@ import { text } from '../forms.ts';
 
 const schema = { hide: true, params: Type.Object({ slug: Type.String() }) };
 const FIELDS = ['name', 'phone', 'url', 'hours', 'description'] as const;
-type Row = Record<(typeof FIELDS)[number], string>;
+type Field = (typeof FIELDS)[number];
+type Row = Record<Field, string>;
+const LABELS: Record<Field, string> = {
+  name: 'name',
+  phone: 'phone number',
+  url: 'web address',
+  hours: 'hours',
+  description: 'description',
+};
 
 const blank = (): Row => ({ name: '', phone: '', url: '', hours: '', description: '' });
 const isBlank = (row: Row) => FIELDS.every((field) => row[field] === '');
@@ -87,13 +95,20 @@ export function crisisContactRoutes(app: App, _services: Services): void {
         `/console/${institutionOf(request).slug}/crisis-contacts?done=crisis_contacts_saved`,
         303,
       );
-    const message = `${answer.problem.detail ?? 'The contacts were refused.'} (${answer.problem.error})`;
     const at = /^contacts\[(\d+)\](?:\.(\w+))?$/.exec(answer.problem.field ?? '');
     const row = at ? kept[Number(at[1])]?.i : undefined;
     if (at && row !== undefined) {
-      const field = (FIELDS as readonly string[]).includes(at[2]) ? at[2] : 'name';
+      const field = (FIELDS as readonly string[]).includes(at[2]) ? (at[2] as Field) : 'name';
+      // The API counts the contacts sent; shown next to the field, the detail speaks of that field.
+      const detail = (answer.problem.detail ?? 'this value was refused').replace(
+        /contacts\[\d+\](\.\w+)?/g,
+        (_all, sub?: string) =>
+          sub ? `the ${LABELS[sub.slice(1) as Field] ?? sub.slice(1)}` : 'the contact',
+      );
+      const message = `${detail.charAt(0).toUpperCase()}${detail.slice(1)} (${answer.problem.error})`;
       return render(request, rows, { errors: { [`${field}_${row}`]: message }, removed }, answer.status);
     }
+    const message = `${answer.problem.detail ?? 'The contacts were refused.'} (${answer.problem.error})`;
     return render(request, rows, { formError: message, removed }, answer.status);
   });
 }
