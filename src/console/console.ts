@@ -16,6 +16,9 @@ import { csrfToken, requireCsrf, sessionCookies } from '../http/plugins/session-
 import type { App } from '../http/types.ts';
 import type { Services } from '../services.ts';
 import { ApiRefusal, type ConsoleApi, consoleApi } from './api.ts';
+import { calendarFeedRoutes } from './routes/calendar-feeds.ts';
+import { cohortRoutes } from './routes/cohorts.ts';
+import { crisisContactRoutes } from './routes/crisis-contacts.ts';
 import { fullSyncRoutes } from './routes/full-syncs.ts';
 import { healthRoutes } from './routes/health.ts';
 import { inboxRoutes } from './routes/inbox.ts';
@@ -55,6 +58,9 @@ const pages: PageModule[] = [
   runRoutes,
   webhookRoutes,
   fullSyncRoutes,
+  calendarFeedRoutes,
+  crisisContactRoutes,
+  cohortRoutes,
 ];
 
 /** The console's context of a request inside its scope. */
@@ -90,6 +96,10 @@ function navigation(path: string, caller: ConsoleContext['caller'], institution?
       { href: `${base}/secrets`, label: 'Secrets', show: may('admin') },
       { href: `${base}/webhooks`, label: 'Webhooks', show: may('integrations') },
       { href: `${base}/people`, label: 'People', show: may('admin') },
+      // What students see: the calendar feeds, the crisis path's contacts, cohort start dates.
+      { href: `${base}/calendar-feeds`, label: 'Calendar feeds', show: may('admin') },
+      { href: `${base}/crisis-contacts`, label: 'Crisis contacts', show: may('admin') },
+      { href: `${base}/cohorts`, label: 'Cohorts', show: may('admin') },
     );
   }
   const visible = items.filter((item) => item.show);
@@ -127,6 +137,13 @@ const notices: Record<string, string> = {
   webhook_test_sent: 'A test event was queued for this endpoint; it appears in the delivery log.',
   webhook_redelivered: 'The event was queued to be delivered again.',
   webhook_replayed: 'The failed deliveries were queued again.',
+  calendar_feed_added:
+    'The calendar feed was added: the worker fetches it on its next round, or use Fetch now.',
+  calendar_feed_updated: 'The calendar feed was saved.',
+  calendar_feed_deleted: 'The calendar feed was deleted, with its events and fetch history.',
+  crisis_contacts_saved: 'The crisis contacts were saved; students see them from now on.',
+  cohort_created: 'The cohort was created.',
+  cohort_updated: 'The cohort was saved.',
 };
 
 function noticeOf(request: FastifyRequest): string | undefined {

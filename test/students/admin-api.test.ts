@@ -1,4 +1,4 @@
-// The admin side of the student pages: cohort start dates (create, PATCH), crisis contacts
+// The admin side of the student pages: cohort start dates (create, PATCH, read one), crisis contacts
 // (GET/PUT, validated per contact), help-request categories, and the CLI commands for them.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -49,6 +49,16 @@ describeEachDatabase('admin API of the student pages', (ctx) => {
     assert.deepEqual([foreign.statusCode, foreign.json().error], [404, 'cohort_not_found']);
     const staff = await personBrowser(ctx(), tenant, { roles: ['staff'] });
     assert.equal((await staff.request('PATCH', `${base}/${id}`, { name: 'no' })).statusCode, 403);
+    // One cohort: staff may read it; another institution's or a malformed id is cohort_not_found.
+    const one = await staff.request('GET', `${base}/${id}`);
+    assert.equal(one.statusCode, 200, one.body);
+    assert.deepEqual([one.json().id, one.json().name, one.json().start_date], [id, 'Autumn', null]);
+    for (const url of [`/admin/v1/institutions/${other.slug}/cohorts/${id}`, `${base}/not-a-uuid`]) {
+      const missing = await ctx().admin('GET', url);
+      assert.equal(missing.statusCode, url.endsWith('not-a-uuid') ? 400 : 404, url);
+    }
+    const foreignRead = await ctx().admin('GET', `/admin/v1/institutions/${other.slug}/cohorts/${id}`);
+    assert.equal(foreignRead.json().error, 'cohort_not_found');
   });
 
   test('crisis contacts: replace, read in order, clear; each bad contact is a 400 naming it', async () => {

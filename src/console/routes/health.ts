@@ -1,11 +1,12 @@
 // Integration health: the first page an admin sees. The last roster and enrolments pushes, held
-// departures, both secrets, and webhook endpoints failing or disabled; each item links to its
-// page. Staff land on the help-request inbox instead (this page's reads are admin-only).
+// departures, both secrets, webhook endpoints failing or disabled, and calendar feeds failing;
+// each item links to its page. Staff land on the help-request inbox instead (this page's reads are admin-only).
 import { Type } from 'typebox';
 import type { App } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
 import { ctx, institutionOf } from '../console.ts';
 import { when } from '../forms.ts';
+import { type Feed, feedState } from './calendar-feeds.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -28,7 +29,7 @@ export function healthRoutes(app: App, services: Services): void {
       const institution = institutionOf(request);
       if (!c.may('admin')) return reply.redirect(`/console/${institution.slug}/inbox`, 303);
       const base = `/admin/v1/institutions/${institution.slug}`;
-      const [roster, enrolments, held, rosterSecret, syncSecret, endpoints] = await Promise.all([
+      const [roster, enrolments, held, rosterSecret, syncSecret, endpoints, feeds] = await Promise.all([
         c.api.get<{ items: Run[] }>(`${base}/runs?kind=roster&limit=1`),
         c.api.get<{ items: Run[] }>(`${base}/runs?kind=enrolments&limit=1`),
         c.api.get<{ items: Record<string, unknown>[] }>(`${base}/full-syncs?status=held&limit=20`),
@@ -37,6 +38,7 @@ export function healthRoutes(app: App, services: Services): void {
         ),
         c.api.tryGet<{ state: string; issued_at?: string }>(`${base}/help-sync-secret`),
         c.api.tryGet<{ items: Record<string, unknown>[] }>(`${base}/webhook-endpoints?limit=200`),
+        c.api.get<{ items: Feed[] }>(`${base}/calendar-feeds?limit=200`),
       ]);
       const now = services.clock.now().getTime();
       const rotateBy = rosterSecret.rotate_by ? new Date(rosterSecret.rotate_by).getTime() : undefined;
@@ -85,6 +87,14 @@ export function healthRoutes(app: App, services: Services): void {
           text: `Webhook endpoint ${endpoint.url}: ${endpoint.state}`,
           href: `/console/${institution.slug}/webhooks/${endpoint.id}`,
         });
+      const failingFeeds = feeds.items
+        .filter((f) => f.health === 'failing')
+        .map((f) => ({ ...f, label: f.name ?? f.url, state: feedState(f) }));
+      for (const feed of failingFeeds)
+        attention.push({
+          text: `Calendar feed ${feed.label}: ${feed.state}`,
+          href: `/console/${institution.slug}/calendar-feeds/${feed.id}`,
+        });
       return c.render('console/health.eta', {
         title: 'Integration health',
         attention,
@@ -98,6 +108,8 @@ export function healthRoutes(app: App, services: Services): void {
         syncSecret,
         endpoints: endpoints?.items,
         troubled,
+        feeds: feeds.items,
+        failingFeeds,
         when,
       });
     },

@@ -266,6 +266,17 @@ export function createInstitutionsService(db: Db) {
       return keysetPage(rows, page.limit);
     },
 
+    /** A cohort of the institution; another institution's is cohort_not_found like an unknown id. */
+    async getCohort(institutionId: string, cohortId: string): Promise<Cohort> {
+      if (!uuidPattern.test(cohortId)) throw cohortNotFound(cohortId);
+      const { rows } = await db.query<Cohort>(
+        `SELECT ${cohortColumns} FROM cohorts WHERE institution_id = $1 AND id = $2`,
+        [institutionId, cohortId],
+      );
+      if (!rows[0]) throw cohortNotFound(cohortId);
+      return rows[0];
+    },
+
     /** A cohort by id, or undefined when absent (or the id is not a UUID). */
     async cohort(cohortId: string): Promise<Cohort | undefined> {
       if (!uuidPattern.test(cohortId)) return undefined;

@@ -1,9 +1,8 @@
-// Admin API: institutions, cohorts, roster secrets and the console's read-only listings.
+// Admin API: institutions, roster secrets and the console's read-only listings.
 import { Type } from 'typebox';
 import {
   audienceTagOrder,
   campusOrder,
-  cohortOrder,
   institutionOrder,
   programOrder,
   studentOrder,
@@ -43,28 +42,6 @@ const TimeZone = Type.String({
   minLength: 1,
   maxLength: 64,
   description: 'An IANA time zone, e.g. Australia/Sydney (default UTC); stored by its canonical name',
-});
-
-const Cohort = Type.Object({
-  id: Uuid(),
-  institution_id: Uuid(),
-  name: Type.String(),
-  clock: Type.Union([Type.Literal('cohort'), Type.Literal('individual')]),
-  start_date: Type.Union([Type.String({ format: 'date' }), Type.Null()], {
-    description:
-      "First day of the cohort's six weeks (cohort clock); null until set. An individual cohort ignores it.",
-  }),
-  created_at: DateTime(),
-});
-
-const ClockSchema = Type.Union([Type.Literal('cohort'), Type.Literal('individual')], {
-  description:
-    'cohort: one shared start (start_date); individual: each student starts on their own start_date',
-});
-const StartDate = Type.Union([Type.String({ maxLength: 10, description: 'YYYY-MM-DD' }), Type.Null()], {
-  description:
-    'First day of the six weeks for a cohort-clock cohort (YYYY-MM-DD); null clears it. The student pages ' +
-    'count weeks from it (docs/student-app.md).',
 });
 
 const Student = Type.Object({
@@ -186,82 +163,6 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
       },
     },
     async (request) => institutions.update(institutionOf(request).id, request.body),
-  );
-
-  app.post(
-    '/admin/v1/institutions/:slug/cohorts',
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags,
-        security,
-        summary: 'Create a cohort',
-        params: SlugParams,
-        body: Type.Object({
-          name: Text({ minLength: 1, maxLength: 200 }),
-          clock: Type.Optional(ClockSchema),
-          start_date: Type.Optional(StartDate),
-        }),
-        response: { 201: Cohort, ...errorResponses(400, 401, 404) },
-      },
-    },
-    async (request, reply) =>
-      reply.status(201).send(
-        await institutions.createCohort(institutionOf(request).id, {
-          name: request.body.name,
-          clock: request.body.clock ?? 'cohort',
-          startDate: request.body.start_date,
-        }),
-      ),
-  );
-
-  app.patch(
-    '/admin/v1/institutions/:slug/cohorts/:id',
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags,
-        security,
-        summary: 'Change a cohort: name, clock or start date',
-        description:
-          'Fields left out stay as they are; start_date null clears it. Changing the start date moves every ' +
-          "student's six weeks of a cohort-clock cohort at once.",
-        params: Type.Intersect([SlugParams, Type.Object({ id: Uuid('Cohort id') })]),
-        body: Type.Object({
-          name: Type.Optional(Text({ minLength: 1, maxLength: 200 })),
-          clock: Type.Optional(ClockSchema),
-          start_date: Type.Optional(StartDate),
-        }),
-        response: { 200: Cohort, ...errorResponses(400, 401, 404) },
-      },
-    },
-    async (request) =>
-      institutions.updateCohort(institutionOf(request).id, request.params.id, {
-        name: request.body.name,
-        clock: request.body.clock,
-        startDate: request.body.start_date,
-      }),
-  );
-
-  app.get(
-    '/admin/v1/institutions/:slug/cohorts',
-    {
-      config: { access: 'read' },
-      schema: {
-        tags,
-        security,
-        summary: 'List cohorts',
-        description: 'Oldest first.',
-        params: SlugParams,
-        querystring: CursorQuery,
-        response: { 200: Page(Cohort), ...errorResponses(400, 401, 404) },
-      },
-    },
-    async (request) =>
-      pageReply(
-        cohortOrder,
-        await institutions.listCohorts(institutionOf(request).id, pageOf(cohortOrder, request.query)),
-      ),
   );
 
   const SecretStatus = Type.Object({

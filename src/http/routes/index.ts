@@ -12,6 +12,7 @@ import { registerSessionCookies } from '../plugins/session-cookies.ts';
 import type { App } from '../types.ts';
 import { adminCalendarRoutes } from './admin-calendar.ts';
 import { adminCampusRoutes } from './admin-campuses.ts';
+import { adminCohortRoutes } from './admin-cohorts.ts';
 import { adminCrisisContactRoutes } from './admin-crisis-contacts.ts';
 import { adminFullSyncRoutes } from './admin-full-syncs.ts';
 import { adminHelpdeskRoutes } from './admin-helpdesk.ts';
@@ -37,6 +38,7 @@ const integrationRoutes: RouteModule[] = [healthRoutes, sisSyncRoutes, sisEnrolm
 /** Admin routes: each declares the access it needs in `config.access`. */
 const adminRoutes: RouteModule[] = [
   adminInstitutionRoutes,
+  adminCohortRoutes,
   adminPeopleRoutes,
   adminRunRoutes,
   adminCampusRoutes,
