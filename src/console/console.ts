@@ -16,6 +16,9 @@ import { csrfToken, requireCsrf, sessionCookies } from '../http/plugins/session-
 import type { App } from '../http/types.ts';
 import type { Services } from '../services.ts';
 import { ApiRefusal, type ConsoleApi, consoleApi } from './api.ts';
+import { dataCampusRoutes } from './routes/data-campuses.ts';
+import { dataStudentRoutes } from './routes/data-students.ts';
+import { dataTaxonomyRoutes } from './routes/data-taxonomy.ts';
 import { fullSyncRoutes } from './routes/full-syncs.ts';
 import { healthRoutes } from './routes/health.ts';
 import { inboxRoutes } from './routes/inbox.ts';
@@ -55,6 +58,9 @@ const pages: PageModule[] = [
   runRoutes,
   webhookRoutes,
   fullSyncRoutes,
+  dataStudentRoutes,
+  dataTaxonomyRoutes,
+  dataCampusRoutes,
 ];
 
 /** The console's context of a request inside its scope. */
@@ -70,15 +76,18 @@ export function institutionOf(request: FastifyRequest): Institution {
   return institution;
 }
 
-interface NavItem {
+interface NavLink {
   href: string;
   label: string;
   current: boolean;
 }
 
+/** A link, or a labelled group of links (the layout nests a group's links under its label). */
+type NavItem = NavLink | { group: string; items: NavLink[] };
+
 function navigation(path: string, caller: ConsoleContext['caller'], institution?: Institution): NavItem[] {
   const may = (access: Access) => caller.kind === 'operator' || grants(caller, access);
-  const items: { href: string; label: string; show: boolean }[] = [];
+  const items: { href: string; label: string; show: boolean; group?: string }[] = [];
   if (caller.kind === 'operator') items.push({ href: '/console/', label: 'Institutions', show: true });
   if (institution) {
     const base = `/console/${institution.slug}`;
@@ -91,6 +100,17 @@ function navigation(path: string, caller: ConsoleContext['caller'], institution?
       { href: `${base}/webhooks`, label: 'Webhooks', show: may('integrations') },
       { href: `${base}/people`, label: 'People', show: may('admin') },
     );
+    // What the SIS pushed, read through the API's listings (staff and admins may read them).
+    for (const [path, label] of [
+      ['students', 'Students'],
+      ['programs', 'Programs'],
+      ['campuses', 'Campuses'],
+      ['terms', 'Terms'],
+      ['units', 'Units'],
+      ['enrolments', 'Enrolments'],
+      ['cohorts', 'Cohorts'],
+    ])
+      items.push({ href: `${base}/${path}`, label, show: may('read'), group: 'Data' });
   }
   const visible = items.filter((item) => item.show);
   // The longest matching prefix is the current page (the health page's `/` matches everything).
@@ -100,7 +120,18 @@ function navigation(path: string, caller: ConsoleContext['caller'], institution?
         path === item.href || (item.href.endsWith('/') ? path === item.href : path.startsWith(item.href)),
     )
     .sort((a, b) => b.href.length - a.href.length)[0];
-  return visible.map(({ href, label }) => ({ href, label, current: href === current?.href }));
+  const nav: NavItem[] = [];
+  for (const { href, label, group } of visible) {
+    const link = { href, label, current: href === current?.href };
+    if (!group) {
+      nav.push(link);
+      continue;
+    }
+    const last = nav.at(-1);
+    if (last && 'group' in last && last.group === group) last.items.push(link);
+    else nav.push({ group, items: [link] });
+  }
+  return nav;
 }
 
 /** Messages shown after a change, named by the `done` query parameter of the redirect. */
@@ -127,6 +158,8 @@ const notices: Record<string, string> = {
   webhook_test_sent: 'A test event was queued for this endpoint; it appears in the delivery log.',
   webhook_redelivered: 'The event was queued to be delivered again.',
   webhook_replayed: 'The failed deliveries were queued again.',
+  campuses_merged:
+    'The campuses were merged: the old name is kept as an alias, so later pushes naming it match the campus that stayed.',
 };
 
 function noticeOf(request: FastifyRequest): string | undefined {
