@@ -11,7 +11,7 @@ import { type Browser, operatorBrowser, personBrowser } from '../helpers/people.
 
 /** The emails in the students table of a page. */
 function emailsOf(html: string): string[] {
-  const table = html.match(/<table id="students">[\s\S]*?<\/table>/)?.[0] ?? '';
+  const table = html.match(/<table id="students"[\s\S]*?<\/table>/)?.[0] ?? '';
   return [...table.matchAll(/<td class="email">([^<]+)<\/td>/g)].map((m) => m[1]);
 }
 
@@ -221,6 +221,13 @@ describeEachDatabase('console data pages', (ctx) => {
       itself.body,
       /id="merge-into-error">a campus cannot be merged into itself \(invalid_field\)/,
     );
+    const unknown = await formPost(ctx(), operator, `${campuses}/merge`, {
+      from: 'No Such Campus',
+      into: ids.North,
+      confirmed: 'yes',
+    });
+    assert.equal(unknown.statusCode, 404);
+    assert.match(unknown.body, /id="merge-from-error">no campus &quot;No Such Campus&quot; \(not_found\)/);
     const done = await formPost(ctx(), operator, `${campuses}/merge`, {
       from: ids.Northern,
       into: ids.North,
