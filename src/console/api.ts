@@ -1,6 +1,7 @@
 // The console's client of the admin API. Every write, and most reads, go through the admin API
 // in-process (`inject`) carrying the person's own cookie and CSRF token: the API authorises,
 // validates and audits exactly as for any other client, and the console only renders answers.
+import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../http/types.ts';
 
@@ -24,6 +25,12 @@ export interface ConsoleApi {
   get<T = Record<string, unknown>>(url: string): Promise<T>;
   /** A read whose refusal the page renders itself (a panel the role may not see). */
   tryGet<T = Record<string, unknown>>(url: string): Promise<T | undefined>;
+  /**
+   * A read passed on as the API writes it (a CSV export of a whole institution): the body is
+   * never held in memory, and the API's backpressure reaches the person's connection. A refusal
+   * becomes the page's own error, as with `get`.
+   */
+  stream(url: string): Promise<{ headers: Record<string, unknown>; body: Readable }>;
 }
 
 /** Thrown by `get` when the API refuses a read; the console's error handler renders it. */
@@ -71,6 +78,30 @@ export function consoleApi(app: App, request: FastifyRequest, _reply: FastifyRep
   };
   return {
     call,
+    async stream(url: string) {
+      const response = await app.inject({
+        method: 'GET',
+        url,
+        headers: {
+          ...(request.headers.cookie ? { cookie: request.headers.cookie } : {}),
+          'x-request-id': request.id,
+        },
+        payloadAsStream: true,
+      });
+      const body = response.stream();
+      // A download the person abandons ends the API's side too, so it stops reading batches.
+      body.once('close', () => response.raw.res.destroy());
+      if (response.statusCode < 400) return { headers: response.headers, body };
+      // A refusal is a short JSON body: read it whole to show the API's code and detail.
+      const chunks: Buffer[] = [];
+      for await (const chunk of body) chunks.push(chunk as Buffer);
+      const parsed = safeJson(Buffer.concat(chunks).toString('utf8'));
+      const problem =
+        parsed && typeof parsed === 'object' && 'error' in parsed
+          ? (parsed as ApiProblem)
+          : { error: 'internal_error', detail: 'the request could not be completed' };
+      throw new ApiRefusal(response.statusCode, problem);
+    },
     async get<T>(url: string) {
       const answer = await call<T>('GET', url);
       if (!answer.ok) throw new ApiRefusal(answer.status, answer.problem);

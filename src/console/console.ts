@@ -19,6 +19,9 @@ import { ApiRefusal, type ConsoleApi, consoleApi } from './api.ts';
 import { calendarFeedRoutes } from './routes/calendar-feeds.ts';
 import { cohortRoutes } from './routes/cohorts.ts';
 import { crisisContactRoutes } from './routes/crisis-contacts.ts';
+import { dataCampusRoutes } from './routes/data-campuses.ts';
+import { dataStudentRoutes } from './routes/data-students.ts';
+import { dataTaxonomyRoutes } from './routes/data-taxonomy.ts';
 import { fullSyncRoutes } from './routes/full-syncs.ts';
 import { healthRoutes } from './routes/health.ts';
 import { inboxRoutes } from './routes/inbox.ts';
@@ -61,6 +64,9 @@ const pages: PageModule[] = [
   calendarFeedRoutes,
   crisisContactRoutes,
   cohortRoutes,
+  dataStudentRoutes,
+  dataTaxonomyRoutes,
+  dataCampusRoutes,
 ];
 
 /** The console's context of a request inside its scope. */
@@ -76,15 +82,18 @@ export function institutionOf(request: FastifyRequest): Institution {
   return institution;
 }
 
-interface NavItem {
+interface NavLink {
   href: string;
   label: string;
   current: boolean;
 }
 
+/** A link, or a labelled group of links (the layout nests a group's links under its label). */
+type NavItem = NavLink | { group: string; items: NavLink[] };
+
 function navigation(path: string, caller: ConsoleContext['caller'], institution?: Institution): NavItem[] {
   const may = (access: Access) => caller.kind === 'operator' || grants(caller, access);
-  const items: { href: string; label: string; show: boolean }[] = [];
+  const items: { href: string; label: string; show: boolean; group?: string }[] = [];
   if (caller.kind === 'operator') items.push({ href: '/console/', label: 'Institutions', show: true });
   if (institution) {
     const base = `/console/${institution.slug}`;
@@ -101,6 +110,16 @@ function navigation(path: string, caller: ConsoleContext['caller'], institution?
       { href: `${base}/crisis-contacts`, label: 'Crisis contacts', show: may('admin') },
       { href: `${base}/cohorts`, label: 'Cohorts', show: may('admin') },
     );
+    // What the SIS pushed, read through the API's listings (staff and admins may read them).
+    for (const [path, label] of [
+      ['students', 'Students'],
+      ['programs', 'Programs'],
+      ['campuses', 'Campuses'],
+      ['terms', 'Terms'],
+      ['units', 'Units'],
+      ['enrolments', 'Enrolments'],
+    ])
+      items.push({ href: `${base}/${path}`, label, show: may('read'), group: 'Data' });
   }
   const visible = items.filter((item) => item.show);
   // The longest matching prefix is the current page (the health page's `/` matches everything).
@@ -110,7 +129,18 @@ function navigation(path: string, caller: ConsoleContext['caller'], institution?
         path === item.href || (item.href.endsWith('/') ? path === item.href : path.startsWith(item.href)),
     )
     .sort((a, b) => b.href.length - a.href.length)[0];
-  return visible.map(({ href, label }) => ({ href, label, current: href === current?.href }));
+  const nav: NavItem[] = [];
+  for (const { href, label, group } of visible) {
+    const link = { href, label, current: href === current?.href };
+    if (!group) {
+      nav.push(link);
+      continue;
+    }
+    const last = nav.at(-1);
+    if (last && 'group' in last && last.group === group) last.items.push(link);
+    else nav.push({ group, items: [link] });
+  }
+  return nav;
 }
 
 /** Messages shown after a change, named by the `done` query parameter of the redirect. */
@@ -144,6 +174,8 @@ const notices: Record<string, string> = {
   crisis_contacts_saved: 'The crisis contacts were saved; students see them from now on.',
   cohort_created: 'The cohort was created.',
   cohort_updated: 'The cohort was saved.',
+  campuses_merged:
+    'The campuses were merged: the old name is kept as an alias, so later pushes naming it match the campus that stayed.',
 };
 
 function noticeOf(request: FastifyRequest): string | undefined {

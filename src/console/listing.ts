@@ -1,9 +1,10 @@
 // The one place the console pages through admin listings. The console's own URLs carry an
-// opaque `cursor`; this helper turns it into whatever the API takes. Today's listings page by
-// offset (`{items, limit, offset}`), so the cursor is the offset and one extra row is read to know
-// whether a next page exists; a listing answering `{items, next_cursor}` is passed through as is.
+// opaque `cursor`: the API's `next_cursor`, passed back as the API's `cursor` (keyset paging, so
+// page 1000 costs what page 1 costs). A listing the API refuses with a 400 (a cursor edited or
+// left over from other filters, a malformed filter) is not an error page: the page shows the
+// API's detail above an empty list, with the way back to the first page.
 import type { ConsoleApi } from './api.ts';
-import { query } from './api.ts';
+import { ApiRefusal, query } from './api.ts';
 
 export interface Listing<T> {
   items: T[];
@@ -11,6 +12,8 @@ export interface Listing<T> {
   next?: string;
   /** Whether this is not the first page (a link back to the start is shown). */
   paged: boolean;
+  /** The API's refusal of the query, as "detail (code)", shown on the page. */
+  problem?: string;
 }
 
 export async function listPage<T = Record<string, unknown>>(
@@ -20,22 +23,19 @@ export async function listPage<T = Record<string, unknown>>(
   options: { cursor?: string; size?: number } = {},
 ): Promise<Listing<T>> {
   const size = options.size ?? 50;
-  const offset = options.cursor && /^\d{1,9}$/.test(options.cursor) ? Number(options.cursor) : undefined;
-  const cursorParam = options.cursor && offset === undefined ? options.cursor : undefined;
-  const body = await api.get<{ items: T[]; next_cursor?: string | null }>(
-    `${path}${query({ ...filters, limit: size + 1, offset, cursor: cursorParam })}`,
+  const cursor = options.cursor || undefined;
+  const answer = await api.call<{ items: T[]; next_cursor?: string | null }>(
+    'GET',
+    `${path}${query({ ...filters, limit: size, cursor })}`,
   );
-  if ('next_cursor' in body) {
-    return {
-      items: body.items.slice(0, size),
-      next: body.next_cursor ?? undefined,
-      paged: Boolean(options.cursor),
-    };
+  if (!answer.ok) {
+    if (answer.status !== 400) throw new ApiRefusal(answer.status, answer.problem);
+    const detail = answer.problem.detail ?? 'the listing could not be read with these values';
+    return { items: [], paged: Boolean(cursor), problem: `${detail} (${answer.problem.error})` };
   }
-  const more = body.items.length > size;
   return {
-    items: body.items.slice(0, size),
-    next: more ? String((offset ?? 0) + size) : undefined,
-    paged: Boolean(offset),
+    items: answer.body.items,
+    next: answer.body.next_cursor ?? undefined,
+    paged: Boolean(cursor),
   };
 }
