@@ -24,6 +24,7 @@ const table: [RegExp, Access][] = [
     'read',
   ],
   [/^PATCH \/admin\/v1\/institutions\/\{slug\}$/, 'admin'],
+  [/^GET .*\/cohorts\/\{id\}$/, 'read'],
   [/^POST .*\/cohorts$/, 'admin'],
   [/^PATCH .*\/cohorts\/\{id\}$/, 'admin'],
   [/^PUT .*\/crisis-contacts$/, 'admin'],
