@@ -174,6 +174,7 @@ const notices: Record<string, string> = {
   crisis_contacts_saved: 'The crisis contacts were saved; students see them from now on.',
   cohort_created: 'The cohort was created.',
   cohort_updated: 'The cohort was saved.',
+  time_zone_saved: "The time zone was saved: students' days are counted in it from now on.",
   campuses_merged:
     'The campuses were merged: the old name is kept as an alias, so later pushes naming it match the campus that stayed.',
 };

@@ -1,7 +1,8 @@
 // Cohorts (admins and the operator): each cohort with its clock and start date, creating one, and
 // a cohort's page where its name, clock and start date are set. The student pages count a
 // cohort-clock student's six weeks from the cohort's start date (docs/student-app.md), so changing
-// it moves every student of the cohort at once. Every read and write is the admin API's.
+// it moves every student of the cohort at once; the institution's time zone, set here too, decides
+// which days those are. Every read and write is the admin API's.
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { authorize } from '../../domain/access/policy.ts';
@@ -28,6 +29,9 @@ interface Cohort {
   start_date: string | null;
   created_at: string;
 }
+
+/** The zones offered while typing (any zone Node knows is accepted; the API judges it). */
+const TIME_ZONES = ['UTC', ...Intl.supportedValuesOf('timeZone')];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const FIELDS = ['name', 'clock', 'start_date'];
@@ -75,6 +79,8 @@ export function cohortRoutes(app: App, _services: Services): void {
         listing,
         values: { name: '', clock: 'cohort', start_date: '' },
         errors: {},
+        timeZone: { value: institutionOf(request).time_zone },
+        zones: TIME_ZONES,
         when,
         ...extra,
       },
@@ -117,6 +123,22 @@ export function cohortRoutes(app: App, _services: Services): void {
     const answer = await ctx(request).api.call<Cohort>('POST', paths(request).api, body);
     if (!answer.ok) return cohorts(request, { values, ...formErrors(answer.problem, FIELDS) }, answer.status);
     return reply.redirect(`${paths(request, answer.body.id).page}?done=cohort_created`, 303);
+  });
+
+  // The institution's time zone sits with the cohorts: it decides where the six weeks start and
+  // end for every student (docs/student-app.md).
+  app.post('/:slug/time-zone', { schema: { hide: true, params: Params } }, async (request, reply) => {
+    adminsOnly(request);
+    const { slug } = institutionOf(request);
+    const value = text(request.body, 'time_zone');
+    const answer = await ctx(request).api.call('PATCH', `/admin/v1/institutions/${slug}`, {
+      time_zone: value,
+    });
+    if (!answer.ok) {
+      const { errors, formError } = formErrors(answer.problem, ['time_zone']);
+      return cohorts(request, { timeZone: { value, error: errors.time_zone ?? formError } }, answer.status);
+    }
+    return reply.redirect(`${paths(request).page}?done=time_zone_saved`, 303);
   });
 
   app.get('/:slug/cohorts/:id', { schema }, async (request) => {
