@@ -70,17 +70,19 @@ export async function* records(
       throw new CsvFileError(source.name, 1, undefined, `missing column "${name}"`);
     }
   }
-  for await (const { line, values } of file.records) {
-    if (values.length !== header.length) {
-      throw new CsvFileError(
-        source.name,
-        line,
-        undefined,
-        `${values.length} values but the header has ${header.length} columns`,
-      );
+  for await (const batch of file.records) {
+    for (const { line, values } of batch) {
+      if (values.length !== header.length) {
+        throw new CsvFileError(
+          source.name,
+          line,
+          undefined,
+          `${values.length} values but the header has ${header.length} columns`,
+        );
+      }
+      const rec: Rec = {};
+      for (let i = 0; i < header.length; i++) rec[header[i]] = values[i].trim();
+      yield { line, rec };
     }
-    const rec: Rec = {};
-    for (let i = 0; i < header.length; i++) rec[header[i]] = values[i].trim();
-    yield { line, rec };
   }
 }

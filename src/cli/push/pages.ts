@@ -87,8 +87,14 @@ class PageSlot {
   }
 }
 
+/**
+ * A stream's rows, one at a time or in batches: a CSV file gives a chunk's records at once,
+ * one await for a thousand rows.
+ */
+export type Items = AsyncIterable<Item | readonly Item[]>;
+
 export async function* paginate(
-  items: AsyncIterable<Item>,
+  items: Items,
   size: number,
   onProblem: (item: Item) => void,
 ): AsyncGenerator<Page> {
@@ -97,16 +103,18 @@ export async function* paginate(
   let n = 0;
   let slot = slots[0];
   slot.reset();
-  for await (const item of items) {
-    if (!item.row) {
-      onProblem(item);
-      continue;
-    }
-    slot.add(item);
-    if (slot.count === size) {
-      yield slot.page(++n);
-      slot = slots[n % PAGES_HELD];
-      slot.reset();
+  for await (const batch of items) {
+    for (const item of Array.isArray(batch) ? batch : [batch as Item]) {
+      if (!item.row) {
+        onProblem(item);
+        continue;
+      }
+      slot.add(item);
+      if (slot.count === size) {
+        yield slot.page(++n);
+        slot = slots[n % PAGES_HELD];
+        slot.reset();
+      }
     }
   }
   if (slot.count) yield slot.page(++n);

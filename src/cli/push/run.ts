@@ -4,7 +4,7 @@
 
 import { CsvFileError } from './csv-source.ts';
 import { createFeedClient, FeedRequestError } from './feed-client.ts';
-import type { Item } from './pages.ts';
+import type { Items } from './pages.ts';
 import { createProgress, type Progress } from './progress.ts';
 import { PushReport } from './report.ts';
 import { type PushContext, PushStopped, pushSection, type Section } from './send.ts';
@@ -47,7 +47,7 @@ export interface PushJob {
   cohortId?: string;
   institution?: string;
   fullSync?: { syncId?: string };
-  items: () => AsyncIterable<Item>;
+  items: () => Items;
 }
 
 export interface Prepared {

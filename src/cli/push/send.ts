@@ -4,7 +4,7 @@
 // as answered are skipped after checking that their rows are unchanged.
 import { createHash, randomBytes } from 'node:crypto';
 import type { FeedPost } from './feed-client.ts';
-import { type Item, lookahead, type Page, paginate } from './pages.ts';
+import { type Item, type Items, lookahead, type Page, paginate } from './pages.ts';
 import type { Progress } from './progress.ts';
 import type { PushReport, RowOrigin, SectionTotals } from './report.ts';
 import type { PushState } from './state.ts';
@@ -37,7 +37,7 @@ export interface SectionJob {
   stream: string;
   label: string;
   file: string;
-  items: AsyncIterable<Item>;
+  items: Items;
   /** roster */
   cohortId?: string;
   fullSync?: { syncId?: string };
