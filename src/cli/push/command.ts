@@ -5,13 +5,13 @@ import fs from 'node:fs';
 import type { Command } from 'commander';
 import { type ColumnMap, type FileKind, parseColumnMap, resolveHeader, toRow } from './columns.ts';
 import { type CsvReadOptions, type Encoding, type FileSource, openCsv } from './csv-source.ts';
+import { boundHeap, type HeapBound } from './heap.ts';
 import { DEFAULT_MAPPING, type OneRosterMapping } from './oneroster-mapping.ts';
 import type { Item } from './pages.ts';
 import type { Progress } from './progress.ts';
 import { type Prepared, type PushIo, type PushJob, type PushOptions, runPush } from './run.ts';
 import { PushStopped } from './send.ts';
 import { pushKey } from './state.ts';
-import { holdYoungGeneration } from './young-generation.ts';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 const list = (value: string) =>
@@ -165,10 +165,14 @@ export function registerPushCommands(
     process.exitCode = code;
   },
 ): void {
-  const pushOptions = (o: CommonOptions, key: Record<string, unknown>, files: string[]) =>
-    optionsOf(program, io, o, key, files);
+  // The heap is bounded in the ssp process only (heap.ts).
+  let heap: HeapBound | undefined;
+  const pushOptions = (o: CommonOptions, key: Record<string, unknown>, files: string[]): PushOptions => ({
+    ...optionsOf(program, io, o, key, files),
+    afterPage: heap?.pageDone,
+  });
   const finish = async (run: () => Promise<number>): Promise<void> => {
-    if (io === processIo) holdYoungGeneration();
+    if (io === processIo) heap ??= boundHeap();
     try {
       exit(await run());
     } catch (error) {

@@ -4,11 +4,11 @@
 // 429 waits the server's Retry-After; 5xx and network errors retry with exponential backoff
 // and full jitter; any other 4xx stops the push (retrying cannot fix it).
 //
-// node:http with one keep-alive connection, not undici or fetch: undici alone adds about 30 MB
-// to the process (its modules and its WebAssembly HTTP parser), and fetch left the RSS growing
-// page after page with 1 MB bodies (about 220 MB after 100 pages, measured). node:http uses the
-// runtime's own parser and sends the page's buffers as they are, without copying them.
-import http from 'node:http';
+// Node's own HTTP client with one keep-alive connection, not undici or fetch: undici adds about
+// 30 MB to the process (its modules and its WebAssembly HTTP parser), and fetch left the RSS
+// growing page after page with 1 MB bodies (about 220 MB after 100 pages, measured). The page's
+// buffers are sent as they are, without copying them.
+import type http from 'node:http';
 import https from 'node:https';
 
 export interface FeedClientOptions {
@@ -54,15 +54,15 @@ export function createFeedClient(options: FeedClientOptions): FeedPost {
   const cap = options.maxDelayMs ?? 30_000;
   const sleep = options.sleep ?? sleeper;
   const random = options.random ?? Math.random;
-  const secure = options.url.startsWith('https:');
-  const agent = new (secure ? https : http).Agent({ keepAlive: true, maxSockets: 1 });
+  let transport: Promise<Transport> | undefined;
   return async function post(path, body) {
+    transport ??= transportFor(options.url);
     const parts = typeof body === 'string' ? [Buffer.from(body)] : body;
     let failure = '';
     for (let attempt = 1; attempt <= attempts; attempt++) {
       let response: Answer;
       try {
-        response = await send(new URL(path, options.url), agent, options.secret, parts);
+        response = await send(await transport, new URL(path, options.url), options.secret, parts);
       } catch (error) {
         // No connection, or it broke while the answer arrived (the page may have applied):
         // sending it again is safe because pages are upserts.
@@ -119,11 +119,40 @@ interface Answer {
 /** The request was sent and its answer began, but the connection broke before the end. */
 class AnswerCutOff extends Error {}
 
+interface Transport {
+  agent: http.Agent;
+  request: typeof https.request;
+}
+
+/**
+ * One connection, kept alive, to the service. For an http: URL this is the plain agent that
+ * https.Agent extends, given to https.request, which then speaks plain HTTP: importing node:http
+ * instead would load, in Node 24, the runtime's bundled undici with http2, zlib and worker
+ * modules (16 MB more, measured), none of which a push uses. Should a later Node not offer that
+ * agent, node:http is loaded after all.
+ */
+async function transportFor(url: string): Promise<Transport> {
+  const options = { keepAlive: true, maxSockets: 1 };
+  if (url.startsWith('https:')) return { agent: new https.Agent(options), request: https.request };
+  const PlainAgent: unknown = Object.getPrototypeOf(https.Agent);
+  if (typeof PlainAgent === 'function') {
+    const agent = new (PlainAgent as typeof http.Agent)(options);
+    if ((agent as { protocol?: string }).protocol === 'http:') return { agent, request: https.request };
+  }
+  const nodeHttp = await import('node:http');
+  return { agent: new nodeHttp.Agent(options), request: nodeHttp.request };
+}
+
 /** One POST: resolves with the whole answer, rejects on any network error. */
-function send(url: URL, agent: http.Agent, secret: string, parts: readonly Uint8Array[]): Promise<Answer> {
+function send(
+  { agent, request: open }: Transport,
+  url: URL,
+  secret: string,
+  parts: readonly Uint8Array[],
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const length = parts.reduce((sum, part) => sum + part.byteLength, 0);
-    const request = (url.protocol === 'https:' ? https : http).request(url, {
+    const request = open(url, {
       method: 'POST',
       agent,
       headers: {

@@ -27,6 +27,8 @@ export interface PushOptions {
   /** Names the push for the resume state: same key, same push. */
   key: string;
   io: PushIo;
+  /** Called after each page answered (heap.ts). */
+  afterPage?: () => void;
 }
 
 /** Where a push writes; the process's streams, or a test's. */
@@ -109,6 +111,7 @@ export async function runPush(
     progress,
     dryRun: options.dryRun,
     pageSize: options.pageSize,
+    afterPage: options.afterPage,
   };
   let prepared: Prepared | undefined;
   let code = EXIT_OK;

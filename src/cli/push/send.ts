@@ -29,6 +29,8 @@ export interface PushContext {
   dryRun: boolean;
   /** Lower than the feed's limit to send smaller pages. */
   pageSize?: number;
+  /** Called after each page answered. */
+  afterPage?: () => void;
 }
 
 export interface SectionJob {
@@ -108,6 +110,7 @@ export async function pushSection(ctx: PushContext, job: SectionJob): Promise<Se
     addCounts(totals, counts);
     if (!ctx.dryRun) ctx.state.recordPage(job.stream, { n: page.n, rows: page.count, hash, counts });
     ctx.progress.page(rowsSoFar, page.n, false);
+    ctx.afterPage?.();
   }
   if (syncId && !sentAny && totals.pages === 0) {
     throw new PushStopped(
