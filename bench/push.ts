@@ -2,11 +2,12 @@
 // real command, in a process of its own) against the service's own time for the same pages
 // (the same 20 bodies, built beforehand, posted one after the other). Both are timed by the
 // server, from the first request's arrival to the last response, so the CLI's start-up is
-// reported apart. The client's peak RSS is read from /proc while it runs, for 100,000 rows and
-// for 500,000 (dry run), to show it does not grow with the file, beside the floors: Node alone,
-// and `ssp push --help` on a first run (empty compile cache) and after. The command runs as
-// installed, through bin/ssp.js, with a compile cache of its own. PostgreSQL when DATABASE_URL
-// is set (a scratch schema, dropped afterwards), else PGlite.
+// reported apart. The client's peak RSS (GNU time's figure, else VmHWM polled in /proc) for
+// 100,000 rows and for 500,000 (dry run) shows it does not grow with the file; beside it the
+// floors: Node alone, `ssp push --help` on a first run (empty compile cache) and after, and the
+// 500,000 rows again on an empty cache, as the very first run on a machine would be. The
+// command runs as installed, through bin/ssp.js, with a compile cache of its own. PostgreSQL
+// when DATABASE_URL is set (a scratch schema, dropped afterwards), else PGlite.
 //
 //   DATABASE_URL=postgres://... npm run bench -- push
 
@@ -230,6 +231,24 @@ async function benchOne(kind: 'pglite' | 'postgres', databaseUrl?: string): Prom
       { SSP_ROSTER_SECRET: secrets.big, ...cache },
     );
     if (bigRun.code !== 0) throw new Error(`ssp push (big) exited ${bigRun.code}: ${bigRun.out.slice(-500)}`);
+    // The same on an empty compile cache: a first run ever also strips every source of its types.
+    const coldRun = await runCli(
+      [
+        '--url',
+        url,
+        'push',
+        'roster',
+        '--dry-run',
+        '--cohort',
+        big.cohortId,
+        '--errors',
+        path.join(dir, 'errors-big.csv'),
+        bigFile,
+      ],
+      { SSP_ROSTER_SECRET: secrets.big, NODE_COMPILE_CACHE: path.join(dir, 'compile-cache-cold') },
+    );
+    if (coldRun.code !== 0)
+      throw new Error(`ssp push (cold) exited ${coldRun.code}: ${coldRun.out.slice(-500)}`);
 
     const ratio = clientMs / serverMs;
     const rows = [
@@ -246,6 +265,13 @@ async function benchOne(kind: 'pglite' | 'postgres', databaseUrl?: string): Prom
         bigRun.ms,
         BIG_ROWS / (bigRun.ms / 1000),
         bigRun.peakMb.toFixed(1),
+        '',
+      ],
+      [
+        `  the same, empty compile cache`,
+        coldRun.ms,
+        BIG_ROWS / (coldRun.ms / 1000),
+        coldRun.peakMb.toFixed(1),
         '',
       ],
       ['ssp push --help (start-up only)', idle.ms, 0, idle.peakMb.toFixed(1), ''],
