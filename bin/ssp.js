@@ -1,10 +1,17 @@
 #!/usr/bin/env node
 // The ssp command. It needs Node.js 24 (it runs the TypeScript sources directly); `npx ssp`
 // and npm scripts put the project's pinned Node first on PATH.
+import module from 'node:module';
+
 const [major] = process.versions.node.split('.').map(Number);
 if (major < 24) {
   process.stderr.write(`ssp needs Node.js 24 or later (this is ${process.version}); run it as "npx ssp".\n`);
   process.exit(1);
 }
+// Node's compile cache keeps the sources' compiled code, the TypeScript already stripped of its
+// types, between runs (in $NODE_COMPILE_CACHE, else the system's temporary folder): a run
+// after the first neither strips types again nor loads the stripper, about 30 MB less memory
+// and a faster start. NODE_DISABLE_COMPILE_CACHE=1 turns it off.
+module.enableCompileCache?.();
 const { run } = await import('../src/cli/main.ts');
 await run();

@@ -3,10 +3,10 @@
 // Usage, mappings and exit codes: docs/ssp-push.md.
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { openBundle } from './bundle.ts';
 import { type ColumnMap, type FileKind, parseColumnMap, resolveHeader, toRow } from './columns.ts';
 import { type CsvReadOptions, type Encoding, type FileSource, openCsv } from './csv-source.ts';
-import { DEFAULT_MAPPING, type OneRosterMapping, planOneRoster } from './oneroster.ts';
+import { boundHeap, type HeapBound } from './heap.ts';
+import { DEFAULT_MAPPING, type OneRosterMapping } from './oneroster-mapping.ts';
 import type { Item } from './pages.ts';
 import type { Progress } from './progress.ts';
 import { type Prepared, type PushIo, type PushJob, type PushOptions, runPush } from './run.ts';
@@ -72,7 +72,9 @@ function sourceOf(path: string): FileSource {
   return {
     name: path,
     size: stat.size,
-    open: async () => fs.createReadStream(path, { highWaterMark: 256 * 1024 }),
+    // 16 KB chunks: the records of a chunk are parsed and handed on together (csv-source.ts),
+    // so the chunk's size is how many row objects are alive at once (about 250, not 1000).
+    open: async () => fs.createReadStream(path, { highWaterMark: 16 * 1024 }),
   };
 }
 
@@ -116,11 +118,13 @@ async function csvJob(
     file: source.name,
     size: source.size,
     items: () =>
-      (async function* (): AsyncGenerator<Item> {
-        for await (const { line, values } of file.records) {
-          const origin = { file: source.name, line };
-          const { row, problem } = toRow(header, values);
-          yield problem ? { origin, problem: { code: 'bad_record', ...problem } } : { origin, row };
+      (async function* (): AsyncGenerator<Item[]> {
+        for await (const records of file.records) {
+          yield records.map(({ line, values }): Item => {
+            const origin = { file: source.name, line };
+            const { row, problem } = toRow(header, values);
+            return problem ? { origin, problem: { code: 'bad_record', ...problem } } : { origin, row };
+          });
         }
       })(),
   };
@@ -161,9 +165,14 @@ export function registerPushCommands(
     process.exitCode = code;
   },
 ): void {
-  const pushOptions = (o: CommonOptions, key: Record<string, unknown>, files: string[]) =>
-    optionsOf(program, io, o, key, files);
+  // The heap is bounded in the ssp process only (heap.ts).
+  let heap: HeapBound | undefined;
+  const pushOptions = (o: CommonOptions, key: Record<string, unknown>, files: string[]): PushOptions => ({
+    ...optionsOf(program, io, o, key, files),
+    afterPage: heap?.pageDone,
+  });
   const finish = async (run: () => Promise<number>): Promise<void> => {
+    if (io === processIo) heap ??= boundHeap();
     try {
       exit(await run());
     } catch (error) {
@@ -383,6 +392,11 @@ export function registerPushCommands(
           ? fs.readdirSync(location).map((f) => `${location}/${f}`)
           : [location];
         return runPush(pushOptions(o, key, bundleFiles), async (progress): Promise<Prepared> => {
+          // The OneRoster code (and the zip reader) loads only for this command.
+          const [{ openBundle }, { planOneRoster }] = await Promise.all([
+            import('./bundle.ts'),
+            import('./oneroster.ts'),
+          ]);
           let bundle: Awaited<ReturnType<typeof openBundle>>;
           try {
             bundle = await openBundle(location);

@@ -6,7 +6,8 @@
 // naming the file, line and column.
 
 import { isUtf8 } from 'node:buffer';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { CsvError, parse } from 'csv-parse';
 
 export interface FileSource {
@@ -52,8 +53,8 @@ export interface CsvRecord {
 
 export interface CsvFile {
   header: string[];
-  /** Records after the header; blank lines are skipped. */
-  records: AsyncGenerator<CsvRecord>;
+  /** Records after the header, in batches (those of a chunk of the file); blank lines are skipped. */
+  records: AsyncGenerator<CsvRecord[]>;
   /** Stops reading early (the file is closed). */
   close(): void;
 }
@@ -80,22 +81,28 @@ export async function openCsv(source: FileSource, options: CsvReadOptions = {}):
     skip_empty_lines: false,
     record_delimiter: ['\r\n', '\n', '\r'],
   });
-  const input = Readable.from(
+  const iterator = batches(
+    source.name,
     (async function* () {
       yield first.value;
       yield* text;
     })(),
-    { objectMode: false },
+    parser,
   );
-  input.on('error', (error) => parser.destroy(error));
-  input.pipe(parser);
-  const iterator = records(source.name, parser);
-  const head = await iterator.next();
-  if (head.done) throw new CsvFileError(source.name, 1, undefined, 'the file is empty');
-  const header = head.value.values.map((h) => h.trim());
+  let firstBatch: CsvRecord[] = [];
+  while (!firstBatch.length) {
+    const next = await iterator.next();
+    if (next.done) throw new CsvFileError(source.name, 1, undefined, 'the file is empty');
+    firstBatch = next.value;
+  }
+  const header = firstBatch[0].values.map((h) => h.trim());
+  const rest = firstBatch.slice(1);
   return {
     header,
-    records: iterator,
+    records: (async function* () {
+      if (rest.length) yield rest;
+      yield* iterator;
+    })(),
     close() {
       stream.destroy();
       parser.destroy();
@@ -103,16 +110,46 @@ export async function openCsv(source: FileSource, options: CsvReadOptions = {}):
   };
 }
 
-async function* records(file: string, parser: AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+type Parsed = { record: string[]; info: { lines: number } };
+
+/**
+ * The records of the text, a chunk's worth at a time: csv-parse emits the records of a chunk
+ * while it is written, so there is one await per chunk of the file rather than one per row
+ * (per-row promises were most of what a push allocated).
+ */
+async function* batches(
+  file: string,
+  chunks: AsyncIterable<string>,
+  parser: ReturnType<typeof parse>,
+): AsyncGenerator<CsvRecord[]> {
+  let parsed: Parsed[] = [];
+  parser.on('data', (p: Parsed) => parsed.push(p));
+  parser.on('error', () => {}); // read from parser.errored, where it is set at once
   let lastLine = 0;
-  try {
-    for await (const { record, info } of parser) {
+  const take = () => {
+    const batch: CsvRecord[] = [];
+    for (const { record, info } of parsed) {
       const line = lastLine + 1;
       lastLine = info.lines;
       // A blank line (or one of only spaces) is skipped rather than reported.
       if (record.length === 1 && record[0].trim() === '') continue;
-      yield { line, values: record } satisfies CsvRecord;
+      batch.push({ line, values: record });
     }
+    parsed = [];
+    return batch;
+  };
+  try {
+    for await (const chunk of chunks) {
+      parser.write(chunk);
+      // The records before a bad one are read first, as they are in the file.
+      const batch = take();
+      if (batch.length) yield batch;
+      if (parser.errored) throw parser.errored;
+    }
+    parser.end();
+    await finished(parser);
+    const batch = take();
+    if (batch.length) yield batch;
   } catch (error) {
     if (error instanceof CsvFileError) throw error;
     if (error instanceof CsvError) throw fromCsvError(file, lastLine + 1, error);

@@ -2,6 +2,12 @@
 // row error of the response (a position in the page) becomes a file and line. Rows the client
 // already knows are bad (a record with the wrong number of values, a OneRoster row that maps
 // to nothing) never reach a page: they go to `onProblem` at once.
+//
+// Memory: each row is serialised to JSON as it is read, into one of two buffers that are
+// reused page after page, and its line into a typed array beside it. No row object outlives
+// its own read, so the garbage collector finds nothing of a page's rows to keep: the process
+// stays the same size whatever the length of the file. Two buffers because two pages exist at
+// once (the one in flight and the next, read meanwhile; see `lookahead`).
 import type { RowOrigin } from './report.ts';
 
 export interface Item {
@@ -13,38 +19,113 @@ export interface Item {
 export interface Page {
   /** 1-based position of the page in its stream. */
   n: number;
-  rows: Record<string, unknown>[];
-  origins: RowOrigin[];
+  /** Rows in the page. */
+  count: number;
+  /**
+   * The rows as a JSON array, UTF-8: the same text as JSON.stringify(rows). A view of a
+   * reused buffer, valid until the page after next is read.
+   */
+  json: Buffer;
+  /** Where row `index` of the page came from. */
+  origin(index: number): RowOrigin | undefined;
 }
 
+/** Pages whose buffers are in use at once: the page in flight and the next one. */
+export const PAGES_HELD = 2;
+
+const INITIAL_BYTES = 1 << 20;
+
+/** One page's storage, kept from page to page: the rows' JSON, and each row's origin. */
+class PageSlot {
+  bytes = Buffer.allocUnsafeSlow(INITIAL_BYTES);
+  length = 0;
+  count = 0;
+  lines: Uint32Array;
+  /** The file of each row: the same few strings repeated, so it costs a pointer a row. */
+  files: string[] = [];
+
+  constructor(size: number) {
+    this.lines = new Uint32Array(size);
+  }
+
+  reset(): void {
+    this.bytes[0] = 0x5b; // [
+    this.length = 1;
+    this.count = 0;
+    this.files.length = 0;
+  }
+
+  add(item: Item): void {
+    const text = JSON.stringify(item.row);
+    const room = (this.count ? 1 : 0) + text.length * 3 + 1; // UTF-8 is at most 3 bytes a UTF-16 unit
+    if (this.length + room > this.bytes.length) this.grow(this.length + room);
+    if (this.count) this.bytes[this.length++] = 0x2c; // ,
+    this.length += this.bytes.write(text, this.length, 'utf8');
+    this.lines[this.count] = item.origin.line;
+    this.files[this.count] = item.origin.file;
+    this.count++;
+  }
+
+  page(n: number): Page {
+    this.bytes[this.length] = 0x5d; // ]
+    const { lines, files, count } = this;
+    return {
+      n,
+      count,
+      json: this.bytes.subarray(0, this.length + 1),
+      origin: (index) =>
+        index >= 0 && index < count ? { file: files[index], line: lines[index] } : undefined,
+    };
+  }
+
+  private grow(needed: number): void {
+    let capacity = this.bytes.length * 2;
+    while (capacity < needed) capacity *= 2;
+    const bigger = Buffer.allocUnsafeSlow(capacity);
+    this.bytes.copy(bigger, 0, 0, this.length);
+    this.bytes = bigger;
+  }
+}
+
+/**
+ * A stream's rows, one at a time or in batches: a CSV file gives a chunk's records at once,
+ * one await for a thousand rows.
+ */
+export type Items = AsyncIterable<Item | readonly Item[]>;
+
 export async function* paginate(
-  items: AsyncIterable<Item>,
+  items: Items,
   size: number,
   onProblem: (item: Item) => void,
 ): AsyncGenerator<Page> {
+  // Page n is written to slot n % 2: when page n + 2 is read, page n has been answered.
+  const slots = Array.from({ length: PAGES_HELD }, () => new PageSlot(size));
   let n = 0;
-  let rows: Record<string, unknown>[] = [];
-  let origins: RowOrigin[] = [];
-  for await (const item of items) {
-    if (!item.row) {
-      onProblem(item);
-      continue;
-    }
-    rows.push(item.row);
-    origins.push(item.origin);
-    if (rows.length === size) {
-      yield { n: ++n, rows, origins };
-      rows = [];
-      origins = [];
+  let slot = slots[0];
+  slot.reset();
+  for await (const batch of items) {
+    for (const item of Array.isArray(batch) ? batch : [batch as Item]) {
+      if (!item.row) {
+        onProblem(item);
+        continue;
+      }
+      slot.add(item);
+      if (slot.count === size) {
+        yield slot.page(++n);
+        slot = slots[n % PAGES_HELD];
+        slot.reset();
+      }
     }
   }
-  if (rows.length) yield { n: ++n, rows, origins };
+  if (slot.count) yield slot.page(++n);
 }
 
 /**
  * Reads one page ahead while the current one is in flight, so parsing overlaps the service's
  * work; `isLast` tells whether a page is the final one (a full sync needs to know it before
- * sending). A read error of the next page surfaces when that page is reached.
+ * sending). A read error of the next page surfaces when that page is reached. The page after
+ * next is not read until the current one is done with, which is what lets `paginate` reuse
+ * its buffers.
  */
 export async function* lookahead(
   pages: AsyncGenerator<Page>,

@@ -1,8 +1,14 @@
 // Progress on stderr: a bar (cli-progress) with rows per second and time left on a terminal,
 // one plain line per page when piped (logs and CI keep every line). The total is the file's
 // size in bytes, known before reading, so "time left" needs no counting pass over the file.
-import cliProgress from 'cli-progress';
+import { createRequire } from 'node:module';
+import type cliProgressModule from 'cli-progress';
 import type { Output } from './run.ts';
+
+// cli-progress is loaded only at a terminal: piped output (logs, CI, the SIS's nightly job)
+// needs none of it in memory.
+const requireModule = createRequire(import.meta.url);
+const loadBar = (): typeof cliProgressModule => requireModule('cli-progress');
 
 export interface Progress {
   /** A new file starts; `bytes` is its size when known. */
@@ -21,7 +27,8 @@ export function createProgress(stream: Output): Progress {
 }
 
 function barProgress(stream: NodeJS.WriteStream): Progress {
-  let bar: cliProgress.SingleBar | undefined;
+  const cliProgress = loadBar();
+  let bar: cliProgressModule.SingleBar | undefined;
   let started = 0;
   let rows = 0;
   const speed = () => {

@@ -4,7 +4,7 @@
 
 import { CsvFileError } from './csv-source.ts';
 import { createFeedClient, FeedRequestError } from './feed-client.ts';
-import type { Item } from './pages.ts';
+import type { Items } from './pages.ts';
 import { createProgress, type Progress } from './progress.ts';
 import { PushReport } from './report.ts';
 import { type PushContext, PushStopped, pushSection, type Section } from './send.ts';
@@ -27,6 +27,8 @@ export interface PushOptions {
   /** Names the push for the resume state: same key, same push. */
   key: string;
   io: PushIo;
+  /** Called after each page answered (heap.ts). */
+  afterPage?: () => void;
 }
 
 /** Where a push writes; the process's streams, or a test's. */
@@ -47,7 +49,7 @@ export interface PushJob {
   cohortId?: string;
   institution?: string;
   fullSync?: { syncId?: string };
-  items: () => AsyncIterable<Item>;
+  items: () => Items;
 }
 
 export interface Prepared {
@@ -109,6 +111,7 @@ export async function runPush(
     progress,
     dryRun: options.dryRun,
     pageSize: options.pageSize,
+    afterPage: options.afterPage,
   };
   let prepared: Prepared | undefined;
   let code = EXIT_OK;

@@ -4,7 +4,7 @@
 // as answered are skipped after checking that their rows are unchanged.
 import { createHash, randomBytes } from 'node:crypto';
 import type { FeedPost } from './feed-client.ts';
-import { type Item, lookahead, paginate } from './pages.ts';
+import { type Item, type Items, lookahead, type Page, paginate } from './pages.ts';
 import type { Progress } from './progress.ts';
 import type { PushReport, RowOrigin, SectionTotals } from './report.ts';
 import type { PushState } from './state.ts';
@@ -29,6 +29,8 @@ export interface PushContext {
   dryRun: boolean;
   /** Lower than the feed's limit to send smaller pages. */
   pageSize?: number;
+  /** Called after each page answered. */
+  afterPage?: () => void;
 }
 
 export interface SectionJob {
@@ -37,7 +39,7 @@ export interface SectionJob {
   stream: string;
   label: string;
   file: string;
-  items: AsyncIterable<Item>;
+  items: Items;
   /** roster */
   cohortId?: string;
   fullSync?: { syncId?: string };
@@ -67,13 +69,12 @@ export async function pushSection(ctx: PushContext, job: SectionJob): Promise<Se
   let sentAny = false;
   for await (const { page, isLast } of lookahead(paginate(job.items, size, onProblem))) {
     totals.pages++;
-    // The rows are serialised once: their hash for the resume state, and the request body.
-    const rowsJson = JSON.stringify(page.rows);
-    const hash = createHash('sha256').update(rowsJson).digest('hex');
+    // The hash is of the rows' JSON, the same bytes the request carries.
+    const hash = createHash('sha256').update(page.json).digest('hex');
     const done = ctx.state.donePage(job.stream, page.n);
-    rowsSoFar += page.rows.length;
+    rowsSoFar += page.count;
     if (done) {
-      if (done.hash !== hash || done.rows !== page.rows.length) {
+      if (done.hash !== hash || done.rows !== page.count) {
         throw new PushStopped(
           `${job.file}: page ${page.n} differs from the page sent before the interruption (the file changed); ` +
             'pass --restart to push it again from the start',
@@ -94,16 +95,22 @@ export async function pushSection(ctx: PushContext, job: SectionJob): Promise<Se
           }
         : { institution: job.institution, dry_run: ctx.dryRun };
     const key = job.section === 'roster' ? 'students' : job.section;
-    const body = `${JSON.stringify(envelope).slice(0, -1)},${JSON.stringify(key)}:${rowsJson}}`;
-    const answer = await ctx.post(job.section === 'roster' ? '/api/sis/sync' : '/api/sis/enrolments', body);
+    // The envelope's fields, then the rows as they are in the page's buffer (not copied).
+    const head = Buffer.from(`${JSON.stringify(envelope).slice(0, -1)},${JSON.stringify(key)}:`);
+    const answer = await ctx.post(job.section === 'roster' ? '/api/sis/sync' : '/api/sis/enrolments', [
+      head,
+      page.json,
+      CLOSE_BRACE,
+    ]);
     sentAny = true;
     const counts =
       job.section === 'roster'
-        ? readRosterAnswer(ctx, job, page.origins, answer)
-        : readEnrolmentsAnswer(ctx, job, page.origins, answer);
+        ? readRosterAnswer(ctx, job, page, answer)
+        : readEnrolmentsAnswer(ctx, job, page, answer);
     addCounts(totals, counts);
-    if (!ctx.dryRun) ctx.state.recordPage(job.stream, { n: page.n, rows: page.rows.length, hash, counts });
+    if (!ctx.dryRun) ctx.state.recordPage(job.stream, { n: page.n, rows: page.count, hash, counts });
     ctx.progress.page(rowsSoFar, page.n, false);
+    ctx.afterPage?.();
   }
   if (syncId && !sentAny && totals.pages === 0) {
     throw new PushStopped(
@@ -124,33 +131,36 @@ function addCounts(totals: SectionTotals, counts: Record<string, number>): void 
 const num = (v: unknown) => (typeof v === 'number' ? v : 0);
 const arr = (v: unknown) => (Array.isArray(v) ? v : []);
 
-function origin(origins: RowOrigin[], row: unknown): RowOrigin {
-  return (typeof row === 'number' && origins[row]) || { file: origins[0]?.file ?? '?', line: 0 };
+const CLOSE_BRACE = Buffer.from('}');
+
+/** The file and line of a row the answer names by its position in the page. */
+function origin(page: Page, row: unknown): RowOrigin {
+  return (typeof row === 'number' && page.origin(row)) || { file: page.origin(0)?.file ?? '?', line: 0 };
 }
 
 function readRosterAnswer(
   ctx: PushContext,
   job: SectionJob,
-  origins: RowOrigin[],
+  page: Page,
   answer: Record<string, unknown>,
 ): Record<string, number> {
   const errors = arr(answer.errors) as { row?: unknown; message?: unknown }[];
   for (const e of errors) {
-    ctx.report.rowError(origin(origins, e.row), 'roster', 'rejected', String(e.message ?? ''));
+    ctx.report.rowError(origin(page, e.row), 'roster', 'rejected', String(e.message ?? ''));
   }
   const report = ctx.report;
   for (const u of arr(answer.unknown_program_codes) as { value: string; rows: number[] }[]) {
     report.addValue(
       report.unknownPrograms,
       u.value,
-      arr(u.rows).map((r) => origin(origins, r)),
+      arr(u.rows).map((r) => origin(page, r)),
     );
   }
   for (const u of arr(answer.unknown_campus_values) as { value: string; rows: number[] }[]) {
     report.addValue(
       report.unknownCampuses,
       u.value,
-      arr(u.rows).map((r) => origin(origins, r)),
+      arr(u.rows).map((r) => origin(page, r)),
     );
   }
   for (const key of ['duplicate_emails', 'duplicate_student_id_exts']) {
@@ -158,12 +168,12 @@ function readRosterAnswer(
       report.addValue(
         report.duplicates,
         u.value,
-        arr(u.rows).map((r) => origin(origins, r)),
+        arr(u.rows).map((r) => origin(page, r)),
       );
     }
   }
   for (const d of arr(answer.bad_dates) as { row: number; value: string }[])
-    report.badDate(origin(origins, d.row), d.value);
+    report.badDate(origin(page, d.row), d.value);
   const fullSync = answer.full_sync as Record<string, unknown> | undefined;
   if (fullSync?.final_page) report.fullSyncs.push({ ...fullSync, cohort: job.cohortId });
   const received = num(answer.received);
@@ -181,7 +191,7 @@ function readRosterAnswer(
 function readEnrolmentsAnswer(
   ctx: PushContext,
   job: SectionJob,
-  origins: RowOrigin[],
+  page: Page,
   answer: Record<string, unknown>,
 ): Record<string, number> {
   for (const e of arr(answer.errors) as {
@@ -191,7 +201,7 @@ function readEnrolmentsAnswer(
     field?: unknown;
   }[]) {
     ctx.report.rowError(
-      origin(origins, e.row),
+      origin(page, e.row),
       job.section,
       String(e.code ?? 'rejected'),
       String(e.message ?? ''),
