@@ -1,7 +1,9 @@
 // The one place the console pages through admin listings. The console's own URLs carry an
-// opaque `cursor`; this helper turns it into whatever the API takes. Today's listings page by
-// offset (`{items, limit, offset}`), so the cursor is the offset and one extra row is read to know
-// whether a next page exists; a listing answering `{items, next_cursor}` is passed through as is.
+// opaque `cursor`; this helper turns it into whatever the API takes. The admin listings answer
+// `{items, next_cursor}` (keyset paging), passed through as is: exactly `size` rows are asked
+// for, since the API's cursor follows the last row it returned. A listing still paging by
+// offset (`{items, limit, offset}`) gets the offset as its cursor, and a full page is taken
+// to mean there may be more.
 import type { ConsoleApi } from './api.ts';
 import { query } from './api.ts';
 
@@ -23,18 +25,14 @@ export async function listPage<T = Record<string, unknown>>(
   const offset = options.cursor && /^\d{1,9}$/.test(options.cursor) ? Number(options.cursor) : undefined;
   const cursorParam = options.cursor && offset === undefined ? options.cursor : undefined;
   const body = await api.get<{ items: T[]; next_cursor?: string | null }>(
-    `${path}${query({ ...filters, limit: size + 1, offset, cursor: cursorParam })}`,
+    `${path}${query({ ...filters, limit: size, offset, cursor: cursorParam })}`,
   );
   if ('next_cursor' in body) {
-    return {
-      items: body.items.slice(0, size),
-      next: body.next_cursor ?? undefined,
-      paged: Boolean(options.cursor),
-    };
+    return { items: body.items, next: body.next_cursor ?? undefined, paged: Boolean(options.cursor) };
   }
-  const more = body.items.length > size;
+  const more = body.items.length >= size;
   return {
-    items: body.items.slice(0, size),
+    items: body.items,
     next: more ? String((offset ?? 0) + size) : undefined,
     paged: Boolean(offset),
   };

@@ -72,8 +72,38 @@ export function adminRunRoutes(app: App, services: Services): void {
         tags,
         security,
         summary: 'List SIS push runs, newest first',
+        description:
+          'Filters combine and are exact over the whole history; next_cursor pages through the result (pass ' +
+          'the same filters with it). A day that is not a calendar day, or `to` before `from`, is 400 ' +
+          'invalid_field naming the field.',
         params: SlugParams,
-        querystring: Type.Intersect([CursorQuery, Type.Object({ kind: Type.Optional(RunKind) })]),
+        querystring: Type.Intersect([
+          CursorQuery,
+          Type.Object({
+            kind: Type.Optional(RunKind),
+            from: Type.Optional(
+              Type.String({
+                maxLength: 10,
+                description: 'First day (YYYY-MM-DD, UTC) on which the run started, inclusive',
+                examples: ['2026-11-01'],
+              }),
+            ),
+            to: Type.Optional(
+              Type.String({
+                maxLength: 10,
+                description:
+                  'Last day (YYYY-MM-DD, UTC) on which the run started, inclusive; from=to is one day',
+                examples: ['2026-11-30'],
+              }),
+            ),
+            has_errors: Type.Optional(
+              Type.Boolean({
+                description:
+                  'true: only runs that reported row errors (error_count > 0); false or absent: every run',
+              }),
+            ),
+          }),
+        ]),
         response: { 200: Page(RunSummary), ...errorResponses(400, 401, 404) },
       },
     },
@@ -83,6 +113,9 @@ export function adminRunRoutes(app: App, services: Services): void {
         await runs.list(institutionOf(request).id, {
           ...pageOf(runOrder, request.query),
           kind: request.query.kind,
+          from: request.query.from,
+          to: request.query.to,
+          hasErrors: request.query.has_errors === true,
         }),
       ),
   );
