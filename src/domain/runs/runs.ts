@@ -93,15 +93,17 @@ export interface RunFilter {
 }
 
 const DAY_MS = 86_400_000;
-/** Bounds wide enough for any stored run, so the range condition always applies (and uses the index). */
-const EARLIEST = '0001-01-01T00:00:00Z';
-const LATEST = '9999-12-31T00:00:00Z';
+/** Bounds past any stored run, so the range condition always applies (and uses the index). */
+const EARLIEST = '-infinity';
+const LATEST = 'infinity';
 
 /** A calendar day as a UTC midnight, or 400 invalid_field when it is not one (2026-02-30). */
 function day(value: string, field: 'from' | 'to'): Date {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
-  const date = m ? new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))) : undefined;
-  if (!date || date.toISOString().slice(0, 10) !== value || date.getUTCFullYear() < 1)
+  const date = new Date(0);
+  // setUTCFullYear, unlike Date.UTC, keeps years 1 to 99 as they are.
+  if (m) date.setUTCFullYear(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  if (!m || date.toISOString().slice(0, 10) !== value || date.getUTCFullYear() < 1)
     throw new ApiError('invalid_field', {
       field: `querystring.${field}`,
       detail: `${field} must be a calendar day, YYYY-MM-DD (UTC)`,
@@ -117,7 +119,8 @@ export function dayRange(from: string | undefined, to: string | undefined): { st
     throw new ApiError('invalid_field', { field: 'querystring.to', detail: 'to must not be before from' });
   return {
     start: start ? start.toISOString() : EARLIEST,
-    end: last ? new Date(last.getTime() + DAY_MS).toISOString() : LATEST,
+    // The day after 9999-12-31 has no four-digit year: the range is then open-ended.
+    end: last && last.getUTCFullYear() < 9999 ? new Date(last.getTime() + DAY_MS).toISOString() : LATEST,
   };
 }
 
