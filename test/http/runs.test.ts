@@ -167,4 +167,52 @@ describeEachDatabase('run history', (ctx) => {
       { numRuns: 60 },
     );
   });
+
+  test('runs per day: counts and sums of the runs started on each day, exact', async () => {
+    const tenant = await seedTenant(ctx());
+    const base = `/admin/v1/institutions/${tenant.slug}/runs/daily`;
+    const run = (
+      startedAt: string,
+      kind: 'roster' | 'enrolments',
+      counts: Record<string, unknown>,
+      errors: number,
+    ) =>
+      recordRun(ctx().db, {
+        institutionId: tenant.institutionId,
+        kind,
+        credential: 'institution_secret',
+        dryRun: false,
+        received: 1,
+        counts,
+        errors: Array.from({ length: errors }, (_, row) => ({ row })),
+        startedAt: new Date(startedAt),
+      });
+    await run('2026-05-01T00:00:00Z', 'roster', { created: 2, updated: 3 }, 1);
+    await run('2026-05-01T23:59:59Z', 'roster', { created: 5, updated: 'n/a' }, 0);
+    await run('2026-05-03T12:00:00Z', 'enrolments', { programs: { created: 1 } }, 4);
+    await run('2026-05-04T00:00:00Z', 'roster', { created: 7 }, 0);
+    const res = await ctx().admin('GET', `${base}?from=2026-05-01&to=2026-05-03`);
+    assert.equal(res.statusCode, 200, res.body);
+    assert.deepEqual(res.json().items, [
+      { day: '2026-05-01', pushes: 2, created: 7, updated: 3, errors: 1 },
+      { day: '2026-05-03', pushes: 1, created: 0, updated: 0, errors: 4 },
+    ]);
+    const roster = await ctx().admin('GET', `${base}?from=2026-05-01&to=2026-05-04&kind=roster`);
+    assert.deepEqual(
+      roster.json().items.map((d: { day: string; pushes: number }) => [d.day, d.pushes]),
+      [
+        ['2026-05-01', 2],
+        ['2026-05-04', 1],
+      ],
+    );
+    for (const query of [
+      'from=2026-05-01',
+      'from=2025-01-01&to=2026-05-01',
+      'from=2026-05-02&to=2026-05-01',
+    ]) {
+      const bad = await ctx().admin('GET', `${base}?${query}`);
+      assert.equal(bad.statusCode, 400, query);
+      assert.ok(['missing_field', 'invalid_field'].includes(bad.json().error), bad.body);
+    }
+  });
 });

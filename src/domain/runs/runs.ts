@@ -82,6 +82,14 @@ export async function recordRun(q: Queryable, run: NewRun): Promise<string> {
   return rows[0].id;
 }
 
+export interface DailyRuns {
+  day: string;
+  pushes: number;
+  created: number;
+  updated: number;
+  errors: number;
+}
+
 export interface RunFilter {
   kind?: RunKind;
   /** First UTC day (YYYY-MM-DD) of runs to list, inclusive. */
@@ -154,6 +162,34 @@ export function createRunsService(db: Db) {
         ],
       );
       return keysetPage(rows, page.limit);
+    },
+
+    /**
+     * Runs per UTC day on which they started, within from..to (inclusive, at most 366 days):
+     * how many, and the sums of their top-level `created` and `updated` counts and of their row
+     * errors. One aggregate over sis_runs_listing_idx's range; days without runs are absent.
+     */
+    async daily(institutionId: string, filter: { kind?: RunKind; from: string; to: string }) {
+      const range = dayRange(filter.from, filter.to);
+      if (Date.parse(range.end) - Date.parse(range.start) > 366 * DAY_MS)
+        throw new ApiError('invalid_field', {
+          field: 'querystring.to',
+          detail: 'from..to spans at most 366 days',
+        });
+      const { rows } = await db.query<DailyRuns>(
+        `SELECT to_char(started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*)::int AS pushes,
+                COALESCE(sum(CASE WHEN jsonb_typeof(counts -> 'created') = 'number'
+                                  THEN (counts ->> 'created')::numeric END), 0)::float8 AS created,
+                COALESCE(sum(CASE WHEN jsonb_typeof(counts -> 'updated') = 'number'
+                                  THEN (counts ->> 'updated')::numeric END), 0)::float8 AS updated,
+                sum(error_count)::float8 AS errors
+         FROM sis_runs
+         WHERE institution_id = $1 AND ($2::text IS NULL OR kind = $2::text)
+           AND started_at >= $3::timestamptz AND started_at < $4::timestamptz
+         GROUP BY 1 ORDER BY 1`,
+        [institutionId, filter.kind ?? null, range.start, range.end],
+      );
+      return rows;
     },
 
     /**

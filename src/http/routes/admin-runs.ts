@@ -121,6 +121,49 @@ export function adminRunRoutes(app: App, services: Services): void {
   );
 
   app.get(
+    '/admin/v1/institutions/:slug/runs/daily',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        security,
+        summary: 'Runs per day: how many, and what they created, updated and refused',
+        description:
+          'For each UTC day from `from` to `to` (inclusive, at most 366 days) on which runs started: the ' +
+          'number of runs and the sums of their top-level `created` and `updated` counts and of their row ' +
+          "errors. Days without runs are absent. What the console's push-history chart draws.",
+        params: SlugParams,
+        querystring: Type.Object({
+          kind: Type.Optional(RunKind),
+          from: Type.String({ maxLength: 10, description: 'First day, YYYY-MM-DD (UTC)' }),
+          to: Type.String({ maxLength: 10, description: 'Last day, YYYY-MM-DD (UTC), inclusive' }),
+        }),
+        response: {
+          200: Type.Object({
+            items: Type.Array(
+              Type.Object({
+                day: Type.String({ description: 'YYYY-MM-DD (UTC)' }),
+                pushes: Type.Integer(),
+                created: Type.Number(),
+                updated: Type.Number(),
+                errors: Type.Number({ description: 'Row errors reported, all runs of the day together' }),
+              }),
+            ),
+          }),
+          ...errorResponses(400, 401, 404),
+        },
+      },
+    },
+    async (request) => ({
+      items: await runs.daily(institutionOf(request).id, {
+        kind: request.query.kind,
+        from: request.query.from,
+        to: request.query.to,
+      }),
+    }),
+  );
+
+  app.get(
     '/admin/v1/institutions/:slug/runs/:runId',
     {
       config: { access: 'admin' },
