@@ -37,7 +37,7 @@ interface Seeded {
 }
 
 /** The data set, in a fixed number of statements whatever its size. */
-async function seed(db: Db, now: Date): Promise<Seeded> {
+export async function seed(db: Db, now: Date): Promise<Seeded> {
   const one = async <T>(sql: string, params: unknown[] = []) => (await db.query<T>(sql, params)).rows[0];
   const { id: institutionId } = await one<{ id: string }>(
     "INSERT INTO institutions (slug, name) VALUES ('bench', 'Bench University') RETURNING id",
@@ -139,7 +139,7 @@ async function seed(db: Db, now: Date): Promise<Seeded> {
 }
 
 /** Two events per help request; recording them fans each out to every endpoint (a delivery each). */
-async function seedDeliveries(db: Db, institutionId: string) {
+export async function seedDeliveries(db: Db, institutionId: string) {
   await db.query(
     `INSERT INTO events (institution_id, type, help_request_id, payload, occurred_at)
      SELECT r.institution_id, t.type, r.id,
@@ -187,6 +187,14 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
     logger: false,
     rateLimitNameSpace: `bench-${randomBytes(4).toString('hex')}:`,
   });
+  // BENCH_DETAIL=1: the admin API requests each page makes, with their own times (the slowest
+  // first), to see where a slow page spends its time.
+  const detail = process.env.BENCH_DETAIL === '1';
+  const inner: { url: string; ms: number }[] = [];
+  if (detail)
+    app.addHook('onResponse', async (request, reply) => {
+      if (request.url.startsWith('/admin/')) inner.push({ url: request.url, ms: reply.elapsedTime });
+    });
   await app.ready();
   try {
     const seedStart = performance.now();
@@ -278,6 +286,12 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
         times.push(performance.now() - start);
       }
       rows.push({ name, p50: percentile(times, 50), p95: percentile(times, 95) });
+      if (detail) {
+        inner.length = 0;
+        await get(path);
+        for (const call of inner.sort((a, b) => b.ms - a.ms))
+          process.stdout.write(`[${kind}]   ${call.ms.toFixed(1).padStart(6)} ms ${call.url}\n`);
+      }
     }
     const width = Math.max(...rows.map((r) => r.name.length));
     process.stdout.write(
