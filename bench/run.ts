@@ -2,6 +2,7 @@
 // PGlite always; PostgreSQL as well when DATABASE_URL is set. Never part of npm test.
 
 import { run as calendar } from './calendar.ts';
+import { run as consolePages } from './console.ts';
 import { run as enrolments } from './enrolments.ts';
 import { run as helpSync } from './help-sync.ts';
 import { run as listings } from './listings.ts';
@@ -29,6 +30,7 @@ const benches: Bench[] = [
   { name: 'calendar', run: calendar },
   { name: 'student-home', run: studentHome },
   { name: 'listings', run: listings },
+  { name: 'console', run: consolePages },
 ];
 
 const only = process.argv[2];

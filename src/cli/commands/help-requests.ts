@@ -37,11 +37,22 @@ export function registerHelpRequestCommands(
     .option('--status <status>', 'only new, ack, in_progress or resolved ones')
     .option('--priority <priority>', 'only low, normal, high or crisis ones')
     .option('--student <id>', "only this student's (id)")
+    .option(
+      '--assigned <who>',
+      "only those assigned to a person (id), to anyone ('any') or to no one ('none')",
+    )
+    .option('--order <order>', 'newest (default) or crisis_first (open crisis requests first)')
     .action(async (slug: string, o) =>
       print(
         await admin()(
           'GET',
-          `${path(slug)}?${listingQuery(o, { status: 'status', priority: 'priority', student: 'student_id' })}`,
+          `${path(slug)}?${listingQuery(o, {
+            status: 'status',
+            priority: 'priority',
+            student: 'student_id',
+            assigned: 'assigned',
+            order: 'order',
+          })}`,
         ),
       ),
     );

@@ -9,11 +9,16 @@ export function registerRunCommands(program: Command, admin: () => AdminCall, pr
   const runs = program.command('runs').description('History of SIS pushes (roster and enrolments)');
   pagingOptions(runs.command('list <institution>').description('List runs, newest first'), '20')
     .option('--kind <kind>', 'only roster or only enrolments runs')
-    .action(async (slug: string, o) =>
-      print(
-        await admin()('GET', `/admin/v1/institutions/${enc(slug)}/runs?${listingQuery(o, { kind: 'kind' })}`),
-      ),
-    );
+    .option('--from <day>', 'only runs started on or after this UTC day (YYYY-MM-DD)')
+    .option('--to <day>', 'only runs started on or before this UTC day (YYYY-MM-DD)')
+    .option('--has-errors', 'only runs that reported row errors')
+    .action(async (slug: string, o) => {
+      const query = listingQuery(
+        { ...o, hasErrors: o.hasErrors ? 'true' : undefined },
+        { kind: 'kind', from: 'from', to: 'to', hasErrors: 'has_errors' },
+      );
+      print(await admin()('GET', `/admin/v1/institutions/${enc(slug)}/runs?${query}`));
+    });
   runs
     .command('show <institution> <run-id>')
     .description('One run with its row errors')

@@ -1,6 +1,7 @@
 // The help-request inbox (staff and admins): open crisis requests first, then every request
-// with filters; a request's page with its timeline and the staff actions (status, note,
-// assignment). The staff member's name recorded with each change is the signed-in person's.
+// with filters (status, priority, assigned to me or to no one), all applied by the API to the
+// whole listing; a request's page with its timeline and the staff actions (status, note,
+// assignment). The API records each change under the signed-in person's name from the session.
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { App } from '../../http/types.ts';
@@ -50,26 +51,20 @@ export function inboxRoutes(app: App, _services: Services): void {
       const q = request.query;
       const filters = { status: oneOf(statuses, q.status), priority: oneOf(priorities, q.priority) };
       const assigned = oneOf(['me', 'unassigned'] as const, q.assigned);
-      const [crisis, listing] = await Promise.all([
-        c.api.get<{ items: HelpRequest[] }>(`${api}?priority=crisis&limit=100`),
-        listPage<HelpRequest>(c.api, api, filters, { cursor: q.cursor, size: assigned ? 200 : 50 }),
-      ]);
-      // The list endpoint has no assignment filter yet: it is applied to the page read.
-      const items = listing.items.filter((r) =>
-        assigned === 'me'
-          ? r.assigned_to === c.caller.actor
-          : assigned === 'unassigned'
-            ? !r.assigned_to
-            : true,
+      // The API filters and orders the whole listing: open crisis requests come first, so the
+      // first pages hold every one of them, and the filters page through exactly what they match.
+      const listing = await listPage<HelpRequest>(
+        c.api,
+        api,
+        { ...filters, assigned: assigned === 'unassigned' ? 'none' : assigned, order: 'crisis_first' },
+        { cursor: q.cursor, size: 50 },
       );
-      const openCrisis = crisis.items.filter((r) => r.status !== 'resolved');
-      const crisisIds = new Set(openCrisis.map((r) => r.id));
-      const filtered = Boolean(filters.status || filters.priority || assigned);
+      const openCrisis = (r: HelpRequest) => r.priority === 'crisis' && r.status !== 'resolved';
       const self = `${paths(request).page}${query({ ...filters, assigned }) || '?'}`;
       return c.render('console/inbox.eta', {
         title: 'Help requests',
-        crisis: filtered ? [] : openCrisis,
-        items: filtered ? items : items.filter((r) => !crisisIds.has(r.id)),
+        crisis: listing.items.filter(openCrisis),
+        items: listing.items.filter((r) => !openCrisis(r)),
         listing,
         filters: { ...filters, assigned },
         statuses,
@@ -112,14 +107,14 @@ export function inboxRoutes(app: App, _services: Services): void {
     path: string,
     method: 'POST' | 'PUT',
     apiPath: string,
-    body: (request: FastifyRequest, staff: string) => Record<string, unknown>,
+    body: (request: FastifyRequest) => Record<string, unknown>,
     done: string,
     fields: string[],
   ) =>
     app.post(path, { schema: { hide: true, params: RequestParams } }, async (request, reply) => {
       const c = ctx(request);
       const { api, page } = paths(request);
-      const values = body(request, c.caller.actor);
+      const values = body(request);
       const answer = await c.api.call<{ changed: boolean }>(
         method,
         `${api}/${request.params.id}/${apiPath}`,
@@ -137,7 +132,7 @@ export function inboxRoutes(app: App, _services: Services): void {
     '/:slug/inbox/:id/status',
     'POST',
     'status',
-    (request, staff) => ({ status: text(request.body, 'status'), staff }),
+    (request) => ({ status: text(request.body, 'status') }),
     'status_changed',
     ['status'],
   );
@@ -145,7 +140,7 @@ export function inboxRoutes(app: App, _services: Services): void {
     '/:slug/inbox/:id/notes',
     'POST',
     'notes',
-    (request, staff) => ({ note: text(request.body, 'note'), staff }),
+    (request) => ({ note: text(request.body, 'note') }),
     'note_added',
     ['note'],
   );
@@ -153,9 +148,9 @@ export function inboxRoutes(app: App, _services: Services): void {
     '/:slug/inbox/:id/assignment',
     'PUT',
     'assignment',
-    (request, staff) => {
+    (request) => {
       const unassign = text(request.body, 'unassign') === 'yes';
-      return { assignee: unassign ? null : text(request.body, 'assignee'), staff };
+      return { assignee: unassign ? null : text(request.body, 'assignee') };
     },
     'assignment_changed',
     ['assignee'],

@@ -1,10 +1,12 @@
-// Push history (admins): every roster and enrolments run with filters (feed, day, with errors),
+// Push history (admins): every roster and enrolments run with filters (feed, day the run started,
+// with errors; the API applies them to the whole history),
 // a chart of the last 30 days (created, updated, errors) drawn by uPlot from the numbers also
 // shown in a table, and a run's page with its row errors and warnings as a table and a CSV file.
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { App } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
+import { query } from '../api.ts';
 import { ctx, institutionOf } from '../console.ts';
 import { when } from '../forms.ts';
 import { listPage } from '../listing.ts';
@@ -28,6 +30,14 @@ interface RunSummary {
   error_count: number;
   started_at: string;
   finished_at: string;
+}
+
+interface Day {
+  day: string;
+  pushes: number;
+  created: number;
+  updated: number;
+  errors: number;
 }
 
 const num = (value: unknown) => (typeof value === 'number' ? value : 0);
@@ -70,39 +80,31 @@ export function runRoutes(app: App, services: Services): void {
       const day = q.day && /^\d{4}-\d{2}-\d{2}$/.test(q.day) ? q.day : undefined;
       const withErrors = q.errors === 'yes';
       const now = services.clock.now();
-      // The chart: the last 30 days of pushes, newest 1000 runs at most.
-      const [recent, listing] = await Promise.all([
-        c.api.get<{ items: RunSummary[] }>(`${api}?limit=1000${kind ? `&kind=${kind}` : ''}`),
-        listPage<RunSummary>(c.api, api, { kind }, { cursor: q.cursor, size: day || withErrors ? 500 : 50 }),
-      ]);
-      const days: { day: string; pushes: number; created: number; updated: number; errors: number }[] = [];
       const start = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) - 29 * DAY_MS;
-      for (let i = 0; i < 30; i += 1)
-        days.push({
-          day: new Date(start + i * DAY_MS).toISOString().slice(0, 10),
-          pushes: 0,
-          created: 0,
-          updated: 0,
-          errors: 0,
-        });
-      for (const run of recent.items) {
-        const index = Math.floor((new Date(run.finished_at).getTime() - start) / DAY_MS);
-        const bucket = days[index];
-        if (!bucket) continue;
-        bucket.pushes += 1;
-        bucket.created += num(run.counts.created);
-        bucket.updated += num(run.counts.updated);
-        bucket.errors += run.error_count;
+      const firstDay = new Date(start).toISOString().slice(0, 10);
+      const today = new Date(start + 29 * DAY_MS).toISOString().slice(0, 10);
+      // The chart: the runs started on each of the last 30 days, summed by the API, by the same
+      // day as the day filter, so a day's bar and that day's filtered list agree.
+      const [daily, listing] = await Promise.all([
+        c.api.get<{ items: Day[] }>(`${api}/daily${query({ kind, from: firstDay, to: today })}`),
+        listPage<RunSummary>(
+          c.api,
+          api,
+          { kind, from: day, to: day, has_errors: withErrors },
+          { cursor: q.cursor, size: 50 },
+        ),
+      ]);
+      const byDay = new Map(daily.items.map((d) => [d.day, d]));
+      const days: Day[] = [];
+      for (let i = 0; i < 30; i += 1) {
+        const date = new Date(start + i * DAY_MS).toISOString().slice(0, 10);
+        days.push(byDay.get(date) ?? { day: date, pushes: 0, created: 0, updated: 0, errors: 0 });
       }
-      // Day and error filters narrow the page read (the list endpoint filters by feed only).
-      const items = listing.items.filter(
-        (run) => (!day || run.finished_at.startsWith(day)) && (!withErrors || run.error_count > 0),
-      );
       return c.render('console/runs.eta', {
         title: 'Push history',
         chart: true,
         days,
-        items,
+        items: listing.items,
         listing,
         filters: { kind, day, errors: withErrors },
         self: `${page}?${new URLSearchParams({ ...(kind ? { kind } : {}), ...(day ? { day } : {}), ...(withErrors ? { errors: 'yes' } : {}) })}`,

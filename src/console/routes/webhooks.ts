@@ -1,7 +1,7 @@
 // Webhooks (Manage integrations): the endpoints, adding one (the URL guard's refusal next to the
 // URL field; the signing secret shown once), event types, disable and enable, rotating the
 // signing secret (confirmed; the new secret shown once with the end of the overlap window), a
-// test event, and an endpoint's delivery log with its attempts, redelivery of one event and
+// test event, and an endpoint's delivery log (paged, each delivery with all its attempts), redelivery of one event and
 // replay of failed deliveries since a time (confirmed). Every read and write is the admin API's.
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -11,6 +11,7 @@ import type { Services } from '../../services.ts';
 import { ApiRefusal } from '../api.ts';
 import { ctx, institutionOf } from '../console.ts';
 import { confirmed, formErrors, list, text, when } from '../forms.ts';
+import { listPage } from '../listing.ts';
 
 const Params = Type.Object({ slug: Type.String() });
 const EndpointParams = Type.Object({ slug: Type.String(), id: Type.String() });
@@ -40,11 +41,11 @@ interface Delivery {
   last_attempt_at: string | null;
   next_attempt_at: string | null;
   created_at: string;
+  attempt_log: Attempt[];
 }
 
 interface Attempt {
   id: number;
-  delivery_id: string;
   attempted_at: string;
   outcome: string;
   status_code: number | null;
@@ -96,23 +97,24 @@ export function webhookRoutes(app: App, _services: Services): void {
     // The API answers a malformed id with a 400; to a person it is a page that does not exist.
     if (!UUID.test(id)) throw new ApiRefusal(404, { error: 'not_found', detail: 'no such webhook endpoint' });
     const { api } = paths(request, id);
-    const [found, deliveries, attempts] = await Promise.all([
+    const cursor = (request.query as { cursor?: unknown } | undefined)?.cursor;
+    // The log pages by the API's cursor; each delivery comes with all of its attempts.
+    const [found, deliveries] = await Promise.all([
       c.api.get<Endpoint>(api),
-      c.api.get<{ items: Delivery[] }>(`${api}/deliveries?limit=50`),
-      c.api.get<{ items: Attempt[] }>(`${api}/attempts?limit=200`),
+      listPage<Delivery>(
+        c.api,
+        `${api}/deliveries`,
+        { include_attempts: true },
+        { cursor: typeof cursor === 'string' && cursor.length <= 200 ? cursor : undefined, size: 50 },
+      ),
     ]);
-    const byDelivery = new Map<string, Attempt[]>();
-    for (const attempt of attempts.items) {
-      const rows = byDelivery.get(attempt.delivery_id) ?? [];
-      rows.push(attempt);
-      byDelivery.set(attempt.delivery_id, rows);
-    }
     return c.render(
       'console/webhook.eta',
       {
         title: `Webhook endpoint ${found.url}`,
         endpoint: found,
-        deliveries: deliveries.items.map((d) => ({ ...d, tries: byDelivery.get(d.id) ?? [] })),
+        deliveries: deliveries.items.map((d) => ({ ...d, tries: d.attempt_log })),
+        log: deliveries,
         eventTypes: EVENT_TYPES,
         selected: found.event_types,
         errors: {},

@@ -290,9 +290,14 @@ export function createDeparturesService(db: Db, clock: { now(): Date }) {
         [institutionId, id],
       );
       if (!rows[0]) throw new ApiError('not_found', { detail: `no full sync ${id}` });
+      // Each departing student by its primary key. As a plain join the planner hashes the whole
+      // institution's students (a sequential scan): 21-26 ms for 1,000 departures among 100,000
+      // students on PostgreSQL, against 7-8 ms this way (bench/console.ts, the held full sync page).
+      // LIMIT 1 keeps the subquery from being flattened back into that join.
       const students = await db.query(
         `SELECT s.id, s.email, s.student_id_ext, s.departed_at FROM full_sync_departures d
-         JOIN students s ON s.id = d.student_id AND s.institution_id = $1
+         CROSS JOIN LATERAL (SELECT id, email, student_id_ext, departed_at FROM students
+                             WHERE id = d.student_id AND institution_id = $1 LIMIT 1) s
          WHERE d.full_sync_id = $2 ORDER BY lower(s.email) LIMIT 10000`,
         [institutionId, id],
       );

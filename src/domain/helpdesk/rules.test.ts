@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { stateTable } from '../../../test/helpers/state-table.ts';
-import { applyRow, type SyncState, staffStatusChange, statuses, validateRow } from './rules.ts';
+import { actingStaff, applyRow, type SyncState, staffStatusChange, statuses, validateRow } from './rules.ts';
 
 const id = '5f0c6a8e-2b1d-4c3e-9a7f-1d2e3f4a5b6c';
 const now = new Date('2026-03-01T10:00:00Z');
@@ -180,4 +180,17 @@ test('a future observed_at counts as now: it never outranks a staff change', () 
     now,
   );
   assert.equal(capped.superseded, true);
+});
+
+test('a staff change is attributed to the session person, else to the staff name a token caller sends', () => {
+  const person = { actor: 'Robin Counsellor', sessionId: '7d1e2f3a-0000-4000-8000-000000000001' };
+  assert.equal(actingStaff(person, undefined), 'Robin Counsellor');
+  assert.equal(actingStaff(person, 'Somebody Else'), 'Robin Counsellor');
+  const token = { actor: 'operator' };
+  assert.equal(actingStaff(token, 'Dana Staff'), 'Dana Staff');
+  assert.throws(
+    () => actingStaff(token, undefined),
+    (error: { code?: string; extra?: { field?: string } }) =>
+      error.code === 'missing_field' && error.extra?.field === 'staff',
+  );
 });

@@ -1,6 +1,7 @@
 // Pure rules of the help desk: statuses, priorities, validation of one help-sync update row,
 // and the state table of spec section 3 applied to one row. No I/O here.
 
+import { ApiError } from '../../errors.ts';
 import { uuidPattern } from '../../lib/ids.ts';
 import { isStorableText } from '../../lib/text.ts';
 
@@ -283,4 +284,24 @@ export function staffStatusChange(state: SyncState, status: Status, now: Date): 
     version: state.version + 1,
     staffStatusChangedAt: now,
   };
+}
+
+/**
+ * Who a staff change is attributed to. A signed-in person (a session) is who they are: the name
+ * of their session, whatever the body says, so the timeline and the event show the real
+ * person. A machine caller (the operator token) has no person behind it and names the staff
+ * member in `staff`, which it must send.
+ */
+export function actingStaff(
+  caller: { actor: string; sessionId?: string },
+  staff: string | undefined,
+): string {
+  if (caller.sessionId !== undefined) return caller.actor;
+  if (staff === undefined)
+    throw new ApiError('missing_field', {
+      field: 'staff',
+      detail:
+        'staff is required: name the staff member making the change (signed-in people are named by their session)',
+    });
+  return staff;
 }

@@ -3,12 +3,11 @@
 // the request row (SELECT ... FOR UPDATE), bumps its version, appends to the timeline and
 // records its event in the same transaction, so concurrent changes never lose a write.
 import type { Db, Queryable } from '../../db/db.ts';
-import { type KeysetPage, keysetPage } from '../../db/keyset.ts';
 import { ApiError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
-import type { CursorKey, KeysetOrder } from '../../lib/cursor.ts';
 import { uuidPattern } from '../../lib/ids.ts';
 import { recordEvent } from '../events/record.ts';
+import { type Assignment, type ListFilter, listHelpRequests, personName } from './listing.ts';
 import { type Category, type Priority, type Status, staffStatusChange } from './rules.ts';
 import {
   appendTimeline,
@@ -19,9 +18,6 @@ import {
   publicRequest,
   type TimelineEntry,
 } from './store.ts';
-
-/** Help requests, newest first. */
-export const helpRequestOrder: KeysetOrder = { listing: 'help-requests', key: ['timestamp', 'uuid'] };
 
 export interface TimelineItem {
   id: string;
@@ -177,30 +173,22 @@ export function createHelpRequestsService(db: Db, clock: Clock) {
       return { ...publicRequest(rows[0]), timeline: await timeline(db, institutionId, rows[0].id) };
     },
 
+    /** One page of the listing (filters and orders: ./listing.ts). */
     async list(
       institutionId: string,
-      filter: KeysetPage & { status?: Status; priority?: Priority; studentId?: string },
+      filter: Omit<ListFilter, 'assignment'> & { assignment?: Assignment | { personId: string } },
     ) {
-      const { rows } = await db.query<HelpRequestRow & { sort_key: CursorKey }>(
-        `SELECT ${helpRequestColumns}, json_build_array(created_at, id) AS sort_key FROM help_requests
-         WHERE institution_id = $1
-           AND ($2::text IS NULL OR status = $2::text)
-           AND ($3::text IS NULL OR priority = $3::text)
-           AND ($4::uuid IS NULL OR student_id = $4::uuid)
-           AND ($5::timestamptz IS NULL OR (created_at, id) < ($5::timestamptz, $6::uuid))
-         ORDER BY created_at DESC, id DESC LIMIT $7`,
-        [
-          institutionId,
-          filter.status ?? null,
-          filter.priority ?? null,
-          filter.studentId ?? null,
-          filter.after?.[0] ?? null,
-          filter.after?.[1] ?? null,
-          filter.limit + 1,
-        ],
-      );
-      const page = keysetPage(rows, filter.limit);
-      return { items: page.items.map(publicRequest), next: page.next };
+      let assignment = filter.assignment;
+      if (assignment && 'personId' in assignment) {
+        const name = await personName(db, institutionId, assignment.personId);
+        if (name === null)
+          throw new ApiError('invalid_field', {
+            field: 'querystring.assigned',
+            detail: `assigned: no person ${assignment.personId} in this institution`,
+          });
+        assignment = { kind: 'name', name };
+      }
+      return listHelpRequests(db, institutionId, { ...filter, assignment });
     },
 
     /** A staff member sets the status. Setting the current status changes nothing. */

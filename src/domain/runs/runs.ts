@@ -82,21 +82,114 @@ export async function recordRun(q: Queryable, run: NewRun): Promise<string> {
   return rows[0].id;
 }
 
+export interface DailyRuns {
+  day: string;
+  pushes: number;
+  created: number;
+  updated: number;
+  errors: number;
+}
+
+export interface RunFilter {
+  kind?: RunKind;
+  /** First UTC day (YYYY-MM-DD) of runs to list, inclusive. */
+  from?: string;
+  /** Last UTC day (YYYY-MM-DD) of runs to list, inclusive. */
+  to?: string;
+  /** Only runs that reported row errors. */
+  hasErrors?: boolean;
+}
+
+const DAY_MS = 86_400_000;
+/** Bounds past any stored run, so the range condition always applies (and uses the index). */
+const EARLIEST = '-infinity';
+const LATEST = 'infinity';
+
+/** A calendar day as a UTC midnight, or 400 invalid_field when it is not one (2026-02-30). */
+function day(value: string, field: 'from' | 'to'): Date {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  const date = new Date(0);
+  // setUTCFullYear, unlike Date.UTC, keeps years 1 to 99 as they are.
+  if (m) date.setUTCFullYear(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  if (!m || date.toISOString().slice(0, 10) !== value || date.getUTCFullYear() < 1)
+    throw new ApiError('invalid_field', {
+      field: `querystring.${field}`,
+      detail: `${field} must be a calendar day, YYYY-MM-DD (UTC)`,
+    });
+  return date;
+}
+
+/** The start (inclusive) and end (exclusive) instants of the days from..to; 400 when to is before from. */
+export function dayRange(from: string | undefined, to: string | undefined): { start: string; end: string } {
+  const start = from === undefined ? undefined : day(from, 'from');
+  const last = to === undefined ? undefined : day(to, 'to');
+  if (start && last && last < start)
+    throw new ApiError('invalid_field', { field: 'querystring.to', detail: 'to must not be before from' });
+  return {
+    start: start ? start.toISOString() : EARLIEST,
+    // The day after 9999-12-31 has no four-digit year: the range is then open-ended.
+    end: last && last.getUTCFullYear() < 9999 ? new Date(last.getTime() + DAY_MS).toISOString() : LATEST,
+  };
+}
+
 const summaryColumns = `id, kind, credential, cohort_id, sections, dry_run, received, counts, error_count,
   started_at, finished_at`;
 
 export function createRunsService(db: Db) {
   return {
-    /** Runs, newest first. */
-    async list(institutionId: string, page: KeysetPage & { kind?: RunKind }): Promise<Paged<RunSummary>> {
+    /**
+     * Runs, newest first, optionally of one feed, started within a range of UTC days, or with row
+     * errors only. The day range is a range of sis_runs_listing_idx, "with errors" a partial
+     * index of its own (migration 0017), so every page is a range scan after the cursor.
+     */
+    async list(institutionId: string, page: KeysetPage & RunFilter): Promise<Paged<RunSummary>> {
+      const range = dayRange(page.from, page.to);
       const { rows } = await db.query<RunSummary & { sort_key: CursorKey }>(
         `SELECT ${summaryColumns}, json_build_array(started_at, id) AS sort_key FROM sis_runs
          WHERE institution_id = $1 AND ($2::text IS NULL OR kind = $2::text)
            AND ($3::timestamptz IS NULL OR (started_at, id) < ($3::timestamptz, $4::uuid))
+           AND started_at >= $6::timestamptz AND started_at < $7::timestamptz
+           ${page.hasErrors ? 'AND error_count > 0' : ''}
          ORDER BY started_at DESC, id DESC LIMIT $5`,
-        [institutionId, page.kind ?? null, page.after?.[0] ?? null, page.after?.[1] ?? null, page.limit + 1],
+        [
+          institutionId,
+          page.kind ?? null,
+          page.after?.[0] ?? null,
+          page.after?.[1] ?? null,
+          page.limit + 1,
+          range.start,
+          range.end,
+        ],
       );
       return keysetPage(rows, page.limit);
+    },
+
+    /**
+     * Runs per UTC day on which they started, within from..to (inclusive, at most 366 days):
+     * how many, and the sums of their top-level `created` and `updated` counts and of their row
+     * errors. One aggregate over sis_runs_listing_idx's range; days without runs are absent.
+     */
+    async daily(institutionId: string, filter: { kind?: RunKind; from: string; to: string }) {
+      const range = dayRange(filter.from, filter.to);
+      if (Date.parse(range.end) - Date.parse(range.start) > 366 * DAY_MS)
+        throw new ApiError('invalid_field', {
+          field: 'querystring.to',
+          detail: 'from..to spans at most 366 days',
+        });
+      const { rows } = await db.query<DailyRuns>(
+        `SELECT to_char(started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*)::int AS pushes,
+                COALESCE(sum(CASE WHEN jsonb_typeof(counts -> 'created') = 'number'
+                                  THEN (counts ->> 'created')::numeric END), 0)::float8 AS created,
+                COALESCE(sum(CASE WHEN jsonb_typeof(counts -> 'updated') = 'number'
+                                  THEN (counts ->> 'updated')::numeric END), 0)::float8 AS updated,
+                sum(error_count)::float8 AS errors
+         FROM sis_runs
+         WHERE institution_id = $1 AND ($2::text IS NULL OR kind = $2::text)
+           AND started_at >= $3::timestamptz AND started_at < $4::timestamptz
+         GROUP BY 1 ORDER BY 1`,
+        [institutionId, filter.kind ?? null, range.start, range.end],
+      );
+      return rows;
     },
 
     /**

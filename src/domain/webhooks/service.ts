@@ -301,13 +301,25 @@ export function createWebhooksService(deps: WebhooksDeps) {
       return { requeued };
     },
 
-    /** Deliveries of one endpoint, newest first; optionally only one state. */
-    async deliveries(institutionId: string, id: string, filter: KeysetPage & { state?: string }) {
+    /**
+     * Deliveries of one endpoint, newest first; optionally only one state, and with each
+     * delivery's attempts (read by webhook_attempts_delivery_idx within the same statement).
+     */
+    async deliveries(
+      institutionId: string,
+      id: string,
+      filter: KeysetPage & { state?: string; withAttempts?: boolean },
+    ) {
       await get(institutionId, id);
+      const attemptLog = filter.withAttempts
+        ? `, COALESCE((SELECT jsonb_agg(jsonb_build_object('id', a.id, 'attempted_at', a.attempted_at,
+             'outcome', a.outcome, 'status_code', a.status_code, 'duration_ms', a.duration_ms, 'error', a.error)
+             ORDER BY a.id) FROM webhook_attempts a WHERE a.delivery_id = d.id), '[]'::jsonb) AS attempt_log`
+        : '';
       const { rows } = await db.query<DeliveryRow & { sort_key: CursorKey }>(
         `SELECT d.id, d.event_id, ev.type AS event_type, d.state, d.attempts, d.last_status, d.last_error,
                 d.last_attempt_at, CASE WHEN d.state = 'pending' THEN d.next_attempt_at END AS next_attempt_at,
-                d.created_at, d.completed_at, json_build_array(d.created_at, d.id) AS sort_key
+                d.created_at, d.completed_at, json_build_array(d.created_at, d.id) AS sort_key${attemptLog}
          FROM webhook_deliveries d JOIN events ev ON ev.id = d.event_id
          WHERE d.institution_id = $1 AND d.endpoint_id = $2 AND ($4::text IS NULL OR d.state = $4)
            AND ($5::timestamptz IS NULL OR (d.created_at, d.id) < ($5::timestamptz, $6::uuid))

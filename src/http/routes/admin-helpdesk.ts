@@ -2,11 +2,11 @@
 // console), the help-sync secret, and the institution's event log.
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { categories, MAX_ACTOR, priorities, statuses } from '../../domain/helpdesk/rules.ts';
-import { helpRequestOrder } from '../../domain/helpdesk/service.ts';
+import { keysetOrderOf, listOrders, parseAssigned } from '../../domain/helpdesk/listing.ts';
+import { actingStaff, categories, MAX_ACTOR, priorities, statuses } from '../../domain/helpdesk/rules.ts';
 import { ApiError } from '../../errors.ts';
 import type { Services } from '../../services.ts';
-import { institutionOf } from '../plugins/admin-scope.ts';
+import { callerOf, institutionOf } from '../plugins/admin-scope.ts';
 import {
   adminSecurity,
   CursorQuery,
@@ -33,6 +33,11 @@ const CategorySchema = StringEnum(
 );
 const PrioritySchema = StringEnum(priorities, 'low, normal, high or crisis');
 const Name = (description: string) => Text({ minLength: 1, maxLength: MAX_ACTOR, description });
+/** Who makes a staff change: required of token callers, ignored for signed-in people (their session names them). */
+const StaffName = Name(
+  'The staff member making the change. Required with the operator token; a signed-in person is recorded ' +
+    'under their own name from the session and this field is ignored, so the timeline shows who acted.',
+);
 
 const HelpRequest = Type.Object({
   id: Uuid('The help_request_id used by the help-desk sync and in webhook payloads'),
@@ -157,7 +162,12 @@ export function adminHelpdeskRoutes(app: App, services: Services): void {
       schema: {
         tags,
         security,
-        summary: 'List help requests (newest first)',
+        summary: 'List help requests (newest first, or open crisis requests first)',
+        description:
+          'Every filter is exact over the whole listing and combines with the others and with either order; ' +
+          'next_cursor pages through the result (pass the same filters and order with it). A cursor of one ' +
+          'order is 400 invalid_cursor in the other. Bad filter values are 400 invalid_field naming the ' +
+          'field (`querystring.assigned`, …).',
         params: SlugParams,
         querystring: Type.Intersect([
           CursorQuery,
@@ -165,21 +175,46 @@ export function adminHelpdeskRoutes(app: App, services: Services): void {
             status: Type.Optional(StatusSchema),
             priority: Type.Optional(PrioritySchema),
             student_id: Type.Optional(Uuid()),
+            assigned: Type.Optional(
+              Type.String({
+                maxLength: 36,
+                description:
+                  'Whom the request is assigned to: `me` (the signed-in person; a token caller names the ' +
+                  'person by id instead), `none` (unassigned), `any` (assigned to someone), or the id of a ' +
+                  "person of this institution (assigned under that person's name, as the console records it)",
+              }),
+            ),
+            order: Type.Optional(
+              StringEnum(
+                listOrders,
+                '`newest` (default): newest first. `crisis_first`: open crisis requests (priority crisis, ' +
+                  'not resolved) first, then every other request; each group newest first',
+              ),
+            ),
           }),
         ]),
         response: { 200: Page(HelpRequest), ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) =>
-      pageReply(
-        helpRequestOrder,
+    async (request) => {
+      const q = request.query;
+      const caller = callerOf(request);
+      const order = keysetOrderOf(q.order);
+      return pageReply(
+        order,
         await helpRequests.list(institutionOf(request).id, {
-          ...pageOf(helpRequestOrder, request.query),
-          status: request.query.status,
-          priority: request.query.priority,
-          studentId: request.query.student_id,
+          ...pageOf(order, q),
+          status: q.status,
+          priority: q.priority,
+          studentId: q.student_id,
+          assignment:
+            q.assigned === undefined
+              ? undefined
+              : parseAssigned(q.assigned, caller.sessionId === undefined ? undefined : caller.actor),
+          order: q.order,
         }),
-      ),
+      );
+    },
   );
 
   app.get(
@@ -212,11 +247,15 @@ export function adminHelpdeskRoutes(app: App, services: Services): void {
           'Any status may be set. resolved stamps the resolved time; any other status clears it. A staff ' +
           'status change takes precedence over help-desk sync rows whose observed_at is earlier.',
         params: IdParams,
-        body: Type.Object({ status: StatusSchema, staff: Name('The staff member making the change') }),
+        body: Type.Object({ status: StatusSchema, staff: Type.Optional(StaffName) }),
         response: { 200: Changed, ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => helpRequests.changeStatus(institutionOf(request).id, request.params.id, request.body),
+    async (request) =>
+      helpRequests.changeStatus(institutionOf(request).id, request.params.id, {
+        status: request.body.status,
+        staff: actingStaff(callerOf(request), request.body.staff),
+      }),
   );
 
   app.post(
@@ -230,12 +269,16 @@ export function adminHelpdeskRoutes(app: App, services: Services): void {
         params: IdParams,
         body: Type.Object({
           note: Text({ minLength: 1, maxLength: 10_000, nonBlank: true }),
-          staff: Name('The staff member writing the note'),
+          staff: Type.Optional(StaffName),
         }),
         response: { 200: Changed, ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => helpRequests.addNote(institutionOf(request).id, request.params.id, request.body),
+    async (request) =>
+      helpRequests.addNote(institutionOf(request).id, request.params.id, {
+        note: request.body.note,
+        staff: actingStaff(callerOf(request), request.body.staff),
+      }),
   );
 
   app.put(
@@ -249,12 +292,16 @@ export function adminHelpdeskRoutes(app: App, services: Services): void {
         params: IdParams,
         body: Type.Object({
           assignee: Nullable(Name('Name of the staff member to assign')),
-          staff: Name('The staff member making the change'),
+          staff: Type.Optional(StaffName),
         }),
         response: { 200: Changed, ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => helpRequests.assign(institutionOf(request).id, request.params.id, request.body),
+    async (request) =>
+      helpRequests.assign(institutionOf(request).id, request.params.id, {
+        assignee: request.body.assignee,
+        staff: actingStaff(callerOf(request), request.body.staff),
+      }),
   );
 
   app.get(

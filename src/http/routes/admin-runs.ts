@@ -72,8 +72,38 @@ export function adminRunRoutes(app: App, services: Services): void {
         tags,
         security,
         summary: 'List SIS push runs, newest first',
+        description:
+          'Filters combine and are exact over the whole history; next_cursor pages through the result (pass ' +
+          'the same filters with it). A day that is not a calendar day, or `to` before `from`, is 400 ' +
+          'invalid_field naming the field.',
         params: SlugParams,
-        querystring: Type.Intersect([CursorQuery, Type.Object({ kind: Type.Optional(RunKind) })]),
+        querystring: Type.Intersect([
+          CursorQuery,
+          Type.Object({
+            kind: Type.Optional(RunKind),
+            from: Type.Optional(
+              Type.String({
+                maxLength: 10,
+                description: 'First day (YYYY-MM-DD, UTC) on which the run started, inclusive',
+                examples: ['2026-11-01'],
+              }),
+            ),
+            to: Type.Optional(
+              Type.String({
+                maxLength: 10,
+                description:
+                  'Last day (YYYY-MM-DD, UTC) on which the run started, inclusive; from=to is one day',
+                examples: ['2026-11-30'],
+              }),
+            ),
+            has_errors: Type.Optional(
+              Type.Boolean({
+                description:
+                  'true: only runs that reported row errors (error_count > 0); false or absent: every run',
+              }),
+            ),
+          }),
+        ]),
         response: { 200: Page(RunSummary), ...errorResponses(400, 401, 404) },
       },
     },
@@ -83,8 +113,54 @@ export function adminRunRoutes(app: App, services: Services): void {
         await runs.list(institutionOf(request).id, {
           ...pageOf(runOrder, request.query),
           kind: request.query.kind,
+          from: request.query.from,
+          to: request.query.to,
+          hasErrors: request.query.has_errors === true,
         }),
       ),
+  );
+
+  app.get(
+    '/admin/v1/institutions/:slug/runs/daily',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        security,
+        summary: 'Runs per day: how many, and what they created, updated and refused',
+        description:
+          'For each UTC day from `from` to `to` (inclusive, at most 366 days) on which runs started: the ' +
+          'number of runs and the sums of their top-level `created` and `updated` counts and of their row ' +
+          "errors. Days without runs are absent. What the console's push-history chart draws.",
+        params: SlugParams,
+        querystring: Type.Object({
+          kind: Type.Optional(RunKind),
+          from: Type.String({ maxLength: 10, description: 'First day, YYYY-MM-DD (UTC)' }),
+          to: Type.String({ maxLength: 10, description: 'Last day, YYYY-MM-DD (UTC), inclusive' }),
+        }),
+        response: {
+          200: Type.Object({
+            items: Type.Array(
+              Type.Object({
+                day: Type.String({ description: 'YYYY-MM-DD (UTC)' }),
+                pushes: Type.Integer(),
+                created: Type.Number(),
+                updated: Type.Number(),
+                errors: Type.Number({ description: 'Row errors reported, all runs of the day together' }),
+              }),
+            ),
+          }),
+          ...errorResponses(400, 401, 404),
+        },
+      },
+    },
+    async (request) => ({
+      items: await runs.daily(institutionOf(request).id, {
+        kind: request.query.kind,
+        from: request.query.from,
+        to: request.query.to,
+      }),
+    }),
   );
 
   app.get(

@@ -67,6 +67,19 @@ const Delivery = Type.Object(
     next_attempt_at: Nullable(DateTime('When pending: next attempt (or lease expiry while in flight)')),
     created_at: DateTime(),
     completed_at: Nullable(DateTime()),
+    attempt_log: Type.Optional(
+      Type.Array(
+        Type.Object({
+          id: Type.Integer(),
+          attempted_at: DateTime(),
+          outcome: Type.String(),
+          status_code: Nullable(Type.Integer()),
+          duration_ms: Type.Integer(),
+          error: Nullable(Type.String()),
+        }),
+        { description: 'With include_attempts=true: every attempt of this delivery, oldest first' },
+      ),
+    ),
   },
   { additionalProperties: true },
 );
@@ -283,10 +296,19 @@ export function adminWebhookRoutes(app: App, services: Services): void {
         tags,
         security,
         summary: 'Delivery log of an endpoint: one row per event, newest first',
+        description:
+          "Page with next_cursor (keep the same state filter). include_attempts=true adds each delivery's " +
+          'attempts (attempt_log), so a page of the log shows every attempt of the deliveries on it, however ' +
+          'old, in the same request.',
         params: EndpointParams,
         querystring: Type.Intersect([
           CursorQuery,
           Type.Object({
+            include_attempts: Type.Optional(
+              Type.Boolean({
+                description: 'true: each delivery carries its attempts (attempt_log), oldest first',
+              }),
+            ),
             state: Type.Optional(
               Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
             ),
@@ -301,6 +323,7 @@ export function adminWebhookRoutes(app: App, services: Services): void {
         await webhooks.deliveries(institutionOf(request).id, request.params.id, {
           ...pageOf(deliveryOrder, request.query),
           state: request.query.state,
+          withAttempts: request.query.include_attempts === true,
         }),
       ),
   );
