@@ -46,12 +46,48 @@ export async function seed(db: Db, now: Date): Promise<Seeded> {
     "INSERT INTO cohorts (institution_id, name) VALUES ($1, 'Everyone') RETURNING id",
     [institutionId],
   );
+  // What the SIS pushed, for the Data pages: 40 programs, 4 campuses, 4 terms, 400 units, and
+  // two enrolments each for half the students; one student in 100 has departed.
   await db.query(
-    `INSERT INTO students (institution_id, cohort_id, email, student_id_ext, first_name, last_name)
+    `INSERT INTO programs (institution_id, code, name)
+     SELECT $1, 'P' || lpad(g::text, 3, '0'), 'Program ' || g FROM generate_series(1, 40) g`,
+    [institutionId],
+  );
+  await db.query(
+    `INSERT INTO campuses (institution_id, name) SELECT $1, 'Campus ' || g FROM generate_series(1, 4) g`,
+    [institutionId],
+  );
+  await db.query(
+    `INSERT INTO students (institution_id, cohort_id, email, student_id_ext, first_name, last_name, program_id,
+                          campus_id, departed_at)
      SELECT $1, $2, 'student' || g || '@bench.edu', 'S' || lpad(g::text, 7, '0'),
-            (ARRAY['Ada','Grace','Alan','Edsger','Barbara'])[1 + g % 5], 'Surname' || (g % 997)
+            (ARRAY['Ada','Grace','Alan','Edsger','Barbara'])[1 + g % 5], 'Surname' || (g % 997),
+            (SELECT id FROM programs WHERE institution_id = $1 AND code = 'P' || lpad((1 + g % 40)::text, 3, '0')),
+            (SELECT id FROM campuses WHERE institution_id = $1 AND name = 'Campus ' || (1 + g % 4)),
+            CASE WHEN g % 100 = 0 THEN $4::timestamptz END
      FROM generate_series(1, $3::int) g`,
-    [institutionId, cohortId, STUDENTS],
+    [institutionId, cohortId, STUDENTS, now],
+  );
+  await db.query(
+    `INSERT INTO terms (institution_id, code, name, start_date, end_date)
+     SELECT $1, '2026-T' || g, 'Term ' || g, date '2026-01-05' + (g - 1) * 91, date '2026-01-05' + g * 91 - 7
+     FROM generate_series(1, 4) g`,
+    [institutionId],
+  );
+  await db.query(
+    `INSERT INTO units (institution_id, code, name, program_id)
+     SELECT $1, 'U' || lpad(g::text, 4, '0'), 'Unit ' || g, p.id
+     FROM generate_series(1, 400) g JOIN programs p ON p.institution_id = $1 AND p.code = 'P' || lpad((1 + g % 40)::text, 3, '0')`,
+    [institutionId],
+  );
+  await db.query(
+    `INSERT INTO enrolments (institution_id, student_id, unit_id, term_id, status)
+     SELECT $1, s.id, u.id, t.id, (ARRAY['enrolled','completed','withdrawn'])[1 + (s.g + k) % 3]
+     FROM (SELECT id, row_number() OVER (ORDER BY id) AS g FROM students WHERE institution_id = $1 LIMIT $2) s
+     CROSS JOIN generate_series(0, 1) k
+     JOIN units u ON u.institution_id = $1 AND u.code = 'U' || lpad((1 + (s.g * 7 + k) % 400)::text, 4, '0')
+     JOIN terms t ON t.institution_id = $1 AND t.code = '2026-T' || (1 + k)`,
+    [institutionId, STUDENTS / 2],
   );
   const { id: adminId } = await one<{ id: string }>(
     `INSERT INTO people (institution_id, email, name, roles, permissions)
@@ -270,6 +306,21 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
       ['a request', `/inbox/${s.requestId}`],
       ['people', '/people'],
       ['a person', `/people/${s.staffId}`],
+      ['students', '/students'],
+      ['students: page 2', await nextOf('/students', 'Next page')],
+      ['students: search a surname', '/students?q=surname42'],
+      ['students: search an email', '/students?q=student4242'],
+      ['students: a program', '/students?program=P007'],
+      ['students: a campus, departed', '/students?campus=Campus%202&status=departed'],
+      ['programs', '/programs'],
+      ['campuses', '/campuses'],
+      ['terms', '/terms'],
+      ['units', '/units'],
+      ['enrolments', '/enrolments'],
+      ['enrolments: a term, withdrawn', '/enrolments?term_code=2026-T2&status=withdrawn'],
+      ['cohorts', '/cohorts'],
+      ['calendar feeds', '/calendar-feeds'],
+      ['crisis contacts', '/crisis-contacts'],
     ];
 
     const rows: { name: string; p50: number; p95: number }[] = [];
