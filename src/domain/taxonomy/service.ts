@@ -14,6 +14,7 @@ import { ApiError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { CursorKey, KeysetOrder } from '../../lib/cursor.ts';
 import { type RunCredential, recordRun } from '../runs/runs.ts';
+import { type EnrolmentFilter, listEnrolments } from './enrolment-listing.ts';
 import {
   type PushBody,
   type PushResult,
@@ -160,55 +161,9 @@ export function createTaxonomyService(db: Db, clock: Clock) {
       return keysetPage(rows, page.limit);
     },
 
-    /**
-     * The institution's enrolments, optionally of one term, unit, student email or status, by
-     * term (start date, code), unit code and email: a unique key, since an enrolment is one
-     * student in one unit in one term. The order spans three tables, so no single index serves
-     * it: each page is a top-N sort of the matching enrolments (the filters narrow them through
-     * the indexes on terms, units and students first).
-     */
-    async listEnrolments(
-      institutionId: string,
-      page: KeysetPage & { termCode?: string; unitCode?: string; email?: string; status?: string },
-    ): Promise<Paged<EnrolmentListing>> {
-      const { rows } = await db.query<EnrolmentListing & { sort_key: CursorKey }>(
-        `SELECT e.id, s.email, s.student_id_ext, u.code AS unit_code, t.code AS term_code, e.status,
-                e.created_at, e.updated_at,
-                json_build_array(t.start_date, lower(t.code), lower(u.code), lower(s.email)) AS sort_key
-         FROM enrolments e
-         JOIN students s ON s.id = e.student_id AND s.institution_id = e.institution_id
-         JOIN units u ON u.id = e.unit_id AND u.institution_id = e.institution_id
-         JOIN terms t ON t.id = e.term_id AND t.institution_id = e.institution_id
-         CROSS JOIN json_to_record($2::json) AS f(
-           term_code text, unit_code text, email text, status text,
-           after_date date, after_term text, after_unit text, after_email text)
-         WHERE e.institution_id = $1
-           AND (f.term_code IS NULL OR lower(t.code) = lower(f.term_code))
-           AND (f.unit_code IS NULL OR lower(u.code) = lower(f.unit_code))
-           AND (f.email IS NULL OR lower(s.email) = lower(f.email))
-           AND (f.status IS NULL OR e.status = lower(f.status))
-           AND (f.after_date IS NULL
-             OR (t.start_date, lower(t.code), lower(u.code), lower(s.email))
-                > (f.after_date, f.after_term, f.after_unit, f.after_email))
-         ORDER BY t.start_date, lower(t.code), lower(u.code), lower(s.email)
-         LIMIT $3`,
-        [
-          institutionId,
-          JSON.stringify({
-            term_code: page.termCode ?? null,
-            unit_code: page.unitCode ?? null,
-            email: page.email ?? null,
-            status: page.status ?? null,
-            after_date: page.after?.[0] ?? null,
-            after_term: page.after?.[1] ?? null,
-            after_unit: page.after?.[2] ?? null,
-            after_email: page.after?.[3] ?? null,
-          }),
-          page.limit + 1,
-        ],
-      );
-      return keysetPage(rows, page.limit);
-    },
+    /** The institution's enrolments, by term, unit and email (enrolment-listing.ts). */
+    listEnrolments: (institutionId: string, page: KeysetPage & EnrolmentFilter) =>
+      listEnrolments(db, institutionId, page),
   };
 }
 
@@ -234,14 +189,6 @@ export interface UnitListing extends Stamped {
   name: string | null;
   program_code: string | null;
   campus_name: string | null;
-}
-
-export interface EnrolmentListing extends Stamped {
-  email: string;
-  student_id_ext: string;
-  unit_code: string;
-  term_code: string;
-  status: string;
 }
 
 export type TaxonomyService = ReturnType<typeof createTaxonomyService>;
