@@ -30,8 +30,10 @@ ALTER TABLE help_requests ADD CONSTRAINT help_requests_one_assignee
   CHECK (assigned_person_id IS NULL OR assigned_to IS NULL);
 
 -- The assignment filter by id: `assigned=me` and `assigned=<person id>` read a range of this
--- index, newest first, instead of every request of the institution; `assigned=none` is the
--- range where the id IS NULL (an index condition), the few legacy names filtered from it. It
+-- index, newest first, instead of every request of the institution (an index-only scan on
+-- PostgreSQL with 50,000 requests). `assigned=none` may read the range where the id IS NULL (an
+-- index condition), the few legacy names filtered from it; when unassigned requests are common,
+-- the planner reads the newest-first index and filters instead, which fills a page as fast. It
 -- replaces 0017's index on the name, which no query filters by any more.
 CREATE INDEX help_requests_assigned_person_idx
   ON help_requests (institution_id, assigned_person_id, created_at, id);
