@@ -87,7 +87,11 @@ export function assigneeRef(body: { assignee_id?: string | null; assignee?: stri
   return { id: value.toLowerCase() };
 }
 
-/** The person a reference stands for, checked (one query), or null to unassign. */
+/**
+ * The person a reference stands for, checked (one query), or null to unassign. Run in the
+ * transaction of the assignment: FOR SHARE holds the person's row until it commits, so a removal
+ * or a role change made meanwhile waits and cannot slip between the check and the write.
+ */
 export async function resolveAssignee(
   db: Queryable,
   institutionId: string,
@@ -96,7 +100,7 @@ export async function resolveAssignee(
   if (ref === null) return null;
   const { rows } = await db.query<AssigneeCandidate>(
     `SELECT id, name, roles, removed_at IS NOT NULL AS removed FROM people
-     WHERE institution_id = $1 AND ${'id' in ref ? 'id = $2::uuid' : 'name = $2'}`,
+     WHERE institution_id = $1 AND ${'id' in ref ? 'id = $2::uuid' : 'name = $2'} FOR SHARE`,
     [institutionId, 'id' in ref ? ref.id : ref.name],
   );
   return 'id' in ref ? checkAssigneeById(ref.id, rows[0]) : pickAssigneeByName(ref.name, rows);

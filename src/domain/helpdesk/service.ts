@@ -262,8 +262,13 @@ export function createHelpRequestsService(db: Db, clock: Clock) {
     assign: (institutionId: string, id: string, input: { assignee: AssigneeRef; staff: string }) =>
       staffChange(institutionId, id, input.staff, async (row, _now, tx) => {
         const assignee: Assignee | null = await resolveAssignee(tx, institutionId, input.assignee);
-        if (row.assigned_to_id === (assignee?.id ?? null) && (assignee !== null || row.assigned_to === null))
-          return undefined;
+        // The same person again, or unassigning a request assigned to no one, changes nothing; a
+        // legacy name (migration 0019) is replaced by any assignment, null included.
+        const same =
+          assignee === null
+            ? row.assigned_to_id === null && row.assigned_to === null
+            : row.assigned_to_id === assignee.id;
+        if (same) return undefined;
         return {
           row: { ...row, assigned_to: assignee?.name ?? null, assigned_to_id: assignee?.id ?? null },
           entries: [
