@@ -106,12 +106,13 @@ export async function seed(db: Db, now: Date): Promise<Seeded> {
   // Help requests, one a student, newest a minute ago: one in 50 is a crisis, a quarter resolved,
   // a third assigned among 30 staff, one in 20 to the admin who signs in.
   await db.query(
-    `INSERT INTO help_requests (institution_id, student_id, status, priority, summary, assigned_to, resolved_at,
-                                version, created_at, updated_at)
+    `INSERT INTO help_requests (institution_id, student_id, status, priority, summary, assigned_person_id,
+                                resolved_at, version, created_at, updated_at)
      SELECT $1, s.id, (ARRAY['new','ack','in_progress','resolved'])[1 + g % 4],
             CASE WHEN g % 50 = 0 THEN 'crisis' ELSE (ARRAY['low','normal','high'])[1 + g % 3] END,
             'Request ' || g || ': timetable clash', 
-            CASE WHEN g % 20 = 0 THEN 'Ada Admin' WHEN g % 3 = 0 THEN 'Staff ' || (1 + g % 30) END,
+            (SELECT p.id FROM people p WHERE p.institution_id = $1
+               AND p.name = CASE WHEN g % 20 = 0 THEN 'Ada Admin' WHEN g % 3 = 0 THEN 'Staff ' || (1 + g % 30) END),
             CASE WHEN g % 4 = 3 THEN $3::timestamptz - g * interval '1 minute' END,
             3, $3::timestamptz - g * interval '1 minute', $3::timestamptz - g * interval '1 minute'
      FROM (SELECT id, row_number() OVER (ORDER BY id) AS g FROM students WHERE institution_id = $1 LIMIT $2) s`,

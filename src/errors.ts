@@ -13,6 +13,11 @@ export const errorStatus = {
   unknown_field: 400,
   url_not_allowed: 400,
   invalid_cursor: 400,
+  // 400: an assignment names no one who may be assigned (field: assignee_id or assignee)
+  assignee_not_found: 400,
+  assignee_removed: 400,
+  assignee_not_staff: 400,
+  ambiguous_assignee: 400,
   // 401: credentials
   unauthorized: 401,
   sync_secret_missing: 401,

@@ -1,5 +1,6 @@
 // A staff member's main path in a real browser: a crisis request first in the inbox, worked to
-// resolved (assigned, noted, status changed) with each step in its timeline; and what staff may
+// resolved (assigned to a colleague from the staff select, then to themselves, noted, status
+// changed) with each step in its timeline; and what staff may
 // not reach: no secrets in the navigation, the secrets page refused by the API.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -24,6 +25,7 @@ browserSuite('console: staff', (h) => {
     await create('low', 'Library card');
 
     const staff = await h().person(tenant, { roles: ['staff'], name: 'Sam Staff' });
+    await h().person(tenant, { roles: ['admin'], name: 'Robin Colleague' });
     const { page, context } = await h().open(staff);
     try {
       await page.goto('/console/');
@@ -37,8 +39,14 @@ browserSuite('console: staff', (h) => {
       await page.locator('h1', { hasText: 'Student in distress' }).waitFor();
       await h().check(page, 'staff-request');
 
-      await page.getByRole('button', { name: 'Assign' }).click();
+      await page.getByLabel('Assign to').selectOption({ label: 'Robin Colleague' });
+      await page.getByRole('button', { name: 'Assign', exact: true }).click();
       await page.waitForURL('**?done=assignment_changed');
+      assert.match((await page.locator('dl').textContent()) ?? '', /Assigned to\s*Robin Colleague/);
+      await page.getByRole('button', { name: 'Assign to me' }).click();
+      await page.waitForURL('**?done=assignment_changed');
+      assert.match((await page.locator('dl').textContent()) ?? '', /Assigned to\s*Sam Staff/);
+      await h().check(page, 'staff-request-assigned');
       await page.getByLabel('Note (visible to staff)').fill('Called the student; safe for now.');
       await page.getByRole('button', { name: 'Add the note' }).click();
       await page.waitForURL('**?done=note_added');
@@ -56,9 +64,12 @@ browserSuite('console: staff', (h) => {
       assert.match(timeline, /Sam Staff/);
       await h().check(page, 'staff-request-resolved');
 
-      // Resolved, it leaves the crisis strip; the filter finds it.
+      // Resolved, it leaves the crisis strip; the filters find it, "assigned to me" included.
       await page.goto(`/console/${tenant.slug}/inbox?status=resolved`);
       assert.equal(await page.getByRole('link', { name: 'Student in distress' }).count(), 1);
+      await page.goto(`/console/${tenant.slug}/inbox?assigned=me`);
+      assert.equal(await page.getByRole('link', { name: 'Student in distress' }).count(), 1);
+      assert.equal(await page.getByRole('link', { name: 'Library card' }).count(), 0);
 
       // Hidden is also refused: the secrets page answers 403 from the API.
       const secrets = await page.goto(`/console/${tenant.slug}/secrets`);

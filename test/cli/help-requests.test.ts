@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { OPERATOR_TOKEN, seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
 import { insertStudents } from '../helpers/helpdesk.ts';
+import { invitePerson } from '../helpers/people.ts';
 
 const run = promisify(execFile);
 
@@ -32,7 +33,24 @@ describe('ssp help-requests, help-sync-secret and events (CLI)', () => {
     assert.equal(created.priority, 'crisis');
     await ssp('help-requests', 'status', tenant.slug, created.id, 'in_progress', '--staff', 'Dana');
     await ssp('help-requests', 'note', tenant.slug, created.id, 'Called back', '--staff', 'Dana');
-    await ssp('help-requests', 'assign', tenant.slug, created.id, 'Sam', '--staff', 'Dana');
+    // The assignee is named by person id or by email (case-insensitive).
+    const sam = await invitePerson(ctx, tenant, { roles: ['staff'], name: 'Sam' });
+    const byEmail = await ssp(
+      'help-requests',
+      'assign',
+      tenant.slug,
+      created.id,
+      sam.email.toUpperCase(),
+      '--staff',
+      'Dana',
+    );
+    assert.deepEqual([byEmail.request.assigned_to, byEmail.request.assigned_to_id], ['Sam', sam.id]);
+    const byId = await ssp('help-requests', 'assign', tenant.slug, created.id, sam.id, '--staff', 'Dana');
+    assert.equal(byId.changed, false);
+    await assert.rejects(
+      ssp('help-requests', 'assign', tenant.slug, created.id, 'nobody@example.edu', '--staff', 'Dana'),
+      /no active staff member or admin with email/,
+    );
     const unassigned = await ssp('help-requests', 'unassign', tenant.slug, created.id, '--staff', 'Dana');
     assert.equal(unassigned.request.assigned_to, null);
     const list = await ssp('help-requests', 'list', tenant.slug, '--status', 'in_progress');

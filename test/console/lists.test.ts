@@ -19,18 +19,18 @@ describeEachDatabase('console lists', (ctx) => {
   test('inbox: every open crisis request first, and "assigned to me" finds old requests', async () => {
     const tenant = await seedHelpdesk(ctx());
     const staff = await personBrowser(ctx(), tenant, { roles: ['staff'] });
-    const me = (await staff.request('GET', '/admin/v1/me')).json().actor as string;
     // The oldest rows: three open crisis requests and one assigned to the staff member, then 120
     // newer requests, so none of the four is on the first page of a newest-first list.
     await ctx().db.query(
-      `INSERT INTO help_requests (institution_id, student_id, priority, summary, assigned_to, created_at, updated_at)
+      `INSERT INTO help_requests (institution_id, student_id, priority, summary, assigned_person_id, created_at,
+         updated_at)
        SELECT $1, $2, CASE WHEN g <= 3 THEN 'crisis' ELSE 'normal' END,
               CASE WHEN g <= 3 THEN 'Crisis ' || g WHEN g = 4 THEN 'Mine from long ago' ELSE 'Request ' || g END,
-              CASE WHEN g = 4 THEN $3 END,
+              CASE WHEN g = 4 THEN $3::uuid END,
               timestamptz '2026-01-01T00:00:00Z' + g * interval '1 minute',
               timestamptz '2026-01-01T00:00:00Z' + g * interval '1 minute'
        FROM generate_series(1, 124) AS g`,
-      [tenant.institutionId, tenant.studentIds[0], me],
+      [tenant.institutionId, tenant.studentIds[0], staff.personId],
     );
     const inbox = await page(staff.cookie, `/console/${tenant.slug}/inbox`);
     const crisisPanel = inbox.slice(inbox.indexOf('Open crisis requests'), inbox.indexOf('Other requests'));

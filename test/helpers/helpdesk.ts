@@ -49,6 +49,7 @@ export interface HelpRequestJson {
   external_ref: string | null;
   resolved_at: string | null;
   assigned_to: string | null;
+  assigned_to_id: string | null;
   version: number;
   timeline?: TimelineJson[];
 }
@@ -63,6 +64,7 @@ export interface TimelineJson {
   to_status: string | null;
   external_ref: string | null;
   assigned_to: string | null;
+  assigned_to_id: string | null;
   version: number;
 }
 

@@ -66,7 +66,7 @@ export async function invitePerson(
 export async function personBrowser(
   ctx: TestContext,
   tenant: SeededTenant,
-  grants: { roles: Role[]; permissions?: Permission[] },
+  grants: { roles: Role[]; permissions?: Permission[]; name?: string },
 ): Promise<Browser & { personId: string }> {
   const person = await invitePerson(ctx, tenant, grants);
   const session = await ctx.services.sessions.create({

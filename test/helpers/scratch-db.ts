@@ -3,11 +3,11 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { createPgliteDb, createPostgresDb, type Db } from '../../src/db/db.ts';
-import { migrate } from '../../src/db/migrate.ts';
+import { type Migration, migrate } from '../../src/db/migrate.ts';
 
 export async function openScratchPostgres(
   connectionString: string,
-  options: { prefix?: string; max?: number } = {},
+  options: { prefix?: string; max?: number; migrations?: Migration[] } = {},
 ): Promise<Db & { schema: string }> {
   const schema = `${options.prefix ?? 'scratch'}_${randomBytes(6).toString('hex')}`;
   const admin = async (sql: string) => {
@@ -21,7 +21,7 @@ export async function openScratchPostgres(
   };
   await admin(`CREATE SCHEMA ${schema}`);
   const db = createPostgresDb({ connectionString, schema, max: options.max ?? 10 });
-  await migrate(db);
+  await migrate(db, options.migrations);
   return {
     ...db,
     schema,
@@ -32,8 +32,8 @@ export async function openScratchPostgres(
   };
 }
 
-export async function openScratchPglite(): Promise<Db> {
+export async function openScratchPglite(migrations?: Migration[]): Promise<Db> {
   const db = await createPgliteDb();
-  await migrate(db);
+  await migrate(db, migrations);
   return db;
 }

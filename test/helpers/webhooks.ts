@@ -41,6 +41,8 @@ export async function emitEvent(
     help_request_id: helpRequestId,
     status: 'new',
     priority: 'normal',
+    assigned_to: null,
+    assigned_to_id: null,
     origin: 'platform',
     actor: 'Sam Staff',
     version: 1,

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { test } from 'node:test';
 import { describeEachDatabase } from '../helpers/app.ts';
 import { createHelpRequest, readEvents, readHelpRequest, seedHelpdesk, staff } from '../helpers/helpdesk.ts';
+import { invitePerson } from '../helpers/people.ts';
 
 describeEachDatabase('help requests (admin API)', (ctx) => {
   test('creates a request with any priority; crisis records created and crisis events', async () => {
@@ -31,6 +32,8 @@ describeEachDatabase('help requests (admin API)', (ctx) => {
         help_request_id: crisis.id,
         status: 'new',
         priority: 'crisis',
+        assigned_to: null,
+        assigned_to_id: null,
         origin: 'platform',
         actor: 'Student app',
         version: 1,
@@ -103,10 +106,13 @@ describeEachDatabase('help requests (admin API)', (ctx) => {
       (await staff(ctx(), tenant, request.id, 'notes', { note: 'Called the student' })).statusCode,
       200,
     );
-    const assigned = await staff(ctx(), tenant, request.id, 'assignment', { assignee: 'Sam Counsellor' });
+    const sam = await invitePerson(ctx(), tenant, { roles: ['staff'], name: 'Sam Counsellor' });
+    const assigned = await staff(ctx(), tenant, request.id, 'assignment', { assignee_id: sam.id });
     assert.equal(assigned.json().request.assigned_to, 'Sam Counsellor');
-    const unassigned = await staff(ctx(), tenant, request.id, 'assignment', { assignee: null });
+    assert.equal(assigned.json().request.assigned_to_id, sam.id);
+    const unassigned = await staff(ctx(), tenant, request.id, 'assignment', { assignee_id: null });
     assert.equal(unassigned.json().request.assigned_to, null);
+    assert.equal(unassigned.json().request.assigned_to_id, null);
     assert.equal(unassigned.json().request.version, 7);
 
     const read = await readHelpRequest(ctx(), tenant, request.id);
@@ -123,7 +129,9 @@ describeEachDatabase('help requests (admin API)', (ctx) => {
       ],
     );
     assert.equal(read.timeline[4].note, 'Called the student');
+    // The audit entry names who assigned (actor) whom (name and id).
     assert.equal(read.timeline[5].assigned_to, 'Sam Counsellor');
+    assert.equal(read.timeline[5].assigned_to_id, sam.id);
 
     const events = (await readEvents(ctx(), tenant)).filter((e) => e.type === 'help_request.updated');
     assert.deepEqual(

@@ -12,6 +12,7 @@ import {
   seedHelpdesk,
   staff,
 } from '../helpers/helpdesk.ts';
+import { invitePerson } from '../helpers/people.ts';
 import { stateTable } from '../helpers/state-table.ts';
 
 /** A failed result row: the code and, beside it, the message for people. */
@@ -695,7 +696,8 @@ describeEachDatabase('help-sync: priority, assignment and concurrency', (ctx) =>
   test('never changes priority or assignment, crisis included', async () => {
     const tenant = await seedHelpdesk(ctx());
     const crisis = await createHelpRequest(ctx(), tenant, { priority: 'crisis' });
-    await staff(ctx(), tenant, crisis.id, 'assignment', { assignee: 'Sam' });
+    const sam = await invitePerson(ctx(), tenant, { roles: ['staff'], name: 'Sam' });
+    await staff(ctx(), tenant, crisis.id, 'assignment', { assignee_id: sam.id });
     const res = await sync(tenant, [
       { help_request_id: crisis.id, action: 'resolve', priority: 'low', assigned_to: null, assignee: 'Eve' },
       { help_request_id: crisis.id, action: 'reopen', priority: 'normal' },
@@ -706,8 +708,13 @@ describeEachDatabase('help-sync: priority, assignment and concurrency', (ctx) =>
     );
     const read = await readHelpRequest(ctx(), tenant, crisis.id);
     assert.deepEqual([read.priority, read.assigned_to, read.status], ['crisis', 'Sam', 'in_progress']);
+    assert.equal(read.assigned_to_id, sam.id);
+    // Sync events carry the assignment as it stands, unchanged.
     const events = (await readEvents(ctx(), tenant)).filter((e) => e.payload.data.origin === 'integration');
     assert.ok(events.every((e) => e.payload.data.priority === 'crisis'));
+    assert.ok(
+      events.every((e) => e.payload.data.assigned_to === 'Sam' && e.payload.data.assigned_to_id === sam.id),
+    );
   });
 
   test('concurrent batches locking overlapping requests in opposite orders neither deadlock nor fail', async () => {

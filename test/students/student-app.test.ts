@@ -8,7 +8,7 @@ import { ownRequest } from '../../src/domain/students/own-requests.ts';
 import { ics } from '../calendar/calendars.ts';
 import { describeCalendar, type FeedServer, startFeedServer } from '../calendar/helpers.ts';
 import { type SeededTenant, seedTenant, type TestContext } from '../helpers/app.ts';
-import { operatorBrowser, personBrowser } from '../helpers/people.ts';
+import { invitePerson, operatorBrowser, personBrowser } from '../helpers/people.ts';
 import { pushTaxonomy, type StudentPages, signedInStudent, textOf } from './helpers.ts';
 
 let server: FeedServer;
@@ -393,9 +393,10 @@ describeCalendar('student pages', (ctx) => {
       category: 'accommodation',
     });
     const base = `/admin/v1/institutions/${tenant.slug}/help-requests/${id}`;
+    const olu = await invitePerson(ctx(), tenant, { roles: ['staff'], name: 'Olu Assignee' });
     for (const [method, path, body] of [
       ['POST', '/notes', { note: 'STAFF-ONLY: talked to the landlord', staff: 'Priya Staffmember' }],
-      ['PUT', '/assignment', { assignee: 'Olu Assignee', staff: 'Priya Staffmember' }],
+      ['PUT', '/assignment', { assignee_id: olu.id, staff: 'Priya Staffmember' }],
       ['POST', '/status', { status: 'in_progress', staff: 'Priya Staffmember' }],
     ] as const) {
       const res = await ctx().admin(method, `${base}${path}`, body);

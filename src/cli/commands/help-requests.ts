@@ -1,6 +1,6 @@
 // ssp help-requests|help-sync-secret|events: the help desk through the admin HTTP API.
 import type { Command } from 'commander';
-import type { AdminCall } from '../admin-client.ts';
+import { type AdminCall, CliError } from '../admin-client.ts';
 import { listingQuery, pagingOptions } from './listing.ts';
 
 const enc = encodeURIComponent;
@@ -79,19 +79,31 @@ export function registerHelpRequestCommands(
     );
 
   requests
-    .command('assign <institution> <id> <assignee>')
-    .description('Staff: assign to a staff member')
+    .command('assign <institution> <id> <person>')
+    .description(
+      'Staff: assign to a staff member or admin, named by person id or by email (case-insensitive, ' +
+        'looked up among the active staff and admins of the institution)',
+    )
     .requiredOption('--staff <name>', 'the staff member making the change')
-    .action(async (slug: string, id: string, assignee: string, o) =>
-      print(await admin()('PUT', path(slug, id, '/assignment'), { assignee, staff: o.staff })),
-    );
+    .action(async (slug: string, id: string, person: string, o) => {
+      let assigneeId = person;
+      if (person.includes('@')) {
+        const { items } = (await admin()('GET', path(slug, 'assignees'))) as {
+          items: { id: string; email: string }[];
+        };
+        const found = items.find((p) => p.email.toLowerCase() === person.toLowerCase());
+        if (!found) throw new CliError(`no active staff member or admin with email ${person} in ${slug}`);
+        assigneeId = found.id;
+      }
+      print(await admin()('PUT', path(slug, id, '/assignment'), { assignee_id: assigneeId, staff: o.staff }));
+    });
 
   requests
     .command('unassign <institution> <id>')
     .description('Staff: remove the assignment')
     .requiredOption('--staff <name>', 'the staff member making the change')
     .action(async (slug: string, id: string, o) =>
-      print(await admin()('PUT', path(slug, id, '/assignment'), { assignee: null, staff: o.staff })),
+      print(await admin()('PUT', path(slug, id, '/assignment'), { assignee_id: null, staff: o.staff })),
     );
 
   const secret = program

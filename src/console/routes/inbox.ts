@@ -2,6 +2,9 @@
 // with filters (status, priority, assigned to me or to no one), all applied by the API to the
 // whole listing; a request's page with its timeline and the staff actions (status, note,
 // assignment). The API records each change under the signed-in person's name from the session.
+// Assignment is to a person, chosen from the institution's staff and admins by id (a select that
+// works without JavaScript), or "Assign to me"; "assigned to me" is the API's `assigned=me`,
+// matched by the signed-in person's id.
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { App } from '../../http/types.ts';
@@ -31,6 +34,7 @@ interface HelpRequest {
   priority: string;
   summary: string | null;
   assigned_to: string | null;
+  assigned_to_id: string | null;
   external_ref: string | null;
   created_at: string;
   updated_at: string;
@@ -82,6 +86,13 @@ export function inboxRoutes(app: App, _services: Services): void {
     const helpRequest = await c.api.get<HelpRequest & { timeline: Record<string, unknown>[] }>(
       `${api}/${id}`,
     );
+    const { items: assignees } = await c.api.get<{ items: { id: string; name: string; email: string }[] }>(
+      `${api}/assignees`,
+    );
+    // Two people with the same name are told apart by their email in the select.
+    const names = new Map<string, number>();
+    for (const a of assignees) names.set(a.name, (names.get(a.name) ?? 0) + 1);
+    const me = c.caller.kind === 'person' ? c.caller.personId : undefined;
     return c.render(
       'console/help-request.eta',
       {
@@ -89,7 +100,11 @@ export function inboxRoutes(app: App, _services: Services): void {
         request: helpRequest,
         back: page,
         statuses,
-        me: c.caller.actor,
+        assignees: assignees.map((a) => ({
+          id: a.id,
+          label: (names.get(a.name) ?? 0) > 1 ? `${a.name} (${a.email})` : a.name,
+        })),
+        me: assignees.some((a) => a.id === me) ? me : undefined,
         errors: {},
         values: {},
         when,
@@ -149,10 +164,13 @@ export function inboxRoutes(app: App, _services: Services): void {
     'PUT',
     'assignment',
     (request) => {
-      const unassign = text(request.body, 'unassign') === 'yes';
-      return { assignee: unassign ? null : text(request.body, 'assignee') };
+      if (text(request.body, 'unassign') === 'yes') return { assignee_id: null };
+      const caller = ctx(request).caller;
+      if (text(request.body, 'to_me') === 'yes' && caller.kind === 'person')
+        return { assignee_id: caller.personId };
+      return { assignee_id: text(request.body, 'assignee_id') };
     },
     'assignment_changed',
-    ['assignee'],
+    ['assignee_id'],
   );
 }

@@ -14,6 +14,10 @@ export interface HelpRequestEventData {
   priority: string;
   /** Present once set on the request. */
   external_ref?: string;
+  /** The assigned person's name at the time of the event; null when unassigned. */
+  assigned_to: string | null;
+  /** The assigned person's id; null when unassigned (or assigned to a name from before ids). */
+  assigned_to_id: string | null;
   origin: EventOrigin;
   /** The name the change is attributed to (staff member or integration actor). */
   actor: string | null;

@@ -1,6 +1,6 @@
 // The help-request listing: filters (status, priority, student, assignment) and two orders
 // (newest first, or open crisis requests first), exact over the whole listing and paged by
-// keyset. One query per page; each order and filter has an index (migrations 0013 and 0017),
+// keyset. One query per page; each order and filter has an index (migrations 0013, 0017, 0019),
 // so a page is a range scan after the cursor however deep it is. The WHERE clause is built from
 // the filters given, so the planner sees only the conditions that apply and picks the index
 // that serves them.
@@ -31,13 +31,18 @@ export const keysetOrderOf = (order: ListOrder | undefined): KeysetOrder =>
 const OPEN_CRISIS = "(CASE WHEN priority = 'crisis' AND status <> 'resolved' THEN 1 ELSE 0 END)";
 
 /**
- * Whom a request is assigned to: `none` (no one), `any` (someone), or the name of one staff
- * member (what `assigned=me` and `assigned=<person id>` resolve to).
+ * Whom a request is assigned to: `none` (no one), `any` (someone), or one person by id (what
+ * `assigned=me` and `assigned=<person id>` resolve to). Matched by id, never by name, so two
+ * people with the same name each have their own list and a renamed person keeps theirs.
  */
-export type Assignment = { kind: 'none' } | { kind: 'any' } | { kind: 'name'; name: string };
+export type Assignment = { kind: 'none' } | { kind: 'any' } | { kind: 'person'; personId: string };
 
-/** The caller's view of `assigned`: the value as sent, and the signed-in name `me` stands for. */
-export function parseAssigned(value: string, me: string | undefined): Assignment | { personId: string } {
+/**
+ * The caller's view of `assigned`: the value as sent, and the id of the signed-in person `me`
+ * stands for (undefined for the operator token). `<person id>` is checked to be a person of the
+ * institution by the service (`checked: false`); `me` needs no check.
+ */
+export function parseAssigned(value: string, me: string | undefined): Assignment & { checked?: false } {
   if (value === 'none') return { kind: 'none' };
   if (value === 'any') return { kind: 'any' };
   if (value === 'me') {
@@ -46,9 +51,9 @@ export function parseAssigned(value: string, me: string | undefined): Assignment
         field: 'querystring.assigned',
         detail: 'assigned=me needs a signed-in person; a token caller names the person by id',
       });
-    return { kind: 'name', name: me };
+    return { kind: 'person', personId: me };
   }
-  if (uuidPattern.test(value)) return { personId: value.toLowerCase() };
+  if (uuidPattern.test(value)) return { kind: 'person', personId: value.toLowerCase(), checked: false };
   throw new ApiError('invalid_field', {
     field: 'querystring.assigned',
     detail: 'assigned must be me, none, any or the id of a person of this institution',
@@ -74,9 +79,10 @@ export async function listHelpRequests(db: Queryable, institutionId: string, fil
   if (filter.priority) where.push(`priority = ${param(filter.priority)}`);
   if (filter.studentId) where.push(`student_id = ${param(filter.studentId)}::uuid`);
   const assignment = filter.assignment;
-  if (assignment?.kind === 'none') where.push('assigned_to IS NULL');
-  if (assignment?.kind === 'any') where.push('assigned_to IS NOT NULL');
-  if (assignment?.kind === 'name') where.push(`assigned_to = ${param(assignment.name)}`);
+  // A legacy name (assigned_to, see migration 0019) counts as assigned, to no person.
+  if (assignment?.kind === 'none') where.push('assigned_person_id IS NULL AND assigned_to IS NULL');
+  if (assignment?.kind === 'any') where.push('(assigned_person_id IS NOT NULL OR assigned_to IS NOT NULL)');
+  if (assignment?.kind === 'person') where.push(`assigned_person_id = ${param(assignment.personId)}::uuid`);
 
   const crisisFirst = filter.order === 'crisis_first';
   const key = crisisFirst ? [OPEN_CRISIS, 'created_at', 'id'] : ['created_at', 'id'];
@@ -96,15 +102,11 @@ export async function listHelpRequests(db: Queryable, institutionId: string, fil
   return { items: page.items.map(publicRequest), next: page.next };
 }
 
-/** The name a person of the institution is recorded under when assigned (null when unknown). */
-export async function personName(
-  db: Queryable,
-  institutionId: string,
-  personId: string,
-): Promise<string | null> {
-  const { rows } = await db.query<{ name: string | null }>(
-    'SELECT name FROM people WHERE institution_id = $1 AND id = $2',
-    [institutionId, personId],
-  );
-  return rows[0]?.name ?? null;
+/** Whether this id is a person of the institution (removed people included: their requests stay theirs). */
+export async function isPerson(db: Queryable, institutionId: string, personId: string): Promise<boolean> {
+  const { rows } = await db.query('SELECT 1 FROM people WHERE institution_id = $1 AND id = $2', [
+    institutionId,
+    personId,
+  ]);
+  return rows.length > 0;
 }

@@ -7,7 +7,8 @@ import { ApiError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { uuidPattern } from '../../lib/ids.ts';
 import { recordEvent } from '../events/record.ts';
-import { type Assignment, type ListFilter, listHelpRequests, personName } from './listing.ts';
+import { type Assignee, type AssigneeRef, listAssignees, resolveAssignee } from './assignment.ts';
+import { type Assignment, isPerson, type ListFilter, listHelpRequests } from './listing.ts';
 import { type Category, type Priority, type Status, staffStatusChange } from './rules.ts';
 import {
   appendTimeline,
@@ -31,12 +32,15 @@ export interface TimelineItem {
   to_status: string | null;
   external_ref: string | null;
   assigned_to: string | null;
+  assigned_to_id: string | null;
   version: number;
   created_at: Date;
 }
 
 const notFound = () =>
   new ApiError('help_request_not_found', { detail: 'no help request with this id in this institution' });
+
+type StaffChangeResult = { row: HelpRequestRow; entries: Omit<TimelineEntry, 'version' | 'created_at'>[] };
 
 export function createHelpRequestsService(db: Db, clock: Clock) {
   /**
@@ -51,29 +55,39 @@ export function createHelpRequestsService(db: Db, clock: Clock) {
     change: (
       row: HelpRequestRow,
       now: Date,
-    ) => { row: HelpRequestRow; entries: Omit<TimelineEntry, 'version' | 'created_at'>[] } | undefined,
+      tx: Queryable,
+    ) => Promise<StaffChangeResult | undefined> | StaffChangeResult | undefined,
   ) {
     if (!uuidPattern.test(id)) throw notFound();
     const now = clock.now();
     return db.transaction(async (tx) => {
       const current = (await lockRequests(tx, institutionId, [id.toLowerCase()])).get(id.toLowerCase());
       if (!current) throw notFound();
-      const result = change(current, now);
+      const result = await change(current, now, tx);
       if (!result) return { request: publicRequest(current), changed: false };
       const next = { ...result.row, version: current.version + 1, updated_at: now };
       await tx.query(
-        `UPDATE help_requests SET status = $3, resolved_at = $4, assigned_to = $5, version = $6,
-           staff_status_changed_at = $7, updated_at = $8
-         WHERE institution_id = $1 AND id = $2`,
+        `UPDATE help_requests h SET status = u.status, resolved_at = u.resolved_at, version = u.version,
+           staff_status_changed_at = u.staff_status_changed_at, updated_at = u.updated_at,
+           assigned_person_id = CASE WHEN u.reassign THEN u.assigned_person_id ELSE h.assigned_person_id END,
+           assigned_to = CASE WHEN u.reassign THEN NULL ELSE h.assigned_to END
+         FROM json_to_record($3::json) AS u(status text, resolved_at timestamptz, version integer,
+           staff_status_changed_at timestamptz, updated_at timestamptz, reassign boolean, assigned_person_id uuid)
+         WHERE h.institution_id = $1 AND h.id = $2`,
         [
           institutionId,
           current.id,
-          next.status,
-          next.resolved_at,
-          next.assigned_to,
-          next.version,
-          next.staff_status_changed_at,
-          now,
+          JSON.stringify({
+            status: next.status,
+            resolved_at: next.resolved_at,
+            version: next.version,
+            staff_status_changed_at: next.staff_status_changed_at,
+            updated_at: now,
+            // Only an assignment writes the assignee: any other change keeps a legacy name as it is.
+            reassign:
+              next.assigned_to_id !== current.assigned_to_id || next.assigned_to !== current.assigned_to,
+            assigned_person_id: next.assigned_to_id,
+          }),
         ],
       );
       await appendTimeline(
@@ -95,7 +109,7 @@ export function createHelpRequestsService(db: Db, clock: Clock) {
   async function timeline(tx: Queryable, institutionId: string, id: string): Promise<TimelineItem[]> {
     const { rows } = await tx.query<TimelineItem>(
       `SELECT id, seq, kind, action, actor, origin, note, from_status, to_status, external_ref, assigned_to,
-         version, created_at
+         assigned_person_id AS assigned_to_id, version, created_at
        FROM help_request_timeline WHERE institution_id = $1 AND help_request_id = $2 ORDER BY seq`,
       [institutionId, id],
     );
@@ -173,22 +187,20 @@ export function createHelpRequestsService(db: Db, clock: Clock) {
       return { ...publicRequest(rows[0]), timeline: await timeline(db, institutionId, rows[0].id) };
     },
 
-    /** One page of the listing (filters and orders: ./listing.ts). */
+    /** One page of the listing (filters and orders: ./listing.ts); `assigned=<id>` must name a person here. */
     async list(
       institutionId: string,
-      filter: Omit<ListFilter, 'assignment'> & { assignment?: Assignment | { personId: string } },
+      filter: ListFilter & { assignment?: Assignment & { checked?: false } },
     ) {
-      let assignment = filter.assignment;
-      if (assignment && 'personId' in assignment) {
-        const name = await personName(db, institutionId, assignment.personId);
-        if (name === null)
+      const assignment = filter.assignment;
+      if (assignment?.kind === 'person' && assignment.checked === false) {
+        if (!(await isPerson(db, institutionId, assignment.personId)))
           throw new ApiError('invalid_field', {
             field: 'querystring.assigned',
             detail: `assigned: no person ${assignment.personId} in this institution`,
           });
-        assignment = { kind: 'name', name };
       }
-      return listHelpRequests(db, institutionId, { ...filter, assignment });
+      return listHelpRequests(db, institutionId, filter);
     },
 
     /** A staff member sets the status. Setting the current status changes nothing. */
@@ -243,24 +255,39 @@ export function createHelpRequestsService(db: Db, clock: Clock) {
         ],
       })),
 
-    /** A staff member assigns the request to a named staff member, or unassigns it (null). */
-    assign: (institutionId: string, id: string, input: { assignee: string | null; staff: string }) =>
-      staffChange(institutionId, id, input.staff, (row) => {
-        if (row.assigned_to === input.assignee) return undefined;
+    /**
+     * A staff member assigns the request to a person (by id, or by exact name for token callers:
+     * ./assignment.ts), or unassigns it (null). Assigning the current assignee changes nothing.
+     */
+    assign: (institutionId: string, id: string, input: { assignee: AssigneeRef; staff: string }) =>
+      staffChange(institutionId, id, input.staff, async (row, _now, tx) => {
+        const assignee: Assignee | null = await resolveAssignee(tx, institutionId, input.assignee);
+        // The same person again, or unassigning a request assigned to no one, changes nothing; a
+        // legacy name (migration 0019) is replaced by any assignment, null included.
+        const same =
+          assignee === null
+            ? row.assigned_to_id === null && row.assigned_to === null
+            : row.assigned_to_id === assignee.id;
+        if (same) return undefined;
         return {
-          row: { ...row, assigned_to: input.assignee },
+          row: { ...row, assigned_to: assignee?.name ?? null, assigned_to_id: assignee?.id ?? null },
           entries: [
             {
               help_request_id: row.id,
               kind: 'audit',
-              action: input.assignee === null ? 'unassign' : 'assign',
+              action: assignee === null ? 'unassign' : 'assign',
               actor: input.staff,
               origin: 'platform',
-              assigned_to: input.assignee,
+              // Who was assigned: their name at the time, and their id.
+              assigned_to: assignee?.name ?? null,
+              assigned_person_id: assignee?.id ?? null,
             },
           ],
         };
       }),
+
+    /** The institution's active staff and admins, whom a request may be assigned to. */
+    assignees: (institutionId: string) => listAssignees(db, institutionId),
 
     /** The institution's event log after a sequence number, oldest first (what webhook delivery reads). */
     async listEvents(institutionId: string, options: { afterSeq: number; limit: number }) {

@@ -272,6 +272,8 @@ function applyToGroup(
         status: after.status,
         priority: group.row.priority,
         external_ref: after.externalRef,
+        assigned_to: group.row.assigned_to,
+        assigned_to_id: group.row.assigned_to_id,
         version: after.version,
       },
       'integration',

@@ -1,7 +1,7 @@
 // Admin API of the help desk: help requests (standing in for the student app and the staff
-// console), the help-sync secret, and the institution's event log.
-import type { FastifyRequest } from 'fastify';
+// console) and the institution's event log. The help-sync secret: ./admin-help-sync-secret.ts.
 import { Type } from 'typebox';
+import { assigneeRef } from '../../domain/helpdesk/assignment.ts';
 import { keysetOrderOf, listOrders, parseAssigned } from '../../domain/helpdesk/listing.ts';
 import { actingStaff, categories, MAX_ACTOR, priorities, statuses } from '../../domain/helpdesk/rules.ts';
 import { ApiError } from '../../errors.ts';
@@ -46,7 +46,15 @@ const HelpRequest = Type.Object({
   priority: PrioritySchema,
   category: Nullable(CategorySchema),
   summary: Nullable(Type.String()),
-  assigned_to: Nullable(Type.String({ description: 'Name of the assigned staff member' })),
+  assigned_to: Nullable(
+    Type.String({
+      description:
+        "The assigned person's current name (a rename shows at once); null when unassigned. A name " +
+        'assigned before assignments were by person and matching no single person is shown as it was, ' +
+        'with assigned_to_id null',
+    }),
+  ),
+  assigned_to_id: Nullable(Uuid('The assigned person (a staff member or admin); null when unassigned')),
   external_ref: Nullable(Type.String({ description: 'Set by the help-desk sync' })),
   resolved_at: Nullable(DateTime('Set when resolved; cleared on reopen')),
   version: Type.Integer({ description: 'Incremented by every change' }),
@@ -71,7 +79,10 @@ const TimelineItem = Type.Object({
   from_status: Nullable(Type.String()),
   to_status: Nullable(Type.String()),
   external_ref: Nullable(Type.String({ description: 'The external_ref sent with this change, if any' })),
-  assigned_to: Nullable(Type.String()),
+  assigned_to: Nullable(
+    Type.String({ description: 'assign: the name of the person assigned, as it was at the time' }),
+  ),
+  assigned_to_id: Nullable(Uuid('assign: the id of the person assigned')),
   version: Type.Integer({ description: "The request's version after this entry" }),
   created_at: DateTime(),
 });
@@ -97,14 +108,15 @@ const EventItem = Type.Object({
     {
       description:
         'The webhook body: {type, timestamp, data}; data has help_request_id, status, priority, external_ref ' +
-        '(once set), origin (platform|integration), actor, version and updated_at.',
+        '(once set), assigned_to and assigned_to_id (null when unassigned), origin (platform|integration), ' +
+        'actor, version and updated_at.',
     },
   ),
   occurred_at: DateTime(),
 });
 
 export function adminHelpdeskRoutes(app: App, services: Services): void {
-  const { helpRequests, helpSyncSecrets } = services;
+  const { helpRequests } = services;
   const tags = ['admin: help desk'];
   const security = adminSecurity;
   const base = '/admin/v1/institutions/:slug/help-requests';
@@ -181,7 +193,8 @@ export function adminHelpdeskRoutes(app: App, services: Services): void {
                 description:
                   'Whom the request is assigned to: `me` (the signed-in person; a token caller names the ' +
                   'person by id instead), `none` (unassigned), `any` (assigned to someone), or the id of a ' +
-                  "person of this institution (assigned under that person's name, as the console records it)",
+                  'person of this institution. Matched by the person id, never by name: two people with the same ' +
+                  'name each see their own requests, and a renamed person keeps theirs',
               }),
             ),
             order: Type.Optional(
@@ -210,7 +223,10 @@ export function adminHelpdeskRoutes(app: App, services: Services): void {
           assignment:
             q.assigned === undefined
               ? undefined
-              : parseAssigned(q.assigned, caller.sessionId === undefined ? undefined : caller.actor),
+              : parseAssigned(
+                  q.assigned,
+                  caller.sessionId !== undefined && caller.kind !== 'student' ? caller.personId : undefined,
+                ),
           order: q.order,
         }),
       );
@@ -281,6 +297,31 @@ export function adminHelpdeskRoutes(app: App, services: Services): void {
       }),
   );
 
+  app.get(
+    `${base}/assignees`,
+    {
+      config: { access: 'helpdesk' },
+      schema: {
+        tags,
+        security,
+        summary: 'Staff and admins a help request may be assigned to, by name',
+        description:
+          'The active (not removed) people of the institution holding the staff or admin role, ordered by ' +
+          'name; the email tells apart people with the same name.',
+        params: SlugParams,
+        response: {
+          200: Type.Object({
+            items: Type.Array(
+              Type.Object({ id: Uuid('Send as assignee_id'), name: Type.String(), email: Type.String() }),
+            ),
+          }),
+          ...errorResponses(401, 404),
+        },
+      },
+    },
+    async (request) => ({ items: await helpRequests.assignees(institutionOf(request).id) }),
+  );
+
   app.put(
     `${base}/:id/assignment`,
     {
@@ -288,10 +329,31 @@ export function adminHelpdeskRoutes(app: App, services: Services): void {
       schema: {
         tags,
         security,
-        summary: 'Staff: assign the request to a staff member, or unassign it (assignee null)',
+        summary: 'Staff: assign the request to a staff member or admin, or unassign it',
+        description:
+          'Send `assignee_id`: the id of an active person of this institution holding the staff or admin ' +
+          'role (GET …/help-requests/assignees lists them), or null to unassign. Anyone else is 400 with ' +
+          '`field: assignee_id`: `assignee_not_found` (no such person here: unknown, a student, or a person ' +
+          'of another institution), `assignee_removed`, `assignee_not_staff`.\n\n' +
+          'For callers written before ids, `assignee` (a name) is still accepted instead: it stands for the ' +
+          'one active staff member or admin with exactly that name (case and spaces as stored); none is ' +
+          '400 `assignee_not_found`, several are 400 `ambiguous_assignee` listing their ids in `candidates`, ' +
+          'both with `field: assignee`. `assignee: null` unassigns. Send one of the two fields, not both.\n\n' +
+          'The timeline records who assigned (actor) whom (assigned_to, assigned_to_id); assigning the ' +
+          'current assignee changes nothing.',
         params: IdParams,
         body: Type.Object({
-          assignee: Nullable(Name('Name of the staff member to assign')),
+          assignee_id: Type.Optional(
+            Nullable(
+              Type.String({
+                maxLength: 36,
+                description: 'The person to assign (a staff member or admin), or null to unassign',
+              }),
+            ),
+          ),
+          assignee: Type.Optional(
+            Nullable(Name('Deprecated: the exact name of the one staff member or admin to assign')),
+          ),
           staff: Type.Optional(StaffName),
         }),
         response: { 200: Changed, ...errorResponses(400, 401, 404) },
@@ -299,7 +361,7 @@ export function adminHelpdeskRoutes(app: App, services: Services): void {
     },
     async (request) =>
       helpRequests.assign(institutionOf(request).id, request.params.id, {
-        assignee: request.body.assignee,
+        assignee: assigneeRef(request.body),
         staff: actingStaff(callerOf(request), request.body.staff),
       }),
   );
@@ -339,98 +401,6 @@ export function adminHelpdeskRoutes(app: App, services: Services): void {
       });
       const last = items.at(-1);
       return { items, next_after_seq: last ? (last.seq as number) : afterSeq };
-    },
-  );
-
-  // The help-sync secret.
-  const SecretIssued = Type.Object({
-    secret: Type.String({ description: 'ssp_sync_…; shown once, cannot be read back' }),
-    institution: Type.String(),
-    created_at: DateTime(),
-  });
-  const secretPath = '/admin/v1/institutions/:slug/help-sync-secret';
-  const issued = (action: 'issue' | 'rotate') => async (request: FastifyRequest) => {
-    const institution = institutionOf(request);
-    return helpSyncSecrets[action](institution.id, institution.slug);
-  };
-
-  app.post(
-    secretPath,
-    {
-      config: { access: 'integrations' },
-      schema: {
-        tags,
-        security,
-        summary: 'Issue the help-sync secret',
-        description:
-          'Returns the plaintext once; only its SHA-256 is stored. 409 conflict when one is active (rotate ' +
-          'it instead). There is no platform-wide fallback: until issued, the help-desk sync answers 401 ' +
-          'sync_secret_never_issued for this institution.',
-        params: SlugParams,
-        response: { 201: SecretIssued, ...errorResponses(401, 404, 409) },
-      },
-    },
-    async (request, reply) => reply.status(201).send(await issued('issue')(request)),
-  );
-
-  app.post(
-    `${secretPath}/rotate`,
-    {
-      config: { access: 'integrations' },
-      schema: {
-        tags,
-        security,
-        summary: 'Rotate the help-sync secret: a new one is returned and the old one stops working at once',
-        params: SlugParams,
-        response: { 201: SecretIssued, ...errorResponses(401, 404) },
-      },
-    },
-    async (request, reply) => reply.status(201).send(await issued('rotate')(request)),
-  );
-
-  app.get(
-    secretPath,
-    {
-      config: { access: 'integrations' },
-      schema: {
-        tags,
-        security,
-        summary: 'Help-sync secret status',
-        params: SlugParams,
-        response: {
-          200: Type.Object({
-            state: Type.Union([
-              Type.Literal('active'),
-              Type.Literal('revoked'),
-              Type.Literal('never_issued'),
-            ]),
-            issued_at: Type.Optional(DateTime()),
-            revoked_at: Type.Optional(DateTime()),
-          }),
-          ...errorResponses(401, 404),
-        },
-      },
-    },
-    async (request) => helpSyncSecrets.status(institutionOf(request).id),
-  );
-
-  app.delete(
-    secretPath,
-    {
-      config: { access: 'integrations' },
-      schema: {
-        tags,
-        security,
-        summary: 'Revoke the help-sync secret (immediately)',
-        params: SlugParams,
-        response: { 204: Type.Null(), ...errorResponses(401, 404) },
-      },
-    },
-    async (request, reply) => {
-      const revoked = await helpSyncSecrets.revoke(institutionOf(request).id);
-      if (!revoked)
-        return reply.status(404).send({ error: 'not_found', detail: 'no active help-sync secret' });
-      return reply.status(204).send(null);
     },
   );
 }

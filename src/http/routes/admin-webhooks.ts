@@ -117,7 +117,7 @@ export function adminWebhookRoutes(app: App, services: Services): void {
           'Creates an endpoint receiving help-request events of this institution, signed with Standard Webhooks ' +
           '(`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`). ' +
           'The response carries the endpoint signing secret (`whsec_…`) once; it cannot be read back. ' +
-          `Body sent: {type, timestamp, data: {help_request_id, status, priority, external_ref?, origin, actor, version, updated_at}}. ${scheduleText} ` +
+          `Body sent: {type, timestamp, data: {help_request_id, status, priority, external_ref?, assigned_to, assigned_to_id, origin, actor, version, updated_at}}. ${scheduleText} ` +
           'A 410 answer disables the endpoint; so does an unbroken run of failures for 5 days. Redirects are not followed.',
         params: SlugParams,
         body: Type.Object({

@@ -15,6 +15,7 @@ import { adminCampusRoutes } from './admin-campuses.ts';
 import { adminCohortRoutes } from './admin-cohorts.ts';
 import { adminCrisisContactRoutes } from './admin-crisis-contacts.ts';
 import { adminFullSyncRoutes } from './admin-full-syncs.ts';
+import { adminHelpSyncSecretRoutes } from './admin-help-sync-secret.ts';
 import { adminHelpdeskRoutes } from './admin-helpdesk.ts';
 import { adminInstitutionRoutes } from './admin-institutions.ts';
 import { adminMetricsRoutes } from './admin-metrics.ts';
@@ -44,6 +45,7 @@ const adminRoutes: RouteModule[] = [
   adminCampusRoutes,
   adminFullSyncRoutes,
   adminHelpdeskRoutes,
+  adminHelpSyncSecretRoutes,
   adminTaxonomyRoutes,
   adminWebhookRoutes,
   adminMetricsRoutes,
