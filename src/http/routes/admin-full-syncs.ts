@@ -134,7 +134,7 @@ export function adminFullSyncRoutes(app: App, services: Services): void {
         summary: 'List the students a full sync departs (or holds), a page at a time',
         description:
           'Ordered by student id (the order of the departures themselves, so every page is an index range ' +
-          'scan however deep). An unknown full sync, or another institution\'s, is 404 not_found.',
+          "scan however deep). An unknown full sync, or another institution's, is 404 not_found.",
         params: Params,
         querystring: CursorQuery,
         response: { 200: Page(DepartingStudent), ...errorResponses(400, 401, 404) },
