@@ -6,17 +6,16 @@
 // enrolments link to the enrolments listing filtered by the student's email for the rest.
 import { Type } from 'typebox';
 import type { App } from '../../http/types.ts';
-import { MAX_CURSOR_LENGTH } from '../../lib/cursor.ts';
 import { uuidPattern } from '../../lib/ids.ts';
 import type { Services } from '../../services.ts';
 import { ApiRefusal, query } from '../api.ts';
 import { ctx, institutionOf } from '../console.ts';
 import { when } from '../forms.ts';
-import { listPage } from '../listing.ts';
+import { CursorParam, listPage } from '../listing.ts';
 
 const Params = Type.Object({ slug: Type.String(), id: Type.String() });
 const StudentQuery = Type.Object({
-  requests_cursor: Type.Optional(Type.String({ maxLength: MAX_CURSOR_LENGTH })),
+  requests_cursor: CursorParam,
 });
 
 /** Rows of each list on the page. */

@@ -6,15 +6,13 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { App } from '../../http/types.ts';
-import { MAX_CURSOR_LENGTH } from '../../lib/cursor.ts';
 import type { Services } from '../../services.ts';
 import { ctx, institutionOf } from '../console.ts';
 import { confirmed, formErrors, when } from '../forms.ts';
-import { listPage } from '../listing.ts';
+import { CursorQuery, listPage } from '../listing.ts';
 
 const Params = Type.Object({ slug: Type.String() });
 const SyncParams = Type.Object({ slug: Type.String(), id: Type.String() });
-const SyncQuery = Type.Object({ cursor: Type.Optional(Type.String({ maxLength: MAX_CURSOR_LENGTH })) });
 /** Departing students per page of a sync's page; the confirmation names the first few. */
 const PAGE_SIZE = 100;
 const NAMED_IN_CONFIRMATION = 20;
@@ -127,7 +125,7 @@ export function fullSyncRoutes(app: App, _services: Services): void {
 
   app.get(
     '/:slug/full-syncs/:id',
-    { schema: { hide: true, params: SyncParams, querystring: SyncQuery } },
+    { schema: { hide: true, params: SyncParams, querystring: CursorQuery } },
     async (request) => detail(request, request.params.id),
   );
 
