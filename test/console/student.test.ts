@@ -79,6 +79,11 @@ describeEachDatabase(
         assert.match(enrolments, /2026-S1<\/td><td>BIO101<\/td><td>enrolled/);
         assert.match(enrolments, /2026-S2<\/td><td>BIO101<\/td><td>enrolled/);
         assert.doesNotMatch(enrolments, /NURS101/);
+        // The cohort, with its clock; its own page (an admin's) is linked for admins only.
+        assert.match(page.body, /cohort: the cohort starts on a date not set yet/);
+        const cohortLink = new RegExp(`href="/console/${tenant.slug}/cohorts/${tenant.cohortId}"`);
+        if (reader === admin) assert.match(page.body, cohortLink);
+        else assert.doesNotMatch(page.body, cohortLink);
       }
 
       // The listing links each row to the student's page.

@@ -101,6 +101,8 @@ export function dataStudentPageRoutes(app: App, _services: Services): void {
           name,
           student,
           cohort,
+          // The cohort's own page is an admin's (cohorts.ts).
+          cohortLink: c.may('admin'),
           requests,
           enrolments,
           self: page,
