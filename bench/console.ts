@@ -33,6 +33,8 @@ interface Seeded {
   staffId: string;
   runId: string;
   requestId: string;
+  /** The student of that request (the student page shows their requests and enrolments). */
+  studentId: string;
   heldSyncId: string;
 }
 
@@ -168,11 +170,11 @@ export async function seed(db: Db, now: Date): Promise<Seeded> {
     "SELECT id FROM full_syncs WHERE institution_id = $1 AND status = 'held' LIMIT 1",
     [institutionId],
   );
-  const { id: requestId } = await one<{ id: string }>(
-    "SELECT id FROM help_requests WHERE institution_id = $1 AND priority = 'crisis' ORDER BY created_at DESC LIMIT 1",
+  const { id: requestId, student_id: studentId } = await one<{ id: string; student_id: string }>(
+    "SELECT id, student_id FROM help_requests WHERE institution_id = $1 AND priority = 'crisis' ORDER BY created_at DESC LIMIT 1",
     [institutionId],
   );
-  return { institutionId, adminId, staffId, runId, requestId, heldSyncId };
+  return { institutionId, adminId, staffId, runId, requestId, studentId, heldSyncId };
 }
 
 /** Two events per help request; recording them fans each out to every endpoint (a delivery each). */
@@ -297,6 +299,7 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
       ['an endpoint: older deliveries', await nextOf(`/webhooks/${endpoints[0]}`, 'Older deliveries')],
       ['full syncs', '/full-syncs'],
       ['a held full sync', `/full-syncs/${s.heldSyncId}`],
+      ['a held full sync: page 2', await nextOf(`/full-syncs/${s.heldSyncId}`, 'Next page')],
       ['inbox', '/inbox'],
       ['inbox: page 2', await nextOf('/inbox', 'Next page')],
       ['inbox: assigned to me', '/inbox?assigned=me'],
@@ -313,6 +316,7 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
       ['students: search an email', '/students?q=student4242'],
       ['students: a program', '/students?program=P007'],
       ['students: a campus, departed', '/students?campus=Campus%202&status=departed'],
+      ['a student', `/students/${s.studentId}`],
       ['programs', '/programs'],
       ['campuses', '/campuses'],
       ['terms', '/terms'],

@@ -20,6 +20,7 @@ import { calendarFeedRoutes } from './routes/calendar-feeds.ts';
 import { cohortRoutes } from './routes/cohorts.ts';
 import { crisisContactRoutes } from './routes/crisis-contacts.ts';
 import { dataCampusRoutes } from './routes/data-campuses.ts';
+import { dataStudentPageRoutes } from './routes/data-student.ts';
 import { dataStudentRoutes } from './routes/data-students.ts';
 import { dataTaxonomyRoutes } from './routes/data-taxonomy.ts';
 import { fullSyncRoutes } from './routes/full-syncs.ts';
@@ -65,6 +66,7 @@ const pages: PageModule[] = [
   crisisContactRoutes,
   cohortRoutes,
   dataStudentRoutes,
+  dataStudentPageRoutes,
   dataTaxonomyRoutes,
   dataCampusRoutes,
 ];

@@ -3,8 +3,18 @@
 // page 1000 costs what page 1 costs). A listing the API refuses with a 400 (a cursor edited or
 // left over from other filters, a malformed filter) is not an error page: the page shows the
 // API's detail above an empty list, with the way back to the first page.
+import { Type } from 'typebox';
+import { MAX_CURSOR_LENGTH } from '../lib/cursor.ts';
 import type { ConsoleApi } from './api.ts';
 import { ApiRefusal, query } from './api.ts';
+
+/**
+ * A page's `cursor` as its querystring schema takes it: as long as the API accepts, since a
+ * cursor carries the last row's sort key (a long email makes a long students cursor) and one cut
+ * shorter here would be a 400 the API never gave.
+ */
+export const CursorParam = Type.Optional(Type.String({ maxLength: MAX_CURSOR_LENGTH }));
+export const CursorQuery = Type.Object({ cursor: CursorParam });
 
 export interface Listing<T> {
   items: T[];

@@ -1,7 +1,7 @@
 // The console's Data pages in a real browser: an admin searches and filters the students,
 // pages through them, downloads the CSV of a filter and visits every Data page from the
-// navigation; the operator merges two campuses through the confirmation, and sees the API's
-// refusal next to its field. axe-core runs on every page and each is photographed.
+// navigation; a staff member opens a student's page from the listing; the operator merges two
+// campuses through the confirmation, and sees the API's refusal next to its field. axe-core runs on every page and each is photographed.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
@@ -103,6 +103,49 @@ browserSuite('console: data pages', (h) => {
       await page.waitForURL(/unit_code=BIO101/);
       assert.equal(await page.locator('#enrolments tbody tr').count(), 2);
       await h().check(page, 'data-enrolments-filtered');
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('a staff member opens a student from the listing: who they are, their requests, their enrolments', async () => {
+    const { ctx } = h();
+    const tenant = await seedTenant(ctx);
+    await seedConsoleData(ctx, tenant);
+    const domain = `${tenant.slug}.example.edu`;
+    for (const [summary, priority, category] of [
+      ['Cannot pay the library fine', 'normal', 'financial'],
+      ['Struggling to keep up with BIO101', 'high', 'academic'],
+    ]) {
+      const created = await ctx.admin('POST', `/admin/v1/institutions/${tenant.slug}/help-requests`, {
+        student_email: `ada@${domain}`,
+        summary,
+        priority,
+        category,
+      });
+      assert.equal(created.statusCode, 201, created.body);
+    }
+    const staff = await h().person(tenant, { roles: ['staff'], name: 'Sam Staff' });
+    const { page, context } = await h().open(staff);
+    try {
+      await page.goto(`/console/${tenant.slug}/students?q=ada`);
+      await page.getByRole('link', { name: `ada@${domain}` }).click();
+      await page.locator('h1', { hasText: 'Ada Lovelace' }).waitFor();
+      const requests = page.locator('#requests tbody tr');
+      assert.deepEqual(await requests.locator('td:first-child').allTextContents(), [
+        'Struggling to keep up with BIO101',
+        'Cannot pay the library fine',
+      ]);
+      assert.equal(await page.locator('#student-enrolments tbody tr').count(), 2);
+      await page.getByText('cohort: the cohort starts on a date not set yet').waitFor();
+      await h().check(page, 'data-student');
+
+      // Each request opens the inbox's page for it.
+      await page.getByRole('link', { name: 'Struggling to keep up with BIO101' }).click();
+      await page.locator('h1', { hasText: 'Struggling to keep up with BIO101' }).waitFor();
+      await page.goBack();
+      await page.getByRole('link', { name: 'All students' }).click();
+      await page.locator('h1', { hasText: 'Students' }).waitFor();
     } finally {
       await context.close();
     }

@@ -96,6 +96,13 @@ test('the students CSV is written as it arrives', async () => {
   assert.match(csv, /,grace@example\.edu,S-2,'=Grace,Hopper,/);
 });
 
+test('a cohort is shown by id', async () => {
+  const cohort = JSON.parse(await ssp('cohorts', 'show', tenant.slug, tenant.cohortId));
+  assert.equal(cohort.id, tenant.cohortId);
+  assert.equal(cohort.name, 'Cohort A');
+  assert.equal(cohort.clock, 'cohort');
+});
+
 test('a help request is created by student email', async () => {
   const created = JSON.parse(
     await ssp('help-requests', 'create', tenant.slug, 'grace@example.edu', '--priority', 'high'),

@@ -191,6 +191,8 @@ describeCalendar('console: calendar feeds, crisis contacts, cohorts', (ctx) => {
     const first = await admin.request('GET', page);
     assert.equal(first.statusCode, 200, first.body);
     assert.match(first.body, /name="rows" value="1"/);
+    // Removing means something only for a saved contact: a blank row has no such box.
+    assert.doesNotMatch(first.body, /Remove this contact/);
 
     const more = await postForm(ctx, admin, page, [
       ['rows', '1'],
@@ -200,6 +202,7 @@ describeCalendar('console: calendar feeds, crisis contacts, cohorts', (ctx) => {
     assert.equal(more.statusCode, 200);
     assert.match(more.body, /name="rows" value="2"/);
     assert.match(more.body, /value="Campus security"/);
+    assert.doesNotMatch(more.body, /Remove this contact/);
     assert.deepEqual((await ctx().admin('GET', api)).json(), { contacts: [] }, 'adding a row saves nothing');
 
     // The second contact sent is the third row: its error is shown on the third row.
@@ -238,6 +241,22 @@ describeCalendar('console: calendar feeds, crisis contacts, cohorts', (ctx) => {
     const shown = await admin.request('GET', `${page}?done=crisis_contacts_saved`);
     assert.match(shown.body, /The crisis contacts were saved/);
     assert.match(shown.body, /name="rows" value="3"/);
+    assert.equal(
+      shown.body.match(/Remove this contact/g)?.length,
+      2,
+      'the two saved rows, not the blank one',
+    );
+    // A row added to saved ones: the saved rows keep their box through the post-back.
+    const added = await postForm(ctx, admin, page, [
+      ['rows', '2'],
+      ['name_0', 'Campus security'],
+      ['saved_0', 'yes'],
+      ['name_1', 'Night line'],
+      ['saved_1', 'yes'],
+      ['add', 'yes'],
+    ]);
+    assert.equal(added.body.match(/Remove this contact/g)?.length, 2);
+    assert.match(added.body, /name="rows" value="3"/);
 
     // Ticking "Remove" leaves a contact out.
     const removed = await postForm(ctx, admin, page, [
@@ -271,6 +290,9 @@ describeCalendar('console: calendar feeds, crisis contacts, cohorts', (ctx) => {
     const one = await admin.request('GET', cohortPage);
     assert.equal(one.statusCode, 200, one.body);
     const name = /id="edit-name" name="name" value="([^"]*)"/.exec(one.body)?.[1] ?? '';
+    // Titled by its name alone, which often starts with "Cohort" already.
+    assert.match(one.body, new RegExp(`<h1 class="wrap">${name}</h1>`));
+    assert.doesNotMatch(one.body, /Cohort Cohort/);
     const bad = await postForm(ctx, admin, cohortPage, [
       ['name', name],
       ['clock', 'cohort'],
@@ -303,7 +325,7 @@ describeCalendar('console: calendar feeds, crisis contacts, cohorts', (ctx) => {
     ]);
     assert.equal(created.statusCode, 303, created.body);
     const shown = await admin.request('GET', created.headers.location as string);
-    assert.match(shown.body, /Cohort Spring 2027/);
+    assert.match(shown.body, /<h1 class="wrap">Spring 2027<\/h1>/);
     assert.match(shown.body, /The cohort was created/);
     const forged = await postForm(ctx, admin, cohortPage, [['name', 'x']], false);
     assert.equal(forged.statusCode, 403);

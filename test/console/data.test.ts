@@ -12,7 +12,7 @@ import { type Browser, operatorBrowser, personBrowser } from '../helpers/people.
 /** The emails in the students table of a page. */
 function emailsOf(html: string): string[] {
   const table = html.match(/<table id="students"[\s\S]*?<\/table>/)?.[0] ?? '';
-  return [...table.matchAll(/<td class="email">([^<]+)<\/td>/g)].map((m) => m[1]);
+  return [...table.matchAll(/<td class="email"><a href="[^"]+">([^<]+)<\/a><\/td>/g)].map((m) => m[1]);
 }
 
 /** The "Next page" link of a page, unescaped. */

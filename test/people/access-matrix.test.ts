@@ -25,6 +25,7 @@ const table: [RegExp, Access][] = [
   ],
   [/^PATCH \/admin\/v1\/institutions\/\{slug\}$/, 'admin'],
   [/^GET .*\/cohorts\/\{id\}$/, 'read'],
+  [/^GET .*\/students\/\{id\}$/, 'read'],
   [/^POST .*\/cohorts$/, 'admin'],
   [/^PATCH .*\/cohorts\/\{id\}$/, 'admin'],
   [/^PUT .*\/crisis-contacts$/, 'admin'],

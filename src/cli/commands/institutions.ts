@@ -56,6 +56,12 @@ export function registerInstitutionCommands(
       ),
     );
   cohorts
+    .command('show <institution> <cohort-id>')
+    .description('Show one cohort: its name, clock and start date')
+    .action(async (slug: string, id: string) =>
+      print(await admin()('GET', `/admin/v1/institutions/${enc(slug)}/cohorts/${enc(id)}`)),
+    );
+  cohorts
     .command('update <institution> <cohort-id>')
     .description("Change a cohort's name, clock or start date")
     .option('--name <name>', 'new name')

@@ -51,6 +51,18 @@ export function registerRunCommands(program: Command, admin: () => AdminCall, pr
     .action(async (slug: string, id: string) =>
       print(await admin()('GET', `/admin/v1/institutions/${slug}/full-syncs/${id}`)),
     );
+  pagingOptions(
+    fullSyncs
+      .command('departures <institution> <id>')
+      .description('The students a full sync departs (or holds), a page at a time, by student id'),
+  ).action(async (slug: string, id: string, o) =>
+    print(
+      await admin()(
+        'GET',
+        `/admin/v1/institutions/${enc(slug)}/full-syncs/${enc(id)}/departures?${listingQuery(o)}`,
+      ),
+    ),
+  );
   for (const action of ['confirm', 'discard'] as const) {
     fullSyncs
       .command(`${action} <institution> <id>`)

@@ -11,14 +11,14 @@ import type { Services } from '../../services.ts';
 import { ApiRefusal } from '../api.ts';
 import { ctx, institutionOf } from '../console.ts';
 import { formErrors, text, when } from '../forms.ts';
-import { listPage } from '../listing.ts';
+import { CursorQuery, listPage } from '../listing.ts';
 
 const Params = Type.Object({ slug: Type.String() });
 const CohortParams = Type.Object({ slug: Type.String(), id: Type.String() });
 const listSchema = {
   hide: true,
   params: Params,
-  querystring: Type.Object({ cursor: Type.Optional(Type.String()) }),
+  querystring: CursorQuery,
 };
 const schema = { hide: true, params: CohortParams };
 
@@ -101,7 +101,8 @@ export function cohortRoutes(app: App, _services: Services): void {
     return c.render(
       'console/cohort.eta',
       {
-        title: `Cohort ${found.name}`,
+        // By its name alone: names are often "Cohort A" already.
+        title: found.name,
         cohort: found,
         values: { name: found.name, clock: found.clock, start_date: found.start_date ?? '' },
         errors: {},

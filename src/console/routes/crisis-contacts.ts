@@ -2,7 +2,9 @@
 // pages is shown first. The list is edited as rows of one form and saved with one PUT, the API's
 // replace-the-whole-list call; it works without scripts: "Add a row" posts the form back with one
 // more blank row (nothing saved), a blank or ticked-for-removal row is left out, and the API's
-// error for `contacts[i].field` is shown next to that field of the row it came from.
+// error for `contacts[i].field` is shown next to that field of the row it came from. Only a row
+// holding a saved contact offers "Remove this contact" (a hidden `saved_i` carries which rows
+// do through post-backs); on a new row it would mean nothing, since an empty row is not saved.
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { authorize } from '../../domain/access/policy.ts';
@@ -28,17 +30,19 @@ const blank = (): Row => ({ name: '', phone: '', url: '', hours: '', description
 const isBlank = (row: Row) => FIELDS.every((field) => row[field] === '');
 
 /** The rows of a posted form, as typed (the `rows` field says how many the form had). */
-function postedRows(body: unknown): { rows: Row[]; removed: boolean[] } {
+function postedRows(body: unknown): { rows: Row[]; removed: boolean[]; saved: boolean[] } {
   const count = Math.min(Math.max(Number.parseInt(text(body, 'rows'), 10) || 0, 0), MAX_CRISIS_CONTACTS);
   const rows: Row[] = [];
   const removed: boolean[] = [];
+  const saved: boolean[] = [];
   for (let i = 0; i < count; i++) {
     const row = blank();
     for (const field of FIELDS) row[field] = text(body, `${field}_${i}`);
     rows.push(row);
     removed.push(text(body, `remove_${i}`) === 'yes');
+    saved.push(text(body, `saved_${i}`) === 'yes');
   }
-  return { rows, removed };
+  return { rows, removed, saved };
 }
 
 export function crisisContactRoutes(app: App, _services: Services): void {
@@ -54,7 +58,15 @@ export function crisisContactRoutes(app: App, _services: Services): void {
     const c = ctx(request);
     return c.render(
       'console/crisis-contacts.eta',
-      { title: 'Crisis contacts', rows, max: MAX_CRISIS_CONTACTS, errors: {}, removed: [], ...extra },
+      {
+        title: 'Crisis contacts',
+        rows,
+        max: MAX_CRISIS_CONTACTS,
+        errors: {},
+        removed: [],
+        saved: [],
+        ...extra,
+      },
       status,
     );
   };
@@ -74,17 +86,18 @@ export function crisisContactRoutes(app: App, _services: Services): void {
       for (const field of FIELDS) row[field] = contact[field] ?? '';
       return row;
     });
+    const saved = rows.map(() => true);
     // One blank row to add a contact with, while there is room.
     if (rows.length < MAX_CRISIS_CONTACTS) rows.push(blank());
-    return render(request, rows);
+    return render(request, rows, { saved });
   });
 
   app.post('/:slug/crisis-contacts', { schema }, async (request, reply) => {
     adminsOnly(request);
-    const { rows, removed } = postedRows(request.body);
+    const { rows, removed, saved } = postedRows(request.body);
     if (text(request.body, 'add') === 'yes') {
       if (rows.length < MAX_CRISIS_CONTACTS) rows.push(blank());
-      return render(request, rows, { focus: rows.length - 1, removed });
+      return render(request, rows, { focus: rows.length - 1, removed, saved });
     }
     // Which row each contact sent came from, so the API's `contacts[i]` finds its row again.
     const kept = rows.map((row, i) => ({ row, i })).filter(({ row, i }) => !removed[i] && !isBlank(row));
@@ -106,9 +119,14 @@ export function crisisContactRoutes(app: App, _services: Services): void {
           sub ? `the ${LABELS[sub.slice(1) as Field] ?? sub.slice(1)}` : 'the contact',
       );
       const message = `${detail.charAt(0).toUpperCase()}${detail.slice(1)} (${answer.problem.error})`;
-      return render(request, rows, { errors: { [`${field}_${row}`]: message }, removed }, answer.status);
+      return render(
+        request,
+        rows,
+        { errors: { [`${field}_${row}`]: message }, removed, saved },
+        answer.status,
+      );
     }
     const message = `${answer.problem.detail ?? 'The contacts were refused.'} (${answer.problem.error})`;
-    return render(request, rows, { formError: message, removed }, answer.status);
+    return render(request, rows, { formError: message, removed, saved }, answer.status);
   });
 }

@@ -6,14 +6,12 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { App } from '../../http/types.ts';
-import { MAX_CURSOR_LENGTH } from '../../lib/cursor.ts';
 import type { Services } from '../../services.ts';
 import { ctx, institutionOf } from '../console.ts';
 import { confirmed, formErrors, text, when } from '../forms.ts';
-import { listPage } from '../listing.ts';
+import { CursorQuery, listPage } from '../listing.ts';
 
 const Params = Type.Object({ slug: Type.String() });
-const CampusesQuery = Type.Object({ cursor: Type.Optional(Type.String({ maxLength: MAX_CURSOR_LENGTH })) });
 
 interface Campus {
   id: string;
@@ -73,7 +71,7 @@ export function dataCampusRoutes(app: App, _services: Services): void {
 
   app.get(
     '/:slug/campuses',
-    { schema: { hide: true, params: Params, querystring: CampusesQuery } },
+    { schema: { hide: true, params: Params, querystring: CursorQuery } },
     async (request) => campuses(request),
   );
 

@@ -1,15 +1,21 @@
 // Full syncs (admins): held departures, each with the students it would depart, confirmed or
 // discarded after a confirmation step; and the recent full syncs with their outcome. The
 // decision is the admin API's (which skips students pushed again since the sync finished).
+// A sync's page reads the sync alone and one page of its departing students (the API's
+// keyset-paged departures), so it costs the same for 10 departures as for 10,000.
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { App } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
 import { ctx, institutionOf } from '../console.ts';
 import { confirmed, formErrors, when } from '../forms.ts';
+import { CursorQuery, listPage } from '../listing.ts';
 
 const Params = Type.Object({ slug: Type.String() });
 const SyncParams = Type.Object({ slug: Type.String(), id: Type.String() });
+/** Departing students per page of a sync's page; the confirmation names the first few. */
+const PAGE_SIZE = 100;
+const NAMED_IN_CONFIRMATION = 20;
 
 interface FullSync {
   id: string;
@@ -24,12 +30,13 @@ interface FullSync {
   finished_at: string | null;
   decided_at: string | null;
   decided_by: string | null;
-  departing_students?: {
-    id: string;
-    email: string | null;
-    student_id_ext: string | null;
-    departed_at: string | null;
-  }[];
+}
+
+interface DepartingStudent {
+  id: string;
+  email: string;
+  student_id_ext: string;
+  departed_at: string | null;
 }
 
 const decisions = {
@@ -78,6 +85,12 @@ export function fullSyncRoutes(app: App, _services: Services): void {
     });
   });
 
+  /** The sync alone: its departing students are paged separately. */
+  const syncOf = (request: FastifyRequest, id: string) =>
+    ctx(request).api.get<FullSync>(
+      `${paths(request).api}/full-syncs/${encodeURIComponent(id)}?departing_students=false`,
+    );
+
   const detail = async (
     request: FastifyRequest,
     id: string,
@@ -85,20 +98,35 @@ export function fullSyncRoutes(app: App, _services: Services): void {
     status = 200,
   ) => {
     const c = ctx(request);
-    const { api } = paths(request);
-    const [sync, cohorts] = await Promise.all([
-      c.api.get<FullSync>(`${api}/full-syncs/${encodeURIComponent(id)}`),
-      cohortNames(request),
-    ]);
+    const { api, page } = paths(request);
+    const cursor = (request.query as { cursor?: string } | undefined)?.cursor;
+    const [sync, cohorts] = await Promise.all([syncOf(request, id), cohortNames(request)]);
+    const students = await listPage<DepartingStudent>(
+      c.api,
+      `${api}/full-syncs/${encodeURIComponent(id)}/departures`,
+      {},
+      { cursor, size: PAGE_SIZE },
+    );
     return c.render(
       'console/full-sync.eta',
-      { title: `Full sync ${sync.sync_id}`, sync, cohort: cohorts[sync.cohort_id], when, ...extra },
-      status,
+      {
+        title: `Full sync ${sync.sync_id}`,
+        sync,
+        students,
+        pageSize: PAGE_SIZE,
+        self: `${page}/${encodeURIComponent(id)}`,
+        cohort: cohorts[sync.cohort_id],
+        when,
+        ...extra,
+      },
+      students.problem ? 400 : status,
     );
   };
 
-  app.get('/:slug/full-syncs/:id', { schema: { hide: true, params: SyncParams } }, async (request) =>
-    detail(request, request.params.id),
+  app.get(
+    '/:slug/full-syncs/:id',
+    { schema: { hide: true, params: SyncParams, querystring: CursorQuery } },
+    async (request) => detail(request, request.params.id),
   );
 
   for (const action of ['confirm', 'discard'] as const) {
@@ -111,14 +139,20 @@ export function fullSyncRoutes(app: App, _services: Services): void {
         const id = request.params.id;
         const words = decisions[action];
         if (!confirmed(request.body)) {
-          const sync = await c.api.get<FullSync>(`${api}/full-syncs/${encodeURIComponent(id)}`);
-          const students = sync.departing_students ?? [];
+          const [sync, first] = await Promise.all([
+            syncOf(request, id),
+            c.api.get<{ items: DepartingStudent[]; next_cursor: string | null }>(
+              `${api}/full-syncs/${encodeURIComponent(id)}/departures?limit=${NAMED_IN_CONFIRMATION}`,
+            ),
+          ]);
+          const count = sync.departures ?? first.items.length;
+          const more = count > first.items.length ? [`and ${count - first.items.length} more`] : [];
           return c.render('console/confirm.eta', {
             title: words.title,
-            message: `${words.message} Full sync ${sync.sync_id}: ${students.length} student${students.length === 1 ? '' : 's'}.`,
+            message: `${words.message} Full sync ${sync.sync_id}: ${count} student${count === 1 ? '' : 's'}.`,
             details:
               action === 'confirm'
-                ? students.slice(0, 20).map((s) => s.email ?? s.student_id_ext ?? s.id)
+                ? [...first.items.map((s) => s.email || s.student_id_ext || s.id), ...more]
                 : undefined,
             action: `${page}/${encodeURIComponent(id)}/${action}`,
             button: words.button,

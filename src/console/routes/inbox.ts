@@ -12,7 +12,7 @@ import type { Services } from '../../services.ts';
 import { query } from '../api.ts';
 import { ctx, institutionOf } from '../console.ts';
 import { formErrors, text, when } from '../forms.ts';
-import { listPage } from '../listing.ts';
+import { CursorParam, listPage } from '../listing.ts';
 
 const statuses = ['new', 'ack', 'in_progress', 'resolved'] as const;
 const priorities = ['low', 'normal', 'high', 'crisis'] as const;
@@ -25,7 +25,7 @@ const InboxQuery = Type.Object({
   status: Type.Optional(Type.String({ maxLength: 20 })),
   priority: Type.Optional(Type.String({ maxLength: 20 })),
   assigned: Type.Optional(Type.String({ maxLength: 20 })),
-  cursor: Type.Optional(Type.String({ maxLength: 200 })),
+  cursor: CursorParam,
 });
 
 interface HelpRequest {

@@ -5,7 +5,7 @@ import type { App } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
 import { ctx } from '../console.ts';
 import { formErrors, text, when } from '../forms.ts';
-import { listPage } from '../listing.ts';
+import { CursorQuery, listPage } from '../listing.ts';
 
 export function operatorRoutes(app: App, services: Services): void {
   const listInstitutions = async (
@@ -23,7 +23,7 @@ export function operatorRoutes(app: App, services: Services): void {
     );
   };
 
-  app.get('/', { schema: { hide: true } }, async (request, reply) => {
+  app.get('/', { schema: { hide: true, querystring: CursorQuery } }, async (request, reply) => {
     const { caller } = ctx(request);
     if (caller.kind === 'person') {
       const { rows } = await services.db.query<{ slug: string }>(

@@ -9,7 +9,7 @@ import type { Services } from '../../services.ts';
 import { query } from '../api.ts';
 import { ctx, institutionOf } from '../console.ts';
 import { when } from '../forms.ts';
-import { listPage } from '../listing.ts';
+import { CursorParam, listPage } from '../listing.ts';
 
 const DAY_MS = 86_400_000;
 const Params = Type.Object({ slug: Type.String() });
@@ -18,7 +18,7 @@ const RunsQuery = Type.Object({
   kind: Type.Optional(Type.String({ maxLength: 20 })),
   day: Type.Optional(Type.String({ maxLength: 10 })),
   errors: Type.Optional(Type.String({ maxLength: 5 })),
-  cursor: Type.Optional(Type.String({ maxLength: 200 })),
+  cursor: CursorParam,
 });
 
 interface RunSummary {

@@ -11,7 +11,7 @@ import type { Services } from '../../services.ts';
 import { ApiRefusal } from '../api.ts';
 import { ctx, institutionOf } from '../console.ts';
 import { confirmed, formErrors, list, text, when } from '../forms.ts';
-import { listPage } from '../listing.ts';
+import { CursorQuery, listPage } from '../listing.ts';
 
 const Params = Type.Object({ slug: Type.String() });
 const EndpointParams = Type.Object({ slug: Type.String(), id: Type.String() });
@@ -105,7 +105,7 @@ export function webhookRoutes(app: App, _services: Services): void {
         c.api,
         `${api}/deliveries`,
         { include_attempts: true },
-        { cursor: typeof cursor === 'string' && cursor.length <= 200 ? cursor : undefined, size: 50 },
+        { cursor: typeof cursor === 'string' ? cursor : undefined, size: 50 },
       ),
     ]);
     return c.render(
@@ -155,7 +155,9 @@ export function webhookRoutes(app: App, _services: Services): void {
     });
   });
 
-  app.get('/:slug/webhooks/:id', { schema }, async (request) => endpoint(request, request.params.id));
+  app.get('/:slug/webhooks/:id', { schema: { ...schema, querystring: CursorQuery } }, async (request) =>
+    endpoint(request, request.params.id),
+  );
 
   app.post('/:slug/webhooks/:id/event-types', { schema }, async (request, reply) => {
     const c = ctx(request);

@@ -48,6 +48,9 @@ const cohortColumns = `id, institution_id, name, clock, to_char(start_date, 'YYY
 const cohortNotFound = (id: string) =>
   new ApiError('cohort_not_found', { detail: `no cohort with id "${id}" in this institution` });
 
+const studentNotFound = (id: string) =>
+  new ApiError('student_not_found', { detail: `no student with id "${id}" in this institution` });
+
 /** The listings' orders; a cursor of one is refused by the others. */
 export const institutionOrder: KeysetOrder = { listing: 'institutions', key: ['text'] };
 export const cohortOrder: KeysetOrder = { listing: 'cohorts', key: ['timestamp', 'uuid'] };
@@ -323,6 +326,20 @@ export function createInstitutionsService(db: Db) {
         params,
       );
       return keysetPage(rows, page.limit);
+    },
+
+    /** A student of the institution; another institution's is student_not_found like an unknown id. */
+    async getStudent(institutionId: string, studentId: string): Promise<StudentListing> {
+      if (!uuidPattern.test(studentId)) throw studentNotFound(studentId);
+      const { rows } = await db.query<StudentListing>(
+        `SELECT ${studentColumns} FROM students s
+         LEFT JOIN programs p ON p.id = s.program_id AND p.institution_id = s.institution_id
+         LEFT JOIN campuses c ON c.id = s.campus_id AND c.institution_id = s.institution_id
+         WHERE s.institution_id = $1 AND s.id = $2`,
+        [institutionId, studentId],
+      );
+      if (!rows[0]) throw studentNotFound(studentId);
+      return rows[0];
     },
 
     async listPrograms(institutionId: string, page: KeysetPage): Promise<Paged<ProgramListing>> {

@@ -1,6 +1,6 @@
 // Admin API: full syncs of a cohort's roster and their departures (applied or held).
 import { Type } from 'typebox';
-import { fullSyncOrder } from '../../domain/departures/departures.ts';
+import { departureOrder, fullSyncOrder } from '../../domain/departures/departures.ts';
 import type { Services } from '../../services.ts';
 import { institutionOf } from '../plugins/admin-scope.ts';
 import {
@@ -19,7 +19,6 @@ import {
 import type { App } from '../types.ts';
 
 const Params = Type.Intersect([SlugParams, Type.Object({ id: Type.String() })]);
-const Row = Type.Record(Type.String(), Type.Unknown());
 const FullSyncStatus = Type.Union(
   [
     Type.Literal('open'),
@@ -47,6 +46,12 @@ const FullSync = Type.Object({
   finished_at: Nullable(DateTime()),
   decided_at: Nullable(DateTime()),
   decided_by: Nullable(Type.String()),
+});
+const DepartingStudent = Type.Object({
+  id: Uuid(),
+  email: Type.String(),
+  student_id_ext: Type.String(),
+  departed_at: Nullable(DateTime('Set once the departure was applied (or the student departed otherwise)')),
 });
 const Decision = Type.Object({
   actor: Type.Optional(
@@ -90,14 +95,60 @@ export function adminFullSyncRoutes(app: App, services: Services): void {
         tags,
         security,
         summary: 'Read a full sync with the students it departs (or holds)',
+        description:
+          '`departing_students` lists every student the sync departs or holds (up to 10,000), by email. ' +
+          'With `departing_students=false` it is left out: page through them with GET …/full-syncs/{id}/departures.',
         params: Params,
-        response: { 200: Row, ...errorResponses(401, 404) },
+        querystring: Type.Object({
+          departing_students: Type.Optional(
+            Type.Boolean({
+              default: true,
+              description: 'false: leave out the departing students (the sync alone, one indexed read)',
+            }),
+          ),
+        }),
+        response: {
+          200: Type.Object({
+            ...FullSync.properties,
+            departing_students: Type.Optional(Type.Array(DepartingStudent)),
+          }),
+          ...errorResponses(400, 401, 404),
+        },
       },
     },
     async (request) => {
       const institution = institutionOf(request);
-      return departures.get(institution.id, request.params.id);
+      return departures.get(institution.id, request.params.id, {
+        students: request.query.departing_students !== false,
+      });
     },
+  );
+
+  app.get(
+    '/admin/v1/institutions/:slug/full-syncs/:id/departures',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        security,
+        summary: 'List the students a full sync departs (or holds), a page at a time',
+        description:
+          'Ordered by student id (the order of the departures themselves, so every page is an index range ' +
+          "scan however deep). An unknown full sync, or another institution's, is 404 not_found.",
+        params: Params,
+        querystring: CursorQuery,
+        response: { 200: Page(DepartingStudent), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) =>
+      pageReply(
+        departureOrder,
+        await departures.listDepartures(
+          institutionOf(request).id,
+          request.params.id,
+          pageOf(departureOrder, request.query),
+        ),
+      ),
   );
 
   for (const action of ['confirm', 'discard'] as const) {

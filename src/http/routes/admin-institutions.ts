@@ -350,6 +350,24 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
   );
 
   app.get(
+    '/admin/v1/institutions/:slug/students/:id',
+    {
+      config: { access: 'read' },
+      schema: {
+        tags,
+        security,
+        summary: 'Read a student',
+        description:
+          "The student as the students listing shows them. Another institution's student is 404 " +
+          'student_not_found, as an unknown id is.',
+        params: Type.Intersect([SlugParams, Type.Object({ id: Uuid('Student id') })]),
+        response: { 200: Student, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => institutions.getStudent(institutionOf(request).id, request.params.id),
+  );
+
+  app.get(
     '/admin/v1/institutions/:slug/students.csv',
     {
       config: { access: 'read' },
