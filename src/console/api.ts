@@ -4,6 +4,7 @@
 import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../http/types.ts';
+import { uuidPattern } from '../lib/ids.ts';
 
 /** The API's flat error body. */
 export interface ApiProblem {
@@ -133,4 +134,13 @@ export function query(values: Record<string, string | number | boolean | undefin
   }
   const text = params.toString();
   return text ? `?${text}` : '';
+}
+
+/**
+ * A resource id from a console URL. The API answers a malformed id with a 400; to a person it is
+ * a page that does not exist, so it is the not-found page with the code the API would give.
+ */
+export function pageId(id: string, notFound: { error: string; detail: string }): string {
+  if (!uuidPattern.test(id)) throw new ApiRefusal(404, notFound);
+  return id;
 }

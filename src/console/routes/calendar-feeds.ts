@@ -6,7 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { App } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
-import { ApiRefusal } from '../api.ts';
+import { pageId } from '../api.ts';
 import { ctx, institutionOf } from '../console.ts';
 import { confirmed, formErrors, list, text, when } from '../forms.ts';
 
@@ -62,7 +62,6 @@ interface AudienceTag {
   label: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const FIELDS = ['url', 'name', 'refresh_minutes', 'audience_tags'];
 /** How far ahead a feed's page lists occurrences. */
 const UPCOMING_DAYS = 60;
@@ -147,8 +146,7 @@ export function calendarFeedRoutes(app: App, services: Services): void {
     status = 200,
   ) => {
     const c = ctx(request);
-    // The API answers a malformed id with a 400; to a person it is a page that does not exist.
-    if (!UUID.test(id)) throw new ApiRefusal(404, { error: 'not_found', detail: 'no such calendar feed' });
+    pageId(id, { error: 'not_found', detail: 'no such calendar feed' });
     const { api, slug } = paths(request, id);
     const now = services.clock.now();
     const to = new Date(now.getTime() + UPCOMING_DAYS * 86_400_000);

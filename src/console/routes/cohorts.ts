@@ -8,7 +8,7 @@ import { Type } from 'typebox';
 import { authorize } from '../../domain/access/policy.ts';
 import type { App } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
-import { ApiRefusal } from '../api.ts';
+import { pageId } from '../api.ts';
 import { ctx, institutionOf } from '../console.ts';
 import { formErrors, text, when } from '../forms.ts';
 import { CursorQuery, listPage } from '../listing.ts';
@@ -33,7 +33,6 @@ interface Cohort {
 /** The zones offered while typing (any zone Node knows is accepted; the API judges it). */
 const TIME_ZONES = ['UTC', ...Intl.supportedValuesOf('timeZone')];
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const FIELDS = ['name', 'clock', 'start_date'];
 
 /** The posted form as typed, and the API's body: an empty start date clears it. */
@@ -95,8 +94,7 @@ export function cohortRoutes(app: App, _services: Services): void {
     status = 200,
   ) => {
     const c = ctx(request);
-    // The API answers a malformed id with a 400; to a person it is a page that does not exist.
-    if (!UUID.test(id)) throw new ApiRefusal(404, { error: 'cohort_not_found', detail: 'no such cohort' });
+    pageId(id, { error: 'cohort_not_found', detail: 'no such cohort' });
     const found = await c.api.get<Cohort>(paths(request, id).api);
     return c.render(
       'console/cohort.eta',

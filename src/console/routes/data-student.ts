@@ -5,10 +5,10 @@
 // page of their enrolments (`email`). The requests page by their own cursor on this page; the
 // enrolments link to the enrolments listing filtered by the student's email for the rest.
 import { Type } from 'typebox';
+import type { StudentListing } from '../../domain/institutions/service.ts';
 import type { App } from '../../http/types.ts';
-import { uuidPattern } from '../../lib/ids.ts';
 import type { Services } from '../../services.ts';
-import { ApiRefusal, query } from '../api.ts';
+import { pageId, query } from '../api.ts';
 import { ctx, institutionOf } from '../console.ts';
 import { when } from '../forms.ts';
 import { CursorParam, listPage } from '../listing.ts';
@@ -21,21 +21,8 @@ const StudentQuery = Type.Object({
 /** Rows of each list on the page. */
 const PAGE_SIZE = 25;
 
-interface Student {
-  id: string;
-  cohort_id: string;
-  email: string;
-  student_id_ext: string;
-  first_name: string | null;
-  last_name: string | null;
-  program_code: string | null;
-  campus_name: string | null;
-  first_in_family: boolean | null;
-  start_date: string | null;
-  departed_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
+/** A student as the API answers them (GET …/students/{id}). */
+type Student = StudentListing;
 
 interface Cohort {
   id: string;
@@ -73,9 +60,7 @@ export function dataStudentPageRoutes(app: App, _services: Services): void {
       const { id } = request.params;
       const api = `/admin/v1/institutions/${slug}`;
       const page = `/console/${slug}/students/${id}`;
-      // The API answers a malformed id with a 400; to a person it is a page that does not exist.
-      if (!uuidPattern.test(id))
-        throw new ApiRefusal(404, { error: 'student_not_found', detail: 'no such student' });
+      pageId(id, { error: 'student_not_found', detail: 'no such student' });
       const student = await c.api.get<Student>(`${api}/students/${id}`);
       const [cohort, requests, enrolments] = await Promise.all([
         c.api.get<Cohort>(`${api}/cohorts/${student.cohort_id}`),

@@ -5,6 +5,7 @@
 // The export is the API's students.csv passed through as it is written, never held whole.
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import type { StudentListing } from '../../domain/institutions/service.ts';
 import type { App } from '../../http/types.ts';
 import { MAX_CURSOR_LENGTH } from '../../lib/cursor.ts';
 import type { Services } from '../../services.ts';
@@ -26,17 +27,8 @@ const StudentsQuery = Type.Object({
   cursor: Loose(MAX_CURSOR_LENGTH),
 });
 
-interface Student {
-  id: string;
-  cohort_id: string;
-  email: string;
-  student_id_ext: string;
-  first_name: string | null;
-  last_name: string | null;
-  program_code: string | null;
-  campus_name: string | null;
-  departed_at: string | null;
-}
+/** A row of the API's students listing. */
+type Student = StudentListing;
 
 /** The choices of a filter: every value when they fit in one read, else none (a text field). */
 async function choices<T>(api: ConsoleApi, url: string): Promise<T[] | undefined> {

@@ -8,7 +8,7 @@ import { Type } from 'typebox';
 import { EVENT_TYPES } from '../../domain/webhooks/service.ts';
 import type { App } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
-import { ApiRefusal } from '../api.ts';
+import { pageId } from '../api.ts';
 import { ctx, institutionOf } from '../console.ts';
 import { confirmed, formErrors, list, text, when } from '../forms.ts';
 import { CursorQuery, listPage } from '../listing.ts';
@@ -53,8 +53,6 @@ interface Attempt {
   error: string | null;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** A `datetime-local` value (read as UTC, as every time in the console is shown) or an ISO time. */
 function sinceOf(value: string): string {
   if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(value)) return `${value}:00Z`;
@@ -94,8 +92,7 @@ export function webhookRoutes(app: App, _services: Services): void {
     status = 200,
   ) => {
     const c = ctx(request);
-    // The API answers a malformed id with a 400; to a person it is a page that does not exist.
-    if (!UUID.test(id)) throw new ApiRefusal(404, { error: 'not_found', detail: 'no such webhook endpoint' });
+    pageId(id, { error: 'not_found', detail: 'no such webhook endpoint' });
     const { api } = paths(request, id);
     const cursor = (request.query as { cursor?: unknown } | undefined)?.cursor;
     // The log pages by the API's cursor; each delivery comes with all of its attempts.
