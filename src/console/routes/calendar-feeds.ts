@@ -4,6 +4,7 @@
 // read and write is the admin API's (src/http/routes/admin-calendar.ts).
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import type { FetchRecord as DomainFetchRecord } from '../../domain/calendar/feeds.ts';
 import type { App } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
 import { pageId } from '../api.ts';
@@ -31,20 +32,11 @@ export interface Feed {
   next_fetch_at: string;
 }
 
-export interface FetchRecord {
-  id: number;
+/** A fetch record as the API answers it (its time as an ISO string). */
+export type FetchRecord = Omit<DomainFetchRecord, 'started_at' | 'trigger'> & {
   trigger: string;
   started_at: string;
-  duration_ms: number;
-  status: 'ok' | 'not_modified' | 'failed';
-  http_status: number | null;
-  events_added: number;
-  events_updated: number;
-  events_removed: number;
-  events_total: number | null;
-  events_skipped: number;
-  error: string | null;
-}
+};
 
 interface Occurrence {
   uid: string;
