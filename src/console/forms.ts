@@ -42,3 +42,6 @@ export function when(value: unknown): string {
   if (Number.isNaN(date.getTime())) return String(value);
   return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
+
+/** The time zones offered while typing one (any zone Node knows is accepted; the API judges it). */
+export const timeZoneChoices: readonly string[] = ['UTC', ...Intl.supportedValuesOf('timeZone')];

@@ -23,8 +23,15 @@ browserSuite('console: operator', (h) => {
       await h().check(page, 'operator-institutions-error');
 
       await page.getByLabel('Slug').fill(slug);
+      await page.getByLabel('Time zone').fill('Mars/Olympus');
+      await page.getByRole('button', { name: 'Create institution' }).click();
+      await page.locator('#time-zone-error').waitFor();
+      assert.match((await page.locator('#time-zone-error').textContent()) ?? '', /not a time zone/);
+      await page.getByLabel('Time zone').fill('australia/sydney');
       await page.getByRole('button', { name: 'Create institution' }).click();
       await page.waitForURL(`**/console/${slug}/?done=institution_created`);
+      const created = await h().ctx.admin('GET', `/admin/v1/institutions/${slug}`);
+      assert.equal(created.json().time_zone, 'Australia/Sydney');
       assert.equal(await page.locator('h1').textContent(), 'Integration health');
       assert.match((await page.locator('.success').textContent()) ?? '', /institution was created/);
       await h().check(page, 'operator-new-institution-health');

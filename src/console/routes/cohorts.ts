@@ -10,7 +10,7 @@ import type { App } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
 import { pageId } from '../api.ts';
 import { ctx, institutionOf } from '../console.ts';
-import { formErrors, text, when } from '../forms.ts';
+import { formErrors, text, timeZoneChoices, when } from '../forms.ts';
 import { CursorQuery, listPage } from '../listing.ts';
 
 const Params = Type.Object({ slug: Type.String() });
@@ -29,9 +29,6 @@ interface Cohort {
   start_date: string | null;
   created_at: string;
 }
-
-/** The zones offered while typing (any zone Node knows is accepted; the API judges it). */
-const TIME_ZONES = ['UTC', ...Intl.supportedValuesOf('timeZone')];
 
 const FIELDS = ['name', 'clock', 'start_date'];
 
@@ -79,7 +76,7 @@ export function cohortRoutes(app: App, _services: Services): void {
         values: { name: '', clock: 'cohort', start_date: '' },
         errors: {},
         timeZone: { value: institutionOf(request).time_zone },
-        zones: TIME_ZONES,
+        zones: timeZoneChoices,
         when,
         ...extra,
       },

@@ -4,7 +4,7 @@
 import type { App } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
 import { ctx } from '../console.ts';
-import { formErrors, text, when } from '../forms.ts';
+import { formErrors, text, timeZoneChoices, when } from '../forms.ts';
 import { CursorQuery, listPage } from '../listing.ts';
 
 export function operatorRoutes(app: App, services: Services): void {
@@ -18,7 +18,7 @@ export function operatorRoutes(app: App, services: Services): void {
     const institutions = await listPage(c.api, '/admin/v1/institutions', {}, { cursor, size: 100 });
     return c.render(
       'console/institutions.eta',
-      { title: 'Institutions', institutions, when, ...extra },
+      { title: 'Institutions', institutions, zones: timeZoneChoices, when, ...extra },
       status,
     );
   };
@@ -33,17 +33,25 @@ export function operatorRoutes(app: App, services: Services): void {
       if (!rows[0]) return reply.redirect('/auth/sign-in', 303);
       return reply.redirect(`/console/${rows[0].slug}/`, 303);
     }
-    return listInstitutions(request, { values: {}, errors: {} });
+    return listInstitutions(request, { values: { time_zone: 'UTC' }, errors: {} });
   });
 
   app.post('/', { schema: { hide: true } }, async (request, reply) => {
     const c = ctx(request);
-    const values = { slug: text(request.body, 'slug'), name: text(request.body, 'name') };
-    const answer = await c.api.call<{ slug: string }>('POST', '/admin/v1/institutions', values);
+    const values = {
+      slug: text(request.body, 'slug'),
+      name: text(request.body, 'name'),
+      time_zone: text(request.body, 'time_zone'),
+    };
+    const answer = await c.api.call<{ slug: string }>('POST', '/admin/v1/institutions', {
+      slug: values.slug,
+      name: values.name,
+      ...(values.time_zone ? { time_zone: values.time_zone } : {}),
+    });
     if (answer.ok) return reply.redirect(`/console/${answer.body.slug}/?done=institution_created`, 303);
     return listInstitutions(
       request,
-      { values, ...formErrors(answer.problem, ['slug', 'name']) },
+      { values, ...formErrors(answer.problem, ['slug', 'name', 'time_zone']) },
       answer.status,
     );
   });
