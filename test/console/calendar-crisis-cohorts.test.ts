@@ -156,33 +156,6 @@ describeCalendar('console: calendar feeds, crisis contacts, cohorts', (ctx) => {
       assert.equal((await admin.request('GET', `${page}/${missing}`)).statusCode, 404, missing);
   });
 
-  test("the institution's time zone is set beside the cohorts; an unknown zone is shown next to the field", async () => {
-    const tenant = await seedTenant(ctx(), { rosterSecret: false });
-    const admin = await personBrowser(ctx(), tenant, { roles: ['admin'] });
-    const zonePath = `/console/${tenant.slug}/time-zone`;
-    const listed = await admin.request('GET', `/console/${tenant.slug}/cohorts`);
-    assert.match(listed.body, /id="time-zone" name="time_zone" list="time-zones" value="UTC"/);
-    assert.match(listed.body, /<option value="Australia\/Sydney">/);
-
-    const bad = await postForm(ctx, admin, zonePath, [['time_zone', 'Mars/Olympus']]);
-    assert.equal(bad.statusCode, 400);
-    assert.match(bad.body, /id="time-zone-error">[^<]*is not a time zone[^<]*\(invalid_field\)/);
-    assert.match(bad.body, /value="Mars\/Olympus"/);
-    const institution = `/admin/v1/institutions/${tenant.slug}`;
-    assert.equal((await ctx().admin('GET', institution)).json().time_zone, 'UTC');
-
-    const set = await postForm(ctx, admin, zonePath, [['time_zone', 'australia/sydney']]);
-    assert.equal(set.statusCode, 303, set.body);
-    assert.equal(set.headers.location, `/console/${tenant.slug}/cohorts?done=time_zone_saved`);
-    assert.equal((await ctx().admin('GET', institution)).json().time_zone, 'Australia/Sydney');
-    assert.match((await admin.request('GET', set.headers.location)).body, /value="Australia\/Sydney"/);
-
-    const staff = await personBrowser(ctx(), tenant, { roles: ['staff'] });
-    assert.equal((await postForm(ctx, staff, zonePath, [['time_zone', 'UTC']])).statusCode, 403);
-    assert.equal((await postForm(ctx, admin, zonePath, [['time_zone', 'UTC']], false)).statusCode, 403);
-    assert.equal((await ctx().admin('GET', institution)).json().time_zone, 'Australia/Sydney');
-  });
-
   test('crisis contacts: rows saved in order, a row added without scripts, errors next to the field', async () => {
     const tenant = await seedTenant(ctx(), { rosterSecret: false });
     const admin = await personBrowser(ctx(), tenant, { roles: ['admin'] });

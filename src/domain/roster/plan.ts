@@ -127,30 +127,27 @@ export function plan(valid: RosterRow[], matches: MatchRow[]) {
     const m = byOrd.get(row.row);
     if (!m) throw new Error(`roster match lost row ${row.row}`);
     const problems: { code: 'duplicate_key'; field: string; message: string }[] = [];
-    const emailFirst = firstEmail.get(m.email_key);
-    if (emailFirst !== undefined) {
+    // Each key in turn: a row repeating a key of an earlier row is an error naming that row, and
+    // both rows are listed under the duplicate value; the first row with a key keeps it.
+    const keys = [
+      ['email', m.email_key, firstEmail, duplicateEmails],
+      ['student_id_ext', row.student_id_ext, firstExt, duplicateExts],
+    ] as const;
+    for (const [field, key, firsts, duplicates] of keys) {
+      const first = firsts.get(key);
+      if (first === undefined) {
+        firsts.set(key, row.row);
+        continue;
+      }
       problems.push({
         code: 'duplicate_key',
-        field: 'email',
-        message: `duplicate email in this batch: row ${emailFirst} has the same email`,
+        field,
+        message: `duplicate ${field} in this batch: row ${first} has the same ${field}`,
       });
-      const entry = duplicateEmails.get(m.email_key);
+      const entry = duplicates.get(key);
       if (entry) entry.rows.push(row.row);
-      else duplicateEmails.set(m.email_key, { value: m.email_key, rows: [emailFirst, row.row] });
+      else duplicates.set(key, { value: key, rows: [first, row.row] });
     }
-    const extFirst = firstExt.get(row.student_id_ext);
-    if (extFirst !== undefined) {
-      problems.push({
-        code: 'duplicate_key',
-        field: 'student_id_ext',
-        message: `duplicate student_id_ext in this batch: row ${extFirst} has the same student_id_ext`,
-      });
-      const entry = duplicateExts.get(row.student_id_ext);
-      if (entry) entry.rows.push(row.row);
-      else duplicateExts.set(row.student_id_ext, { value: row.student_id_ext, rows: [extFirst, row.row] });
-    }
-    if (emailFirst === undefined) firstEmail.set(m.email_key, row.row);
-    if (extFirst === undefined) firstExt.set(row.student_id_ext, row.row);
     if (problems.length > 0) {
       errors.push(rowError(row.row, problems));
       continue;
