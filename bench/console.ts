@@ -8,7 +8,7 @@
 // PGlite always; PostgreSQL as well when DATABASE_URL is set (BENCH_ONLY=postgres or pglite for
 // one alone). Pages are one line each in `pages`.
 import { randomBytes } from 'node:crypto';
-import { buildApp } from '../src/app.ts';
+import { buildApp } from '../src/app/app.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Db } from '../src/db/db.ts';
 import { createServices } from '../src/services.ts';

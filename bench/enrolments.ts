@@ -8,7 +8,7 @@
 
 import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
-import { buildApp } from '../src/app.ts';
+import { buildApp } from '../src/app/app.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Db } from '../src/db/db.ts';
 import { createServices } from '../src/services.ts';

@@ -18,7 +18,7 @@ import vm from 'node:vm';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { Agent, request } from 'undici';
-import { buildApp } from '../src/app.ts';
+import { buildApp } from '../src/app/app.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Db } from '../src/db/db.ts';
 import { migrate } from '../src/db/migrate.ts';

@@ -5,7 +5,7 @@
 // given by configuration (checked without the database). Target: under 2 ms at p50.
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'undici';
-import { buildApp } from '../src/app.ts';
+import { buildApp } from '../src/app/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createServices } from '../src/services.ts';
 import { signInThroughProvider, startTestIdp, TEST_CLIENT } from '../test/helpers/idp.ts';

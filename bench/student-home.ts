@@ -9,7 +9,7 @@
 // (session check, profile query and template, no event query). PostgreSQL when DATABASE_URL is
 // set (the figures in docs/student-app.md), else PGlite.
 import { randomBytes } from 'node:crypto';
-import { buildApp } from '../src/app.ts';
+import { buildApp } from '../src/app/app.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Db } from '../src/db/db.ts';
 import { createServices } from '../src/services.ts';

@@ -1,5 +1,5 @@
 // Process entry: config -> database -> migrations -> app (+ workers) -> graceful close.
-import { buildApp } from './app.ts';
+import { buildApp } from './app/app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { DatabaseInUseError, embeddedDatabaseExists, openDb } from './db/db.ts';
 import { migrate } from './db/migrate.ts';

@@ -5,7 +5,7 @@ import dns from 'node:dns';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe } from 'node:test';
-import { buildApp } from '../../src/app.ts';
+import { buildApp } from '../../src/app/app.ts';
 import { createCalendarService } from '../../src/domain/calendar/service.ts';
 import type { Clock } from '../../src/lib/clock.ts';
 import type { Resolver } from '../../src/lib/outbound-url.ts';

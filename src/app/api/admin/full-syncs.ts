@@ -1,0 +1,187 @@
+// Admin API: full syncs of a cohort's roster and their departures (applied or held).
+import { Type } from 'typebox';
+import { departureOrder, fullSyncOrder } from '../../../domain/departures/departures.ts';
+import type { Services } from '../../../services.ts';
+import { institutionOf } from '../../context/admin-scope.ts';
+import type { App } from '../../types.ts';
+import {
+  adminSecurity,
+  CursorQuery,
+  DateTime,
+  errorResponses,
+  Nullable,
+  Page,
+  pageOf,
+  pageReply,
+  SlugParams,
+  Text,
+  Uuid,
+} from '../schemas.ts';
+
+const Params = Type.Intersect([SlugParams, Type.Object({ id: Type.String() })]);
+const FullSyncStatus = Type.Union(
+  [
+    Type.Literal('open'),
+    Type.Literal('applied'),
+    Type.Literal('held'),
+    Type.Literal('confirmed'),
+    Type.Literal('discarded'),
+  ],
+  {
+    description:
+      'open: pages arriving; applied: departures written; held: over the threshold, waiting for an admin; ' +
+      'confirmed / discarded: an admin decided',
+  },
+);
+const FullSync = Type.Object({
+  id: Uuid(),
+  cohort_id: Uuid(),
+  sync_id: Type.String(),
+  status: FullSyncStatus,
+  pages: Type.Integer(),
+  cohort_size: Nullable(Type.Integer()),
+  departures: Nullable(Type.Integer()),
+  threshold: Nullable(Type.Number()),
+  started_at: DateTime(),
+  finished_at: Nullable(DateTime()),
+  decided_at: Nullable(DateTime()),
+  decided_by: Nullable(Type.String()),
+});
+const DepartingStudent = Type.Object({
+  id: Uuid(),
+  email: Type.String(),
+  student_id_ext: Type.String(),
+  departed_at: Nullable(DateTime('Set once the departure was applied (or the student departed otherwise)')),
+});
+const Decision = Type.Object({
+  actor: Type.Optional(
+    Text({ minLength: 1, maxLength: 200, description: 'Who decides; default "operator"' }),
+  ),
+});
+
+export function adminFullSyncRoutes(app: App, services: Services): void {
+  const { departures } = services;
+  const tags = ['admin'];
+  const security = adminSecurity;
+
+  app.get(
+    '/admin/v1/institutions/:slug/full-syncs',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        security,
+        summary: 'List full syncs (roster pushes with departures), newest first',
+        params: SlugParams,
+        querystring: Type.Intersect([CursorQuery, Type.Object({ status: Type.Optional(FullSyncStatus) })]),
+        response: { 200: Page(FullSync), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) =>
+      pageReply(
+        fullSyncOrder,
+        await departures.list(institutionOf(request).id, {
+          ...pageOf(fullSyncOrder, request.query),
+          status: request.query.status,
+        }),
+      ),
+  );
+
+  app.get(
+    '/admin/v1/institutions/:slug/full-syncs/:id',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        security,
+        summary: 'Read a full sync with the students it departs (or holds)',
+        description:
+          '`departing_students` lists every student the sync departs or holds (up to 10,000), by email. ' +
+          'With `departing_students=false` it is left out: page through them with GET …/full-syncs/{id}/departures.',
+        params: Params,
+        querystring: Type.Object({
+          departing_students: Type.Optional(
+            Type.Boolean({
+              default: true,
+              description: 'false: leave out the departing students (the sync alone, one indexed read)',
+            }),
+          ),
+        }),
+        response: {
+          200: Type.Object({
+            ...FullSync.properties,
+            departing_students: Type.Optional(Type.Array(DepartingStudent)),
+          }),
+          ...errorResponses(400, 401, 404),
+        },
+      },
+    },
+    async (request) => {
+      const institution = institutionOf(request);
+      return departures.get(institution.id, request.params.id, {
+        students: request.query.departing_students !== false,
+      });
+    },
+  );
+
+  app.get(
+    '/admin/v1/institutions/:slug/full-syncs/:id/departures',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        security,
+        summary: 'List the students a full sync departs (or holds), a page at a time',
+        description:
+          'Ordered by student id (the order of the departures themselves, so every page is an index range ' +
+          "scan however deep). An unknown full sync, or another institution's, is 404 not_found.",
+        params: Params,
+        querystring: CursorQuery,
+        response: { 200: Page(DepartingStudent), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) =>
+      pageReply(
+        departureOrder,
+        await departures.listDepartures(
+          institutionOf(request).id,
+          request.params.id,
+          pageOf(departureOrder, request.query),
+        ),
+      ),
+  );
+
+  for (const action of ['confirm', 'discard'] as const) {
+    app.post(
+      `/admin/v1/institutions/:slug/full-syncs/:id/${action}`,
+      {
+        config: { access: 'admin' },
+        schema: {
+          tags,
+          security,
+          summary:
+            action === 'confirm'
+              ? 'Apply held departures (students pushed since the sync are skipped)'
+              : 'Discard held departures: nobody is departed',
+          params: Params,
+          // The body is optional: a bare POST decides as "operator".
+          body: Type.Union([Decision, Type.Null(), Type.Undefined()]),
+          response: {
+            200: Type.Object({
+              id: Type.String(),
+              sync_id: Type.String(),
+              status: Type.String(),
+              departed: Type.Integer(),
+            }),
+            ...errorResponses(401, 404, 409),
+          },
+        },
+      },
+      async (request) => {
+        const institution = institutionOf(request);
+        const actor = request.body?.actor ?? 'operator';
+        return departures[action](institution.id, request.params.id, actor);
+      },
+    );
+  }
+}

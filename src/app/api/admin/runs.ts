@@ -1,0 +1,223 @@
+// Admin API: the history of SIS pushes (roster and enrolments runs).
+import { Readable } from 'node:stream';
+import { Type } from 'typebox';
+import { runOrder } from '../../../domain/runs/runs.ts';
+import { csvRow } from '../../../lib/csv.ts';
+import type { Services } from '../../../services.ts';
+import { institutionOf } from '../../context/admin-scope.ts';
+import type { App } from '../../types.ts';
+import {
+  adminSecurity,
+  CsvBody,
+  CursorQuery,
+  DateTime,
+  errorResponses,
+  Nullable,
+  Page,
+  pageOf,
+  pageReply,
+  SlugParams,
+  Uuid,
+} from '../schemas.ts';
+
+const RunKind = Type.Union([Type.Literal('roster'), Type.Literal('enrolments')]);
+
+const RunSummary = Type.Object({
+  id: Uuid(),
+  kind: RunKind,
+  credential: Type.Union([Type.Literal('institution_secret'), Type.Literal('bootstrap_secret')], {
+    description: 'Which kind of secret authenticated the push',
+  }),
+  cohort_id: Nullable(Uuid('Roster runs: the cohort pushed')),
+  sections: Type.Array(Type.String(), { description: 'Enrolments runs: the sections the request carried' }),
+  dry_run: Type.Boolean(),
+  received: Type.Integer({ description: 'Rows received, all sections together' }),
+  counts: Type.Record(Type.String(), Type.Unknown(), { description: 'The counts the response reported' }),
+  error_count: Type.Integer(),
+  started_at: DateTime(),
+  finished_at: DateTime(),
+});
+
+const Run = Type.Intersect([
+  RunSummary,
+  Type.Object({
+    errors: Type.Array(Type.Unknown(), {
+      description: 'Row errors as the response reported them (first 1000)',
+    }),
+    errors_truncated: Type.Boolean(),
+    details: Type.Record(Type.String(), Type.Unknown()),
+  }),
+]);
+
+const ERRORS_BATCH = 500;
+const errorColumns = ['section', 'row', 'code', 'field', 'message'] as const;
+
+/** One field of a kept row error (roster and enrolments errors share these names). */
+function errorField(error: unknown, field: string): unknown {
+  if (!error || typeof error !== 'object') return field === 'message' ? JSON.stringify(error) : null;
+  const value = (error as Record<string, unknown>)[field];
+  return value !== null && typeof value === 'object' ? JSON.stringify(value) : value;
+}
+
+export function adminRunRoutes(app: App, services: Services): void {
+  const { runs } = services;
+  const tags = ['admin'];
+  const security = adminSecurity;
+
+  app.get(
+    '/admin/v1/institutions/:slug/runs',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        security,
+        summary: 'List SIS push runs, newest first',
+        description:
+          'Filters combine and are exact over the whole history; next_cursor pages through the result (pass ' +
+          'the same filters with it). A day that is not a calendar day, or `to` before `from`, is 400 ' +
+          'invalid_field naming the field.',
+        params: SlugParams,
+        querystring: Type.Intersect([
+          CursorQuery,
+          Type.Object({
+            kind: Type.Optional(RunKind),
+            from: Type.Optional(
+              Type.String({
+                maxLength: 10,
+                description: 'First day (YYYY-MM-DD, UTC) on which the run started, inclusive',
+                examples: ['2026-11-01'],
+              }),
+            ),
+            to: Type.Optional(
+              Type.String({
+                maxLength: 10,
+                description:
+                  'Last day (YYYY-MM-DD, UTC) on which the run started, inclusive; from=to is one day',
+                examples: ['2026-11-30'],
+              }),
+            ),
+            has_errors: Type.Optional(
+              Type.Boolean({
+                description:
+                  'true: only runs that reported row errors (error_count > 0); false or absent: every run',
+              }),
+            ),
+          }),
+        ]),
+        response: { 200: Page(RunSummary), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) =>
+      pageReply(
+        runOrder,
+        await runs.list(institutionOf(request).id, {
+          ...pageOf(runOrder, request.query),
+          kind: request.query.kind,
+          from: request.query.from,
+          to: request.query.to,
+          hasErrors: request.query.has_errors === true,
+        }),
+      ),
+  );
+
+  app.get(
+    '/admin/v1/institutions/:slug/runs/daily',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        security,
+        summary: 'Runs per day: how many, and what they created, updated and refused',
+        description:
+          'For each UTC day from `from` to `to` (inclusive, at most 366 days) on which runs started: the ' +
+          'number of runs and the sums of their top-level `created` and `updated` counts and of their row ' +
+          "errors. Days without runs are absent. What the console's push-history chart draws.",
+        params: SlugParams,
+        querystring: Type.Object({
+          kind: Type.Optional(RunKind),
+          from: Type.String({ maxLength: 10, description: 'First day, YYYY-MM-DD (UTC)' }),
+          to: Type.String({ maxLength: 10, description: 'Last day, YYYY-MM-DD (UTC), inclusive' }),
+        }),
+        response: {
+          200: Type.Object({
+            items: Type.Array(
+              Type.Object({
+                day: Type.String({ description: 'YYYY-MM-DD (UTC)' }),
+                pushes: Type.Integer(),
+                created: Type.Number(),
+                updated: Type.Number(),
+                errors: Type.Number({ description: 'Row errors reported, all runs of the day together' }),
+              }),
+            ),
+          }),
+          ...errorResponses(400, 401, 404),
+        },
+      },
+    },
+    async (request) => ({
+      items: await runs.daily(institutionOf(request).id, {
+        kind: request.query.kind,
+        from: request.query.from,
+        to: request.query.to,
+      }),
+    }),
+  );
+
+  app.get(
+    '/admin/v1/institutions/:slug/runs/:runId',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        security,
+        summary: 'Read one run with its row errors',
+        params: Type.Intersect([SlugParams, Type.Object({ runId: Type.String() })]),
+        response: { 200: Run, ...errorResponses(401, 404) },
+      },
+    },
+    async (request) => {
+      const institution = institutionOf(request);
+      return runs.get(institution.id, request.params.runId);
+    },
+  );
+
+  app.get(
+    '/admin/v1/institutions/:slug/runs/:runId/errors.csv',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        security,
+        summary: "Export a run's row errors as CSV",
+        description:
+          'The row errors kept with the run (the first 1000; the run says errors_truncated when there were ' +
+          'more), one per line: section (enrolments runs), row, code, field, message. RFC 4180, with a ' +
+          "header row; cells starting with =, +, -, @, tab or carriage return are prefixed with '.",
+        params: Type.Intersect([SlugParams, Type.Object({ runId: Type.String() })]),
+        produces: ['text/csv'],
+        response: { 200: CsvBody, ...errorResponses(401, 404) },
+      },
+    },
+    async (request, reply) => {
+      const institution = institutionOf(request);
+      const { runId } = request.params;
+      // The first batch is read before replying, so an unknown run is a 404 rather than an empty file.
+      const first = await runs.errors(institution.id, runId, { after: 0, limit: ERRORS_BATCH });
+      async function* lines() {
+        yield csvRow(errorColumns);
+        let batch = first;
+        while (batch.length > 0) {
+          yield batch.map(({ error }) => csvRow(errorColumns.map((c) => errorField(error, c)))).join('');
+          if (batch.length < ERRORS_BATCH) break;
+          const after = batch[batch.length - 1].position;
+          batch = await runs.errors(institution.id, runId, { after, limit: ERRORS_BATCH });
+        }
+      }
+      // A stream is piped as it is, past the response schema (which documents the text).
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="run-${runId}-errors.csv"`)
+        .send(Readable.from(lines()) as unknown as string);
+    },
+  );
+}

@@ -1,0 +1,125 @@
+// POST /api/sis/enrolments: the taxonomy and enrolment feed of a student information system.
+// The route authenticates the roster secret, asks the feed access who may push where, checks
+// the envelope and hands the sections to the taxonomy service, which checks the limits,
+// validates every row on its own and records the run.
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { credentialOf, institutionForPush } from '../../../domain/roster/feed-access.ts';
+import type { RosterCaller } from '../../../domain/secrets/roster-secrets.ts';
+import { type PushBody, type SectionName, sectionOrder } from '../../../domain/taxonomy/service.ts';
+import { ApiError } from '../../../errors.ts';
+import { bearerToken } from '../../../lib/secrets.ts';
+import { refuseUnknownFields } from '../../../lib/unknown-fields.ts';
+import type { Services } from '../../../services.ts';
+import type { App } from '../../types.ts';
+import { perMinute } from '../rate-limit.ts';
+import { errorResponses } from '../schemas.ts';
+import { enrolmentsDescription, enrolmentsExamples, sectionDescriptions } from './sis-enrolments-docs.ts';
+
+const Section = (name: SectionName) =>
+  Type.Optional(Type.Array(Type.Unknown(), { description: sectionDescriptions[name] }));
+
+const Body = Type.Object(
+  {
+    institution: Type.String({
+      description: 'Slug of the institution; the bearer secret must be valid for it.',
+    }),
+    dry_run: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          'true: validate every section against what is stored and report what would happen; nothing is written.',
+      }),
+    ),
+    programs: Section('programs'),
+    campuses: Section('campuses'),
+    terms: Section('terms'),
+    units: Section('units'),
+    enrolments: Section('enrolments'),
+  },
+  { additionalProperties: true, examples: enrolmentsExamples.requests },
+);
+
+const SectionReport = Type.Object({
+  received: Type.Integer({ description: 'Rows sent in the section' }),
+  created: Type.Integer({ description: 'Rows that created a record (dry run: would create)' }),
+  updated: Type.Integer({ description: 'Rows that changed a stored record (dry run: would update)' }),
+  unchanged: Type.Integer({ description: 'Rows identical to what is stored' }),
+  rejected: Type.Integer({ description: 'Rows not applied; each has at least one entry in errors' }),
+});
+
+const RowError = Type.Object({
+  section: Type.String({ description: 'programs, campuses, terms, units or enrolments' }),
+  row: Type.Integer({ description: "Zero-based position of the row in its section's array" }),
+  code: Type.String({ description: 'Stable row error code; branch on this' }),
+  message: Type.String({ description: 'What is wrong, for people; may be reworded' }),
+  field: Type.Optional(Type.String({ description: 'The row field at fault, when one is' })),
+});
+
+const Result = Type.Object(
+  {
+    run_id: Type.String({
+      format: 'uuid',
+      description: 'This push in the run history (GET /admin/v1/institutions/{slug}/runs/{run_id})',
+    }),
+    institution: Type.String(),
+    dry_run: Type.Boolean(),
+    sections: Type.Object(
+      Object.fromEntries(sectionOrder.map((name) => [name, Type.Optional(SectionReport)])) as Record<
+        SectionName,
+        ReturnType<typeof Type.Optional<typeof SectionReport>>
+      >,
+      { description: 'One report per section present in the request' },
+    ),
+    errors: Type.Array(RowError, { description: 'Every rejected row, in section order then row order' }),
+  },
+  { examples: enrolmentsExamples.responses },
+);
+
+const topLevelFields = ['institution', 'dry_run', ...sectionOrder];
+
+export function sisEnrolmentsRoutes(app: App, services: Services): void {
+  const { rosterSecrets, taxonomy } = services;
+  const callers = new WeakMap<FastifyRequest, RosterCaller>();
+
+  app.post(
+    '/api/sis/enrolments',
+    {
+      config: perMinute(services.config.enrolmentsRateLimitPerMinute),
+      schema: {
+        tags: ['sis'],
+        security: [{ rosterSecret: [] }],
+        summary: 'Push programs, campuses, terms, units and enrolments',
+        description: enrolmentsDescription(services.config.enrolmentsRateLimitPerMinute),
+        body: Body,
+        response: { 200: Result, ...errorResponses(400, 401, 404, 413, 415, 429, 500, 503) },
+      },
+      // The secret is checked after the rate limit (an onRequest hook, so guessing secrets is
+      // limited too) and before the body is parsed: an unauthenticated caller learns nothing.
+      preParsing: async (request, _reply, payload) => {
+        callers.set(request, await rosterSecrets.authenticate(bearerToken(request.headers.authorization)));
+        return payload;
+      },
+      // The framework also parses text/plain; this endpoint takes JSON only.
+      preValidation: async (request) => {
+        if (!/^application\/([\w.+-]+\+)?json\b/i.test(request.headers['content-type'] ?? '')) {
+          throw new ApiError('unsupported_media_type', { detail: 'send Content-Type: application/json' });
+        }
+      },
+    },
+    async (request) => {
+      const caller = callers.get(request)!;
+      const body = request.body;
+      const institution = await institutionForPush(services, caller, body.institution);
+      // The same check as the other feeds; here a stray key is most likely a misspelt section.
+      refuseUnknownFields(body, topLevelFields, 'unknown_section');
+      const sections: PushBody = {};
+      for (const name of sectionOrder) if (body[name] !== undefined) sections[name] = body[name];
+      const result = await taxonomy.push(institution, sections, {
+        dryRun: body.dry_run === true,
+        credential: credentialOf(caller),
+      });
+      return result;
+    },
+  );
+}

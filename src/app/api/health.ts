@@ -1,0 +1,35 @@
+// Liveness (the process answers) and readiness (the database answers) for a load balancer.
+import { Type } from 'typebox';
+import type { Services } from '../../services.ts';
+import type { App } from '../types.ts';
+import { errorResponses } from './schemas.ts';
+
+export function healthRoutes(app: App, services: Services): void {
+  const Status = Type.Object({ status: Type.String() });
+  app.get(
+    '/health/live',
+    { schema: { tags: ['health'], summary: 'Liveness', response: { 200: Status } } },
+    async () => ({ status: 'ok' }),
+  );
+  app.get(
+    '/health/ready',
+    {
+      schema: {
+        tags: ['health'],
+        summary: 'Readiness: the database answers',
+        response: { 200: Status, ...errorResponses(503) },
+      },
+    },
+    async (_request, reply) => {
+      try {
+        await services.db.query('SELECT 1');
+        return { status: 'ok' };
+      } catch {
+        return reply
+          .status(503)
+          .header('retry-after', '2')
+          .send({ error: 'database_unavailable', detail: 'the database does not answer' });
+      }
+    },
+  );
+}
