@@ -1,14 +1,16 @@
 // buildApp(services) -> a ready-to-listen Fastify instance. No I/O happens at import time.
 import { randomUUID } from 'node:crypto';
-import swagger from '@fastify/swagger';
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
-import scalar from '@scalar/fastify-api-reference';
 import Fastify, { type FastifyReply, type FastifyServerOptions } from 'fastify';
 import { ApiError } from '../errors.ts';
 import type { Services } from '../services.ts';
-import { registerRateLimit } from './api/rate-limit.ts';
-import { installErrorHandling } from './context/errors.ts';
-import { registerRoutes } from './routes.ts';
+import { installErrorHandling } from './api/errors.ts';
+import { registerApi } from './api/index.ts';
+import { registerOpenApi } from './api/openapi.ts';
+import { registerRateLimit } from './context/rate-limit.ts';
+import { registerRequestContext } from './context/request-context.ts';
+import { registerSessionCookies } from './context/session-cookies.ts';
+import { registerPages } from './pages/index.ts';
 import type { App } from './types.ts';
 
 export interface AppOptions {
@@ -75,7 +77,6 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     if (body === '' && request.method === 'DELETE') return done(null, undefined);
     return parseJson(request, body as string, done);
   });
-  installErrorHandling(app);
   // Once close() starts, requests that still arrive on open connections are turned away with
   // 503, so a load balancer retries them elsewhere; requests already in flight finish.
   let closing = false;
@@ -91,85 +92,15 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     reply.header('x-request-id', request.id);
   });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Student Support Platform API',
-        version: '1.0.0',
-        description:
-          'How student information systems, help desks and administrators talk to the Student Support ' +
-          'Platform: the SIS feeds (roster, programs, campuses, terms, units and enrolments), the help-desk ' +
-          'sync, signed webhooks, and the admin API. Errors are JSON objects {"error": "<stable_code>", ...} ' +
-          'with optional `detail`, `field` and `max`. Admin listings page by cursor (`limit`, `cursor`, ' +
-          '`next_cursor`).',
-      },
-      // Every example request carries this host (PUBLIC_BASE_URL, default http://localhost:PORT).
-      servers: [{ url: services.config.publicBaseUrl }],
-      tags: [
-        {
-          name: 'sis',
-          description: 'The SIS feeds: roster sync, and programs, campuses, terms, units and enrolments',
-        },
-        {
-          name: 'help-desk sync',
-          description: 'An external help desk mirrors ticket status onto help requests',
-        },
-        { name: 'admin', description: 'Institutions, cohorts, secrets, listings and the history of pushes' },
-        {
-          name: 'admin: help desk',
-          description: 'Help requests, staff changes, the help-sync secret and the event log',
-        },
-        { name: 'webhooks', description: 'Webhook endpoints, their delivery logs and metrics' },
-      ],
-      components: {
-        securitySchemes: {
-          rosterSecret: {
-            type: 'http',
-            scheme: 'bearer',
-            description: 'Per-institution roster feed secret (ssp_roster_…) or the platform bootstrap secret',
-          },
-          syncSecret: {
-            type: 'http',
-            scheme: 'bearer',
-            description: 'Per-institution help-desk sync secret (ssp_sync_…)',
-          },
-          operatorToken: {
-            type: 'http',
-            scheme: 'bearer',
-            description: 'Operator token (ssp_op_…) for the admin API',
-          },
-          sessionCookie: {
-            type: 'apiKey',
-            in: 'cookie',
-            name: 'ssp_session',
-            description:
-              'Session cookie set by sign-in (/auth/{slug}/sign-in); named __Host-ssp_session when the service is served over https. ' +
-              'State-changing requests made with it must send the x-csrf-token header (from GET /admin/v1/me).',
-          },
-        },
-      },
-    },
-  });
-  // The reference page works offline: its script is served from node_modules, and everything
-  // that would reach other hosts is off (web fonts, the hosted API client and its test-request
-  // buttons, the hosted AI agent and MCP generator, telemetry). Fonts fall back to the system's.
-  await app.register(scalar, {
-    routePrefix: '/docs',
-    configuration: {
-      pageTitle: 'Student Support Platform API',
-      withDefaultFonts: false,
-      hideClientButton: true,
-      hideTestRequestButton: true,
-      showDeveloperTools: 'never',
-      telemetry: false,
-      agent: { disabled: true },
-      mcp: { disabled: true },
-    },
-  });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-
+  // The JSON error body is the application's default answer; each page surface sets its own.
+  installErrorHandling(app);
+  // Cookies are parsed (an onRequest hook of their own) before the context reads the session.
+  await registerSessionCookies(app, services);
+  registerRequestContext(app, services);
   await registerRateLimit(app, services, { nameSpace: options.rateLimitNameSpace });
-  await registerRoutes(app, services);
+  await registerOpenApi(app, services);
+  // The JSON API and the HTML pages: siblings, each answering failures in its own form.
+  await registerApi(app, services);
+  await registerPages(app, services);
   return app;
 }

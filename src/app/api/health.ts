@@ -8,12 +8,16 @@ export function healthRoutes(app: App, services: Services): void {
   const Status = Type.Object({ status: Type.String() });
   app.get(
     '/health/live',
-    { schema: { tags: ['health'], summary: 'Liveness', response: { 200: Status } } },
+    {
+      config: { access: 'public' },
+      schema: { tags: ['health'], summary: 'Liveness', response: { 200: Status } },
+    },
     async () => ({ status: 'ok' }),
   );
   app.get(
     '/health/ready',
     {
+      config: { access: 'public' },
       schema: {
         tags: ['health'],
         summary: 'Readiness: the database answers',

@@ -1,5 +1,7 @@
-// Turns every failure into the flat error body; 5xx never carry internals.
-import type { FastifyError, FastifyInstance } from 'fastify';
+// How a failure reads as a stable code: framework errors (parsing, limits, validation), database
+// refusals of a value and an unreachable database mapped once, for every surface. The JSON API
+// writes the answer as the flat error body (api/errors.ts), the pages as an error page.
+import type { FastifyError } from 'fastify';
 import { isDatabaseUnavailable, pgErrorCode } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 
@@ -98,26 +100,4 @@ export function toApiError(error: unknown): ApiError | undefined {
     return new ApiError('invalid_request', { detail: e.message }, e.statusCode);
   }
   return undefined;
-}
-
-export function installErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error, request, reply) => {
-    const apiError = toApiError(error);
-    if (apiError) {
-      if (apiError.status >= 500) request.log.warn({ code: apiError.code }, 'request failed');
-      if (apiError.code === 'database_unavailable') {
-        reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
-      }
-      return reply.status(apiError.status).send(apiError.body());
-    }
-    request.log.error({ err: error }, 'unhandled error');
-    return reply
-      .status(500)
-      .send({ error: 'internal_error', detail: 'an unexpected error occurred; retry later' });
-  });
-  app.setNotFoundHandler((request, reply) => {
-    reply
-      .status(404)
-      .send({ error: 'not_found', detail: `no route for ${request.method} ${request.url.split('?')[0]}` });
-  });
 }

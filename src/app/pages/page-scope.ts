@@ -1,55 +1,144 @@
-// The scope of every HTML page (sign-in now; the console and the student pages build on it):
-// server-rendered Eta templates with automatic escaping, the console's own assets served from
-// this service (nothing from other hosts), a strict Content-Security-Policy (no inline script
-// or style) and the usual security headers. Form posts (application/x-www-form-urlencoded) are
-// accepted here only: the JSON API keeps refusing them.
+// One factory for every HTML surface (the sign-in pages, the console, the student pages): each is
+// a scope with its own layout, its own frame (what every page of it shows: navigation, who is
+// signed in, the CSRF token) and its own answer to a refusal (a redirect to sign-in or to the
+// other surface, or an error page), while rendering, the helpers templates share, caching rules
+// and the error and not-found pages are written once, here.
+//
+// Pages render with `reply.render(template, data, status)`: the surface's frame, then the page's
+// data. Nothing a page shows is cached by the browser or a proxy (no-store): pages carry personal
+// data and CSRF tokens. A failure is a page with a code and the request id, never a stack trace,
+// and never a 5xx for bad input.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import formbody from '@fastify/formbody';
-import helmet from '@fastify/helmet';
-import fastifyStatic from '@fastify/static';
 import view from '@fastify/view';
 import { Eta } from 'eta';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ApiError } from '../../errors.ts';
+import type { Services } from '../../services.ts';
+import { toApiError } from '../context/errors.ts';
 import type { App } from '../types.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const viewsDir = path.join(here, 'views');
 export const assetsDir = path.join(here, 'assets');
 
-/** Registers the page machinery on a scope; the scope's routes then render with `reply.page`. */
-export async function registerPageScope(scope: App, options: { production: boolean }): Promise<void> {
-  await scope.register(helmet, {
-    contentSecurityPolicy: {
-      useDefaults: false,
-      directives: {
-        defaultSrc: ["'self'"],
-        scriptSrc: ["'self'"],
-        styleSrc: ["'self'"],
-        imgSrc: ["'self'", 'data:'],
-        fontSrc: ["'self'"],
-        connectSrc: ["'self'"],
-        objectSrc: ["'none'"],
-        baseUri: ["'none'"],
-        formAction: ["'self'"],
-        frameAncestors: ["'none'"],
-      },
-    },
-    // Sign-in redirects to the institution's provider; the referrer must not carry our URLs.
-    referrerPolicy: { policy: 'no-referrer' },
-    crossOriginEmbedderPolicy: false,
-  });
-  await scope.register(formbody, { bodyLimit: 64 * 1024 });
-  await scope.register(view, {
-    engine: { eta: new Eta({ views: viewsDir, cache: options.production, autoEscape: true }) },
-    root: viewsDir,
-    layout: 'layout.eta',
-    propertyName: 'page',
-  });
-  await scope.register(fastifyStatic, { root: assetsDir, prefix: '/assets/', index: false, maxAge: '1h' });
-}
-
 declare module 'fastify' {
   interface FastifyReply {
+    /** Renders a page of the surface inside its layout (set by @fastify/view). */
     page(template: string, data: Record<string, unknown>): FastifyReply;
+    /** Renders a page with the surface's frame, no-store, and the given status. */
+    render(template: string, data: Record<string, unknown>, status?: number): FastifyReply;
   }
+}
+
+/** What an error page shows. */
+export interface ErrorPage {
+  status: number;
+  code: string;
+  message: string;
+}
+
+export interface Surface {
+  /** URL prefix of the surface's pages ('' for pages at the root). */
+  prefix: string;
+  /** The layout template every page of the surface is rendered in. */
+  layout: string;
+  /** The template of the surface's error and not-found pages. */
+  errorTemplate: string;
+  /** What the surface says when a page fails on the server's side. */
+  failure: ErrorPage;
+  /** A failure of the surface's own kind (a sign-in failure, say), as the page that shows it. */
+  recognise?(error: unknown): ErrorPage | undefined;
+  /** What every page of the surface shows besides its own data. */
+  frame(request: FastifyRequest, reply: FastifyReply): Record<string, unknown>;
+  /**
+   * Where a refused request is sent instead of an error page (sign-in for a visitor without a
+   * session, the student pages for a student who opened the console, ...), if anywhere.
+   */
+  redirect?(request: FastifyRequest, error: ApiError): string | undefined;
+  /** The error page's data, for surfaces that word failures their own way. */
+  errorData?(request: FastifyRequest, failure: ErrorPage): Record<string, unknown>;
+}
+
+const titles: Record<number, string> = { 404: 'Not found', 403: 'Not allowed' };
+
+/** The template engine of every surface, created once (templates are cached when not debugging). */
+export function pageEngine(services: Services): Eta {
+  return new Eta({ views: viewsDir, cache: services.config.logLevel !== 'debug', autoEscape: true });
+}
+
+/** Registers a surface on a scope of its own and lets `routes` add its pages to it. */
+export async function registerSurface(
+  parent: App,
+  engine: Eta,
+  surface: Surface,
+  routes: (scope: App) => void | Promise<void>,
+): Promise<void> {
+  await parent.register(
+    async (scope) => {
+      const pages = scope as App;
+      await pages.register(view, {
+        engine: { eta: engine },
+        root: viewsDir,
+        layout: surface.layout,
+        propertyName: 'page',
+      });
+      pages.decorateReply(
+        'render',
+        function render(this: FastifyReply, template: string, data: Record<string, unknown>, status = 200) {
+          return this.status(status)
+            .header('cache-control', 'no-store')
+            .page(template, { ...surface.frame(this.request, this), ...data });
+        },
+      );
+
+      const errorPage = (request: FastifyRequest, reply: FastifyReply, failure: ErrorPage) =>
+        reply.render(
+          surface.errorTemplate,
+          {
+            title: titles[failure.status] ?? 'Something went wrong',
+            ...failure,
+            requestId: request.id,
+            ...surface.errorData?.(request, failure),
+          },
+          failure.status,
+        );
+
+      pages.setErrorHandler((error, request, reply) => {
+        const own = surface.recognise?.(error);
+        if (own) return errorPage(request, reply, own);
+        const known = toApiError(error);
+        if (known && known.status < 500) {
+          const to = surface.redirect?.(request, known);
+          if (to) return reply.header('cache-control', 'no-store').redirect(to, 303);
+          const message = String(known.extra.detail ?? 'The request could not be read.');
+          return errorPage(request, reply, { status: known.status, code: known.code, message });
+        }
+        if (!known) {
+          request.log.error({ err: error }, 'page failed');
+          return errorPage(request, reply, surface.failure);
+        }
+        return errorPage(request, reply, { ...surface.failure, status: known.status, code: known.code });
+      });
+      pages.setNotFoundHandler(async (request, reply) =>
+        errorPage(request, reply, {
+          status: 404,
+          code: 'not_found',
+          message: 'There is no page at this address.',
+        }),
+      );
+
+      await routes(pages);
+    },
+    { prefix: surface.prefix },
+  );
+}
+
+/** The URL a visitor without a session is sent to, coming back to this page after signing in. */
+export function signInFor(request: FastifyRequest): string {
+  const slug = (request.params as { slug?: unknown } | undefined)?.slug;
+  const back = encodeURIComponent(request.url.slice(0, 400));
+  return typeof slug === 'string' && /^[a-z0-9][a-z0-9-]{0,62}$/.test(slug)
+    ? `/auth/${slug}/sign-in?return_to=${back}`
+    : `/auth/sign-in?return_to=${back}`;
 }

@@ -1,8 +1,9 @@
-// Who may do what to which institution: the one authorisation decision of the admin API.
-// The admin scope (src/http/plugins/admin-scope.ts) authenticates the caller, resolves the
-// institution a route names, and asks `authorize` before any handler runs; routes never decide
-// it themselves. Each route declares the access it needs; a route that declares none is
-// refused to everyone but the operator (fail closed).
+// Who may do what to which institution: the one authorisation decision of every request. The
+// request context (src/app/context/request-context.ts) authenticates the caller, resolves the
+// institution a route names, and asks `authorize` before any handler runs, for the admin API, the
+// console, the student pages and the sign-in pages alike; routes never decide it themselves.
+// Each route declares the access it needs; the application refuses to start with a route that
+// declares none.
 //
 // Tenancy comes first: a caller of institution A asking about institution B is told that B does
 // not exist (404), whatever their role, so nothing about B leaks. Within their own institution,
@@ -47,15 +48,38 @@ export type Caller =
 
 /**
  * What a route needs:
- * - `self`: any signed-in caller, about themselves (GET /admin/v1/me);
+ * - `public`: nobody in particular; no credential is read (health, the API reference, assets,
+ *   the start of sign-in);
+ * - `feed`: a feed secret, which the feed route verifies itself; neither a session nor the
+ *   operator token is read (a session never reaches a feed);
+ * - `visitor`: nobody in particular, but the session is read when there is one (sign-out);
+ * - `student`: a signed-in student (the student pages, about their own requests);
+ * - `self`: any signed-in caller, about themselves (GET /admin/v1/me, the console's front door);
  * - `operator`: the platform operator only (creating institutions, campus merge, metrics);
  * - `read`: any admin or staff member of the institution (its listings);
  * - `helpdesk`: staff or admins (the help-request inbox and staff actions);
  * - `admin`: institution admins (roster secret, push history, full syncs, people, sign-in settings);
  * - `integrations`: admins holding Manage integrations (help-sync secret, webhook endpoints).
  */
-export const accessLevels = ['self', 'operator', 'read', 'helpdesk', 'admin', 'integrations'] as const;
+export const accessLevels = [
+  'public',
+  'feed',
+  'visitor',
+  'student',
+  'self',
+  'operator',
+  'read',
+  'helpdesk',
+  'admin',
+  'integrations',
+] as const;
 export type Access = (typeof accessLevels)[number];
+
+/** Access levels that read no credential at all: the route has no caller. */
+export const anonymousAccess: ReadonlySet<Access> = new Set(['public', 'feed']);
+
+/** Access levels open to a request without a caller. */
+export const openAccess: ReadonlySet<Access> = new Set(['public', 'feed', 'visitor']);
 
 /** Whether a person's roles and permissions grant an access level (tenancy aside). */
 export function grants(
@@ -64,9 +88,13 @@ export function grants(
 ) {
   const admin = person.roles.includes('admin');
   switch (access) {
+    case 'public':
+    case 'feed':
+    case 'visitor':
     case 'self':
       return true;
     case 'operator':
+    case 'student':
       return false;
     case 'read':
     case 'helpdesk':
@@ -88,10 +116,20 @@ export function institutionNotFound(slug: string): ApiError {
  * routes that name no institution).
  */
 export function authorize(
-  caller: Caller,
+  caller: Caller | undefined,
   access: Access | undefined,
   institution: { id: string; slug: string } | undefined,
 ): void {
+  if (access !== undefined && openAccess.has(access)) return;
+  if (!caller) {
+    throw new ApiError('unauthorized', {
+      detail: 'send Authorization: Bearer <operator token>, or sign in (/auth/sign-in) for a session',
+    });
+  }
+  if (access === 'student') {
+    if (caller.kind === 'student') return;
+    throw new ApiError('forbidden', { detail: 'these pages are for students' });
+  }
   if (caller.kind === 'operator') return;
   // Exactly the answer an unknown slug gets, so another tenant's existence does not leak.
   if (institution !== undefined && institution.id !== caller.institutionId) {

@@ -9,7 +9,7 @@ import {
   MIN_REFRESH_MINUTES,
 } from '../../../domain/calendar/schedule.ts';
 import type { Services } from '../../../services.ts';
-import { institutionOf } from '../../context/admin-scope.ts';
+import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import { adminSecurity, DateTime, errorResponses, SlugParams, Text, Uuid } from '../schemas.ts';
 

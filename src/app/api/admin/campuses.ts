@@ -1,7 +1,7 @@
 // Admin API: merging campuses, their aliases, and the operator audit trail.
 import { Type } from 'typebox';
 import type { Services } from '../../../services.ts';
-import { institutionOf } from '../../context/admin-scope.ts';
+import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import { adminSecurity, DateTime, errorResponses, SlugParams, Text, Uuid } from '../schemas.ts';
 

@@ -3,7 +3,7 @@
 import { Type } from 'typebox';
 import { cohortOrder } from '../../../domain/institutions/service.ts';
 import type { Services } from '../../../services.ts';
-import { institutionOf } from '../../context/admin-scope.ts';
+import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import {
   adminSecurity,

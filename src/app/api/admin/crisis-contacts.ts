@@ -6,7 +6,7 @@ import {
   MAX_CRISIS_CONTACTS,
 } from '../../../domain/students/crisis-contacts.ts';
 import type { Services } from '../../../services.ts';
-import { institutionOf } from '../../context/admin-scope.ts';
+import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import { adminSecurity, errorResponses, SlugParams } from '../schemas.ts';
 

@@ -2,7 +2,7 @@
 import { Type } from 'typebox';
 import { departureOrder, fullSyncOrder } from '../../../domain/departures/departures.ts';
 import type { Services } from '../../../services.ts';
-import { institutionOf } from '../../context/admin-scope.ts';
+import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import {
   adminSecurity,

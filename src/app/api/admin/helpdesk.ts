@@ -6,7 +6,7 @@ import { keysetOrderOf, listOrders, parseAssigned } from '../../../domain/helpde
 import { actingStaff, categories, MAX_ACTOR, priorities, statuses } from '../../../domain/helpdesk/rules.ts';
 import { ApiError } from '../../../errors.ts';
 import type { Services } from '../../../services.ts';
-import { callerOf, institutionOf } from '../../context/admin-scope.ts';
+import { callerOf, institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import {
   adminSecurity,

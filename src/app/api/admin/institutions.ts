@@ -8,7 +8,7 @@ import {
   studentOrder,
 } from '../../../domain/institutions/service.ts';
 import type { Services } from '../../../services.ts';
-import { institutionOf } from '../../context/admin-scope.ts';
+import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import {
   adminSecurity,

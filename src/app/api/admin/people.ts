@@ -6,7 +6,7 @@ import { type Static, Type } from 'typebox';
 import type { Caller } from '../../../domain/access/policy.ts';
 import { permissions, roles } from '../../../domain/access/policy.ts';
 import type { Services } from '../../../services.ts';
-import { callerOf, institutionOf } from '../../context/admin-scope.ts';
+import { callerOf, institutionOf } from '../../context/request-context.ts';
 import { csrfToken } from '../../context/session-cookies.ts';
 import type { App } from '../../types.ts';
 import { adminSecurity, DateTime, errorResponses, SlugParams, Text, Uuid } from '../schemas.ts';

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { runOrder } from '../../../domain/runs/runs.ts';
 import { csvRow } from '../../../lib/csv.ts';
 import type { Services } from '../../../services.ts';
-import { institutionOf } from '../../context/admin-scope.ts';
+import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import {
   adminSecurity,

@@ -5,7 +5,7 @@ import { MAX_ATTEMPTS, RETRY_DELAYS_MS, ROTATION_WINDOW_MS } from '../../../doma
 import { attemptOrder, deliveryOrder, EVENT_TYPES, endpointOrder } from '../../../domain/webhooks/service.ts';
 import { ApiError } from '../../../errors.ts';
 import type { Services } from '../../../services.ts';
-import { institutionOf } from '../../context/admin-scope.ts';
+import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import {
   adminSecurity,

@@ -20,8 +20,8 @@ import { ApiError } from '../../../errors.ts';
 import { bearerToken } from '../../../lib/secrets.ts';
 import { refuseUnknownFields } from '../../../lib/unknown-fields.ts';
 import type { Services } from '../../../services.ts';
+import { perMinute } from '../../context/rate-limit.ts';
 import type { App } from '../../types.ts';
-import { perMinute } from '../rate-limit.ts';
 import { errorResponses } from '../schemas.ts';
 
 const exampleId = '5f0c6a8e-2b1d-4c3e-9a7f-1d2e3f4a5b6c';
@@ -205,7 +205,7 @@ export function helpSyncRoutes(app: App, services: Services): void {
   app.post(
     '/api/integrations/help-sync',
     {
-      config: perMinute(services.config.helpSyncRateLimitPerMinute),
+      config: { access: 'feed', ...perMinute(services.config.helpSyncRateLimitPerMinute) },
       schema: {
         tags: ['help-desk sync'],
         security: [{ syncSecret: [] }],

@@ -11,8 +11,8 @@ import { ApiError } from '../../../errors.ts';
 import { bearerToken } from '../../../lib/secrets.ts';
 import { refuseUnknownFields } from '../../../lib/unknown-fields.ts';
 import type { Services } from '../../../services.ts';
+import { perMinute } from '../../context/rate-limit.ts';
 import type { App } from '../../types.ts';
-import { perMinute } from '../rate-limit.ts';
 import { errorResponses } from '../schemas.ts';
 import { enrolmentsDescription, enrolmentsExamples, sectionDescriptions } from './sis-enrolments-docs.ts';
 
@@ -85,7 +85,7 @@ export function sisEnrolmentsRoutes(app: App, services: Services): void {
   app.post(
     '/api/sis/enrolments',
     {
-      config: perMinute(services.config.enrolmentsRateLimitPerMinute),
+      config: { access: 'feed', ...perMinute(services.config.enrolmentsRateLimitPerMinute) },
       schema: {
         tags: ['sis'],
         security: [{ rosterSecret: [] }],

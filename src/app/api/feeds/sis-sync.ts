@@ -19,8 +19,8 @@ import { ApiError } from '../../../errors.ts';
 import { bearerToken } from '../../../lib/secrets.ts';
 import { refuseUnknownFields } from '../../../lib/unknown-fields.ts';
 import type { Services } from '../../../services.ts';
+import { perMinute } from '../../context/rate-limit.ts';
 import type { App } from '../../types.ts';
-import { perMinute } from '../rate-limit.ts';
 import { errorResponses } from '../schemas.ts';
 
 const StudentRow = Type.Unknown({
@@ -309,7 +309,7 @@ export function sisSyncRoutes(app: App, services: Services): void {
   app.post(
     '/api/sis/sync',
     {
-      config: perMinute(services.config.rosterRateLimitPerMinute),
+      config: { access: 'feed', ...perMinute(services.config.rosterRateLimitPerMinute) },
       // After the rate limit (onRequest), before the body is parsed.
       preParsing: async (request: FastifyRequest, _reply, payload) => {
         request.rosterCaller = await rosterSecrets.authenticate(bearerToken(request.headers.authorization));

@@ -2,7 +2,8 @@
 // in-process (`inject`) carrying the person's own cookie and CSRF token: the API authorises,
 // validates and audits exactly as for any other client, and the console only renders answers.
 import type { Readable } from 'node:stream';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import { ApiError, type ErrorCode } from '../../../errors.ts';
 import { uuidPattern } from '../../../lib/ids.ts';
 import type { App } from '../../types.ts';
 
@@ -35,12 +36,11 @@ export interface ConsoleApi {
 }
 
 /** Thrown by `get` when the API refuses a read; the console's error handler renders it. */
-export class ApiRefusal extends Error {
-  readonly status: number;
+export class ApiRefusal extends ApiError {
   readonly problem: ApiProblem;
   constructor(status: number, problem: ApiProblem) {
-    super(problem.detail ?? problem.error);
-    this.status = status;
+    const { error, ...extra } = problem;
+    super(error as ErrorCode, extra, status);
     this.problem = problem;
   }
 }
@@ -53,7 +53,7 @@ function postedToken(request: FastifyRequest): string | undefined {
   return typeof header === 'string' ? header : undefined;
 }
 
-export function consoleApi(app: App, request: FastifyRequest, _reply: FastifyReply): ConsoleApi {
+export function consoleApi(app: App, request: FastifyRequest): ConsoleApi {
   const call = async <T>(method: Method, url: string, body?: unknown): Promise<ApiAnswer<T>> => {
     const token = method === 'GET' ? undefined : postedToken(request);
     const response = await app.inject({

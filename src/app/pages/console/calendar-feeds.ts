@@ -8,7 +8,7 @@ import type { FetchRecord as DomainFetchRecord } from '../../../domain/calendar/
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { pageId } from './api.ts';
-import { ctx, institutionOf } from './console.ts';
+import { ctx, institutionOf } from './context.ts';
 import { confirmed, formErrors, list, text, when } from './forms.ts';
 
 const Params = Type.Object({ slug: Type.String() });
@@ -177,19 +177,27 @@ export function calendarFeedRoutes(app: App, services: Services): void {
     );
   };
 
-  app.get('/:slug/calendar-feeds', { schema: listSchema }, async (request) => feeds(request));
+  app.get('/:slug/calendar-feeds', { config: { access: 'admin' }, schema: listSchema }, async (request) =>
+    feeds(request),
+  );
 
-  app.post('/:slug/calendar-feeds', { schema: listSchema }, async (request, reply) => {
-    const c = ctx(request);
-    const { values, body } = feedForm(request.body);
-    const answer = await c.api.call<Feed>('POST', paths(request).api, body);
-    if (!answer.ok) return feeds(request, { values, ...formErrors(answer.problem, FIELDS) }, answer.status);
-    return reply.redirect(`${paths(request, answer.body.id).page}?done=calendar_feed_added`, 303);
-  });
+  app.post(
+    '/:slug/calendar-feeds',
+    { config: { access: 'admin' }, schema: listSchema },
+    async (request, reply) => {
+      const c = ctx(request);
+      const { values, body } = feedForm(request.body);
+      const answer = await c.api.call<Feed>('POST', paths(request).api, body);
+      if (!answer.ok) return feeds(request, { values, ...formErrors(answer.problem, FIELDS) }, answer.status);
+      return reply.redirect(`${paths(request, answer.body.id).page}?done=calendar_feed_added`, 303);
+    },
+  );
 
-  app.get('/:slug/calendar-feeds/:id', { schema }, async (request) => feed(request, request.params.id));
+  app.get('/:slug/calendar-feeds/:id', { config: { access: 'admin' }, schema }, async (request) =>
+    feed(request, request.params.id),
+  );
 
-  app.post('/:slug/calendar-feeds/:id', { schema }, async (request, reply) => {
+  app.post('/:slug/calendar-feeds/:id', { config: { access: 'admin' }, schema }, async (request, reply) => {
     const c = ctx(request);
     const { api, page } = paths(request, request.params.id);
     const { values, body } = feedForm(request.body);
@@ -204,29 +212,37 @@ export function calendarFeedRoutes(app: App, services: Services): void {
     return reply.redirect(`${page}?done=calendar_feed_updated`, 303);
   });
 
-  app.post('/:slug/calendar-feeds/:id/fetch', { schema }, async (request, reply) => {
-    const c = ctx(request);
-    const { api, page } = paths(request, request.params.id);
-    const answer = await c.api.call<FetchRecord>('POST', `${api}/fetch`, {});
-    if (!answer.ok) return feed(request, request.params.id, formErrors(answer.problem, []), answer.status);
-    return reply.redirect(`${page}?fetch=${answer.body.id}`, 303);
-  });
+  app.post(
+    '/:slug/calendar-feeds/:id/fetch',
+    { config: { access: 'admin' }, schema },
+    async (request, reply) => {
+      const c = ctx(request);
+      const { api, page } = paths(request, request.params.id);
+      const answer = await c.api.call<FetchRecord>('POST', `${api}/fetch`, {});
+      if (!answer.ok) return feed(request, request.params.id, formErrors(answer.problem, []), answer.status);
+      return reply.redirect(`${page}?fetch=${answer.body.id}`, 303);
+    },
+  );
 
-  app.post('/:slug/calendar-feeds/:id/delete', { schema }, async (request, reply) => {
-    const c = ctx(request);
-    const { api, page } = paths(request, request.params.id);
-    if (!confirmed(request.body)) {
-      const found = await c.api.get<Feed>(api);
-      return c.render('console/confirm.eta', {
-        title: 'Delete this calendar feed?',
-        message: `${found.name ?? found.url} is no longer fetched, and its stored events and fetch history are deleted: students stop seeing them.`,
-        action: `${page}/delete`,
-        button: 'Delete the calendar feed',
-        back: page,
-      });
-    }
-    const answer = await c.api.call('DELETE', api);
-    if (!answer.ok) return feed(request, request.params.id, formErrors(answer.problem, []), answer.status);
-    return reply.redirect(`${paths(request).page}?done=calendar_feed_deleted`, 303);
-  });
+  app.post(
+    '/:slug/calendar-feeds/:id/delete',
+    { config: { access: 'admin' }, schema },
+    async (request, reply) => {
+      const c = ctx(request);
+      const { api, page } = paths(request, request.params.id);
+      if (!confirmed(request.body)) {
+        const found = await c.api.get<Feed>(api);
+        return c.render('console/confirm.eta', {
+          title: 'Delete this calendar feed?',
+          message: `${found.name ?? found.url} is no longer fetched, and its stored events and fetch history are deleted: students stop seeing them.`,
+          action: `${page}/delete`,
+          button: 'Delete the calendar feed',
+          back: page,
+        });
+      }
+      const answer = await c.api.call('DELETE', api);
+      if (!answer.ok) return feed(request, request.params.id, formErrors(answer.problem, []), answer.status);
+      return reply.redirect(`${paths(request).page}?done=calendar_feed_deleted`, 303);
+    },
+  );
 }

@@ -9,7 +9,7 @@ import { authorize } from '../../../domain/access/policy.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { pageId } from './api.ts';
-import { ctx, institutionOf } from './console.ts';
+import { ctx, institutionOf } from './context.ts';
 import { formErrors, text, timeZoneChoices, when } from './forms.ts';
 import { CursorQuery, listPage } from './listing.ts';
 
@@ -108,41 +108,50 @@ export function cohortRoutes(app: App, _services: Services): void {
     );
   };
 
-  app.get('/:slug/cohorts', { schema: listSchema }, async (request) => {
+  app.get('/:slug/cohorts', { config: { access: 'admin' }, schema: listSchema }, async (request) => {
     adminsOnly(request);
     return cohorts(request);
   });
 
-  app.post('/:slug/cohorts', { schema: { hide: true, params: Params } }, async (request, reply) => {
-    adminsOnly(request);
-    const { values, body } = cohortForm(request.body);
-    const answer = await ctx(request).api.call<Cohort>('POST', paths(request).api, body);
-    if (!answer.ok) return cohorts(request, { values, ...formErrors(answer.problem, FIELDS) }, answer.status);
-    return reply.redirect(`${paths(request, answer.body.id).page}?done=cohort_created`, 303);
-  });
+  app.post(
+    '/:slug/cohorts',
+    { config: { access: 'admin' }, schema: { hide: true, params: Params } },
+    async (request, reply) => {
+      adminsOnly(request);
+      const { values, body } = cohortForm(request.body);
+      const answer = await ctx(request).api.call<Cohort>('POST', paths(request).api, body);
+      if (!answer.ok)
+        return cohorts(request, { values, ...formErrors(answer.problem, FIELDS) }, answer.status);
+      return reply.redirect(`${paths(request, answer.body.id).page}?done=cohort_created`, 303);
+    },
+  );
 
   // The institution's time zone sits with the cohorts: it decides where the six weeks start and
   // end for every student (docs/student-app.md).
-  app.post('/:slug/time-zone', { schema: { hide: true, params: Params } }, async (request, reply) => {
-    adminsOnly(request);
-    const { slug } = institutionOf(request);
-    const value = text(request.body, 'time_zone');
-    const answer = await ctx(request).api.call('PATCH', `/admin/v1/institutions/${slug}`, {
-      time_zone: value,
-    });
-    if (!answer.ok) {
-      const { errors, formError } = formErrors(answer.problem, ['time_zone']);
-      return cohorts(request, { timeZone: { value, error: errors.time_zone ?? formError } }, answer.status);
-    }
-    return reply.redirect(`${paths(request).page}?done=time_zone_saved`, 303);
-  });
+  app.post(
+    '/:slug/time-zone',
+    { config: { access: 'admin' }, schema: { hide: true, params: Params } },
+    async (request, reply) => {
+      adminsOnly(request);
+      const { slug } = institutionOf(request);
+      const value = text(request.body, 'time_zone');
+      const answer = await ctx(request).api.call('PATCH', `/admin/v1/institutions/${slug}`, {
+        time_zone: value,
+      });
+      if (!answer.ok) {
+        const { errors, formError } = formErrors(answer.problem, ['time_zone']);
+        return cohorts(request, { timeZone: { value, error: errors.time_zone ?? formError } }, answer.status);
+      }
+      return reply.redirect(`${paths(request).page}?done=time_zone_saved`, 303);
+    },
+  );
 
-  app.get('/:slug/cohorts/:id', { schema }, async (request) => {
+  app.get('/:slug/cohorts/:id', { config: { access: 'admin' }, schema }, async (request) => {
     adminsOnly(request);
     return cohort(request, request.params.id);
   });
 
-  app.post('/:slug/cohorts/:id', { schema }, async (request, reply) => {
+  app.post('/:slug/cohorts/:id', { config: { access: 'admin' }, schema }, async (request, reply) => {
     adminsOnly(request);
     const { api, page } = paths(request, request.params.id);
     const { values, body } = cohortForm(request.body);

@@ -11,7 +11,7 @@ import { authorize } from '../../../domain/access/policy.ts';
 import { type CrisisContact, MAX_CRISIS_CONTACTS } from '../../../domain/students/crisis-contacts.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
-import { ctx, institutionOf } from './console.ts';
+import { ctx, institutionOf } from './context.ts';
 import { text } from './forms.ts';
 
 const schema = { hide: true, params: Type.Object({ slug: Type.String() }) };
@@ -78,7 +78,7 @@ export function crisisContactRoutes(app: App, _services: Services): void {
   const adminsOnly = (request: FastifyRequest) =>
     authorize(ctx(request).caller, 'admin', institutionOf(request));
 
-  app.get('/:slug/crisis-contacts', { schema }, async (request) => {
+  app.get('/:slug/crisis-contacts', { config: { access: 'admin' }, schema }, async (request) => {
     adminsOnly(request);
     const { contacts } = await ctx(request).api.get<{ contacts: CrisisContact[] }>(apiPath(request));
     const rows = contacts.map((contact) => {
@@ -92,7 +92,7 @@ export function crisisContactRoutes(app: App, _services: Services): void {
     return render(request, rows, { saved });
   });
 
-  app.post('/:slug/crisis-contacts', { schema }, async (request, reply) => {
+  app.post('/:slug/crisis-contacts', { config: { access: 'admin' }, schema }, async (request, reply) => {
     adminsOnly(request);
     const { rows, removed, saved } = postedRows(request.body);
     if (text(request.body, 'add') === 'yes') {

@@ -7,7 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
-import { ctx, institutionOf } from './console.ts';
+import { ctx, institutionOf } from './context.ts';
 import { confirmed, formErrors, text, when } from './forms.ts';
 import { CursorQuery, listPage } from './listing.ts';
 
@@ -71,36 +71,40 @@ export function dataCampusRoutes(app: App, _services: Services): void {
 
   app.get(
     '/:slug/campuses',
-    { schema: { hide: true, params: Params, querystring: CursorQuery } },
+    { config: { access: 'read' }, schema: { hide: true, params: Params, querystring: CursorQuery } },
     async (request) => campuses(request),
   );
 
-  app.post('/:slug/campuses/merge', { schema: { hide: true, params: Params } }, async (request, reply) => {
-    const c = ctx(request);
-    const { api, page } = paths(request);
-    const values = { from: text(request.body, 'from'), into: text(request.body, 'into') };
-    const missing = {
-      ...(values.from ? {} : { from: 'Choose the campus that goes.' }),
-      ...(values.into ? {} : { into: 'Choose the campus that stays.' }),
-    };
-    if (Object.keys(missing).length) return campuses(request, { values, errors: missing }, 400);
-    if (!confirmed(request.body)) {
-      // Name the campuses as the person knows them; a typed name or id is shown as typed.
-      const names = Object.fromEntries(((await mergeChoices(request)) ?? []).map((x) => [x.id, x.name]));
-      const from = names[values.from] ?? values.from;
-      const into = names[values.into] ?? values.into;
-      return c.render('console/confirm.eta', {
-        title: `Merge ${from} into ${into}?`,
-        message: `Every student and unit of ${from} moves to ${into}, and ${from} is deleted. Its name is kept as an alias of ${into}, so a later push that still uses it matches ${into}. This cannot be undone from the console.`,
-        action: `${page}/merge`,
-        button: `Merge into ${into}`,
-        fields: values,
-        back: page,
-      });
-    }
-    const answer = await c.api.call('POST', `${api}/campuses/merge`, { ...values, actor: c.caller.actor });
-    if (!answer.ok)
-      return campuses(request, { values, ...formErrors(answer.problem, ['from', 'into']) }, answer.status);
-    return reply.redirect(`${page}?done=campuses_merged`, 303);
-  });
+  app.post(
+    '/:slug/campuses/merge',
+    { config: { access: 'operator' }, schema: { hide: true, params: Params } },
+    async (request, reply) => {
+      const c = ctx(request);
+      const { api, page } = paths(request);
+      const values = { from: text(request.body, 'from'), into: text(request.body, 'into') };
+      const missing = {
+        ...(values.from ? {} : { from: 'Choose the campus that goes.' }),
+        ...(values.into ? {} : { into: 'Choose the campus that stays.' }),
+      };
+      if (Object.keys(missing).length) return campuses(request, { values, errors: missing }, 400);
+      if (!confirmed(request.body)) {
+        // Name the campuses as the person knows them; a typed name or id is shown as typed.
+        const names = Object.fromEntries(((await mergeChoices(request)) ?? []).map((x) => [x.id, x.name]));
+        const from = names[values.from] ?? values.from;
+        const into = names[values.into] ?? values.into;
+        return c.render('console/confirm.eta', {
+          title: `Merge ${from} into ${into}?`,
+          message: `Every student and unit of ${from} moves to ${into}, and ${from} is deleted. Its name is kept as an alias of ${into}, so a later push that still uses it matches ${into}. This cannot be undone from the console.`,
+          action: `${page}/merge`,
+          button: `Merge into ${into}`,
+          fields: values,
+          back: page,
+        });
+      }
+      const answer = await c.api.call('POST', `${api}/campuses/merge`, { ...values, actor: c.caller.actor });
+      if (!answer.ok)
+        return campuses(request, { values, ...formErrors(answer.problem, ['from', 'into']) }, answer.status);
+      return reply.redirect(`${page}?done=campuses_merged`, 303);
+    },
+  );
 }

@@ -9,7 +9,7 @@ import type { StudentListing } from '../../../domain/institutions/service.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { pageId, query } from './api.ts';
-import { ctx, institutionOf } from './console.ts';
+import { ctx, institutionOf } from './context.ts';
 import { when } from './forms.ts';
 import { CursorParam, listPage } from './listing.ts';
 
@@ -53,7 +53,7 @@ interface Enrolment {
 export function dataStudentPageRoutes(app: App, _services: Services): void {
   app.get(
     '/:slug/students/:id',
-    { schema: { hide: true, params: Params, querystring: StudentQuery } },
+    { config: { access: 'read' }, schema: { hide: true, params: Params, querystring: StudentQuery } },
     async (request) => {
       const c = ctx(request);
       const { slug } = institutionOf(request);

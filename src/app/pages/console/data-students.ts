@@ -10,7 +10,7 @@ import { MAX_CURSOR_LENGTH } from '../../../lib/cursor.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { type ConsoleApi, query } from './api.ts';
-import { ctx, institutionOf } from './console.ts';
+import { ctx, institutionOf } from './context.ts';
 import { when } from './forms.ts';
 import { listPage } from './listing.ts';
 
@@ -61,7 +61,7 @@ export function dataStudentRoutes(app: App, _services: Services): void {
 
   app.get(
     '/:slug/students',
-    { schema: { hide: true, params: Params, querystring: StudentsQuery } },
+    { config: { access: 'read' }, schema: { hide: true, params: Params, querystring: StudentsQuery } },
     async (request) => {
       const c = ctx(request);
       const { api, page } = paths(request);
@@ -94,7 +94,7 @@ export function dataStudentRoutes(app: App, _services: Services): void {
 
   app.get(
     '/:slug/students.csv',
-    { schema: { hide: true, params: Params, querystring: StudentsQuery } },
+    { config: { access: 'read' }, schema: { hide: true, params: Params, querystring: StudentsQuery } },
     async (request, reply) => {
       const c = ctx(request);
       const { api } = paths(request);

@@ -8,7 +8,7 @@ import { MAX_CURSOR_LENGTH } from '../../../lib/cursor.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { query } from './api.ts';
-import { ctx, institutionOf } from './console.ts';
+import { ctx, institutionOf } from './context.ts';
 import { when } from './forms.ts';
 import { listPage } from './listing.ts';
 
@@ -49,7 +49,7 @@ export function dataTaxonomyRoutes(app: App, _services: Services): void {
     });
     app.get(
       `/:slug/${page.path}`,
-      { schema: { hide: true, params: Params, querystring } },
+      { config: { access: 'read' }, schema: { hide: true, params: Params, querystring } },
       async (request) => {
         const c = ctx(request);
         const slug = institutionOf(request).slug;

@@ -7,7 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
-import { ctx, institutionOf } from './console.ts';
+import { ctx, institutionOf } from './context.ts';
 import { confirmed, formErrors, when } from './forms.ts';
 import { CursorQuery, listPage } from './listing.ts';
 
@@ -68,22 +68,26 @@ export function fullSyncRoutes(app: App, _services: Services): void {
     return Object.fromEntries(cohorts.items.map((c) => [c.id, c.name]));
   };
 
-  app.get('/:slug/full-syncs', { schema: { hide: true, params: Params } }, async (request) => {
-    const c = ctx(request);
-    const { api } = paths(request);
-    const [held, recent, cohorts] = await Promise.all([
-      c.api.get<{ items: FullSync[] }>(`${api}/full-syncs?status=held&limit=100`),
-      c.api.get<{ items: FullSync[] }>(`${api}/full-syncs?limit=20`),
-      cohortNames(request),
-    ]);
-    return c.render('console/full-syncs.eta', {
-      title: 'Full syncs',
-      held: held.items,
-      recent: recent.items,
-      cohorts,
-      when,
-    });
-  });
+  app.get(
+    '/:slug/full-syncs',
+    { config: { access: 'admin' }, schema: { hide: true, params: Params } },
+    async (request) => {
+      const c = ctx(request);
+      const { api } = paths(request);
+      const [held, recent, cohorts] = await Promise.all([
+        c.api.get<{ items: FullSync[] }>(`${api}/full-syncs?status=held&limit=100`),
+        c.api.get<{ items: FullSync[] }>(`${api}/full-syncs?limit=20`),
+        cohortNames(request),
+      ]);
+      return c.render('console/full-syncs.eta', {
+        title: 'Full syncs',
+        held: held.items,
+        recent: recent.items,
+        cohorts,
+        when,
+      });
+    },
+  );
 
   /** The sync alone: its departing students are paged separately. */
   const syncOf = (request: FastifyRequest, id: string) =>
@@ -125,14 +129,14 @@ export function fullSyncRoutes(app: App, _services: Services): void {
 
   app.get(
     '/:slug/full-syncs/:id',
-    { schema: { hide: true, params: SyncParams, querystring: CursorQuery } },
+    { config: { access: 'admin' }, schema: { hide: true, params: SyncParams, querystring: CursorQuery } },
     async (request) => detail(request, request.params.id),
   );
 
   for (const action of ['confirm', 'discard'] as const) {
     app.post(
       `/:slug/full-syncs/:id/${action}`,
-      { schema: { hide: true, params: SyncParams } },
+      { config: { access: 'admin' }, schema: { hide: true, params: SyncParams } },
       async (request, reply) => {
         const c = ctx(request);
         const { api, page } = paths(request);

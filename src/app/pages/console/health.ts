@@ -5,7 +5,7 @@ import { Type } from 'typebox';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { type Feed, feedState } from './calendar-feeds.ts';
-import { ctx, institutionOf } from './console.ts';
+import { ctx, institutionOf } from './context.ts';
 import { when } from './forms.ts';
 
 const DAY_MS = 86_400_000;
@@ -23,7 +23,7 @@ interface Run {
 export function healthRoutes(app: App, services: Services): void {
   app.get(
     '/:slug/',
-    { schema: { hide: true, params: Type.Object({ slug: Type.String() }) } },
+    { config: { access: 'read' }, schema: { hide: true, params: Type.Object({ slug: Type.String() }) } },
     async (request, reply) => {
       const c = ctx(request);
       const institution = institutionOf(request);

@@ -10,7 +10,7 @@ import { Type } from 'typebox';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { query } from './api.ts';
-import { ctx, institutionOf } from './console.ts';
+import { ctx, institutionOf } from './context.ts';
 import { formErrors, text, when } from './forms.ts';
 import { CursorParam, listPage } from './listing.ts';
 
@@ -48,7 +48,7 @@ export function inboxRoutes(app: App, _services: Services): void {
 
   app.get(
     '/:slug/inbox',
-    { schema: { hide: true, params: Params, querystring: InboxQuery } },
+    { config: { access: 'helpdesk' }, schema: { hide: true, params: Params, querystring: InboxQuery } },
     async (request) => {
       const c = ctx(request);
       const { api } = paths(request);
@@ -114,8 +114,10 @@ export function inboxRoutes(app: App, _services: Services): void {
     );
   };
 
-  app.get('/:slug/inbox/:id', { schema: { hide: true, params: RequestParams } }, async (request) =>
-    requestPage(request),
+  app.get(
+    '/:slug/inbox/:id',
+    { config: { access: 'helpdesk' }, schema: { hide: true, params: RequestParams } },
+    async (request) => requestPage(request),
   );
 
   const action = (
@@ -126,22 +128,26 @@ export function inboxRoutes(app: App, _services: Services): void {
     done: string,
     fields: string[],
   ) =>
-    app.post(path, { schema: { hide: true, params: RequestParams } }, async (request, reply) => {
-      const c = ctx(request);
-      const { api, page } = paths(request);
-      const values = body(request);
-      const answer = await c.api.call<{ changed: boolean }>(
-        method,
-        `${api}/${request.params.id}/${apiPath}`,
-        values,
-      );
-      if (answer.ok)
-        return reply.redirect(
-          `${page}/${request.params.id}?done=${answer.body.changed ? done : 'no_change'}`,
-          303,
+    app.post(
+      path,
+      { config: { access: 'helpdesk' }, schema: { hide: true, params: RequestParams } },
+      async (request, reply) => {
+        const c = ctx(request);
+        const { api, page } = paths(request);
+        const values = body(request);
+        const answer = await c.api.call<{ changed: boolean }>(
+          method,
+          `${api}/${request.params.id}/${apiPath}`,
+          values,
         );
-      return requestPage(request, { values, ...formErrors(answer.problem, fields) }, answer.status);
-    });
+        if (answer.ok)
+          return reply.redirect(
+            `${page}/${request.params.id}?done=${answer.body.changed ? done : 'no_change'}`,
+            303,
+          );
+        return requestPage(request, { values, ...formErrors(answer.problem, fields) }, answer.status);
+      },
+    );
 
   action(
     '/:slug/inbox/:id/status',

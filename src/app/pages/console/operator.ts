@@ -3,7 +3,7 @@
 
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
-import { ctx } from './console.ts';
+import { ctx } from './context.ts';
 import { formErrors, text, timeZoneChoices, when } from './forms.ts';
 import { CursorQuery, listPage } from './listing.ts';
 
@@ -23,20 +23,27 @@ export function operatorRoutes(app: App, services: Services): void {
     );
   };
 
-  app.get('/', { schema: { hide: true, querystring: CursorQuery } }, async (request, reply) => {
-    const { caller } = ctx(request);
-    if (caller.kind === 'person') {
-      const { rows } = await services.db.query<{ slug: string }>(
-        'SELECT slug FROM institutions WHERE id = $1',
-        [caller.institutionId],
-      );
-      if (!rows[0]) return reply.redirect('/auth/sign-in', 303);
-      return reply.redirect(`/console/${rows[0].slug}/`, 303);
-    }
-    return listInstitutions(request, { values: { time_zone: 'UTC' }, errors: {} });
-  });
+  app.get(
+    '/',
+    { config: { access: 'self' }, schema: { hide: true, querystring: CursorQuery } },
+    async (request, reply) => {
+      // The console's front door: a student belongs on the student pages, a person in their own
+      // institution's console, the operator here.
+      if (request.caller?.kind === 'student') return reply.redirect('/app/', 303);
+      const { caller } = ctx(request);
+      if (caller.kind === 'person') {
+        const { rows } = await services.db.query<{ slug: string }>(
+          'SELECT slug FROM institutions WHERE id = $1',
+          [caller.institutionId],
+        );
+        if (!rows[0]) return reply.redirect('/auth/sign-in', 303);
+        return reply.redirect(`/console/${rows[0].slug}/`, 303);
+      }
+      return listInstitutions(request, { values: { time_zone: 'UTC' }, errors: {} });
+    },
+  );
 
-  app.post('/', { schema: { hide: true } }, async (request, reply) => {
+  app.post('/', { config: { access: 'operator' }, schema: { hide: true } }, async (request, reply) => {
     const c = ctx(request);
     const values = {
       slug: text(request.body, 'slug'),

@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
-import { ctx, institutionOf } from './console.ts';
+import { ctx, institutionOf } from './context.ts';
 import { confirmed, formErrors, list, text, when } from './forms.ts';
 
 const Params = Type.Object({ slug: Type.String() });
@@ -55,53 +55,65 @@ export function peopleRoutes(app: App, _services: Services): void {
     );
   };
 
-  app.get('/:slug/people', { schema: { hide: true, params: Params } }, async (request) => overview(request));
+  app.get(
+    '/:slug/people',
+    { config: { access: 'admin' }, schema: { hide: true, params: Params } },
+    async (request) => overview(request),
+  );
 
-  app.post('/:slug/people', { schema: { hide: true, params: Params } }, async (request, reply) => {
-    const c = ctx(request);
-    const { api, page } = paths(request);
-    const invite = {
-      email: text(request.body, 'email'),
-      name: text(request.body, 'name'),
-      roles: list(request.body, 'roles'),
-      permissions: list(request.body, 'permissions'),
-    };
-    const answer = await c.api.call('POST', `${api}/people`, invite);
-    if (answer.ok) return reply.redirect(`${page}?done=person_invited`, 303);
-    return overview(
-      request,
-      { invite, ...formErrors(answer.problem, ['email', 'name', 'roles', 'permissions']) },
-      answer.status,
-    );
-  });
+  app.post(
+    '/:slug/people',
+    { config: { access: 'admin' }, schema: { hide: true, params: Params } },
+    async (request, reply) => {
+      const c = ctx(request);
+      const { api, page } = paths(request);
+      const invite = {
+        email: text(request.body, 'email'),
+        name: text(request.body, 'name'),
+        roles: list(request.body, 'roles'),
+        permissions: list(request.body, 'permissions'),
+      };
+      const answer = await c.api.call('POST', `${api}/people`, invite);
+      if (answer.ok) return reply.redirect(`${page}?done=person_invited`, 303);
+      return overview(
+        request,
+        { invite, ...formErrors(answer.problem, ['email', 'name', 'roles', 'permissions']) },
+        answer.status,
+      );
+    },
+  );
 
-  app.post('/:slug/identity-provider', { schema: { hide: true, params: Params } }, async (request, reply) => {
-    const c = ctx(request);
-    const { api, page } = paths(request);
-    const secret = text(request.body, 'client_secret');
-    const provider = {
-      issuer: text(request.body, 'issuer'),
-      client_id: text(request.body, 'client_id'),
-      email_domains: text(request.body, 'email_domains'),
-    };
-    const answer = await c.api.call('PUT', `${api}/identity-provider`, {
-      issuer: provider.issuer,
-      client_id: provider.client_id,
-      ...(secret ? { client_secret: secret } : {}),
-      email_domains: provider.email_domains
-        .split(/[\s,]+/)
-        .map((d) => d.trim())
-        .filter(Boolean),
-    });
-    if (answer.ok) return reply.redirect(`${page}?done=provider_saved`, 303);
-    const { errors, formError } = formErrors(answer.problem, [
-      'issuer',
-      'client_id',
-      'client_secret',
-      'email_domains',
-    ]);
-    return overview(request, { provider, providerErrors: errors, providerError: formError }, answer.status);
-  });
+  app.post(
+    '/:slug/identity-provider',
+    { config: { access: 'admin' }, schema: { hide: true, params: Params } },
+    async (request, reply) => {
+      const c = ctx(request);
+      const { api, page } = paths(request);
+      const secret = text(request.body, 'client_secret');
+      const provider = {
+        issuer: text(request.body, 'issuer'),
+        client_id: text(request.body, 'client_id'),
+        email_domains: text(request.body, 'email_domains'),
+      };
+      const answer = await c.api.call('PUT', `${api}/identity-provider`, {
+        issuer: provider.issuer,
+        client_id: provider.client_id,
+        ...(secret ? { client_secret: secret } : {}),
+        email_domains: provider.email_domains
+          .split(/[\s,]+/)
+          .map((d) => d.trim())
+          .filter(Boolean),
+      });
+      if (answer.ok) return reply.redirect(`${page}?done=provider_saved`, 303);
+      const { errors, formError } = formErrors(answer.problem, [
+        'issuer',
+        'client_id',
+        'client_secret',
+        'email_domains',
+      ]);
+      return overview(request, { provider, providerErrors: errors, providerError: formError }, answer.status);
+    },
+  );
 
   const personPage = async (request: FastifyRequest, extra: Record<string, unknown> = {}, status = 200) => {
     const c = ctx(request);
@@ -115,31 +127,37 @@ export function peopleRoutes(app: App, _services: Services): void {
     );
   };
 
-  app.get('/:slug/people/:id', { schema: { hide: true, params: PersonParams } }, async (request) =>
-    personPage(request),
+  app.get(
+    '/:slug/people/:id',
+    { config: { access: 'admin' }, schema: { hide: true, params: PersonParams } },
+    async (request) => personPage(request),
   );
 
-  app.post('/:slug/people/:id', { schema: { hide: true, params: PersonParams } }, async (request, reply) => {
-    const c = ctx(request);
-    const { api, page } = paths(request);
-    const values = {
-      name: text(request.body, 'name'),
-      roles: list(request.body, 'roles'),
-      permissions: list(request.body, 'permissions'),
-    };
-    const answer = await c.api.call('PATCH', `${api}/people/${request.params.id}`, values);
-    if (answer.ok) return reply.redirect(`${page}/${request.params.id}?done=person_updated`, 303);
-    return personPage(
-      request,
-      { values, ...formErrors(answer.problem, ['name', 'roles', 'permissions']) },
-      answer.status,
-    );
-  });
+  app.post(
+    '/:slug/people/:id',
+    { config: { access: 'admin' }, schema: { hide: true, params: PersonParams } },
+    async (request, reply) => {
+      const c = ctx(request);
+      const { api, page } = paths(request);
+      const values = {
+        name: text(request.body, 'name'),
+        roles: list(request.body, 'roles'),
+        permissions: list(request.body, 'permissions'),
+      };
+      const answer = await c.api.call('PATCH', `${api}/people/${request.params.id}`, values);
+      if (answer.ok) return reply.redirect(`${page}/${request.params.id}?done=person_updated`, 303);
+      return personPage(
+        request,
+        { values, ...formErrors(answer.problem, ['name', 'roles', 'permissions']) },
+        answer.status,
+      );
+    },
+  );
 
   for (const action of ['sessions', 'remove'] as const) {
     app.post(
       `/:slug/people/:id/${action}`,
-      { schema: { hide: true, params: PersonParams } },
+      { config: { access: 'admin' }, schema: { hide: true, params: PersonParams } },
       async (request, reply) => {
         const c = ctx(request);
         const { api, page } = paths(request);

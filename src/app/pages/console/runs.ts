@@ -7,7 +7,7 @@ import { Type } from 'typebox';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { query } from './api.ts';
-import { ctx, institutionOf } from './console.ts';
+import { ctx, institutionOf } from './context.ts';
 import { when } from './forms.ts';
 import { CursorParam, listPage } from './listing.ts';
 
@@ -71,7 +71,7 @@ export function runRoutes(app: App, services: Services): void {
 
   app.get(
     '/:slug/runs',
-    { schema: { hide: true, params: Params, querystring: RunsQuery } },
+    { config: { access: 'admin' }, schema: { hide: true, params: Params, querystring: RunsQuery } },
     async (request) => {
       const c = ctx(request);
       const { api, page } = paths(request);
@@ -129,22 +129,26 @@ export function runRoutes(app: App, services: Services): void {
     return { run, warnings };
   };
 
-  app.get('/:slug/runs/:runId', { schema: { hide: true, params: RunParams } }, async (request) => {
-    const { run, warnings } = await readRun(request);
-    const columns = [...new Set(run.errors.flatMap((e) => Object.keys(e ?? {})))];
-    return ctx(request).render('console/run.eta', {
-      title: `${run.kind === 'roster' ? 'Roster' : 'Enrolments'} push of ${when(run.finished_at)}`,
-      run,
-      columns,
-      warnings,
-      back: paths(request).page,
-      when,
-    });
-  });
+  app.get(
+    '/:slug/runs/:runId',
+    { config: { access: 'admin' }, schema: { hide: true, params: RunParams } },
+    async (request) => {
+      const { run, warnings } = await readRun(request);
+      const columns = [...new Set(run.errors.flatMap((e) => Object.keys(e ?? {})))];
+      return ctx(request).render('console/run.eta', {
+        title: `${run.kind === 'roster' ? 'Roster' : 'Enrolments'} push of ${when(run.finished_at)}`,
+        run,
+        columns,
+        warnings,
+        back: paths(request).page,
+        when,
+      });
+    },
+  );
 
   app.get(
     '/:slug/runs/:runId/errors.csv',
-    { schema: { hide: true, params: RunParams } },
+    { config: { access: 'admin' }, schema: { hide: true, params: RunParams } },
     async (request, reply) => {
       const { run, warnings } = await readRun(request);
       const rows = [

@@ -6,7 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
-import { ctx, institutionOf } from './console.ts';
+import { ctx, institutionOf } from './context.ts';
 import { confirmed, formErrors, when } from './forms.ts';
 
 const Params = Type.Object({ slug: Type.String() });
@@ -35,7 +35,7 @@ export function secretRoutes(app: App, _services: Services): void {
     return c.render('console/secrets.eta', { title: 'Secrets', roster, sync, when, ...extra }, status);
   };
 
-  app.get('/:slug/secrets', { schema }, async (request) => overview(request));
+  app.get('/:slug/secrets', { config: { access: 'admin' }, schema }, async (request) => overview(request));
 
   const shown = (request: FastifyRequest, which: string, secret: string) =>
     ctx(request).render('console/secret-shown.eta', {
@@ -48,7 +48,7 @@ export function secretRoutes(app: App, _services: Services): void {
   const confirm = (request: FastifyRequest, action: string, title: string, message: string, button: string) =>
     ctx(request).render('console/confirm.eta', { title, message, action, button, back: paths(request).page });
 
-  app.post('/:slug/secrets/roster', { schema }, async (request) => {
+  app.post('/:slug/secrets/roster', { config: { access: 'admin' }, schema }, async (request) => {
     const c = ctx(request);
     const { api, page } = paths(request);
     const current = await c.api.get<Status>(`${api}/roster-secret`);
@@ -65,23 +65,27 @@ export function secretRoutes(app: App, _services: Services): void {
     return shown(request, 'roster secret', answer.body.secret);
   });
 
-  app.post('/:slug/secrets/roster/revoke', { schema }, async (request, reply) => {
-    const c = ctx(request);
-    const { api, page } = paths(request);
-    if (!confirmed(request.body))
-      return confirm(
-        request,
-        `${page}/roster/revoke`,
-        'Revoke the roster secret?',
-        'The roster feed closes at once, with no fallback: every push is refused until a new secret is issued.',
-        'Revoke the roster secret',
-      );
-    const answer = await c.api.call('DELETE', `${api}/roster-secret`);
-    if (!answer.ok) return overview(request, formErrors(answer.problem, []), answer.status);
-    return reply.redirect(`${page}?done=roster_secret_revoked`, 303);
-  });
+  app.post(
+    '/:slug/secrets/roster/revoke',
+    { config: { access: 'admin' }, schema },
+    async (request, reply) => {
+      const c = ctx(request);
+      const { api, page } = paths(request);
+      if (!confirmed(request.body))
+        return confirm(
+          request,
+          `${page}/roster/revoke`,
+          'Revoke the roster secret?',
+          'The roster feed closes at once, with no fallback: every push is refused until a new secret is issued.',
+          'Revoke the roster secret',
+        );
+      const answer = await c.api.call('DELETE', `${api}/roster-secret`);
+      if (!answer.ok) return overview(request, formErrors(answer.problem, []), answer.status);
+      return reply.redirect(`${page}?done=roster_secret_revoked`, 303);
+    },
+  );
 
-  app.post('/:slug/secrets/help-sync', { schema }, async (request) => {
+  app.post('/:slug/secrets/help-sync', { config: { access: 'integrations' }, schema }, async (request) => {
     const c = ctx(request);
     const { api } = paths(request);
     const answer = await c.api.call<{ secret: string }>('POST', `${api}/help-sync-secret`);
@@ -89,35 +93,43 @@ export function secretRoutes(app: App, _services: Services): void {
     return shown(request, 'help-sync secret', answer.body.secret);
   });
 
-  app.post('/:slug/secrets/help-sync/rotate', { schema }, async (request) => {
-    const c = ctx(request);
-    const { api, page } = paths(request);
-    if (!confirmed(request.body))
-      return confirm(
-        request,
-        `${page}/help-sync/rotate`,
-        'Rotate the help-sync secret?',
-        'The current help-sync secret stops working at once; the help desk must be given the new one.',
-        'Rotate the help-sync secret',
-      );
-    const answer = await c.api.call<{ secret: string }>('POST', `${api}/help-sync-secret/rotate`);
-    if (!answer.ok) return overview(request, formErrors(answer.problem, []), answer.status);
-    return shown(request, 'help-sync secret', answer.body.secret);
-  });
+  app.post(
+    '/:slug/secrets/help-sync/rotate',
+    { config: { access: 'integrations' }, schema },
+    async (request) => {
+      const c = ctx(request);
+      const { api, page } = paths(request);
+      if (!confirmed(request.body))
+        return confirm(
+          request,
+          `${page}/help-sync/rotate`,
+          'Rotate the help-sync secret?',
+          'The current help-sync secret stops working at once; the help desk must be given the new one.',
+          'Rotate the help-sync secret',
+        );
+      const answer = await c.api.call<{ secret: string }>('POST', `${api}/help-sync-secret/rotate`);
+      if (!answer.ok) return overview(request, formErrors(answer.problem, []), answer.status);
+      return shown(request, 'help-sync secret', answer.body.secret);
+    },
+  );
 
-  app.post('/:slug/secrets/help-sync/revoke', { schema }, async (request, reply) => {
-    const c = ctx(request);
-    const { api, page } = paths(request);
-    if (!confirmed(request.body))
-      return confirm(
-        request,
-        `${page}/help-sync/revoke`,
-        'Revoke the help-sync secret?',
-        'The help-desk sync is refused at once until a new secret is issued.',
-        'Revoke the help-sync secret',
-      );
-    const answer = await c.api.call('DELETE', `${api}/help-sync-secret`);
-    if (!answer.ok) return overview(request, formErrors(answer.problem, []), answer.status);
-    return reply.redirect(`${page}?done=sync_secret_revoked`, 303);
-  });
+  app.post(
+    '/:slug/secrets/help-sync/revoke',
+    { config: { access: 'integrations' }, schema },
+    async (request, reply) => {
+      const c = ctx(request);
+      const { api, page } = paths(request);
+      if (!confirmed(request.body))
+        return confirm(
+          request,
+          `${page}/help-sync/revoke`,
+          'Revoke the help-sync secret?',
+          'The help-desk sync is refused at once until a new secret is issued.',
+          'Revoke the help-sync secret',
+        );
+      const answer = await c.api.call('DELETE', `${api}/help-sync-secret`);
+      if (!answer.ok) return overview(request, formErrors(answer.problem, []), answer.status);
+      return reply.redirect(`${page}?done=sync_secret_revoked`, 303);
+    },
+  );
 }

@@ -9,7 +9,7 @@ import { EVENT_TYPES } from '../../../domain/webhooks/service.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { pageId } from './api.ts';
-import { ctx, institutionOf } from './console.ts';
+import { ctx, institutionOf } from './context.ts';
 import { confirmed, formErrors, list, text, when } from './forms.ts';
 import { CursorQuery, listPage } from './listing.ts';
 
@@ -122,9 +122,11 @@ export function webhookRoutes(app: App, _services: Services): void {
     );
   };
 
-  app.get('/:slug/webhooks', { schema: listSchema }, async (request) => endpoints(request));
+  app.get('/:slug/webhooks', { config: { access: 'integrations' }, schema: listSchema }, async (request) =>
+    endpoints(request),
+  );
 
-  app.post('/:slug/webhooks', { schema: listSchema }, async (request) => {
+  app.post('/:slug/webhooks', { config: { access: 'integrations' }, schema: listSchema }, async (request) => {
     const c = ctx(request);
     const values = {
       url: text(request.body, 'url'),
@@ -152,36 +154,46 @@ export function webhookRoutes(app: App, _services: Services): void {
     });
   });
 
-  app.get('/:slug/webhooks/:id', { schema: { ...schema, querystring: CursorQuery } }, async (request) =>
-    endpoint(request, request.params.id),
+  app.get(
+    '/:slug/webhooks/:id',
+    { config: { access: 'integrations' }, schema: { ...schema, querystring: CursorQuery } },
+    async (request) => endpoint(request, request.params.id),
   );
 
-  app.post('/:slug/webhooks/:id/event-types', { schema }, async (request, reply) => {
-    const c = ctx(request);
-    const { api, page } = paths(request, request.params.id);
-    const selected = list(request.body, 'event_types');
-    const answer = await c.api.call('PATCH', api, { event_types: selected });
-    if (!answer.ok)
-      return endpoint(
-        request,
-        request.params.id,
-        { selected, ...formErrors(answer.problem, ['event_types']) },
-        answer.status,
-      );
-    return reply.redirect(`${page}?done=webhook_updated`, 303);
-  });
+  app.post(
+    '/:slug/webhooks/:id/event-types',
+    { config: { access: 'integrations' }, schema },
+    async (request, reply) => {
+      const c = ctx(request);
+      const { api, page } = paths(request, request.params.id);
+      const selected = list(request.body, 'event_types');
+      const answer = await c.api.call('PATCH', api, { event_types: selected });
+      if (!answer.ok)
+        return endpoint(
+          request,
+          request.params.id,
+          { selected, ...formErrors(answer.problem, ['event_types']) },
+          answer.status,
+        );
+      return reply.redirect(`${page}?done=webhook_updated`, 303);
+    },
+  );
 
-  app.post('/:slug/webhooks/:id/enabled', { schema }, async (request, reply) => {
-    const c = ctx(request);
-    const { api, page } = paths(request, request.params.id);
-    const enabled = text(request.body, 'enabled') === 'yes';
-    const answer = await c.api.call('PATCH', api, { enabled });
-    if (!answer.ok)
-      return endpoint(request, request.params.id, formErrors(answer.problem, []), answer.status);
-    return reply.redirect(`${page}?done=${enabled ? 'webhook_enabled' : 'webhook_disabled'}`, 303);
-  });
+  app.post(
+    '/:slug/webhooks/:id/enabled',
+    { config: { access: 'integrations' }, schema },
+    async (request, reply) => {
+      const c = ctx(request);
+      const { api, page } = paths(request, request.params.id);
+      const enabled = text(request.body, 'enabled') === 'yes';
+      const answer = await c.api.call('PATCH', api, { enabled });
+      if (!answer.ok)
+        return endpoint(request, request.params.id, formErrors(answer.problem, []), answer.status);
+      return reply.redirect(`${page}?done=${enabled ? 'webhook_enabled' : 'webhook_disabled'}`, 303);
+    },
+  );
 
-  app.post('/:slug/webhooks/:id/rotate', { schema }, async (request) => {
+  app.post('/:slug/webhooks/:id/rotate', { config: { access: 'integrations' }, schema }, async (request) => {
     const c = ctx(request);
     const { api, page } = paths(request, request.params.id);
     if (!confirmed(request.body))
@@ -209,54 +221,70 @@ export function webhookRoutes(app: App, _services: Services): void {
     });
   });
 
-  app.post('/:slug/webhooks/:id/test', { schema }, async (request, reply) => {
-    const c = ctx(request);
-    const { api, page } = paths(request, request.params.id);
-    const answer = await c.api.call('POST', `${api}/test`, {});
-    if (!answer.ok)
-      return endpoint(request, request.params.id, formErrors(answer.problem, []), answer.status);
-    return reply.redirect(`${page}?done=webhook_test_sent`, 303);
-  });
+  app.post(
+    '/:slug/webhooks/:id/test',
+    { config: { access: 'integrations' }, schema },
+    async (request, reply) => {
+      const c = ctx(request);
+      const { api, page } = paths(request, request.params.id);
+      const answer = await c.api.call('POST', `${api}/test`, {});
+      if (!answer.ok)
+        return endpoint(request, request.params.id, formErrors(answer.problem, []), answer.status);
+      return reply.redirect(`${page}?done=webhook_test_sent`, 303);
+    },
+  );
 
-  app.post('/:slug/webhooks/:id/redeliver', { schema }, async (request, reply) => {
-    const c = ctx(request);
-    const { api, page } = paths(request, request.params.id);
-    const answer = await c.api.call('POST', `${api}/redeliver`, { event_id: text(request.body, 'event_id') });
-    if (!answer.ok)
-      return endpoint(request, request.params.id, formErrors(answer.problem, []), answer.status);
-    return reply.redirect(`${page}?done=webhook_redelivered`, 303);
-  });
-
-  app.post('/:slug/webhooks/:id/replay', { schema }, async (request, reply) => {
-    const c = ctx(request);
-    const { api, page } = paths(request, request.params.id);
-    const since = text(request.body, 'since');
-    if (!since)
-      return endpoint(
-        request,
-        request.params.id,
-        { replayErrors: { since: 'Give the time to replay from.' }, since },
-        400,
-      );
-    if (!confirmed(request.body))
-      return c.render('console/confirm.eta', {
-        title: 'Replay failed deliveries?',
-        message: `Every failed delivery to this endpoint of an event recorded since ${since} UTC is sent again.`,
-        action: `${page}/replay`,
-        button: 'Replay the failed deliveries',
-        fields: { since },
-        back: page,
+  app.post(
+    '/:slug/webhooks/:id/redeliver',
+    { config: { access: 'integrations' }, schema },
+    async (request, reply) => {
+      const c = ctx(request);
+      const { api, page } = paths(request, request.params.id);
+      const answer = await c.api.call('POST', `${api}/redeliver`, {
+        event_id: text(request.body, 'event_id'),
       });
-    const answer = await c.api.call<{ requeued: number }>('POST', `${api}/replay`, { since: sinceOf(since) });
-    if (!answer.ok) {
-      const shown = formErrors(answer.problem, ['since']);
-      return endpoint(
-        request,
-        request.params.id,
-        { replayErrors: shown.errors, formError: shown.formError, since },
-        answer.status,
-      );
-    }
-    return reply.redirect(`${page}?done=webhook_replayed`, 303);
-  });
+      if (!answer.ok)
+        return endpoint(request, request.params.id, formErrors(answer.problem, []), answer.status);
+      return reply.redirect(`${page}?done=webhook_redelivered`, 303);
+    },
+  );
+
+  app.post(
+    '/:slug/webhooks/:id/replay',
+    { config: { access: 'integrations' }, schema },
+    async (request, reply) => {
+      const c = ctx(request);
+      const { api, page } = paths(request, request.params.id);
+      const since = text(request.body, 'since');
+      if (!since)
+        return endpoint(
+          request,
+          request.params.id,
+          { replayErrors: { since: 'Give the time to replay from.' }, since },
+          400,
+        );
+      if (!confirmed(request.body))
+        return c.render('console/confirm.eta', {
+          title: 'Replay failed deliveries?',
+          message: `Every failed delivery to this endpoint of an event recorded since ${since} UTC is sent again.`,
+          action: `${page}/replay`,
+          button: 'Replay the failed deliveries',
+          fields: { since },
+          back: page,
+        });
+      const answer = await c.api.call<{ requeued: number }>('POST', `${api}/replay`, {
+        since: sinceOf(since),
+      });
+      if (!answer.ok) {
+        const shown = formErrors(answer.problem, ['since']);
+        return endpoint(
+          request,
+          request.params.id,
+          { replayErrors: shown.errors, formError: shown.formError, since },
+          answer.status,
+        );
+      }
+      return reply.redirect(`${page}?done=webhook_replayed`, 303);
+    },
+  );
 }

@@ -2,51 +2,43 @@
 // GET /auth/sign-in, GET /auth/{slug}/sign-in, GET /auth/sign-in/operator, GET /auth/callback,
 // the one-time operator link, and POST /auth/sign-out. Every failure renders a page with a
 // stable code (and the right status); none of them sets a session.
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Eta } from 'eta';
+import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { SignInFailure } from '../../../domain/people/sign-in.ts';
+import { storableTextPattern } from '../../../lib/schema.ts';
 import type { Services } from '../../../services.ts';
-import { storableTextPattern } from '../../api/schemas.ts';
-import { toApiError } from '../../context/errors.ts';
-import { requireCsrf, sessionCookies } from '../../context/session-cookies.ts';
+import { sessionCookies } from '../../context/session-cookies.ts';
 import type { App } from '../../types.ts';
+import { registerSurface, type Surface } from '../page-scope.ts';
 
 const FLOW_COOKIE = 'ssp_signin';
 
-export function authRoutes(app: App, services: Services): void {
+/** The sign-in pages as a page surface (src/app/pages/page-scope.ts). */
+const signInSurface: Surface = {
+  prefix: '/auth',
+  layout: 'layout.eta',
+  errorTemplate: 'auth/error.eta',
+  failure: {
+    status: 503,
+    code: 'unavailable',
+    message: 'Signing in is not possible at the moment. Try again in a minute.',
+  },
+  frame: () => ({ narrow: true }),
+  recognise: (error) => (error instanceof SignInFailure ? error : undefined),
+  errorData: () => ({ title: 'Sign-in did not complete', again: '/auth/sign-in' }),
+};
+
+export async function registerSignInPages(parent: App, engine: Eta, services: Services): Promise<void> {
+  await registerSurface(parent, engine, signInSurface, (app) => signInRoutes(app, services));
+}
+
+function signInRoutes(app: App, services: Services): void {
   const { signIn, identityProviders, institutions, sessions } = services;
   const cookies = sessionCookies(services.config.publicBaseUrl);
   const secure = services.config.publicBaseUrl.startsWith('https:');
   const hide = { hide: true };
-
-  const failurePage = (
-    reply: FastifyReply,
-    failure: { code: string; message: string; status: number },
-    again = '/auth/sign-in',
-  ) =>
-    reply
-      .status(failure.status)
-      .header('cache-control', 'no-store')
-      .page('auth/error.eta', { title: 'Sign-in did not complete', narrow: true, ...failure, again });
-
-  // Anything that goes wrong on these pages is a page, not a JSON body.
-  app.setErrorHandler((error, request, reply) => {
-    if (error instanceof SignInFailure) return failurePage(reply, error);
-    const apiError = toApiError(error);
-    if (apiError && apiError.status < 500) {
-      return failurePage(reply, {
-        code: apiError.code,
-        message: String(apiError.extra.detail ?? 'The request could not be read.'),
-        status: apiError.status,
-      });
-    }
-    request.log.error({ err: error }, 'sign-in page failed');
-    return failurePage(reply, {
-      code: 'unavailable',
-      message: 'Signing in is not possible at the moment. Try again in a minute.',
-      status: 503,
-    });
-  });
+  const open = { access: 'public' } as const;
 
   const startAt = async (reply: FastifyReply, institutionId: string | null, returnTo?: string) => {
     const { url, state } = await signIn.begin(institutionId, returnTo);
@@ -66,8 +58,9 @@ export function authRoutes(app: App, services: Services): void {
   };
 
   app.get(
-    '/auth/sign-in',
+    '/sign-in',
     {
+      config: open,
       schema: {
         ...hide,
         querystring: Type.Object({
@@ -81,9 +74,8 @@ export function authRoutes(app: App, services: Services): void {
         q ? identityProviders.findInstitutions(q) : Promise.resolve([]),
         identityProviders.forSignIn(null),
       ]);
-      return reply.page('auth/sign-in.eta', {
+      return reply.render('auth/sign-in.eta', {
         title: 'Sign in',
-        narrow: true,
         q,
         matches,
         operatorSso: Boolean(operator),
@@ -91,11 +83,14 @@ export function authRoutes(app: App, services: Services): void {
     },
   );
 
-  app.get('/auth/sign-in/operator', { schema: hide }, async (_request, reply) => startAt(reply, null));
+  app.get('/sign-in/operator', { config: open, schema: hide }, async (_request, reply) =>
+    startAt(reply, null),
+  );
 
   app.get(
-    '/auth/:slug/sign-in',
+    '/:slug/sign-in',
     {
+      config: open,
       schema: {
         ...hide,
         params: Type.Object({ slug: Type.String({ maxLength: 100 }) }),
@@ -111,7 +106,7 @@ export function authRoutes(app: App, services: Services): void {
     },
   );
 
-  app.get('/auth/callback', { schema: hide }, async (request, reply) => {
+  app.get('/callback', { config: open, schema: hide }, async (request, reply) => {
     const url = new URL(request.url, services.config.publicBaseUrl);
     const browserState = request.cookies[FLOW_COOKIE];
     reply.clearCookie(FLOW_COOKIE, { path: '/auth', httpOnly: true, sameSite: 'lax', secure });
@@ -122,38 +117,25 @@ export function authRoutes(app: App, services: Services): void {
   const LinkParams = Type.Object({ token: Type.String({ maxLength: 200, pattern: '^[A-Za-z0-9_-]+$' }) });
 
   // A GET only shows a button: link previews and prefetchers must not spend a one-time link.
-  app.get('/auth/operator-link/:token', { schema: { ...hide, params: LinkParams } }, async (request, reply) =>
-    reply.header('cache-control', 'no-store').page('auth/operator-link.eta', {
-      title: 'Operator sign-in',
-      narrow: true,
-      token: request.params.token,
-    }),
+  app.get(
+    '/operator-link/:token',
+    { config: open, schema: { ...hide, params: LinkParams } },
+    async (request, reply) =>
+      reply.render('auth/operator-link.eta', { title: 'Operator sign-in', token: request.params.token }),
   );
 
   app.post(
-    '/auth/operator-link/:token',
-    { schema: { ...hide, params: LinkParams } },
+    '/operator-link/:token',
+    { config: open, schema: { ...hide, params: LinkParams } },
     async (request, reply) =>
       signedIn(reply, await signIn.useOperatorLink(request.params.token), '/console/'),
   );
 
-  app.post(
-    '/auth/sign-out',
-    {
-      schema: hide,
-      preHandler: [
-        async (request: FastifyRequest) => {
-          request.caller = await sessions.authenticate(cookies.read(request));
-        },
-        requireCsrf(app),
-      ],
-    },
-    async (request, reply) => {
-      if (request.caller?.sessionId) await sessions.end(request.caller.sessionId);
-      cookies.clear(reply);
-      return reply
-        .header('cache-control', 'no-store')
-        .page('auth/signed-out.eta', { title: 'Signed out', narrow: true });
-    },
-  );
+  // The session is read when there is one (and its CSRF token checked by the request context);
+  // signing out without one still clears the cookie and says so.
+  app.post('/sign-out', { config: { access: 'visitor' }, schema: hide }, async (request, reply) => {
+    if (request.caller?.sessionId) await sessions.end(request.caller.sessionId);
+    cookies.clear(reply);
+    return reply.render('auth/signed-out.eta', { title: 'Signed out' });
+  });
 }

@@ -1,0 +1,50 @@
+// The JSON API: liveness and readiness, the three feeds (each authenticated by its own secret,
+// `access: 'feed'`), and the admin API under /admin/v1 (each route declaring its access, decided
+// by the request context). Routes are thin: they parse, call the domain, and shape the reply.
+import type { Services } from '../../services.ts';
+import type { App } from '../types.ts';
+import { adminCalendarRoutes } from './admin/calendar.ts';
+import { adminCampusRoutes } from './admin/campuses.ts';
+import { adminCohortRoutes } from './admin/cohorts.ts';
+import { adminCrisisContactRoutes } from './admin/crisis-contacts.ts';
+import { adminFullSyncRoutes } from './admin/full-syncs.ts';
+import { adminHelpSyncSecretRoutes } from './admin/help-sync-secret.ts';
+import { adminHelpdeskRoutes } from './admin/helpdesk.ts';
+import { adminInstitutionRoutes } from './admin/institutions.ts';
+import { adminMetricsRoutes } from './admin/metrics.ts';
+import { adminPeopleRoutes } from './admin/people.ts';
+import { adminRunRoutes } from './admin/runs.ts';
+import { adminTaxonomyRoutes } from './admin/taxonomy.ts';
+import { adminWebhookRoutes } from './admin/webhooks.ts';
+import { helpSyncRoutes } from './feeds/help-sync.ts';
+import { sisEnrolmentsRoutes } from './feeds/sis-enrolments.ts';
+import { sisSyncRoutes } from './feeds/sis-sync.ts';
+import { healthRoutes } from './health.ts';
+
+type RouteModule = (app: App, services: Services) => void;
+
+const routeModules: RouteModule[] = [
+  healthRoutes,
+  sisSyncRoutes,
+  sisEnrolmentsRoutes,
+  helpSyncRoutes,
+  adminInstitutionRoutes,
+  adminCohortRoutes,
+  adminPeopleRoutes,
+  adminRunRoutes,
+  adminCampusRoutes,
+  adminFullSyncRoutes,
+  adminHelpdeskRoutes,
+  adminHelpSyncSecretRoutes,
+  adminTaxonomyRoutes,
+  adminWebhookRoutes,
+  adminMetricsRoutes,
+  adminCalendarRoutes,
+  adminCrisisContactRoutes,
+];
+
+export async function registerApi(app: App, services: Services): Promise<void> {
+  await app.register(async (scope) => {
+    for (const routes of routeModules) routes(scope as App, services);
+  });
+}

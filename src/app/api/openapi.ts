@@ -1,0 +1,89 @@
+// The OpenAPI document of every JSON route (at /openapi.json, with PUBLIC_BASE_URL as its
+// server) and the API reference rendered from it at /docs/. Registered before the routes, so
+// that it sees each of them as it is added.
+import swagger from '@fastify/swagger';
+import scalar from '@scalar/fastify-api-reference';
+import type { Services } from '../../services.ts';
+import type { App } from '../types.ts';
+
+export async function registerOpenApi(app: App, services: Services): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Student Support Platform API',
+        version: '1.0.0',
+        description:
+          'How student information systems, help desks and administrators talk to the Student Support ' +
+          'Platform: the SIS feeds (roster, programs, campuses, terms, units and enrolments), the help-desk ' +
+          'sync, signed webhooks, and the admin API. Errors are JSON objects {"error": "<stable_code>", ...} ' +
+          'with optional `detail`, `field` and `max`. Admin listings page by cursor (`limit`, `cursor`, ' +
+          '`next_cursor`).',
+      },
+      // Every example request carries this host (PUBLIC_BASE_URL, default http://localhost:PORT).
+      servers: [{ url: services.config.publicBaseUrl }],
+      tags: [
+        {
+          name: 'sis',
+          description: 'The SIS feeds: roster sync, and programs, campuses, terms, units and enrolments',
+        },
+        {
+          name: 'help-desk sync',
+          description: 'An external help desk mirrors ticket status onto help requests',
+        },
+        { name: 'admin', description: 'Institutions, cohorts, secrets, listings and the history of pushes' },
+        {
+          name: 'admin: help desk',
+          description: 'Help requests, staff changes, the help-sync secret and the event log',
+        },
+        { name: 'webhooks', description: 'Webhook endpoints, their delivery logs and metrics' },
+      ],
+      components: {
+        securitySchemes: {
+          rosterSecret: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'Per-institution roster feed secret (ssp_roster_…) or the platform bootstrap secret',
+          },
+          syncSecret: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'Per-institution help-desk sync secret (ssp_sync_…)',
+          },
+          operatorToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'Operator token (ssp_op_…) for the admin API',
+          },
+          sessionCookie: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'ssp_session',
+            description:
+              'Session cookie set by sign-in (/auth/{slug}/sign-in); named __Host-ssp_session when the service is served over https. ' +
+              'State-changing requests made with it must send the x-csrf-token header (from GET /admin/v1/me).',
+          },
+        },
+      },
+    },
+  });
+  // The reference page works offline: its script is served from node_modules, and everything
+  // that would reach other hosts is off (web fonts, the hosted API client and its test-request
+  // buttons, the hosted AI agent and MCP generator, telemetry). Fonts fall back to the system's.
+  await app.register(scalar, {
+    routePrefix: '/docs',
+    configuration: {
+      pageTitle: 'Student Support Platform API',
+      withDefaultFonts: false,
+      hideClientButton: true,
+      hideTestRequestButton: true,
+      showDeveloperTools: 'never',
+      telemetry: false,
+      agent: { disabled: true },
+      mcp: { disabled: true },
+    },
+  });
+  app.get('/openapi.json', { config: { access: 'public' }, schema: { hide: true } }, async () =>
+    app.swagger(),
+  );
+}

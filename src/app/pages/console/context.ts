@@ -1,0 +1,152 @@
+// What every console page handler gets: the caller and institution the request context
+// resolved, rendering inside the console's layout (navigation, who is signed in, the CSRF token,
+// the notice of a change just made), and `may` for showing only the links and buttons the access
+// policy would allow. Access itself is decided once per request by the request context, from each
+// route's `config.access`; a page never decides it.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { type Access, grants } from '../../../domain/access/policy.ts';
+import type { Institution } from '../../../domain/institutions/service.ts';
+import { csrfToken } from '../../context/session-cookies.ts';
+import type { App } from '../../types.ts';
+import { type Surface, signInFor } from '../page-scope.ts';
+import { ApiRefusal, type ConsoleApi, consoleApi } from './api.ts';
+import { navigation, type StaffCaller } from './navigation.ts';
+
+export interface ConsoleContext {
+  caller: StaffCaller;
+  /** The institution the URL names (undefined on /console/ and the operator's pages). */
+  institution?: Institution;
+  api: ConsoleApi;
+  /** Renders a console page inside the layout with the navigation. */
+  render(template: string, data: Record<string, unknown>, status?: number): FastifyReply;
+  /** The CSRF token for forms on this page. */
+  csrf: string;
+  /** Whether the caller's role grants an access level (for showing links and buttons only). */
+  may(access: Access): boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    console?: ConsoleContext;
+  }
+}
+
+/** The console's context of a request (built once, on first use). */
+export function ctx(request: FastifyRequest): ConsoleContext {
+  if (!request.console) throw new Error('ctx: the request did not pass the console scope');
+  return request.console;
+}
+
+/** The institution of an institution page. */
+export function institutionOf(request: FastifyRequest): Institution {
+  const institution = ctx(request).institution;
+  if (!institution) throw new Error('institutionOf: the route names no institution');
+  return institution;
+}
+
+const may = (caller: StaffCaller, access: Access) => caller.kind === 'operator' || grants(caller, access);
+
+/** Messages shown after a change, named by the `done` query parameter of the redirect. */
+const notices: Record<string, string> = {
+  institution_created: 'The institution was created. Invite its first admin from People.',
+  roster_secret_revoked:
+    'The roster secret was revoked: the roster feed is closed until a new secret is issued.',
+  sync_secret_revoked: 'The help-sync secret was revoked.',
+  person_invited: 'The person was invited. They sign in through the institution’s identity provider.',
+  person_updated: 'The changes were saved; they apply from the person’s next request.',
+  person_removed: 'The person was removed and their sessions ended.',
+  sessions_ended: 'Their sessions were ended.',
+  provider_saved: 'The identity provider settings were saved.',
+  status_changed: 'The status was changed.',
+  note_added: 'The note was added.',
+  assignment_changed: 'The assignment was changed.',
+  no_change: 'Nothing changed: the request already had that value.',
+  departures_confirmed: 'The departures were applied.',
+  departures_discarded: 'The departures were discarded: nobody was departed.',
+  webhook_updated: 'The event types were saved.',
+  webhook_enabled: 'The endpoint was enabled.',
+  webhook_disabled:
+    'The endpoint was disabled: its pending deliveries are marked failed and can be replayed.',
+  webhook_test_sent: 'A test event was queued for this endpoint; it appears in the delivery log.',
+  webhook_redelivered: 'The event was queued to be delivered again.',
+  webhook_replayed: 'The failed deliveries were queued again.',
+  calendar_feed_added:
+    'The calendar feed was added: the worker fetches it on its next round, or use Fetch now.',
+  calendar_feed_updated: 'The calendar feed was saved.',
+  calendar_feed_deleted: 'The calendar feed was deleted, with its events and fetch history.',
+  crisis_contacts_saved: 'The crisis contacts were saved; students see them from now on.',
+  cohort_created: 'The cohort was created.',
+  cohort_updated: 'The cohort was saved.',
+  time_zone_saved: "The time zone was saved: students' days are counted in it from now on.",
+  campuses_merged:
+    'The campuses were merged: the old name is kept as an alias, so later pushes naming it match the campus that stayed.',
+};
+
+function noticeOf(request: FastifyRequest): string | undefined {
+  const done = (request.query as { done?: unknown } | undefined)?.done;
+  return typeof done === 'string' ? notices[done] : undefined;
+}
+
+/** The CSRF token of the request's session, generated once per request. */
+function csrfOf(request: FastifyRequest, reply: FastifyReply): string {
+  const cached = (request as { consoleCsrf?: string }).consoleCsrf;
+  if (cached !== undefined) return cached;
+  const token = csrfToken(request, reply) ?? '';
+  (request as { consoleCsrf?: string }).consoleCsrf = token;
+  return token;
+}
+
+/** The console as a page surface (src/app/pages/page-scope.ts). */
+export function consoleSurface(): Surface {
+  return {
+    prefix: '/console',
+    layout: 'layout.eta',
+    errorTemplate: 'console/error.eta',
+    failure: {
+      status: 500,
+      code: 'internal_error',
+      message: 'The page could not be shown. Try again in a minute.',
+    },
+    frame(request, reply) {
+      const caller = request.caller;
+      if (!caller || caller.kind === 'student') return { signedIn: false, nav: [] };
+      const institution = request.institution;
+      return {
+        signedIn: true,
+        actor: caller.actor,
+        role: caller.kind === 'operator' ? 'operator' : caller.roles.join(', '),
+        institution,
+        nav: navigation(request.url.split('?')[0], caller, institution),
+        csrf: csrfOf(request, reply),
+        notice: noticeOf(request),
+      };
+    },
+    // A not-found page names no institution: the URL may point at one the caller may not know of.
+    errorData: (_request, failure) => (failure.status === 404 ? { institution: undefined, nav: [] } : {}),
+    redirect(request, error) {
+      if (error.code === 'unauthorized') return signInFor(request);
+      if (error.code === 'forbidden' && request.caller?.kind === 'student') return '/app/';
+      return undefined;
+    },
+  };
+}
+
+/** Builds each console request's context from what the request context resolved. */
+export function consoleContextHook(app: App) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const caller = request.caller;
+    if (!caller || caller.kind === 'student') return;
+    request.console = {
+      caller,
+      institution: request.institution,
+      api: consoleApi(app, request),
+      get csrf() {
+        return csrfOf(request, reply);
+      },
+      may: (access) => may(caller, access),
+      render: (template, data, status = 200) => reply.render(template, data, status),
+    };
+  };
+}
+
+export { ApiRefusal };

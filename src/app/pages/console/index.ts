@@ -1,0 +1,49 @@
+// The console at /console/: the staff web app. Each page module registers its pages with the
+// access they need (`config.access`, decided by the request context) and builds its view from the
+// domain; this file only puts them on the console's surface.
+import type { Eta } from 'eta';
+import type { Services } from '../../../services.ts';
+import type { App } from '../../types.ts';
+import { registerSurface } from '../page-scope.ts';
+import { calendarFeedRoutes } from './calendar-feeds.ts';
+import { cohortRoutes } from './cohorts.ts';
+import { consoleContextHook, consoleSurface } from './context.ts';
+import { crisisContactRoutes } from './crisis-contacts.ts';
+import { dataCampusRoutes } from './data-campuses.ts';
+import { dataStudentPageRoutes } from './data-student.ts';
+import { dataStudentRoutes } from './data-students.ts';
+import { dataTaxonomyRoutes } from './data-taxonomy.ts';
+import { fullSyncRoutes } from './full-syncs.ts';
+import { healthRoutes } from './health.ts';
+import { inboxRoutes } from './inbox.ts';
+import { operatorRoutes } from './operator.ts';
+import { peopleRoutes } from './people.ts';
+import { runRoutes } from './runs.ts';
+import { secretRoutes } from './secrets.ts';
+import { webhookRoutes } from './webhooks.ts';
+
+type PageModule = (app: App, services: Services) => void;
+const pages: PageModule[] = [
+  operatorRoutes,
+  healthRoutes,
+  secretRoutes,
+  peopleRoutes,
+  inboxRoutes,
+  runRoutes,
+  webhookRoutes,
+  fullSyncRoutes,
+  calendarFeedRoutes,
+  crisisContactRoutes,
+  cohortRoutes,
+  dataStudentRoutes,
+  dataStudentPageRoutes,
+  dataTaxonomyRoutes,
+  dataCampusRoutes,
+];
+
+export async function registerConsole(parent: App, engine: Eta, services: Services): Promise<void> {
+  await registerSurface(parent, engine, consoleSurface(), (scope) => {
+    scope.addHook('preHandler', consoleContextHook(scope));
+    for (const routes of pages) routes(scope, services);
+  });
+}

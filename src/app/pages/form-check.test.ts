@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Type } from 'typebox';
+import { checkForm } from './form-check.ts';
+
+const Schema = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 5 }),
+  slug: Type.String({ pattern: '^[a-z]+$' }),
+  start_date: Type.Optional(Type.String({ format: 'date' })),
+  clock: Type.Optional(Type.Union([Type.Literal('cohort'), Type.Literal('individual')])),
+});
+const fields = {
+  name: { label: 'Name' },
+  slug: { label: 'Slug', hint: 'Use lowercase letters only' },
+  start_date: { label: 'Start date' },
+  clock: { label: 'Clock' },
+};
+
+test('every field is told its problem at once, in words about the field as labelled', () => {
+  const result = checkForm(Schema, { name: '', slug: 'A!', start_date: 'soon', clock: 'x' }, fields);
+  assert.equal(result.ok, false);
+  assert.deepEqual(!result.ok && result.errors, {
+    name: 'Enter name',
+    slug: 'Use lowercase letters only',
+    start_date: 'Enter start date as a date, YYYY-MM-DD',
+    clock: 'Choose one of the clock options',
+  });
+});
+
+test('missing fields, lengths, and fields the form does not name', () => {
+  const missing = checkForm(Schema, {}, fields);
+  assert.deepEqual(!missing.ok && missing.errors, { name: 'Enter name', slug: 'Enter slug' });
+  const long = checkForm(Schema, { name: 'abcdefg', slug: 'ok' }, fields);
+  assert.deepEqual(!long.ok && long.errors, { name: 'Name must be 5 characters or fewer' });
+  const unnamed = checkForm(Schema, { name: 'a', slug: 'b' }, { name: { label: 'Name' } });
+  assert.equal(unnamed.ok, true);
+});
+
+test('valid values pass through typed', () => {
+  const result = checkForm(Schema, { name: 'Ann', slug: 'ann', clock: 'cohort' }, fields);
+  assert.deepEqual(result, { ok: true, value: { name: 'Ann', slug: 'ann', clock: 'cohort' } });
+});

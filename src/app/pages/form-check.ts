@@ -1,0 +1,99 @@
+// Form input checked against the same TypeBox schema the API validates its body with, so a page
+// and the API accept exactly the same values. A person reads every field's problem at once, as a
+// sentence about the field as the form labels it ("Enter a name", "Name must be 200 characters or
+// fewer"), never a schema path or a pattern.
+import type { Static, TSchema } from 'typebox';
+import { Compile } from 'typebox/compile';
+
+/** How a form names a field, and what it says when the field's value has the wrong form. */
+export interface FieldText {
+  /** The field's label as the form shows it ("Name", "Start date"). */
+  label: string;
+  /** What to say when the field is empty but required; default "Enter <label, lower case>". */
+  required?: string;
+  /** What to say when the value has the wrong form (a pattern or format); default "<Label> is not valid". */
+  hint?: string;
+}
+
+export type FormCheck<T> = { ok: true; value: T } | { ok: false; errors: Record<string, string> };
+
+interface SchemaError {
+  keyword: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+}
+
+const compiled = new WeakMap<TSchema, ReturnType<typeof Compile>>();
+
+function validatorOf(schema: TSchema) {
+  let validator = compiled.get(schema);
+  if (!validator) {
+    validator = Compile(schema);
+    compiled.set(schema, validator);
+  }
+  return validator;
+}
+
+/** The sentence for one field's first problem. */
+export function fieldMessage(text: FieldText, error: SchemaError, value: unknown): string {
+  const label = text.label;
+  const lower = label.charAt(0).toLowerCase() + label.slice(1);
+  const limit = error.params.limit;
+  const empty = value === undefined || value === '';
+  switch (error.keyword) {
+    case 'required':
+      return text.required ?? `Enter ${lower}`;
+    case 'minLength':
+      return empty || limit === 1
+        ? (text.required ?? `Enter ${lower}`)
+        : `${label} must be at least ${limit} characters`;
+    case 'maxLength':
+      return `${label} must be ${limit} characters or fewer`;
+    case 'minimum':
+    case 'exclusiveMinimum':
+      return `${label} must be ${limit} or more`;
+    case 'maximum':
+    case 'exclusiveMaximum':
+      return `${label} must be ${limit} or less`;
+    case 'minItems':
+      return text.required ?? `Choose at least ${limit} ${lower}`;
+    case 'maxItems':
+      return `Choose at most ${limit} ${lower}`;
+    case 'enum':
+    case 'const':
+    case 'anyOf':
+      return text.hint ?? `Choose one of the ${lower} options`;
+    case 'format':
+      if (error.params.format === 'date') return text.hint ?? `Enter ${lower} as a date, YYYY-MM-DD`;
+      return text.hint ?? `${label} is not valid`;
+    default:
+      return text.hint ?? `${label} is not valid`;
+  }
+}
+
+/**
+ * Checks form values against a schema. Every field with a problem gets its message (the first
+ * problem of each field); fields the form does not name are reported under `_form`.
+ */
+export function checkForm<T extends TSchema>(
+  schema: T,
+  values: Record<string, unknown>,
+  fields: Record<string, FieldText>,
+): FormCheck<Static<T>> {
+  const validator = validatorOf(schema);
+  if (validator.Check(values)) return { ok: true, value: values as Static<T> };
+  const errors: Record<string, string> = {};
+  for (const error of validator.Errors(values) as Iterable<SchemaError>) {
+    const names =
+      error.keyword === 'required'
+        ? ((error.params.requiredProperties as string[] | undefined) ?? [])
+        : [error.instancePath.split('/')[1] ?? ''];
+    for (const name of names) {
+      const key = name in fields ? name : '_form';
+      if (errors[key]) continue;
+      const text = fields[name] ?? { label: name || 'The form' };
+      errors[key] = fieldMessage(text, error, values[name]);
+    }
+  }
+  return { ok: false, errors };
+}
