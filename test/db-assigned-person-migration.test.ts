@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Db } from '../src/db/db.ts';
 import { listMigrations, migrate } from '../src/db/migrate.ts';
-import { listHelpRequests } from '../src/domain/helpdesk/listing.ts';
+import { listHelpRequests } from '../src/domain/helpdesk/requests.ts';
 import { databaseKinds } from './helpers/db.ts';
 import { openScratchPglite, openScratchPostgres } from './helpers/scratch-db.ts';
 

@@ -7,15 +7,18 @@ import { adminCalendarRoutes } from './admin/calendar.ts';
 import { adminCampusRoutes } from './admin/campuses.ts';
 import { adminCohortRoutes } from './admin/cohorts.ts';
 import { adminCrisisContactRoutes } from './admin/crisis-contacts.ts';
+import { adminEventRoutes } from './admin/events.ts';
 import { adminFullSyncRoutes } from './admin/full-syncs.ts';
+import { adminHelpRequestChangeRoutes } from './admin/help-request-changes.ts';
+import { adminHelpRequestRoutes } from './admin/help-requests.ts';
 import { adminHelpSyncSecretRoutes } from './admin/help-sync-secret.ts';
-import { adminHelpdeskRoutes } from './admin/helpdesk.ts';
 import { adminInstitutionRoutes } from './admin/institutions.ts';
 import { adminMetricsRoutes } from './admin/metrics.ts';
 import { adminPeopleRoutes } from './admin/people.ts';
 import { adminRunRoutes } from './admin/runs.ts';
 import { adminTaxonomyRoutes } from './admin/taxonomy.ts';
-import { adminWebhookRoutes } from './admin/webhooks.ts';
+import { adminWebhookDeliveryRoutes } from './admin/webhook-deliveries.ts';
+import { adminWebhookEndpointRoutes } from './admin/webhook-endpoints.ts';
 import { helpSyncRoutes } from './feeds/help-sync.ts';
 import { sisEnrolmentsRoutes } from './feeds/sis-enrolments.ts';
 import { sisSyncRoutes } from './feeds/sis-sync.ts';
@@ -34,10 +37,13 @@ const routeModules: RouteModule[] = [
   adminRunRoutes,
   adminCampusRoutes,
   adminFullSyncRoutes,
-  adminHelpdeskRoutes,
+  adminHelpRequestRoutes,
+  adminHelpRequestChangeRoutes,
+  adminEventRoutes,
   adminHelpSyncSecretRoutes,
   adminTaxonomyRoutes,
-  adminWebhookRoutes,
+  adminWebhookEndpointRoutes,
+  adminWebhookDeliveryRoutes,
   adminMetricsRoutes,
   adminCalendarRoutes,
   adminCrisisContactRoutes,

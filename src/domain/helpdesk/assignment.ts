@@ -5,6 +5,7 @@
 import type { Queryable } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 import { uuidPattern } from '../../lib/ids.ts';
+import { selectAssigneeCandidates } from './queries.ts';
 
 /** A person of the institution as the rules see them. */
 export interface AssigneeCandidate {
@@ -88,37 +89,15 @@ export function assigneeRef(body: { assignee_id?: string | null; assignee?: stri
 }
 
 /**
- * The person a reference stands for, checked (one query), or null to unassign. Run in the
- * transaction of the assignment: FOR SHARE holds the person's row until it commits, so a removal
- * or a role change made meanwhile waits and cannot slip between the check and the write.
+ * The person a reference stands for, checked, or null to unassign. Run in the transaction of the
+ * assignment (the candidates' rows stay locked until it commits: see selectAssigneeCandidates).
  */
 export async function resolveAssignee(
-  db: Queryable,
+  tx: Queryable,
   institutionId: string,
   ref: AssigneeRef,
 ): Promise<Assignee | null> {
   if (ref === null) return null;
-  const { rows } = await db.query<AssigneeCandidate>(
-    `SELECT id, name, roles, removed_at IS NOT NULL AS removed FROM people
-     WHERE institution_id = $1 AND ${'id' in ref ? 'id = $2::uuid' : 'name = $2'} FOR SHARE`,
-    [institutionId, 'id' in ref ? ref.id : ref.name],
-  );
-  return 'id' in ref ? checkAssigneeById(ref.id, rows[0]) : pickAssigneeByName(ref.name, rows);
-}
-
-/**
- * The institution's active staff and admins, by name: whom the console offers to assign. The
- * email tells apart people with the same name, and lets the CLI take an email.
- */
-export async function listAssignees(
-  db: Queryable,
-  institutionId: string,
-): Promise<(Assignee & { email: string })[]> {
-  const { rows } = await db.query<Assignee & { email: string }>(
-    `SELECT id, name, email FROM people
-     WHERE institution_id = $1 AND removed_at IS NULL AND roles && ARRAY['staff', 'admin']::text[]
-     ORDER BY name, id`,
-    [institutionId],
-  );
-  return rows;
+  const people = await selectAssigneeCandidates(tx, institutionId, ref);
+  return 'id' in ref ? checkAssigneeById(ref.id, people[0]) : pickAssigneeByName(ref.name, people);
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseAssigned } from './listing.ts';
+import { listFilterOf, parseAssigned, signedInPersonOf } from './listing.ts';
 
 test('assigned: me, none, any or a person id; anything else is invalid_field', () => {
   assert.deepEqual(parseAssigned('none', undefined), { kind: 'none' });
@@ -19,4 +19,43 @@ test('assigned: me, none, any or a person id; anything else is invalid_field', (
   assert.throws(() => parseAssigned('me', undefined), invalid);
   for (const value of ['Ada Admin', 'unassigned', 'ME', '', 'null'])
     assert.throws(() => parseAssigned(value, me), invalid);
+});
+
+test('`me` is whoever signed in; the operator token and students are nobody', () => {
+  const personId = '0d9a3c1e-7b2f-4e6a-8c5d-3f1e2a4b6c8d';
+  const staff = {
+    kind: 'person' as const,
+    personId,
+    institutionId: 'i',
+    roles: ['staff' as const],
+    permissions: [],
+    actor: 'Kai',
+    sessionId: 's',
+  };
+  assert.equal(signedInPersonOf(staff), personId);
+  assert.equal(signedInPersonOf({ kind: 'operator', actor: 'operator', sessionId: 's', personId }), personId);
+  assert.equal(signedInPersonOf({ kind: 'operator', actor: 'operator', personId }), undefined);
+  assert.equal(
+    signedInPersonOf({
+      kind: 'student',
+      studentId: personId,
+      institutionId: 'i',
+      actor: 'S',
+      sessionId: 's',
+      timeZone: 'UTC',
+    }),
+    undefined,
+  );
+  assert.deepEqual(
+    listFilterOf({ status: 'new', assigned: 'me', order: 'crisis_first' }, staff, { limit: 50 }),
+    {
+      limit: 50,
+      status: 'new',
+      priority: undefined,
+      studentId: undefined,
+      assignment: { kind: 'person', personId },
+      order: 'crisis_first',
+    },
+  );
+  assert.equal(listFilterOf({}, staff, { limit: 1 }).assignment, undefined);
 });

@@ -1,8 +1,9 @@
-// SQL shared by the staff operations and the help-desk sync: the help-request row, the
-// timeline entry, and the event payload built from them.
-import type { Queryable } from '../../db/db.ts';
+// The rows shared by the staff changes and the help-desk sync: the help-request row, the
+// timeline entry, and what is shown and announced of them (the admin API's help request, the
+// event payload). Pure: their SQL is in ./queries.ts.
 import type { EventOrigin, HelpRequestEventData } from '../events/record.ts';
 import type { Category, Priority, Status, SyncState } from './rules.ts';
+import type { HelpRequest } from './schemas.ts';
 
 export interface HelpRequestRow {
   id: string;
@@ -24,19 +25,8 @@ export interface HelpRequestRow {
   updated_at: Date;
 }
 
-/**
- * The columns of a HelpRequestRow. `assigned_to` is read from the person at every read, so a
- * renamed person's requests show their new name; the subquery is one index lookup by primary
- * key. Usable wherever `help_requests` is the table's name in the statement (no alias).
- */
-export const helpRequestColumns = `id, institution_id, student_id, status, priority, category, summary,
-  coalesce((SELECT p.name FROM people p WHERE p.id = help_requests.assigned_person_id), help_requests.assigned_to)
-    AS assigned_to,
-  assigned_person_id AS assigned_to_id, external_ref, resolved_at, version, staff_status_changed_at, created_at,
-  updated_at`;
-
-/** What the admin API shows of a help request. */
-export function publicRequest(row: HelpRequestRow) {
+/** What the admin API and the console show of a help request. */
+export function publicRequest(row: HelpRequestRow): HelpRequest {
   return {
     id: row.id,
     student_id: row.student_id,
@@ -64,21 +54,6 @@ export function syncState(row: HelpRequestRow): SyncState {
   };
 }
 
-/** Locks the institution's requests with these ids (in id order, so lockers never deadlock). */
-export async function lockRequests(
-  tx: Queryable,
-  institutionId: string,
-  ids: string[],
-): Promise<Map<string, HelpRequestRow>> {
-  const { rows } = await tx.query<HelpRequestRow>(
-    `SELECT ${helpRequestColumns} FROM help_requests
-     WHERE institution_id = $1 AND id = ANY (ARRAY(SELECT jsonb_array_elements_text($2::jsonb)::uuid))
-     ORDER BY id FOR UPDATE`,
-    [institutionId, JSON.stringify(ids)],
-  );
-  return new Map(rows.map((row) => [row.id, row]));
-}
-
 export interface TimelineEntry {
   help_request_id: string;
   kind: 'note' | 'audit';
@@ -93,22 +68,6 @@ export interface TimelineEntry {
   assigned_person_id?: string | null;
   version: number;
   created_at: string;
-}
-
-/** Appends timeline entries in the given order, in one statement. */
-export async function appendTimeline(tx: Queryable, institutionId: string, entries: TimelineEntry[]) {
-  if (entries.length === 0) return;
-  await tx.query(
-    `INSERT INTO help_request_timeline (institution_id, help_request_id, kind, action, actor, origin, note,
-       from_status, to_status, external_ref, assigned_to, assigned_person_id, version, created_at)
-     SELECT $1, t.help_request_id, t.kind, t.action, t.actor, t.origin, t.note, t.from_status, t.to_status,
-       t.external_ref, t.assigned_to, t.assigned_person_id, t.version, t.created_at
-     FROM jsonb_to_recordset($2::jsonb) AS t(ord integer, help_request_id uuid, kind text, action text,
-       actor text, origin text, note text, from_status text, to_status text, external_ref text,
-       assigned_to text, assigned_person_id uuid, version integer, created_at timestamptz)
-     ORDER BY t.ord`,
-    [institutionId, JSON.stringify(entries.map((entry, ord) => ({ ...entry, ord })))],
-  );
 }
 
 /** The `data` of a help-request event (the shape webhook consumers receive). */

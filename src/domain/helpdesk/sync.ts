@@ -18,6 +18,7 @@ import { ApiError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { type NewEvent, recordEvents } from '../events/record.ts';
 import type { SyncCaller } from '../secrets/help-sync-secrets.ts';
+import { appendTimeline, lockRequests, updateSyncedRequests } from './queries.ts';
 import {
   applyRow,
   DEFAULT_SYNC_ACTOR,
@@ -29,14 +30,7 @@ import {
   type ValidRow,
   validateRow,
 } from './rules.ts';
-import {
-  appendTimeline,
-  eventData,
-  type HelpRequestRow,
-  lockRequests,
-  syncState,
-  type TimelineEntry,
-} from './store.ts';
+import { eventData, type HelpRequestRow, syncState, type TimelineEntry } from './store.ts';
 
 export interface SyncBody {
   institution: string;
@@ -86,15 +80,7 @@ export function createHelpSyncService(db: Db, clock: Clock) {
     const entries = groups.flatMap((g) => g.entries);
     if (entries.length === 0 && updates.length === 0) return;
     if (updates.length > 0) {
-      await tx.query(
-        `UPDATE help_requests h
-         SET status = u.status, resolved_at = u.resolved_at, external_ref = u.external_ref,
-             version = u.version, updated_at = $3
-         FROM jsonb_to_recordset($2::jsonb) AS u(id uuid, status text, resolved_at timestamptz,
-           external_ref text, version integer)
-         WHERE h.institution_id = $1 AND h.id = u.id`,
-        [institutionId, JSON.stringify(updates), now],
-      );
+      await updateSyncedRequests(tx, institutionId, updates, now);
     }
     await appendTimeline(tx, institutionId, entries);
     await recordEvents(

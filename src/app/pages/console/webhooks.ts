@@ -5,7 +5,7 @@
 // replay of failed deliveries since a time (confirmed). Every read and write is the admin API's.
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { EVENT_TYPES } from '../../../domain/webhooks/service.ts';
+import { EVENT_TYPES } from '../../../domain/webhooks/schemas.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { pageId } from './api.ts';

@@ -1,0 +1,96 @@
+// Admin API of the help desk: the staff's changes to a help request (status, note, assignment),
+// each recorded in its timeline under the person who made it and announced by one event.
+import { assigneeRef } from '../../../domain/helpdesk/assignment.ts';
+import { actingStaff } from '../../../domain/helpdesk/rules.ts';
+import {
+  AssignmentBody,
+  HelpRequestChange,
+  NoteBody,
+  StatusChangeBody,
+} from '../../../domain/helpdesk/schemas.ts';
+import type { Services } from '../../../services.ts';
+import { callerOf, institutionOf } from '../../context/request-context.ts';
+import type { App } from '../../types.ts';
+import { adminSecurity, errorResponses } from '../schemas.ts';
+import { HelpRequestParams, helpdeskTags, helpRequestsPath } from './help-requests.ts';
+
+export function adminHelpRequestChangeRoutes(app: App, services: Services): void {
+  const { helpRequests } = services;
+  const tags = helpdeskTags;
+  const security = adminSecurity;
+  const base = helpRequestsPath;
+
+  app.post(
+    `${base}/:id/status`,
+    {
+      config: { access: 'helpdesk' },
+      schema: {
+        tags,
+        security,
+        summary: 'Staff: change the status',
+        description:
+          'Any status may be set. resolved stamps the resolved time; any other status clears it. A staff ' +
+          'status change takes precedence over help-desk sync rows whose observed_at is earlier.',
+        params: HelpRequestParams,
+        body: StatusChangeBody,
+        response: { 200: HelpRequestChange, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) =>
+      helpRequests.changeStatus(institutionOf(request).id, request.params.id, {
+        status: request.body.status,
+        staff: actingStaff(callerOf(request), request.body.staff),
+      }),
+  );
+
+  app.post(
+    `${base}/:id/notes`,
+    {
+      config: { access: 'helpdesk' },
+      schema: {
+        tags,
+        security,
+        summary: 'Staff: add a staff-visible note',
+        params: HelpRequestParams,
+        body: NoteBody,
+        response: { 200: HelpRequestChange, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) =>
+      helpRequests.addNote(institutionOf(request).id, request.params.id, {
+        note: request.body.note,
+        staff: actingStaff(callerOf(request), request.body.staff),
+      }),
+  );
+
+  app.put(
+    `${base}/:id/assignment`,
+    {
+      config: { access: 'helpdesk' },
+      schema: {
+        tags,
+        security,
+        summary: 'Staff: assign the request to a staff member or admin, or unassign it',
+        description:
+          'Send `assignee_id`: the id of an active person of this institution holding the staff or admin ' +
+          'role (GET …/help-requests/assignees lists them), or null to unassign. Anyone else is 400 with ' +
+          '`field: assignee_id`: `assignee_not_found` (no such person here: unknown, a student, or a person ' +
+          'of another institution), `assignee_removed`, `assignee_not_staff`.\n\n' +
+          'For callers written before ids, `assignee` (a name) is still accepted instead: it stands for the ' +
+          'one active staff member or admin with exactly that name (case and spaces as stored); none is ' +
+          '400 `assignee_not_found`, several are 400 `ambiguous_assignee` listing their ids in `candidates`, ' +
+          'both with `field: assignee`. `assignee: null` unassigns. Send one of the two fields, not both.\n\n' +
+          'The timeline records who assigned (actor) whom (assigned_to, assigned_to_id); assigning the ' +
+          'current assignee changes nothing.',
+        params: HelpRequestParams,
+        body: AssignmentBody,
+        response: { 200: HelpRequestChange, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) =>
+      helpRequests.assign(institutionOf(request).id, request.params.id, {
+        assignee: assigneeRef(request.body),
+        staff: actingStaff(callerOf(request), request.body.staff),
+      }),
+  );
+}

@@ -1,0 +1,129 @@
+// Admin API of the help desk: help requests (created for a student, listed with filters, read with
+// their timeline) and the people they may be assigned to. The staff changes:
+// ./help-request-changes.ts; the event log: ./events.ts; the help-sync secret: ./help-sync-secret.ts.
+import { Type } from 'typebox';
+import { keysetOrderOf, listFilterOf } from '../../../domain/helpdesk/listing.ts';
+import {
+  AssigneeItem,
+  HelpRequest,
+  HelpRequestDetail,
+  HelpRequestFilters,
+  NewHelpRequestBody,
+} from '../../../domain/helpdesk/schemas.ts';
+import type { Services } from '../../../services.ts';
+import { callerOf, institutionOf } from '../../context/request-context.ts';
+import type { App } from '../../types.ts';
+import {
+  adminSecurity,
+  CursorQuery,
+  errorResponses,
+  Page,
+  pageOf,
+  pageReply,
+  SlugParams,
+  Uuid,
+} from '../schemas.ts';
+
+export const helpdeskTags = ['admin: help desk'];
+export const helpRequestsPath = '/admin/v1/institutions/:slug/help-requests';
+export const HelpRequestParams = Type.Intersect([SlugParams, Type.Object({ id: Uuid('Help request id') })]);
+
+export function adminHelpRequestRoutes(app: App, services: Services): void {
+  const { helpRequests } = services;
+  const tags = helpdeskTags;
+  const security = adminSecurity;
+  const base = helpRequestsPath;
+
+  app.post(
+    base,
+    {
+      config: { access: 'helpdesk' },
+      schema: {
+        tags,
+        security,
+        summary: 'Create a help request for a student',
+        description:
+          'Name the student by `student_id` or by `student_email` (case-insensitive), not both. Status starts ' +
+          'at new. Records help_request.created, and help_request.crisis as well for a crisis priority, in the ' +
+          'same transaction.',
+        params: SlugParams,
+        body: NewHelpRequestBody,
+        response: { 201: HelpRequest, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      return reply.status(201).send(
+        await helpRequests.create(institutionOf(request).id, {
+          studentId: body.student_id,
+          studentEmail: body.student_email,
+          priority: body.priority,
+          category: body.category,
+          summary: body.summary,
+          actor: body.actor,
+        }),
+      );
+    },
+  );
+
+  app.get(
+    base,
+    {
+      config: { access: 'helpdesk' },
+      schema: {
+        tags,
+        security,
+        summary: 'List help requests (newest first, or open crisis requests first)',
+        description:
+          'Every filter is exact over the whole listing and combines with the others and with either order; ' +
+          'next_cursor pages through the result (pass the same filters and order with it). A cursor of one ' +
+          'order is 400 invalid_cursor in the other. Bad filter values are 400 invalid_field naming the ' +
+          'field (`querystring.assigned`, …).',
+        params: SlugParams,
+        querystring: Type.Intersect([CursorQuery, HelpRequestFilters]),
+        response: { 200: Page(HelpRequest), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const order = keysetOrderOf(request.query.order);
+      const filter = listFilterOf(request.query, callerOf(request), pageOf(order, request.query));
+      return pageReply(order, await helpRequests.list(institutionOf(request).id, filter));
+    },
+  );
+
+  app.get(
+    `${base}/:id`,
+    {
+      config: { access: 'helpdesk' },
+      schema: {
+        tags,
+        security,
+        summary: 'Read a help request with its timeline (notes and audit entries, oldest first)',
+        params: HelpRequestParams,
+        response: { 200: HelpRequestDetail, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => helpRequests.get(institutionOf(request).id, request.params.id),
+  );
+
+  app.get(
+    `${base}/assignees`,
+    {
+      config: { access: 'helpdesk' },
+      schema: {
+        tags,
+        security,
+        summary: 'Staff and admins a help request may be assigned to, by name',
+        description:
+          'The active (not removed) people of the institution holding the staff or admin role, ordered by ' +
+          'name; the email tells apart people with the same name.',
+        params: SlugParams,
+        response: {
+          200: Type.Object({ items: Type.Array(AssigneeItem) }),
+          ...errorResponses(401, 404),
+        },
+      },
+    },
+    async (request) => ({ items: await helpRequests.assignees(institutionOf(request).id) }),
+  );
+}

@@ -1,0 +1,142 @@
+// Admin API: the deliveries of a webhook endpoint: a test event, the delivery and attempt logs,
+// redelivery of one event and replay of failed deliveries. Wire format and rules: docs/webhooks.md.
+import { Type } from 'typebox';
+import { attemptOrder, deliveryOrder } from '../../../domain/webhooks/orders.ts';
+import {
+  DeliveryFilters,
+  RedeliverBody,
+  Redelivery,
+  ReplayBody,
+  Replayed,
+  TestEventQueued,
+  WebhookAttempt,
+  WebhookDelivery,
+} from '../../../domain/webhooks/schemas.ts';
+import type { Services } from '../../../services.ts';
+import { institutionOf } from '../../context/request-context.ts';
+import type { App } from '../../types.ts';
+import { adminSecurity, CursorQuery, errorResponses, Page, pageOf, pageReply } from '../schemas.ts';
+import { EndpointParams, endpointsPath, webhookTags } from './webhook-endpoints.ts';
+
+export function adminWebhookDeliveryRoutes(app: App, { webhooks }: Services): void {
+  const tags = webhookTags;
+  const security = adminSecurity;
+  const base = endpointsPath;
+
+  app.post(
+    `${base}/:id/test`,
+    {
+      config: { access: 'integrations' },
+      schema: {
+        tags,
+        security,
+        summary: 'Send a test event (type webhook.test) to this endpoint',
+        description: 'Delivered, signed, logged and retried like any event; no other endpoint receives it.',
+        params: EndpointParams,
+        response: { 202: TestEventQueued, ...errorResponses(401, 404, 409) },
+      },
+    },
+    async (request, reply) =>
+      reply.status(202).send(await webhooks.sendTest(institutionOf(request).id, request.params.id)),
+  );
+
+  app.get(
+    `${base}/:id/deliveries`,
+    {
+      config: { access: 'integrations' },
+      schema: {
+        tags,
+        security,
+        summary: 'Delivery log of an endpoint: one row per event, newest first',
+        description:
+          "Page with next_cursor (keep the same state filter). include_attempts=true adds each delivery's " +
+          'attempts (attempt_log), so a page of the log shows every attempt of the deliveries on it, however ' +
+          'old, in the same request.',
+        params: EndpointParams,
+        querystring: Type.Intersect([CursorQuery, DeliveryFilters]),
+        response: { 200: Page(WebhookDelivery), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) =>
+      pageReply(
+        deliveryOrder,
+        await webhooks.deliveries(institutionOf(request).id, request.params.id, {
+          ...pageOf(deliveryOrder, request.query),
+          state: request.query.state,
+          withAttempts: request.query.include_attempts === true,
+        }),
+      ),
+  );
+
+  app.get(
+    `${base}/:id/attempts`,
+    {
+      config: { access: 'integrations' },
+      schema: {
+        tags,
+        security,
+        summary: 'Attempt log of an endpoint: time, status code, duration, error; newest first',
+        params: EndpointParams,
+        querystring: CursorQuery,
+        response: { 200: Page(WebhookAttempt), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) =>
+      pageReply(
+        attemptOrder,
+        await webhooks.attempts(
+          institutionOf(request).id,
+          request.params.id,
+          pageOf(attemptOrder, request.query),
+        ),
+      ),
+  );
+
+  app.post(
+    `${base}/:id/redeliver`,
+    {
+      config: { access: 'integrations' },
+      schema: {
+        tags,
+        security,
+        summary: 'Deliver one event to this endpoint again, now',
+        description:
+          'Works whatever the earlier outcome was, and for an event the endpoint never received. The attempt count restarts; the log is kept. The `webhook-id` is the same event id, so a consumer that already processed it can drop it.',
+        params: EndpointParams,
+        body: RedeliverBody,
+        response: { 202: Redelivery, ...errorResponses(400, 401, 404, 409) },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .status(202)
+        .send(await webhooks.redeliver(institutionOf(request).id, request.params.id, request.body.event_id)),
+  );
+
+  app.post(
+    `${base}/:id/replay`,
+    {
+      config: { access: 'integrations' },
+      schema: {
+        tags,
+        security,
+        summary: 'Replay every failed delivery of this endpoint since a time',
+        description:
+          'Puts back in the queue every delivery of this endpoint in state `failed` (retries exhausted, or failed when the endpoint was disabled) whose event was recorded at or after `since`.',
+        params: EndpointParams,
+        body: ReplayBody,
+        response: { 202: Replayed, ...errorResponses(400, 401, 404, 409) },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .status(202)
+        .send(
+          await webhooks.replayFailed(
+            institutionOf(request).id,
+            request.params.id,
+            new Date(request.body.since),
+          ),
+        ),
+  );
+}

@@ -1,0 +1,270 @@
+// The SQL of the help desk, one function per statement, each taking the connection or the
+// transaction it runs in. The rules that decide what to write live elsewhere (./rules.ts,
+// ./assignment.ts, ./staff-changes.ts); here is only how rows are read and written.
+//
+// Indexes: a request is read by its primary key within the institution; the listing's filters and
+// orders each have an index (migrations 0013, 0017, 0019); the timeline is read by
+// (institution_id, help_request_id, seq) and the event log by (institution_id, seq).
+import type { Queryable } from '../../db/db.ts';
+import { type KeysetPage, keysetPage, type Paged } from '../../db/keyset.ts';
+import type { CursorKey } from '../../lib/cursor.ts';
+import type { AssigneeCandidate } from './assignment.ts';
+import type { Assignment } from './listing.ts';
+import type { Category, Priority, Status } from './rules.ts';
+import type { AssigneeItem, InstitutionEvent, TimelineItem } from './schemas.ts';
+import type { HelpRequestRow, TimelineEntry } from './store.ts';
+
+/**
+ * The columns of a HelpRequestRow. `assigned_to` is read from the person at every read, so a
+ * renamed person's requests show their new name; the subquery is one index lookup by primary
+ * key. Usable wherever `help_requests` is the table's name in the statement (no alias).
+ */
+export const helpRequestColumns = `id, institution_id, student_id, status, priority, category, summary,
+  coalesce((SELECT p.name FROM people p WHERE p.id = help_requests.assigned_person_id), help_requests.assigned_to)
+    AS assigned_to,
+  assigned_person_id AS assigned_to_id, external_ref, resolved_at, version, staff_status_changed_at, created_at,
+  updated_at`;
+
+/** One request of the institution, or undefined. */
+export async function selectRequest(
+  db: Queryable,
+  institutionId: string,
+  id: string,
+): Promise<HelpRequestRow | undefined> {
+  const { rows } = await db.query<HelpRequestRow>(
+    `SELECT ${helpRequestColumns} FROM help_requests WHERE institution_id = $1 AND id = $2`,
+    [institutionId, id],
+  );
+  return rows[0];
+}
+
+/** Locks the institution's requests with these ids (in id order, so lockers never deadlock). */
+export async function lockRequests(
+  tx: Queryable,
+  institutionId: string,
+  ids: string[],
+): Promise<Map<string, HelpRequestRow>> {
+  const { rows } = await tx.query<HelpRequestRow>(
+    `SELECT ${helpRequestColumns} FROM help_requests
+     WHERE institution_id = $1 AND id = ANY (ARRAY(SELECT jsonb_array_elements_text($2::jsonb)::uuid))
+     ORDER BY id FOR UPDATE`,
+    [institutionId, JSON.stringify(ids)],
+  );
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+export interface NewRequestRow {
+  /** The student, by id or else by (case-insensitive) email. */
+  studentId: string | null;
+  studentEmail: string | null;
+  priority: Priority;
+  category: Category | null;
+  summary: string | null;
+  now: Date;
+}
+
+/** Inserts a request (status new) for the institution's student; undefined when there is no such student. */
+export async function insertRequest(
+  tx: Queryable,
+  institutionId: string,
+  row: NewRequestRow,
+): Promise<HelpRequestRow | undefined> {
+  const { rows } = await tx.query<HelpRequestRow>(
+    `INSERT INTO help_requests (institution_id, student_id, priority, category, summary, created_at, updated_at)
+     SELECT $1, s.id, $4, $7, $5, $6, $6 FROM students s
+     WHERE s.institution_id = $1 AND (s.id = $2::uuid OR lower(s.email) = lower($3::text))
+     RETURNING ${helpRequestColumns}`,
+    [institutionId, row.studentId, row.studentEmail, row.priority, row.summary, row.now, row.category],
+  );
+  return rows[0];
+}
+
+export interface StaffUpdate {
+  status: Status;
+  resolved_at: Date | null;
+  version: number;
+  staff_status_changed_at: Date | null;
+  updated_at: Date;
+  /** Whether the assignee is written: only an assignment does, so a legacy name stays otherwise. */
+  reassign: boolean;
+  assigned_person_id: string | null;
+}
+
+/** Writes a staff change to one request. */
+export async function updateRequest(
+  tx: Queryable,
+  institutionId: string,
+  id: string,
+  update: StaffUpdate,
+): Promise<void> {
+  await tx.query(
+    `UPDATE help_requests h SET status = u.status, resolved_at = u.resolved_at, version = u.version,
+       staff_status_changed_at = u.staff_status_changed_at, updated_at = u.updated_at,
+       assigned_person_id = CASE WHEN u.reassign THEN u.assigned_person_id ELSE h.assigned_person_id END,
+       assigned_to = CASE WHEN u.reassign THEN NULL ELSE h.assigned_to END
+     FROM json_to_record($3::json) AS u(status text, resolved_at timestamptz, version integer,
+       staff_status_changed_at timestamptz, updated_at timestamptz, reassign boolean, assigned_person_id uuid)
+     WHERE h.institution_id = $1 AND h.id = $2`,
+    [institutionId, id, JSON.stringify(update)],
+  );
+}
+
+export interface SyncedUpdate {
+  id: string;
+  status: Status;
+  resolved_at: string | null;
+  external_ref: string | null;
+  version: number;
+}
+
+/** Writes the help-desk sync's changes to many requests, in one statement. */
+export async function updateSyncedRequests(
+  tx: Queryable,
+  institutionId: string,
+  updates: SyncedUpdate[],
+  now: Date,
+): Promise<void> {
+  await tx.query(
+    `UPDATE help_requests h
+     SET status = u.status, resolved_at = u.resolved_at, external_ref = u.external_ref,
+         version = u.version, updated_at = $3
+     FROM jsonb_to_recordset($2::jsonb) AS u(id uuid, status text, resolved_at timestamptz,
+       external_ref text, version integer)
+     WHERE h.institution_id = $1 AND h.id = u.id`,
+    [institutionId, JSON.stringify(updates), now],
+  );
+}
+
+/** A request's whole timeline, oldest first. */
+export async function selectTimeline(
+  db: Queryable,
+  institutionId: string,
+  id: string,
+): Promise<TimelineItem[]> {
+  const { rows } = await db.query<TimelineItem>(
+    `SELECT id, seq, kind, action, actor, origin, note, from_status, to_status, external_ref, assigned_to,
+       assigned_person_id AS assigned_to_id, version, created_at
+     FROM help_request_timeline WHERE institution_id = $1 AND help_request_id = $2 ORDER BY seq`,
+    [institutionId, id],
+  );
+  return rows;
+}
+
+/** Appends timeline entries in the given order, in one statement. */
+export async function appendTimeline(tx: Queryable, institutionId: string, entries: TimelineEntry[]) {
+  if (entries.length === 0) return;
+  await tx.query(
+    `INSERT INTO help_request_timeline (institution_id, help_request_id, kind, action, actor, origin, note,
+       from_status, to_status, external_ref, assigned_to, assigned_person_id, version, created_at)
+     SELECT $1, t.help_request_id, t.kind, t.action, t.actor, t.origin, t.note, t.from_status, t.to_status,
+       t.external_ref, t.assigned_to, t.assigned_person_id, t.version, t.created_at
+     FROM jsonb_to_recordset($2::jsonb) AS t(ord integer, help_request_id uuid, kind text, action text,
+       actor text, origin text, note text, from_status text, to_status text, external_ref text,
+       assigned_to text, assigned_person_id uuid, version integer, created_at timestamptz)
+     ORDER BY t.ord`,
+    [institutionId, JSON.stringify(entries.map((entry, ord) => ({ ...entry, ord })))],
+  );
+}
+
+export interface ListQuery extends KeysetPage {
+  status?: Status;
+  priority?: Priority;
+  studentId?: string;
+  assignment?: Assignment;
+  crisisFirst: boolean;
+}
+
+/** 1 for an open crisis request, else 0; word for word the expression of help_requests_crisis_first_idx. */
+const OPEN_CRISIS = "(CASE WHEN priority = 'crisis' AND status <> 'resolved' THEN 1 ELSE 0 END)";
+
+/**
+ * One page of the listing. The WHERE clause is built from the filters given, so the planner sees
+ * only the conditions that apply and picks the index that serves them; every part of the sort
+ * key descends, so "after" is a plain row comparison the index range-scans.
+ */
+export async function selectRequestPage(
+  db: Queryable,
+  institutionId: string,
+  filter: ListQuery,
+): Promise<Paged<HelpRequestRow>> {
+  const params: unknown[] = [institutionId];
+  const param = (value: unknown) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const where = ['institution_id = $1'];
+  if (filter.status) where.push(`status = ${param(filter.status)}`);
+  if (filter.priority) where.push(`priority = ${param(filter.priority)}`);
+  if (filter.studentId) where.push(`student_id = ${param(filter.studentId)}::uuid`);
+  const assignment = filter.assignment;
+  // A legacy name (assigned_to, see migration 0019) counts as assigned, to no person.
+  if (assignment?.kind === 'none') where.push('assigned_person_id IS NULL AND assigned_to IS NULL');
+  if (assignment?.kind === 'any') where.push('(assigned_person_id IS NOT NULL OR assigned_to IS NOT NULL)');
+  if (assignment?.kind === 'person') where.push(`assigned_person_id = ${param(assignment.personId)}::uuid`);
+
+  const key = filter.crisisFirst ? [OPEN_CRISIS, 'created_at', 'id'] : ['created_at', 'id'];
+  const after = filter.after;
+  if (after) {
+    const casts = filter.crisisFirst ? ['::int', '::timestamptz', '::uuid'] : ['::timestamptz', '::uuid'];
+    where.push(`(${key.join(', ')}) < (${after.map((part, i) => `${param(part)}${casts[i]}`).join(', ')})`);
+  }
+  const { rows } = await db.query<HelpRequestRow & { sort_key: CursorKey }>(
+    `SELECT ${helpRequestColumns}, json_build_array(${key.join(', ')}) AS sort_key FROM help_requests
+     WHERE ${where.join(' AND ')}
+     ORDER BY ${key.map((part) => `${part} DESC`).join(', ')} LIMIT ${param(filter.limit + 1)}`,
+    params,
+  );
+  return keysetPage(rows, filter.limit);
+}
+
+/** Whether this id is a person of the institution (removed people included: their requests stay theirs). */
+export async function isPerson(db: Queryable, institutionId: string, personId: string): Promise<boolean> {
+  const { rows } = await db.query('SELECT 1 FROM people WHERE institution_id = $1 AND id = $2', [
+    institutionId,
+    personId,
+  ]);
+  return rows.length > 0;
+}
+
+/**
+ * The institution's people with this id, or bearing exactly this name, as the assignment rules
+ * judge them. FOR SHARE holds their rows until the assignment's transaction commits, so a removal
+ * or a role change made meanwhile waits and cannot slip between the check and the write.
+ */
+export async function selectAssigneeCandidates(
+  tx: Queryable,
+  institutionId: string,
+  ref: { id: string } | { name: string },
+): Promise<AssigneeCandidate[]> {
+  const { rows } = await tx.query<AssigneeCandidate>(
+    `SELECT id, name, roles, removed_at IS NOT NULL AS removed FROM people
+     WHERE institution_id = $1 AND ${'id' in ref ? 'id = $2::uuid' : 'name = $2'} FOR SHARE`,
+    [institutionId, 'id' in ref ? ref.id : ref.name],
+  );
+  return rows;
+}
+
+/** The institution's active staff and admins, by name (then id, so namesakes keep one order). */
+export async function selectAssignees(db: Queryable, institutionId: string): Promise<AssigneeItem[]> {
+  const { rows } = await db.query<AssigneeItem>(
+    `SELECT id, name, email FROM people
+     WHERE institution_id = $1 AND removed_at IS NULL AND roles && ARRAY['staff', 'admin']::text[]
+     ORDER BY name, id`,
+    [institutionId],
+  );
+  return rows;
+}
+
+/** The institution's event log after a sequence number, oldest first. */
+export async function selectEvents(
+  db: Queryable,
+  institutionId: string,
+  options: { afterSeq: number; limit: number },
+): Promise<InstitutionEvent[]> {
+  const { rows } = await db.query<InstitutionEvent>(
+    `SELECT id, seq, type, help_request_id, payload, occurred_at FROM events
+     WHERE institution_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+    [institutionId, options.afterSeq, options.limit],
+  );
+  return rows;
+}

@@ -1,0 +1,131 @@
+// Help requests as the student pages, the staff console and the admin API see them: creating one,
+// reading one with its timeline, and the listing. Staff changes are in ./staff-changes.ts.
+//
+// Cost: creating is one transaction of three statements (the request, its first timeline entry,
+// its events); reading is two indexed queries; a page of the listing is one query (plus one
+// lookup when it filters by a person's id).
+import type { Db, Queryable } from '../../db/db.ts';
+import type { Paged } from '../../db/keyset.ts';
+import { ApiError } from '../../errors.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { uuidPattern } from '../../lib/ids.ts';
+import { recordEvent } from '../events/record.ts';
+import type { ListFilter } from './listing.ts';
+import {
+  appendTimeline,
+  insertRequest,
+  isPerson,
+  selectRequest,
+  selectRequestPage,
+  selectTimeline,
+} from './queries.ts';
+import type { Category, Priority } from './rules.ts';
+import type { HelpRequest, HelpRequestDetail } from './schemas.ts';
+import { eventData, publicRequest } from './store.ts';
+
+/** What the help desk's functions need. */
+export interface HelpdeskDeps {
+  db: Db;
+  clock: Clock;
+}
+
+export const helpRequestNotFound = () =>
+  new ApiError('help_request_not_found', { detail: 'no help request with this id in this institution' });
+
+export interface NewHelpRequest {
+  /** The student, by id or (case-insensitive) email: exactly one of the two. */
+  studentId?: string;
+  studentEmail?: string;
+  /** Normal when not given. */
+  priority?: Priority;
+  category?: Category;
+  summary?: string;
+  actor?: string;
+}
+
+/** Refuses a new request that names its student by neither or both of id and email. */
+function checkStudentNamed(input: NewHelpRequest): void {
+  if ((input.studentId === undefined) !== (input.studentEmail === undefined)) return;
+  throw new ApiError(input.studentId === undefined ? 'missing_field' : 'invalid_request', {
+    field: 'student_id',
+    detail: 'name the student by exactly one of student_id and student_email',
+  });
+}
+
+/** Creates a help request (status new) and records help_request.created, plus help_request.crisis for crisis. */
+export async function createHelpRequest(
+  { db, clock }: HelpdeskDeps,
+  institutionId: string,
+  input: NewHelpRequest,
+): Promise<HelpRequest> {
+  checkStudentNamed(input);
+  const studentNotFound = () =>
+    new ApiError('student_not_found', {
+      detail: `no student with this ${input.studentId === undefined ? 'email' : 'id'} in this institution`,
+    });
+  if (input.studentId !== undefined && !uuidPattern.test(input.studentId)) throw studentNotFound();
+  const now = clock.now();
+  const actor = input.actor ?? null;
+  return db.transaction(async (tx) => {
+    const row = await insertRequest(tx, institutionId, {
+      studentId: input.studentId ?? null,
+      studentEmail: input.studentId === undefined ? (input.studentEmail ?? null) : null,
+      priority: input.priority ?? 'normal',
+      category: input.category ?? null,
+      summary: input.summary ?? null,
+      now,
+    });
+    if (!row) throw studentNotFound();
+    await appendTimeline(tx, institutionId, [
+      {
+        help_request_id: row.id,
+        kind: 'audit',
+        action: 'created',
+        actor,
+        origin: 'platform',
+        to_status: row.status,
+        version: row.version,
+        created_at: now.toISOString(),
+      },
+    ]);
+    const data = eventData(row, 'platform', actor, now);
+    const types = ['help_request.created', ...(row.priority === 'crisis' ? ['help_request.crisis'] : [])];
+    for (const type of types) {
+      await recordEvent(tx, { institutionId, type, helpRequestId: row.id, data, occurredAt: now });
+    }
+    return publicRequest(row);
+  });
+}
+
+/** One request with its whole timeline (oldest first), or 404. */
+export async function getHelpRequest(
+  db: Queryable,
+  institutionId: string,
+  id: string,
+): Promise<HelpRequestDetail> {
+  if (!uuidPattern.test(id)) throw helpRequestNotFound();
+  const row = await selectRequest(db, institutionId, id);
+  if (!row) throw helpRequestNotFound();
+  return { ...publicRequest(row), timeline: await selectTimeline(db, institutionId, row.id) };
+}
+
+/** One page of the listing (filters and orders: ./listing.ts); `assigned=<id>` must name a person here. */
+export async function listHelpRequests(
+  db: Queryable,
+  institutionId: string,
+  filter: ListFilter,
+): Promise<Paged<HelpRequest>> {
+  const assignment = filter.assignment;
+  if (assignment?.kind === 'person' && assignment.checked === false) {
+    if (!(await isPerson(db, institutionId, assignment.personId)))
+      throw new ApiError('invalid_field', {
+        field: 'querystring.assigned',
+        detail: `assigned: no person ${assignment.personId} in this institution`,
+      });
+  }
+  const page = await selectRequestPage(db, institutionId, {
+    ...filter,
+    crisisFirst: filter.order === 'crisis_first',
+  });
+  return { items: page.items.map(publicRequest), next: page.next };
+}

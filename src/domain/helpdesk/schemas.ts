@@ -1,0 +1,187 @@
+// The shapes of the help desk, defined once: what the domain returns (a help request, its
+// timeline, the result of a staff change, the people a request may be assigned to, the event
+// log) and what a staff change takes. The admin API uses them as its request and response
+// schemas and the console's pages type their view models and check their forms with them, so the
+// two cannot drift apart.
+import { type Static, Type } from 'typebox';
+import { DateTime, Nullable, StringEnum, Text, Uuid } from '../../lib/schema.ts';
+import { listOrders } from './listing.ts';
+import { categories, MAX_ACTOR, MAX_NOTE, priorities, statuses } from './rules.ts';
+
+export const StatusSchema = StringEnum(
+  statuses,
+  'new, ack, in_progress or resolved (resolved is the only closed status)',
+);
+export const CategorySchema = StringEnum(
+  categories,
+  `What the request is about: ${categories.join(', ')} (docs/student-app.md)`,
+);
+export const PrioritySchema = StringEnum(priorities, 'low, normal, high or crisis');
+
+const Name = (description: string) => Text({ minLength: 1, maxLength: MAX_ACTOR, description });
+/** Who makes a staff change: required of token callers, ignored for signed-in people (their session names them). */
+const StaffName = Name(
+  'The staff member making the change. Required with the operator token; a signed-in person is recorded ' +
+    'under their own name from the session and this field is ignored, so the timeline shows who acted.',
+);
+
+export const HelpRequest = Type.Object({
+  id: Uuid('The help_request_id used by the help-desk sync and in webhook payloads'),
+  student_id: Nullable(Uuid('The student; null if the student record was deleted since')),
+  status: StatusSchema,
+  priority: PrioritySchema,
+  category: Nullable(CategorySchema),
+  summary: Nullable(Type.String()),
+  assigned_to: Nullable(
+    Type.String({
+      description:
+        "The assigned person's current name (a rename shows at once); null when unassigned. A name " +
+        'assigned before assignments were by person and matching no single person is shown as it was, ' +
+        'with assigned_to_id null',
+    }),
+  ),
+  assigned_to_id: Nullable(Uuid('The assigned person (a staff member or admin); null when unassigned')),
+  external_ref: Nullable(Type.String({ description: 'Set by the help-desk sync' })),
+  resolved_at: Nullable(DateTime('Set when resolved; cleared on reopen')),
+  version: Type.Integer({ description: 'Incremented by every change' }),
+  created_at: DateTime(),
+  updated_at: DateTime(),
+});
+export type HelpRequest = Static<typeof HelpRequest>;
+
+export const TimelineItem = Type.Object({
+  id: Uuid(),
+  seq: Type.Integer({ description: 'Order of the entry' }),
+  kind: Type.Union([Type.Literal('note'), Type.Literal('audit')], {
+    description: 'note: a staff-visible note; audit: a record of a change',
+  }),
+  action: Type.String({
+    description:
+      'created, status, note, assign, unassign (platform); acknowledge, resolve, reopen, note, and ' +
+      '<action>_superseded for a sync row that lost to a later staff change (integration)',
+  }),
+  actor: Nullable(Type.String({ description: 'Staff member or integration actor name' })),
+  origin: Type.Union([Type.Literal('platform'), Type.Literal('integration')]),
+  note: Nullable(Type.String()),
+  from_status: Nullable(Type.String()),
+  to_status: Nullable(Type.String()),
+  external_ref: Nullable(Type.String({ description: 'The external_ref sent with this change, if any' })),
+  assigned_to: Nullable(
+    Type.String({ description: 'assign: the name of the person assigned, as it was at the time' }),
+  ),
+  assigned_to_id: Nullable(Uuid('assign: the id of the person assigned')),
+  version: Type.Integer({ description: "The request's version after this entry" }),
+  created_at: DateTime(),
+});
+export type TimelineItem = Static<typeof TimelineItem>;
+
+/** A help request with its whole timeline, oldest entry first. */
+export const HelpRequestDetail = Type.Intersect([
+  HelpRequest,
+  Type.Object({ timeline: Type.Array(TimelineItem) }),
+]);
+export type HelpRequestDetail = Static<typeof HelpRequestDetail>;
+
+/** The answer to a staff change. */
+export const HelpRequestChange = Type.Object({
+  request: HelpRequest,
+  changed: Type.Boolean({ description: 'false when the change was a no-op (nothing written, no event)' }),
+});
+export type HelpRequestChange = Static<typeof HelpRequestChange>;
+
+/** A person a help request may be assigned to. */
+export const AssigneeItem = Type.Object({
+  id: Uuid('Send as assignee_id'),
+  name: Type.String(),
+  email: Type.String(),
+});
+export type AssigneeItem = Static<typeof AssigneeItem>;
+
+export const InstitutionEvent = Type.Object({
+  id: Uuid('Event id (stable; the webhook-id of deliveries)'),
+  seq: Type.Integer({ description: 'Position in the event log; pass as after_seq to read on' }),
+  type: Type.String({ examples: ['help_request.updated'] }),
+  help_request_id: Nullable(Uuid()),
+  payload: Type.Object(
+    {
+      type: Type.String(),
+      timestamp: Type.String(),
+      data: Type.Record(Type.String(), Type.Unknown()),
+    },
+    {
+      description:
+        'The webhook body: {type, timestamp, data}; data has help_request_id, status, priority, external_ref ' +
+        '(once set), assigned_to and assigned_to_id (null when unassigned), origin (platform|integration), ' +
+        'actor, version and updated_at.',
+    },
+  ),
+  occurred_at: DateTime(),
+});
+export type InstitutionEvent = Static<typeof InstitutionEvent>;
+
+/** A page of the event log. */
+export const EventLogPage = Type.Object({
+  items: Type.Array(InstitutionEvent),
+  next_after_seq: Type.Integer({ description: 'Pass as after_seq to read the next page' }),
+});
+export type EventLogPage = Static<typeof EventLogPage>;
+
+// What the staff changes take (the admin API's bodies; the console checks its forms with them).
+
+export const NewHelpRequestBody = Type.Object({
+  student_id: Type.Optional(Uuid('A student of this institution')),
+  student_email: Type.Optional(
+    Text({ minLength: 1, maxLength: 320, description: "The student's email, instead of student_id" }),
+  ),
+  priority: Type.Optional(PrioritySchema),
+  category: Type.Optional(CategorySchema),
+  summary: Type.Optional(Text({ maxLength: 2000 })),
+  actor: Type.Optional(Name('Who created it (audit trail)')),
+});
+
+export const StatusChangeBody = Type.Object({ status: StatusSchema, staff: Type.Optional(StaffName) });
+
+export const NoteBody = Type.Object({
+  note: Text({ minLength: 1, maxLength: MAX_NOTE, nonBlank: true }),
+  staff: Type.Optional(StaffName),
+});
+
+export const AssignmentBody = Type.Object({
+  assignee_id: Type.Optional(
+    Nullable(
+      Type.String({
+        maxLength: 36,
+        description: 'The person to assign (a staff member or admin), or null to unassign',
+      }),
+    ),
+  ),
+  assignee: Type.Optional(
+    Nullable(Name('Deprecated: the exact name of the one staff member or admin to assign')),
+  ),
+  staff: Type.Optional(StaffName),
+});
+
+/** The filters and order of the help-request listing, as a query names them. */
+export const HelpRequestFilters = Type.Object({
+  status: Type.Optional(StatusSchema),
+  priority: Type.Optional(PrioritySchema),
+  student_id: Type.Optional(Uuid()),
+  assigned: Type.Optional(
+    Type.String({
+      maxLength: 36,
+      description:
+        'Whom the request is assigned to: `me` (the signed-in person; a token caller names the ' +
+        'person by id instead), `none` (unassigned), `any` (assigned to someone), or the id of a ' +
+        'person of this institution. Matched by the person id, never by name: two people with the same ' +
+        'name each see their own requests, and a renamed person keeps theirs',
+    }),
+  ),
+  order: Type.Optional(
+    StringEnum(
+      listOrders,
+      '`newest` (default): newest first. `crisis_first`: open crisis requests (priority crisis, ' +
+        'not resolved) first, then every other request; each group newest first',
+    ),
+  ),
+});
+export type HelpRequestFilters = Static<typeof HelpRequestFilters>;
