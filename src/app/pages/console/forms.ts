@@ -1,6 +1,7 @@
 // Form posts: what a field of the form is called, and where the API's answer is shown. The
 // API names the field at fault (`field`, dotted); the page shows its detail and code next to
 // that control, or above the form when the field is not one of the form's.
+import { ApiError } from '../../../errors.ts';
 import type { ApiProblem } from './api.ts';
 
 export type FormErrors = {
@@ -15,6 +16,23 @@ export function formErrors(problem: ApiProblem, fields: readonly string[]): Form
   const field = problem.field?.replace(/^body\.?/, '').split('.')[0];
   if (field && fields.includes(field)) return { errors: { [field]: message } };
   return { errors: {}, formError: message };
+}
+
+/**
+ * A post the domain refused (an ApiError below 500), as the page shows it: next to the field it
+ * names, or above the form, with the status the page answers. Anything else is rethrown for the
+ * error page.
+ */
+export function refusalOf(error: unknown, fields: readonly string[]): FormErrors & { status: number } {
+  if (!(error instanceof ApiError) || error.status >= 500) throw error;
+  const problem = { ...error.extra, error: error.code } as ApiProblem;
+  return { ...formErrors(problem, fields), status: error.status };
+}
+
+/** A form check's messages (src/app/pages/form-check.ts) as a page shows them: `_form` above the form. */
+export function checkErrors(errors: Record<string, string>): FormErrors {
+  const { _form, ...fields } = errors;
+  return _form === undefined ? { errors: fields } : { errors: fields, formError: _form };
 }
 
 /** A posted form field as trimmed text ('' when absent or not text). */

@@ -1,10 +1,13 @@
-// The one place the console pages through admin listings. The console's own URLs carry an
-// opaque `cursor`: the API's `next_cursor`, passed back as the API's `cursor` (keyset paging, so
-// page 1000 costs what page 1 costs). A listing the API refuses with a 400 (a cursor edited or
-// left over from other filters, a malformed filter) is not an error page: the page shows the
-// API's detail above an empty list, with the way back to the first page.
+// The one place the console pages through listings. The console's own URLs carry an opaque
+// `cursor`: the listing's key of the last row shown, encoded as the API encodes its
+// `next_cursor` (keyset paging, so page 1000 costs what page 1 costs). A listing the domain
+// refuses with a 400 (a cursor edited or left over from other filters, a filter it does not
+// accept) is not an error page: the page shows the refusal's detail above an empty list, with
+// the way back to the first page.
 import { Type } from 'typebox';
-import { MAX_CURSOR_LENGTH } from '../../../lib/cursor.ts';
+import type { KeysetPage, Paged } from '../../../db/keyset.ts';
+import { ApiError } from '../../../errors.ts';
+import { decodeCursor, encodeCursor, type KeysetOrder, MAX_CURSOR_LENGTH } from '../../../lib/cursor.ts';
 import type { ConsoleApi } from './api.ts';
 import { ApiRefusal, query } from './api.ts';
 
@@ -26,6 +29,32 @@ export interface Listing<T> {
   problem?: string;
 }
 
+/**
+ * One page of a domain listing: the page's `cursor` decoded for the listing's order, `read` called
+ * with that page, and the next page's cursor encoded. A 400 refusal (of the cursor or of a filter,
+ * by the decoding or by `read`) becomes the listing's `problem`; any other failure is the page's.
+ */
+export async function readListing<T>(
+  order: KeysetOrder,
+  options: { cursor?: string; size?: number },
+  read: (page: KeysetPage) => Promise<Paged<T>>,
+): Promise<Listing<T>> {
+  const cursor = options.cursor || undefined;
+  const paged = Boolean(cursor);
+  try {
+    const page = await read({
+      limit: options.size ?? 50,
+      after: cursor === undefined ? undefined : decodeCursor(order, cursor),
+    });
+    return { items: page.items, next: page.next ? encodeCursor(order, page.next) : undefined, paged };
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status !== 400) throw error;
+    const detail = String(error.extra.detail ?? 'the listing could not be read with these values');
+    return { items: [], paged, problem: `${detail} (${error.code})` };
+  }
+}
+
+/** A listing through the admin API in-process (the pages not yet reading the domain). */
 export async function listPage<T = Record<string, unknown>>(
   api: ConsoleApi,
   path: string,

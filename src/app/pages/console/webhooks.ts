@@ -1,202 +1,193 @@
 // Webhooks (Manage integrations): the endpoints, adding one (the URL guard's refusal next to the
 // URL field; the signing secret shown once), event types, disable and enable, rotating the
 // signing secret (confirmed; the new secret shown once with the end of the overlap window), a
-// test event, and an endpoint's delivery log (paged, each delivery with all its attempts), redelivery of one event and
-// replay of failed deliveries since a time (confirmed). Every read and write is the admin API's.
-import type { FastifyRequest } from 'fastify';
+// test event, and an endpoint's delivery log (paged, each delivery with all its attempts),
+// redelivery of one event and replay of failed deliveries since a time (confirmed).
+//
+// Every page calls the webhook domain's functions with the request's context, as the admin API
+// does: the same access (`integrations`), the same rules, the forms checked against the API's
+// schemas; a refusal is shown next to the field it names.
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { EVENT_TYPES } from '../../../domain/webhooks/schemas.ts';
+import { deliveryOrder } from '../../../domain/webhooks/orders.ts';
+import {
+  EndpointChangeBody,
+  NewEndpointBody,
+  RedeliverBody,
+  ReplayBody,
+} from '../../../domain/webhooks/schemas.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
-import { pageId } from './api.ts';
+import { checkForm } from '../form-check.ts';
 import { ctx, institutionOf } from './context.ts';
-import { confirmed, formErrors, list, text, when } from './forms.ts';
-import { CursorQuery, listPage } from './listing.ts';
+import { checkErrors, confirmed, list, refusalOf, text, when } from './forms.ts';
+import { CursorQuery, readListing } from './listing.ts';
+import {
+  endpointsView,
+  endpointView,
+  newEndpointInput,
+  newEndpointValues,
+  sinceOf,
+} from './webhooks-view.ts';
 
 const Params = Type.Object({ slug: Type.String() });
 const EndpointParams = Type.Object({ slug: Type.String(), id: Type.String() });
 const listSchema = { hide: true, params: Params };
 const schema = { hide: true, params: EndpointParams };
+const access = { access: 'integrations' as const };
 
-export interface Endpoint {
-  id: string;
-  url: string;
-  description: string | null;
-  event_types: string[];
-  enabled: boolean;
-  disabled_reason: string | null;
-  disabled_at: string | null;
-  failing_since: string | null;
-  previous_secret_expires_at: string | null;
-}
+/** The longest list of endpoints the page shows (an institution has a handful). */
+const MAX_ENDPOINTS_SHOWN = 200;
 
-interface Delivery {
-  id: string;
-  event_id: string;
-  event_type: string;
-  state: string;
-  attempts: number;
-  last_status: number | null;
-  last_error: string | null;
-  last_attempt_at: string | null;
-  next_attempt_at: string | null;
-  created_at: string;
-  attempt_log: Attempt[];
-}
+const newEndpointFields = {
+  url: { label: 'URL' },
+  description: { label: 'Description' },
+  event_types: { label: 'Event types', hint: 'Choose among the event types listed' },
+};
 
-interface Attempt {
-  id: number;
-  attempted_at: string;
-  outcome: string;
-  status_code: number | null;
-  duration_ms: number;
-  error: string | null;
-}
+type PageData = Record<string, unknown>;
 
-/** A `datetime-local` value (read as UTC, as every time in the console is shown) or an ISO time. */
-function sinceOf(value: string): string {
-  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(value)) return `${value}:00Z`;
-  return value;
-}
-
-export function webhookRoutes(app: App, _services: Services): void {
+function pages(services: Services) {
+  const { webhooks } = services;
   const paths = (request: FastifyRequest, id?: string) => {
-    const slug = institutionOf(request).slug;
-    const api = `/admin/v1/institutions/${slug}/webhook-endpoints`;
-    const page = `/console/${slug}/webhooks`;
-    return id ? { api: `${api}/${id}`, page: `${page}/${id}` } : { api, page };
+    const page = `/console/${institutionOf(request).slug}/webhooks`;
+    return id ? `${page}/${id}` : page;
   };
 
-  const endpoints = async (request: FastifyRequest, extra: Record<string, unknown> = {}, status = 200) => {
-    const c = ctx(request);
-    const listing = await c.api.get<{ items: Endpoint[] }>(`${paths(request).api}?limit=200`);
-    return c.render(
-      'console/webhooks.eta',
-      {
-        title: 'Webhooks',
-        endpoints: listing.items,
-        eventTypes: EVENT_TYPES,
-        values: { url: '', description: '', event_types: [] },
-        errors: {},
-        when,
-        ...extra,
-      },
-      status,
-    );
+  /** The endpoints and the add form (with the values and messages of a refused post). */
+  const endpoints = async (request: FastifyRequest, extra: PageData = {}, status = 200) => {
+    const listing = await webhooks.list(institutionOf(request).id, { limit: MAX_ENDPOINTS_SHOWN });
+    return ctx(request).render('console/webhooks.eta', { ...endpointsView(listing.items), ...extra }, status);
   };
 
-  const endpoint = async (
-    request: FastifyRequest,
-    id: string,
-    extra: Record<string, unknown> = {},
-    status = 200,
-  ) => {
-    const c = ctx(request);
-    pageId(id, { error: 'not_found', detail: 'no such webhook endpoint' });
-    const { api } = paths(request, id);
+  /** An endpoint with a page of its delivery log (by the URL's cursor; each delivery with its attempts). */
+  const endpoint = async (request: FastifyRequest, extra: PageData = {}, status = 200) => {
+    const institutionId = institutionOf(request).id;
+    const { id } = request.params as { id: string };
     const cursor = (request.query as { cursor?: unknown } | undefined)?.cursor;
-    // The log pages by the API's cursor; each delivery comes with all of its attempts.
-    const [found, deliveries] = await Promise.all([
-      c.api.get<Endpoint>(api),
-      listPage<Delivery>(
-        c.api,
-        `${api}/deliveries`,
-        { include_attempts: true },
+    const [found, log] = await Promise.all([
+      webhooks.get(institutionId, id),
+      readListing(
+        deliveryOrder,
         { cursor: typeof cursor === 'string' ? cursor : undefined, size: 50 },
+        (page) => webhooks.deliveries(institutionId, id, { ...page, withAttempts: true }),
       ),
     ]);
-    return c.render(
-      'console/webhook.eta',
-      {
-        title: `Webhook endpoint ${found.url}`,
-        endpoint: found,
-        deliveries: deliveries.items.map((d) => ({ ...d, tries: d.attempt_log })),
-        log: deliveries,
-        eventTypes: EVENT_TYPES,
-        selected: found.event_types,
-        errors: {},
-        when,
-        ...extra,
-      },
-      status,
-    );
+    return ctx(request).render('console/webhook.eta', { ...endpointView(found, log), ...extra }, status);
   };
 
-  app.get('/:slug/webhooks', { config: { access: 'integrations' }, schema: listSchema }, async (request) =>
-    endpoints(request),
-  );
+  /**
+   * Runs an endpoint's action: on success, back to the endpoint's page with its notice; a refusal
+   * is shown on the endpoint's page (next to the field it names, of `fields`).
+   */
+  const act = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    run: () => Promise<unknown>,
+    done: string,
+    refusal: { fields?: string[]; shown?: (refused: ReturnType<typeof refusalOf>) => PageData } = {},
+  ) => {
+    try {
+      await run();
+    } catch (error) {
+      const refused = refusalOf(error, refusal.fields ?? []);
+      return endpoint(request, refusal.shown?.(refused) ?? refused, refused.status);
+    }
+    return reply.redirect(`${paths(request, (request.params as { id: string }).id)}?done=${done}`, 303);
+  };
 
-  app.post('/:slug/webhooks', { config: { access: 'integrations' }, schema: listSchema }, async (request) => {
-    const c = ctx(request);
-    const values = {
-      url: text(request.body, 'url'),
-      description: text(request.body, 'description'),
-      event_types: list(request.body, 'event_types'),
-    };
-    const answer = await c.api.call<Endpoint & { secret: string }>('POST', paths(request).api, {
-      url: values.url,
-      event_types: values.event_types,
-      ...(values.description ? { description: values.description } : {}),
-    });
-    if (!answer.ok)
-      return endpoints(
-        request,
-        { values, ...formErrors(answer.problem, ['url', 'event_types', 'description']) },
-        answer.status,
-      );
-    return c.render('console/secret-shown.eta', {
+  return { webhooks, paths, endpoints, endpoint, act };
+}
+
+export function webhookRoutes(app: App, services: Services): void {
+  const p = pages(services);
+  endpointListRoutes(app, p);
+  endpointRoutes(app, p);
+  deliveryRoutes(app, p);
+}
+
+type Pages = ReturnType<typeof pages>;
+
+/** The endpoints, and adding one. */
+function endpointListRoutes(app: App, { webhooks, paths, endpoints }: Pages): void {
+  app.get('/:slug/webhooks', { config: access, schema: listSchema }, async (request) => endpoints(request));
+
+  app.post('/:slug/webhooks', { config: access, schema: listSchema }, async (request) => {
+    const values = newEndpointValues(request.body);
+    const input = newEndpointInput(values);
+    const checked = checkForm(NewEndpointBody, input, newEndpointFields);
+    if (!checked.ok) return endpoints(request, { values, ...checkErrors(checked.errors) }, 400);
+    let created: Awaited<ReturnType<typeof webhooks.create>>;
+    try {
+      created = await webhooks.create(institutionOf(request).id, checked.value);
+    } catch (error) {
+      const refused = refusalOf(error, Object.keys(newEndpointFields));
+      return endpoints(request, { values, ...refused }, refused.status);
+    }
+    return ctx(request).render('console/secret-shown.eta', {
       title: 'New webhook endpoint',
       which: 'signing secret',
       kept: 'It is stored encrypted and cannot be read back.',
-      secret: answer.body.secret,
-      note: `Endpoint ${answer.body.url} was added. Its receiver verifies each delivery's signature with this secret.`,
-      back: paths(request, answer.body.id).page,
+      secret: created.secret,
+      note: `Endpoint ${created.url} was added. Its receiver verifies each delivery's signature with this secret.`,
+      back: paths(request, created.id),
     });
   });
+}
 
+/** An endpoint's page, its event types, enabling and disabling it, and a test event. */
+function endpointRoutes(app: App, { webhooks, endpoint, act }: Pages): void {
   app.get(
     '/:slug/webhooks/:id',
-    { config: { access: 'integrations' }, schema: { ...schema, querystring: CursorQuery } },
-    async (request) => endpoint(request, request.params.id),
+    { config: access, schema: { ...schema, querystring: CursorQuery } },
+    async (request) => endpoint(request),
   );
 
-  app.post(
-    '/:slug/webhooks/:id/event-types',
-    { config: { access: 'integrations' }, schema },
-    async (request, reply) => {
-      const c = ctx(request);
-      const { api, page } = paths(request, request.params.id);
-      const selected = list(request.body, 'event_types');
-      const answer = await c.api.call('PATCH', api, { event_types: selected });
-      if (!answer.ok)
-        return endpoint(
-          request,
-          request.params.id,
-          { selected, ...formErrors(answer.problem, ['event_types']) },
-          answer.status,
-        );
-      return reply.redirect(`${page}?done=webhook_updated`, 303);
-    },
-  );
+  app.post('/:slug/webhooks/:id/event-types', { config: access, schema }, async (request, reply) => {
+    const selected = list(request.body, 'event_types');
+    const fields = { event_types: newEndpointFields.event_types };
+    const checked = checkForm(EndpointChangeBody, { event_types: selected }, fields);
+    if (!checked.ok) return endpoint(request, { selected, ...checkErrors(checked.errors) }, 400);
+    const institutionId = institutionOf(request).id;
+    return act(
+      request,
+      reply,
+      () => webhooks.update(institutionId, request.params.id, checked.value),
+      'webhook_updated',
+      { fields: ['event_types'], shown: (refused) => ({ selected, ...refused }) },
+    );
+  });
 
-  app.post(
-    '/:slug/webhooks/:id/enabled',
-    { config: { access: 'integrations' }, schema },
-    async (request, reply) => {
-      const c = ctx(request);
-      const { api, page } = paths(request, request.params.id);
-      const enabled = text(request.body, 'enabled') === 'yes';
-      const answer = await c.api.call('PATCH', api, { enabled });
-      if (!answer.ok)
-        return endpoint(request, request.params.id, formErrors(answer.problem, []), answer.status);
-      return reply.redirect(`${page}?done=${enabled ? 'webhook_enabled' : 'webhook_disabled'}`, 303);
-    },
-  );
+  app.post('/:slug/webhooks/:id/enabled', { config: access, schema }, async (request, reply) => {
+    const enabled = text(request.body, 'enabled') === 'yes';
+    const institutionId = institutionOf(request).id;
+    return act(
+      request,
+      reply,
+      () => webhooks.update(institutionId, request.params.id, { enabled }),
+      enabled ? 'webhook_enabled' : 'webhook_disabled',
+    );
+  });
 
-  app.post('/:slug/webhooks/:id/rotate', { config: { access: 'integrations' }, schema }, async (request) => {
+  app.post('/:slug/webhooks/:id/test', { config: access, schema }, async (request, reply) => {
+    const institutionId = institutionOf(request).id;
+    return act(
+      request,
+      reply,
+      () => webhooks.sendTest(institutionId, request.params.id),
+      'webhook_test_sent',
+    );
+  });
+}
+
+/** Rotating the signing secret, redelivering one event, and replaying failed deliveries. */
+function deliveryRoutes(app: App, { webhooks, paths, endpoint, act }: Pages): void {
+  app.post('/:slug/webhooks/:id/rotate', { config: access, schema }, async (request) => {
     const c = ctx(request);
-    const { api, page } = paths(request, request.params.id);
-    if (!confirmed(request.body))
+    const page = paths(request, request.params.id);
+    if (!confirmed(request.body)) {
+      // Asking first changes nothing: no audit entry for it.
+      request.unchanged = true;
       return c.render('console/confirm.eta', {
         title: 'Rotate the signing secret?',
         message:
@@ -205,86 +196,69 @@ export function webhookRoutes(app: App, _services: Services): void {
         button: 'Rotate the signing secret',
         back: page,
       });
-    const answer = await c.api.call<{ secret: string; previous_secret_expires_at: string }>(
-      'POST',
-      `${api}/rotate-secret`,
-    );
-    if (!answer.ok)
-      return endpoint(request, request.params.id, formErrors(answer.problem, []), answer.status);
+    }
+    let rotated: Awaited<ReturnType<typeof webhooks.rotateSecret>>;
+    try {
+      rotated = await webhooks.rotateSecret(institutionOf(request).id, request.params.id);
+    } catch (error) {
+      const refused = refusalOf(error, []);
+      return endpoint(request, refused, refused.status);
+    }
     return c.render('console/secret-shown.eta', {
       title: 'New signing secret',
       which: 'signing secret',
       kept: 'It is stored encrypted and cannot be read back.',
-      secret: answer.body.secret,
-      note: `The previous secret also signs deliveries until ${when(answer.body.previous_secret_expires_at)}.`,
+      secret: rotated.secret,
+      note: `The previous secret also signs deliveries until ${when(rotated.previous_secret_expires_at)}.`,
       back: page,
     });
   });
 
-  app.post(
-    '/:slug/webhooks/:id/test',
-    { config: { access: 'integrations' }, schema },
-    async (request, reply) => {
-      const c = ctx(request);
-      const { api, page } = paths(request, request.params.id);
-      const answer = await c.api.call('POST', `${api}/test`, {});
-      if (!answer.ok)
-        return endpoint(request, request.params.id, formErrors(answer.problem, []), answer.status);
-      return reply.redirect(`${page}?done=webhook_test_sent`, 303);
-    },
-  );
+  app.post('/:slug/webhooks/:id/redeliver', { config: access, schema }, async (request, reply) => {
+    const checked = checkForm(RedeliverBody, { event_id: text(request.body, 'event_id') }, {});
+    if (!checked.ok) return endpoint(request, checkErrors(checked.errors), 400);
+    const institutionId = institutionOf(request).id;
+    return act(
+      request,
+      reply,
+      () => webhooks.redeliver(institutionId, request.params.id, checked.value.event_id),
+      'webhook_redelivered',
+    );
+  });
 
-  app.post(
-    '/:slug/webhooks/:id/redeliver',
-    { config: { access: 'integrations' }, schema },
-    async (request, reply) => {
-      const c = ctx(request);
-      const { api, page } = paths(request, request.params.id);
-      const answer = await c.api.call('POST', `${api}/redeliver`, {
-        event_id: text(request.body, 'event_id'),
+  app.post('/:slug/webhooks/:id/replay', { config: access, schema }, async (request, reply) => {
+    const page = paths(request, request.params.id);
+    const since = text(request.body, 'since');
+    const replayError = (message: string) =>
+      endpoint(request, { replayErrors: { since: message }, since }, 400);
+    if (!since) return replayError('Give the time to replay from.');
+    const checked = checkForm(
+      ReplayBody,
+      { since: sinceOf(since) },
+      { since: { label: 'Events recorded since', hint: 'Give the time to replay from as a date and time' } },
+    );
+    if (!checked.ok) return replayError(checked.errors.since ?? 'Give the time to replay from.');
+    if (!confirmed(request.body)) {
+      request.unchanged = true;
+      return ctx(request).render('console/confirm.eta', {
+        title: 'Replay failed deliveries?',
+        message: `Every failed delivery to this endpoint of an event recorded since ${since} UTC is sent again.`,
+        action: `${page}/replay`,
+        button: 'Replay the failed deliveries',
+        fields: { since },
+        back: page,
       });
-      if (!answer.ok)
-        return endpoint(request, request.params.id, formErrors(answer.problem, []), answer.status);
-      return reply.redirect(`${page}?done=webhook_redelivered`, 303);
-    },
-  );
-
-  app.post(
-    '/:slug/webhooks/:id/replay',
-    { config: { access: 'integrations' }, schema },
-    async (request, reply) => {
-      const c = ctx(request);
-      const { api, page } = paths(request, request.params.id);
-      const since = text(request.body, 'since');
-      if (!since)
-        return endpoint(
-          request,
-          request.params.id,
-          { replayErrors: { since: 'Give the time to replay from.' }, since },
-          400,
-        );
-      if (!confirmed(request.body))
-        return c.render('console/confirm.eta', {
-          title: 'Replay failed deliveries?',
-          message: `Every failed delivery to this endpoint of an event recorded since ${since} UTC is sent again.`,
-          action: `${page}/replay`,
-          button: 'Replay the failed deliveries',
-          fields: { since },
-          back: page,
-        });
-      const answer = await c.api.call<{ requeued: number }>('POST', `${api}/replay`, {
-        since: sinceOf(since),
-      });
-      if (!answer.ok) {
-        const shown = formErrors(answer.problem, ['since']);
-        return endpoint(
-          request,
-          request.params.id,
-          { replayErrors: shown.errors, formError: shown.formError, since },
-          answer.status,
-        );
-      }
-      return reply.redirect(`${page}?done=webhook_replayed`, 303);
-    },
-  );
+    }
+    const institutionId = institutionOf(request).id;
+    return act(
+      request,
+      reply,
+      () => webhooks.replayFailed(institutionId, request.params.id, new Date(checked.value.since)),
+      'webhook_replayed',
+      {
+        fields: ['since'],
+        shown: (refused) => ({ replayErrors: refused.errors, formError: refused.formError, since }),
+      },
+    );
+  });
 }

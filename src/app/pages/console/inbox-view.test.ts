@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Caller } from '../../../domain/access/policy.ts';
+import type { HelpRequest } from '../../../domain/helpdesk/schemas.ts';
+import {
+  assigneeOptions,
+  assignmentOf,
+  helpRequestView,
+  inboxFilters,
+  inboxQuery,
+  inboxUrl,
+  inboxView,
+} from './inbox-view.ts';
+
+const me = '0d9a3c1e-7b2f-4e6a-8c5d-3f1e2a4b6c8d';
+const staff: Caller = {
+  kind: 'person',
+  personId: me,
+  institutionId: 'i',
+  roles: ['staff'],
+  permissions: [],
+  actor: 'Kai Lee',
+  sessionId: 's',
+};
+const operator: Caller = { kind: 'operator', actor: 'operator', sessionId: 's' };
+
+const request = (
+  id: string,
+  priority: HelpRequest['priority'],
+  status: HelpRequest['status'],
+): HelpRequest => ({
+  id,
+  student_id: null,
+  status,
+  priority,
+  category: null,
+  summary: `Request ${id}`,
+  assigned_to: null,
+  assigned_to_id: null,
+  external_ref: null,
+  resolved_at: null,
+  version: 1,
+  created_at: new Date('2026-03-04T10:00:00Z'),
+  updated_at: new Date('2026-03-04T10:00:00Z'),
+});
+
+test('the filters of a URL: only values the form offers; "unassigned" is the listing\'s none, crisis first', () => {
+  const filters = inboxFilters({ status: 'resolved', priority: 'urgent', assigned: 'unassigned' });
+  assert.deepEqual(filters, { status: 'resolved', priority: undefined, assigned: 'unassigned' });
+  assert.deepEqual(inboxQuery(filters), {
+    status: 'resolved',
+    priority: undefined,
+    assigned: 'none',
+    order: 'crisis_first',
+  });
+  assert.equal(inboxQuery(inboxFilters({ assigned: 'me' })).assigned, 'me');
+  assert.equal(inboxQuery(inboxFilters({ assigned: 'someone' })).assigned, undefined);
+  assert.equal(inboxUrl('/console/x/inbox', filters), '/console/x/inbox?status=resolved&assigned=unassigned');
+  assert.equal(inboxUrl('/console/x/inbox', {}), '/console/x/inbox?');
+});
+
+test('open crisis requests are shown apart; a resolved crisis request is one of the others', () => {
+  const items = [
+    request('a', 'crisis', 'new'),
+    request('b', 'crisis', 'resolved'),
+    request('c', 'normal', 'ack'),
+  ];
+  const view = inboxView({ items, paged: false }, {}, '/console/x/inbox');
+  assert.deepEqual(
+    view.crisis.map((r) => r.id),
+    ['a'],
+  );
+  assert.deepEqual(
+    view.items.map((r) => r.id),
+    ['b', 'c'],
+  );
+  assert.equal(view.self, '/console/x/inbox?');
+});
+
+test('namesakes are told apart by email; "me" only when the signed-in person may be assigned', () => {
+  const assignees = [
+    { id: me, name: 'Kai Lee', email: 'kai@example.edu' },
+    { id: 'b', name: 'Kai Lee', email: 'kai.lee@example.edu' },
+    { id: 'c', name: 'Robin', email: 'robin@example.edu' },
+  ];
+  assert.deepEqual(
+    assigneeOptions(assignees).map((a) => a.label),
+    ['Kai Lee (kai@example.edu)', 'Kai Lee (kai.lee@example.edu)', 'Robin'],
+  );
+  const detail = { ...request('a', 'normal', 'new'), timeline: [] };
+  assert.equal(helpRequestView(detail, assignees, staff, '/back').me, me);
+  assert.equal(helpRequestView(detail, assignees.slice(1), staff, '/back').me, undefined);
+  assert.equal(helpRequestView(detail, assignees, operator, '/back').me, undefined);
+  assert.equal(helpRequestView(detail, assignees, staff, '/back').title, 'Help request: Request a');
+});
+
+test('the assignment form: unassign, assign to me whatever the select holds, or the chosen person', () => {
+  assert.deepEqual(assignmentOf({ unassign: 'yes', assignee_id: 'c' }, staff), { assignee_id: null });
+  assert.deepEqual(assignmentOf({ to_me: 'yes', assignee_id: 'c' }, staff), { assignee_id: me });
+  assert.deepEqual(assignmentOf({ to_me: 'yes', assignee_id: 'c' }, operator), { assignee_id: 'c' });
+  assert.deepEqual(assignmentOf({ assignee_id: ' c ' }, staff), { assignee_id: 'c' });
+  assert.deepEqual(assignmentOf(undefined, staff), { assignee_id: '' });
+});

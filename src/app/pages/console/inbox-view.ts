@@ -1,0 +1,128 @@
+// What the inbox's pages show, built from the help desk's own types by pure functions: the
+// filters a URL asks for and the listing query they stand for, the inbox (open crisis requests
+// apart from the rest), a request's page with the people it may be assigned to, and the assignee
+// an assignment form names.
+import type { Caller } from '../../../domain/access/policy.ts';
+import { type Priority, priorities, type Status, statuses } from '../../../domain/helpdesk/rules.ts';
+import type {
+  AssigneeItem,
+  HelpRequest,
+  HelpRequestDetail,
+  HelpRequestFilters,
+} from '../../../domain/helpdesk/schemas.ts';
+import { text, when } from './forms.ts';
+import type { Listing } from './listing.ts';
+
+const assignedChoices = ['me', 'unassigned'] as const;
+
+/** The inbox's filters as its form names them. */
+export interface InboxFilters {
+  status?: Status;
+  priority?: Priority;
+  assigned?: (typeof assignedChoices)[number];
+}
+
+const oneOf = <T extends string>(values: readonly T[], value: unknown): T | undefined =>
+  values.includes(value as T) ? (value as T) : undefined;
+
+/** The filters of an inbox URL; a value the form does not offer is no filter. */
+export function inboxFilters(query: {
+  status?: unknown;
+  priority?: unknown;
+  assigned?: unknown;
+}): InboxFilters {
+  return {
+    status: oneOf(statuses, query.status),
+    priority: oneOf(priorities, query.priority),
+    assigned: oneOf(assignedChoices, query.assigned),
+  };
+}
+
+/** The listing query of the inbox's filters: exact over the whole listing, open crisis requests first. */
+export function inboxQuery(filters: InboxFilters): HelpRequestFilters {
+  return {
+    status: filters.status,
+    priority: filters.priority,
+    assigned: filters.assigned === 'unassigned' ? 'none' : filters.assigned,
+    order: 'crisis_first',
+  };
+}
+
+/** The inbox's URL with these filters, ready for a `cursor` to be added (the pager's base). */
+export function inboxUrl(page: string, filters: InboxFilters): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(filters)) if (value) params.set(name, value);
+  const search = params.toString();
+  return search ? `${page}?${search}` : `${page}?`;
+}
+
+const openCrisis = (request: HelpRequest) => request.priority === 'crisis' && request.status !== 'resolved';
+
+/**
+ * The inbox page. The listing comes crisis first, so its first pages hold every open crisis
+ * request: they are shown in a panel of their own above the others.
+ */
+export function inboxView(listing: Listing<HelpRequest>, filters: InboxFilters, page: string) {
+  return {
+    title: 'Help requests',
+    crisis: listing.items.filter(openCrisis),
+    items: listing.items.filter((request) => !openCrisis(request)),
+    listing,
+    filters,
+    statuses,
+    priorities,
+    self: inboxUrl(page, filters),
+    when,
+  };
+}
+
+export interface AssigneeOption {
+  id: string;
+  label: string;
+}
+
+/** The assign select's options: by name, people with the same name told apart by their email. */
+export function assigneeOptions(assignees: readonly AssigneeItem[]): AssigneeOption[] {
+  const names = new Map<string, number>();
+  for (const a of assignees) names.set(a.name, (names.get(a.name) ?? 0) + 1);
+  return assignees.map((a) => ({
+    id: a.id,
+    label: (names.get(a.name) ?? 0) > 1 ? `${a.name} (${a.email})` : a.name,
+  }));
+}
+
+/** The signed-in person, when they may be assigned (what "Assign to me" and the default choice are). */
+export function assignableMe(caller: Caller, assignees: readonly AssigneeItem[]): string | undefined {
+  const me = caller.kind === 'person' ? caller.personId : undefined;
+  return assignees.some((a) => a.id === me) ? me : undefined;
+}
+
+/** A help request's page: the request with its timeline, and the assign form's choices. */
+export function helpRequestView(
+  request: HelpRequestDetail,
+  assignees: readonly AssigneeItem[],
+  caller: Caller,
+  back: string,
+) {
+  return {
+    title: `Help request: ${request.summary ?? request.id}`,
+    request,
+    back,
+    statuses,
+    assignees: assigneeOptions(assignees),
+    me: assignableMe(caller, assignees),
+    errors: {} as Record<string, string>,
+    values: {} as Record<string, unknown>,
+    when,
+  };
+}
+
+/**
+ * The assignee an assignment form names: no one ("Unassign"), the signed-in person ("Assign to
+ * me", whatever the select holds), or the person chosen in the select.
+ */
+export function assignmentOf(form: unknown, caller: Caller): { assignee_id: string | null } {
+  if (text(form, 'unassign') === 'yes') return { assignee_id: null };
+  if (text(form, 'to_me') === 'yes' && caller.kind === 'person') return { assignee_id: caller.personId };
+  return { assignee_id: text(form, 'assignee_id') };
+}
