@@ -246,3 +246,21 @@ for (const kind of databaseKinds()) {
     }
   });
 }
+
+describeEachDatabase('Idempotency-Key expiry', (ctx) => {
+  test('keys older than 24 hours are deleted in bounded batches', async () => {
+    const { expireKeys } = await import('../../src/domain/idempotency/keys.ts');
+    const caller = `person:${randomUUID()}`;
+    await ctx().db.query(
+      `INSERT INTO idempotency_keys (caller, key, request_hash, status, response, created_at)
+       SELECT $1, 'k' || g, 'h', 201, 'x', now() - interval '25 hours' FROM generate_series(1, 5) g
+       UNION ALL SELECT $1, 'fresh', 'h', 201, 'x', now()`,
+      [caller],
+    );
+    const clock = { now: () => new Date() };
+    assert.equal(await expireKeys({ db: ctx().db, clock }, 3), 3);
+    assert.equal(await expireKeys({ db: ctx().db, clock }), 2);
+    const { rows } = await ctx().db.query('SELECT key FROM idempotency_keys WHERE caller = $1', [caller]);
+    assert.deepEqual(rows, [{ key: 'fresh' }]);
+  });
+});

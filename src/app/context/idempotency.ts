@@ -10,6 +10,7 @@ import {
   type Claim,
   claimKey,
   completeKey,
+  expireKeys,
   type IdempotencyDeps,
   idempotencyKeyPattern,
   type KeyRef,
@@ -64,7 +65,11 @@ function refuse(claim: Exclude<Claim, { kind: 'claimed' | 'replay' }>): ApiError
       });
 }
 
+/** Every this many claims, keys past their 24 hours are deleted (a bounded batch, off the answer). */
+const EXPIRE_EVERY = 100;
+
 export function registerIdempotency(app: App, deps: IdempotencyDeps): void {
+  let claims = 0;
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const responses = (route.schema?.response ?? {}) as Record<string, unknown>;
@@ -91,6 +96,10 @@ export function registerIdempotency(app: App, deps: IdempotencyDeps): void {
     const claim = await claimKey(deps, ref, hash);
     if (claim.kind === 'claimed') {
       request.idempotencyKey = ref;
+      claims += 1;
+      if (claims % EXPIRE_EVERY === 0) {
+        expireKeys(deps).catch((error) => request.log.error({ err: error }, 'idempotency expiry failed'));
+      }
       return;
     }
     if (claim.kind !== 'replay') throw refuse(claim);
