@@ -13,6 +13,9 @@ export const errorStatus = {
   unknown_field: 400,
   url_not_allowed: 400,
   invalid_cursor: 400,
+  // 400: a query parameter the endpoint does not define (listings page by `cursor`, not `offset`)
+  unknown_parameter: 400,
+  invalid_idempotency_key: 400,
   // 400: an assignment names no one who may be assigned (field: assignee_id or assignee)
   assignee_not_found: 400,
   assignee_removed: 400,
@@ -37,11 +40,15 @@ export const errorStatus = {
   conflict: 409,
   endpoint_disabled: 409,
   fetch_in_progress: 409,
+  // 409: the first request with this Idempotency-Key is still running
+  idempotency_key_in_use: 409,
   // 413
   batch_too_large: 413,
   payload_too_large: 413,
   // 415
   unsupported_media_type: 415,
+  // 422: an Idempotency-Key reused with a different request
+  idempotency_key_reused: 422,
   // 429
   rate_limited: 429,
   // 5xx

@@ -7,6 +7,7 @@ import type { Services } from '../services.ts';
 import { installErrorHandling } from './api/errors.ts';
 import { registerApi } from './api/index.ts';
 import { registerOpenApi } from './api/openapi.ts';
+import { registerIdempotency } from './context/idempotency.ts';
 import { registerRateLimit } from './context/rate-limit.ts';
 import { registerRequestContext } from './context/request-context.ts';
 import { registerSessionCookies } from './context/session-cookies.ts';
@@ -97,6 +98,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   // Cookies are parsed (an onRequest hook of their own) before the context reads the session.
   await registerSessionCookies(app, services);
   registerRequestContext(app, services);
+  registerIdempotency(app, services);
   await registerRateLimit(app, services, { nameSpace: options.rateLimitNameSpace });
   await registerOpenApi(app, services);
   // The JSON API and the HTML pages: siblings, each answering failures in its own form.

@@ -4,6 +4,7 @@
 import { ApiError } from '../../errors.ts';
 import { uuidPattern } from '../../lib/ids.ts';
 import { isStorableText } from '../../lib/text.ts';
+import { batchLimits } from '../feeds/batch-limits.ts';
 
 export const statuses = ['new', 'ack', 'in_progress', 'resolved'] as const;
 export type Status = (typeof statuses)[number];
@@ -15,7 +16,7 @@ export type Category = (typeof categories)[number];
 export const syncActions = ['acknowledge', 'note', 'resolve', 'reopen'] as const;
 export type SyncAction = (typeof syncActions)[number];
 
-export const MAX_UPDATES = 100;
+export const MAX_UPDATES = batchLimits.helpSync.updates;
 export const MAX_EXTERNAL_REF = 200;
 export const MAX_ACTOR = 200;
 export const MAX_NOTE = 10_000;

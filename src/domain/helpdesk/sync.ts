@@ -17,12 +17,12 @@ import type { Db, Queryable } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { type NewEvent, recordEvents } from '../events/record.ts';
+import { checkBatchSize } from '../feeds/batch-limits.ts';
 import type { SyncCaller } from '../secrets/help-sync-secrets.ts';
 import { appendTimeline, lockRequests, updateSyncedRequests } from './queries.ts';
 import {
   applyRow,
   DEFAULT_SYNC_ACTOR,
-  MAX_UPDATES,
   parseName,
   type SyncRowError,
   type SyncState,
@@ -91,12 +91,7 @@ export function createHelpSyncService(db: Db, clock: Clock) {
 
   return {
     async sync(caller: SyncCaller, body: SyncBody): Promise<{ results: SyncResult[] }> {
-      if (body.updates.length > MAX_UPDATES) {
-        throw new ApiError('batch_too_large', {
-          max: MAX_UPDATES,
-          detail: `at most ${MAX_UPDATES} updates per request; send the rest in further requests`,
-        });
-      }
+      checkBatchSize('helpSync', 'updates', body.updates);
       let defaultActor = DEFAULT_SYNC_ACTOR;
       if (body.actor !== undefined) {
         const parsed = parseName(body.actor);

@@ -22,7 +22,6 @@
 
 import type { Db, Queryable } from '../../db/db.ts';
 import { InstitutionLock, lockInstitution } from '../../db/locks.ts';
-import { ApiError } from '../../errors.ts';
 import { campusNamesSql } from '../campuses/names.ts';
 import {
   type FullSyncOutcome,
@@ -30,6 +29,7 @@ import {
   previewFullSyncPage,
   recordFullSyncPage,
 } from '../departures/departures.ts';
+import { batchLimits, checkBatchSize } from '../feeds/batch-limits.ts';
 import { type RunCredential, recordRun } from '../runs/runs.ts';
 import {
   changes,
@@ -45,16 +45,11 @@ import { type BadDate, type RosterRow, type RowError, validateRow } from './rows
 export { type RosterWarning, rosterWarningCodes, type ValueRows } from './plan.ts';
 export type { RowError };
 
-export const MAX_STUDENTS_PER_PAGE = 5000;
+export const MAX_STUDENTS_PER_PAGE = batchLimits.roster.students;
 
 /** 413 batch_too_large when a page has more rows than one request may carry (spec 4.1). */
 export function checkPageSize(students: unknown[]): void {
-  if (students.length > MAX_STUDENTS_PER_PAGE) {
-    throw new ApiError('batch_too_large', {
-      max: MAX_STUDENTS_PER_PAGE,
-      detail: `at most ${MAX_STUDENTS_PER_PAGE} students per request; send the roster in pages`,
-    });
-  }
+  checkBatchSize('roster', 'students', students);
 }
 
 export interface SyncResult {

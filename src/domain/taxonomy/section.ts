@@ -1,6 +1,7 @@
 // What every section of the enrolments feed shares: its name and report, the context a
 // section handler works in, and the helpers that parse rows and drop repeated keys.
 import type { Queryable } from '../../db/db.ts';
+import { batchLimits } from '../feeds/batch-limits.ts';
 import type { Parsed, RowProblem } from './rows.ts';
 
 /** Every section of the endpoint, in the order a real run applies them. */
@@ -8,13 +9,7 @@ export const sectionOrder = ['programs', 'campuses', 'terms', 'units', 'enrolmen
 export type SectionName = (typeof sectionOrder)[number];
 
 /** Rows per section and request; more gives 413 batch_too_large (spec 4.2 rule 1). */
-export const sectionLimits: Record<SectionName, number> = {
-  programs: 1000,
-  campuses: 200,
-  terms: 500,
-  units: 5000,
-  enrolments: 5000,
-};
+export const sectionLimits: Record<SectionName, number> = batchLimits.enrolments;
 
 export interface SectionReport {
   /** Rows sent in the section. */

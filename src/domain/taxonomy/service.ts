@@ -10,9 +10,9 @@
 import type { Db, Queryable } from '../../db/db.ts';
 import { type KeysetPage, keysetPage, type Paged } from '../../db/keyset.ts';
 import { InstitutionLock, lockInstitution } from '../../db/locks.ts';
-import { ApiError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { CursorKey, KeysetOrder } from '../../lib/cursor.ts';
+import { checkBatchSize } from '../feeds/batch-limits.ts';
 import { type RunCredential, recordRun } from '../runs/runs.ts';
 import { type EnrolmentFilter, listEnrolments } from './enrolment-listing.ts';
 import {
@@ -46,13 +46,7 @@ export function checkLimits(body: PushBody): void {
   for (const section of sectionOrder) {
     const rows = body[section];
     if (rows === undefined) continue;
-    if (rows.length > sectionLimits[section]) {
-      throw new ApiError('batch_too_large', {
-        max: sectionLimits[section],
-        field: section,
-        detail: `at most ${sectionLimits[section]} ${section} per request (got ${rows.length}); split the push`,
-      });
-    }
+    checkBatchSize('enrolments', section, rows);
   }
 }
 

@@ -205,7 +205,7 @@ export function helpSyncRoutes(app: App, services: Services): void {
   app.post(
     '/api/integrations/help-sync',
     {
-      config: { access: 'feed', ...perMinute(services.config.helpSyncRateLimitPerMinute) },
+      config: { access: 'feed', ...perMinute(services.config.helpSyncRateLimitPerMinute, 'help-sync') },
       schema: {
         tags: ['help-desk sync'],
         security: [{ syncSecret: [] }],

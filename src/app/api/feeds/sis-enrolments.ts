@@ -85,7 +85,7 @@ export function sisEnrolmentsRoutes(app: App, services: Services): void {
   app.post(
     '/api/sis/enrolments',
     {
-      config: { access: 'feed', ...perMinute(services.config.enrolmentsRateLimitPerMinute) },
+      config: { access: 'feed', ...perMinute(services.config.enrolmentsRateLimitPerMinute, 'enrolments') },
       schema: {
         tags: ['sis'],
         security: [{ rosterSecret: [] }],

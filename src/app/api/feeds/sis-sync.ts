@@ -309,7 +309,7 @@ export function sisSyncRoutes(app: App, services: Services): void {
   app.post(
     '/api/sis/sync',
     {
-      config: { access: 'feed', ...perMinute(services.config.rosterRateLimitPerMinute) },
+      config: { access: 'feed', ...perMinute(services.config.rosterRateLimitPerMinute, 'roster') },
       // After the rate limit (onRequest), before the body is parsed.
       preParsing: async (request: FastifyRequest, _reply, payload) => {
         request.rosterCaller = await rosterSecrets.authenticate(bearerToken(request.headers.authorization));

@@ -8,6 +8,7 @@
 // is parsed. Pages render on their own surface (layout and stylesheet student.css); every
 // failure is a page with a code, never a stack trace, and never a 5xx for bad input.
 
+import { randomUUID } from 'node:crypto';
 import type { Eta } from 'eta';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../../../domain/access/policy.ts';
@@ -94,6 +95,7 @@ function studentRoutes(app: App, services: Services): void {
     crisis: boolean,
     values: { description?: string; category?: string } = {},
     problems: RaiseProblem[] = [],
+    idempotencyKey?: string,
   ) => {
     const contacts = crisis ? await studentApp.crisisContacts(studentOf(request).institutionId) : [];
     return reply.render(
@@ -106,6 +108,10 @@ function studentRoutes(app: App, services: Services): void {
         values,
         problems,
         problemOf: (field: string) => problems.find((p) => p.field === field)?.message,
+        // One key per form shown: the same form posted twice (a double tap, a retry on a bad
+        // connection) raises one request (src/app/context/idempotency.ts). A form shown again
+        // after a refusal keeps the key it was posted with.
+        idempotencyKey: idempotencyKey ?? randomUUID(),
       },
       problems.length > 0 ? 400 : 200,
     );
@@ -120,27 +126,32 @@ function studentRoutes(app: App, services: Services): void {
     raiseForm(request, reply, true),
   );
 
-  app.post('/requests', { config: { access: 'student' }, schema: { hide: true } }, async (request, reply) => {
-    const student = studentOf(request);
-    const body = formFields(request.body);
-    const input = {
-      description: firstString(body.description),
-      category: firstString(body.category),
-      crisis: firstString(body.crisis) === '1',
-    };
-    const problems = raiseProblems(input);
-    if (problems.length > 0) {
-      return raiseForm(
-        request,
-        reply,
-        input.crisis,
-        { description: input.description?.slice(0, 4000), category: input.category?.slice(0, 50) },
-        problems,
-      );
-    }
-    const created = await studentApp.raise(student, input);
-    return reply.header('cache-control', 'no-store').redirect(`/app/requests/${created.id}?raised=1`, 303);
-  });
+  app.post(
+    '/requests',
+    { config: { access: 'student', idempotent: true }, schema: { hide: true } },
+    async (request, reply) => {
+      const student = studentOf(request);
+      const body = formFields(request.body);
+      const input = {
+        description: firstString(body.description),
+        category: firstString(body.category),
+        crisis: firstString(body.crisis) === '1',
+      };
+      const problems = raiseProblems(input);
+      if (problems.length > 0) {
+        return raiseForm(
+          request,
+          reply,
+          input.crisis,
+          { description: input.description?.slice(0, 4000), category: input.category?.slice(0, 50) },
+          problems,
+          firstString(body._idempotency_key)?.slice(0, 255),
+        );
+      }
+      const created = await studentApp.raise(student, input);
+      return reply.header('cache-control', 'no-store').redirect(`/app/requests/${created.id}?raised=1`, 303);
+    },
+  );
 
   app.get(
     '/requests/:id',
