@@ -53,7 +53,8 @@ for (const kind of databaseKinds()) {
         [one, two],
       );
 
-      assert.deepEqual(await migrate(db), ['0019_assigned_person']);
+      // 0019 runs first; the migrations after it run too and change nothing here.
+      assert.equal((await migrate(db))[0], '0019_assigned_person');
 
       const { rows } = await db.query<{
         summary: string;
