@@ -1,24 +1,108 @@
-// Queue depth and delivery outcomes over every institution (the operator's view). Four reads, each
-// of a partial index or a time window, never of the whole delivery history.
+// Webhook delivery metrics over every institution (the operator's view): queue depth, outcomes of
+// the last hour and day, endpoints enabled and disabled. Four aggregate queries, each reading a
+// partial index or a time window, never the whole delivery history. The same figures are written
+// as JSON (the admin API) and in Prometheus' text exposition format (GET /metrics).
+import { type Static, Type } from 'typebox';
 import type { Queryable } from '../../db/db.ts';
-import {
-  selectAttemptOutcomes,
-  selectEndpointCounts,
-  selectFailedCounts,
-  selectQueueCounts,
-} from './queries.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { DateTime } from '../../lib/schema.ts';
 
-export async function deliveryMetrics(db: Queryable, now: Date) {
-  const queue = await selectQueueCounts(db, now);
-  const failed = await selectFailedCounts(db, now);
-  const attempts = await selectAttemptOutcomes(db, now);
-  const endpoints = await selectEndpointCounts(db);
+const Count = (description?: string) => Type.Number({ description });
+
+export const WebhookMetrics = Type.Object({
+  queue: Type.Object({
+    pending: Count('Deliveries not finished'),
+    due: Count('Ready now and not leased'),
+    in_flight: Count('Leased by a worker'),
+    retrying: Count('Waiting for a later attempt'),
+    oldest_due_age_seconds: Count('Lag of the oldest due delivery'),
+    failed: Count('Deliveries given up (or stopped by disabling) and not replayed'),
+    failed_last_day: Count('Of those, finished in the last day'),
+  }),
+  attempts: Type.Record(Type.String(), Type.Object({ last_hour: Count(), last_day: Count() }), {
+    description: 'Attempts per outcome over the last hour and the last day',
+  }),
+  endpoints: Type.Object({ enabled: Count(), disabled: Count() }),
+  measured_at: DateTime(),
+});
+export type WebhookMetrics = Static<typeof WebhookMetrics>;
+
+export async function webhookMetrics(q: Queryable, clock: Clock): Promise<WebhookMetrics> {
+  const now = clock.now();
+  const { rows: queue } = await q.query<{
+    pending: number;
+    due: number;
+    in_flight: number;
+    retrying: number;
+    oldest_due_age_seconds: number;
+  }>(
+    `SELECT count(*) AS pending,
+            count(*) FILTER (WHERE next_attempt_at <= $1 AND lease_until IS NULL) AS due,
+            count(*) FILTER (WHERE lease_until > $1) AS in_flight,
+            count(*) FILTER (WHERE next_attempt_at > $1 AND attempts > 0
+                                   AND (lease_until IS NULL OR lease_until <= $1)) AS retrying,
+            COALESCE(EXTRACT(EPOCH FROM ($1 - min(next_attempt_at) FILTER (WHERE next_attempt_at <= $1))), 0)::float8
+              AS oldest_due_age_seconds
+     FROM webhook_deliveries WHERE state = 'pending'`,
+    [now],
+  );
+  const { rows: failed } = await q.query<{ failed: number; failed_last_day: number }>(
+    `SELECT count(*) AS failed, count(*) FILTER (WHERE completed_at > $1::timestamptz - interval '1 day') AS failed_last_day
+     FROM webhook_deliveries WHERE state = 'failed'`,
+    [now],
+  );
+  const { rows: attempts } = await q.query<{ outcome: string; last_hour: number; last_day: number }>(
+    `SELECT outcome, count(*) FILTER (WHERE attempted_at > $1::timestamptz - interval '1 hour') AS last_hour,
+            count(*) AS last_day
+     FROM webhook_attempts WHERE attempted_at > $1::timestamptz - interval '1 day' GROUP BY outcome ORDER BY outcome`,
+    [now],
+  );
+  const { rows: endpoints } = await q.query<{ enabled: number; disabled: number }>(
+    'SELECT count(*) FILTER (WHERE enabled) AS enabled, count(*) FILTER (WHERE NOT enabled) AS disabled FROM webhook_endpoints',
+  );
   return {
-    queue: { ...queue, ...failed },
+    queue: { ...queue[0], ...failed[0] },
     attempts: Object.fromEntries(
       attempts.map((a) => [a.outcome, { last_hour: a.last_hour, last_day: a.last_day }]),
     ),
-    endpoints,
+    endpoints: endpoints[0],
     measured_at: now,
   };
+}
+
+/** The metrics in Prometheus' text exposition format (version 0.0.4), every family a gauge. */
+export function prometheusText(m: WebhookMetrics): string {
+  const lines: string[] = [];
+  const gauge = (name: string, help: string, samples: [labels: string, value: number][]) => {
+    lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} gauge`);
+    for (const [labels, value] of samples) lines.push(`${name}${labels} ${Number(value ?? 0)}`);
+  };
+  const q = m.queue;
+  gauge('ssp_webhook_deliveries', 'Webhook deliveries by state', [
+    ['{state="pending"}', q.pending],
+    ['{state="due"}', q.due],
+    ['{state="in_flight"}', q.in_flight],
+    ['{state="retrying"}', q.retrying],
+    ['{state="failed"}', q.failed],
+  ]);
+  gauge('ssp_webhook_failed_last_day', 'Deliveries given up in the last day', [['', q.failed_last_day]]);
+  gauge('ssp_webhook_oldest_due_age_seconds', 'Age of the oldest due delivery', [
+    ['', q.oldest_due_age_seconds],
+  ]);
+  const outcomes = Object.entries(m.attempts);
+  gauge(
+    'ssp_webhook_attempts_last_hour',
+    'Delivery attempts in the last hour by outcome',
+    outcomes.map(([outcome, v]) => [`{outcome="${outcome}"}`, v.last_hour]),
+  );
+  gauge(
+    'ssp_webhook_attempts_last_day',
+    'Delivery attempts in the last day by outcome',
+    outcomes.map(([outcome, v]) => [`{outcome="${outcome}"}`, v.last_day]),
+  );
+  gauge('ssp_webhook_endpoints', 'Webhook endpoints by status', [
+    ['{enabled="true"}', m.endpoints.enabled],
+    ['{enabled="false"}', m.endpoints.disabled],
+  ]);
+  return `${lines.join('\n')}\n`;
 }

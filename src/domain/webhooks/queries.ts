@@ -5,7 +5,7 @@
 // Indexes: endpoints are read by (institution_id, id) and listed by (institution_id, created_at,
 // id); an endpoint's deliveries by (endpoint_id, created_at, id) and its attempts by
 // (endpoint_id, id); a delivery's attempts by webhook_attempts_delivery_idx (migration 0005 and
-// later). The metrics read partial indexes or a time window, never the whole history.
+// later). The delivery metrics over every institution are read by ./metrics.ts.
 import type { Queryable } from '../../db/db.ts';
 import { type KeysetPage, keysetPage, type Paged } from '../../db/keyset.ts';
 import type { CursorKey } from '../../lib/cursor.ts';
@@ -183,7 +183,7 @@ export async function selectDeliveryPage(
     : '';
   const { rows } = await db.query<WebhookDelivery & { sort_key: CursorKey }>(
     `SELECT d.id, d.event_id, ev.type AS event_type, d.state, d.attempts, d.last_status, d.last_error,
-            d.last_attempt_at, CASE WHEN d.state = 'pending' THEN d.next_attempt_at END AS next_attempt_at,
+            d.last_attempt_at, CASE WHEN d.state = 'pending' THEN GREATEST(d.next_attempt_at, d.lease_until) END AS next_attempt_at,
             d.created_at, d.completed_at, json_build_array(d.created_at, d.id) AS sort_key${attemptLog}
      FROM webhook_deliveries d JOIN events ev ON ev.id = d.event_id
      WHERE d.institution_id = $1 AND d.endpoint_id = $2 AND ($4::text IS NULL OR d.state = $4)
@@ -227,7 +227,7 @@ export async function selectEventDeliveries(
 ): Promise<Record<string, unknown>[]> {
   const { rows } = await db.query<Record<string, unknown>>(
     `SELECT d.id, d.endpoint_id, w.url, d.state, d.attempts, d.last_status, d.last_error, d.last_attempt_at,
-            CASE WHEN d.state = 'pending' THEN d.next_attempt_at END AS next_attempt_at, d.created_at, d.completed_at,
+            CASE WHEN d.state = 'pending' THEN GREATEST(d.next_attempt_at, d.lease_until) END AS next_attempt_at, d.created_at, d.completed_at,
             COALESCE((SELECT jsonb_agg(jsonb_build_object('attempted_at', a.attempted_at, 'outcome', a.outcome,
                'status_code', a.status_code, 'duration_ms', a.duration_ms, 'error', a.error) ORDER BY a.id)
                FROM webhook_attempts a WHERE a.delivery_id = d.id), '[]'::jsonb) AS attempt_log
@@ -236,55 +236,4 @@ export async function selectEventDeliveries(
     [institutionId, eventId],
   );
   return rows;
-}
-
-/** The delivery queue over every institution: pending, due, in flight, retrying, oldest due. */
-export async function selectQueueCounts(db: Queryable, now: Date): Promise<Record<string, number>> {
-  const { rows } = await db.query<Record<string, number>>(
-    `SELECT count(*) AS pending,
-            count(*) FILTER (WHERE next_attempt_at <= $1 AND lease_until IS NULL) AS due,
-            count(*) FILTER (WHERE lease_until > $1) AS in_flight,
-            count(*) FILTER (WHERE next_attempt_at > $1 AND attempts > 0
-                                   AND (lease_until IS NULL OR lease_until <= $1)) AS retrying,
-            COALESCE(EXTRACT(EPOCH FROM ($1 - min(next_attempt_at) FILTER (WHERE next_attempt_at <= $1))), 0)::float8
-              AS oldest_due_age_seconds
-     FROM webhook_deliveries WHERE state = 'pending'`,
-    [now],
-  );
-  return rows[0];
-}
-
-/** Deliveries given up: all of them, and those of the last day. */
-export async function selectFailedCounts(
-  db: Queryable,
-  now: Date,
-): Promise<{ failed: number; failed_last_day: number }> {
-  const { rows } = await db.query<{ failed: number; failed_last_day: number }>(
-    `SELECT count(*) AS failed, count(*) FILTER (WHERE completed_at > $1::timestamptz - interval '1 day') AS failed_last_day
-     FROM webhook_deliveries WHERE state = 'failed'`,
-    [now],
-  );
-  return rows[0];
-}
-
-/** Attempts of the last hour and the last day, by outcome. */
-export async function selectAttemptOutcomes(
-  db: Queryable,
-  now: Date,
-): Promise<{ outcome: string; last_hour: number; last_day: number }[]> {
-  const { rows } = await db.query<{ outcome: string; last_hour: number; last_day: number }>(
-    `SELECT outcome, count(*) FILTER (WHERE attempted_at > $1::timestamptz - interval '1 hour') AS last_hour,
-            count(*) AS last_day
-     FROM webhook_attempts WHERE attempted_at > $1::timestamptz - interval '1 day' GROUP BY outcome ORDER BY outcome`,
-    [now],
-  );
-  return rows;
-}
-
-/** Endpoints enabled and disabled, over every institution. */
-export async function selectEndpointCounts(db: Queryable): Promise<{ enabled: number; disabled: number }> {
-  const { rows } = await db.query<{ enabled: number; disabled: number }>(
-    'SELECT count(*) FILTER (WHERE enabled) AS enabled, count(*) FILTER (WHERE NOT enabled) AS disabled FROM webhook_endpoints',
-  );
-  return rows[0];
 }

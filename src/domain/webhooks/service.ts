@@ -24,7 +24,7 @@ import {
   updateEndpoint,
   type WebhooksDeps,
 } from './endpoints.ts';
-import { deliveryMetrics } from './metrics.ts';
+import { webhookMetrics } from './metrics.ts';
 import type { DeliveryQuery } from './queries.ts';
 
 export function createWebhooksService(options: Omit<WebhooksDeps, 'resolve'> & Partial<WebhooksDeps>) {
@@ -64,7 +64,7 @@ export function createWebhooksService(options: Omit<WebhooksDeps, 'resolve'> & P
     /** One event, and for each endpoint it went to, the delivery and every attempt. */
     eventDeliveries: (institutionId: string, eventId: string) => eventDeliveries(db, institutionId, eventId),
     /** Queue depth and delivery outcomes over every institution (operator view). */
-    metrics: () => deliveryMetrics(db, clock.now()),
+    metrics: () => webhookMetrics(db, clock),
   };
 }
 
