@@ -33,7 +33,18 @@ import type { Services } from '../../services.ts';
 import type { App } from '../types.ts';
 import { requireCsrf, sessionCookies } from './session-cookies.ts';
 
+/** A route as the request context knows it: what it needs. */
+export interface RouteAccess {
+  method: string;
+  url: string;
+  access: Access;
+}
+
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route of the application with the access it declared (the access matrix reads it). */
+    routeAccess: RouteAccess[];
+  }
   interface FastifyContextConfig {
     /** What the route needs (see Access in src/domain/access/policy.ts). */
     access?: Access;
@@ -70,16 +81,19 @@ async function resolveCaller(request: FastifyRequest, services: Services): Promi
 }
 
 export function registerRequestContext(app: App, services: Services): void {
+  const table: RouteAccess[] = [];
+  app.decorate('routeAccess', table);
   // Fail closed at start: a route that forgets to say who may use it is a bug, not a default.
   app.addHook('onRoute', (route) => {
-    const declared = route.config?.access;
+    let declared = route.config?.access;
     if (declared === undefined && pluginRoutePrefixes.some((prefix) => route.url.startsWith(prefix))) {
-      route.config = { ...route.config, access: 'public' };
-      return;
+      declared = 'public';
+      route.config = { ...route.config, access: declared };
     }
     if (declared === undefined || !accessLevels.includes(declared)) {
       throw new Error(`route ${String(route.method)} ${route.url} declares no valid config.access`);
     }
+    for (const method of [route.method].flat()) table.push({ method, url: route.url, access: declared });
   });
 
   app.addHook('onRequest', async (request) => {
