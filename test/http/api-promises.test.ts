@@ -126,6 +126,10 @@ describeEachDatabase('Idempotency-Key', (ctx) => {
     const fresh = randomUUID();
     assert.equal((await create(fresh, { slug: 'Not A Slug', name: 'x' })).statusCode, 400);
     assert.equal((await create(fresh, { slug: `y${slug}`, name: 'Fixed' })).statusCode, 201);
+    // A refusal from the handler itself (the slug is taken) stores nothing either.
+    const again = randomUUID();
+    assert.equal((await create(again, { slug, name: 'Taken' })).statusCode, 409);
+    assert.equal((await create(again, { slug: `z${slug}`, name: 'Free' })).statusCode, 201);
   });
 
   test('a key whose first request is still running is 409', async () => {

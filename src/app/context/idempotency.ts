@@ -114,9 +114,11 @@ export function registerIdempotency(app: App, deps: IdempotencyDeps): void {
     const ref = request.idempotencyKey;
     if (!ref) return payload;
     request.idempotencyKey = undefined;
-    // A redirect has no body (undefined); a stream cannot be stored, so its key is released.
+    // A redirect has no body (undefined); a stream cannot be stored, so its key is released. So is
+    // a refusal (4xx, a page's form shown again with its problems): the corrected request reuses
+    // the key, and a server error (5xx) lets the retry run again.
     const body = payload === undefined || payload === null ? '' : payload;
-    if (reply.statusCode >= 500 || typeof body !== 'string') {
+    if (reply.statusCode >= 400 || typeof body !== 'string') {
       await releaseKey(deps, ref).catch((error) =>
         request.log.error({ err: error }, 'idempotency release failed'),
       );
