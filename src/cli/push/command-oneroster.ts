@@ -2,8 +2,8 @@
 // mapping's choices as options (docs/ssp-push.md).
 import fs from 'node:fs';
 import type { Command } from 'commander';
+import { DEFAULT_MAPPING, type OneRosterMapping } from '../../domain/oneroster/mapping.ts';
 import { type CommonOptions, collect, common, csvOptions, list } from './command-options.ts';
-import { DEFAULT_MAPPING, type OneRosterMapping } from './oneroster-mapping.ts';
 import { type Prepared, type PushOptions, runPush } from './run.ts';
 import { PushStopped } from './send.ts';
 
