@@ -5,7 +5,8 @@
 import { type Db, PgErrorCode, pgErrorCode } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
-import type { Permission, Role } from '../access/policy.ts';
+import { assertMayChangeGrants } from '../access/grant-changes.ts';
+import type { Caller, Permission, Role } from '../access/policy.ts';
 import {
   deleteSignInLinks,
   insertPerson,
@@ -64,16 +65,21 @@ export function listPeople(db: Db, institutionId: string | null): Promise<Person
   return selectPeople(db, institutionId);
 }
 
-/** Invites a person (null institution: an operator); an email already a member is 409 conflict. */
+/**
+ * Invites a person (null institution: an operator); `by` (the caller) must be allowed to give the
+ * grants asked for. An email already a member is 409 conflict.
+ */
 export async function invitePerson(
   { db, clock }: Pick<PeopleDeps, 'db' | 'clock'>,
   institutionId: string | null,
   input: PersonInput,
+  by: Caller,
 ): Promise<Person> {
   const grants =
     institutionId === null
       ? { roles: ['operator'] as unknown as Role[], permissions: [] }
       : normaliseGrants(input.roles, input.permissions);
+  if (institutionId !== null) assertMayChangeGrants(by, undefined, grants);
   try {
     const id = await insertPerson(db, institutionId, {
       email: input.email.trim(),
@@ -90,15 +96,20 @@ export async function invitePerson(
   }
 }
 
-/** Changes name, roles or permissions; a role taken away applies to open sessions at once. */
+/**
+ * Changes name, roles or permissions, as `by` (the caller) is allowed to; a role taken away
+ * applies to open sessions at once.
+ */
 export async function updatePerson(
   { db, clock }: Pick<PeopleDeps, 'db' | 'clock'>,
   institutionId: string,
   id: string,
   change: { name?: string; roles?: Role[]; permissions?: Permission[] },
+  by: Caller,
 ): Promise<Person> {
   const current = await getPerson(db, institutionId, id);
   const grants = normaliseGrants(change.roles ?? current.roles, change.permissions ?? current.permissions);
+  assertMayChangeGrants(by, current, grants);
   await updatePersonRow(db, institutionId, id, {
     name: change.name ?? current.name,
     ...grants,
@@ -135,13 +146,16 @@ export function createPeople(db: Db, clock: Clock, sessions: Sessions) {
   const deps: PeopleDeps = { db, clock, sessions };
   return {
     get: (institutionId: string | null, id: string) => getPerson(db, institutionId, id),
-    invite: (institutionId: string | null, input: PersonInput) => invitePerson(deps, institutionId, input),
+    /** Invites a person; `by` (the caller) must be allowed to give the grants asked for. */
+    invite: (institutionId: string | null, input: PersonInput, by: Caller) =>
+      invitePerson(deps, institutionId, input, by),
     list: (institutionId: string | null) => listPeople(db, institutionId),
     update: (
       institutionId: string,
       id: string,
       change: { name?: string; roles?: Role[]; permissions?: Permission[] },
-    ) => updatePerson(deps, institutionId, id, change),
+      by: Caller,
+    ) => updatePerson(deps, institutionId, id, change, by),
     remove: (institutionId: string | null, id: string) => removePerson(deps, institutionId, id),
     endSessions: (institutionId: string, id: string) => endPersonSessions(deps, institutionId, id),
   };

@@ -1,12 +1,12 @@
-// Admin API: the admin audit of an institution, newest first (every change made through the
-// admin API and the console; written by the request context).
+// Admin API: the admin audit of an institution, newest first.
 import { Type } from 'typebox';
 import type { Services } from '../../../services.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import { adminSecurity, DateTime, errorResponses, SlugParams, Uuid } from '../schemas.ts';
 
-export function adminAuditRoutes(app: App, { adminAudit }: Services): void {
+export function adminAuditRoutes(app: App, services: Services): void {
+  const { adminAudit } = services;
   const tags = ['admin: people and sign-in'];
   const security = adminSecurity;
 

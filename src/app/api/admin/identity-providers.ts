@@ -1,6 +1,4 @@
-// Admin API: an institution's OpenID Connect provider, and the platform operators' provider:
-// read (never the client secret), configure (discovery read at once through the outbound URL
-// guard), remove. Rules: src/domain/people/identity-providers.ts.
+// Admin API: an institution's OpenID Connect provider, and the platform operators' own provider.
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { getProvider, putProvider, removeProvider } from '../../../domain/people/identity-providers.ts';
@@ -10,10 +8,12 @@ import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import { adminSecurity, errorResponses, SlugParams } from '../schemas.ts';
 
-export function adminIdentityProviderRoutes(app: App, { db, clock, keyring, oidc }: Services): void {
+export function adminIdentityProviderRoutes(app: App, services: Services): void {
+  const { db, clock, keyring, oidc } = services;
   const deps = { db, clock, keyring, oidc };
   const tags = ['admin: people and sign-in'];
   const security = adminSecurity;
+
   const providerRoutes = (
     path: string,
     access: 'admin' | 'operator',
@@ -52,7 +52,7 @@ export function adminIdentityProviderRoutes(app: App, { db, clock, keyring, oidc
           response: { 200: IdentityProvider, ...errorResponses(400, 401, 403, 404) },
         },
       },
-      async (request) => putProvider(deps, institutionId(request), request.body),
+      async (request) => putProvider(deps, institutionId(request), request.body as ProviderBody),
     );
     app.delete(
       path,

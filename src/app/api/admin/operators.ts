@@ -1,13 +1,15 @@
-// Admin API: the platform's operators (added by email, signing in through the platform identity
-// provider) and one-time console sign-in links for the operator.
+// Admin API: the platform's operators who sign in through the platform identity provider, and
+// one-time operator sign-in links.
 import { Type } from 'typebox';
 import { invitePerson, listPeople, removePerson } from '../../../domain/people/people.ts';
 import { NewOperatorBody, Person } from '../../../domain/people/schemas.ts';
 import type { Services } from '../../../services.ts';
+import { callerOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import { adminSecurity, DateTime, errorResponses, Uuid } from '../schemas.ts';
 
-export function adminOperatorRoutes(app: App, { db, clock, sessions, signIn }: Services): void {
+export function adminOperatorRoutes(app: App, services: Services): void {
+  const { db, clock, sessions, signIn } = services;
   const deps = { db, clock, sessions };
   const tags = ['admin: people and sign-in'];
   const security = adminSecurity;
@@ -25,7 +27,11 @@ export function adminOperatorRoutes(app: App, { db, clock, sessions, signIn }: S
       },
     },
     async (request, reply) =>
-      reply.status(201).send(await invitePerson(deps, null, { ...request.body, roles: [], permissions: [] })),
+      reply
+        .status(201)
+        .send(
+          await invitePerson(deps, null, { ...request.body, roles: [], permissions: [] }, callerOf(request)),
+        ),
   );
 
   app.get(
