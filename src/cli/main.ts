@@ -74,7 +74,9 @@ program
 
 program
   .command('operator-reset')
-  .description('Revoke every stored operator token and print a new one (talks to the database directly)')
+  .description(
+    'Revoke every stored operator token, end every operator session, cancel unused operator sign-in links, and print a new token (talks to the database directly)',
+  )
   .action(async () => {
     const config = loadConfig();
     const { openDb, migrate, embeddedDatabaseExists, createOperatorCredentials } = await database();
@@ -92,12 +94,18 @@ program
           'the database of DATABASE_URL has no tables of this service: start the server once first',
         );
       await migrate(db);
-      const token = await createOperatorCredentials(db, undefined).reset();
+      const reset = await createOperatorCredentials(db, undefined).reset();
       const where = config.databaseUrl
         ? 'the PostgreSQL database of DATABASE_URL'
         : `the embedded database in ${config.dataDir}`;
-      process.stderr.write(`ssp: every operator token of ${where} is revoked; the new one:\n`);
-      process.stdout.write(`${token}\n`);
+      const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+      process.stderr.write(
+        `ssp: every operator token of ${where} is revoked; ` +
+          `${count(reset.sessionsEnded, 'operator session', 'operator sessions')} ended; ` +
+          `${count(reset.linksCancelled, 'unused operator sign-in link', 'unused operator sign-in links')} cancelled. ` +
+          'The new token:\n',
+      );
+      process.stdout.write(`${reset.token}\n`);
     } finally {
       await db.close();
     }

@@ -28,16 +28,31 @@ export function createOperatorCredentials(db: Db, configuredHash: string | undef
       });
     },
 
-    /** Replaces every stored operator credential with a new one (recovery from a lost token). */
-    async reset(): Promise<string> {
+    /**
+     * Recovery from a lost or leaked token: replaces every stored operator credential with a new
+     * one and, in the same transaction, ends every operator session (token links and platform
+     * operators signed in through the platform provider alike) and cancels every unused operator
+     * sign-in link, so nothing obtained with the old token outlives the reset.
+     */
+    async reset(): Promise<{ token: string; sessionsEnded: number; linksCancelled: number }> {
       const token = generateSecret('ssp_op_');
-      await db.transaction(async (tx) => {
+      return db.transaction(async (tx) => {
         await tx.query('UPDATE operator_credentials SET revoked_at = now() WHERE revoked_at IS NULL');
         await tx.query("INSERT INTO operator_credentials (token_hash, label) VALUES ($1, 'reset')", [
           sha256Hex(token),
         ]);
+        const sessions = await tx.query(
+          `UPDATE sessions SET ended_at = now(), ended_reason = 'operator_reset'
+           WHERE ended_at IS NULL AND expires_at > now()
+             AND (operator OR person_id IN (SELECT id FROM people WHERE institution_id IS NULL))`,
+        );
+        // Expiring a link now cancels it: the link page then says it expired or was used.
+        const links = await tx.query(
+          `UPDATE operator_sign_in_links SET expires_at = now()
+           WHERE used_at IS NULL AND expires_at > now()`,
+        );
+        return { token, sessionsEnded: sessions.rowCount, linksCancelled: links.rowCount };
       });
-      return token;
     },
 
     async authenticate(token: string | undefined): Promise<void> {
