@@ -4,7 +4,7 @@
 // says how many sessions it ended and links it cancelled. The same reset on PostgreSQL, through
 // the test app's operator sessions.
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,49 +13,10 @@ import { promisify } from 'node:util';
 import { createOperatorCredentials } from '../../src/domain/secrets/operator-credentials.ts';
 import { seedTenant, startTestApp } from '../helpers/app.ts';
 import { operatorBrowser, personBrowser } from '../helpers/people.ts';
+import { startServerProcess as startServer } from '../helpers/server-process.ts';
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, '../..');
-
-async function startServer(dataDir: string) {
-  const child: ChildProcess = spawn(process.execPath, [path.join(root, 'src/main.ts')], {
-    env: {
-      ...process.env,
-      DATA_DIR: dataDir,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      DATABASE_URL: '',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    output += chunk;
-  });
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setInterval(() => {
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (match) {
-        clearInterval(timer);
-        resolve(match[1]);
-      }
-    }, 50);
-    exited.then(() => {
-      clearInterval(timer);
-      reject(new Error(`server exited: ${output}`));
-    });
-  });
-  const stop = async () => {
-    child.kill('SIGTERM');
-    await exited;
-  };
-  return { url, output: () => output, stop };
-}
 
 test('operator-reset ends operator sessions and cancels unused sign-in links, and says so', async () => {
   const dataDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ssp-op-reset-')), 'data');
