@@ -23,17 +23,17 @@ import { loadConfig } from '../src/config.ts';
 import type { Db } from '../src/db/db.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createServices } from '../src/services.ts';
-import { openScratchPostgres } from '../test/helpers/scratch-db.ts';
+import { openScratchPostgres, pgliteTemplate } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
+import { size } from './size.ts';
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
 
-const PAGE = 5000;
-const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
-const INSTITUTIONS = env('BENCH_ROSTER_INSTITUTIONS', 1000);
-const STUDENTS_EACH = env('BENCH_ROSTER_STUDENTS_EACH', 200);
-const WARMUP = env('BENCH_ROSTER_WARMUP', 2);
+const PAGE = size(5000, 50, 'BENCH_ROSTER_PAGE');
+const INSTITUTIONS = size(1000, 2, 'BENCH_ROSTER_INSTITUTIONS');
+const STUDENTS_EACH = size(200, 5, 'BENCH_ROSTER_STUDENTS_EACH');
+const WARMUP = size(2, 0, 'BENCH_ROSTER_WARMUP');
 
 const FLOOR_COLUMNS =
   'institution_id, cohort_id, email, student_id_ext, first_name, last_name, program_id, campus_id, first_in_family, start_date';
@@ -50,7 +50,10 @@ interface Target {
 
 /** PGlite through an adapter identical to the service's, keeping the instance for COPY. */
 async function pgliteTarget(): Promise<Target> {
-  const lite = await PGlite.create({ parsers: { 20: (value: string) => Number(value) } });
+  const lite = await PGlite.create({
+    loadDataDir: await pgliteTemplate(),
+    parsers: { 20: (value: string) => Number(value) },
+  });
   const shape = <T>(result: { rows: unknown[]; affectedRows?: number }) => ({
     rows: result.rows as T[],
     rowCount: result.affectedRows ?? result.rows.length,
@@ -60,7 +63,12 @@ async function pgliteTarget(): Promise<Target> {
     query: async (sql, params) => shape(await lite.query(sql, params as unknown[])),
     transaction: (fn) =>
       lite.transaction((tx) =>
-        fn({ query: async (sql, params) => shape(await tx.query(sql, params as unknown[])) }),
+        fn({
+          query: async (sql, params) => shape(await tx.query(sql, params as unknown[])),
+          exec: async (sql) => {
+            await tx.exec(sql);
+          },
+        }),
       ),
     exec: async (sql) => {
       await lite.exec(sql);
@@ -455,7 +463,7 @@ export async function run(options: BenchOptions): Promise<void> {
   if (options.databaseUrl) {
     const postgres = await postgresTarget(options.databaseUrl);
     try {
-      await benchTarget(postgres, env('BENCH_ROSTER_ITERATIONS', 15));
+      await benchTarget(postgres, size(15, 1, 'BENCH_ROSTER_ITERATIONS'));
     } finally {
       await postgres.close();
     }
@@ -466,7 +474,7 @@ export async function run(options: BenchOptions): Promise<void> {
   if (!process.env.BENCH_ROSTER_SKIP_PGLITE) {
     const lite = await pgliteTarget();
     try {
-      await benchTarget(lite, env('BENCH_ROSTER_ITERATIONS_PGLITE', 8));
+      await benchTarget(lite, size(8, 1, 'BENCH_ROSTER_ITERATIONS_PGLITE'));
     } finally {
       await lite.close();
     }

@@ -16,9 +16,10 @@ import { systemClock } from '../src/lib/clock.ts';
 import { createKeyring, generateKey, parseKey } from '../src/lib/encryption.ts';
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
+import { size } from './size.ts';
 
-const THROUGHPUT_EVENTS = 20_000;
-const LATENCY_EVENTS = 400;
+const THROUGHPUT_EVENTS = size(20_000, 100);
+const LATENCY_EVENTS = size(400, 10);
 const LATENCY_INTERVAL_MS = 5;
 
 interface Receiver {
@@ -126,7 +127,7 @@ async function measure(label: string, db: Db): Promise<void> {
   const service = createWebhooksService({ db, clock: systemClock, policy: { allowLoopback: true }, keyring });
   await service.create(institutionId, { url: receiver.url });
 
-  const http = await baseline(receiver, 10_000);
+  const http = await baseline(receiver, size(10_000, 50));
   const baseCount = receiver.count;
 
   // Throughput: a backlog of events, then one worker drains it.
