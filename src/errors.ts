@@ -30,6 +30,9 @@ export const errorStatus = {
   // 403: authenticated, but the role or permission does not allow it
   forbidden: 403,
   csrf_invalid: 403,
+  // 403: roles and permissions (src/domain/access/grant-changes.ts)
+  manage_integrations_required: 403,
+  own_roles_unchangeable: 403,
   // 404
   not_found: 404,
   cohort_not_found: 404,

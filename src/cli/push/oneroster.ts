@@ -5,12 +5,20 @@
 // files (held), oneroster-students.ts streams users and enrollments. The mapping is in
 // docs/ssp-push.md; every choice in it is an option (OneRosterMapping).
 
+import { readCatalogue } from '../../domain/oneroster/catalogue.ts';
+import type { OneRosterMapping } from '../../domain/oneroster/mapping.ts';
+import { readStudents } from '../../domain/oneroster/students.ts';
 import type { Bundle } from './bundle.ts';
 import { CsvFileError, type CsvReadOptions } from './csv-source.ts';
-import { readCatalogue } from './oneroster-catalogue.ts';
-import { checkHeader, FILES, type OneRosterFile, REQUIRED, records } from './oneroster-files.ts';
-import type { OneRosterMapping } from './oneroster-mapping.ts';
-import { readStudents } from './oneroster-students.ts';
+import {
+  checkHeader,
+  FILES,
+  headerOf,
+  type OneRosterFile,
+  REQUIRED,
+  recordSource,
+  records,
+} from './oneroster-files.ts';
 import type { Item } from './pages.ts';
 import type { Section } from './send.ts';
 
@@ -86,24 +94,36 @@ export async function planOneRoster(
 
   const skipped = new Map<string, number>();
   const skip = (what: string) => skipped.set(what, (skipped.get(what) ?? 0) + 1);
+  const source = (name: OneRosterFile) => {
+    const f = file(name);
+    return f && recordSource(f, REQUIRED[name], csv);
+  };
   const catalogue = await readCatalogue(
     {
-      orgs: file('orgs'),
-      academicSessions: file('academicSessions'),
-      courses: file('courses'),
-      classes: file('classes'),
+      orgs: source('orgs'),
+      academicSessions: source('academicSessions'),
+      courses: source('courses'),
+      classes: source('classes'),
     },
     mapping,
-    csv,
     skip,
   );
   const usersFile = file('users');
   const enrollmentsFile = file('enrollments');
+  const rolesInUsers = usersFile ? (await headerOf(usersFile, csv)).includes('role') : false;
+  if (usersFile && !rolesInUsers && !file('roles')) {
+    throw new CsvFileError(
+      usersFile.name,
+      1,
+      undefined,
+      'users.csv has no role column (OneRoster 1.2) and the bundle lists no roles.csv: cannot tell which users are students',
+    );
+  }
   const students = await readStudents(
-    { users: usersFile, roles: file('roles'), enrollments: enrollmentsFile },
+    { users: source('users'), roles: source('roles'), enrollments: source('enrollments') },
     catalogue,
     mapping,
-    csv,
+    rolesInUsers,
   );
 
   const fromArray = (items: Item[]) => () =>

@@ -5,7 +5,8 @@
 import { type Db, PgErrorCode, pgErrorCode } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
-import type { Permission, Role } from '../access/policy.ts';
+import { assertMayChangeGrants } from '../access/grant-changes.ts';
+import type { Caller, Permission, Role } from '../access/policy.ts';
 import type { Sessions } from './sessions.ts';
 
 export interface Person {
@@ -63,11 +64,13 @@ export function createPeople(db: Db, clock: Clock, sessions: Sessions) {
   return {
     get,
 
-    async invite(institutionId: string | null, input: PersonInput): Promise<Person> {
+    /** Invites a person; `by` (the caller) must be allowed to give the grants asked for. */
+    async invite(institutionId: string | null, input: PersonInput, by: Caller): Promise<Person> {
       const grants =
         institutionId === null
           ? { roles: ['operator'] as unknown as Role[], permissions: [] }
           : normaliseGrants(input.roles, input.permissions);
+      if (institutionId !== null) assertMayChangeGrants(by, undefined, grants);
       try {
         const { rows } = await db.query<{ id: string }>(
           `INSERT INTO people (institution_id, email, name, roles, permissions, created_at, updated_at)
@@ -93,17 +96,22 @@ export function createPeople(db: Db, clock: Clock, sessions: Sessions) {
       return rows;
     },
 
-    /** Changes name, roles or permissions; a role taken away applies to open sessions at once. */
+    /**
+     * Changes name, roles or permissions, as `by` (the caller) is allowed to; a role taken away
+     * applies to open sessions at once.
+     */
     async update(
       institutionId: string,
       id: string,
       change: { name?: string; roles?: Role[]; permissions?: Permission[] },
+      by: Caller,
     ): Promise<Person> {
       const current = await get(institutionId, id);
       const grants = normaliseGrants(
         change.roles ?? current.roles,
         change.permissions ?? current.permissions,
       );
+      assertMayChangeGrants(by, current, grants);
       await db.query(
         `UPDATE people SET name = $3, roles = $4, permissions = $5, updated_at = $6
          WHERE id = $1 AND institution_id = $2 AND removed_at IS NULL`,

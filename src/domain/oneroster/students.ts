@@ -4,11 +4,9 @@
 // (roles.csv joined to users.csv), and, when students are keyed by something other than their
 // sourcedId, the sourcedId -> key map enrolments need.
 
-import { CsvFileError, type CsvReadOptions, type FileSource } from './csv-source.ts';
-import type { Catalogue } from './oneroster-catalogue.ts';
-import { deleted, headerOf, REQUIRED, records } from './oneroster-files.ts';
-import type { OneRosterMapping } from './oneroster-mapping.ts';
-import type { Item } from './pages.ts';
+import type { Catalogue } from './catalogue.ts';
+import type { OneRosterMapping } from './mapping.ts';
+import { deleted, type Mapped as Item, type RecordSource } from './records.ts';
 
 export interface Students {
   /** The cohorts students go to, the first also taking students placed nowhere (as errors). */
@@ -26,23 +24,14 @@ export interface Students {
  * `orgSourcedIds`); 1.2 in roles.csv, read here and held as a map from user to orgs.
  */
 async function studentOrgsOf(
-  usersFile: FileSource,
-  rolesFile: FileSource | undefined,
+  rolesInUsers: boolean,
+  roles: RecordSource | undefined,
   studentRoles: string[],
-  csv: CsvReadOptions,
 ): Promise<Map<string, string[]> | undefined> {
-  const header = await headerOf(usersFile, csv);
-  if (header.includes('role')) return undefined;
-  if (!rolesFile) {
-    throw new CsvFileError(
-      usersFile.name,
-      1,
-      undefined,
-      'users.csv has no role column (OneRoster 1.2) and the bundle lists no roles.csv: cannot tell which users are students',
-    );
-  }
+  if (rolesInUsers) return undefined;
+  if (!roles) throw new Error('OneRoster 1.2 users need their roles: cannot tell which users are students');
   const studentOrgs = new Map<string, string[]>();
-  for await (const { rec } of records(rolesFile, REQUIRED.roles, csv)) {
+  for await (const { rec } of roles()) {
     if (deleted(rec) || !studentRoles.includes((rec.role ?? '').toLowerCase())) continue;
     const list = studentOrgs.get(rec.usersourcedid) ?? [];
     if (rec.orgsourcedid) list.push(rec.orgsourcedid);
@@ -52,15 +41,14 @@ async function studentOrgsOf(
 }
 
 export async function readStudents(
-  files: { users?: FileSource; roles?: FileSource; enrollments?: FileSource },
+  files: { users?: RecordSource; roles?: RecordSource; enrollments?: RecordSource },
   catalogue: Catalogue,
   mapping: OneRosterMapping,
-  csv: CsvReadOptions,
+  /** OneRoster 1.1: users carry `role` and `orgSourcedIds`; 1.2: roles are their own records. */
+  rolesInUsers: boolean,
 ): Promise<Students> {
   const studentRoles = mapping.studentRoles.map((r) => r.toLowerCase());
-  const studentOrgs = files.users
-    ? await studentOrgsOf(files.users, files.roles, studentRoles, csv)
-    : undefined;
+  const studentOrgs = files.users ? await studentOrgsOf(rolesInUsers, files.roles, studentRoles) : undefined;
   const cohorts = [
     ...new Set([...mapping.cohortForOrg.values(), ...(mapping.cohort ? [mapping.cohort] : [])]),
   ];
@@ -77,9 +65,7 @@ export async function readStudents(
   const { orgs, classes } = catalogue;
 
   async function* users(cohortId: string): AsyncGenerator<Item> {
-    const usersFile = files.users!;
-    for await (const { line, rec } of records(usersFile, REQUIRED.users, csv)) {
-      const origin = { file: usersFile.name, line };
+    for await (const { origin, rec } of files.users!()) {
       let orgIds: string[];
       if (studentOrgs) {
         const found = studentOrgs.get(rec.sourcedid);
@@ -129,10 +115,8 @@ export async function readStudents(
   }
 
   async function* enrolments(): AsyncGenerator<Item> {
-    const enrollmentsFile = files.enrollments!;
-    for await (const { line, rec } of records(enrollmentsFile, REQUIRED.enrollments, csv)) {
+    for await (const { origin, rec } of files.enrollments!()) {
       if (!studentRoles.includes((rec.role ?? '').toLowerCase())) continue;
-      const origin = { file: enrollmentsFile.name, line };
       const cls = classes.get(rec.classsourcedid);
       const student = studentKeys ? studentKeys.get(rec.usersourcedid) : rec.usersourcedid;
       const missing = !cls

@@ -2,10 +2,8 @@
 // of orgs, sessions, courses and classes, not millions): orgs become programs and campuses,
 // academic sessions terms, courses units; classes are kept to place enrolments in a unit and
 // a term.
-import type { CsvReadOptions, FileSource } from './csv-source.ts';
-import { date, deleted, REQUIRED, records } from './oneroster-files.ts';
-import type { OneRosterMapping } from './oneroster-mapping.ts';
-import type { Item } from './pages.ts';
+import type { OneRosterMapping } from './mapping.ts';
+import { date, deleted, type Mapped as Item, type RecordSource } from './records.ts';
 
 export interface Org {
   kind: 'campus' | 'program' | 'other';
@@ -24,17 +22,16 @@ export interface Catalogue {
 }
 
 export interface CatalogueFiles {
-  orgs?: FileSource;
-  academicSessions?: FileSource;
-  courses?: FileSource;
-  classes?: FileSource;
+  orgs?: RecordSource;
+  academicSessions?: RecordSource;
+  courses?: RecordSource;
+  classes?: RecordSource;
 }
 
 /** Reads the bundle's reference files; `skip` counts rows left out, for the report's notes. */
 export async function readCatalogue(
   files: CatalogueFiles,
   mapping: OneRosterMapping,
-  csv: CsvReadOptions,
   skip: (what: string) => void,
 ): Promise<Catalogue> {
   const lower = (xs: string[]) => xs.map((x) => x.toLowerCase());
@@ -52,12 +49,11 @@ export async function readCatalogue(
 
   // orgs -> programs and campuses
   if (files.orgs) {
-    for await (const { line, rec } of records(files.orgs, REQUIRED.orgs, csv)) {
+    for await (const { origin, rec } of files.orgs()) {
       const type = (rec.type ?? '').toLowerCase();
-      const origin = { file: files.orgs.name, line };
       const kind = campusTypes.includes(type) ? 'campus' : programTypes.includes(type) ? 'program' : 'other';
       const key = kind === 'program' ? rec.identifier || rec.sourcedid : rec.name;
-      catalogue.orgs.set(rec.sourcedid, { kind, key, line });
+      catalogue.orgs.set(rec.sourcedid, { kind, key, line: origin.line });
       if (deleted(rec)) {
         if (kind !== 'other') skip(`orgs marked tobedeleted (kept in the service)`);
         continue;
@@ -71,7 +67,7 @@ export async function readCatalogue(
   // academicSessions -> terms
   const sessions = new Map<string, { term: boolean; parent: string }>();
   if (files.academicSessions) {
-    for await (const { line, rec } of records(files.academicSessions, REQUIRED.academicSessions, csv)) {
+    for await (const { origin, rec } of files.academicSessions()) {
       const term = termTypes.includes((rec.type ?? '').toLowerCase());
       sessions.set(rec.sourcedid, { term, parent: rec.parentsourcedid ?? '' });
       if (!term) continue;
@@ -80,7 +76,7 @@ export async function readCatalogue(
         continue;
       }
       catalogue.termItems.push({
-        origin: { file: files.academicSessions.name, line },
+        origin,
         row: {
           term_code: rec.sourcedid,
           name: rec.title,
@@ -94,7 +90,7 @@ export async function readCatalogue(
   // courses -> units
   const courses = new Map<string, string>();
   if (files.courses) {
-    for await (const { line, rec } of records(files.courses, REQUIRED.courses, csv)) {
+    for await (const { origin, rec } of files.courses()) {
       const code = rec.coursecode || rec.sourcedid;
       courses.set(rec.sourcedid, code);
       if (deleted(rec)) {
@@ -103,7 +99,7 @@ export async function readCatalogue(
       }
       const org = catalogue.orgs.get(rec.orgsourcedid ?? '');
       catalogue.unitItems.push({
-        origin: { file: files.courses.name, line },
+        origin,
         row: {
           unit_code: code,
           name: rec.title,
@@ -116,7 +112,7 @@ export async function readCatalogue(
 
   // classes: class -> unit and term, for enrolments
   if (files.classes) {
-    for await (const { rec } of records(files.classes, REQUIRED.classes, csv)) {
+    for await (const { rec } of files.classes()) {
       const termIds = (rec.termsourcedids ?? '').split(',').map((t) => t.trim());
       let term = termIds.find((t) => sessions.get(t)?.term);
       if (!term) {
