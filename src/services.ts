@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import type { Db } from './db/db.ts';
 import { createAdminAudit } from './domain/access/audit.ts';
+import { bindAuditTrail } from './domain/audit/trail.ts';
 import { createCalendarService } from './domain/calendar/service.ts';
 import { createCampusMergeService } from './domain/campuses/merge.ts';
 import { createDeparturesService } from './domain/departures/departures.ts';
@@ -110,6 +111,8 @@ export function createServices(deps: ServiceDeps) {
       publicBaseUrl: config.publicBaseUrl,
     }),
     adminAudit: createAdminAudit(db, clock),
+    /** The admin audit and the help-request audit as admins read them (filtered, paged, exported). */
+    auditTrail: bindAuditTrail(db),
     rosterSecrets,
     operator,
     runs,
