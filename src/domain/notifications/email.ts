@@ -41,7 +41,7 @@ function oneLine(value: string): string {
   return flat.length > 100 ? `${flat.slice(0, 99)}…` : flat;
 }
 
-/** `2026-11-25 18:20 (Europe/London)`: the institution's wall clock with its zone named. */
+/** `2026-11-25 18:20 Europe/London`: the institution's wall clock with its zone named, as the console shows it. */
 export function formatInZone(instant: Date, timeZone: string): string {
   const parts: Record<string, string> = {};
   for (const part of new Intl.DateTimeFormat('en-CA', {
@@ -54,7 +54,7 @@ export function formatInZone(instant: Date, timeZone: string): string {
     minute: '2-digit',
   }).formatToParts(instant))
     parts[part.type] = part.value;
-  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute} (${timeZone})`;
+  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute} ${timeZone}`;
 }
 
 const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
