@@ -38,6 +38,7 @@ export const errorStatus = {
   cohort_not_found: 404,
   institution_not_found: 404,
   help_request_not_found: 404,
+  attempt_not_found: 404,
   student_not_found: 404,
   // 409
   conflict: 409,
