@@ -105,6 +105,7 @@ export function createServices(deps: ServiceDeps) {
       sessions,
       providers: identityProviders,
       publicBaseUrl: config.publicBaseUrl,
+      pendingMax: config.signInPendingMax,
     }),
     adminAudit: createAdminAudit(db, clock),
     rosterSecrets,
