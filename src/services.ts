@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import type { Db } from './db/db.ts';
 import { createAdminAudit } from './domain/access/audit.ts';
+import { bindAuditTrail } from './domain/audit/trail.ts';
 import { createCalendarService } from './domain/calendar/service.ts';
 import { createCampusMergeService } from './domain/campuses/merge.ts';
 import { createDeparturesService } from './domain/departures/departures.ts';
@@ -93,6 +94,8 @@ export function createServices(deps: ServiceDeps) {
     clock,
     redis,
     keyring,
+    /** The OpenID Connect client: sign-in, and the discovery check of a provider's settings. */
+    oidc,
     institutions,
     sessions,
     people: createPeople(db, clock, sessions),
@@ -108,6 +111,8 @@ export function createServices(deps: ServiceDeps) {
       pendingMax: config.signInPendingMax,
     }),
     adminAudit: createAdminAudit(db, clock),
+    /** The admin audit and the help-request audit as admins read them (filtered, paged, exported). */
+    auditTrail: bindAuditTrail(db),
     rosterSecrets,
     operator,
     runs,

@@ -5,6 +5,7 @@ import type { Eta } from 'eta';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { registerSurface } from '../page-scope.ts';
+import { auditRoutes } from './audit.ts';
 import { calendarFeedRoutes } from './calendar-feeds.ts';
 import { cohortRoutes } from './cohorts.ts';
 import { consoleContextHook, consoleSurface } from './context.ts';
@@ -39,6 +40,7 @@ const pages: PageModule[] = [
   dataStudentPageRoutes,
   dataTaxonomyRoutes,
   dataCampusRoutes,
+  auditRoutes,
 ];
 
 export async function registerConsole(parent: App, engine: Eta, services: Services): Promise<void> {
