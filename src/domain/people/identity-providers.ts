@@ -96,7 +96,8 @@ async function checkDomains(
   by: Caller,
 ): Promise<string[]> {
   const domains = normaliseDomains(requested ?? [...stored]);
-  const same = domains.length === stored.length && domains.every((d, i) => d === [...stored].sort()[i]);
+  const storedSorted = [...stored].sort();
+  const same = domains.length === stored.length && domains.every((d, i) => d === storedSorted[i]);
   if (!same && by.kind !== 'operator') {
     throw new ApiError('email_domains_operator_only', {
       field: 'email_domains',
