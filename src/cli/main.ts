@@ -1,10 +1,11 @@
-// ssp: serve, migrate, worker, admin commands that call the admin HTTP API, and dev-idp.
+// ssp: serve, migrate, worker, admin commands that call the admin HTTP API, dev-idp and dev-mail.
 import { Command } from 'commander';
 import { ConfigError, loadConfig } from '../config.ts';
 import { DatabaseInUseError } from '../db/errors.ts';
 import { CliError, createAdminClient } from './admin-client.ts';
 import { registerCalendarCommands } from './commands/calendar.ts';
 import { registerDevIdpCommand } from './commands/dev-idp.ts';
+import { registerDevMailCommand } from './commands/dev-mail.ts';
 import { registerHelpRequestCommands } from './commands/help-requests.ts';
 import { registerInstitutionCommands } from './commands/institutions.ts';
 import { registerPeopleCommands } from './commands/people.ts';
@@ -126,6 +127,7 @@ registerTaxonomyCommands(program, admin, print);
 registerWebhookCommands(program, admin, print);
 registerPeopleCommands(program, admin, print);
 registerDevIdpCommand(program);
+registerDevMailCommand(program);
 registerPushCommands(program);
 registerCalendarCommands(program, admin, print);
 

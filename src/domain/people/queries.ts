@@ -152,25 +152,3 @@ export async function selectDomainsClaimedElsewhere(
   );
   return rows.map((r) => r.domain);
 }
-
-/**
- * Ends every open operator session: the token-link ones (`operator`) and those of platform
- * operators signed in through the platform provider (people without an institution).
- */
-export async function endOperatorSessions(tx: Queryable, reason: string): Promise<number> {
-  const { rowCount } = await tx.query(
-    `UPDATE sessions SET ended_at = now(), ended_reason = $1
-     WHERE ended_at IS NULL AND expires_at > now()
-       AND (operator OR person_id IN (SELECT id FROM people WHERE institution_id IS NULL))`,
-    [reason],
-  );
-  return rowCount;
-}
-
-/** Cancels every unused operator sign-in link (expiring it now: its page then says so). */
-export async function cancelOperatorSignInLinks(tx: Queryable): Promise<number> {
-  const { rowCount } = await tx.query(
-    'UPDATE operator_sign_in_links SET expires_at = now() WHERE used_at IS NULL AND expires_at > now()',
-  );
-  return rowCount;
-}

@@ -6,10 +6,11 @@ import type { Db } from '../../db/db.ts';
 import { GlobalLock } from '../../db/locks.ts';
 import { ApiError } from '../../errors.ts';
 import { digestsEqual, generateSecret, sha256Hex } from '../../lib/secrets.ts';
-import { cancelOperatorSignInLinks, endOperatorSessions } from '../people/queries.ts';
 import {
   activeOperatorCredential,
   anyOperatorCredential,
+  cancelOperatorSignInLinks,
+  endOperatorSessions,
   insertOperatorCredential,
   revokeOperatorCredentials,
 } from './queries.ts';
@@ -32,8 +33,9 @@ export async function ensureOperatorCredential(db: Db, configuredHash: string | 
 
 /**
  * Recovery from a lost or leaked token: replaces every stored operator credential with a new one
- * and, in the same transaction, ends every operator session and cancels every unused operator
- * sign-in link, so nothing obtained with the old token outlives the reset.
+ * and, in the same transaction, ends every operator session (token links and platform operators
+ * signed in through the platform provider alike) and cancels every unused operator sign-in link,
+ * so nothing obtained with the old token outlives the reset.
  */
 export async function resetOperatorCredential(
   db: Db,
@@ -42,7 +44,7 @@ export async function resetOperatorCredential(
   return db.transaction(async (tx) => {
     await revokeOperatorCredentials(tx);
     await insertOperatorCredential(tx, sha256Hex(token), 'reset');
-    const sessionsEnded = await endOperatorSessions(tx, 'operator_reset');
+    const sessionsEnded = await endOperatorSessions(tx);
     const linksCancelled = await cancelOperatorSignInLinks(tx);
     return { token, sessionsEnded, linksCancelled };
   });

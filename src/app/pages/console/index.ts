@@ -17,6 +17,7 @@ import { dataTaxonomyRoutes } from './data-taxonomy.ts';
 import { fullSyncRoutes } from './full-syncs.ts';
 import { healthRoutes } from './health.ts';
 import { inboxRoutes } from './inbox.ts';
+import { notificationRoutes } from './notifications.ts';
 import { operatorRoutes } from './operator.ts';
 import { peopleRoutes } from './people.ts';
 import { runRoutes } from './runs.ts';
@@ -35,6 +36,7 @@ const pages: PageModule[] = [
   fullSyncRoutes,
   calendarFeedRoutes,
   crisisContactRoutes,
+  notificationRoutes,
   cohortRoutes,
   dataStudentRoutes,
   dataStudentPageRoutes,
