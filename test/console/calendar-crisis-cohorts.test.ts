@@ -148,7 +148,7 @@ describeCalendar('console: calendar feeds, crisis contacts, cohorts', (ctx) => {
     assert.ok(
       audit.items.some(
         (e: { action: string; actor_id: string }) =>
-          e.action === 'DELETE /admin/v1/institutions/:slug/calendar-feeds/:id' &&
+          e.action === 'POST /console/:slug/calendar-feeds/:id/delete' &&
           e.actor_id === admin.personId,
       ),
     );
