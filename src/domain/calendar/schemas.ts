@@ -4,7 +4,7 @@
 // accept the same values (the domain then checks each value again: feeds.ts).
 import { type Static, Type } from 'typebox';
 import { DateTime, Text, Uuid } from '../../lib/schema.ts';
-import { MAX_REFRESH_MINUTES, MIN_REFRESH_MINUTES } from './schedule.ts';
+import { MAX_REFRESH_MINUTES, MAX_STORED_OCCURRENCES, MIN_REFRESH_MINUTES } from './schedule.ts';
 
 /** A schema or null, as an anyOf (how these shapes have always been written in the API's document). */
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
@@ -34,6 +34,9 @@ export const Feed = Type.Object({
   failing_since: Nullable(DateTime('Start of the current run of failed fetches')),
   last_fetch_at: Nullable(DateTime()),
   last_success_at: Nullable(DateTime()),
+  events_truncated: Type.Integer({
+    description: `Occurrences the last successful fetch left out because the feed expands to more than a feed may store (${MAX_STORED_OCCURRENCES}); 0 when it fits. The stored ones are those still to come, earliest first, then the latest past ones`,
+  }),
   next_fetch_at: DateTime('Next scheduled fetch (while a fetch is in flight: its lease expiry)'),
   created_at: DateTime(),
   updated_at: DateTime(),
@@ -53,6 +56,9 @@ export const FetchRecord = Type.Object({
   events_total: Nullable(Type.Integer({ description: 'Occurrences stored for the feed after this fetch' })),
   events_skipped: Type.Integer({
     description: 'VEVENTs left out: no usable DTSTART, or an unreadable date or rule',
+  }),
+  events_truncated: Type.Integer({
+    description: `Occurrences left out because the feed expands to more than a feed may store (${MAX_STORED_OCCURRENCES})`,
   }),
   error: Nullable(Type.String({ description: 'Why the fetch failed; stored events were left as they were' })),
 });

@@ -3,7 +3,7 @@
 // time-zone handling: docs/calendar-feeds.md.
 import { Type } from 'typebox';
 import { MAX_WINDOW_DAYS } from '../../../domain/calendar/events.ts';
-import { DEFAULT_LIMITS } from '../../../domain/calendar/schedule.ts';
+import { DEFAULT_LIMITS, MAX_STORED_OCCURRENCES } from '../../../domain/calendar/schedule.ts';
 import {
   CalendarEvent,
   Feed,
@@ -32,7 +32,7 @@ const FeedParams = Type.Intersect([SlugParams, Type.Object({ id: Uuid('Calendar 
 const List = <T extends Parameters<typeof Type.Array>[0]>(item: T) =>
   Type.Object({ items: Type.Array(item), limit: Type.Integer(), offset: Type.Integer() });
 
-const limitsText = `Limits per fetch: ${DEFAULT_LIMITS.timeoutMs / 1000} s in all, ${DEFAULT_LIMITS.maxBytes / 1024 / 1024} MB, ${DEFAULT_LIMITS.maxRedirects} redirects, ${DEFAULT_LIMITS.maxOccurrences} occurrences. Recurring events are expanded from ${DEFAULT_LIMITS.windowPastDays} days before to ${DEFAULT_LIMITS.windowFutureDays} days after each fetch.`;
+const limitsText = `Limits per fetch: ${DEFAULT_LIMITS.timeoutMs / 1000} s to download (connect, redirects, body), ${DEFAULT_LIMITS.maxBytes / 1024 / 1024} MB, ${DEFAULT_LIMITS.maxRedirects} redirects; ${DEFAULT_LIMITS.parseTimeoutMs / 1000} s and ${DEFAULT_LIMITS.parseMemoryMb} MB to read the calendar; ${MAX_STORED_OCCURRENCES} occurrences stored (a larger feed is stored truncated, see \`events_truncated\`). Recurring events are expanded from ${DEFAULT_LIMITS.windowPastDays} days before to ${DEFAULT_LIMITS.windowFutureDays} days after each fetch.`;
 
 export function adminCalendarRoutes(app: App, services: Services): void {
   const { calendar } = services;

@@ -28,6 +28,7 @@ const feed: CalendarFeed = {
   failing_since: null,
   last_fetch_at: null,
   last_success_at: null,
+  events_truncated: 0,
   next_fetch_at: at,
   created_at: at,
   updated_at: at,
@@ -45,6 +46,7 @@ const record: FetchRecord = {
   events_removed: 0,
   events_total: 2,
   events_skipped: 0,
+  events_truncated: 0,
   error: null,
 };
 const tag = { id: 't1', kind: 'campus' as const, source_id: 'c', label: 'North', created_at: at };
@@ -52,6 +54,10 @@ const tag = { id: 't1', kind: 'campus' as const, source_id: 'c', label: 'North',
 test("a feed's state in a few words", () => {
   assert.equal(feedState(feed), 'not fetched yet');
   assert.equal(feedState({ ...feed, health: 'ok', last_success_at: at }), 'fetched 2026-09-01 06:00 UTC');
+  assert.match(
+    feedState({ ...feed, health: 'ok', last_success_at: at, events_truncated: 1500 }),
+    /; truncated: 1,500 occurrences left out \(a feed keeps at most [\d,]+, the upcoming ones first\)$/,
+  );
   assert.equal(
     feedState({ ...feed, health: 'failing', failing_since: at, last_error: 'HTTP 500' }),
     'failing since 2026-09-01 06:00 UTC: HTTP 500; next attempt 2026-09-01 06:00 UTC',

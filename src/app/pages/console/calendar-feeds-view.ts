@@ -4,6 +4,7 @@
 // takes them.
 import type { CalendarEventOut } from '../../../domain/calendar/events.ts';
 import type { CalendarFeed, FetchRecord } from '../../../domain/calendar/feeds.ts';
+import { MAX_STORED_OCCURRENCES } from '../../../domain/calendar/schedule.ts';
 import type { AudienceTagListing } from '../../../domain/institutions/service.ts';
 import { list, text, when } from './forms.ts';
 
@@ -11,7 +12,7 @@ import { list, text, when } from './forms.ts';
 export const UPCOMING_DAYS = 60;
 
 /** What a feed's state is said from (its times as Dates, or as ISO text). */
-type FeedHealth = Pick<CalendarFeed, 'health' | 'last_error'> & {
+type FeedHealth = Pick<CalendarFeed, 'health' | 'last_error' | 'events_truncated'> & {
   last_success_at: Date | string | null;
   failing_since: Date | string | null;
   next_fetch_at: Date | string;
@@ -20,8 +21,14 @@ type FeedHealth = Pick<CalendarFeed, 'health' | 'last_error'> & {
 /** A feed's state in a few words, as the list, the feed's page and the health page say it. */
 export function feedState(feed: FeedHealth): string {
   if (feed.health === 'pending') return 'not fetched yet';
-  if (feed.health === 'ok') return `fetched ${when(feed.last_success_at)}`;
+  if (feed.health === 'ok') return `fetched ${when(feed.last_success_at)}${truncation(feed)}`;
   return `failing since ${when(feed.failing_since)}: ${feed.last_error ?? 'no reason given'}; next attempt ${when(feed.next_fetch_at)}`;
+}
+
+/** A feed stored truncated says so next to its state (the stored ones are the upcoming ones). */
+function truncation(feed: FeedHealth): string {
+  if (!feed.events_truncated) return '';
+  return `; truncated: ${feed.events_truncated.toLocaleString('en')} occurrences left out (a feed keeps at most ${MAX_STORED_OCCURRENCES.toLocaleString('en')}, the upcoming ones first)`;
 }
 
 /** The feed form's values as typed (shown again with the form when refused). */
