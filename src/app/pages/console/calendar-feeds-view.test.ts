@@ -53,6 +53,10 @@ const tag = { id: 't1', kind: 'campus' as const, source_id: 'c', label: 'North',
 
 test("a feed's state in a few words", () => {
   assert.equal(feedState(feed), 'not fetched yet');
+  assert.equal(
+    feedState({ ...feed, health: 'ok', last_success_at: at }, () => 'at noon'),
+    'fetched at noon',
+  );
   assert.equal(feedState({ ...feed, health: 'ok', last_success_at: at }), 'fetched 2026-09-01 06:00 UTC');
   assert.match(
     feedState({ ...feed, health: 'ok', last_success_at: at, events_truncated: 1500 }),

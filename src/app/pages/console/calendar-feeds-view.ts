@@ -18,11 +18,16 @@ type FeedHealth = Pick<CalendarFeed, 'health' | 'last_error' | 'events_truncated
   next_fetch_at: Date | string;
 };
 
-/** A feed's state in a few words, as the list, the feed's page and the health page say it. */
-export function feedState(feed: FeedHealth): string {
+type Time = (value: unknown) => string;
+
+/**
+ * A feed's state in a few words, as the list, the feed's page and the health page say it, its
+ * times written by `time` (the institution's zone on the console).
+ */
+export function feedState(feed: FeedHealth, time: Time = when): string {
   if (feed.health === 'pending') return 'not fetched yet';
-  if (feed.health === 'ok') return `fetched ${when(feed.last_success_at)}${truncation(feed)}`;
-  return `failing since ${when(feed.failing_since)}: ${feed.last_error ?? 'no reason given'}; next attempt ${when(feed.next_fetch_at)}`;
+  if (feed.health === 'ok') return `fetched ${time(feed.last_success_at)}${truncation(feed)}`;
+  return `failing since ${time(feed.failing_since)}: ${feed.last_error ?? 'no reason given'}; next attempt ${time(feed.next_fetch_at)}`;
 }
 
 /** A feed stored truncated says so next to its state (the stored ones are the upcoming ones). */
@@ -95,13 +100,17 @@ export function coded(
 const emptyForm: FeedValues = { url: '', name: '', refresh_minutes: '60', audience_tags: [] };
 
 /** The feeds page: each feed with its state and audience by name, and the add form. */
-export function feedsView(feeds: readonly CalendarFeed[], tags: readonly AudienceTagListing[]) {
+export function feedsView(
+  feeds: readonly CalendarFeed[],
+  tags: readonly AudienceTagListing[],
+  time: Time = when,
+) {
   const labels = new Map(tags.map((t) => [t.id, `${t.label} (${t.kind})`]));
   return {
     title: 'Calendar feeds',
     feeds: feeds.map((f) => ({
       ...f,
-      state: feedState(f),
+      state: feedState(f, time),
       audience: f.audience_tags.map((id) => labels.get(id) ?? id),
     })),
     tags,
@@ -118,10 +127,11 @@ export function feedView(
   events: readonly CalendarEventOut[],
   tags: readonly AudienceTagListing[],
   shown?: unknown,
+  time: Time = when,
 ) {
   return {
     title: `Calendar feed ${feed.name ?? feed.url}`,
-    feed: { ...feed, state: feedState(feed) },
+    feed: { ...feed, state: feedState(feed, time) },
     fetched: fetches.find((f) => String(f.id) === shown),
     fetches,
     events,

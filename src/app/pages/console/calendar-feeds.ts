@@ -25,6 +25,7 @@ import {
 } from './calendar-feeds-view.ts';
 import { ctx, institutionOf } from './context.ts';
 import { confirmed, refusalOf } from './forms.ts';
+import { timesIn } from './institution-time.ts';
 
 export { feedState } from './calendar-feeds-view.ts';
 /** A calendar feed as the pages show it (the domain's). */
@@ -55,14 +56,14 @@ function pages({ calendar, institutions, clock }: Services) {
     (await institutions.listAudienceTags(institutionId, { limit: MAX_TAGS })).items;
 
   const feeds = async (request: FastifyRequest, extra: PageData = {}, status = 200) => {
-    const institutionId = institutionOf(request).id;
+    const { id: institutionId, time_zone } = institutionOf(request);
     const [listed, tags] = await Promise.all([
       calendar.list(institutionId, { limit: MAX_FEEDS, offset: 0 }),
       audienceTags(institutionId),
     ]);
     return ctx(request).render(
       'console/calendar-feeds.eta',
-      { ...feedsView(listed, tags), ...extra },
+      { ...feedsView(listed, tags, timesIn(time_zone)), ...extra },
       status,
     );
   };
@@ -70,7 +71,7 @@ function pages({ calendar, institutions, clock }: Services) {
   const feed = async (request: FastifyRequest, id: string, extra: PageData = {}, status = 200) => {
     // A malformed id is a feed that does not exist: the not-found page.
     if (!uuidPattern.test(id)) throw new ApiError('not_found', { detail: 'no such calendar feed' });
-    const institutionId = institutionOf(request).id;
+    const { id: institutionId, time_zone } = institutionOf(request);
     const now = clock.now();
     const to = new Date(now.getTime() + UPCOMING_DAYS * 86_400_000);
     const page = { limit: MAX_ROWS, offset: 0 };
@@ -84,7 +85,7 @@ function pages({ calendar, institutions, clock }: Services) {
     const shown = (request.query as { fetch?: unknown }).fetch;
     return ctx(request).render(
       'console/calendar-feed.eta',
-      { ...feedView(found, fetches, events, tags, shown), ...extra },
+      { ...feedView(found, fetches, events, tags, shown, timesIn(time_zone)), ...extra },
       status,
     );
   };
