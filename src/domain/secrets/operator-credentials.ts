@@ -9,6 +9,8 @@ import { digestsEqual, generateSecret, sha256Hex } from '../../lib/secrets.ts';
 import {
   activeOperatorCredential,
   anyOperatorCredential,
+  cancelOperatorSignInLinks,
+  endOperatorSessions,
   insertOperatorCredential,
   revokeOperatorCredentials,
 } from './queries.ts';
@@ -29,14 +31,23 @@ export async function ensureOperatorCredential(db: Db, configuredHash: string | 
   });
 }
 
-/** Replaces every stored operator credential with a new one (recovery from a lost token). */
-export async function resetOperatorCredential(db: Db): Promise<string> {
+/**
+ * Recovery from a lost or leaked token: replaces every stored operator credential with a new one
+ * and, in the same transaction, ends every operator session (token links and platform operators
+ * signed in through the platform provider alike) and cancels every unused operator sign-in link,
+ * so nothing obtained with the old token outlives the reset.
+ */
+export async function resetOperatorCredential(
+  db: Db,
+): Promise<{ token: string; sessionsEnded: number; linksCancelled: number }> {
   const token = generateSecret('ssp_op_');
-  await db.transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     await revokeOperatorCredentials(tx);
     await insertOperatorCredential(tx, sha256Hex(token), 'reset');
+    const sessionsEnded = await endOperatorSessions(tx);
+    const linksCancelled = await cancelOperatorSignInLinks(tx);
+    return { token, sessionsEnded, linksCancelled };
   });
-  return token;
 }
 
 /** Accepts the configured or a stored operator token; anything else is 401. */

@@ -135,3 +135,21 @@ export async function activeOperatorCredential(db: Queryable, hash: string) {
   );
   return rows[0];
 }
+
+/** Ends every live operator session (the token's and platform operators'); returns how many. */
+export async function endOperatorSessions(tx: Queryable): Promise<number> {
+  const { rowCount } = await tx.query(
+    `UPDATE sessions SET ended_at = now(), ended_reason = 'operator_reset'
+     WHERE ended_at IS NULL AND expires_at > now()
+       AND (operator OR person_id IN (SELECT id FROM people WHERE institution_id IS NULL))`,
+  );
+  return rowCount;
+}
+
+/** Cancels every unused operator sign-in link (expiring it now: its page then says so); returns how many. */
+export async function cancelOperatorSignInLinks(tx: Queryable): Promise<number> {
+  const { rowCount } = await tx.query(
+    'UPDATE operator_sign_in_links SET expires_at = now() WHERE used_at IS NULL AND expires_at > now()',
+  );
+  return rowCount;
+}
