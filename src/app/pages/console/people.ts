@@ -93,7 +93,12 @@ export function peopleRoutes(app: App, services: Services): void {
     const checked = checkForm(ProviderBody, input, providerFields);
     if (!checked.ok) return overview(request, shown(checkErrors(checked.errors)), 400);
     try {
-      await putProvider({ db, clock, keyring, oidc }, institutionOf(request).id, checked.value);
+      await putProvider(
+        { db, clock, keyring, oidc },
+        institutionOf(request).id,
+        checked.value,
+        ctx(request).caller,
+      );
     } catch (error) {
       const refused = refusalOf(error, Object.keys(providerFields));
       return overview(request, shown(refused), refused.status);
