@@ -6,6 +6,7 @@
 // the same run: parsing and expanding alone (no network, no database), and the floor of
 // storing: one INSERT ... SELECT of the same rows into an unindexed copy of the table.
 // PostgreSQL when DATABASE_URL is set (the figures quoted in docs/calendar-feeds.md), else PGlite.
+// Then the stall part (calendar-stall.ts): the largest feeds while the event loop is watched.
 
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
@@ -16,6 +17,7 @@ import { decodeCalendar } from '../src/domain/calendar/ics-text.ts';
 import { claimFeed, type RefreshDeps, refreshFeed } from '../src/domain/calendar/refresh.ts';
 import { DEFAULT_LIMITS, expansionWindow } from '../src/domain/calendar/schedule.ts';
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
+import { benchStall } from './calendar-stall.ts';
 import type { BenchOptions } from './run.ts';
 
 const EVENTS = 10_000;
@@ -85,11 +87,15 @@ async function storeFloor(db: Db, rows: object[]): Promise<number> {
   return performance.now() - started;
 }
 
-async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
-  const db =
-    kind === 'pglite'
-      ? await openScratchPglite()
-      : await openScratchPostgres(databaseUrl!, { prefix: 'bench' });
+async function newInstitution(db: Db): Promise<string> {
+  const { rows } = await db.query<{ id: string }>(
+    `INSERT INTO institutions (slug, name) VALUES ($1, 'Bench') RETURNING id`,
+    [`bench-${randomBytes(4).toString('hex')}`],
+  );
+  return rows[0].id;
+}
+
+async function benchFirstFetch(kind: 'pglite' | 'postgres', db: Db) {
   let body = feedBody(0);
   let etag = '"v0"';
   const server = http.createServer((req, res) => {
@@ -103,11 +109,7 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/timetable.ics`;
   try {
-    const { rows: inst } = await db.query<{ id: string }>(
-      `INSERT INTO institutions (slug, name) VALUES ($1, 'Bench') RETURNING id`,
-      [`bench-${randomBytes(4).toString('hex')}`],
-    );
-    const institutionId = inst[0].id;
+    const institutionId = await newInstitution(db);
     const { rows: feeds } = await db.query<{ id: string }>(
       'INSERT INTO calendar_feeds (institution_id, url) VALUES ($1, $2) RETURNING id',
       [institutionId, url],
@@ -181,11 +183,33 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
     );
   } finally {
     server.close();
+  }
+}
+
+/** Which parts run: `npm run bench calendar` both, `calendar-fetch` or `calendar-stall` one. */
+export interface Parts {
+  fetch: boolean;
+  stall: boolean;
+}
+
+async function benchKind(kind: 'pglite' | 'postgres', databaseUrl: string | undefined, parts: Parts) {
+  const db =
+    kind === 'pglite'
+      ? await openScratchPglite()
+      : await openScratchPostgres(databaseUrl!, { prefix: 'bench' });
+  try {
+    if (parts.fetch) await benchFirstFetch(kind, db);
+    if (parts.stall) await benchStall(kind, db, await newInstitution(db));
+  } finally {
     await db.close();
   }
 }
 
-export async function run(options: BenchOptions): Promise<void> {
-  if (options.databaseUrl) await benchKind('postgres', options.databaseUrl);
-  else await benchKind('pglite');
+export function calendarBench(parts: Parts) {
+  return async (options: BenchOptions): Promise<void> => {
+    if (options.databaseUrl) await benchKind('postgres', options.databaseUrl, parts);
+    else await benchKind('pglite', undefined, parts);
+  };
 }
+
+export const run = calendarBench({ fetch: true, stall: true });

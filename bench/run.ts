@@ -1,7 +1,7 @@
 // npm run bench: runs every benchmark in one process and prints its figures.
 // PGlite always; PostgreSQL as well when DATABASE_URL is set. Never part of npm test.
 
-import { run as calendar } from './calendar.ts';
+import { run as calendar, calendarBench } from './calendar.ts';
 import { run as consolePages } from './console.ts';
 import { run as enrolments } from './enrolments.ts';
 import { run as helpSync } from './help-sync.ts';
@@ -18,7 +18,8 @@ export interface BenchOptions {
 
 import { run as webhooks } from './webhooks.ts';
 
-type Bench = { name: string; run: (options: BenchOptions) => Promise<void> };
+/** `only`: run when named (a part of another benchmark), not in the full run. */
+type Bench = { name: string; run: (options: BenchOptions) => Promise<void>; only?: boolean };
 
 const benches: Bench[] = [
   { name: 'roster', run: roster },
@@ -28,6 +29,8 @@ const benches: Bench[] = [
   { name: 'push', run: push },
   { name: 'sign-in', run: signIn },
   { name: 'calendar', run: calendar },
+  { name: 'calendar-fetch', run: calendarBench({ fetch: true, stall: false }), only: true },
+  { name: 'calendar-stall', run: calendarBench({ fetch: false, stall: true }), only: true },
   { name: 'student-home', run: studentHome },
   { name: 'listings', run: listings },
   { name: 'console', run: consolePages },
@@ -35,7 +38,7 @@ const benches: Bench[] = [
 
 const only = process.argv[2];
 for (const bench of benches) {
-  if (only && bench.name !== only) continue;
+  if (only ? bench.name !== only : bench.only) continue;
   process.stdout.write(`\n=== ${bench.name} ===\n`);
   await bench.run({ databaseUrl: process.env.DATABASE_URL });
 }

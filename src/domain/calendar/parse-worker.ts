@@ -4,11 +4,18 @@
 // about a feed happens here, inside the worker's own heap limit, never on the event loop that
 // answers requests.
 //
-// Messages in: workerData {body, contentType, options}; then {type: 'stored', rows} (any number)
-// and one {type: 'diff', batchRows}.
-// Messages out: {type: 'parsed', ...summary} or {type: 'problem', message}; then one
-// {type: 'batch', batch} per write and {type: 'done', counts}.
+// Messages in: workerData {body, contentType, options}; then {type: 'stored', rows} (any number),
+// then {type: 'next', maxRows} for each write.
+// Messages out: {type: 'parsed', summary} or {type: 'problem', message}; then, for each 'next',
+// {type: 'batch', batch}, or {type: 'done', counts} when nothing is left to write.
+// Writes are asked for one at a time so the main thread sizes each statement to what it can run
+// without a stall (store.ts), and never holds more than one batch.
+//
+// On Linux the thread lowers its own scheduling priority (nice 10, this thread only): on a busy
+// machine the thread that answers requests gets the CPU before a calendar being parsed.
 
+import fs from 'node:fs';
+import os from 'node:os';
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { createDiff, type Diff, type StoredKey } from './diff.ts';
 import { type ExpandOptions, expandCalendar } from './expand.ts';
@@ -34,7 +41,7 @@ export interface ParseSummary {
   parseMs: number;
 }
 
-export type ToWorker = { type: 'stored'; rows: StoredKey[] } | { type: 'diff'; batchRows: number };
+export type ToWorker = { type: 'stored'; rows: StoredKey[] } | { type: 'next'; maxRows: number };
 
 const port = parentPort;
 if (!port) throw new Error('parse-worker.ts runs as a worker thread (see parse-job.ts)');
@@ -43,6 +50,13 @@ function problemOf(error: unknown): string {
   return error instanceof FeedProblem
     ? error.message
     : `the calendar could not be read: ${String((error as Error)?.message ?? error).slice(0, 200)}`;
+}
+
+try {
+  const tid = Number(fs.readlinkSync('/proc/thread-self').split('/').pop());
+  if (Number.isInteger(tid)) os.setPriority(tid, 10);
+} catch {
+  // Not Linux, or not allowed: the thread keeps the process's priority.
 }
 
 let diff: Diff | undefined;
@@ -69,15 +83,11 @@ port.on('message', (message: ToWorker) => {
   if (!diff) return;
   if (message.type === 'stored') diff.stored(message.rows);
   else {
-    const batches = diff.batches(message.batchRows);
-    for (;;) {
-      const next = batches.next();
-      if (next.done) {
-        port.postMessage({ type: 'done', counts: next.value });
-        break;
-      }
-      port.postMessage({ type: 'batch', batch: next.value });
+    const batch = diff.next(message.maxRows);
+    if (batch) port.postMessage({ type: 'batch', batch });
+    else {
+      port.postMessage({ type: 'done', counts: diff.counts() });
+      port.close();
     }
-    port.close();
   }
 });

@@ -1,13 +1,14 @@
 // Writes a feed's occurrences to match a fresh parse, inside the caller's transaction (a fetch
 // that fails later leaves the stored events as they were). Set-based and in batches: the stored
 // keys and content hashes are read a page at a time and handed to the parse worker, which works
-// out the diff (diff.ts); its writes come back as batches of rows, each one DELETE, UPDATE or
+// out the diff (diff.ts); its writes come back one batch at a time, each one DELETE, UPDATE or
 // INSERT from an id array or a JSON record set. Never a query per row.
 //
 // Why batches rather than one statement each: the embedded database (PGlite) runs in this
-// thread, so a statement over 100,000 rows would hold the event loop for seconds; small
-// statements let requests be answered between them. PostgreSQL runs them on its server, so its
-// batches are larger (fewer round trips).
+// thread, so a statement over 100,000 rows would hold the event loop for seconds. Its batches
+// are sized as they go so each statement takes about TARGET_STATEMENT_MS (a slower machine gets
+// smaller ones), and the loop gets a turn between two statements. PostgreSQL runs statements
+// on its server, so its batches are fixed and larger (fewer round trips).
 
 import type { Db, Queryable } from '../../db/db.ts';
 import type { DiffCounts, StoredKey, WriteBatch } from './diff.ts';
@@ -15,13 +16,33 @@ import type { DiffCounts, StoredKey, WriteBatch } from './diff.ts';
 /** The diff's side of storing: the parse job (parse-job.ts), or anything shaped like it. */
 export interface DiffSource {
   sendStored(rows: StoredKey[]): void;
-  writes(batchRows: number): AsyncGenerator<WriteBatch, DiffCounts>;
+  nextWrite(maxRows: number): Promise<WriteBatch | DiffCounts>;
 }
 
-/** Rows per statement, and stored keys read per page. */
-export function batchSizes(kind: Db['kind']): { write: number; read: number } {
-  return kind === 'pglite' ? { write: 500, read: 2_000 } : { write: 5_000, read: 10_000 };
+export interface BatchSizes {
+  /** Rows of the first write statement; with `adaptive`, later ones are sized by its time. */
+  write: number;
+  /** Stored keys read per page. */
+  read: number;
+  adaptive: boolean;
 }
+
+/** Time one PGlite write statement should hold the event loop. */
+export const TARGET_STATEMENT_MS = 20;
+
+export function batchSizes(kind: Db['kind']): BatchSizes {
+  return kind === 'pglite'
+    ? { write: 200, read: 1_000, adaptive: true }
+    : { write: 5_000, read: 10_000, adaptive: false };
+}
+
+function nextSize(rows: number, ms: number): number {
+  const scaled = rows * (TARGET_STATEMENT_MS / Math.max(ms, 1));
+  // At most doubling at a time: one fast statement is not proof that a much larger one is.
+  return Math.round(Math.min(Math.max(scaled, 25), rows * 2, 5_000));
+}
+
+const isBatch = (value: WriteBatch | DiffCounts): value is WriteBatch => 'kind' in value;
 
 const columns = `uid text, recurrence_id text, starts_at timestamptz, ends_at timestamptz, all_day boolean,
   summary text, location text, description text, status text, content_hash text`;
@@ -32,7 +53,7 @@ export async function storeOccurrences(
   feedId: string,
   source: DiffSource,
   now: Date,
-  sizes: { write: number; read: number },
+  sizes: BatchSizes,
 ): Promise<DiffCounts> {
   // Keyset pages on the (feed_id, uid, recurrence_id) index.
   let after: StoredKey | undefined;
@@ -50,17 +71,28 @@ export async function storeOccurrences(
           [feedId, sizes.read],
         );
     if (rows.length > 0) source.sendStored(rows);
+    await turn();
     if (rows.length < sizes.read) break;
     after = rows[rows.length - 1];
   }
 
-  const writes = source.writes(sizes.write);
+  let rows = sizes.write;
   for (;;) {
-    const next = await writes.next();
-    if (next.done) return next.value;
-    await write(tx, institutionId, feedId, next.value, now);
+    const next = await source.nextWrite(rows);
+    if (!isBatch(next)) return next;
+    const started = performance.now();
+    await write(tx, institutionId, feedId, next, now);
+    if (sizes.adaptive) rows = nextSize(rows, performance.now() - started);
+    await turn();
   }
 }
+
+/**
+ * Lets the event loop run its timers and I/O between two statements: PGlite answers within
+ * promise jobs, so without this a whole transaction of batches would run as one uninterrupted
+ * chain and requests would still wait for all of it.
+ */
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 async function write(tx: Queryable, institutionId: string, feedId: string, batch: WriteBatch, now: Date) {
   if (batch.kind === 'delete')
