@@ -19,50 +19,9 @@ import { type ParseEvent, parseChannel } from '../src/domain/calendar/parse-job.
 import { claimFeed, type RefreshDeps, refreshFeed } from '../src/domain/calendar/refresh.ts';
 import { DEFAULT_LIMITS } from '../src/domain/calendar/schedule.ts';
 import { createServices } from '../src/services.ts';
+import { recurringFeed, singleEventsFeed } from '../test/calendar/large-feeds.ts';
 
 const NOW = new Date('2026-09-01T06:00:00Z');
-
-const two = (n: number) => String(n).padStart(2, '0');
-
-/** 53,000 single events in September, UTC times: the issue's 7 MB feed. */
-export function singleEventsFeed(events = 53_000): Buffer {
-  const lines = ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//Bench//Events//EN'];
-  for (let i = 0; i < events; i++) {
-    const day = two(1 + (i % 28));
-    lines.push(
-      'BEGIN:VEVENT',
-      `UID:ev-${i}@events.example.edu`,
-      'DTSTAMP:20260801T000000Z',
-      `DTSTART:202609${day}T${two(8 + (i % 10))}0000Z`,
-      `DTEND:202609${day}T${two(9 + (i % 10))}0000Z`,
-      `SUMMARY:Event ${i}`,
-      'END:VEVENT',
-    );
-  }
-  lines.push('END:VCALENDAR', '');
-  return Buffer.from(lines.join('\r\n'));
-}
-
-/** Weekly series in a named zone, COUNT=4 each. */
-export function recurringFeed(series = 36_000): Buffer {
-  const lines = ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//Bench//Timetable//EN'];
-  for (let i = 0; i < series; i++) {
-    const day = two(7 + (i % 5));
-    lines.push(
-      'BEGIN:VEVENT',
-      `UID:series-${i}@timetable.example.edu`,
-      'DTSTAMP:20260801T000000Z',
-      `DTSTART;TZID=Europe/London:202609${day}T${two(8 + (i % 10))}0000`,
-      `DTEND;TZID=Europe/London:202609${day}T${two(9 + (i % 10))}0000`,
-      'RRULE:FREQ=WEEKLY;COUNT=4',
-      `SUMMARY:Module ${i >> 2}`,
-      `LOCATION:Room ${i % 200}`,
-      'END:VEVENT',
-    );
-  }
-  lines.push('END:VCALENDAR', '');
-  return Buffer.from(lines.join('\r\n'));
-}
 
 export interface StallFigures {
   loopMaxMs: number;
