@@ -14,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import type { Db } from '../src/db/db.ts';
 import { expandCalendar } from '../src/domain/calendar/expand.ts';
 import { decodeCalendar } from '../src/domain/calendar/ics-text.ts';
+import { type ParseEvent, parseChannel } from '../src/domain/calendar/parse-job.ts';
 import { claimFeed, type RefreshDeps, refreshFeed } from '../src/domain/calendar/refresh.ts';
 import { DEFAULT_LIMITS, expansionWindow } from '../src/domain/calendar/schedule.ts';
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
@@ -127,11 +128,18 @@ async function benchFirstFetch(kind: 'pglite' | 'postgres', db: Db) {
         await db.query('UPDATE calendar_feeds SET etag = NULL, last_modified = NULL WHERE id = $1', [feedId]);
       const claimed = await claimFeed(deps, institutionId, feedId);
       if (!claimed) throw new Error('feed not claimable');
+      let parseMs: number | undefined;
+      const onParse = (event: unknown) => {
+        parseMs = (event as ParseEvent).summary?.parseMs ?? parseMs;
+      };
+      parseChannel.subscribe(onParse);
       const started = performance.now();
       const record = await refreshFeed(deps, claimed, 'manual');
       const ms = performance.now() - started;
+      parseChannel.unsubscribe(onParse);
       process.stdout.write(
-        `${kind} ${label}: ${Math.round(ms)} ms (${record?.status}, +${record?.events_added} ~${record?.events_updated} -${record?.events_removed}, ${record?.events_total} stored${record?.error ? `, ${record.error}` : ''})\n`,
+        `${kind} ${label}: ${Math.round(ms)} ms (${record?.status}, +${record?.events_added} ~${record?.events_updated} -${record?.events_removed}, ${record?.events_total} stored` +
+          `${parseMs === undefined ? '' : `; decode + parse + expand in the worker ${parseMs} ms`}${record?.error ? `, ${record.error}` : ''})\n`,
       );
       return ms;
     };

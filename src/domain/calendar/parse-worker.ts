@@ -10,12 +10,7 @@
 // {type: 'batch', batch}, or {type: 'done', counts} when nothing is left to write.
 // Writes are asked for one at a time so the main thread sizes each statement to what it can run
 // without a stall (store.ts), and never holds more than one batch.
-//
-// On Linux the thread lowers its own scheduling priority (nice 10, this thread only): on a busy
-// machine the thread that answers requests gets the CPU before a calendar being parsed.
 
-import fs from 'node:fs';
-import os from 'node:os';
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { createDiff, type Diff, type StoredKey } from './diff.ts';
 import { type ExpandOptions, expandCalendar } from './expand.ts';
@@ -50,13 +45,6 @@ function problemOf(error: unknown): string {
   return error instanceof FeedProblem
     ? error.message
     : `the calendar could not be read: ${String((error as Error)?.message ?? error).slice(0, 200)}`;
-}
-
-try {
-  const tid = Number(fs.readlinkSync('/proc/thread-self').split('/').pop());
-  if (Number.isInteger(tid)) os.setPriority(tid, 10);
-} catch {
-  // Not Linux, or not allowed: the thread keeps the process's priority.
 }
 
 let diff: Diff | undefined;

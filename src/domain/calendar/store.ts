@@ -76,10 +76,19 @@ export async function storeOccurrences(
     after = rows[rows.length - 1];
   }
 
+  // The next batch is asked for before the current one is written, so the worker serializes it
+  // while the database works (it is then sized by the statement before last).
   let rows = sizes.write;
+  const ask = () => {
+    const asked = source.nextWrite(rows);
+    asked.catch(() => {}); // awaited below; a write that fails first must not leave it unhandled
+    return asked;
+  };
+  let pending = ask();
   for (;;) {
-    const next = await source.nextWrite(rows);
+    const next = await pending;
     if (!isBatch(next)) return next;
+    pending = ask();
     const started = performance.now();
     await write(tx, institutionId, feedId, next, now);
     if (sizes.adaptive) rows = nextSize(rows, performance.now() - started);
