@@ -20,8 +20,12 @@ import { claimFeed, type RefreshDeps, refreshFeed } from '../src/domain/calendar
 import { DEFAULT_LIMITS } from '../src/domain/calendar/schedule.ts';
 import { createServices } from '../src/services.ts';
 import { recurringFeed, singleEventsFeed } from '../test/calendar/large-feeds.ts';
+import { size } from './size.ts';
 
 const NOW = new Date('2026-09-01T06:00:00Z');
+const SINGLE = size(53_000, 100);
+const SERIES = size(36_000, 50);
+const IDLE_MS = size(5_000, 100);
 
 export interface StallFigures {
   loopMaxMs: number;
@@ -88,8 +92,11 @@ export function startStallProbes(baseUrl: string) {
 /** Fetches each large feed through the real fetch path while the probes run; prints the figures. */
 export async function benchStall(kind: 'pglite' | 'postgres', db: Db, institutionId: string): Promise<void> {
   const feeds: [string, Buffer][] = [
-    ['53,000 single events', singleEventsFeed()],
-    ['36,000 weekly series (144,000 occurrences)', recurringFeed()],
+    [`${SINGLE.toLocaleString('en')} single events`, singleEventsFeed(SINGLE)],
+    [
+      `${SERIES.toLocaleString('en')} weekly series (${(SERIES * 4).toLocaleString('en')} occurrences)`,
+      recurringFeed(SERIES),
+    ],
   ];
   const bodies = new Map<string, Buffer>();
   const feedServer = http.createServer((req, res) => {
@@ -157,10 +164,10 @@ export async function benchStall(kind: 'pglite' | 'postgres', db: Db, institutio
   try {
     // The machine's own noise: the same probes for 5 s with nothing to do.
     const idle = startStallProbes(base);
-    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
     const quiet = await idle.stop();
     process.stdout.write(
-      `${kind} stall, idle for 5 s (the machine's noise): longest ${quiet.longestMs.toFixed(0)} ms, event loop p99 ${quiet.loopP99Ms.toFixed(0)} ms\n`,
+      `${kind} stall, idle for ${IDLE_MS / 1000} s (the machine's noise): longest ${quiet.longestMs.toFixed(0)} ms, event loop p99 ${quiet.loopP99Ms.toFixed(0)} ms\n`,
     );
     for (const [i, [label, body]] of feeds.entries()) {
       bodies.set(`/large-${i}.ics`, body);

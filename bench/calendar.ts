@@ -5,7 +5,7 @@
 // the events changed (updates), and a conditional fetch answered 304. Baselines measured in
 // the same run: parsing and expanding alone (no network, no database), and the floor of
 // storing: one INSERT ... SELECT of the same rows into an unindexed copy of the table.
-// PostgreSQL when DATABASE_URL is set (the figures quoted in docs/calendar-feeds.md), else PGlite.
+// PostgreSQL when a database is given (the figures quoted in docs/calendar-feeds.md), then PGlite.
 // Then the stall part (calendar-stall.ts): the largest feeds while the event loop is watched.
 
 import { createHash, randomBytes } from 'node:crypto';
@@ -20,8 +20,9 @@ import { DEFAULT_LIMITS, expansionWindow } from '../src/domain/calendar/schedule
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
 import { benchStall } from './calendar-stall.ts';
 import type { BenchOptions } from './run.ts';
+import { size } from './size.ts';
 
-const EVENTS = 10_000;
+const EVENTS = size(10_000, 50);
 const WEEKS = 10;
 const NOW = new Date('2026-09-01T06:00:00Z');
 
@@ -216,7 +217,7 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl: string | unde
 export function calendarBench(parts: Parts) {
   return async (options: BenchOptions): Promise<void> => {
     if (options.databaseUrl) await benchKind('postgres', options.databaseUrl, parts);
-    else await benchKind('pglite', undefined, parts);
+    await benchKind('pglite', undefined, parts);
   };
 }
 

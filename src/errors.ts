@@ -30,6 +30,9 @@ export const errorStatus = {
   // 403: authenticated, but the role or permission does not allow it
   forbidden: 403,
   csrf_invalid: 403,
+  // 403: roles and permissions (src/domain/access/grant-changes.ts)
+  manage_integrations_required: 403,
+  own_roles_unchangeable: 403,
   // 404
   not_found: 404,
   cohort_not_found: 404,
@@ -40,6 +43,8 @@ export const errorStatus = {
   conflict: 409,
   endpoint_disabled: 409,
   fetch_in_progress: 409,
+  // 409: notification settings are a person's own; the operator has none
+  not_a_person: 409,
   // 409: the first request with this Idempotency-Key is still running
   idempotency_key_in_use: 409,
   // 413

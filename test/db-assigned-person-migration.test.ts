@@ -76,12 +76,16 @@ for (const kind of databaseKinds()) {
 
       // The listing reads the result: the person's current name, by id; legacy names count as assigned.
       const list = async (assignment: Parameters<typeof listHelpRequests>[2]['assignment']) =>
-        (await listHelpRequests(db, one, { limit: 50, assignment })).items.map((r) => r.summary).sort();
+        (await listHelpRequests(db, one, { limit: 50, assignment }, new Date())).items
+          .map((r) => r.summary)
+          .sort();
       await db.query(`UPDATE people SET name = 'Sam Renamed' WHERE id = $1`, [idOf('Sam Unique', one)]);
-      const page = await listHelpRequests(db, one, {
-        limit: 50,
-        assignment: { kind: 'person', personId: idOf('Sam Unique', one) as string },
-      });
+      const page = await listHelpRequests(
+        db,
+        one,
+        { limit: 50, assignment: { kind: 'person', personId: idOf('Sam Unique', one) as string } },
+        new Date(),
+      );
       assert.deepEqual(
         page.items.map((r) => [r.summary, r.assigned_to, r.assigned_to_id]),
         [['unique', 'Sam Renamed', idOf('Sam Unique', one)]],

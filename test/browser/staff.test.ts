@@ -37,15 +37,19 @@ browserSuite('console: staff', (h) => {
 
       await crisisSection.getByRole('link', { name: 'Student in distress' }).click();
       await page.locator('h1', { hasText: 'Student in distress' }).waitFor();
+      // Who the student is, and the crisis contacts, on the request's own page.
+      const student = (await page.locator('section', { hasText: 'Other open requests' }).textContent()) ?? '';
+      assert.match(student, /Cohort/);
+      assert.match(student, /Six weeks/);
       await h().check(page, 'staff-request');
 
       await page.getByLabel('Assign to').selectOption({ label: 'Robin Colleague' });
       await page.getByRole('button', { name: 'Assign', exact: true }).click();
       await page.waitForURL('**?done=assignment_changed');
-      assert.match((await page.locator('dl').textContent()) ?? '', /Assigned to\s*Robin Colleague/);
+      assert.match((await page.locator('dl').first().textContent()) ?? '', /Assigned to\s*Robin Colleague/);
       await page.getByRole('button', { name: 'Assign to me' }).click();
       await page.waitForURL('**?done=assignment_changed');
-      assert.match((await page.locator('dl').textContent()) ?? '', /Assigned to\s*Sam Staff/);
+      assert.match((await page.locator('dl').first().textContent()) ?? '', /Assigned to\s*Sam Staff/);
       await h().check(page, 'staff-request-assigned');
       await page.getByLabel('Note (visible to staff)').fill('Called the student; safe for now.');
       await page.getByRole('button', { name: 'Add the note' }).click();
@@ -58,10 +62,11 @@ browserSuite('console: staff', (h) => {
       await page.getByLabel('New status').selectOption('resolved');
       await page.getByRole('button', { name: 'Change status' }).click();
       await page.waitForURL('**?done=status_changed');
-      assert.equal(await page.locator('#current-status').textContent(), 'resolved');
+      assert.equal(await page.locator('#current-status').textContent(), 'Resolved');
       const timeline = (await page.locator('.timeline').textContent()) ?? '';
       assert.match(timeline, /Called the student/);
       assert.match(timeline, /Sam Staff/);
+      assert.match(timeline, /Status changed from New to Resolved by Sam Staff/);
       await h().check(page, 'staff-request-resolved');
 
       // Resolved, it leaves the crisis strip; the filters find it, "assigned to me" included.

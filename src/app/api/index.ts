@@ -3,6 +3,7 @@
 // by the request context). Routes are thin: they parse, call the domain, and shape the reply.
 import type { Services } from '../../services.ts';
 import type { App } from '../types.ts';
+import { adminAuditRoutes } from './admin/audit.ts';
 import { adminCalendarRoutes } from './admin/calendar.ts';
 import { adminCampusRoutes } from './admin/campuses.ts';
 import { adminCohortRoutes } from './admin/cohorts.ts';
@@ -12,8 +13,12 @@ import { adminFullSyncRoutes } from './admin/full-syncs.ts';
 import { adminHelpRequestChangeRoutes } from './admin/help-request-changes.ts';
 import { adminHelpRequestRoutes } from './admin/help-requests.ts';
 import { adminHelpSyncSecretRoutes } from './admin/help-sync-secret.ts';
+import { adminIdentityProviderRoutes } from './admin/identity-providers.ts';
 import { adminInstitutionRoutes } from './admin/institutions.ts';
+import { adminMeRoutes } from './admin/me.ts';
 import { adminMetricsRoutes } from './admin/metrics.ts';
+import { adminNotificationRoutes } from './admin/notifications.ts';
+import { adminOperatorRoutes } from './admin/operators.ts';
 import { adminPeopleRoutes } from './admin/people.ts';
 import { adminRunRoutes } from './admin/runs.ts';
 import { adminTaxonomyRoutes } from './admin/taxonomy.ts';
@@ -34,7 +39,11 @@ const routeModules: RouteModule[] = [
   helpSyncRoutes,
   adminInstitutionRoutes,
   adminCohortRoutes,
+  adminMeRoutes,
   adminPeopleRoutes,
+  adminIdentityProviderRoutes,
+  adminOperatorRoutes,
+  adminAuditRoutes,
   adminRunRoutes,
   adminCampusRoutes,
   adminFullSyncRoutes,
@@ -48,6 +57,7 @@ const routeModules: RouteModule[] = [
   adminMetricsRoutes,
   adminCalendarRoutes,
   adminCrisisContactRoutes,
+  adminNotificationRoutes,
 ];
 
 export async function registerApi(app: App, services: Services): Promise<void> {

@@ -1,39 +1,23 @@
 // Reading the files of a OneRoster bundle: the columns each must have, header checks before
 // anything is sent, and records as objects keyed by lower-cased column name.
+import {
+  COLLECTIONS,
+  type Collection,
+  REQUIRED,
+  type Rec,
+  type RecordSource,
+} from '../../domain/oneroster/records.ts';
 import { distance } from './columns.ts';
 import { CsvFileError, type CsvReadOptions, type FileSource, openCsv } from './csv-source.ts';
 
-export type Rec = Record<string, string>;
+export { COLLECTIONS as FILES, type Collection as OneRosterFile, REQUIRED };
 
-export const FILES = [
-  'orgs',
-  'academicSessions',
-  'courses',
-  'classes',
-  'users',
-  'roles',
-  'enrollments',
-] as const;
-
-export type OneRosterFile = (typeof FILES)[number];
-
-export const REQUIRED: Record<OneRosterFile, string[]> = {
-  orgs: ['sourcedId', 'name', 'type'],
-  academicSessions: ['sourcedId', 'title', 'type', 'startDate', 'endDate'],
-  courses: ['sourcedId', 'title'],
-  classes: ['sourcedId', 'courseSourcedId', 'termSourcedIds'],
-  users: ['sourcedId', 'givenName', 'familyName', 'email'],
-  roles: ['userSourcedId', 'role', 'orgSourcedId'],
-  enrollments: ['sourcedId', 'classSourcedId', 'userSourcedId', 'role'],
-};
-
-export function deleted(rec: Rec): boolean {
-  return (rec.status ?? '').toLowerCase() === 'tobedeleted';
-}
-
-/** OneRoster dates are yyyy-mm-dd (1.2 allows a full date-time in some exports). */
-export function date(value: string | undefined): string | undefined {
-  return value ? value.slice(0, 10) : undefined;
+/** A file of the bundle as the mapping's record source (src/domain/oneroster). */
+export function recordSource(source: FileSource, required: string[], csv: CsvReadOptions): RecordSource {
+  return async function* () {
+    for await (const { line, rec } of records(source, required, csv))
+      yield { origin: { file: source.name, line }, rec };
+  };
 }
 
 export async function headerOf(source: FileSource, csv: CsvReadOptions): Promise<string[]> {

@@ -7,17 +7,13 @@ import type { Db, Queryable } from '../../db/db.ts';
 import { InstitutionLock, lockInstitution } from '../../db/locks.ts';
 import { ApiError } from '../../errors.ts';
 import { appendOperatorAudit, readOperatorAudit } from '../audit/operator-audit.ts';
+import type { CampusAlias, MergeResult } from './schemas.ts';
+
+export type { MergeResult };
 
 interface CampusRow {
   id: string;
   name: string;
-}
-
-export interface MergeResult {
-  merged: { id: string; name: string };
-  into: { id: string; name: string };
-  moved: { students: number; units: number; aliases: number };
-  alias: string;
 }
 
 /** Tables whose campus_id moves with a merge; units exist once the teaching taxonomy is installed. */
@@ -108,8 +104,9 @@ export function createCampusMergeService(db: Db) {
     /** The institution's operator audit trail, newest first (merges, departure decisions). */
     operatorAudit: (institutionId: string) => readOperatorAudit(db, institutionId),
 
-    async aliases(institutionId: string) {
-      const { rows } = await db.query(
+    /** The names that match a campus because of a merge, by name. */
+    async aliases(institutionId: string): Promise<CampusAlias[]> {
+      const { rows } = await db.query<CampusAlias>(
         `SELECT a.alias, a.campus_id, c.name AS campus_name, a.created_at
          FROM campus_aliases a JOIN campuses c ON c.id = a.campus_id AND c.institution_id = a.institution_id
          WHERE a.institution_id = $1 ORDER BY lower(a.alias)`,

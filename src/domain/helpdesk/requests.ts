@@ -2,8 +2,9 @@
 // reading one with its timeline, and the listing. Staff changes are in ./staff-changes.ts.
 //
 // Cost: creating is one transaction of three statements (the request, its first timeline entry,
-// its events); reading is two indexed queries; a page of the listing is one query (plus one
-// lookup when it filters by a person's id).
+// its events); reading is four indexed queries (the request, its timeline, its student, their other
+// open requests); a page of the listing is two queries, the page and its students (plus one lookup
+// when it filters by a person's id).
 import type { Db, Queryable } from '../../db/db.ts';
 import type { Paged } from '../../db/keyset.ts';
 import { ApiError } from '../../errors.ts';
@@ -19,8 +20,9 @@ import {
   selectRequestPage,
   selectTimeline,
 } from './queries.ts';
+import { selectOtherOpenRequests, selectRequestStudents } from './requester.ts';
 import type { Category, Priority } from './rules.ts';
-import type { HelpRequest, HelpRequestDetail } from './schemas.ts';
+import type { HelpRequest, HelpRequestDetail, HelpRequestListItem } from './schemas.ts';
 import { eventData, publicRequest } from './store.ts';
 
 /** What the help desk's functions need. */
@@ -97,16 +99,31 @@ export async function createHelpRequest(
   });
 }
 
-/** One request with its whole timeline (oldest first), or 404. */
+/**
+ * One request with its whole timeline (oldest first) and its student (with where they are in
+ * their six weeks at `now`, and their other open requests), or 404.
+ */
 export async function getHelpRequest(
   db: Queryable,
   institutionId: string,
   id: string,
+  now: Date,
 ): Promise<HelpRequestDetail> {
   if (!uuidPattern.test(id)) throw helpRequestNotFound();
   const row = await selectRequest(db, institutionId, id);
   if (!row) throw helpRequestNotFound();
-  return { ...publicRequest(row), timeline: await selectTimeline(db, institutionId, row.id) };
+  const studentId = row.student_id;
+  const [timeline, students, others] = await Promise.all([
+    selectTimeline(db, institutionId, row.id),
+    selectRequestStudents(db, institutionId, studentId ? [studentId] : [], now),
+    studentId ? selectOtherOpenRequests(db, institutionId, studentId, row.id) : [],
+  ]);
+  const student = studentId ? students.get(studentId) : undefined;
+  return {
+    ...publicRequest(row),
+    timeline,
+    student: student ? { ...student, other_open_requests: others } : null,
+  };
 }
 
 /** One page of the listing (filters and orders: ./listing.ts); `assigned=<id>` must name a person here. */
@@ -114,7 +131,8 @@ export async function listHelpRequests(
   db: Queryable,
   institutionId: string,
   filter: ListFilter,
-): Promise<Paged<HelpRequest>> {
+  now: Date,
+): Promise<Paged<HelpRequestListItem>> {
   const assignment = filter.assignment;
   if (assignment?.kind === 'person' && assignment.checked === false) {
     if (!(await isPerson(db, institutionId, assignment.personId)))
@@ -127,5 +145,11 @@ export async function listHelpRequests(
     ...filter,
     crisisFirst: filter.order === 'crisis_first',
   });
-  return { items: page.items.map(publicRequest), next: page.next };
+  const studentIds = page.items.flatMap((row) => (row.student_id ? [row.student_id] : []));
+  const students = await selectRequestStudents(db, institutionId, studentIds, now);
+  const items = page.items.map((row) => ({
+    ...publicRequest(row),
+    student: (row.student_id && students.get(row.student_id)) || null,
+  }));
+  return { items, next: page.next };
 }

@@ -75,12 +75,67 @@ export const TimelineItem = Type.Object({
 });
 export type TimelineItem = Static<typeof TimelineItem>;
 
+/** The student behind a request, as staff see them (./requester.ts). */
+const sixWeeksStates = ['no_start', 'before', 'during', 'after'] as const;
+
+export const RequestStudent = Type.Object({
+  id: Uuid(),
+  name: Nullable(Type.String({ description: 'First and last name as the roster sent them' })),
+  email: Type.String(),
+  student_id_ext: Type.String({ description: "The SIS's id of the student" }),
+  departed: Type.Boolean({
+    description: 'The student has left the roster (a full sync no longer sent them)',
+  }),
+  cohort: Type.Object({ id: Uuid(), name: Type.String() }),
+  program: Nullable(Type.Object({ id: Uuid(), code: Type.String(), name: Nullable(Type.String()) })),
+  campus: Nullable(Type.Object({ id: Uuid(), name: Type.String() })),
+  six_weeks: Type.Object(
+    {
+      state: StringEnum(
+        sixWeeksStates,
+        'no_start (no start date), before, during or after their six weeks, today in the institution',
+      ),
+      week: Nullable(Type.Integer({ minimum: 1, maximum: 6, description: 'During: the week they are in' })),
+      start: Nullable(Type.String({ format: 'date', description: 'The first day of week 1' })),
+    },
+    { description: 'Where the student is in their six weeks today (docs/student-app.md)' },
+  ),
+});
+export type RequestStudent = Static<typeof RequestStudent>;
+
+export const OpenRequestItem = Type.Object({
+  id: Uuid(),
+  summary: Nullable(Type.String()),
+  priority: PrioritySchema,
+  status: StatusSchema,
+  created_at: DateTime(),
+});
+export type OpenRequestItem = Static<typeof OpenRequestItem>;
+
+export const RequestStudentDetail = Type.Object({
+  ...RequestStudent.properties,
+  other_open_requests: Type.Array(OpenRequestItem, {
+    description: "The student's other requests that are not resolved, newest first (at most 20)",
+  }),
+});
+export type RequestStudentDetail = Static<typeof RequestStudentDetail>;
+
 /** A help request with its whole timeline, oldest entry first. */
 export const HelpRequestDetail = Type.Intersect([
   HelpRequest,
-  Type.Object({ timeline: Type.Array(TimelineItem) }),
+  Type.Object({
+    timeline: Type.Array(TimelineItem),
+    student: Nullable(RequestStudentDetail),
+  }),
 ]);
 export type HelpRequestDetail = Static<typeof HelpRequestDetail>;
+
+/** A row of the listing: the request and who raised it (null if the student record was deleted). */
+export const HelpRequestListItem = Type.Object({
+  ...HelpRequest.properties,
+  student: Nullable(RequestStudent),
+});
+export type HelpRequestListItem = Static<typeof HelpRequestListItem>;
 
 /** The answer to a staff change. */
 export const HelpRequestChange = Type.Object({

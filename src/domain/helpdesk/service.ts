@@ -22,10 +22,11 @@ export function createHelpRequestsService(db: Db, clock: Clock) {
   return {
     /** Creates a help request (status new) and records help_request.created, plus help_request.crisis for crisis. */
     create: (institutionId: string, input: NewHelpRequest) => createHelpRequest(deps, institutionId, input),
-    /** One request with its whole timeline (oldest first), or 404. */
-    get: (institutionId: string, id: string) => getHelpRequest(db, institutionId, id),
-    /** One page of the listing; `assigned=<id>` must name a person of the institution. */
-    list: (institutionId: string, filter: ListFilter) => listHelpRequests(db, institutionId, filter),
+    /** One request with its whole timeline (oldest first) and its student, or 404. */
+    get: (institutionId: string, id: string) => getHelpRequest(db, institutionId, id, clock.now()),
+    /** One page of the listing with each row's student; `assigned=<id>` must name a person of the institution. */
+    list: (institutionId: string, filter: ListFilter) =>
+      listHelpRequests(db, institutionId, filter, clock.now()),
     /** A staff member sets the status. Setting the current status changes nothing. */
     changeStatus: (institutionId: string, id: string, input: { status: Status; staff: string }) =>
       changeStatus(deps, institutionId, id, input),

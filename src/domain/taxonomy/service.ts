@@ -8,13 +8,13 @@
 // what is stored, never against another section of the same request (spec 4.2 rule 3).
 
 import type { Db, Queryable } from '../../db/db.ts';
-import { type KeysetPage, keysetPage, type Paged } from '../../db/keyset.ts';
+import type { KeysetPage } from '../../db/keyset.ts';
 import { InstitutionLock, lockInstitution } from '../../db/locks.ts';
 import type { Clock } from '../../lib/clock.ts';
-import type { CursorKey, KeysetOrder } from '../../lib/cursor.ts';
 import { checkBatchSize } from '../feeds/batch-limits.ts';
 import { type RunCredential, recordRun } from '../runs/runs.ts';
 import { type EnrolmentFilter, listEnrolments } from './enrolment-listing.ts';
+import { listTerms, listUnits, type UnitFilter } from './queries.ts';
 import {
   type PushBody,
   type PushResult,
@@ -32,6 +32,13 @@ import { programs } from './sections/programs.ts';
 import { terms } from './sections/terms.ts';
 import { units } from './sections/units.ts';
 
+export {
+  enrolmentOrder,
+  type TermListing,
+  termOrder,
+  type UnitListing,
+  unitOrder,
+} from './queries.ts';
 export {
   type PushBody,
   type PushResult,
@@ -122,67 +129,16 @@ export function createTaxonomyService(db: Db, clock: Clock) {
       return { run_id: runId ?? (await record(db)), ...result };
     },
 
-    /** The institution's terms, by start date then code. */
-    async listTerms(institutionId: string, page: KeysetPage): Promise<Paged<TermListing>> {
-      const { rows } = await db.query<TermListing & { sort_key: CursorKey }>(
-        `SELECT id, code AS term_code, name, to_char(start_date, 'YYYY-MM-DD') AS start_date,
-                to_char(end_date, 'YYYY-MM-DD') AS end_date, created_at, updated_at,
-                json_build_array(start_date, lower(code)) AS sort_key
-         FROM terms
-         WHERE institution_id = $1 AND ($2::date IS NULL OR (start_date, lower(code)) > ($2::date, $3::text))
-         ORDER BY start_date, lower(code) LIMIT $4`,
-        [institutionId, page.after?.[0] ?? null, page.after?.[1] ?? null, page.limit + 1],
-      );
-      return keysetPage(rows, page.limit);
-    },
+    /** The institution's terms, by start date then code (queries.ts). */
+    listTerms: (institutionId: string, page: KeysetPage) => listTerms(db, institutionId, page),
 
-    /** The institution's units (by code) with the program and campus they belong to. */
-    async listUnits(
-      institutionId: string,
-      page: KeysetPage & { programCode?: string },
-    ): Promise<Paged<UnitListing>> {
-      const { rows } = await db.query<UnitListing & { sort_key: CursorKey }>(
-        `SELECT u.id, u.code AS unit_code, u.name, p.code AS program_code, c.name AS campus_name,
-                u.created_at, u.updated_at, json_build_array(lower(u.code)) AS sort_key
-         FROM units u
-         LEFT JOIN programs p ON p.id = u.program_id AND p.institution_id = u.institution_id
-         LEFT JOIN campuses c ON c.id = u.campus_id AND c.institution_id = u.institution_id
-         WHERE u.institution_id = $1 AND ($2::text IS NULL OR lower(p.code) = lower($2::text))
-           AND ($3::text IS NULL OR lower(u.code) > $3::text)
-         ORDER BY lower(u.code) LIMIT $4`,
-        [institutionId, page.programCode ?? null, page.after?.[0] ?? null, page.limit + 1],
-      );
-      return keysetPage(rows, page.limit);
-    },
+    /** The institution's units by code, optionally of one program (queries.ts). */
+    listUnits: (institutionId: string, page: KeysetPage & UnitFilter) => listUnits(db, institutionId, page),
 
     /** The institution's enrolments, by term, unit and email (enrolment-listing.ts). */
     listEnrolments: (institutionId: string, page: KeysetPage & EnrolmentFilter) =>
       listEnrolments(db, institutionId, page),
   };
-}
-
-export const termOrder: KeysetOrder = { listing: 'terms', key: ['date', 'text'] };
-export const unitOrder: KeysetOrder = { listing: 'units', key: ['text'] };
-export const enrolmentOrder: KeysetOrder = { listing: 'enrolments', key: ['date', 'text', 'text', 'text'] };
-
-interface Stamped {
-  id: string;
-  created_at: Date;
-  updated_at: Date;
-}
-
-export interface TermListing extends Stamped {
-  term_code: string;
-  name: string | null;
-  start_date: string;
-  end_date: string;
-}
-
-export interface UnitListing extends Stamped {
-  unit_code: string;
-  name: string | null;
-  program_code: string | null;
-  campus_name: string | null;
 }
 
 export type TaxonomyService = ReturnType<typeof createTaxonomyService>;

@@ -1,11 +1,10 @@
 // Admin API: merging campuses, their aliases, and the operator audit trail.
 import { Type } from 'typebox';
+import { CampusAlias, MergeBody, MergeResult } from '../../../domain/campuses/schemas.ts';
 import type { Services } from '../../../services.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
-import { adminSecurity, DateTime, errorResponses, SlugParams, Text, Uuid } from '../schemas.ts';
-
-const CampusRef = Type.Object({ id: Uuid(), name: Type.String() });
+import { adminSecurity, DateTime, errorResponses, SlugParams, Uuid } from '../schemas.ts';
 
 export function adminCampusRoutes(app: App, services: Services): void {
   const { campusMerge } = services;
@@ -26,28 +25,9 @@ export function adminCampusRoutes(app: App, services: Services): void {
           'creating the campus again. Each campus is named by id or by name (case-insensitive). Recorded in the ' +
           'operator audit trail.',
         params: SlugParams,
-        body: Type.Object({
-          from: Text({
-            minLength: 1,
-            maxLength: 500,
-            description: 'The campus that goes (id or name)',
-          }),
-          into: Text({
-            minLength: 1,
-            maxLength: 500,
-            description: 'The campus that stays (id or name)',
-          }),
-          actor: Type.Optional(
-            Text({ minLength: 1, maxLength: 200, description: 'Who merges; default "operator"' }),
-          ),
-        }),
+        body: MergeBody,
         response: {
-          200: Type.Object({
-            merged: CampusRef,
-            into: CampusRef,
-            moved: Type.Object({ students: Type.Integer(), units: Type.Integer(), aliases: Type.Integer() }),
-            alias: Type.String(),
-          }),
+          200: MergeResult,
           ...errorResponses(400, 401, 404),
         },
       },
@@ -72,23 +52,14 @@ export function adminCampusRoutes(app: App, services: Services): void {
         summary: 'Names that match a campus because of a merge',
         params: SlugParams,
         response: {
-          200: Type.Object({
-            items: Type.Array(
-              Type.Object({
-                alias: Type.String(),
-                campus_id: Uuid(),
-                campus_name: Type.String(),
-                created_at: DateTime(),
-              }),
-            ),
-          }),
+          200: Type.Object({ items: Type.Array(CampusAlias) }),
           ...errorResponses(401, 404),
         },
       },
     },
     async (request) => {
       const institution = institutionOf(request);
-      return { items: (await campusMerge.aliases(institution.id)) as never[] };
+      return { items: await campusMerge.aliases(institution.id) };
     },
   );
 

@@ -8,6 +8,7 @@ import {
   HelpRequest,
   HelpRequestDetail,
   HelpRequestFilters,
+  HelpRequestListItem,
   NewHelpRequestBody,
 } from '../../../domain/helpdesk/schemas.ts';
 import type { Services } from '../../../services.ts';
@@ -81,7 +82,7 @@ export function adminHelpRequestRoutes(app: App, services: Services): void {
           'field (`querystring.assigned`, …).',
         params: SlugParams,
         querystring: Type.Intersect([CursorQuery, HelpRequestFilters]),
-        response: { 200: Page(HelpRequest), ...errorResponses(400, 401, 404) },
+        response: { 200: Page(HelpRequestListItem), ...errorResponses(400, 401, 404) },
       },
     },
     async (request) => {

@@ -1,70 +1,51 @@
 // Campuses (staff and admins, as the API's listings): every campus, cursor-paged, and the names
 // that match a campus because of an earlier merge. The platform operator also merges one campus
-// into another here: pick both, confirm, then the API's merge moves students and units and keeps
-// the old name as an alias; its refusal (no such campus, a campus into itself) is shown next to
-// the field it names. The form is offered only where the API's policy allows the merge.
+// into another here: pick both, confirm, then the domain's merge moves students and units and
+// keeps the old name as an alias; its refusal (no such campus, a campus into itself) is shown
+// next to the field it names. The form is offered only where the access policy allows the merge.
+//
+// The page calls the domain's listings and merge with the request's institution, as the admin
+// API does; the merge form is checked with the API's own schema.
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { MergeBody } from '../../../domain/campuses/schemas.ts';
+import { campusOrder } from '../../../domain/institutions/service.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
+import { checkForm } from '../form-check.ts';
 import { ctx, institutionOf } from './context.ts';
-import { confirmed, formErrors, text, when } from './forms.ts';
-import { CursorQuery, listPage } from './listing.ts';
+import { campusesView, mergeConfirmation, mergeFields, mergeValues } from './data-campuses-view.ts';
+import { checkErrors, confirmed, refusalOf } from './forms.ts';
+import { allOrNone, CursorQuery, readListing } from './listing.ts';
 
 const Params = Type.Object({ slug: Type.String() });
 
-interface Campus {
-  id: string;
-  name: string;
-  created_at: string;
-}
+export function dataCampusRoutes(app: App, services: Services): void {
+  const { institutions, campusMerge } = services;
+  const pageOf = (request: FastifyRequest) => `/console/${institutionOf(request).slug}/campuses`;
 
-interface Alias {
-  alias: string;
-  campus_id: string;
-  campus_name: string;
-  created_at: string;
-}
-
-export function dataCampusRoutes(app: App, _services: Services): void {
-  const paths = (request: FastifyRequest) => {
-    const slug = institutionOf(request).slug;
-    return { api: `/admin/v1/institutions/${slug}`, page: `/console/${slug}/campuses` };
-  };
-
-  /** The merge form's choices: every campus when they fit in one read, else a text field. */
-  const mergeChoices = async (request: FastifyRequest) => {
-    const c = ctx(request);
-    if (!c.may('operator')) return undefined;
-    const page = await c.api.get<{ items: Campus[]; next_cursor: string | null }>(
-      `${paths(request).api}/campuses?limit=1000`,
-    );
-    return page.next_cursor ? undefined : page.items;
+  /** The merge form's choices (the operator's only): every campus when they fit in one read. */
+  const mergeChoices = (request: FastifyRequest) => {
+    if (!ctx(request).may('operator')) return undefined;
+    const institutionId = institutionOf(request).id;
+    return allOrNone((page) => institutions.listCampuses(institutionId, page));
   };
 
   const campuses = async (request: FastifyRequest, extra: Record<string, unknown> = {}, status = 200) => {
     const c = ctx(request);
-    const { api, page } = paths(request);
+    const institutionId = institutionOf(request).id;
     const cursor = (request.query as { cursor?: string } | undefined)?.cursor;
     const [listing, aliases, choices] = await Promise.all([
-      listPage<Campus>(c.api, `${api}/campuses`, {}, { cursor }),
-      c.api.get<{ items: Alias[] }>(`${api}/campus-aliases`),
+      readListing(campusOrder, { cursor, size: 50 }, (page) =>
+        institutions.listCampuses(institutionId, page),
+      ),
+      campusMerge.aliases(institutionId),
       mergeChoices(request),
     ]);
+    const view = campusesView(listing, aliases, { may: c.may('operator'), choices }, pageOf(request));
     return c.render(
       'console/data-campuses.eta',
-      {
-        title: 'Campuses',
-        listing,
-        aliases: aliases.items,
-        mayMerge: c.may('operator'),
-        choices,
-        values: { from: '', into: '' },
-        errors: {},
-        self: `${page}?`,
-        when,
-        ...extra,
-      },
+      { ...view, ...extra },
       listing.problem && status === 200 ? 400 : status,
     );
   };
@@ -80,30 +61,21 @@ export function dataCampusRoutes(app: App, _services: Services): void {
     { config: { access: 'operator' }, schema: { hide: true, params: Params } },
     async (request, reply) => {
       const c = ctx(request);
-      const { api, page } = paths(request);
-      const values = { from: text(request.body, 'from'), into: text(request.body, 'into') };
-      const missing = {
-        ...(values.from ? {} : { from: 'Choose the campus that goes.' }),
-        ...(values.into ? {} : { into: 'Choose the campus that stays.' }),
-      };
-      if (Object.keys(missing).length) return campuses(request, { values, errors: missing }, 400);
+      const page = pageOf(request);
+      const values = mergeValues(request.body);
+      const checked = checkForm(MergeBody, { ...values }, mergeFields);
+      if (!checked.ok) return campuses(request, { values, ...checkErrors(checked.errors) }, 400);
       if (!confirmed(request.body)) {
-        // Name the campuses as the person knows them; a typed name or id is shown as typed.
-        const names = Object.fromEntries(((await mergeChoices(request)) ?? []).map((x) => [x.id, x.name]));
-        const from = names[values.from] ?? values.from;
-        const into = names[values.into] ?? values.into;
-        return c.render('console/confirm.eta', {
-          title: `Merge ${from} into ${into}?`,
-          message: `Every student and unit of ${from} moves to ${into}, and ${from} is deleted. Its name is kept as an alias of ${into}, so a later push that still uses it matches ${into}. This cannot be undone from the console.`,
-          action: `${page}/merge`,
-          button: `Merge into ${into}`,
-          fields: values,
-          back: page,
-        });
+        // Asking first changes nothing: no audit entry for it.
+        request.unchanged = true;
+        return c.render('console/confirm.eta', mergeConfirmation(values, await mergeChoices(request), page));
       }
-      const answer = await c.api.call('POST', `${api}/campuses/merge`, { ...values, actor: c.caller.actor });
-      if (!answer.ok)
-        return campuses(request, { values, ...formErrors(answer.problem, ['from', 'into']) }, answer.status);
+      try {
+        await campusMerge.merge(institutionOf(request).id, { ...checked.value, actor: c.caller.actor });
+      } catch (error) {
+        const refused = refusalOf(error, ['from', 'into']);
+        return campuses(request, { values, ...refused }, refused.status);
+      }
       return reply.redirect(`${page}?done=campuses_merged`, 303);
     },
   );

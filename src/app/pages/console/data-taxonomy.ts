@@ -1,70 +1,121 @@
 // The data an institution's SIS pushed, read-only (staff and admins, as the API's listings):
-// programs, terms, units and enrolments, each a page of the API's keyset listing with its
-// filters. Each page is one API read (cursor paging), so it costs the same on the last page as
-// on the first. Cohorts have pages of their own (cohorts.ts), where admins set start dates.
-import { Type } from 'typebox';
-import { enrolmentStatuses } from '../../../domain/taxonomy/rows.ts';
+// programs, terms, units and enrolments, each a page of the domain's keyset listing with its
+// filters. Each page is one listing read (cursor paging), so it costs the same on the last page
+// as on the first. Cohorts have pages of their own (cohorts.ts), where admins set start dates.
+//
+// Every page calls the same domain listing the admin API does, with the request's institution;
+// the filters are checked with the API's own schemas and a refusal is shown above the list.
+
+import { type TSchema, Type } from 'typebox';
+import type { KeysetPage, Paged } from '../../../db/keyset.ts';
+import { programOrder } from '../../../domain/institutions/service.ts';
+import { EnrolmentFilters, UnitFilters } from '../../../domain/taxonomy/schemas.ts';
+import { enrolmentOrder, termOrder, unitOrder } from '../../../domain/taxonomy/service.ts';
+import type { KeysetOrder } from '../../../lib/cursor.ts';
 import { MAX_CURSOR_LENGTH } from '../../../lib/cursor.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
-import { query } from './api.ts';
+import type { FieldText } from '../form-check.ts';
 import { ctx, institutionOf } from './context.ts';
-import { when } from './forms.ts';
-import { listPage } from './listing.ts';
+import { dataFilters, dataListView } from './data-taxonomy-view.ts';
+import { readFilteredListing } from './listing.ts';
 
 const Params = Type.Object({ slug: Type.String() });
-// Loose on purpose: the API judges the values and the page shows its refusal above the list.
+// Loose on purpose: the filters are checked with the domain's schemas and a refusal is shown
+// above the list, so the limits here only keep absurd URLs out.
 const Loose = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
+const NoFilters = Type.Object({});
+
+type Filter = Record<string, string | undefined>;
 
 interface DataPage {
-  /** The console's address under /console/{slug}/ and the API's listing under the institution. */
+  /** The console's address under /console/{slug}/. */
   path: string;
-  api: string;
   title: string;
   template: string;
-  /** Query parameters passed on to the API as filters. */
-  filters: readonly string[];
-  /** Rows per page. */
-  size?: number;
+  order: KeysetOrder;
+  /** The listing's filters: the schema the API takes them with, and the form's labels. */
+  schema: TSchema;
+  fields: Record<string, FieldText>;
+  read: (institutionId: string, filter: Filter, page: KeysetPage) => Promise<Paged<unknown>>;
 }
 
-const dataPages: readonly DataPage[] = [
-  { path: 'programs', api: 'programs', title: 'Programs', template: 'data-programs', filters: [] },
-  { path: 'terms', api: 'terms', title: 'Terms', template: 'data-terms', filters: [] },
-  { path: 'units', api: 'units', title: 'Units', template: 'data-units', filters: ['program_code'] },
-  {
-    path: 'enrolments',
-    api: 'enrolments',
-    title: 'Enrolments',
-    template: 'data-enrolments',
-    filters: ['term_code', 'unit_code', 'email', 'status'],
-  },
-];
+function dataPages({ institutions, taxonomy }: Services): readonly DataPage[] {
+  return [
+    {
+      path: 'programs',
+      title: 'Programs',
+      template: 'data-programs',
+      order: programOrder,
+      schema: NoFilters,
+      fields: {},
+      read: (institutionId, _filter, page) => institutions.listPrograms(institutionId, page),
+    },
+    {
+      path: 'terms',
+      title: 'Terms',
+      template: 'data-terms',
+      order: termOrder,
+      schema: NoFilters,
+      fields: {},
+      read: (institutionId, _filter, page) => taxonomy.listTerms(institutionId, page),
+    },
+    {
+      path: 'units',
+      title: 'Units',
+      template: 'data-units',
+      order: unitOrder,
+      schema: UnitFilters,
+      fields: { program_code: { label: 'Program code' } },
+      read: (institutionId, filter, page) =>
+        taxonomy.listUnits(institutionId, { ...page, programCode: filter.program_code }),
+    },
+    {
+      path: 'enrolments',
+      title: 'Enrolments',
+      template: 'data-enrolments',
+      order: enrolmentOrder,
+      schema: EnrolmentFilters,
+      fields: {
+        term_code: { label: 'Term code' },
+        unit_code: { label: 'Unit code' },
+        email: { label: 'Student email' },
+        status: { label: 'Status' },
+      },
+      read: (institutionId, filter, page) =>
+        taxonomy.listEnrolments(institutionId, {
+          ...page,
+          termCode: filter.term_code,
+          unitCode: filter.unit_code,
+          email: filter.email,
+          status: filter.status,
+        }),
+    },
+  ];
+}
 
-export function dataTaxonomyRoutes(app: App, _services: Services): void {
-  for (const page of dataPages) {
+export function dataTaxonomyRoutes(app: App, services: Services): void {
+  for (const page of dataPages(services)) {
+    const names = Object.keys(page.fields);
     const querystring = Type.Object({
       cursor: Loose(MAX_CURSOR_LENGTH),
-      ...Object.fromEntries(page.filters.map((name) => [name, Loose(1000)])),
+      ...Object.fromEntries(names.map((name) => [name, Loose(1000)])),
     });
     app.get(
       `/:slug/${page.path}`,
       { config: { access: 'read' }, schema: { hide: true, params: Params, querystring } },
       async (request) => {
-        const c = ctx(request);
-        const slug = institutionOf(request).slug;
+        const institution = institutionOf(request);
         const q = request.query as Record<string, string | undefined>;
-        const filters = Object.fromEntries(page.filters.map((name) => [name, q[name]?.trim() || undefined]));
-        const listing = await listPage(c.api, `/admin/v1/institutions/${slug}/${page.api}`, filters, {
-          cursor: q.cursor,
-          size: page.size ?? 50,
-        });
-        const self = `/console/${slug}/${page.path}${query(filters) || '?'}`;
-        return c.render(
-          `console/${page.template}.eta`,
-          { title: page.title, listing, filters, self, statuses: enrolmentStatuses, when },
-          listing.problem ? 400 : 200,
+        const filters = dataFilters(names, q);
+        const listing = await readFilteredListing(
+          { schema: page.schema, values: filters, fields: page.fields },
+          page.order,
+          { cursor: q.cursor, size: 50 },
+          (filter, keyset) => page.read(institution.id, filter as Filter, keyset),
         );
+        const view = dataListView(page.title, listing, filters, `/console/${institution.slug}/${page.path}`);
+        return ctx(request).render(`console/${page.template}.eta`, view, listing.problem ? 400 : 200);
       },
     );
   }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Caller } from '../../../domain/access/policy.ts';
-import type { HelpRequest } from '../../../domain/helpdesk/schemas.ts';
+import type { HelpRequest, HelpRequestListItem } from '../../../domain/helpdesk/schemas.ts';
 import {
   assigneeOptions,
   assignmentOf,
@@ -28,7 +28,7 @@ const request = (
   id: string,
   priority: HelpRequest['priority'],
   status: HelpRequest['status'],
-): HelpRequest => ({
+): HelpRequestListItem => ({
   id,
   student_id: null,
   status,
@@ -42,6 +42,7 @@ const request = (
   version: 1,
   created_at: new Date('2026-03-04T10:00:00Z'),
   updated_at: new Date('2026-03-04T10:00:00Z'),
+  student: null,
 });
 
 test('the filters of a URL: only values the form offers; "unassigned" is the listing\'s none, crisis first', () => {
@@ -87,7 +88,7 @@ test('namesakes are told apart by email; "me" only when the signed-in person may
     assigneeOptions(assignees).map((a) => a.label),
     ['Kai Lee (kai@example.edu)', 'Kai Lee (kai.lee@example.edu)', 'Robin'],
   );
-  const detail = { ...request('a', 'normal', 'new'), timeline: [] };
+  const detail = { ...request('a', 'normal', 'new'), timeline: [], student: null };
   assert.equal(helpRequestView(detail, assignees, staff, '/back').me, me);
   assert.equal(helpRequestView(detail, assignees.slice(1), staff, '/back').me, undefined);
   assert.equal(helpRequestView(detail, assignees, operator, '/back').me, undefined);
@@ -100,4 +101,14 @@ test('the assignment form: unassign, assign to me whatever the select holds, or 
   assert.deepEqual(assignmentOf({ to_me: 'yes', assignee_id: 'c' }, operator), { assignee_id: 'c' });
   assert.deepEqual(assignmentOf({ assignee_id: ' c ' }, staff), { assignee_id: 'c' });
   assert.deepEqual(assignmentOf(undefined, staff), { assignee_id: '' });
+});
+
+test("a crisis request's page lists the crisis contacts; another request's page does not", () => {
+  const contacts = [
+    { name: 'Campus security', phone: '555 0100', url: null, hours: '24/7', description: null },
+  ];
+  const crisis = { ...request('a', 'crisis', 'new'), timeline: [], student: null };
+  const normal = { ...request('b', 'normal', 'new'), timeline: [], student: null };
+  assert.deepEqual(helpRequestView(crisis, [], staff, '/back', contacts).contacts, contacts);
+  assert.deepEqual(helpRequestView(normal, [], staff, '/back', contacts).contacts, []);
 });

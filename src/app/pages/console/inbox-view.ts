@@ -6,11 +6,20 @@ import type { Caller } from '../../../domain/access/policy.ts';
 import { type Priority, priorities, type Status, statuses } from '../../../domain/helpdesk/rules.ts';
 import type {
   AssigneeItem,
-  HelpRequest,
   HelpRequestDetail,
   HelpRequestFilters,
+  HelpRequestListItem,
 } from '../../../domain/helpdesk/schemas.ts';
+import type { CrisisContact } from '../../../domain/students/crisis-contacts.ts';
 import { text, when } from './forms.ts';
+import {
+  priorityLabel,
+  sixWeeksLabel,
+  statusLabel,
+  studentName,
+  timelineWhat,
+  timelineWho,
+} from './help-request-words.ts';
 import type { Listing } from './listing.ts';
 
 const assignedChoices = ['me', 'unassigned'] as const;
@@ -56,13 +65,14 @@ export function inboxUrl(page: string, filters: InboxFilters): string {
   return search ? `${page}?${search}` : `${page}?`;
 }
 
-const openCrisis = (request: HelpRequest) => request.priority === 'crisis' && request.status !== 'resolved';
+const openCrisis = (request: HelpRequestListItem) =>
+  request.priority === 'crisis' && request.status !== 'resolved';
 
 /**
  * The inbox page. The listing comes crisis first, so its first pages hold every open crisis
  * request: they are shown in a panel of their own above the others.
  */
-export function inboxView(listing: Listing<HelpRequest>, filters: InboxFilters, page: string) {
+export function inboxView(listing: Listing<HelpRequestListItem>, filters: InboxFilters, page: string) {
   return {
     title: 'Help requests',
     crisis: listing.items.filter(openCrisis),
@@ -73,8 +83,12 @@ export function inboxView(listing: Listing<HelpRequest>, filters: InboxFilters, 
     priorities,
     self: inboxUrl(page, filters),
     when,
+    words,
   };
 }
+
+/** The words the inbox's templates use for codes (./help-request-words.ts). */
+const words = { statusLabel, priorityLabel, sixWeeksLabel, studentName, timelineWhat, timelineWho };
 
 export interface AssigneeOption {
   id: string;
@@ -97,17 +111,23 @@ export function assignableMe(caller: Caller, assignees: readonly AssigneeItem[])
   return assignees.some((a) => a.id === me) ? me : undefined;
 }
 
-/** A help request's page: the request with its timeline, and the assign form's choices. */
+/**
+ * A help request's page: the request with its timeline, its student, the assign form's choices,
+ * and (for a crisis request) the institution's crisis contacts.
+ */
 export function helpRequestView(
   request: HelpRequestDetail,
   assignees: readonly AssigneeItem[],
   caller: Caller,
   back: string,
+  contacts: readonly CrisisContact[] = [],
 ) {
   return {
     title: `Help request: ${request.summary ?? request.id}`,
     request,
     back,
+    contacts: request.priority === 'crisis' ? contacts : [],
+    words,
     statuses,
     assignees: assigneeOptions(assignees),
     me: assignableMe(caller, assignees),

@@ -47,7 +47,7 @@ interface StaffAction<S extends TSchema> {
 }
 
 export function inboxRoutes(app: App, services: Services): void {
-  const { helpRequests } = services;
+  const { helpRequests, studentApp } = services;
   const pageOf = (request: FastifyRequest) => `/console/${institutionOf(request).slug}/inbox`;
 
   app.get(
@@ -71,13 +71,14 @@ export function inboxRoutes(app: App, services: Services): void {
     const c = ctx(request);
     const institutionId = institutionOf(request).id;
     const { id } = request.params as { id: string };
-    const [helpRequest, assignees] = await Promise.all([
+    const [helpRequest, assignees, contacts] = await Promise.all([
       helpRequests.get(institutionId, id),
       helpRequests.assignees(institutionId),
+      studentApp.crisisContacts(institutionId),
     ]);
     return c.render(
       'console/help-request.eta',
-      { ...helpRequestView(helpRequest, assignees, c.caller, pageOf(request)), ...extra },
+      { ...helpRequestView(helpRequest, assignees, c.caller, pageOf(request), contacts), ...extra },
       status,
     );
   };

@@ -4,10 +4,11 @@
 // refuses with a 400 (a cursor edited or left over from other filters, a filter it does not
 // accept) is not an error page: the page shows the refusal's detail above an empty list, with
 // the way back to the first page.
-import { Type } from 'typebox';
+import { type Static, type TSchema, Type } from 'typebox';
 import type { KeysetPage, Paged } from '../../../db/keyset.ts';
 import { ApiError } from '../../../errors.ts';
 import { decodeCursor, encodeCursor, type KeysetOrder, MAX_CURSOR_LENGTH } from '../../../lib/cursor.ts';
+import { checkForm, type FieldText } from '../form-check.ts';
 import type { ConsoleApi } from './api.ts';
 import { ApiRefusal, query } from './api.ts';
 
@@ -52,6 +53,58 @@ export async function readListing<T>(
     const detail = String(error.extra.detail ?? 'the listing could not be read with these values');
     return { items: [], paged, problem: `${detail} (${error.code})` };
   }
+}
+
+/** A listing's filters: their values as the URL gives them, checked with the domain's schema. */
+export interface ListingFilters<S extends TSchema> {
+  schema: S;
+  /** The values given (absent and empty ones are no filter). */
+  values: Record<string, string | undefined>;
+  /** How the page's filter form labels each field, for the sentences of a refusal. */
+  fields: Record<string, FieldText>;
+}
+
+/**
+ * One page of a filtered listing: the filters are checked first with the schema the API takes
+ * them with, and a refusal is the listing's `problem` (every field's sentence, then the code the
+ * API gives it), shown above an empty list; otherwise as `readListing`.
+ */
+export async function readFilteredListing<S extends TSchema, T>(
+  filters: ListingFilters<S>,
+  order: KeysetOrder,
+  options: { cursor?: string; size?: number },
+  read: (filter: Static<S>, page: KeysetPage) => Promise<Paged<T>>,
+): Promise<Listing<T>> {
+  const given = Object.fromEntries(Object.entries(filters.values).filter(([, value]) => value));
+  const checked = checkForm(filters.schema, given, filters.fields);
+  if (!checked.ok)
+    return {
+      items: [],
+      paged: Boolean(options.cursor),
+      problem: `${Object.values(checked.errors).join('. ')} (invalid_field)`,
+    };
+  return readListing(order, options, (page) => read(checked.value, page));
+}
+
+/**
+ * The choices of a filter or a form's select: every row when they fit in one read, else none
+ * (the page then offers a text field).
+ */
+export async function allOrNone<T>(read: (page: KeysetPage) => Promise<Paged<T>>, most = 1000) {
+  const page = await read({ limit: most });
+  return page.next ? undefined : page.items;
+}
+
+/** The query string of the filters given ('' when none is). */
+export function searchOf(filters: Record<string, string | undefined>): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(filters)) if (value) params.set(name, value);
+  return params.toString();
+}
+
+/** A page's URL with its filters, ready for a `cursor` to be added (the pager's base). */
+export function listingUrl(page: string, filters: Record<string, string | undefined>): string {
+  return `${page}?${searchOf(filters)}`;
 }
 
 /** A listing through the admin API in-process (the pages not yet reading the domain). */

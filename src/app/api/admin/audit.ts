@@ -1,0 +1,54 @@
+// Admin API: the admin audit of an institution, newest first.
+import { Type } from 'typebox';
+import type { Services } from '../../../services.ts';
+import { institutionOf } from '../../context/request-context.ts';
+import type { App } from '../../types.ts';
+import { adminSecurity, DateTime, errorResponses, SlugParams, Uuid } from '../schemas.ts';
+
+export function adminAuditRoutes(app: App, services: Services): void {
+  const { adminAudit } = services;
+  const tags = ['admin: people and sign-in'];
+  const security = adminSecurity;
+
+  app.get(
+    '/admin/v1/institutions/:slug/audit',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        security,
+        summary: 'The admin audit: every change made through the admin API, newest first',
+        params: SlugParams,
+        querystring: Type.Object({
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
+          before: Type.Optional(Uuid('The last id of the previous page')),
+        }),
+        response: {
+          200: Type.Object({
+            items: Type.Array(
+              Type.Object({
+                id: Uuid(),
+                actor_kind: Type.String(),
+                actor_id: Type.Union([Uuid(), Type.Null()]),
+                actor: Type.String(),
+                session_id: Type.Union([Uuid(), Type.Null()]),
+                action: Type.String(),
+                target: Type.Union([Type.String(), Type.Null()]),
+                status: Type.Integer(),
+                request_id: Type.Union([Type.String(), Type.Null()]),
+                at: DateTime(),
+              }),
+            ),
+          }),
+          ...errorResponses(401, 403, 404),
+        },
+      },
+    },
+    async (request) => ({
+      items: await adminAudit.list(institutionOf(request).id, {
+        limit: request.query.limit ?? 100,
+        before: request.query.before,
+      }),
+    }),
+  );
+}

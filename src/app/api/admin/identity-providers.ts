@@ -1,0 +1,82 @@
+// Admin API: an institution's OpenID Connect provider, and the platform operators' own provider.
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { getProvider, putProvider, removeProvider } from '../../../domain/people/identity-providers.ts';
+import { IdentityProvider, ProviderBody } from '../../../domain/people/schemas.ts';
+import type { Services } from '../../../services.ts';
+import { institutionOf } from '../../context/request-context.ts';
+import type { App } from '../../types.ts';
+import { adminSecurity, errorResponses, SlugParams } from '../schemas.ts';
+
+export function adminIdentityProviderRoutes(app: App, services: Services): void {
+  const { db, clock, keyring, oidc } = services;
+  const deps = { db, clock, keyring, oidc };
+  const tags = ['admin: people and sign-in'];
+  const security = adminSecurity;
+
+  const providerRoutes = (
+    path: string,
+    access: 'admin' | 'operator',
+    institutionId: (r: FastifyRequest) => string | null,
+    who: string,
+  ) => {
+    app.get(
+      path,
+      {
+        config: { access },
+        schema: {
+          tags,
+          security,
+          summary: `Read ${who} identity provider (without its client secret)`,
+          ...(access === 'admin' ? { params: SlugParams } : {}),
+          response: { 200: IdentityProvider, ...errorResponses(401, 403, 404) },
+        },
+      },
+      async (request) => getProvider(db, institutionId(request)),
+    );
+    app.put(
+      path,
+      {
+        config: { access },
+        schema: {
+          tags,
+          security,
+          summary: `Configure ${who} OpenID Connect provider`,
+          description:
+            'Discovery is read from the issuer at once, through the outbound URL guard (https; no private, loopback, ' +
+            'link-local or metadata address, checked on the address connected to): a refused or unreadable issuer is a ' +
+            '400 naming the reason. The client secret is stored encrypted and never returned. Register ' +
+            '`{PUBLIC_BASE_URL}/auth/callback` as the redirect URI at the provider.',
+          ...(access === 'admin' ? { params: SlugParams } : {}),
+          body: ProviderBody,
+          response: { 200: IdentityProvider, ...errorResponses(400, 401, 403, 404) },
+        },
+      },
+      async (request) => putProvider(deps, institutionId(request), request.body as ProviderBody),
+    );
+    app.delete(
+      path,
+      {
+        config: { access },
+        schema: {
+          tags,
+          security,
+          summary: `Remove ${who} identity provider (nobody can sign in through it any more)`,
+          ...(access === 'admin' ? { params: SlugParams } : {}),
+          response: { 204: Type.Null(), ...errorResponses(401, 403, 404) },
+        },
+      },
+      async (request, reply) => {
+        await removeProvider(db, institutionId(request));
+        return reply.status(204).send(null);
+      },
+    );
+  };
+  providerRoutes(
+    '/admin/v1/institutions/:slug/identity-provider',
+    'admin',
+    (r) => institutionOf(r).id,
+    "the institution's",
+  );
+  providerRoutes('/admin/v1/identity-provider', 'operator', () => null, "the platform operators'");
+}

@@ -1,0 +1,88 @@
+// Admin API: the platform's operators who sign in through the platform identity provider, and
+// one-time operator sign-in links.
+import { Type } from 'typebox';
+import { invitePerson, listPeople, removePerson } from '../../../domain/people/people.ts';
+import { NewOperatorBody, Person } from '../../../domain/people/schemas.ts';
+import type { Services } from '../../../services.ts';
+import { callerOf } from '../../context/request-context.ts';
+import type { App } from '../../types.ts';
+import { adminSecurity, DateTime, errorResponses, Uuid } from '../schemas.ts';
+
+export function adminOperatorRoutes(app: App, services: Services): void {
+  const { db, clock, sessions, signIn } = services;
+  const deps = { db, clock, sessions };
+  const tags = ['admin: people and sign-in'];
+  const security = adminSecurity;
+
+  app.post(
+    '/admin/v1/operators',
+    {
+      config: { access: 'operator' },
+      schema: {
+        tags,
+        security,
+        summary: 'Add a platform operator who signs in through the platform identity provider',
+        body: NewOperatorBody,
+        response: { 201: Person, ...errorResponses(400, 401, 403, 409) },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .status(201)
+        .send(
+          await invitePerson(deps, null, { ...request.body, roles: [], permissions: [] }, callerOf(request)),
+        ),
+  );
+
+  app.get(
+    '/admin/v1/operators',
+    {
+      config: { access: 'operator' },
+      schema: {
+        tags,
+        security,
+        summary: 'List platform operators',
+        response: { 200: Type.Object({ items: Type.Array(Person) }), ...errorResponses(401, 403) },
+      },
+    },
+    async () => ({ items: await listPeople(db, null) }),
+  );
+
+  app.delete(
+    '/admin/v1/operators/:id',
+    {
+      config: { access: 'operator' },
+      schema: {
+        tags,
+        security,
+        summary: 'Remove a platform operator',
+        params: Type.Object({ id: Uuid() }),
+        response: { 204: Type.Null(), ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      await removePerson(deps, null, request.params.id);
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.post(
+    '/admin/v1/operator-sign-in-links',
+    {
+      config: { access: 'operator' },
+      schema: {
+        tags,
+        security,
+        summary: 'Mint a one-time console sign-in link for the operator (valid 24 hours, usable once)',
+        response: {
+          201: Type.Object({ url: Type.String(), expires_at: DateTime() }),
+          ...errorResponses(401, 403),
+        },
+      },
+    },
+    async (_request, reply) => {
+      const link = await signIn.mintOperatorLink();
+      return reply.status(201).send({ url: link.url, expires_at: link.expiresAt });
+    },
+  );
+}
