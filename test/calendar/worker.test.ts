@@ -119,6 +119,14 @@ describeCalendar(
         assert.ok(starts[0] >= '2026-09-01T08:00:00.000Z', starts[0]);
         assert.ok(starts[CAP - 1] < '2026-09-06', starts[CAP - 1]);
 
+        // Fetched again unchanged: the stored keys are read back (in keyset pages) and nothing is written.
+        const again = (await ctx().admin('POST', `${base}/${feed.id}/fetch`)).json();
+        assert.deepEqual(
+          [again.status, again.events_added, again.events_updated, again.events_removed, again.events_total],
+          ['ok', 0, 0, 0, CAP],
+        );
+        assert.equal(again.events_truncated, record.events_truncated);
+
         const admin = await personBrowser(ctx(), tenant, { roles: ['admin'] });
         const page = await admin.request('GET', `/console/${tenant.slug}/calendar-feeds/${feed.id}`);
         assert.equal(page.statusCode, 200);

@@ -22,7 +22,7 @@ export interface DiffSource {
 export interface BatchSizes {
   /** Rows of the first write statement; with `adaptive`, later ones are sized by its time. */
   write: number;
-  /** Stored keys read per page. */
+  /** Stored keys of the first page read; with `adaptive`, later pages are sized by its time. */
   read: number;
   adaptive: boolean;
 }
@@ -32,14 +32,18 @@ export const TARGET_STATEMENT_MS = 20;
 
 export function batchSizes(kind: Db['kind']): BatchSizes {
   return kind === 'pglite'
-    ? { write: 200, read: 1_000, adaptive: true }
+    ? { write: 200, read: 500, adaptive: true }
     : { write: 5_000, read: 10_000, adaptive: false };
 }
+
+/** Bounds of an adaptive batch: a statement's time is noisy on a busy machine, so never far off. */
+const MIN_ROWS = 50;
+const MAX_ROWS = 500;
 
 function nextSize(rows: number, ms: number): number {
   const scaled = rows * (TARGET_STATEMENT_MS / Math.max(ms, 1));
   // At most doubling at a time: one fast statement is not proof that a much larger one is.
-  return Math.round(Math.min(Math.max(scaled, 25), rows * 2, 5_000));
+  return Math.round(Math.min(Math.max(scaled, MIN_ROWS), rows * 2, MAX_ROWS));
 }
 
 const isBatch = (value: WriteBatch | DiffCounts): value is WriteBatch => 'kind' in value;
@@ -55,25 +59,28 @@ export async function storeOccurrences(
   now: Date,
   sizes: BatchSizes,
 ): Promise<DiffCounts> {
-  // Keyset pages on the (feed_id, uid, recurrence_id) index.
+  // Keyset pages on the (feed_id, uid, recurrence_id) index, sized like the writes.
   let after: StoredKey | undefined;
+  let pageRows = sizes.read;
   for (;;) {
+    const started = performance.now();
     const { rows } = after
       ? await tx.query<StoredKey>(
           `SELECT id, uid, recurrence_id, content_hash FROM calendar_events
            WHERE feed_id = $1 AND (uid, recurrence_id) > ($2, $3)
            ORDER BY uid, recurrence_id LIMIT $4`,
-          [feedId, after.uid, after.recurrence_id, sizes.read],
+          [feedId, after.uid, after.recurrence_id, pageRows],
         )
       : await tx.query<StoredKey>(
           `SELECT id, uid, recurrence_id, content_hash FROM calendar_events
            WHERE feed_id = $1 ORDER BY uid, recurrence_id LIMIT $2`,
-          [feedId, sizes.read],
+          [feedId, pageRows],
         );
     if (rows.length > 0) source.sendStored(rows);
-    await turn();
-    if (rows.length < sizes.read) break;
+    if (rows.length < pageRows) break;
     after = rows[rows.length - 1];
+    if (sizes.adaptive) pageRows = nextSize(pageRows, performance.now() - started);
+    await turn();
   }
 
   // The next batch is asked for before the current one is written, so the worker serializes it
