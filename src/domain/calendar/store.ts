@@ -6,8 +6,10 @@
 //
 // Why batches rather than one statement each: the embedded database (PGlite) runs in this
 // thread, so a statement over 100,000 rows would hold the event loop for seconds. Its batches
-// are sized as they go so each statement takes about TARGET_STATEMENT_MS (a slower machine gets
-// smaller ones), and the loop gets a turn between two statements. PostgreSQL runs statements
+// are sized as they go so each statement takes about TARGET_STATEMENT_MS of this thread's CPU
+// time (a slower machine gets smaller ones; CPU time rather than elapsed time, so that waiting
+// for a CPU on a busy machine does not shrink them to nothing), and the loop gets a turn between
+// two statements. PostgreSQL runs statements
 // on its server, so its batches are fixed and larger (fewer round trips).
 
 import type { Db, Queryable } from '../../db/db.ts';
@@ -27,7 +29,7 @@ export interface BatchSizes {
   adaptive: boolean;
 }
 
-/** Time one PGlite write statement should hold the event loop. */
+/** CPU time one PGlite statement should hold the event loop for. */
 export const TARGET_STATEMENT_MS = 20;
 
 export function batchSizes(kind: Db['kind']): BatchSizes {
@@ -36,7 +38,7 @@ export function batchSizes(kind: Db['kind']): BatchSizes {
     : { write: 5_000, read: 10_000, adaptive: false };
 }
 
-/** Bounds of an adaptive batch: a statement's time is noisy on a busy machine, so never far off. */
+/** Bounds of an adaptive batch: one statement's time is noisy, so never far off. */
 const MIN_ROWS = 50;
 const MAX_ROWS = 500;
 
@@ -44,6 +46,12 @@ function nextSize(rows: number, ms: number): number {
   const scaled = rows * (TARGET_STATEMENT_MS / Math.max(ms, 1));
   // At most doubling at a time: one fast statement is not proof that a much larger one is.
   return Math.round(Math.min(Math.max(scaled, MIN_ROWS), rows * 2, MAX_ROWS));
+}
+
+/** This thread's CPU time so far, in ms (PGlite's work is done on it). */
+function cpuMs(): number {
+  const used = process.threadCpuUsage();
+  return (used.user + used.system) / 1000;
 }
 
 const isBatch = (value: WriteBatch | DiffCounts): value is WriteBatch => 'kind' in value;
@@ -63,7 +71,7 @@ export async function storeOccurrences(
   let after: StoredKey | undefined;
   let pageRows = sizes.read;
   for (;;) {
-    const started = performance.now();
+    const started = cpuMs();
     const { rows } = after
       ? await tx.query<StoredKey>(
           `SELECT id, uid, recurrence_id, content_hash FROM calendar_events
@@ -79,7 +87,7 @@ export async function storeOccurrences(
     if (rows.length > 0) source.sendStored(rows);
     if (rows.length < pageRows) break;
     after = rows[rows.length - 1];
-    if (sizes.adaptive) pageRows = nextSize(pageRows, performance.now() - started);
+    if (sizes.adaptive) pageRows = nextSize(pageRows, cpuMs() - started);
     await turn();
   }
 
@@ -96,9 +104,9 @@ export async function storeOccurrences(
     const next = await pending;
     if (!isBatch(next)) return next;
     pending = ask();
-    const started = performance.now();
+    const started = cpuMs();
     await write(tx, institutionId, feedId, next, now);
-    if (sizes.adaptive) rows = nextSize(rows, performance.now() - started);
+    if (sizes.adaptive) rows = nextSize(rows, cpuMs() - started);
     await turn();
   }
 }
