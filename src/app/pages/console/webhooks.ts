@@ -20,13 +20,15 @@ import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { checkForm } from '../form-check.ts';
 import { ctx, institutionOf } from './context.ts';
-import { checkErrors, confirmed, list, refusalOf, text, when } from './forms.ts';
+import { checkErrors, confirmed, list, refusalOf, text } from './forms.ts';
+import { timeIn } from './institution-time.ts';
 import { CursorQuery, readListing } from './listing.ts';
 import {
   endpointsView,
   endpointView,
   newEndpointInput,
   newEndpointValues,
+  SHOW_AGAIN,
   sinceOf,
 } from './webhooks-view.ts';
 
@@ -127,7 +129,7 @@ function endpointListRoutes(app: App, { webhooks, paths, endpoints }: Pages): vo
     return ctx(request).render('console/secret-shown.eta', {
       title: 'New webhook endpoint',
       which: 'signing secret',
-      kept: 'It is stored encrypted and cannot be read back.',
+      showAgain: SHOW_AGAIN,
       secret: created.secret,
       note: `Endpoint ${created.url} was added. Its receiver verifies each delivery's signature with this secret.`,
       back: paths(request, created.id),
@@ -207,9 +209,9 @@ function deliveryRoutes(app: App, { webhooks, paths, endpoint, act }: Pages): vo
     return c.render('console/secret-shown.eta', {
       title: 'New signing secret',
       which: 'signing secret',
-      kept: 'It is stored encrypted and cannot be read back.',
+      showAgain: SHOW_AGAIN,
       secret: rotated.secret,
-      note: `The previous secret also signs deliveries until ${when(rotated.previous_secret_expires_at)}.`,
+      note: `The previous secret also signs deliveries until ${timeIn(rotated.previous_secret_expires_at, institutionOf(request).time_zone)}.`,
       back: page,
     });
   });
