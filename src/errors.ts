@@ -43,6 +43,8 @@ export const errorStatus = {
   conflict: 409,
   endpoint_disabled: 409,
   fetch_in_progress: 409,
+  // a pull of the institution's OneRoster source is under way
+  pull_in_progress: 409,
   // 409: the first request with this Idempotency-Key is still running
   idempotency_key_in_use: 409,
   // 413

@@ -14,13 +14,17 @@ export const RUN_ERRORS_KEPT = 1000;
 
 export const runOrder: KeysetOrder = { listing: 'runs', key: ['timestamp', 'uuid'] };
 
-export type RunKind = 'roster' | 'enrolments';
-export type RunCredential = 'institution_secret' | 'bootstrap_secret';
+/** oneroster: a pull of the institution's OneRoster source (src/domain/oneroster/pull). */
+export type RunKind = 'roster' | 'enrolments' | 'oneroster';
+export type RunCredential = 'institution_secret' | 'bootstrap_secret' | 'oneroster_source';
+/** push: the SIS sent it through a feed; pull: the service fetched it from a OneRoster source. */
+export type RunTrigger = 'push' | 'pull';
 
 export interface NewRun {
   institutionId: string;
   kind: RunKind;
   credential: RunCredential;
+  trigger?: RunTrigger;
   cohortId?: string;
   sections?: string[];
   dryRun: boolean;
@@ -36,6 +40,7 @@ export interface RunSummary {
   id: string;
   kind: RunKind;
   credential: RunCredential;
+  trigger: RunTrigger;
   cohort_id: string | null;
   sections: string[];
   dry_run: boolean;
@@ -60,8 +65,8 @@ export async function recordRun(q: Queryable, run: NewRun): Promise<string> {
   const kept = run.errors.slice(0, RUN_ERRORS_KEPT);
   const { rows } = await q.query<{ id: string }>(
     `INSERT INTO sis_runs (institution_id, kind, credential, cohort_id, sections, dry_run, received, counts,
-                           error_count, errors, errors_truncated, details, started_at)
-     VALUES ($1, $2, $3, $4, $5::text[], $6, $7, $8::jsonb, $9, $10::jsonb, $11, $12::jsonb, $13)
+                           error_count, errors, errors_truncated, details, started_at, trigger)
+     VALUES ($1, $2, $3, $4, $5::text[], $6, $7, $8::jsonb, $9, $10::jsonb, $11, $12::jsonb, $13, $14)
      RETURNING id`,
     [
       run.institutionId,
@@ -77,6 +82,7 @@ export async function recordRun(q: Queryable, run: NewRun): Promise<string> {
       kept.length < run.errors.length,
       storableJson(run.details ?? {}),
       run.startedAt,
+      run.trigger ?? 'push',
     ],
   );
   return rows[0].id;
@@ -132,7 +138,7 @@ export function dayRange(from: string | undefined, to: string | undefined): { st
   };
 }
 
-const summaryColumns = `id, kind, credential, cohort_id, sections, dry_run, received, counts, error_count,
+const summaryColumns = `id, kind, credential, trigger, cohort_id, sections, dry_run, received, counts, error_count,
   started_at, finished_at`;
 
 export function createRunsService(db: Db) {

@@ -69,7 +69,8 @@ export function createTaxonomyService(db: Db, clock: Clock) {
     async push(
       institution: { id: string; slug: string },
       body: PushBody,
-      options: { dryRun: boolean; credential: RunCredential },
+      /** unrecorded: the caller records the run itself (a OneRoster pull). */
+      options: { dryRun: boolean; credential: RunCredential; unrecorded?: boolean },
     ): Promise<PushResult & { run_id: string }> {
       checkLimits(body);
       const result: PushResult = {
@@ -124,9 +125,9 @@ export function createTaxonomyService(db: Db, clock: Clock) {
           // Errors in row order (a stable sort keeps several errors of one row in their order).
           result.errors.push(...sectionErrors.sort((a, b) => a.row - b.row));
         }
-        return options.dryRun ? undefined : record(q);
+        return options.dryRun || options.unrecorded ? undefined : record(q);
       });
-      return { run_id: runId ?? (await record(db)), ...result };
+      return { run_id: runId ?? (options.unrecorded ? '' : await record(db)), ...result };
     },
 
     /** The institution's terms, by start date then code (queries.ts). */

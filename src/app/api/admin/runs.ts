@@ -20,13 +20,21 @@ import {
   Uuid,
 } from '../schemas.ts';
 
-const RunKind = Type.Union([Type.Literal('roster'), Type.Literal('enrolments')]);
+const RunKind = Type.Union([Type.Literal('roster'), Type.Literal('enrolments'), Type.Literal('oneroster')], {
+  description:
+    'roster and enrolments: a feed request; oneroster: a pull of the OneRoster source (docs/oneroster.md)',
+});
 
 const RunSummary = Type.Object({
   id: Uuid(),
   kind: RunKind,
-  credential: Type.Union([Type.Literal('institution_secret'), Type.Literal('bootstrap_secret')], {
-    description: 'Which kind of secret authenticated the push',
+  credential: Type.Union(
+    [Type.Literal('institution_secret'), Type.Literal('bootstrap_secret'), Type.Literal('oneroster_source')],
+    { description: 'Which kind of secret authenticated the push; oneroster_source for a pull' },
+  ),
+  trigger: Type.Union([Type.Literal('push'), Type.Literal('pull')], {
+    description:
+      'push: the SIS sent it through a feed; pull: the service fetched it from the OneRoster source',
   }),
   cohort_id: Nullable(Uuid('Roster runs: the cohort pushed')),
   sections: Type.Array(Type.String(), { description: 'Enrolments runs: the sections the request carried' }),
