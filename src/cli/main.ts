@@ -5,6 +5,7 @@ import { DatabaseInUseError } from '../db/errors.ts';
 import { CliError, createAdminClient } from './admin-client.ts';
 import { registerCalendarCommands } from './commands/calendar.ts';
 import { registerDevIdpCommand } from './commands/dev-idp.ts';
+import { registerDevOneRosterCommand } from './commands/dev-oneroster.ts';
 import { registerHelpRequestCommands } from './commands/help-requests.ts';
 import { registerInstitutionCommands } from './commands/institutions.ts';
 import { registerPeopleCommands } from './commands/people.ts';
@@ -110,6 +111,7 @@ registerTaxonomyCommands(program, admin, print);
 registerWebhookCommands(program, admin, print);
 registerPeopleCommands(program, admin, print);
 registerDevIdpCommand(program);
+registerDevOneRosterCommand(program);
 registerPushCommands(program);
 registerCalendarCommands(program, admin, print);
 
