@@ -70,7 +70,11 @@ const layers: [prefix: string, layer: number][] = [
   ['app/pages/', 5],
   ['app/app.ts', 6],
   ['dev-idp/', 6],
+<<<<<<< HEAD
   ['dev-oneroster/', 6],
+=======
+  ['dev-mail/', 6],
+>>>>>>> main
   ['cli/', 7],
   ['main.ts', 7],
 ];

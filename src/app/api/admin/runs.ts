@@ -2,6 +2,7 @@
 import { Readable } from 'node:stream';
 import { Type } from 'typebox';
 import { runOrder } from '../../../domain/runs/runs.ts';
+import { DailyRuns, Run, RunKind, RunSummary } from '../../../domain/runs/schemas.ts';
 import { csvRow } from '../../../lib/csv.ts';
 import type { Services } from '../../../services.ts';
 import { institutionOf } from '../../context/request-context.ts';
@@ -10,16 +11,14 @@ import {
   adminSecurity,
   CsvBody,
   CursorQuery,
-  DateTime,
   errorResponses,
-  Nullable,
   Page,
   pageOf,
   pageReply,
   SlugParams,
-  Uuid,
 } from '../schemas.ts';
 
+<<<<<<< HEAD
 const RunKind = Type.Union([Type.Literal('roster'), Type.Literal('enrolments'), Type.Literal('oneroster')], {
   description:
     'roster and enrolments: a feed request; oneroster: a pull of the OneRoster source (docs/oneroster.md)',
@@ -57,6 +56,8 @@ const Run = Type.Intersect([
   }),
 ]);
 
+=======
+>>>>>>> main
 const ERRORS_BATCH = 500;
 const errorColumns = ['section', 'row', 'code', 'field', 'message'] as const;
 
@@ -147,17 +148,7 @@ export function adminRunRoutes(app: App, services: Services): void {
           to: Type.String({ maxLength: 10, description: 'Last day, YYYY-MM-DD (UTC), inclusive' }),
         }),
         response: {
-          200: Type.Object({
-            items: Type.Array(
-              Type.Object({
-                day: Type.String({ description: 'YYYY-MM-DD (UTC)' }),
-                pushes: Type.Integer(),
-                created: Type.Number(),
-                updated: Type.Number(),
-                errors: Type.Number({ description: 'Row errors reported, all runs of the day together' }),
-              }),
-            ),
-          }),
+          200: Type.Object({ items: Type.Array(DailyRuns) }),
           ...errorResponses(400, 401, 404),
         },
       },
