@@ -10,14 +10,11 @@ import { createDeparturesService } from './domain/departures/departures.ts';
 import { createHelpRequestsService } from './domain/helpdesk/service.ts';
 import { createHelpSyncService } from './domain/helpdesk/sync.ts';
 import { createInstitutionsService } from './domain/institutions/service.ts';
-<<<<<<< HEAD
+import { createNotificationsService, emailStatusOf } from './domain/notifications/service.ts';
+import { createNotificationWorker, type NotificationWorker } from './domain/notifications/worker.ts';
 import { DEFAULT_PULL_LIMITS } from './domain/oneroster/pull/client.ts';
 import type { PullDeps } from './domain/oneroster/pull/pull.ts';
 import { createOneRosterSources } from './domain/oneroster/pull/sources.ts';
-=======
-import { createNotificationsService, emailStatusOf } from './domain/notifications/service.ts';
-import { createNotificationWorker, type NotificationWorker } from './domain/notifications/worker.ts';
->>>>>>> main
 import { createIdentityProviders } from './domain/people/identity-providers.ts';
 import { createOidcClient, type OidcClient } from './domain/people/oidc-client.ts';
 import { createPeople } from './domain/people/people.ts';
@@ -93,11 +90,8 @@ export function createServices(deps: ServiceDeps) {
   const webhooks = createWebhooksService({ db, clock, policy, keyring });
   let webhookWorker: WebhookWorker | undefined;
   let calendarWorker: CalendarFetchWorker | undefined;
-<<<<<<< HEAD
   let oneRosterWorker: OneRosterPullWorker | undefined;
-=======
   let notificationWorker: NotificationWorker | undefined;
->>>>>>> main
   const helpRequests = createHelpRequestsService(db, clock);
   const rosterSync = createRosterSyncService(db, {
     departureHoldThreshold: config.departureHoldThreshold,
@@ -168,7 +162,6 @@ export function createServices(deps: ServiceDeps) {
       calendarWorker ??= createCalendarFetchWorker({ db, clock, policy, logger });
       return calendarWorker;
     },
-<<<<<<< HEAD
     /** An institution's OneRoster source (settings) and its pulls. */
     oneRosterSources: createOneRosterSources({ db, keyring, policy }),
     oneRosterPull,
@@ -177,10 +170,6 @@ export function createServices(deps: ServiceDeps) {
       oneRosterWorker ??= createOneRosterPullWorker({ deps: oneRosterPull, logger });
       return oneRosterWorker;
     },
-    /** Every background worker of a process: start() them, stop() lets work in flight finish. */
-    workers(logger: WorkerLogger) {
-      const all = [this.webhookWorker(logger), this.calendarWorker(logger), this.oneRosterWorker(logger)];
-=======
     /** Who is told of help requests by email, and whether email is on (docs/notifications.md). */
     notifications: createNotificationsService({
       db,
@@ -200,8 +189,12 @@ export function createServices(deps: ServiceDeps) {
     },
     /** Every background worker of a process: start() them, stop() lets work in flight finish. */
     workers(logger: WorkerLogger) {
-      const all = [this.webhookWorker(logger), this.calendarWorker(logger), this.notificationWorker(logger)];
->>>>>>> main
+      const all = [
+        this.webhookWorker(logger),
+        this.calendarWorker(logger),
+        this.notificationWorker(logger),
+        this.oneRosterWorker(logger),
+      ];
       return {
         start: () => {
           for (const worker of all) worker.start();
@@ -216,11 +209,8 @@ export function createServices(deps: ServiceDeps) {
       // Stops claiming and lets attempts in flight finish and be recorded (a no-op when stopped).
       await webhookWorker?.stop();
       await calendarWorker?.stop();
-<<<<<<< HEAD
       await oneRosterWorker?.stop();
-=======
       await notificationWorker?.stop();
->>>>>>> main
       await oidc.close();
       if (ownsRedis && redis) await redis.quit().catch(() => redis.disconnect());
     },

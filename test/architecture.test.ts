@@ -70,11 +70,8 @@ const layers: [prefix: string, layer: number][] = [
   ['app/pages/', 5],
   ['app/app.ts', 6],
   ['dev-idp/', 6],
-<<<<<<< HEAD
   ['dev-oneroster/', 6],
-=======
   ['dev-mail/', 6],
->>>>>>> main
   ['cli/', 7],
   ['main.ts', 7],
 ];

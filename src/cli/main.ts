@@ -5,11 +5,8 @@ import { DatabaseInUseError } from '../db/errors.ts';
 import { CliError, createAdminClient } from './admin-client.ts';
 import { registerCalendarCommands } from './commands/calendar.ts';
 import { registerDevIdpCommand } from './commands/dev-idp.ts';
-<<<<<<< HEAD
 import { registerDevOneRosterCommand } from './commands/dev-oneroster.ts';
-=======
 import { registerDevMailCommand } from './commands/dev-mail.ts';
->>>>>>> main
 import { registerHelpRequestCommands } from './commands/help-requests.ts';
 import { registerInstitutionCommands } from './commands/institutions.ts';
 import { registerPeopleCommands } from './commands/people.ts';
@@ -131,11 +128,8 @@ registerTaxonomyCommands(program, admin, print);
 registerWebhookCommands(program, admin, print);
 registerPeopleCommands(program, admin, print);
 registerDevIdpCommand(program);
-<<<<<<< HEAD
 registerDevOneRosterCommand(program);
-=======
 registerDevMailCommand(program);
->>>>>>> main
 registerPushCommands(program);
 registerCalendarCommands(program, admin, print);
 

@@ -17,11 +17,8 @@ import { adminIdentityProviderRoutes } from './admin/identity-providers.ts';
 import { adminInstitutionRoutes } from './admin/institutions.ts';
 import { adminMeRoutes } from './admin/me.ts';
 import { adminMetricsRoutes } from './admin/metrics.ts';
-<<<<<<< HEAD
 import { adminOneRosterSourceRoutes } from './admin/oneroster-source.ts';
-=======
 import { adminNotificationRoutes } from './admin/notifications.ts';
->>>>>>> main
 import { adminOperatorRoutes } from './admin/operators.ts';
 import { adminPeopleRoutes } from './admin/people.ts';
 import { adminRunRoutes } from './admin/runs.ts';
@@ -61,11 +58,8 @@ const routeModules: RouteModule[] = [
   adminMetricsRoutes,
   adminCalendarRoutes,
   adminCrisisContactRoutes,
-<<<<<<< HEAD
   adminOneRosterSourceRoutes,
-=======
   adminNotificationRoutes,
->>>>>>> main
 ];
 
 export async function registerApi(app: App, services: Services): Promise<void> {

@@ -11,113 +11,31 @@ import { uuidPattern } from '../../lib/ids.ts';
 import { insertRun, selectDaily, selectRun, selectRunErrors, selectRunPage } from './queries.ts';
 import type { DailyRuns, NewRun, Run, RunFilter, RunKind, RunSummary } from './schemas.ts';
 
-export type { DailyRuns, NewRun, Run, RunCredential, RunFilter, RunKind, RunSummary } from './schemas.ts';
+export type {
+  DailyRuns,
+  NewRun,
+  Run,
+  RunCredential,
+  RunFilter,
+  RunKind,
+  RunSummary,
+  RunTrigger,
+} from './schemas.ts';
 
 /** Row errors kept per run; the count is always exact, the list is capped. */
 export const RUN_ERRORS_KEPT = 1000;
 
 export const runOrder: KeysetOrder = { listing: 'runs', key: ['timestamp', 'uuid'] };
 
-<<<<<<< HEAD
-/** oneroster: a pull of the institution's OneRoster source (src/domain/oneroster/pull). */
-export type RunKind = 'roster' | 'enrolments' | 'oneroster';
-export type RunCredential = 'institution_secret' | 'bootstrap_secret' | 'oneroster_source';
-/** push: the SIS sent it through a feed; pull: the service fetched it from a OneRoster source. */
-export type RunTrigger = 'push' | 'pull';
-
-export interface NewRun {
-  institutionId: string;
-  kind: RunKind;
-  credential: RunCredential;
-  trigger?: RunTrigger;
-  cohortId?: string;
-  sections?: string[];
-  dryRun: boolean;
-  received: number;
-  counts: Record<string, unknown>;
-  errors: unknown[];
-  /** Anything else worth keeping (dry-run findings, departures). */
-  details?: Record<string, unknown>;
-  startedAt: Date;
-}
-
-export interface RunSummary {
-  id: string;
-  kind: RunKind;
-  credential: RunCredential;
-  trigger: RunTrigger;
-  cohort_id: string | null;
-  sections: string[];
-  dry_run: boolean;
-  received: number;
-  counts: Record<string, unknown>;
-  error_count: number;
-  started_at: Date;
-  finished_at: Date;
-}
-
-export interface Run extends RunSummary {
-  errors: unknown[];
-  errors_truncated: boolean;
-  details: Record<string, unknown>;
-}
-=======
 /** The longest span of the daily sums. */
 export const MAX_DAILY_DAYS = 366;
->>>>>>> main
 
 /**
  * Records a run; returns its id. A real push calls it inside its own transaction, so a push
  * that commits always has its run; a dry run, which writes nothing else, calls it on its own.
  */
-<<<<<<< HEAD
-export async function recordRun(q: Queryable, run: NewRun): Promise<string> {
-  const kept = run.errors.slice(0, RUN_ERRORS_KEPT);
-  const { rows } = await q.query<{ id: string }>(
-    `INSERT INTO sis_runs (institution_id, kind, credential, cohort_id, sections, dry_run, received, counts,
-                           error_count, errors, errors_truncated, details, started_at, trigger)
-     VALUES ($1, $2, $3, $4, $5::text[], $6, $7, $8::jsonb, $9, $10::jsonb, $11, $12::jsonb, $13, $14)
-     RETURNING id`,
-    [
-      run.institutionId,
-      run.kind,
-      run.credential,
-      run.cohortId ?? null,
-      run.sections ?? [],
-      run.dryRun,
-      run.received,
-      storableJson(run.counts),
-      run.errors.length,
-      storableJson(kept),
-      kept.length < run.errors.length,
-      storableJson(run.details ?? {}),
-      run.startedAt,
-      run.trigger ?? 'push',
-    ],
-  );
-  return rows[0].id;
-}
-
-export interface DailyRuns {
-  day: string;
-  pushes: number;
-  created: number;
-  updated: number;
-  errors: number;
-}
-
-export interface RunFilter {
-  kind?: RunKind;
-  /** First UTC day (YYYY-MM-DD) of runs to list, inclusive. */
-  from?: string;
-  /** Last UTC day (YYYY-MM-DD) of runs to list, inclusive. */
-  to?: string;
-  /** Only runs that reported row errors. */
-  hasErrors?: boolean;
-=======
 export function recordRun(q: Queryable, run: NewRun): Promise<string> {
   return insertRun(q, run, run.errors.slice(0, RUN_ERRORS_KEPT));
->>>>>>> main
 }
 
 const DAY_MS = 86_400_000;
@@ -152,10 +70,6 @@ export function dayRange(from: string | undefined, to: string | undefined): { st
   };
 }
 
-<<<<<<< HEAD
-const summaryColumns = `id, kind, credential, trigger, cohort_id, sections, dry_run, received, counts, error_count,
-  started_at, finished_at`;
-=======
 /**
  * Runs, newest first, optionally of one feed, started within a range of UTC days, or with row
  * errors only. Every page is a range scan after the cursor.
@@ -175,7 +89,6 @@ export async function listRuns(
   });
   return keysetPage(rows, page.limit);
 }
->>>>>>> main
 
 /**
  * Runs per UTC day on which they started, within from..to (inclusive, at most 366 days):

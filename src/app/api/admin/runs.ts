@@ -18,46 +18,6 @@ import {
   SlugParams,
 } from '../schemas.ts';
 
-<<<<<<< HEAD
-const RunKind = Type.Union([Type.Literal('roster'), Type.Literal('enrolments'), Type.Literal('oneroster')], {
-  description:
-    'roster and enrolments: a feed request; oneroster: a pull of the OneRoster source (docs/oneroster.md)',
-});
-
-const RunSummary = Type.Object({
-  id: Uuid(),
-  kind: RunKind,
-  credential: Type.Union(
-    [Type.Literal('institution_secret'), Type.Literal('bootstrap_secret'), Type.Literal('oneroster_source')],
-    { description: 'Which kind of secret authenticated the push; oneroster_source for a pull' },
-  ),
-  trigger: Type.Union([Type.Literal('push'), Type.Literal('pull')], {
-    description:
-      'push: the SIS sent it through a feed; pull: the service fetched it from the OneRoster source',
-  }),
-  cohort_id: Nullable(Uuid('Roster runs: the cohort pushed')),
-  sections: Type.Array(Type.String(), { description: 'Enrolments runs: the sections the request carried' }),
-  dry_run: Type.Boolean(),
-  received: Type.Integer({ description: 'Rows received, all sections together' }),
-  counts: Type.Record(Type.String(), Type.Unknown(), { description: 'The counts the response reported' }),
-  error_count: Type.Integer(),
-  started_at: DateTime(),
-  finished_at: DateTime(),
-});
-
-const Run = Type.Intersect([
-  RunSummary,
-  Type.Object({
-    errors: Type.Array(Type.Unknown(), {
-      description: 'Row errors as the response reported them (first 1000)',
-    }),
-    errors_truncated: Type.Boolean(),
-    details: Type.Record(Type.String(), Type.Unknown()),
-  }),
-]);
-
-=======
->>>>>>> main
 const ERRORS_BATCH = 500;
 const errorColumns = ['section', 'row', 'code', 'field', 'message'] as const;
 
