@@ -40,6 +40,7 @@ const table: [RegExp, Access][] = [
   [/^(GET|POST) \/console\/:slug\/notifications$/, 'admin'],
   [/^(GET|POST) \/console\/:slug\/secrets\/help-sync(\/|$)/, 'integrations'],
   [/^(GET|POST) \/console\/:slug\/webhooks(\/|$)/, 'integrations'],
+  [/^(GET|POST) \/console\/:slug\/oneroster-source(\/|$)/, 'integrations'],
   [
     /^(GET|POST) \/console\/:slug\/(secrets|people|identity-provider|runs|full-syncs|calendar-feeds|crisis-contacts|cohorts|time-zone|audit|audit\.csv)(\/|$)/,
     'admin',
@@ -63,6 +64,8 @@ const sameChange: [console: string, api: string][] = [
     'PUT /admin/v1/institutions/:slug/help-requests/:id/assignment',
   ],
   ['POST /console/:slug/webhooks', 'POST /admin/v1/institutions/:slug/webhook-endpoints'],
+  ['POST /console/:slug/oneroster-source', 'PUT /admin/v1/institutions/:slug/oneroster-source'],
+  ['POST /console/:slug/oneroster-source/sync', 'POST /admin/v1/institutions/:slug/oneroster-source/pulls'],
   ['POST /console/:slug/calendar-feeds', 'POST /admin/v1/institutions/:slug/calendar-feeds'],
   ['POST /console/:slug/cohorts', 'POST /admin/v1/institutions/:slug/cohorts'],
   ['POST /console/:slug/cohorts/:id', 'PATCH /admin/v1/institutions/:slug/cohorts/:id'],

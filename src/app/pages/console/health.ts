@@ -95,6 +95,12 @@ export function healthRoutes(app: App, services: Services): void {
           text: `Calendar feed ${feed.label}: ${feed.state}`,
           href: `/console/${institution.slug}/calendar-feeds/${feed.id}`,
         });
+      // A failing OneRoster source (its pulls change nothing until it answers again).
+      for (const source of await services.oneRosterSources.failing(institution.id))
+        attention.push({
+          text: `The OneRoster source is failing since ${when(source.failing_since)}: ${source.last_error ?? 'no reason given'}`,
+          href: `/console/${institution.slug}/oneroster-source`,
+        });
       return c.render('console/health.eta', {
         title: 'Integration health',
         attention,
