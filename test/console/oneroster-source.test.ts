@@ -79,6 +79,9 @@ describeEachDatabase(
         String(synced.headers.location),
         new RegExp(`^/console/${tenant.slug}/runs/[0-9a-f-]{36}$`),
       );
+      const runPage = await manager.request('GET', String(synced.headers.location));
+      assert.equal(runPage.statusCode, 200);
+      assert.match(runPage.body, /OneRoster pull of/);
       const history = await manager.request('GET', page);
       assert.match(history.body, /Pull history/);
       assert.match(history.body, /<td>full<\/td>/);
@@ -90,6 +93,8 @@ describeEachDatabase(
       provider.down('all', 503);
       const failed = await postForm(ctx, manager, `${page}/sync`, [['mode', 'delta']]);
       assert.equal(failed.statusCode, 303);
+      const failedRun = await manager.request('GET', String(failed.headers.location));
+      assert.match(failedRun.body, /HTTP 503/, 'the reason on the run page');
       const health = await manager.request('GET', `/console/${tenant.slug}/`);
       assert.match(health.body, /The OneRoster source is failing since/);
       assert.match((await manager.request('GET', page)).body, /badge bad">failing/);

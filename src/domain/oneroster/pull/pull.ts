@@ -134,12 +134,18 @@ export async function pullSource(
   let known: unknown = source.known;
   let error: string | null = null;
   let fetched: Record<string, number> = {};
+  let clientSecret = '';
+  try {
+    clientSecret = deps.keyring.decrypt(source.client_secret_encrypted);
+  } catch (caught) {
+    error = `the client secret cannot be decrypted (${(caught as Error).message}): enter it again`;
+  }
   const client = createOneRosterClient(
     {
       baseUrl: source.base_url,
       tokenUrl: source.token_url,
       clientId: source.client_id,
-      clientSecret: deps.keyring.decrypt(source.client_secret_encrypted),
+      clientSecret,
     },
     {
       policy: deps.policy,
@@ -151,6 +157,7 @@ export async function pullSource(
     },
   );
   try {
+    if (error) throw new PullFailure(error);
     const pulled = keepOrgs(
       await fetchAll(client, mode === 'delta' ? (source.delta_since ?? undefined) : undefined),
       source.org_ids,
@@ -173,8 +180,12 @@ export async function pullSource(
     applied = await applyMapped(deps, institution, source.cohort_id, mapped, { full: mode === 'full' });
     known = mapped.known();
   } catch (caught) {
-    if (!(caught instanceof PullFailure)) throw caught;
-    error = caught.message;
+    // The provider failed (nothing was applied), or applying failed part-way (the database):
+    // either way the pull is recorded as failed and the lease released.
+    error =
+      caught instanceof PullFailure
+        ? caught.message
+        : `the pull could not be applied: ${String((caught as Error)?.message ?? caught).slice(0, 300)}`;
   } finally {
     await client.close();
   }
@@ -195,6 +206,7 @@ export async function pullSource(
     counts: {
       mode,
       status: error ? 'failed' : 'ok',
+      ...(error ? { error } : {}),
       created: total('created'),
       updated: total('updated'),
       fetched,
@@ -204,7 +216,8 @@ export async function pullSource(
     details: {
       source_id: source.id,
       schedule: options.trigger,
-      notes,
+      // Shown as the run's warnings (the console's run page, its CSV).
+      warnings: notes,
       ...(error ? { error } : {}),
       ...(applied?.full_sync ? { full_sync: applied.full_sync } : {}),
     },
