@@ -205,6 +205,21 @@ describeEachDatabase(
       assert.equal(run.errors[0].sourcedId, 'u-3');
     });
 
+    test("orgs to take: only the chosen orgs' students and classes", async () => {
+      const tenant = await seedTenant(ctx);
+      const p = await provider(10);
+      await configureSource(ctx, tenant.slug, p, { cohort_id: tenant.cohortId, org_ids: ['org-river'] });
+      const outcome = await pullNow(deps, tenant.institutionId, 'full');
+      assert.equal(outcome.status, 'ok', outcome.error ?? '');
+      const students = await list(tenant.slug, 'students');
+      assert.deepEqual(
+        students.map((s: { student_id_ext: string }) => s.student_id_ext).sort(),
+        ['S1', 'S3', 'S5', 'S7', 'S9'],
+        'the Riverside students only',
+      );
+      assert.equal((await list(tenant.slug, 'enrolments')).length, 0, 'their classes are at City Campus');
+    });
+
     test('the schedule: the worker pulls a due source', async () => {
       const tenant = await seedTenant(ctx);
       const p = await provider(3);
