@@ -3,7 +3,7 @@
 // a CSV bundle. The provider runs in a process of its own (`ssp dev-oneroster`), so the
 // service's peak memory (RSS, sampled every 20 ms, above what it held before) is its own; the
 // push runs the real command in a process of its own against the same service, timed from
-// start to exit. Each run goes into an institution of its own. PGlite, then PostgreSQL when a
+// start to exit, with --full-sync (a full pull is a full sync). Each run goes into an institution of its own. PGlite, then PostgreSQL when a
 // database is given (a scratch schema, dropped afterwards).
 //
 //   npm run bench -- oneroster          BENCH_ONEROSTER_STUDENTS=2000 for a quicker run
@@ -250,6 +250,8 @@ async function benchOne(kind: 'pglite' | 'postgres', databaseUrl?: string): Prom
         pushed.slug,
         '--cohort',
         pushed.cohortId,
+        // A full pull is a full sync: the push is one too.
+        '--full-sync',
         '--errors',
         path.join(dir, 'errors.csv'),
         '--state',
