@@ -66,6 +66,11 @@ const sameChange: [console: string, api: string][] = [
   ['POST /console/:slug/webhooks', 'POST /admin/v1/institutions/:slug/webhook-endpoints'],
   ['POST /console/:slug/oneroster-source', 'PUT /admin/v1/institutions/:slug/oneroster-source'],
   ['POST /console/:slug/oneroster-source/sync', 'POST /admin/v1/institutions/:slug/oneroster-source/pulls'],
+  ['POST /console/:slug/webhooks/:id/delete', 'DELETE /admin/v1/institutions/:slug/webhook-endpoints/:id'],
+  [
+    'POST /console/:slug/webhooks/:id/reveal-secret',
+    'POST /admin/v1/institutions/:slug/webhook-endpoints/:id/reveal-secret',
+  ],
   ['POST /console/:slug/calendar-feeds', 'POST /admin/v1/institutions/:slug/calendar-feeds'],
   ['POST /console/:slug/cohorts', 'POST /admin/v1/institutions/:slug/cohorts'],
   ['POST /console/:slug/cohorts/:id', 'PATCH /admin/v1/institutions/:slug/cohorts/:id'],

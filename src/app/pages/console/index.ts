@@ -23,6 +23,7 @@ import { operatorRoutes } from './operator.ts';
 import { peopleRoutes } from './people.ts';
 import { runRoutes } from './runs.ts';
 import { secretRoutes } from './secrets.ts';
+import { webhookPortalRoutes } from './webhook-portal.ts';
 import { webhookRoutes } from './webhooks.ts';
 
 type PageModule = (app: App, services: Services) => void;
@@ -33,6 +34,7 @@ const pages: PageModule[] = [
   peopleRoutes,
   inboxRoutes,
   runRoutes,
+  webhookPortalRoutes,
   webhookRoutes,
   oneRosterSourceRoutes,
   fullSyncRoutes,
