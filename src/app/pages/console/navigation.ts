@@ -28,6 +28,7 @@ export function navigation(path: string, caller: StaffCaller, institution?: Inst
       { href: `${base}/full-syncs`, label: 'Full syncs', show: may('admin') },
       { href: `${base}/secrets`, label: 'Secrets', show: may('admin') },
       { href: `${base}/webhooks`, label: 'Webhooks', show: may('integrations') },
+      { href: `${base}/oneroster-source`, label: 'OneRoster source', show: may('integrations') },
       { href: `${base}/people`, label: 'People', show: may('admin') },
       { href: `${base}/audit`, label: 'Audit', show: may('admin') },
       // What students see: the calendar feeds, the crisis path's contacts, cohort start dates.
