@@ -9,6 +9,7 @@ import { run as consolePages } from './console.ts';
 import { run as enrolments } from './enrolments.ts';
 import { run as helpSync } from './help-sync.ts';
 import { run as listings } from './listings.ts';
+import { run as memory } from './memory.ts';
 import { run as push } from './push.ts';
 import { run as roster } from './roster.ts';
 import { run as signIn } from './sign-in.ts';
@@ -34,6 +35,7 @@ const benches: Bench[] = [
   { name: 'student-home', run: studentHome },
   { name: 'listings', run: listings },
   { name: 'console', run: consolePages },
+  { name: 'memory', run: memory },
 ];
 
 const databaseUrl =

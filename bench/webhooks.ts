@@ -22,7 +22,7 @@ import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-
 import type { BenchOptions } from './run.ts';
 import { size } from './size.ts';
 
-const THROUGHPUT_EVENTS = size(20_000, 100);
+const THROUGHPUT_EVENTS = size(20_000, 100, 'BENCH_WEBHOOK_EVENTS');
 const LATENCY_EVENTS = size(400, 10);
 const LATENCY_INTERVAL_MS = 5;
 

@@ -151,16 +151,34 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
         { agent, clock, policy, timeoutMs: attemptTimeoutMs },
         abandon,
       );
-      const leaseHeld = leases.release(delivery);
+      // The lease stays held (and renewed) until the result is recorded: see record().
+      const leaseHeld = leases.isHeld(delivery);
       if (leaseHeld) inflight.noteOutcome(delivery.endpoint_id, attempt.outcome);
+      else leases.release(delivery);
       return resultOf(delivery, attempt, { random, leaseHeld });
-    } finally {
+    } catch (error) {
       leases.release(delivery);
+      throw error;
+    } finally {
       inflight.remove(delivery);
     }
   }
 
-  const record = (results: Result[]) => recordResults(db, results, clock.now(), log);
+  /**
+   * Records a batch of results, then lets their leases go. A result waits for its batch (and a
+   * batch for the one before it) while its lease is still renewed: released at the end of the
+   * attempt, a lease could expire before the result was written, and another worker would
+   * claim the delivery and send it again.
+   */
+  const record = async (results: Result[]) => {
+    try {
+      await recordResults(db, results, clock.now(), log);
+    } finally {
+      for (const result of results) {
+        if (result.lease_token) leases.release({ id: result.delivery_id, lease_token: result.lease_token });
+      }
+    }
+  };
 
   /** One round, for tests and tools: claim what is due, deliver all, record, return a summary. */
   async function runOnce(): Promise<RunSummary> {
