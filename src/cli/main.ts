@@ -63,7 +63,11 @@ program
   .action(async () => {
     const config = loadConfig();
     const { openDb, migrate } = await database();
-    const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    const db = await openDb({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      embeddedSharedBuffers: config.embeddedSharedBuffers,
+    });
     try {
       const applied = await migrate(db);
       print({ applied });
@@ -84,7 +88,11 @@ program
         `no embedded database in ${config.dataDir}: run this where the server runs, with its DATA_DIR ` +
           '(or DATABASE_URL); a first start of the server creates the database and prints a token',
       );
-    const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    const db = await openDb({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      embeddedSharedBuffers: config.embeddedSharedBuffers,
+    });
     try {
       const { rows } = await db.query("SELECT to_regclass('schema_migrations') IS NOT NULL AS ready");
       if (!rows[0]?.ready)

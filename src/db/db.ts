@@ -95,7 +95,16 @@ export interface PgliteOptions {
   dataDir?: string;
   /** A data directory dump to start from (tests reuse a migrated template). */
   loadDataDir?: Blob;
+  /**
+   * PostgreSQL's shared_buffers inside PGlite (default 32MB; PGlite's own is 128MB). PGlite's
+   * memory is one WebAssembly memory that grows and never shrinks, so its buffer pool is held
+   * for the life of the process; with a data directory the operating system's page cache
+   * keeps the pages that do not fit (docs/performance.md).
+   */
+  sharedBuffers?: string;
 }
+
+export const DEFAULT_EMBEDDED_SHARED_BUFFERS = '32MB';
 
 /** The embedded database directory is open in another process. */
 export { DatabaseInUseError } from './errors.ts';
@@ -150,6 +159,12 @@ export async function createPgliteDb(options: PgliteOptions = {}): Promise<Db & 
       dataDir: options.dataDir,
       loadDataDir: options.loadDataDir,
       parsers: { [INT8_OID]: (value: string) => Number(value) },
+      // On the command line, not in postgresql.conf, which PGlite would rewrite whole.
+      startParams: [
+        ...PGlite.defaultStartParams,
+        '-c',
+        `shared_buffers=${options.sharedBuffers ?? DEFAULT_EMBEDDED_SHARED_BUFFERS}`,
+      ],
     });
   } catch (error) {
     unlock();
@@ -191,11 +206,13 @@ export function embeddedDatabaseExists(dataDir: string): boolean {
 export interface OpenDbOptions {
   databaseUrl?: string;
   dataDir: string;
+  /** shared_buffers of the embedded database. */
+  embeddedSharedBuffers?: string;
 }
 
 export async function openDb(options: OpenDbOptions): Promise<Db> {
   if (options.databaseUrl) return createPostgresDb({ connectionString: options.databaseUrl });
-  return createPgliteDb({ dataDir: options.dataDir });
+  return createPgliteDb({ dataDir: options.dataDir, sharedBuffers: options.embeddedSharedBuffers });
 }
 
 /** Postgres error codes the services branch on. */
