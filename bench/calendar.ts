@@ -138,6 +138,7 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
     // Baseline 1: parse and expand alone.
     const parseStarted = performance.now();
     const expanded = expandCalendar(decodeCalendar(body), {
+      now: NOW.getTime(),
       ...expansionWindow(NOW, DEFAULT_LIMITS),
       maxOccurrences: DEFAULT_LIMITS.maxOccurrences,
       maxSteps: DEFAULT_LIMITS.maxSteps,

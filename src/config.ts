@@ -40,6 +40,10 @@ export interface Config {
   sessionIdleMinutes: number;
   /** ...and after this long in any case. */
   sessionMaxHours: number;
+  /** SMTP server for email notifications (smtp:// or smtps://); undefined: email is off. */
+  smtpUrl: string | undefined;
+  /** The From address of notification emails. */
+  smtpFrom: string;
 }
 
 export class ConfigError extends Error {
@@ -156,6 +160,8 @@ export function loadConfig(env: Env = process.env): Config {
     encryptionKeysPrevious,
     sessionIdleMinutes: int('SESSION_IDLE_MINUTES', 120, 1, 7 * 24 * 60),
     sessionMaxHours: int('SESSION_MAX_HOURS', 12, 1, 24 * 90),
+    smtpUrl: parseSmtpUrl(env.SMTP_URL, problems),
+    smtpFrom: parseSmtpFrom(env.SMTP_FROM, publicBaseUrl, problems),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
@@ -171,6 +177,29 @@ function parsePublicBaseUrl(raw: string | undefined, port: number, problems: str
   } catch {}
   problems.push(`PUBLIC_BASE_URL must be an http(s) URL without query or fragment (got "${raw}")`);
   return `http://localhost:${port}`;
+}
+
+function parseSmtpUrl(raw: string | undefined, problems: string[]): string | undefined {
+  if (!raw) return undefined;
+  try {
+    const url = new URL(raw);
+    if ((url.protocol === 'smtp:' || url.protocol === 'smtps:') && url.hostname) return raw;
+  } catch {}
+  // The URL may hold a password: never echo it.
+  problems.push('SMTP_URL must be an smtp:// or smtps:// URL with a host (smtp://user:password@host:587)');
+  return undefined;
+}
+
+/** An address, optionally with a display name: `Student support <support@example.edu>`. */
+const fromPattern = /^(?:[^<>\r\n]{1,100} )?<?[^\s@<>]+@[^\s@<>]+>?$/;
+
+function parseSmtpFrom(raw: string | undefined, publicBaseUrl: string, problems: string[]): string {
+  if (!raw) return `Student support <no-reply@${new URL(publicBaseUrl).hostname}>`;
+  if (!fromPattern.test(raw.trim()))
+    problems.push(
+      `SMTP_FROM must be an email address, optionally with a name: Name <address> (got "${raw}")`,
+    );
+  return raw.trim();
 }
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];

@@ -43,6 +43,8 @@ export const errorStatus = {
   conflict: 409,
   endpoint_disabled: 409,
   fetch_in_progress: 409,
+  // 409: notification settings are a person's own; the operator has none
+  not_a_person: 409,
   // 409: the first request with this Idempotency-Key is still running
   idempotency_key_in_use: 409,
   // 413

@@ -27,6 +27,7 @@ export async function serve(): Promise<void> {
       databaseUrl: config.databaseUrl,
       dataDir: config.dataDir,
       embeddedSharedBuffers: config.embeddedSharedBuffers,
+      onTightened: say,
     });
   } catch (error) {
     if (error instanceof DatabaseInUseError) {

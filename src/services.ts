@@ -3,12 +3,15 @@ import { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import type { Db } from './db/db.ts';
 import { createAdminAudit } from './domain/access/audit.ts';
+import { bindAuditTrail } from './domain/audit/trail.ts';
 import { createCalendarService } from './domain/calendar/service.ts';
 import { createCampusMergeService } from './domain/campuses/merge.ts';
 import { createDeparturesService } from './domain/departures/departures.ts';
 import { createHelpRequestsService } from './domain/helpdesk/service.ts';
 import { createHelpSyncService } from './domain/helpdesk/sync.ts';
 import { createInstitutionsService } from './domain/institutions/service.ts';
+import { createNotificationsService, emailStatusOf } from './domain/notifications/service.ts';
+import { createNotificationWorker, type NotificationWorker } from './domain/notifications/worker.ts';
 import { createIdentityProviders } from './domain/people/identity-providers.ts';
 import { createOidcClient, type OidcClient } from './domain/people/oidc-client.ts';
 import { createPeople } from './domain/people/people.ts';
@@ -81,6 +84,7 @@ export function createServices(deps: ServiceDeps) {
   const webhooks = createWebhooksService({ db, clock, policy, keyring });
   let webhookWorker: WebhookWorker | undefined;
   let calendarWorker: CalendarFetchWorker | undefined;
+  let notificationWorker: NotificationWorker | undefined;
   const helpRequests = createHelpRequestsService(db, clock);
   const rosterSync = createRosterSyncService(db, {
     departureHoldThreshold: config.departureHoldThreshold,
@@ -93,6 +97,8 @@ export function createServices(deps: ServiceDeps) {
     clock,
     redis,
     keyring,
+    /** The OpenID Connect client: sign-in, and the discovery check of a provider's settings. */
+    oidc,
     institutions,
     sessions,
     people: createPeople(db, clock, sessions),
@@ -107,6 +113,8 @@ export function createServices(deps: ServiceDeps) {
       publicBaseUrl: config.publicBaseUrl,
     }),
     adminAudit: createAdminAudit(db, clock),
+    /** The admin audit and the help-request audit as admins read them (filtered, paged, exported). */
+    auditTrail: bindAuditTrail(db),
     rosterSecrets,
     operator,
     runs,
@@ -136,9 +144,26 @@ export function createServices(deps: ServiceDeps) {
       calendarWorker ??= createCalendarFetchWorker({ db, clock, policy, logger });
       return calendarWorker;
     },
+    /** Who is told of help requests by email, and whether email is on (docs/notifications.md). */
+    notifications: createNotificationsService({
+      db,
+      clock,
+      email: emailStatusOf(config.smtpUrl, config.smtpFrom),
+    }),
+    /** The notification email worker (not started), built once like the webhook worker. */
+    notificationWorker(logger: WorkerLogger): NotificationWorker {
+      notificationWorker ??= createNotificationWorker({
+        db,
+        clock,
+        logger,
+        smtp: config.smtpUrl ? { url: config.smtpUrl, from: config.smtpFrom } : undefined,
+        publicBaseUrl: config.publicBaseUrl,
+      });
+      return notificationWorker;
+    },
     /** Every background worker of a process: start() them, stop() lets work in flight finish. */
     workers(logger: WorkerLogger) {
-      const all = [this.webhookWorker(logger), this.calendarWorker(logger)];
+      const all = [this.webhookWorker(logger), this.calendarWorker(logger), this.notificationWorker(logger)];
       return {
         start: () => {
           for (const worker of all) worker.start();
@@ -153,6 +178,7 @@ export function createServices(deps: ServiceDeps) {
       // Stops claiming and lets attempts in flight finish and be recorded (a no-op when stopped).
       await webhookWorker?.stop();
       await calendarWorker?.stop();
+      await notificationWorker?.stop();
       await oidc.close();
       if (ownsRedis && redis) await redis.quit().catch(() => redis.disconnect());
     },

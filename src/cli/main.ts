@@ -1,10 +1,11 @@
-// ssp: serve, migrate, worker, admin commands that call the admin HTTP API, and dev-idp.
+// ssp: serve, migrate, worker, admin commands that call the admin HTTP API, dev-idp and dev-mail.
 import { Command } from 'commander';
 import { ConfigError, loadConfig } from '../config.ts';
 import { DatabaseInUseError } from '../db/errors.ts';
 import { CliError, createAdminClient } from './admin-client.ts';
 import { registerCalendarCommands } from './commands/calendar.ts';
 import { registerDevIdpCommand } from './commands/dev-idp.ts';
+import { registerDevMailCommand } from './commands/dev-mail.ts';
 import { registerHelpRequestCommands } from './commands/help-requests.ts';
 import { registerInstitutionCommands } from './commands/institutions.ts';
 import { registerPeopleCommands } from './commands/people.ts';
@@ -67,6 +68,7 @@ program
       databaseUrl: config.databaseUrl,
       dataDir: config.dataDir,
       embeddedSharedBuffers: config.embeddedSharedBuffers,
+      onTightened: (message) => process.stderr.write(`ssp: ${message}\n`),
     });
     try {
       const applied = await migrate(db);
@@ -78,7 +80,9 @@ program
 
 program
   .command('operator-reset')
-  .description('Revoke every stored operator token and print a new one (talks to the database directly)')
+  .description(
+    'Revoke every stored operator token, end every operator session, cancel unused operator sign-in links, and print a new token (talks to the database directly)',
+  )
   .action(async () => {
     const config = loadConfig();
     const { openDb, migrate, embeddedDatabaseExists, createOperatorCredentials } = await database();
@@ -92,6 +96,7 @@ program
       databaseUrl: config.databaseUrl,
       dataDir: config.dataDir,
       embeddedSharedBuffers: config.embeddedSharedBuffers,
+      onTightened: (message) => process.stderr.write(`ssp: ${message}\n`),
     });
     try {
       const { rows } = await db.query("SELECT to_regclass('schema_migrations') IS NOT NULL AS ready");
@@ -100,12 +105,18 @@ program
           'the database of DATABASE_URL has no tables of this service: start the server once first',
         );
       await migrate(db);
-      const token = await createOperatorCredentials(db, undefined).reset();
+      const reset = await createOperatorCredentials(db, undefined).reset();
       const where = config.databaseUrl
         ? 'the PostgreSQL database of DATABASE_URL'
         : `the embedded database in ${config.dataDir}`;
-      process.stderr.write(`ssp: every operator token of ${where} is revoked; the new one:\n`);
-      process.stdout.write(`${token}\n`);
+      const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+      process.stderr.write(
+        `ssp: every operator token of ${where} is revoked; ` +
+          `${count(reset.sessionsEnded, 'operator session', 'operator sessions')} ended; ` +
+          `${count(reset.linksCancelled, 'unused operator sign-in link', 'unused operator sign-in links')} cancelled. ` +
+          'The new token:\n',
+      );
+      process.stdout.write(`${reset.token}\n`);
     } finally {
       await db.close();
     }
@@ -118,6 +129,7 @@ registerTaxonomyCommands(program, admin, print);
 registerWebhookCommands(program, admin, print);
 registerPeopleCommands(program, admin, print);
 registerDevIdpCommand(program);
+registerDevMailCommand(program);
 registerPushCommands(program);
 registerCalendarCommands(program, admin, print);
 

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import { makePrivateDir, restrictUmask, tightenPrivateDir } from '../lib/data-dir.ts';
 
 export interface QueryResult<T> {
   rows: T[];
@@ -102,6 +103,8 @@ export interface PgliteOptions {
    * keeps the pages that do not fit (docs/performance.md).
    */
   sharedBuffers?: string;
+  /** Told, for a log line, when an existing data directory was readable by other users. */
+  onTightened?: (message: string) => void;
 }
 
 export const DEFAULT_EMBEDDED_SHARED_BUFFERS = '32MB';
@@ -149,9 +152,18 @@ function isAlive(pid: number): boolean {
 
 export async function createPgliteDb(options: PgliteOptions = {}): Promise<Db & { dump(): Promise<Blob> }> {
   let unlock = () => {};
-  if (options.dataDir) {
-    fs.mkdirSync(options.dataDir, { recursive: true });
-    unlock = lockDataDir(options.dataDir);
+  const dataDir = options.dataDir;
+  if (dataDir) {
+    // Students' data and the secrets' key live here: private to this user (src/lib/data-dir.ts).
+    restrictUmask();
+    makePrivateDir(dataDir);
+    const loose = tightenPrivateDir(dataDir);
+    if (loose > 0) {
+      options.onTightened?.(
+        `${dataDir} had ${loose} files or directories open to other users: tightened to 0700 (directories) and 0600 (files)`,
+      );
+    }
+    unlock = lockDataDir(dataDir);
   }
   let lite: PGlite;
   try {
@@ -170,6 +182,8 @@ export async function createPgliteDb(options: PgliteOptions = {}): Promise<Db & 
     unlock();
     throw error;
   }
+  // A new cluster is written 0666 and the relation-cache files are rewritten 0644 at each start.
+  if (dataDir) tightenPrivateDir(dataDir);
   // PGlite reports affectedRows 0 for a SELECT; pg's rowCount counts the rows returned there.
   const shape = <T>(result: { rows: unknown[]; affectedRows?: number }) => ({
     rows: result.rows as T[],
@@ -193,6 +207,7 @@ export async function createPgliteDb(options: PgliteOptions = {}): Promise<Db & 
     dump: async () => (await lite.dumpDataDir('none')) as Blob,
     async close() {
       await lite.close();
+      if (dataDir) tightenPrivateDir(dataDir);
       unlock();
     },
   };
@@ -208,11 +223,17 @@ export interface OpenDbOptions {
   dataDir: string;
   /** shared_buffers of the embedded database. */
   embeddedSharedBuffers?: string;
+  /** Told, for a log line, when the embedded data directory had to be made private. */
+  onTightened?: (message: string) => void;
 }
 
 export async function openDb(options: OpenDbOptions): Promise<Db> {
   if (options.databaseUrl) return createPostgresDb({ connectionString: options.databaseUrl });
-  return createPgliteDb({ dataDir: options.dataDir, sharedBuffers: options.embeddedSharedBuffers });
+  return createPgliteDb({
+    dataDir: options.dataDir,
+    sharedBuffers: options.embeddedSharedBuffers,
+    onTightened: options.onTightened,
+  });
 }
 
 /** Postgres error codes the services branch on. */

@@ -129,6 +129,18 @@ browserSuite('console: institution admin', (h) => {
       await page.getByRole('button', { name: 'Save the provider settings' }).click();
       await page.locator('#idp-issuer-error, .error[role=alert]').first().waitFor();
       await h().check(page, 'admin-identity-provider-error');
+
+      // The audit: what this admin just did (the invitation, the removal), newest first.
+      await page.getByRole('link', { name: 'Audit', exact: true }).click();
+      await page.locator('h1', { hasText: 'Audit' }).waitFor();
+      const audit = (await page.locator('#audit').textContent()) ?? '';
+      assert.match(audit, /DELETE people\/:id/);
+      assert.match(audit, /POST people/);
+      await h().check(page, 'admin-audit');
+      await page.getByLabel('From (UTC)').fill('2020-01-01');
+      await page.getByLabel('To (UTC)').fill('2020-01-02');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await page.getByText('No entry matches.').waitFor();
     } finally {
       await context.close();
     }

@@ -36,10 +36,12 @@ const table: [RegExp, Access][] = [
     'read',
   ],
   [/^(GET|POST) \/console\/:slug\/inbox(\/|$)/, 'helpdesk'],
+  [/^(GET|POST) \/console\/:slug\/me\/notifications$/, 'helpdesk'],
+  [/^(GET|POST) \/console\/:slug\/notifications$/, 'admin'],
   [/^(GET|POST) \/console\/:slug\/secrets\/help-sync(\/|$)/, 'integrations'],
   [/^(GET|POST) \/console\/:slug\/webhooks(\/|$)/, 'integrations'],
   [
-    /^(GET|POST) \/console\/:slug\/(secrets|people|identity-provider|runs|full-syncs|calendar-feeds|crisis-contacts|cohorts|time-zone)(\/|$)/,
+    /^(GET|POST) \/console\/:slug\/(secrets|people|identity-provider|runs|full-syncs|calendar-feeds|crisis-contacts|cohorts|time-zone|audit|audit\.csv)(\/|$)/,
     'admin',
   ],
   [/^(GET|POST) \/app(\/|$)/, 'student'],
@@ -66,6 +68,8 @@ const sameChange: [console: string, api: string][] = [
   ['POST /console/:slug/cohorts/:id', 'PATCH /admin/v1/institutions/:slug/cohorts/:id'],
   ['POST /console/:slug/time-zone', 'PATCH /admin/v1/institutions/:slug'],
   ['POST /console/:slug/crisis-contacts', 'PUT /admin/v1/institutions/:slug/crisis-contacts'],
+  ['POST /console/:slug/notifications', 'PUT /admin/v1/institutions/:slug/notification-recipients'],
+  ['POST /console/:slug/me/notifications', 'PUT /admin/v1/institutions/:slug/me/notifications'],
   ['POST /console/:slug/full-syncs/:id/confirm', 'POST /admin/v1/institutions/:slug/full-syncs/:id/confirm'],
 ];
 

@@ -29,6 +29,8 @@ const table: [RegExp, Access][] = [
   [/^POST .*\/cohorts$/, 'admin'],
   [/^PATCH .*\/cohorts\/\{id\}$/, 'admin'],
   [/^PUT .*\/crisis-contacts$/, 'admin'],
+  [/^(GET|PUT) .*\/me\/notifications$/, 'helpdesk'],
+  [/^(GET|PUT) .*\/(notification-recipients|notifications)$/, 'admin'],
   [
     /\/(roster-secret|people|identity-provider|audit|runs|operator-audit|full-syncs|calendar-feeds)(\/|$)/,
     'admin',

@@ -17,6 +17,7 @@ import { adminIdentityProviderRoutes } from './admin/identity-providers.ts';
 import { adminInstitutionRoutes } from './admin/institutions.ts';
 import { adminMeRoutes } from './admin/me.ts';
 import { adminMetricsRoutes } from './admin/metrics.ts';
+import { adminNotificationRoutes } from './admin/notifications.ts';
 import { adminOperatorRoutes } from './admin/operators.ts';
 import { adminPeopleRoutes } from './admin/people.ts';
 import { adminRunRoutes } from './admin/runs.ts';
@@ -56,6 +57,7 @@ const routeModules: RouteModule[] = [
   adminMetricsRoutes,
   adminCalendarRoutes,
   adminCrisisContactRoutes,
+  adminNotificationRoutes,
 ];
 
 export async function registerApi(app: App, services: Services): Promise<void> {

@@ -150,6 +150,7 @@ export function registerPeopleCommands(
         databaseUrl: config.databaseUrl,
         dataDir: config.dataDir,
         embeddedSharedBuffers: config.embeddedSharedBuffers,
+        onTightened: (message) => process.stderr.write(`ssp: ${message}\n`),
       });
       try {
         await migrate(db);

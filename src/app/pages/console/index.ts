@@ -5,6 +5,7 @@ import type { Eta } from 'eta';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { registerSurface } from '../page-scope.ts';
+import { auditRoutes } from './audit.ts';
 import { calendarFeedRoutes } from './calendar-feeds.ts';
 import { cohortRoutes } from './cohorts.ts';
 import { consoleContextHook, consoleSurface } from './context.ts';
@@ -16,6 +17,7 @@ import { dataTaxonomyRoutes } from './data-taxonomy.ts';
 import { fullSyncRoutes } from './full-syncs.ts';
 import { healthRoutes } from './health.ts';
 import { inboxRoutes } from './inbox.ts';
+import { notificationRoutes } from './notifications.ts';
 import { operatorRoutes } from './operator.ts';
 import { peopleRoutes } from './people.ts';
 import { runRoutes } from './runs.ts';
@@ -34,11 +36,13 @@ const pages: PageModule[] = [
   fullSyncRoutes,
   calendarFeedRoutes,
   crisisContactRoutes,
+  notificationRoutes,
   cohortRoutes,
   dataStudentRoutes,
   dataStudentPageRoutes,
   dataTaxonomyRoutes,
   dataCampusRoutes,
+  auditRoutes,
 ];
 
 export async function registerConsole(parent: App, engine: Eta, services: Services): Promise<void> {

@@ -29,6 +29,7 @@ export function navigation(path: string, caller: StaffCaller, institution?: Inst
       { href: `${base}/secrets`, label: 'Secrets', show: may('admin') },
       { href: `${base}/webhooks`, label: 'Webhooks', show: may('integrations') },
       { href: `${base}/people`, label: 'People', show: may('admin') },
+      { href: `${base}/audit`, label: 'Audit', show: may('admin') },
       // What students see: the calendar feeds, the crisis path's contacts, cohort start dates.
       { href: `${base}/calendar-feeds`, label: 'Calendar feeds', show: may('admin') },
       { href: `${base}/crisis-contacts`, label: 'Crisis contacts', show: may('admin') },

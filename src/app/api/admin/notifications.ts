@@ -1,0 +1,211 @@
+// Admin API: email notifications about help requests (docs/notifications.md). Admins choose who is
+// told of every crisis request and read the recent notifications with their state and failures;
+// each staff member or admin sets their own choices (every new request, requests assigned to them).
+import { Type } from 'typebox';
+import { MAX_CRISIS_RECIPIENTS, NOTIFICATION_STATES } from '../../../domain/notifications/settings.ts';
+import type { Services } from '../../../services.ts';
+import { callerOf, institutionOf } from '../../context/request-context.ts';
+import type { App } from '../../types.ts';
+import {
+  adminSecurity,
+  DateTime,
+  errorResponses,
+  Nullable,
+  SlugParams,
+  StringEnum,
+  Uuid,
+} from '../schemas.ts';
+
+const Email = Type.Object(
+  {
+    enabled: Type.Boolean({
+      description:
+        'Whether notification emails are sent (the service has SMTP_URL). When false, notifications are ' +
+        'still recorded as they happen but marked skipped instead of sent.',
+    }),
+    from: Nullable(Type.String({ description: 'The From address of the emails (SMTP_FROM), when enabled' })),
+  },
+  { description: 'Whether the service sends email' },
+);
+
+const Recipient = Type.Object({
+  id: Uuid('The person'),
+  name: Type.String(),
+  email: Type.String(),
+  roles: Type.Array(Type.String()),
+  crisis: Type.Boolean({ description: 'Told of every new crisis request (chosen by admins)' }),
+  any_new_request: Type.Boolean({ description: 'Told of every new request (their own choice)' }),
+  assigned_to_me: Type.Boolean({ description: 'Told when a request is assigned to them (their own choice)' }),
+});
+
+const Recipients = Type.Object({ email: Email, people: Type.Array(Recipient) });
+
+const OwnSettings = Type.Object({
+  email: Email,
+  crisis: Type.Boolean({
+    description: 'Told of every new crisis request: chosen by the institution’s admins',
+  }),
+  any_new_request: Type.Boolean({ description: 'Told of every new help request' }),
+  assigned_to_me: Type.Boolean({ description: 'Told when someone else assigns a request to this person' }),
+});
+
+const Notification = Type.Object({
+  id: Uuid(),
+  help_request_id: Uuid(),
+  person: Type.Object({ id: Uuid(), name: Type.String(), email: Type.String() }),
+  reason: StringEnum(['crisis', 'new', 'assigned'], 'Why the person is told'),
+  state: StringEnum(
+    NOTIFICATION_STATES,
+    'pending (to be sent or retried), sent, failed (gave up), skipped (not sent)',
+  ),
+  attempts: Type.Integer({ description: 'Attempts to send so far' }),
+  next_attempt_at: Nullable(DateTime('When a pending notification is next tried')),
+  last_error: Nullable(
+    Type.String({ description: 'Why the last attempt failed, or why it was failed or skipped' }),
+  ),
+  created_at: DateTime('When it was queued (with the change it is about)'),
+  finished_at: Nullable(DateTime('When it was sent, failed or skipped')),
+});
+
+export function adminNotificationRoutes(app: App, services: Services): void {
+  const tags = ['admin: help desk'];
+  const security = adminSecurity;
+  const { notifications } = services;
+  const email = () => ({ enabled: notifications.email.enabled, from: notifications.email.from });
+  const recipients = (people: Awaited<ReturnType<typeof notifications.people>>) => ({
+    email: email(),
+    people: people.map((p) => ({
+      id: p.person_id,
+      name: p.name,
+      email: p.email,
+      roles: p.roles,
+      crisis: p.crisis,
+      any_new_request: p.any_new,
+      assigned_to_me: p.assigned,
+    })),
+  });
+
+  app.get(
+    '/admin/v1/institutions/:slug/notification-recipients',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        security,
+        summary: 'Who is told of help requests by email',
+        description:
+          'Every current staff member and admin of the institution with what they are told: new crisis ' +
+          'requests (chosen by admins), every new request and requests assigned to them (each person’s own ' +
+          'choice). Emails carry a link to the request and never its text.',
+        params: SlugParams,
+        response: { 200: Recipients, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => recipients(await notifications.people(institutionOf(request).id)),
+  );
+
+  app.put(
+    '/admin/v1/institutions/:slug/notification-recipients',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        security,
+        summary: 'Choose who is told of every new crisis request',
+        description:
+          `Replaces the crisis recipients with these people (at most ${MAX_CRISIS_RECIPIENTS}; an empty list ` +
+          'tells no one). Each must be a current staff member or admin of the institution, or the request is ' +
+          '400 invalid_field naming it (`crisis_recipients[i]`) and nothing changes. People’s own choices are ' +
+          'kept.',
+        params: SlugParams,
+        body: Type.Object({ crisis_recipients: Type.Array(Type.Unknown()) }),
+        response: { 200: Recipients, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) =>
+      recipients(
+        await notifications.setCrisisRecipients(institutionOf(request).id, request.body.crisis_recipients),
+      ),
+  );
+
+  app.get(
+    '/admin/v1/institutions/:slug/notifications',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        security,
+        summary: 'The recent notification emails, with their state and failures',
+        description:
+          'Newest first, at most `limit` (default 50, up to 200), optionally in one state. Finished ' +
+          'notifications are kept for 30 days.',
+        params: SlugParams,
+        querystring: Type.Object({
+          state: Type.Optional(Type.String({ description: NOTIFICATION_STATES.join(', ') })),
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
+        }),
+        response: {
+          200: Type.Object({ email: Email, items: Type.Array(Notification) }),
+          ...errorResponses(400, 401, 403, 404),
+        },
+      },
+    },
+    async (request) => {
+      const rows = await notifications.recent(institutionOf(request).id, request.query);
+      return {
+        email: email(),
+        items: rows.map(({ person_id, person_name, person_email, ...row }) => ({
+          ...row,
+          person: { id: person_id, name: person_name, email: person_email },
+        })),
+      };
+    },
+  );
+
+  const own = '/admin/v1/institutions/:slug/me/notifications';
+  app.get(
+    own,
+    {
+      config: { access: 'helpdesk' },
+      schema: {
+        tags,
+        security,
+        summary: 'What the signed-in person is told by email',
+        description:
+          'A staff member’s or admin’s own settings (409 not_a_person for the operator, who has none). `crisis` is ' +
+          'chosen by the institution’s admins.',
+        params: SlugParams,
+        response: { 200: OwnSettings, ...errorResponses(401, 403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const personId = caller.kind === 'person' ? caller.personId : undefined;
+      return { email: email(), ...(await notifications.own(institutionOf(request).id, personId)) };
+    },
+  );
+
+  app.put(
+    own,
+    {
+      config: { access: 'helpdesk' },
+      schema: {
+        tags,
+        security,
+        summary: 'Choose what the signed-in person is told by email',
+        description:
+          'Every new request, and requests someone else assigns to them. The crisis setting is the admins’ ' +
+          '(PUT …/notification-recipients).',
+        params: SlugParams,
+        body: Type.Object({ any_new_request: Type.Boolean(), assigned_to_me: Type.Boolean() }),
+        response: { 200: OwnSettings, ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const personId = caller.kind === 'person' ? caller.personId : undefined;
+      const settings = await notifications.setOwn(institutionOf(request).id, personId, request.body);
+      return { email: email(), ...settings };
+    },
+  );
+}

@@ -1,0 +1,70 @@
+// View models of the notification pages, pure: the people with what they are told, the recent
+// notifications in words, and the state of email. Tested beside this file.
+import type { EmailStatus } from '../../../domain/notifications/service.ts';
+import type { NotificationRow, PersonSettings } from '../../../domain/notifications/settings.ts';
+
+export const reasonWords: Record<NotificationRow['reason'], string> = {
+  crisis: 'New crisis request',
+  new: 'New request',
+  assigned: 'Assigned to them',
+};
+
+export const stateWords: Record<NotificationRow['state'], string> = {
+  pending: 'Waiting to be sent',
+  sent: 'Sent',
+  failed: 'Failed',
+  skipped: 'Not sent',
+};
+
+/** What the pages say about email being on or off. */
+export function emailView(email: EmailStatus) {
+  return email.enabled
+    ? { on: true, summary: `Emails are sent from ${email.from} through ${email.server}.` }
+    : {
+        on: false,
+        summary:
+          'Notifications are off: this service has no mail server configured (SMTP_URL), so no email is sent. ' +
+          'Requests that would have been notified are listed below as not sent.',
+      };
+}
+
+export function personRow(p: PersonSettings) {
+  const own = [p.any_new ? 'every new request' : '', p.assigned ? 'requests assigned to them' : ''].filter(
+    Boolean,
+  );
+  return {
+    id: p.person_id,
+    name: p.name,
+    email: p.email,
+    roles: p.roles.join(', '),
+    crisis: p.crisis,
+    own: own.length > 0 ? `Also asked for ${own.join(' and ')}` : '',
+  };
+}
+
+export function notificationRow(n: NotificationRow, base: string, time: (value: unknown) => string) {
+  const state =
+    n.state === 'pending' && n.attempts > 0
+      ? `Retrying (next try ${time(n.next_attempt_at)})`
+      : n.state === 'sent'
+        ? `Sent ${time(n.finished_at)}`
+        : stateWords[n.state];
+  return {
+    queued: time(n.created_at),
+    to: `${n.person_name} <${n.person_email}>`,
+    reason: reasonWords[n.reason],
+    link: `${base}/inbox/${n.help_request_id}`,
+    state,
+    stateClass: n.state,
+    attempts: n.attempts,
+    problem: n.last_error ?? '',
+  };
+}
+
+export const STATE_FILTERS = [
+  ['', 'All'],
+  ['failed', 'Failed'],
+  ['pending', 'Waiting'],
+  ['sent', 'Sent'],
+  ['skipped', 'Not sent'],
+] as const;

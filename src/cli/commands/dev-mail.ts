@@ -1,0 +1,56 @@
+// ssp dev-mail: a development mail catcher for trying notification emails locally. Listens on
+// loopback only, prints each message as it arrives and lists them on a small web page; never for
+// production.
+import type { Command } from 'commander';
+import { CliError } from '../admin-client.ts';
+
+const LOOPBACK = ['127.0.0.1', '::1', 'localhost'];
+
+export function registerDevMailCommand(program: Command): void {
+  program
+    .command('dev-mail')
+    .description('Start a development mail catcher that prints notification emails (development only)')
+    .option('--port <port>', 'SMTP port to listen on (0 picks a free one)', '1025')
+    .option('--http-port <port>', 'port of the web page listing the mail (0 picks a free one)', '1080')
+    .option('--host <host>', 'loopback address to listen on', '127.0.0.1')
+    .action(async (options: { port: string; httpPort: string; host: string }) => {
+      const port = Number(options.port);
+      const httpPort = Number(options.httpPort);
+      for (const [name, value] of [
+        ['port', port],
+        ['http port', httpPort],
+      ] as const)
+        if (!Number.isInteger(value) || value < 0 || value > 65535)
+          throw new CliError(`invalid ${name}: ${name === 'port' ? options.port : options.httpPort}`);
+      if (!LOOPBACK.includes(options.host))
+        throw new CliError(`the mail catcher listens on loopback only, not on ${options.host}`);
+      const out = (line = '') => process.stdout.write(`${line}\n`);
+      const { startDevMail } = await import('../../dev-mail/dev-mail.ts');
+      const catcher = await startDevMail({
+        smtpPort: port,
+        httpPort,
+        host: options.host,
+        onMail: (mail) => {
+          out(`--- ${mail.at.toISOString()} from ${mail.from} to ${mail.to.join(', ')}`);
+          out(`Subject: ${mail.subject}`);
+          out();
+          out(mail.text.trimEnd());
+          out();
+        },
+      });
+      out('*** DEVELOPMENT ONLY: this catches mail and sends nothing on. ***');
+      out();
+      out('Run the service with:');
+      out(`  SMTP_URL=${catcher.smtpUrl}`);
+      out('  SMTP_FROM="Student support <support@localhost>"');
+      out();
+      out(`Caught mail is printed here and listed at ${catcher.pageUrl}`);
+      out('Press Ctrl+C to stop.');
+      out();
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      await catcher.close();
+    });
+}

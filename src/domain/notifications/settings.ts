@@ -1,0 +1,124 @@
+// Who is told what: the admins' choice of crisis recipients, each person's own choices, and the
+// recent outbox for the console. Plain functions taking their dependencies; service.ts binds them.
+//
+// Cost: every read is one query; replacing the crisis recipients is one transaction of two
+// statements (check the people, write the settings) whatever their number.
+import type { Db, Queryable } from '../../db/db.ts';
+import { ApiError } from '../../errors.ts';
+import { uuidPattern } from '../../lib/ids.ts';
+import {
+  type NotificationRow,
+  type PersonSettings,
+  replaceCrisisRecipients,
+  selectPeopleSettings,
+  selectPersonSettings,
+  selectRecent,
+  upsertOwnSettings,
+} from './queries.ts';
+
+export type { NotificationRow, PersonSettings };
+
+/** Most crisis recipients an institution may choose (each one is an email per crisis request). */
+export const MAX_CRISIS_RECIPIENTS = 100;
+export const NOTIFICATION_STATES = ['pending', 'sent', 'failed', 'skipped'] as const;
+
+/** A person's own settings as the API and the console show them. */
+export interface OwnSettings {
+  /** Chosen by the institution's admins. */
+  crisis: boolean;
+  any_new_request: boolean;
+  assigned_to_me: boolean;
+}
+
+export function peopleSettings(db: Queryable, institutionId: string): Promise<PersonSettings[]> {
+  return selectPeopleSettings(db, institutionId);
+}
+
+/**
+ * Makes exactly these people (ids of current staff and admins of the institution) its crisis
+ * recipients. The list is checked whole, so a bad entry is a 400 naming it
+ * (`crisis_recipients[i]`) and nothing changes. Duplicates count once.
+ */
+export async function setCrisisRecipients(
+  deps: { db: Db; now: Date },
+  institutionId: string,
+  ids: unknown,
+): Promise<PersonSettings[]> {
+  if (!Array.isArray(ids))
+    throw new ApiError('invalid_field', {
+      field: 'crisis_recipients',
+      detail: 'must be a list of person ids',
+    });
+  const unique = [...new Set(ids.map((id) => (typeof id === 'string' ? id.toLowerCase() : id)))];
+  if (unique.length > MAX_CRISIS_RECIPIENTS)
+    throw new ApiError('invalid_field', {
+      field: 'crisis_recipients',
+      detail: `at most ${MAX_CRISIS_RECIPIENTS} people`,
+    });
+  return deps.db.transaction(async (tx) => {
+    const people = await selectPeopleSettings(tx, institutionId);
+    const known = new Set(people.map((p) => p.person_id));
+    ids.forEach((id, i) => {
+      if (typeof id !== 'string' || !uuidPattern.test(id) || !known.has(id.toLowerCase()))
+        throw new ApiError('invalid_field', {
+          field: `crisis_recipients[${i}]`,
+          detail: `crisis_recipients[${i}] is not a current staff member or admin of this institution`,
+        });
+    });
+    await replaceCrisisRecipients(tx, institutionId, unique as string[], deps.now);
+    return selectPeopleSettings(tx, institutionId);
+  });
+}
+
+const notAPerson = () =>
+  new ApiError('not_a_person', {
+    detail: "notification settings are a staff member's or admin's own; the operator has none",
+  });
+
+function own(settings: PersonSettings): OwnSettings {
+  return { crisis: settings.crisis, any_new_request: settings.any_new, assigned_to_me: settings.assigned };
+}
+
+/** A person's own settings; 403 for anyone who is not a current person of the institution. */
+export async function ownSettings(db: Queryable, institutionId: string, personId: string | undefined) {
+  const settings = personId ? await selectPersonSettings(db, institutionId, personId) : undefined;
+  if (!settings) throw notAPerson();
+  return own(settings);
+}
+
+/** Sets a person's own choices; the crisis setting stays the admins'. */
+export async function setOwnSettings(
+  deps: { db: Db; now: Date },
+  institutionId: string,
+  personId: string | undefined,
+  choice: { any_new_request: boolean; assigned_to_me: boolean },
+): Promise<OwnSettings> {
+  return deps.db.transaction(async (tx) => {
+    const settings = personId ? await selectPersonSettings(tx, institutionId, personId) : undefined;
+    if (!settings || !personId) throw notAPerson();
+    await upsertOwnSettings(
+      tx,
+      institutionId,
+      personId,
+      { any_new: choice.any_new_request, assigned: choice.assigned_to_me },
+      deps.now,
+    );
+    return { crisis: settings.crisis, ...choice };
+  });
+}
+
+/** The institution's newest notifications, at most `limit` (1 to 200), optionally in one state. */
+export function recentNotifications(
+  db: Queryable,
+  institutionId: string,
+  options: { limit?: number; state?: string } = {},
+): Promise<NotificationRow[]> {
+  const state = options.state;
+  if (state !== undefined && !(NOTIFICATION_STATES as readonly string[]).includes(state))
+    throw new ApiError('invalid_field', {
+      field: 'querystring.state',
+      detail: `state must be one of ${NOTIFICATION_STATES.join(', ')}`,
+    });
+  const limit = Math.min(Math.max(options.limit ?? 50, 1), 200);
+  return selectRecent(db, institutionId, { limit, state });
+}

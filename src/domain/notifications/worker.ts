@@ -1,0 +1,190 @@
+// Notification worker: every `pollMs` (2 s by default, so an email leaves well within a minute of
+// the request) it claims due outbox rows under a lease (queries.ts, FOR UPDATE SKIP LOCKED), sends
+// each over SMTP (mailer.ts) and records the outcome if it still holds the lease: sent; pending
+// again after an exponential backoff (retry.ts); failed with the reason after the last attempt or
+// a permanent refusal; skipped when the person was removed meanwhile.
+//
+// Any number of workers, in one process or many, share the outbox: a row is claimed by one worker
+// at a time, so in normal operation no email is sent twice. A worker that dies after the server
+// accepted a message but before recording it leaves the row to fall due when its lease ends, and
+// the email is sent again (at least once; the Message-ID is the same, so mail clients may fold the
+// two). Without SMTP configured, each round marks the due rows skipped instead (docs/notifications.md).
+//
+// Cost: an idle round is one indexed query (the due index holds pending rows only); a busy round
+// one claim for up to `batchSize` rows, then one UPDATE per email by primary key.
+import type { Db } from '../../db/db.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { composeEmail } from './email.ts';
+import { createMailer, type Mailer } from './mailer.ts';
+import { type ClaimedNotification, claimDue, pruneFinished, recordOutcome, skipDue } from './queries.ts';
+import { decideAfterFailure, defaultRetryPolicy, type RetryPolicy } from './retry.ts';
+
+export interface NotificationWorkerLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface NotificationWorkerOptions {
+  db: Db;
+  clock: Clock;
+  /** SMTP settings; undefined: email is off and due rows are skipped. */
+  smtp: { url: string; from: string } | undefined;
+  /** Where links in emails point. */
+  publicBaseUrl: string;
+  logger?: NotificationWorkerLogger;
+  /** Sleep between rounds when nothing was due. */
+  pollMs?: number;
+  /** Most rows claimed (and emails sent at once) per round. */
+  batchSize?: number;
+  /** A claimed row not recorded within this long falls due again. */
+  leaseMs?: number;
+  retry?: Partial<RetryPolicy>;
+  random?: () => number;
+  /** Only these institutions' notifications (tests; dedicated workers). */
+  institutionIds?: string[];
+  /** Finished rows are deleted this long after they were queued. */
+  retentionMs?: number;
+}
+
+export interface NotificationRound {
+  claimed: number;
+  sent: number;
+  retried: number;
+  failed: number;
+  skipped: number;
+}
+
+export const EMAIL_OFF_REASON = 'email is off: SMTP_URL is not set';
+const PRUNE_EVERY_MS = 3_600_000;
+
+export function createNotificationWorker(options: NotificationWorkerOptions) {
+  const { db, clock } = options;
+  const log = options.logger;
+  const pollMs = options.pollMs ?? 2_000;
+  const batchSize = options.batchSize ?? 10;
+  const leaseMs = options.leaseMs ?? 120_000;
+  const retentionMs = options.retentionMs ?? 30 * 24 * 3_600_000;
+  const policy: RetryPolicy = { ...defaultRetryPolicy, ...options.retry };
+  const institutionIds = options.institutionIds ?? null;
+  let mailer: Mailer | undefined;
+  let lastPrune = 0;
+
+  async function deliver(row: ClaimedNotification, round: NotificationRound): Promise<void> {
+    const at = () => clock.now();
+    if (row.person_removed) {
+      await recordOutcome(db, row, { state: 'skipped', error: 'the person was removed', at: at() });
+      round.skipped++;
+      return;
+    }
+    const email = composeEmail({
+      notificationId: row.id,
+      reason: row.reason,
+      helpRequestId: row.help_request_id,
+      priority: row.priority,
+      requestCreatedAt: row.request_created_at,
+      institutionName: row.institution_name,
+      institutionSlug: row.institution_slug,
+      timeZone: row.time_zone,
+      publicBaseUrl: options.publicBaseUrl,
+    });
+    mailer ??= createMailer(options.smtp?.url ?? '', options.smtp?.from ?? '');
+    const result = await mailer.send({ to: row.person_email, ...email });
+    if (result.ok) {
+      await recordOutcome(db, row, { state: 'sent', error: null, at: at() });
+      round.sent++;
+      return;
+    }
+    const decision = decideAfterFailure(result.failure, row.attempts, policy, options.random);
+    if (decision.kind === 'failed') {
+      await recordOutcome(db, row, { state: 'failed', error: decision.reason, at: at() });
+      round.failed++;
+      log?.warn({ notification_id: row.id, reason: decision.reason }, 'notification email failed');
+      return;
+    }
+    const now = at();
+    await recordOutcome(db, row, {
+      state: 'pending',
+      error: result.failure.message,
+      at: now,
+      nextAttemptAt: new Date(now.getTime() + decision.delayMs),
+    });
+    round.retried++;
+  }
+
+  /** One round: skip (email off) or claim, send and record what is due now. */
+  async function runOnce(): Promise<NotificationRound> {
+    const round: NotificationRound = { claimed: 0, sent: 0, retried: 0, failed: 0, skipped: 0 };
+    const now = clock.now();
+    if (now.getTime() - lastPrune >= PRUNE_EVERY_MS) {
+      lastPrune = now.getTime();
+      await pruneFinished(db, new Date(now.getTime() - retentionMs));
+    }
+    if (!options.smtp) {
+      round.skipped = await skipDue(db, { now, reason: EMAIL_OFF_REASON, institutionIds });
+      return round;
+    }
+    const claimed = await claimDue(db, { now, limit: batchSize, leaseMs, institutionIds });
+    round.claimed = claimed.length;
+    await Promise.all(
+      claimed.map((row) =>
+        deliver(row, round).catch((error) => {
+          // Recording failed (database unavailable): the lease ends and the row falls due again.
+          log?.error({ err: error, notification_id: row.id }, 'recording a notification failed');
+        }),
+      ),
+    );
+    return round;
+  }
+
+  let running = false;
+  let loopDone: Promise<void> | undefined;
+  let wake: (() => void) | undefined;
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wake = undefined;
+        resolve();
+      }
+      wake = done;
+    });
+
+  async function loop(): Promise<void> {
+    while (running) {
+      let claimed = 0;
+      try {
+        claimed = (await runOnce()).claimed;
+      } catch (error) {
+        log?.error({ err: error }, 'claiming notifications failed');
+      }
+      // A full batch: more may be due, claim again at once.
+      if (running && claimed < batchSize) await sleep(pollMs);
+    }
+  }
+
+  return {
+    runOnce,
+    /** Whether emails are sent (SMTP configured). */
+    enabled: Boolean(options.smtp),
+    start(): void {
+      if (running) return;
+      running = true;
+      log?.info({ email: options.smtp ? 'on' : 'off' }, 'notification worker started');
+      loopDone = loop();
+    },
+    /** Stops claiming and waits for the emails in flight (at most `stopWaitMs`). */
+    async stop(stopWaitMs = 5_000): Promise<void> {
+      running = false;
+      wake?.();
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([loopDone, new Promise((resolve) => (timer = setTimeout(resolve, stopWaitMs)))]);
+      clearTimeout(timer);
+      mailer?.close();
+      mailer = undefined;
+    },
+  };
+}
+
+export type NotificationWorker = ReturnType<typeof createNotificationWorker>;

@@ -1,0 +1,122 @@
+// The notification pages without a browser: email off is said plainly (the notifications page and
+// the health page), admins choose the crisis recipients with a form, each person sets their own
+// choices, the recent notifications show their state and failure, staff cannot open the admins'
+// page, and another institution's people are never offered or told.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createNotificationWorker } from '../../src/domain/notifications/worker.ts';
+import { describeEachDatabase, seedTenant, type TestContext } from '../helpers/app.ts';
+import { insertStudents } from '../helpers/helpdesk.ts';
+import { type Browser, invitePerson, operatorBrowser, personBrowser } from '../helpers/people.ts';
+
+function postForm(ctx: TestContext, who: Browser, url: string, fields: [string, string][]) {
+  const params = new URLSearchParams([['_csrf', who.csrf], ...fields]);
+  return ctx.app.inject({
+    method: 'POST',
+    url,
+    headers: { cookie: who.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    payload: params.toString(),
+  });
+}
+
+describeEachDatabase('console: notifications (email off)', (ctx) => {
+  test('admins choose crisis recipients; the page says email is off and lists what was not sent', async () => {
+    const tenant = await seedTenant(ctx());
+    const other = await seedTenant(ctx());
+    const admin = await personBrowser(ctx(), tenant, { roles: ['admin'], name: 'Ada Admin' });
+    const kai = await invitePerson(ctx(), tenant, { roles: ['staff'], name: 'Kai Lee' });
+    const stranger = await invitePerson(ctx(), other, { roles: ['staff'], name: 'Other Person' });
+    const page = `/console/${tenant.slug}/notifications`;
+
+    const first = await admin.request('GET', page);
+    assert.equal(first.statusCode, 200);
+    assert.match(first.body, /Email off/);
+    assert.match(first.body, /Notifications are off/);
+    assert.match(first.body, /Kai Lee/);
+    assert.doesNotMatch(first.body, /Other Person/);
+
+    const saved = await postForm(ctx(), admin, page, [['crisis', kai.id]]);
+    assert.equal(saved.statusCode, 303);
+    assert.equal(saved.headers.location, `${page}?done=crisis_recipients_saved`);
+    const people = await ctx().services.notifications.people(tenant.institutionId);
+    assert.deepEqual(
+      people.filter((p) => p.crisis).map((p) => p.name),
+      ['Kai Lee'],
+    );
+
+    // Another institution's person is refused, and nothing changes.
+    const refused = await postForm(ctx(), admin, page, [
+      ['crisis', admin.personId],
+      ['crisis', stranger.id],
+    ]);
+    assert.equal(refused.statusCode, 400);
+    assert.match(refused.body, /crisis_recipients\[1\] is not a current staff member or admin/);
+    assert.deepEqual(
+      (await ctx().services.notifications.people(tenant.institutionId))
+        .filter((p) => p.crisis)
+        .map((p) => p.name),
+      ['Kai Lee'],
+    );
+
+    // A crisis request with email off: recorded, then marked not sent by the worker, and shown so.
+    const [studentId] = await insertStudents(ctx(), tenant, 1);
+    await ctx().services.helpRequests.create(tenant.institutionId, { studentId, priority: 'crisis' });
+    await createNotificationWorker({
+      db: ctx().db,
+      clock: ctx().services.clock,
+      smtp: undefined,
+      publicBaseUrl: 'http://localhost',
+      institutionIds: [tenant.institutionId],
+    }).runOnce();
+    const after = await admin.request('GET', `${page}?state=skipped`);
+    assert.equal(after.statusCode, 200);
+    assert.match(after.body, /Kai Lee &lt;/);
+    assert.match(after.body, /Not sent/);
+    assert.match(after.body, /email is off: SMTP_URL is not set/);
+    assert.match(after.body, /New crisis request/);
+
+    // Staff cannot open the admins' page; a refused state filter shows everything.
+    const staff = await personBrowser(ctx(), tenant, { roles: ['staff'] });
+    assert.equal((await staff.request('GET', page)).statusCode, 403);
+    assert.equal((await admin.request('GET', `${page}?state=bogus`)).statusCode, 200);
+  });
+
+  test('each person sets their own choices; the operator is told they have none', async () => {
+    const tenant = await seedTenant(ctx());
+    const staff = await personBrowser(ctx(), tenant, { roles: ['staff'] });
+    const page = `/console/${tenant.slug}/me/notifications`;
+    const shown = await staff.request('GET', page);
+    assert.equal(shown.statusCode, 200);
+    assert.match(shown.body, /Email off/);
+    assert.match(shown.body, /You are not among the people told of new crisis requests/);
+
+    const saved = await postForm(ctx(), staff, page, [['assigned_to_me', 'yes']]);
+    assert.equal(saved.statusCode, 303);
+    const own = await ctx().services.notifications.own(tenant.institutionId, staff.personId);
+    assert.deepEqual(own, { crisis: false, any_new_request: false, assigned_to_me: true });
+    const again = await staff.request('GET', `${page}?done=own_notifications_saved`);
+    assert.match(again.body, /Your notification settings were saved/);
+    assert.match(again.body, /name="assigned_to_me" value="yes" checked/);
+
+    // The same through the admin API with the session.
+    const api = await staff.request('PUT', `/admin/v1/institutions/${tenant.slug}/me/notifications`, {
+      any_new_request: true,
+      assigned_to_me: false,
+    });
+    assert.equal(api.statusCode, 200, api.body);
+    assert.deepEqual(api.json(), {
+      email: { enabled: false, from: null },
+      crisis: false,
+      any_new_request: true,
+      assigned_to_me: false,
+    });
+
+    const operator = await operatorBrowser(ctx());
+    const forOperator = await operator.request('GET', page);
+    assert.equal(forOperator.statusCode, 200);
+    assert.match(forOperator.body, /the operator has none/);
+    const apiOperator = await ctx().admin('GET', `/admin/v1/institutions/${tenant.slug}/me/notifications`);
+    assert.equal(apiOperator.statusCode, 409);
+    assert.equal(apiOperator.json().error, 'not_a_person');
+  });
+});
