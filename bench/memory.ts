@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Agent, request } from 'undici';
 import type { BenchOptions } from './run.ts';
-import { size } from './size.ts';
+import { SMOKE, size } from './size.ts';
 
 const STUDENTS = size(60_000, 300, 'BENCH_MEMORY_STUDENTS');
 const PAGE = size(5000, 100);
@@ -149,12 +149,13 @@ export async function run(_options: BenchOptions): Promise<void> {
     let started = performance.now();
     await pushAll(server.origin, agent, secret, cohort.id, 0);
     const seedSeconds = (performance.now() - started) / 1000;
-    await server.stop();
+    // At smoke sizes the same server goes on (a restart would double the smoke run's time).
+    if (!SMOKE) await server.stop();
     await agent.close();
 
     // A restart, idle, then the nightly push.
     const nightly = new Agent({ keepAliveTimeout: 30_000 });
-    server = await startServer(dataDir);
+    if (!SMOKE) server = await startServer(dataDir);
     const pid = server.child.pid!;
     await settle();
     const idle = status(pid, 'VmRSS');
