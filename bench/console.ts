@@ -14,11 +14,12 @@ import type { Db } from '../src/db/db.ts';
 import { createServices } from '../src/services.ts';
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
+import { size } from './size.ts';
 
-const STUDENTS = Number(process.env.BENCH_STUDENTS ?? 100_000);
-const REQUESTS = Number(process.env.BENCH_HELP_REQUESTS ?? 10_000);
-const RUNS = Number(process.env.BENCH_RUNS ?? 1_000);
-const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 40);
+const STUDENTS = size(100_000, 300, 'BENCH_STUDENTS');
+const REQUESTS = size(10_000, 100, 'BENCH_HELP_REQUESTS');
+const RUNS = size(1_000, 60, 'BENCH_RUNS');
+const ITERATIONS = size(40, 2, 'BENCH_ITERATIONS');
 const TARGET_MS = 100;
 const DAY_MS = 86_400_000;
 

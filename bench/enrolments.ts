@@ -14,12 +14,13 @@ import type { Db } from '../src/db/db.ts';
 import { createServices } from '../src/services.ts';
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
+import { size } from './size.ts';
 
-const ROWS = 5000;
-const RUNS = 7;
+const ROWS = size(5000, 50);
+const RUNS = size(7, 1);
 const UNITS = 100;
 const TERMS = 4;
-const BACKGROUND_INSTITUTIONS = 20;
+const BACKGROUND_INSTITUTIONS = size(20, 1);
 
 interface Tenant {
   id: string;

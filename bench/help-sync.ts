@@ -14,11 +14,12 @@ import type { Db } from '../src/db/db.ts';
 import { createServices } from '../src/services.ts';
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
+import { size } from './size.ts';
 
-const UPDATES = 100;
-const WARMUP = 5;
-const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 40);
-const BACKGROUND_INSTITUTIONS = 50;
+const UPDATES = size(100, 5);
+const WARMUP = size(5, 1);
+const ITERATIONS = size(40, 2, 'BENCH_ITERATIONS');
+const BACKGROUND_INSTITUTIONS = size(50, 2);
 const BACKGROUND_REQUESTS_EACH = 400;
 
 function percentile(values: number[], p: number): number {
@@ -152,7 +153,7 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
 
     // Isolation path: one request's update fails, so the batch is rewritten request by request.
     await db.exec(`CREATE FUNCTION bench_fail() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN IF NEW.id = '${ids[50]}' THEN RAISE EXCEPTION 'injected'; END IF; RETURN NEW; END $$;
+      BEGIN IF NEW.id = '${ids[Math.floor(ids.length / 2)]}' THEN RAISE EXCEPTION 'injected'; END IF; RETURN NEW; END $$;
       CREATE TRIGGER bench_fail BEFORE UPDATE ON help_requests FOR EACH ROW EXECUTE FUNCTION bench_fail();`);
     const isolation = await measure(async () => {
       const { elapsed, json } = await call();

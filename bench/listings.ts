@@ -1,4 +1,4 @@
-// Admin listings at scale, on PostgreSQL: 100,000 students in one institution (and as many in
+// Admin listings at scale, on PostgreSQL then PGlite: 100,000 students in one institution (and as many in
 // 20 others, so indexes and the planner see a shared table), read through the API over a real
 // socket page by page (limit 1000, following next_cursor), and exported as CSV. Baseline in
 // the same run: one bare SELECT of the same rows and columns through the same driver.
@@ -13,13 +13,14 @@ import { buildApp } from '../src/app/app.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Db } from '../src/db/db.ts';
 import { createServices } from '../src/services.ts';
-import { openScratchPostgres } from '../test/helpers/scratch-db.ts';
+import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
+import { size } from './size.ts';
 
-const STUDENTS = Number(process.env.BENCH_STUDENTS ?? 100_000);
-const SMALL = 10_000;
-const BACKGROUND_INSTITUTIONS = 20;
-const RUNS = 3;
+const STUDENTS = size(100_000, 500, 'BENCH_STUDENTS');
+const SMALL = size(10_000, 100);
+const BACKGROUND_INSTITUTIONS = size(20, 1);
+const RUNS = size(3, 1);
 const PAGE = 1000;
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -51,11 +52,15 @@ async function seedInstitution(db: Db, slug: string, students: number): Promise<
 }
 
 export async function run(options: BenchOptions): Promise<void> {
-  if (!options.databaseUrl) {
-    process.stdout.write('listings: PostgreSQL only; set DATABASE_URL=postgres://… to run it\n');
-    return;
+  if (options.databaseUrl) {
+    process.stdout.write('--- postgres ---\n');
+    await benchDb(await openScratchPostgres(options.databaseUrl, { prefix: 'bench', max: 10 }));
   }
-  const db = await openScratchPostgres(options.databaseUrl, { prefix: 'bench', max: 10 });
+  process.stdout.write('--- pglite ---\n');
+  await benchDb(await openScratchPglite());
+}
+
+async function benchDb(db: Db): Promise<void> {
   const operatorToken = `ssp_op_${randomBytes(16).toString('hex')}`;
   const config = { ...loadConfig({ OPERATOR_TOKEN: operatorToken, LOG_LEVEL: 'silent' }), runWorkers: false };
   const services = createServices({ db, config });

@@ -7,7 +7,7 @@
 // floors: Node alone, `ssp push --help` on a first run (empty compile cache) and after, and the
 // 500,000 rows again on an empty cache, as the very first run on a machine would be. The
 // command runs as installed, through bin/ssp.js, with a compile cache of its own. PostgreSQL
-// when DATABASE_URL is set (a scratch schema, dropped afterwards), else PGlite.
+// when a database is given (a scratch schema, dropped afterwards), then PGlite.
 //
 //   DATABASE_URL=postgres://... npm run bench -- push
 
@@ -23,10 +23,11 @@ import type { Db } from '../src/db/db.ts';
 import { createServices } from '../src/services.ts';
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
+import { size } from './size.ts';
 
-const ROWS = Number(process.env.BENCH_PUSH_ROWS ?? 100_000);
-const BIG_ROWS = Number(process.env.BENCH_PUSH_BIG_ROWS ?? 500_000);
-const PAGE = 5000;
+const ROWS = size(100_000, 200, 'BENCH_PUSH_ROWS');
+const BIG_ROWS = size(500_000, 300, 'BENCH_PUSH_BIG_ROWS');
+const PAGE = size(5000, 100);
 const CLI = path.resolve('bin/ssp.js');
 
 const row = (i: number, tag: string) => ({
@@ -252,7 +253,13 @@ async function benchOne(kind: 'pglite' | 'postgres', databaseUrl?: string): Prom
 
     const ratio = clientMs / serverMs;
     const rows = [
-      ['service alone: 20 prebuilt pages', serverMs, ROWS / (serverMs / 1000), '', '1.00'],
+      [
+        `service alone: ${Math.ceil(ROWS / PAGE)} prebuilt pages`,
+        serverMs,
+        ROWS / (serverMs / 1000),
+        '',
+        '1.00',
+      ],
       [
         'ssp push roster (CSV -> pages -> HTTP)',
         clientMs,
@@ -315,8 +322,7 @@ export async function run(options: BenchOptions): Promise<void> {
   if (options.databaseUrl) {
     process.stdout.write('--- postgres ---\n');
     await benchOne('postgres', options.databaseUrl);
-  } else {
-    process.stdout.write('--- pglite (set DATABASE_URL for PostgreSQL) ---\n');
-    await benchOne('pglite');
   }
+  process.stdout.write('--- pglite ---\n');
+  await benchOne('pglite');
 }

@@ -1,5 +1,8 @@
-// npm run bench: runs every benchmark in one process and prints its figures.
-// PGlite always; PostgreSQL as well when DATABASE_URL is set. Never part of npm test.
+// npm run bench: runs every benchmark in one process and prints its figures; `npm run bench
+// NAME` runs one. PGlite always; PostgreSQL as well when BENCH_DATABASE_URL (else DATABASE_URL,
+// else TEST_DATABASE_URL) names one: each benchmark works in a scratch schema it drops.
+// BENCH_SMOKE=1 runs every benchmark at tiny sizes (bench/size.ts), as test/bench-smoke.test.ts
+// does; the full run is never part of npm test.
 
 import { run as calendar } from './calendar.ts';
 import { run as consolePages } from './console.ts';
@@ -11,12 +14,12 @@ import { run as roster } from './roster.ts';
 import { run as signIn } from './sign-in.ts';
 import { run as studentHome } from './student-home.ts';
 
+import { run as webhooks } from './webhooks.ts';
+
 export interface BenchOptions {
   /** PostgreSQL to measure against, besides PGlite. */
   databaseUrl?: string;
 }
-
-import { run as webhooks } from './webhooks.ts';
 
 type Bench = { name: string; run: (options: BenchOptions) => Promise<void> };
 
@@ -33,9 +36,22 @@ const benches: Bench[] = [
   { name: 'console', run: consolePages },
 ];
 
+const databaseUrl =
+  process.env.BENCH_DATABASE_URL || process.env.DATABASE_URL || process.env.TEST_DATABASE_URL || undefined;
 const only = process.argv[2];
+if (only && !benches.some((bench) => bench.name === only)) {
+  process.stderr.write(`no benchmark named ${only}; one of ${benches.map((b) => b.name).join(', ')}\n`);
+  process.exit(2);
+}
+process.stdout.write(
+  `databases: PGlite${databaseUrl ? ` and PostgreSQL (${new URL(databaseUrl).host})` : ' only (set BENCH_DATABASE_URL for PostgreSQL)'}\n`,
+);
 for (const bench of benches) {
   if (only && bench.name !== only) continue;
+  const started = performance.now();
   process.stdout.write(`\n=== ${bench.name} ===\n`);
-  await bench.run({ databaseUrl: process.env.DATABASE_URL });
+  await bench.run({ databaseUrl });
+  process.stdout.write(
+    `=== ${bench.name} done in ${((performance.now() - started) / 1000).toFixed(1)} s ===\n`,
+  );
 }

@@ -11,9 +11,10 @@ import { createServices } from '../src/services.ts';
 import { signInThroughProvider, startTestIdp, TEST_CLIENT } from '../test/helpers/idp.ts';
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
+import { size } from './size.ts';
 
-const ROUND_TRIPS = Number(process.env.BENCH_SIGN_INS ?? 30);
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
+const ROUND_TRIPS = size(30, 2, 'BENCH_SIGN_INS');
+const REQUESTS = size(2000, 20, 'BENCH_REQUESTS');
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);

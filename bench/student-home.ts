@@ -15,8 +15,9 @@ import type { Db } from '../src/db/db.ts';
 import { createServices } from '../src/services.ts';
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
+import { size } from './size.ts';
 
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
+const REQUESTS = size(300, 5, 'BENCH_REQUESTS');
 const NOW = new Date('2026-09-21T08:00:00Z');
 const COHORT_START = '2026-09-07';
 
@@ -100,9 +101,9 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
       [institution.id],
     );
     let started = performance.now();
-    await storeFeed(db, institution.id, big.id, 10_000, 10);
+    await storeFeed(db, institution.id, big.id, size(10_000, 20), 10);
     process.stdout.write(
-      `${kind} stored 10,000 weekly events (100,000 occurrences) in ${Math.round(performance.now() - started)} ms\n`,
+      `${kind} stored ${size(10_000, 20)} weekly events (${size(10_000, 20) * 10} occurrences) in ${Math.round(performance.now() - started)} ms\n`,
     );
 
     const measure = async (label: string, cookie: string, expect: RegExp) => {

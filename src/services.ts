@@ -97,6 +97,8 @@ export function createServices(deps: ServiceDeps) {
     clock,
     redis,
     keyring,
+    /** The OpenID Connect client: sign-in, and the discovery check of a provider's settings. */
+    oidc,
     institutions,
     sessions,
     people: createPeople(db, clock, sessions),

@@ -64,7 +64,11 @@ program
   .action(async () => {
     const config = loadConfig();
     const { openDb, migrate } = await database();
-    const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    const db = await openDb({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      onTightened: (message) => process.stderr.write(`ssp: ${message}\n`),
+    });
     try {
       const applied = await migrate(db);
       print({ applied });
@@ -75,7 +79,9 @@ program
 
 program
   .command('operator-reset')
-  .description('Revoke every stored operator token and print a new one (talks to the database directly)')
+  .description(
+    'Revoke every stored operator token, end every operator session, cancel unused operator sign-in links, and print a new token (talks to the database directly)',
+  )
   .action(async () => {
     const config = loadConfig();
     const { openDb, migrate, embeddedDatabaseExists, createOperatorCredentials } = await database();
@@ -85,7 +91,11 @@ program
         `no embedded database in ${config.dataDir}: run this where the server runs, with its DATA_DIR ` +
           '(or DATABASE_URL); a first start of the server creates the database and prints a token',
       );
-    const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    const db = await openDb({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      onTightened: (message) => process.stderr.write(`ssp: ${message}\n`),
+    });
     try {
       const { rows } = await db.query("SELECT to_regclass('schema_migrations') IS NOT NULL AS ready");
       if (!rows[0]?.ready)
@@ -93,12 +103,18 @@ program
           'the database of DATABASE_URL has no tables of this service: start the server once first',
         );
       await migrate(db);
-      const token = await createOperatorCredentials(db, undefined).reset();
+      const reset = await createOperatorCredentials(db, undefined).reset();
       const where = config.databaseUrl
         ? 'the PostgreSQL database of DATABASE_URL'
         : `the embedded database in ${config.dataDir}`;
-      process.stderr.write(`ssp: every operator token of ${where} is revoked; the new one:\n`);
-      process.stdout.write(`${token}\n`);
+      const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+      process.stderr.write(
+        `ssp: every operator token of ${where} is revoked; ` +
+          `${count(reset.sessionsEnded, 'operator session', 'operator sessions')} ended; ` +
+          `${count(reset.linksCancelled, 'unused operator sign-in link', 'unused operator sign-in links')} cancelled. ` +
+          'The new token:\n',
+      );
+      process.stdout.write(`${reset.token}\n`);
     } finally {
       await db.close();
     }

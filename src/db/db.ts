@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import { makePrivateDir, restrictUmask, tightenPrivateDir } from '../lib/data-dir.ts';
 
 export interface QueryResult<T> {
   rows: T[];
@@ -95,6 +96,8 @@ export interface PgliteOptions {
   dataDir?: string;
   /** A data directory dump to start from (tests reuse a migrated template). */
   loadDataDir?: Blob;
+  /** Told, for a log line, when an existing data directory was readable by other users. */
+  onTightened?: (message: string) => void;
 }
 
 /** The embedded database directory is open in another process. */
@@ -140,9 +143,18 @@ function isAlive(pid: number): boolean {
 
 export async function createPgliteDb(options: PgliteOptions = {}): Promise<Db & { dump(): Promise<Blob> }> {
   let unlock = () => {};
-  if (options.dataDir) {
-    fs.mkdirSync(options.dataDir, { recursive: true });
-    unlock = lockDataDir(options.dataDir);
+  const dataDir = options.dataDir;
+  if (dataDir) {
+    // Students' data and the secrets' key live here: private to this user (src/lib/data-dir.ts).
+    restrictUmask();
+    makePrivateDir(dataDir);
+    const loose = tightenPrivateDir(dataDir);
+    if (loose > 0) {
+      options.onTightened?.(
+        `${dataDir} had ${loose} files or directories open to other users: tightened to 0700 (directories) and 0600 (files)`,
+      );
+    }
+    unlock = lockDataDir(dataDir);
   }
   let lite: PGlite;
   try {
@@ -155,6 +167,8 @@ export async function createPgliteDb(options: PgliteOptions = {}): Promise<Db & 
     unlock();
     throw error;
   }
+  // A new cluster is written 0666 and the relation-cache files are rewritten 0644 at each start.
+  if (dataDir) tightenPrivateDir(dataDir);
   // PGlite reports affectedRows 0 for a SELECT; pg's rowCount counts the rows returned there.
   const shape = <T>(result: { rows: unknown[]; affectedRows?: number }) => ({
     rows: result.rows as T[],
@@ -178,6 +192,7 @@ export async function createPgliteDb(options: PgliteOptions = {}): Promise<Db & 
     dump: async () => (await lite.dumpDataDir('none')) as Blob,
     async close() {
       await lite.close();
+      if (dataDir) tightenPrivateDir(dataDir);
       unlock();
     },
   };
@@ -191,11 +206,13 @@ export function embeddedDatabaseExists(dataDir: string): boolean {
 export interface OpenDbOptions {
   databaseUrl?: string;
   dataDir: string;
+  /** Told, for a log line, when the embedded data directory had to be made private. */
+  onTightened?: (message: string) => void;
 }
 
 export async function openDb(options: OpenDbOptions): Promise<Db> {
   if (options.databaseUrl) return createPostgresDb({ connectionString: options.databaseUrl });
-  return createPgliteDb({ dataDir: options.dataDir });
+  return createPgliteDb({ dataDir: options.dataDir, onTightened: options.onTightened });
 }
 
 /** Postgres error codes the services branch on. */

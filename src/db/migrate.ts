@@ -38,10 +38,15 @@ export async function migrate(
   migrations = listMigrations(),
   options: MigrateOptions = {},
 ): Promise<string[]> {
-  await db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    version text PRIMARY KEY,
-    applied_at timestamptz NOT NULL DEFAULT now()
-  )`);
+  // Under the lock too: two instances starting on an empty database would otherwise race on
+  // CREATE TABLE IF NOT EXISTS (a duplicate pg_type row, not a no-op).
+  await db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [GlobalLock.migrations]);
+    await tx.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version text PRIMARY KEY,
+      applied_at timestamptz NOT NULL DEFAULT now()
+    )`);
+  });
   // For reporting only: the lock below decides, so another instance may apply some first.
   const { rows: done } = await db.query<{ version: string }>('SELECT version FROM schema_migrations');
   const pending = migrations.filter((m) => !done.some((d) => d.version === m.version));

@@ -66,3 +66,15 @@ export function startOfDate(date: string, zone: string): Date {
   if (dateIn(new Date(instant), zone) < date) instant += 3_600_000; // midnight fell in a gap
   return new Date(instant);
 }
+
+/**
+ * The instant a wall-clock time (YYYY-MM-DDTHH:MM, as a datetime-local input gives it) names in
+ * the zone. A time skipped by a daylight-saving change reads as the same clock time in the
+ * offset before the change (an hour later in real time); a repeated time as its first occurrence.
+ */
+export function instantOfWallClock(value: string, zone: string): Date {
+  const asUtc = Date.parse(`${value}:00Z`);
+  let instant = asUtc - offsetAt(asUtc, zone);
+  instant = asUtc - offsetAt(instant, zone);
+  return new Date(instant);
+}

@@ -69,7 +69,7 @@ describe('ssp push oneroster', () => {
     const students = await list(tenant.slug, 'students');
     assert.equal(students.length, 12, 'students only, not the teacher');
     const first = students.find((s: { email: string }) => s.email === 'student0@nbu.example.edu');
-    assert.equal(first.student_id_ext, 'u-0');
+    assert.equal(first.student_id_ext, 'S0', 'the identifier by default');
     assert.equal(first.first_name, 'Given0');
     assert.equal(first.program_code, 'BN');
     assert.equal(first.campus_name, 'City Campus');
@@ -152,7 +152,7 @@ describe('ssp push oneroster', () => {
     );
     assert.deepEqual(
       departed.map((s: { student_id_ext: string }) => s.student_id_ext),
-      ['u-4'],
+      ['S4'],
     );
   });
 });

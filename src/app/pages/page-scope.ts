@@ -52,6 +52,11 @@ export interface Surface {
   /** What every page of the surface shows besides its own data. */
   frame(request: FastifyRequest, reply: FastifyReply): Record<string, unknown>;
   /**
+   * Helpers every template of the surface uses, registered once and never overridden by a page's
+   * own data (the console's `when`, which writes every time in the institution's zone).
+   */
+  helpers?(request: FastifyRequest): Record<string, unknown>;
+  /**
    * Where a refused request is sent instead of an error page (sign-in for a visitor without a
    * session, the student pages for a student who opened the console, ...), if anywhere.
    */
@@ -88,7 +93,11 @@ export async function registerSurface(
         function render(this: FastifyReply, template: string, data: Record<string, unknown>, status = 200) {
           return this.status(status)
             .header('cache-control', 'no-store')
-            .page(template, { ...surface.frame(this.request, this), ...data });
+            .page(template, {
+              ...surface.frame(this.request, this),
+              ...data,
+              ...surface.helpers?.(this.request),
+            });
         },
       );
 

@@ -146,7 +146,11 @@ export function registerPeopleCommands(
       const { openDb } = await import('../../db/db.ts');
       const { migrate } = await import('../../db/migrate.ts');
       const { resealSecrets } = await import('../../domain/secrets/reseal.ts');
-      const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+      const db = await openDb({
+        databaseUrl: config.databaseUrl,
+        dataDir: config.dataDir,
+        onTightened: (message) => process.stderr.write(`ssp: ${message}\n`),
+      });
       try {
         await migrate(db);
         print(await resealSecrets(db, keyringFromConfig(config)));

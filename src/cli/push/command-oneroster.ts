@@ -2,7 +2,14 @@
 // mapping's choices as options (docs/ssp-push.md).
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { DEFAULT_MAPPING, type OneRosterMapping } from '../../domain/oneroster/mapping.ts';
+import { type Known, parseKnown } from '../../domain/oneroster/known.ts';
+import {
+  DEFAULT_MAPPING,
+  type OneRosterMapping,
+  PROGRAM_SOURCES,
+  type ProgramSource,
+  STUDENT_IDS,
+} from '../../domain/oneroster/mapping.ts';
 import { type CommonOptions, collect, common, csvOptions, list } from './command-options.ts';
 import { type Prepared, type PushOptions, runPush } from './run.ts';
 import { PushStopped } from './send.ts';
@@ -33,8 +40,13 @@ export function registerOneRosterCommand(
         DEFAULT_MAPPING.campusOrgTypes.join(','),
       )
       .option(
+        '--programs-from <source>',
+        "programs: orgs (of --program-org-types), grades (the students' grades, K-12) or none",
+        DEFAULT_MAPPING.programsFrom,
+      )
+      .option(
         '--program-org-types <types>',
-        'org types pushed as programs',
+        'org types pushed as programs (with --programs-from orgs)',
         DEFAULT_MAPPING.programOrgTypes.join(','),
       )
       .option(
@@ -49,8 +61,12 @@ export function registerOneRosterCommand(
       )
       .option(
         '--student-id <field>',
-        'user field sent as student_id_ext: sourcedId, identifier or username',
+        'user field sent as student_id_ext: identifier (else sourcedId), sourcedId or username',
         DEFAULT_MAPPING.studentId,
+      )
+      .option(
+        '--known <file>',
+        'what earlier pushes said (students, classes), for what a delta omits (default: .ssp-oneroster-<institution>.json)',
       )
       .option(
         '--full-sync',
@@ -68,12 +84,18 @@ export function registerOneRosterCommand(
         termTypes: string;
         studentRoles: string;
         studentId: string;
+        programsFrom: string;
+        known?: string;
       },
     ) =>
       finish(async () => {
-        if (!['sourcedId', 'identifier', 'username'].includes(o.studentId)) {
-          throw new PushStopped('--student-id takes sourcedId, identifier or username');
+        if (!(STUDENT_IDS as readonly string[]).includes(o.studentId)) {
+          throw new PushStopped('--student-id takes identifier, sourcedId or username');
         }
+        if (!(PROGRAM_SOURCES as readonly string[]).includes(o.programsFrom)) {
+          throw new PushStopped('--programs-from takes orgs, grades or none');
+        }
+        const knownPath = o.known ?? `.ssp-oneroster-${o.institution}.json`;
         const cohortForOrg = new Map<string, string>();
         for (const spec of o.cohortFor) {
           const at = spec.indexOf('=');
@@ -82,6 +104,7 @@ export function registerOneRosterCommand(
         }
         const mapping: OneRosterMapping = {
           campusOrgTypes: list(o.campusOrgTypes),
+          programsFrom: o.programsFrom as ProgramSource,
           programOrgTypes: list(o.programOrgTypes),
           termTypes: list(o.termTypes),
           studentRoles: list(o.studentRoles),
@@ -110,7 +133,7 @@ export function registerOneRosterCommand(
           } catch (error) {
             throw new PushStopped((error as Error).message);
           }
-          const plan = await planOneRoster(bundle, mapping, csvOptions(o, progress));
+          const plan = await planOneRoster(bundle, mapping, csvOptions(o, progress), readKnown(knownPath));
           if (o.fullSync && plan.delta.has('users')) {
             throw new PushStopped(
               'a delta bundle lists only changes, so it cannot say who left: --full-sync needs users.csv as bulk',
@@ -125,8 +148,26 @@ export function registerOneRosterCommand(
             })),
             notes: () => plan.notes,
             cleanup: () => bundle.close(),
+            // What this push said, for the next delta: kept only when the push ran to its end.
+            done: () => {
+              if (!o.dryRun) writeKnown(knownPath, plan.known());
+            },
           };
         });
       }),
   );
+}
+
+function readKnown(path: string): Known | undefined {
+  if (!fs.existsSync(path)) return undefined;
+  try {
+    return parseKnown(JSON.parse(fs.readFileSync(path, 'utf8')));
+  } catch (error) {
+    throw new PushStopped(`${path}: ${(error as Error).message} (remove it to start from a bulk export)`);
+  }
+}
+
+function writeKnown(path: string, known: Known): void {
+  fs.writeFileSync(`${path}.tmp`, JSON.stringify(known));
+  fs.renameSync(`${path}.tmp`, path);
 }

@@ -5,9 +5,9 @@
 // files (held), oneroster-students.ts streams users and enrollments. The mapping is in
 // docs/ssp-push.md; every choice in it is an option (OneRosterMapping).
 
-import { readCatalogue } from '../../domain/oneroster/catalogue.ts';
+import type { Known } from '../../domain/oneroster/known.ts';
 import type { OneRosterMapping } from '../../domain/oneroster/mapping.ts';
-import { readStudents } from '../../domain/oneroster/students.ts';
+import { mapOneRoster } from '../../domain/oneroster/plan.ts';
 import type { Bundle } from './bundle.ts';
 import { CsvFileError, type CsvReadOptions } from './csv-source.ts';
 import {
@@ -38,6 +38,8 @@ export interface OneRosterPlan {
   notes: string[];
   /** Files the manifest marks delta (a full sync needs bulk users). */
   delta: Set<string>;
+  /** The memory for the next delta, once every job has run (src/domain/oneroster/known.ts). */
+  known(): Known;
 }
 
 /** Reads the manifest, checks the files it lists, and plans the feeds' jobs. */
@@ -45,6 +47,7 @@ export async function planOneRoster(
   bundle: Bundle,
   mapping: OneRosterMapping,
   csv: CsvReadOptions,
+  known?: Known,
 ): Promise<OneRosterPlan> {
   const manifestSource = bundle.file('manifest.csv');
   if (!manifestSource) {
@@ -92,38 +95,45 @@ export async function planOneRoster(
     if (source) await checkHeader(source, REQUIRED[name], csv);
   }
 
-  const skipped = new Map<string, number>();
-  const skip = (what: string) => skipped.set(what, (skipped.get(what) ?? 0) + 1);
   const source = (name: OneRosterFile) => {
     const f = file(name);
     return f && recordSource(f, REQUIRED[name], csv);
   };
-  const catalogue = await readCatalogue(
-    {
-      orgs: source('orgs'),
-      academicSessions: source('academicSessions'),
-      courses: source('courses'),
-      classes: source('classes'),
-    },
-    mapping,
-    skip,
-  );
   const usersFile = file('users');
   const enrollmentsFile = file('enrollments');
-  const rolesInUsers = usersFile ? (await headerOf(usersFile, csv)).includes('role') : false;
+  const notes: string[] = [];
+  // The manifest says which version (a 1.2 export may keep an empty `role` column in users.csv);
+  // without it, the header does.
+  let rolesInUsers = version.startsWith('1.1');
+  if (!version.startsWith('1.1') && !version.startsWith('1.2') && usersFile) {
+    rolesInUsers = (await headerOf(usersFile, csv)).includes('role');
+    notes.push(
+      `the manifest states no oneroster.version (1.1 or 1.2): read as ${rolesInUsers ? '1.1 (users.csv has a role column)' : '1.2'}`,
+    );
+  }
   if (usersFile && !rolesInUsers && !file('roles')) {
     throw new CsvFileError(
       usersFile.name,
       1,
       undefined,
-      'users.csv has no role column (OneRoster 1.2) and the bundle lists no roles.csv: cannot tell which users are students',
+      'a OneRoster 1.2 users.csv needs roles.csv (which users are students), and the bundle lists none',
     );
   }
-  const students = await readStudents(
-    { users: source('users'), roles: source('roles'), enrollments: source('enrollments') },
-    catalogue,
+  if (usersFile && rolesInUsers && !(await headerOf(usersFile, csv)).includes('role')) {
+    throw new CsvFileError(usersFile.name, 1, undefined, 'a OneRoster 1.1 users.csv needs its role column');
+  }
+  const mapped = await mapOneRoster(
+    {
+      orgs: source('orgs'),
+      academicSessions: source('academicSessions'),
+      courses: source('courses'),
+      classes: source('classes'),
+      users: source('users'),
+      roles: source('roles'),
+      enrollments: source('enrollments'),
+    },
     mapping,
-    rolesInUsers,
+    { rolesInUsers, rolesComplete: modes.get('roles') !== 'delta', known },
   );
 
   const fromArray = (items: Item[]) => () =>
@@ -132,27 +142,26 @@ export async function planOneRoster(
     })();
   const jobs: OneRosterJob[] = [];
   const reference = [
-    ['programs', 'orgs', catalogue.programItems],
-    ['campuses', 'orgs', catalogue.campusItems],
-    ['terms', 'academicSessions', catalogue.termItems],
-    ['units', 'courses', catalogue.unitItems],
+    ['programs', mapping.programsFrom === 'grades' ? 'users' : 'orgs', mapped.programs],
+    ['campuses', 'orgs', mapped.campuses],
+    ['terms', 'academicSessions', mapped.terms],
+    ['units', 'courses', mapped.units],
   ] as const;
   for (const [section, name, items] of reference) {
-    const source = file(name);
-    if (source)
-      jobs.push({ section, stream: section, label: section, file: source.name, items: fromArray(items) });
+    const f = file(name);
+    if (f) jobs.push({ section, stream: section, label: section, file: f.name, items: fromArray(items) });
   }
   if (usersFile) {
-    if (!students.cohorts.length)
+    if (!mapped.cohorts.length)
       throw new Error('the bundle has users: give --cohort (or --cohort-for) to say where students go');
-    for (const cohortId of students.cohorts) {
+    for (const cohortId of mapped.cohorts) {
       jobs.push({
         section: 'roster',
         stream: `roster:${cohortId}`,
         label: `roster → cohort ${cohortId}`,
         file: usersFile.name,
         cohortId,
-        items: () => students.users(cohortId),
+        items: () => mapped.users(cohortId),
       });
     }
   }
@@ -162,7 +171,7 @@ export async function planOneRoster(
       stream: 'enrolments',
       label: 'enrolments',
       file: enrollmentsFile.name,
-      items: () => students.enrolments(),
+      items: () => mapped.enrolments(),
     });
   }
   return {
@@ -170,15 +179,8 @@ export async function planOneRoster(
     jobs,
     delta,
     get notes() {
-      const out: string[] = [];
-      for (const [what, count] of skipped) out.push(`${count} ${what}`);
-      if (students.tobedeleted) {
-        out.push(
-          `${students.tobedeleted} students marked tobedeleted were not pushed (nothing is deleted; ` +
-            'a bulk bundle pushed with --full-sync marks them departed)',
-        );
-      }
-      return out;
+      return [...notes, ...mapped.notes()];
     },
+    known: () => mapped.known(),
   };
 }

@@ -56,6 +56,8 @@ export interface Prepared {
   jobs: PushJob[];
   notes?: () => string[];
   cleanup?: () => void;
+  /** Called when the push ran to its end (exit 0 or 2). */
+  done?: () => void;
 }
 
 /**
@@ -131,6 +133,7 @@ export async function runPush(
       );
     }
     code = report.errorCount > 0 ? EXIT_ROWS_REJECTED : EXIT_OK;
+    prepared.done?.();
   } catch (error) {
     progress.stop();
     const known =

@@ -7,6 +7,7 @@ import { FeedProblem } from './problems.ts';
 const DAY = 86_400_000;
 const NOW = Date.parse('2026-09-01T00:00:00Z');
 const options: ExpandOptions = {
+  now: NOW,
   windowStart: NOW - 180 * DAY,
   windowEnd: NOW + 400 * DAY,
   maxOccurrences: 100_000,
@@ -206,19 +207,32 @@ test('the highest SEQUENCE of a duplicated event wins', () => {
   );
 });
 
-test('huge or hostile calendars fail with a reason instead of running away', () => {
+test('a calendar over the cap is stored truncated: what is still to come first, earliest first, then the latest past ones', () => {
+  // 50 daily events from 40 days before the fetch time, shuffled: the cap keeps the same ones
+  // whatever the order of the VEVENTs.
+  const days = Array.from({ length: 50 }, (_, i) => i).sort((a, b) => ((a * 7919) % 50) - ((b * 7919) % 50));
   const many = calendar(
-    ...Array.from({ length: 50 }, (_, i) => [
+    ...days.flatMap((i) => [
       'BEGIN:VEVENT',
       `UID:e${i}`,
-      'DTSTART:20260910T090000Z',
+      `DTSTART:${new Date(NOW + (i - 40) * DAY).toISOString().replace(/[-:]|\.\d{3}/g, '')}`,
+      'DURATION:PT1H',
       'END:VEVENT',
-    ]).flat(),
+    ]),
   );
-  assert.throws(
-    () => expand(many, { maxOccurrences: 10 }),
-    (e: unknown) => e instanceof FeedProblem && /more than 10 occurrences/.test((e as Error).message),
+  const r = expand(many, { maxOccurrences: 12 });
+  assert.equal(r.truncated, 38);
+  assert.deepEqual(
+    r.occurrences.map((o) => o.uid),
+    [...Array.from({ length: 10 }, (_, i) => `e${40 + i}`), 'e39', 'e38'],
   );
+  // The cut happens while expanding (memory stays bounded) and gives the same answer.
+  const r3 = expand(many, { maxOccurrences: 3 });
+  assert.deepEqual([r3.truncated, r3.occurrences.map((o) => o.uid)], [47, ['e40', 'e41', 'e42']]);
+  assert.equal(expand(many).truncated, 0);
+});
+
+test('hostile calendars fail with a reason instead of running away', () => {
   const bomb = calendar(
     'BEGIN:VEVENT',
     'UID:s',

@@ -15,13 +15,15 @@
 // - STATUS:CANCELLED on a series cancels every occurrence; on an override, that occurrence.
 //   Cancelled occurrences are stored with status "cancelled" (a listing shows them struck
 //   through rather than silently dropping them); EXDATE removes an occurrence entirely.
-// - Limits (a huge or hostile calendar fails the fetch instead of eating the worker): at most
-//   `maxOccurrences` stored, at most `maxSteps` recurrence steps in all; one series stops after
+// - Limits: at most `maxOccurrences` kept (the rest are left out and counted, by the order in
+//   cap.ts: what is still to come first); at most `maxSteps` recurrence steps in all (a hostile
+//   calendar fails the fetch instead of running away); one series stops after
 //   `maxStepsPerSeries` steps.
 // Cost: linear in the size of the calendar plus the occurrences generated; time zones are
 // built once per feed (zones.ts).
 
 import ICAL from 'ical.js';
+import { cappedList } from './cap.ts';
 import { FeedProblem } from './problems.ts';
 import {
   DAY_MS,
@@ -42,6 +44,8 @@ import { createZoneResolver, type ZoneResolver } from './zones.ts';
 export type { Occurrence, OccurrenceStatus } from './vevent.ts';
 
 export interface ExpandOptions {
+  /** The fetch time (UTC ms): what is kept first when the feed is over `maxOccurrences`. */
+  now: number;
   windowStart: number;
   windowEnd: number;
   maxOccurrences: number;
@@ -51,6 +55,8 @@ export interface ExpandOptions {
 
 export interface ExpandResult {
   occurrences: Occurrence[];
+  /** Occurrences left out because the feed expands to more than `maxOccurrences`. */
+  truncated: number;
   /** VEVENTs left out: no usable DTSTART, or an unreadable date or rule. */
   skipped: number;
   /** TZIDs that matched no VTIMEZONE, IANA or Windows zone (read in the calendar's default zone). */
@@ -234,15 +240,9 @@ export function expandCalendar(text: string, options: ExpandOptions): ExpandResu
     } else if (newer(entry.overrides.get(v.overrides), v)) entry.overrides.set(v.overrides, v);
   }
 
-  const occurrences: Occurrence[] = [];
+  const kept = cappedList(options.maxOccurrences, options.now);
+  const push = (o: Occurrence) => kept.push(o);
   const budget: Budget = { steps: 0 };
-  const push = (o: Occurrence) => {
-    if (occurrences.length >= options.maxOccurrences)
-      throw new FeedProblem(
-        `the calendar is too large: it expands to more than ${options.maxOccurrences} occurrences`,
-      );
-    occurrences.push(o);
-  };
   for (const { master, overrides } of series.values()) {
     let generated = new Map<string, Occurrence>();
     if (master) {
@@ -268,5 +268,5 @@ export function expandCalendar(text: string, options: ExpandOptions): ExpandResu
     }
     for (const o of generated.values()) push(o);
   }
-  return { occurrences, skipped, unknownZones: [...zones.unknown] };
+  return { ...kept.finish(), skipped, unknownZones: [...zones.unknown] };
 }

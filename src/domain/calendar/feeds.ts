@@ -22,6 +22,8 @@ export interface CalendarFeed {
   failing_since: Date | null;
   last_fetch_at: Date | null;
   last_success_at: Date | null;
+  /** Occurrences the last successful fetch left out because the feed is over the cap. */
+  events_truncated: number;
   next_fetch_at: Date;
   created_at: Date;
   updated_at: Date;
@@ -29,8 +31,8 @@ export interface CalendarFeed {
 
 export const feedColumns = `id, institution_id, url, name, refresh_minutes, audience_tag_ids AS audience_tags,
   CASE WHEN failure_count > 0 THEN 'failing' WHEN last_status IS NULL THEN 'pending' ELSE 'ok' END AS health,
-  last_status, last_error, failure_count, failing_since, last_fetch_at, last_success_at, next_fetch_at,
-  created_at, updated_at`;
+  last_status, last_error, failure_count, failing_since, last_fetch_at, last_success_at, events_truncated,
+  next_fetch_at, created_at, updated_at`;
 
 export interface FeedInput {
   url?: unknown;
@@ -248,11 +250,12 @@ export interface FetchRecord {
   events_removed: number;
   events_total: number | null;
   events_skipped: number;
+  events_truncated: number;
   error: string | null;
 }
 
 export const fetchColumns = `id, feed_id, trigger, started_at, duration_ms, status, http_status, events_added,
-  events_updated, events_removed, events_total, events_skipped, error`;
+  events_updated, events_removed, events_total, events_skipped, events_truncated, error`;
 
 /** A feed's fetch history, newest first. */
 export async function listFetches(

@@ -1,24 +1,24 @@
 // One fetch of one feed, start to end: claim it (a lease, so no two fetches of a feed run at
-// once, across any number of workers), download (download.ts), parse and expand (ics-text.ts,
-// expand.ts), then record everything in ONE transaction: the stored occurrences (store.ts), the
-// feed's validators, health and next due time, and the fetch record. Nothing networked runs
-// inside the transaction. A fetch that fails at any step records a failed fetch and leaves the
-// stored occurrences untouched.
+// once, across any number of workers), download (download.ts), parse and expand in a worker
+// thread (parse-job.ts: its own memory and time limits, never on the event loop), then record
+// everything in ONE transaction: the stored occurrences (store.ts, in batches), the feed's
+// validators, health, truncation and next due time, and the fetch record. Nothing networked
+// runs inside the transaction. A fetch that fails at any step records a failed fetch and leaves
+// the stored occurrences untouched.
 //
-// Queries per fetch: 1 claim; on success 1 feed update + 1 load + at most 3 event writes +
-// 1 insert of the record + 1 prune of old records, whatever the size of the feed.
+// Queries per fetch: 1 claim; on success 1 feed update + the stored keys read in pages + the
+// writes in batches (store.ts) + 1 insert of the record + 1 prune of old records.
 
 import type dns from 'node:dns';
 import type { Db, Queryable } from '../../db/db.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { OutboundPolicy } from '../../lib/outbound-url.ts';
 import { downloadFeed } from './download.ts';
-import { expandCalendar, type Occurrence } from './expand.ts';
 import { type FetchRecord, fetchColumns } from './feeds.ts';
-import { decodeCalendar } from './ics-text.ts';
+import { type ParseJob, startParse } from './parse-job.ts';
 import { FeedProblem } from './problems.ts';
 import { expansionWindow, type FetchLimits, nextFetchDelayMs } from './schedule.ts';
-import { storeOccurrences } from './store.ts';
+import { batchSizes, storeOccurrences } from './store.ts';
 
 /** Fetch records kept per feed (older ones are deleted as new ones are written). */
 export const HISTORY_PER_FEED = 200;
@@ -93,8 +93,10 @@ interface Outcome {
   status: 'ok' | 'not_modified' | 'failed';
   http_status: number | null;
   error: string | null;
-  occurrences?: Occurrence[];
+  /** The parsed feed, its worker waiting to work out the writes (status ok only). */
+  job?: ParseJob;
   skipped: number;
+  truncated?: number;
   etag?: string | null;
   last_modified?: string | null;
 }
@@ -111,29 +113,39 @@ async function fetchAndParse(deps: RefreshDeps, feed: ClaimedFeed, startedAt: Da
   if (download.kind === 'not_modified')
     return { status: 'not_modified', http_status: 304, error: null, skipped: 0 };
   try {
-    const text = decodeCalendar(download.body, download.contentType);
-    const expanded = expandCalendar(text, {
-      ...expansionWindow(startedAt, deps.limits),
-      maxOccurrences: deps.limits.maxOccurrences,
-      maxSteps: deps.limits.maxSteps,
-      maxStepsPerSeries: deps.limits.maxStepsPerSeries,
-    });
+    const job = await startParse(
+      {
+        body: download.body,
+        contentType: download.contentType,
+        options: {
+          now: startedAt.getTime(),
+          ...expansionWindow(startedAt, deps.limits),
+          maxOccurrences: deps.limits.maxOccurrences,
+          maxSteps: deps.limits.maxSteps,
+          maxStepsPerSeries: deps.limits.maxStepsPerSeries,
+        },
+      },
+      { timeoutMs: deps.limits.parseTimeoutMs, memoryMb: deps.limits.parseMemoryMb },
+    );
     return {
       status: 'ok',
       http_status: download.status,
       error: null,
-      occurrences: expanded.occurrences,
-      skipped: expanded.skipped,
+      job,
+      skipped: job.summary.skipped,
+      truncated: job.summary.truncated,
       etag: download.etag,
       last_modified: download.lastModified,
     };
   } catch (error) {
-    const reason =
-      error instanceof FeedProblem
-        ? error.message
-        : `the calendar could not be read: ${String((error as Error)?.message ?? error).slice(0, 200)}`;
-    return { status: 'failed', http_status: download.status, error: reason, skipped: 0 };
+    return { status: 'failed', http_status: download.status, error: problemText(error), skipped: 0 };
   }
+}
+
+function problemText(error: unknown): string {
+  return error instanceof FeedProblem
+    ? error.message
+    : `the calendar could not be read: ${String((error as Error)?.message ?? error).slice(0, 200)}`;
 }
 
 /**
@@ -149,20 +161,24 @@ export async function refreshFeed(
   const startedAt = deps.clock.now();
   const began = performance.now();
   const outcome = await fetchAndParse(deps, feed, startedAt);
-  const duration = Math.round(performance.now() - began);
   try {
-    return await record(deps, feed, trigger, startedAt, duration, outcome);
+    return await record(deps, feed, trigger, startedAt, began, outcome);
   } catch (error) {
     if (outcome.status !== 'ok') throw error;
     // Storing failed (the transaction rolled back, the stored events are unchanged): that is a
     // failed fetch too, recorded on its own.
-    const reason = `the events could not be stored: ${String((error as Error)?.message ?? error).slice(0, 200)}`;
-    return record(deps, feed, trigger, startedAt, duration, {
+    const reason =
+      error instanceof FeedProblem
+        ? error.message
+        : `the events could not be stored: ${String((error as Error)?.message ?? error).slice(0, 200)}`;
+    return record(deps, feed, trigger, startedAt, began, {
       status: 'failed',
       http_status: outcome.http_status,
       error: reason,
       skipped: 0,
     });
+  } finally {
+    await outcome.job?.close();
   }
 }
 
@@ -171,7 +187,7 @@ async function record(
   feed: ClaimedFeed,
   trigger: 'schedule' | 'manual',
   startedAt: Date,
-  duration: number,
+  began: number,
   outcome: Outcome,
 ): Promise<FetchRecord | null> {
   const now = deps.clock.now();
@@ -189,9 +205,10 @@ async function record(
          failing_since = CASE WHEN x.failures = 0 THEN NULL ELSE COALESCE(f.failing_since, x.started_at) END,
          last_success_at = CASE WHEN x.failures = 0 THEN x.started_at ELSE f.last_success_at END,
          etag = CASE WHEN x.status = 'ok' THEN x.etag ELSE f.etag END,
-         last_modified = CASE WHEN x.status = 'ok' THEN x.last_modified ELSE f.last_modified END
+         last_modified = CASE WHEN x.status = 'ok' THEN x.last_modified ELSE f.last_modified END,
+         events_truncated = CASE WHEN x.status = 'ok' THEN x.truncated ELSE f.events_truncated END
        FROM json_to_record($3::json) AS x(next_at timestamptz, started_at timestamptz, status text,
-         failures integer, error text, etag text, last_modified text)
+         failures integer, error text, etag text, last_modified text, truncated integer)
        WHERE f.id = $1 AND f.lease_token = $2
        RETURNING f.id`,
       [
@@ -205,22 +222,24 @@ async function record(
           error: outcome.error,
           etag: outcome.etag ?? null,
           last_modified: outcome.last_modified ?? null,
+          truncated: outcome.truncated ?? 0,
         }),
       ],
     );
     if (owned.length === 0) return null;
-    const counts = outcome.occurrences
-      ? await storeOccurrences(tx, feed.institution_id, feed.id, outcome.occurrences, now)
+    const counts = outcome.job
+      ? await storeOccurrences(tx, feed.institution_id, feed.id, outcome.job, now, batchSizes(deps.db.kind))
       : undefined;
     const total = counts?.total ?? (await countEvents(tx, feed));
     const { rows } = await tx.query<FetchRecord>(
       `INSERT INTO calendar_feed_fetches (institution_id, feed_id, trigger, started_at, duration_ms, status,
-         http_status, events_added, events_updated, events_removed, events_total, events_skipped, error)
+         http_status, events_added, events_updated, events_removed, events_total, events_skipped,
+         events_truncated, error)
        SELECT $1, $2, x.trigger, x.started_at, x.duration_ms, x.status, x.http_status, x.added, x.updated,
-         x.removed, x.total, x.skipped, x.error
+         x.removed, x.total, x.skipped, x.truncated, x.error
        FROM json_to_record($3::json) AS x(trigger text, started_at timestamptz, duration_ms integer, status text,
          http_status integer, added integer, updated integer, removed integer, total integer, skipped integer,
-         error text)
+         truncated integer, error text)
        RETURNING ${fetchColumns}`,
       [
         feed.institution_id,
@@ -228,7 +247,8 @@ async function record(
         JSON.stringify({
           trigger,
           started_at: startedAt,
-          duration_ms: duration,
+          // Download, parse and storing: the whole fetch.
+          duration_ms: Math.round(performance.now() - began),
           status: outcome.status,
           http_status: outcome.http_status,
           added: counts?.added ?? 0,
@@ -236,6 +256,7 @@ async function record(
           removed: counts?.removed ?? 0,
           total,
           skipped: outcome.skipped,
+          truncated: outcome.truncated ?? 0,
           error: outcome.error,
         }),
       ],

@@ -18,7 +18,10 @@ export interface FetchLimits {
   maxBytes: number;
   /** Redirect hops followed, each one checked against the outbound URL guard. */
   maxRedirects: number;
-  /** Occurrences stored per feed after expansion. */
+  /**
+   * Occurrences stored per feed: a feed that expands to more is stored truncated (the ones still
+   * to come first, see cap.ts) and its fetch says how many were left out.
+   */
   maxOccurrences: number;
   /** Recurrence steps taken per feed while expanding (guards against FREQ=SECONDLY bombs). */
   maxSteps: number;
@@ -27,17 +30,30 @@ export interface FetchLimits {
   /** Expansion window around the fetch time. */
   windowPastDays: number;
   windowFutureDays: number;
+  /** Time a feed's parse (and its diff) may take in the parse worker before it is stopped. */
+  parseTimeoutMs: number;
+  /** Heap of the parse worker (V8 old generation); a feed that needs more fails. */
+  parseMemoryMb: number;
 }
+
+/**
+ * Stored occurrences per feed. A term's timetable of 10,000 weekly classes (10 weeks) fits whole;
+ * anything larger is not a calendar a student reads, and the cap keeps one feed from filling the
+ * database or holding a fetch's transaction for minutes.
+ */
+export const MAX_STORED_OCCURRENCES = 100_000;
 
 export const DEFAULT_LIMITS: FetchLimits = {
   timeoutMs: 30_000,
   maxBytes: 10 * 1024 * 1024,
   maxRedirects: 5,
-  maxOccurrences: 200_000,
+  maxOccurrences: MAX_STORED_OCCURRENCES,
   maxSteps: 2_000_000,
   maxStepsPerSeries: 100_000,
   windowPastDays: 180,
   windowFutureDays: 400,
+  parseTimeoutMs: 60_000,
+  parseMemoryMb: 512,
 };
 
 /** The expansion window of a fetch made at `now`. */

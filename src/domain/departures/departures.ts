@@ -10,10 +10,22 @@ import type { Db, Queryable } from '../../db/db.ts';
 import { type KeysetPage, keysetPage, type Paged } from '../../db/keyset.ts';
 import { InstitutionLock, lockInstitution } from '../../db/locks.ts';
 import { ApiError } from '../../errors.ts';
-import type { CursorKey, KeysetOrder } from '../../lib/cursor.ts';
+import type { KeysetOrder } from '../../lib/cursor.ts';
 import { uuidPattern } from '../../lib/ids.ts';
 import { isStorableText } from '../../lib/text.ts';
 import { appendOperatorAudit } from '../audit/operator-audit.ts';
+import {
+  applyDepartures,
+  lockFullSync,
+  markDecided,
+  selectAllDepartingStudents,
+  selectDeparturePage,
+  selectFullSync,
+  selectFullSyncPage,
+} from './queries.ts';
+import type { Decision, DepartingStudent, FullSyncListing, FullSyncStatus } from './schemas.ts';
+
+export type { DepartingStudent, FullSyncListing, FullSyncStatus } from './schemas.ts';
 
 /** Full syncs, newest first. */
 export const fullSyncOrder: KeysetOrder = { listing: 'full-syncs', key: ['timestamp', 'uuid'] };
@@ -23,28 +35,6 @@ export const fullSyncOrder: KeysetOrder = { listing: 'full-syncs', key: ['timest
  * order by email would sort every departure of the sync for each page.
  */
 export const departureOrder: KeysetOrder = { listing: 'full-sync-departures', key: ['uuid'] };
-
-export interface DepartingStudent {
-  id: string;
-  email: string;
-  student_id_ext: string;
-  departed_at: Date | null;
-}
-
-export interface FullSyncListing {
-  id: string;
-  cohort_id: string;
-  sync_id: string;
-  status: FullSyncStatus;
-  pages: number;
-  cohort_size: number | null;
-  departures: number | null;
-  threshold: number | null;
-  started_at: Date;
-  finished_at: Date | null;
-  decided_at: Date | null;
-  decided_by: string | null;
-}
 
 export interface NamedKeys {
   emails: string[];
@@ -76,8 +66,6 @@ const namedStudents = `
   WHERE s.institution_id = $1
     AND (lower(s.email) IN (SELECT lower(value) FROM jsonb_array_elements_text($2::jsonb))
          OR s.student_id_ext IN (SELECT value FROM jsonb_array_elements_text($3::jsonb)))`;
-
-export type FullSyncStatus = 'open' | 'applied' | 'held' | 'confirmed' | 'discarded';
 
 /** What a roster response says about the full sync a page belongs to. */
 export interface FullSyncOutcome {
@@ -176,27 +164,6 @@ export async function recordFullSyncPage(
   return outcome(finished.rows[0], true, threshold);
 }
 
-/**
- * Marks a full sync's departures departed. Students pushed since the sync finished (`since`)
- * are skipped: a later push naming them is newer news than the sync.
- */
-async function applyDepartures(
-  tx: Queryable,
-  institutionId: string,
-  fullSyncId: string,
-  now: Date,
-  since?: Date,
-) {
-  const { rowCount } = await tx.query(
-    `UPDATE students s SET departed_at = $3
-     FROM full_sync_departures d
-     WHERE d.full_sync_id = $2 AND s.id = d.student_id AND s.institution_id = $1 AND s.departed_at IS NULL
-       AND ($4::timestamptz IS NULL OR s.updated_at <= $4::timestamptz)`,
-    [institutionId, fullSyncId, now, since ?? null],
-  );
-  return rowCount;
-}
-
 /** Read-only preview for a dry run: what the final page would depart, counting pages already recorded. */
 export async function previewFullSyncPage(q: Queryable, page: FullSyncPage, threshold: number) {
   const { rows } = await q.query<{ would_depart: number; cohort_size: number }>(
@@ -228,133 +195,103 @@ export async function previewFullSyncPage(q: Queryable, page: FullSyncPage, thre
   };
 }
 
-export function createDeparturesService(db: Db, clock: { now(): Date }) {
-  async function decide(
-    institutionId: string,
-    id: string,
-    decision: 'confirmed' | 'discarded',
-    actor: string,
-  ) {
-    if (!uuidPattern.test(id)) throw new ApiError('not_found', { detail: `no full sync ${id}` });
-    return db.transaction(async (tx) => {
-      await lockInstitution(tx, institutionId, InstitutionLock.roster);
-      const { rows } = await tx.query<FullSyncRow & { finished_at: Date }>(
-        `SELECT id, sync_id, status, pages, cohort_size, departures, threshold, finished_at FROM full_syncs
-         WHERE institution_id = $1 AND id = $2 FOR UPDATE`,
-        [institutionId, id],
-      );
-      const sync = rows[0];
-      if (!sync) throw new ApiError('not_found', { detail: `no full sync ${id}` });
-      if (sync.status !== 'held') {
-        throw new ApiError('conflict', {
-          detail: `only held departures can be ${decision}; this sync is ${sync.status}`,
-        });
-      }
-      const now = clock.now();
-      const departed =
-        decision === 'confirmed'
-          ? await applyDepartures(tx, institutionId, sync.id, now, sync.finished_at)
-          : 0;
-      await tx.query('UPDATE full_syncs SET status = $2, decided_at = $3, decided_by = $4 WHERE id = $1', [
-        sync.id,
-        decision,
-        now,
-        actor,
-      ]);
-      await appendOperatorAudit(tx, {
-        institutionId,
-        actor,
-        action: decision === 'confirmed' ? 'departures.confirm' : 'departures.discard',
-        details: { full_sync_id: sync.id, sync_id: sync.sync_id, departed },
+/** The full sync of the institution, or 404 not_found (another institution's too). */
+async function requireSync(db: Queryable, institutionId: string, id: string): Promise<FullSyncListing> {
+  const sync = uuidPattern.test(id) ? await selectFullSync(db, institutionId, id) : undefined;
+  if (!sync) throw new ApiError('not_found', { detail: `no full sync ${id}` });
+  return sync;
+}
+
+/** Full syncs, newest first, optionally of one status. */
+export async function listFullSyncs(
+  db: Queryable,
+  institutionId: string,
+  page: KeysetPage & { status?: string },
+): Promise<Paged<FullSyncListing>> {
+  const rows = await selectFullSyncPage(db, institutionId, { ...page, limit: page.limit + 1 });
+  return keysetPage(rows, page.limit);
+}
+
+/**
+ * A full sync; with `students`, also every student it departs (up to 10,000, by email), as
+ * the API has always answered. Clients that show them page through `listDepartingStudents` instead.
+ */
+export async function getFullSync(
+  db: Queryable,
+  institutionId: string,
+  id: string,
+  options: { students: boolean } = { students: true },
+): Promise<FullSyncListing & { departing_students?: DepartingStudent[] }> {
+  const sync = await requireSync(db, institutionId, id);
+  if (!options.students) return sync;
+  return { ...sync, departing_students: await selectAllDepartingStudents(db, institutionId, id) };
+}
+
+/**
+ * A page of the students a full sync departs (or holds), by student id. One query for the sync
+ * and one for the page, at page 1 as at page 100.
+ */
+export async function listDepartingStudents(
+  db: Queryable,
+  institutionId: string,
+  id: string,
+  page: KeysetPage,
+): Promise<Paged<DepartingStudent>> {
+  await requireSync(db, institutionId, id);
+  const rows = await selectDeparturePage(db, institutionId, id, { ...page, limit: page.limit + 1 });
+  return keysetPage(rows, page.limit);
+}
+
+/**
+ * An admin's decision on held departures: confirmed (the students are departed, except those
+ * pushed since the sync finished) or discarded (nobody is). 404 for another institution's sync,
+ * 409 when the sync is not held. Written to the operator audit in the same transaction.
+ */
+export async function decideDepartures(
+  deps: { db: Db; clock: { now(): Date } },
+  institutionId: string,
+  id: string,
+  decision: { status: 'confirmed' | 'discarded'; actor: string },
+): Promise<Decision> {
+  if (!uuidPattern.test(id)) throw new ApiError('not_found', { detail: `no full sync ${id}` });
+  return deps.db.transaction(async (tx) => {
+    await lockInstitution(tx, institutionId, InstitutionLock.roster);
+    const sync = await lockFullSync(tx, institutionId, id);
+    if (!sync) throw new ApiError('not_found', { detail: `no full sync ${id}` });
+    if (sync.status !== 'held') {
+      throw new ApiError('conflict', {
+        detail: `only held departures can be ${decision.status}; this sync is ${sync.status}`,
       });
-      return { id: sync.id, sync_id: sync.sync_id, status: decision, departed };
+    }
+    const now = deps.clock.now();
+    const departed =
+      decision.status === 'confirmed'
+        ? await applyDepartures(tx, institutionId, sync.id, now, sync.finished_at)
+        : 0;
+    await markDecided(tx, sync.id, { status: decision.status, at: now, by: decision.actor });
+    await appendOperatorAudit(tx, {
+      institutionId,
+      actor: decision.actor,
+      action: decision.status === 'confirmed' ? 'departures.confirm' : 'departures.discard',
+      details: { full_sync_id: sync.id, sync_id: sync.sync_id, departed },
     });
-  }
+    return { id: sync.id, sync_id: sync.sync_id, status: decision.status, departed };
+  });
+}
 
-  /** The full sync of the institution, or 404 not_found (another institution's too). */
-  async function requireSync(institutionId: string, id: string): Promise<FullSyncListing> {
-    if (!uuidPattern.test(id)) throw new ApiError('not_found', { detail: `no full sync ${id}` });
-    const { rows } = await db.query<FullSyncListing>(
-      `SELECT id, cohort_id, sync_id, status, pages, cohort_size, departures, threshold::float8 AS threshold,
-              started_at, finished_at, decided_at, decided_by
-       FROM full_syncs WHERE institution_id = $1 AND id = $2`,
-      [institutionId, id],
-    );
-    if (!rows[0]) throw new ApiError('not_found', { detail: `no full sync ${id}` });
-    return rows[0];
-  }
-
+/** The functions above bound to a database and clock, under the names every caller uses. */
+export function createDeparturesService(db: Db, clock: { now(): Date }) {
   return {
-    /** Full syncs, newest first. */
-    async list(
-      institutionId: string,
-      page: KeysetPage & { status?: string },
-    ): Promise<Paged<FullSyncListing>> {
-      const { rows } = await db.query<FullSyncListing & { sort_key: CursorKey }>(
-        `SELECT id, cohort_id, sync_id, status, pages, cohort_size, departures, threshold::float8 AS threshold,
-                started_at, finished_at, decided_at, decided_by, json_build_array(started_at, id) AS sort_key
-         FROM full_syncs WHERE institution_id = $1 AND ($2::text IS NULL OR status = $2::text)
-           AND ($3::timestamptz IS NULL OR (started_at, id) < ($3::timestamptz, $4::uuid))
-         ORDER BY started_at DESC, id DESC LIMIT $5`,
-        [
-          institutionId,
-          page.status ?? null,
-          page.after?.[0] ?? null,
-          page.after?.[1] ?? null,
-          page.limit + 1,
-        ],
-      );
-      return keysetPage(rows, page.limit);
-    },
-
-    /**
-     * A full sync; with `students`, also every student it departs (up to 10,000, by email), as
-     * the API has always answered. Clients that show them page through `departures` instead.
-     */
-    async get(institutionId: string, id: string, options: { students: boolean } = { students: true }) {
-      const sync = await requireSync(institutionId, id);
-      if (!options.students) return sync;
-      // Each departing student by its primary key. As a plain join the planner hashes the whole
-      // institution's students (a sequential scan): 21-26 ms for 1,000 departures among 100,000
-      // students on PostgreSQL, against 7-8 ms this way (bench/console.ts, the held full sync page).
-      // LIMIT 1 keeps the subquery from being flattened back into that join.
-      const students = await db.query<DepartingStudent>(
-        `SELECT s.id, s.email, s.student_id_ext, s.departed_at FROM full_sync_departures d
-         CROSS JOIN LATERAL (SELECT id, email, student_id_ext, departed_at FROM students
-                             WHERE id = d.student_id AND institution_id = $1 LIMIT 1) s
-         WHERE d.full_sync_id = $2 ORDER BY lower(s.email) LIMIT 10000`,
-        [institutionId, id],
-      );
-      return { ...sync, departing_students: students.rows };
-    },
-
-    /**
-     * A page of the students a full sync departs (or holds), by student id: a range of the
-     * departures' primary key, each student then read by its own (as in `get`, for the same
-     * reason). One query for the sync and one for the page, at page 1 as at page 100.
-     */
-    async listDepartures(
-      institutionId: string,
-      id: string,
-      page: KeysetPage,
-    ): Promise<Paged<DepartingStudent>> {
-      await requireSync(institutionId, id);
-      const { rows } = await db.query<DepartingStudent & { sort_key: CursorKey }>(
-        `SELECT s.id, s.email, s.student_id_ext, s.departed_at, json_build_array(d.student_id) AS sort_key
-         FROM full_sync_departures d
-         CROSS JOIN LATERAL (SELECT id, email, student_id_ext, departed_at FROM students
-                             WHERE id = d.student_id AND institution_id = $1 LIMIT 1) s
-         WHERE d.full_sync_id = $2 AND ($3::uuid IS NULL OR d.student_id > $3::uuid)
-         ORDER BY d.student_id LIMIT $4`,
-        [institutionId, id, page.after?.[0] ?? null, page.limit + 1],
-      );
-      return keysetPage(rows, page.limit);
-    },
-
+    list: (institutionId: string, page: KeysetPage & { status?: string }) =>
+      listFullSyncs(db, institutionId, page),
+    get: (institutionId: string, id: string, options?: { students: boolean }) =>
+      getFullSync(db, institutionId, id, options),
+    listDepartures: (institutionId: string, id: string, page: KeysetPage) =>
+      listDepartingStudents(db, institutionId, id, page),
     confirm: (institutionId: string, id: string, actor: string) =>
-      decide(institutionId, id, 'confirmed', actor),
+      decideDepartures({ db, clock }, institutionId, id, { status: 'confirmed', actor }),
     discard: (institutionId: string, id: string, actor: string) =>
-      decide(institutionId, id, 'discarded', actor),
+      decideDepartures({ db, clock }, institutionId, id, { status: 'discarded', actor }),
   };
 }
 

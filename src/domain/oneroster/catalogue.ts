@@ -1,7 +1,9 @@
-// The reference data of a OneRoster bundle, read first and held (an institution has thousands
-// of orgs, sessions, courses and classes, not millions): orgs become programs and campuses,
-// academic sessions terms, courses units; classes are kept to place enrolments in a unit and
-// a term.
+// The reference data, read first and held (an institution has thousands of orgs, sessions,
+// courses and classes, not millions): orgs become programs and campuses, academic sessions
+// terms, courses units; classes are kept to place enrolments in a unit and a term. What a delta
+// omits (a class of an unchanged course, an enrollment in an unchanged class) is looked up in
+// the memory of earlier pushes (known.ts).
+import type { KnownUpdate } from './known.ts';
 import type { OneRosterMapping } from './mapping.ts';
 import { date, deleted, type Mapped as Item, type RecordSource } from './records.ts';
 
@@ -12,13 +14,22 @@ export interface Org {
   line: number;
 }
 
+export interface ClassPlace {
+  unit?: string;
+  term?: string;
+  /** The class is tobedeleted: its enrollments are withdrawn. */
+  deleted: boolean;
+}
+
 export interface Catalogue {
   orgs: Map<string, Org>;
-  classes: Map<string, { unit?: string; term?: string }>;
+  classes: Map<string, ClassPlace>;
   programItems: Item[];
   campusItems: Item[];
   termItems: Item[];
   unitItems: Item[];
+  /** The first grade of a student's `grades` is their program (programsFrom `grades`). */
+  gradePrograms: boolean;
 }
 
 export interface CatalogueFiles {
@@ -26,17 +37,29 @@ export interface CatalogueFiles {
   academicSessions?: RecordSource;
   courses?: RecordSource;
   classes?: RecordSource;
+  /** Read for the students' grades when programs come from grades. */
+  users?: RecordSource;
 }
 
-/** Reads the bundle's reference files; `skip` counts rows left out, for the report's notes. */
+/** The program code of a grade (the CEDS grade levels OneRoster uses: KG, 01 … 13, PS …). */
+export function gradeProgram(grades: string | undefined): string | undefined {
+  const first = (grades ?? '')
+    .split(',')
+    .map((g) => g.trim())
+    .find(Boolean);
+  return first ? `grade-${first}` : undefined;
+}
+
+/** Reads the reference collections; `skip` counts records left out, for the report's notes. */
 export async function readCatalogue(
   files: CatalogueFiles,
   mapping: OneRosterMapping,
+  known: KnownUpdate,
   skip: (what: string) => void,
 ): Promise<Catalogue> {
   const lower = (xs: string[]) => xs.map((x) => x.toLowerCase());
   const campusTypes = lower(mapping.campusOrgTypes);
-  const programTypes = lower(mapping.programOrgTypes);
+  const programTypes = mapping.programsFrom === 'orgs' ? lower(mapping.programOrgTypes) : [];
   const termTypes = lower(mapping.termTypes);
   const catalogue: Catalogue = {
     orgs: new Map(),
@@ -45,6 +68,7 @@ export async function readCatalogue(
     campusItems: [],
     termItems: [],
     unitItems: [],
+    gradePrograms: mapping.programsFrom === 'grades',
   };
 
   // orgs -> programs and campuses
@@ -63,19 +87,24 @@ export async function readCatalogue(
         catalogue.programItems.push({ origin, row: { program_code: key, name: rec.name } });
     }
   }
+  if (mapping.programsFrom === 'grades' && files.users) {
+    // The grades students carry, read once more from the users (a dozen values).
+    const grades = new Map<string, Item>();
+    for await (const { origin, rec } of files.users()) {
+      const code = gradeProgram(rec.grades);
+      if (code && !deleted(rec) && !grades.has(code)) {
+        grades.set(code, { origin, row: { program_code: code, name: `Grade ${code.slice(6)}` } });
+      }
+    }
+    catalogue.programItems.push(...grades.values());
+  }
 
   // academicSessions -> terms
-  const sessions = new Map<string, { term: boolean; parent: string }>();
+  const sessions = new Map<string, { term: boolean; parent: string; item?: Item; deleted: boolean }>();
   if (files.academicSessions) {
     for await (const { origin, rec } of files.academicSessions()) {
       const term = termTypes.includes((rec.type ?? '').toLowerCase());
-      sessions.set(rec.sourcedid, { term, parent: rec.parentsourcedid ?? '' });
-      if (!term) continue;
-      if (deleted(rec)) {
-        skip('academic sessions marked tobedeleted (kept in the service)');
-        continue;
-      }
-      catalogue.termItems.push({
+      const item = {
         origin,
         row: {
           term_code: rec.sourcedid,
@@ -83,16 +112,22 @@ export async function readCatalogue(
           start_date: date(rec.startdate),
           end_date: date(rec.enddate),
         },
-      });
+      };
+      sessions.set(rec.sourcedid, { term, parent: rec.parentsourcedid ?? '', item, deleted: deleted(rec) });
+      if (!term) continue;
+      if (deleted(rec)) {
+        skip('academic sessions marked tobedeleted (kept in the service)');
+        continue;
+      }
+      catalogue.termItems.push(item);
     }
   }
 
   // courses -> units
-  const courses = new Map<string, string>();
   if (files.courses) {
     for await (const { origin, rec } of files.courses()) {
       const code = rec.coursecode || rec.sourcedid;
-      courses.set(rec.sourcedid, code);
+      known.courses.set(rec.sourcedid, code);
       if (deleted(rec)) {
         skip('courses marked tobedeleted (kept in the service)');
         continue;
@@ -112,14 +147,33 @@ export async function readCatalogue(
 
   // classes: class -> unit and term, for enrolments
   if (files.classes) {
+    const yearTerms = new Set<string>();
     for await (const { rec } of files.classes()) {
-      const termIds = (rec.termsourcedids ?? '').split(',').map((t) => t.trim());
+      const termIds = (rec.termsourcedids ?? '')
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean);
       let term = termIds.find((t) => sessions.get(t)?.term);
+      term ??= termIds.map((t) => sessions.get(t)?.parent).find((p) => p && sessions.get(p)?.term);
       if (!term) {
-        const parent = termIds.map((t) => sessions.get(t)?.parent).find((p) => p && sessions.get(p)?.term);
-        term = parent;
+        // A year-long class points only at its schoolYear (or another session type): that
+        // session is the term. A session the bundle does not carry (a delta) is named as it is:
+        // the service knows it from an earlier push, or rejects the enrolment saying so.
+        const year = termIds.find((t) => sessions.has(t));
+        const session = year ? sessions.get(year) : undefined;
+        if (year && session?.item && !session.term && !yearTerms.has(year)) {
+          yearTerms.add(year);
+          if (!session.deleted) catalogue.termItems.push(session.item);
+        }
+        term = year ?? termIds[0];
       }
-      catalogue.classes.set(rec.sourcedid, { unit: courses.get(rec.coursesourcedid ?? ''), term });
+      const unit = known.courses.get(rec.coursesourcedid ?? '');
+      catalogue.classes.set(rec.sourcedid, { unit, term, deleted: deleted(rec) });
+      if (unit && term) known.classes.set(rec.sourcedid, [unit, term]);
+    }
+    if (yearTerms.size) {
+      for (let i = 0; i < yearTerms.size; i++)
+        skip('academic sessions of another type (a schoolYear) pushed as terms: classes point only at them');
     }
   }
   return catalogue;

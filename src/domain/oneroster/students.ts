@@ -1,12 +1,17 @@
-// The students of a OneRoster bundle and their enrolments, streamed: users.csv becomes the
-// roster (once per cohort), enrollments.csv the enrolments, each read when its job's turn
-// comes. Two things grow with the student count: the students' roles of a 1.2 bundle
-// (roles.csv joined to users.csv), and, when students are keyed by something other than their
-// sourcedId, the sourcedId -> key map enrolments need.
+// The students and their enrolments, streamed: users become the roster (once per cohort),
+// enrollments the enrolments, each read when its section's turn comes. What grows with the
+// student count: the students' roles of 1.2 data (roles joined to users), the sourcedId -> key
+// map enrolments need, the memory of earlier pushes (known.ts), and the enrolment keys that
+// make two classes of one course and term give one answer whatever their order.
+//
+// Nothing disappears: every user and enrollment is pushed, rejected with its origin, or
+// counted in a note (notes()).
 
-import type { Catalogue } from './catalogue.ts';
+import { type Catalogue, gradeProgram } from './catalogue.ts';
+import { readEnrolments } from './enrolments.ts';
+import type { KnownUpdate } from './known.ts';
 import type { OneRosterMapping } from './mapping.ts';
-import { deleted, type Mapped as Item, type RecordSource } from './records.ts';
+import { deleted, type Mapped as Item, type Origin, type Rec, type RecordSource } from './records.ts';
 
 export interface Students {
   /** The cohorts students go to, the first also taking students placed nowhere (as errors). */
@@ -15,40 +20,102 @@ export interface Students {
   users(cohortId: string): AsyncGenerator<Item>;
   /** Enrollments of students as enrolment rows (read after the roster, whose keys they use). */
   enrolments(): AsyncGenerator<Item>;
+  /** What was left out, counted (tobedeleted students, non-students, merged withdrawals …). */
+  notes(): string[];
   /** Students marked tobedeleted, left out of the push. */
   readonly tobedeleted: number;
 }
 
+interface UserRoles {
+  student: boolean;
+  /** Student roles not tobedeleted: the student's orgs. */
+  orgs: string[];
+}
+
 /**
- * Which users are students and in which orgs: 1.1 says so in users.csv (`role`,
- * `orgSourcedIds`); 1.2 in roles.csv, read here and held as a map from user to orgs.
+ * Which users hold which roles, in 1.2 data (roles records). A tobedeleted role still says the
+ * user was a student, so a user leaving with their roles is counted, not silently dropped.
  */
-async function studentOrgsOf(
-  rolesInUsers: boolean,
-  roles: RecordSource | undefined,
-  studentRoles: string[],
-): Promise<Map<string, string[]> | undefined> {
-  if (rolesInUsers) return undefined;
-  if (!roles) throw new Error('OneRoster 1.2 users need their roles: cannot tell which users are students');
-  const studentOrgs = new Map<string, string[]>();
+async function rolesOf(roles: RecordSource, studentRoles: string[]): Promise<Map<string, UserRoles>> {
+  const byUser = new Map<string, UserRoles>();
   for await (const { rec } of roles()) {
-    if (deleted(rec) || !studentRoles.includes((rec.role ?? '').toLowerCase())) continue;
-    const list = studentOrgs.get(rec.usersourcedid) ?? [];
-    if (rec.orgsourcedid) list.push(rec.orgsourcedid);
-    studentOrgs.set(rec.usersourcedid, list);
+    const entry = byUser.get(rec.usersourcedid) ?? { student: false, orgs: [] };
+    byUser.set(rec.usersourcedid, entry);
+    if (!studentRoles.includes((rec.role ?? '').toLowerCase())) continue;
+    entry.student = true;
+    if (rec.orgsourcedid && !deleted(rec)) entry.orgs.push(rec.orgsourcedid);
   }
-  return studentOrgs;
+  return byUser;
+}
+
+const SHOWN = 5;
+
+/** A count with its first few sourcedIds, reported as one finding. */
+class Group {
+  count = 0;
+  first: Origin | undefined;
+  ids: string[] = [];
+  add(origin: Origin, id: string): void {
+    this.count++;
+    this.first ??= origin;
+    if (this.ids.length < SHOWN) this.ids.push(id);
+  }
+  list(): string {
+    return `${this.ids.join(', ')}${this.count > this.ids.length ? ', …' : ''}`;
+  }
+}
+
+/** Is the user a student, and in which orgs; `unknown` when a delta omits their roles and no push said. */
+function placeOfUser(
+  rec: Rec,
+  ctx: {
+    roles: Map<string, UserRoles> | undefined;
+    studentRoles: string[];
+    rolesComplete: boolean;
+    known: KnownUpdate;
+  },
+): { student: boolean; orgs: string[] } | 'unknown' {
+  const { roles, studentRoles, rolesComplete, known } = ctx;
+  if (!roles) {
+    const orgIds = (rec.orgsourcedids ?? '')
+      .split(',')
+      .map((o) => o.trim())
+      .filter(Boolean);
+    return { student: studentRoles.includes((rec.role ?? '').toLowerCase()), orgs: orgIds };
+  }
+  const found = roles.get(rec.sourcedid);
+  if (found?.student) {
+    const fromKnown = known.students.get(rec.sourcedid)?.slice(1) ?? [];
+    const orgIds = found.orgs.length ? found.orgs : fromKnown.length ? fromKnown : [rec.primaryorgsourcedid];
+    return { student: true, orgs: orgIds.filter(Boolean) };
+  }
+  if (found) return { student: false, orgs: [] };
+  // No roles record in this data: a delta carrying the user's changed name only.
+  const remembered = known.students.get(rec.sourcedid);
+  if (remembered) return { student: true, orgs: remembered.slice(1) };
+  // Complete roles (a bulk export, an API's users) without one: the user holds no role.
+  if (rolesComplete || known.others.has(rec.sourcedid)) return { student: false, orgs: [] };
+  return 'unknown';
 }
 
 export async function readStudents(
   files: { users?: RecordSource; roles?: RecordSource; enrollments?: RecordSource },
   catalogue: Catalogue,
   mapping: OneRosterMapping,
-  /** OneRoster 1.1: users carry `role` and `orgSourcedIds`; 1.2: roles are their own records. */
-  rolesInUsers: boolean,
+  options: {
+    /** OneRoster 1.1: users carry `role` and `orgSourcedIds`; 1.2: roles are their own records. */
+    rolesInUsers: boolean;
+    /** The roles are every role (bulk), not only changed ones (delta). */
+    rolesComplete: boolean;
+    known: KnownUpdate;
+  },
 ): Promise<Students> {
+  const { rolesInUsers, rolesComplete, known } = options;
   const studentRoles = mapping.studentRoles.map((r) => r.toLowerCase());
-  const studentOrgs = files.users ? await studentOrgsOf(rolesInUsers, files.roles, studentRoles) : undefined;
+  if (files.users && !rolesInUsers && !files.roles) {
+    throw new Error('OneRoster 1.2 users need their roles: cannot tell which users are students');
+  }
+  const roles = files.users && !rolesInUsers ? await rolesOf(files.roles!, studentRoles) : undefined;
   const cohorts = [
     ...new Set([...mapping.cohortForOrg.values(), ...(mapping.cohort ? [mapping.cohort] : [])]),
   ];
@@ -59,28 +126,53 @@ export async function readStudents(
     }
     return mapping.cohort;
   };
-  // When students are keyed by something else than their sourcedId, enrolments need the map.
-  const studentKeys = mapping.studentId === 'sourcedId' ? undefined : new Map<string, string>();
+  const studentKeys = new Map<string, string>();
   let tobedeleted = 0;
+  let others = 0;
+  let idFallbacks = 0;
+  const noEmail = new Group();
+  /** Students not pushed for want of an email: their enrollments are left out too, counted. */
+  const withoutEmail = new Set<string>();
   const { orgs, classes } = catalogue;
 
+  const placeOf = (rec: Rec) => placeOfUser(rec, { roles, studentRoles, rolesComplete, known });
+
+  const keyOf = (rec: Rec): string | undefined => {
+    if (mapping.studentId === 'sourcedId') return rec.sourcedid;
+    if (mapping.studentId === 'username') return rec.username || undefined;
+    if (rec.identifier) return rec.identifier;
+    idFallbacks++;
+    return rec.sourcedid;
+  };
+
   async function* users(cohortId: string): AsyncGenerator<Item> {
+    const first = cohortId === cohorts[0];
     for await (const { origin, rec } of files.users!()) {
-      let orgIds: string[];
-      if (studentOrgs) {
-        const found = studentOrgs.get(rec.sourcedid);
-        if (!found) continue;
-        orgIds = found.length ? found : [rec.primaryorgsourcedid ?? ''].filter(Boolean);
-      } else {
-        if (!studentRoles.includes((rec.role ?? '').toLowerCase())) continue;
-        orgIds = (rec.orgsourcedids ?? '')
-          .split(',')
-          .map((o) => o.trim())
-          .filter(Boolean);
+      const place = placeOf(rec);
+      if (place === 'unknown') {
+        if (first) {
+          yield {
+            origin,
+            problem: {
+              code: 'role_unknown',
+              message:
+                `user ${rec.sourcedid} has no roles record here, and no earlier push said whether they are a student: ` +
+                'push a bulk export (or their roles) first',
+            },
+          };
+        }
+        continue;
       }
-      const target = cohortOf(orgIds);
+      if (!place.student) {
+        if (first) {
+          others++;
+          known.other(rec.sourcedid);
+        }
+        continue;
+      }
+      const target = cohortOf(place.orgs);
       if (target !== cohortId) {
-        if (target === undefined && cohortId === cohorts[0]) {
+        if (target === undefined && first) {
           yield {
             origin,
             problem: {
@@ -91,15 +183,33 @@ export async function readStudents(
         }
         continue;
       }
-      const key = mapping.studentId === 'sourcedId' ? rec.sourcedid : rec[mapping.studentId.toLowerCase()];
-      if (studentKeys && key) studentKeys.set(rec.sourcedid, key);
+      const key = deleted(rec) ? (known.students.get(rec.sourcedid)?.[0] ?? keyOf(rec)) : keyOf(rec);
       if (deleted(rec)) {
-        // Never deleted: left out of the push, so a full sync departs the student.
+        // Never deleted: left out of the push, so a full sync departs the student; their
+        // enrolments are withdrawn.
         tobedeleted++;
+        if (key) studentKeys.set(rec.sourcedid, key);
+        known.forget(rec.sourcedid);
         continue;
       }
-      const program = orgIds.map((o) => orgs.get(o)).find((o) => o?.kind === 'program');
-      const campus = orgIds.map((o) => orgs.get(o)).find((o) => o?.kind === 'campus');
+      if (!key) {
+        yield {
+          origin,
+          problem: { code: 'missing_key', message: `student ${rec.sourcedid} has no ${mapping.studentId}` },
+        };
+        continue;
+      }
+      studentKeys.set(rec.sourcedid, key);
+      known.student(rec.sourcedid, key, place.orgs);
+      if (!rec.email) {
+        noEmail.add(origin, rec.sourcedid);
+        withoutEmail.add(rec.sourcedid);
+        continue;
+      }
+      const program = catalogue.gradePrograms
+        ? gradeProgram(rec.grades)
+        : place.orgs.map((o) => orgs.get(o)).find((o) => o?.kind === 'program')?.key;
+      const campus = place.orgs.map((o) => orgs.get(o)).find((o) => o?.kind === 'campus');
       yield {
         origin,
         row: {
@@ -107,48 +217,74 @@ export async function readStudents(
           student_id_ext: key,
           first_name: rec.preferredgivenname || rec.givenname,
           last_name: rec.preferredfamilyname || rec.familyname,
-          ...(program ? { program_code: program.key } : {}),
+          ...(program ? { program_code: program } : {}),
           ...(campus ? { campus_name: campus.key } : {}),
         },
       };
     }
+    yield* noEmailFinding();
   }
 
-  async function* enrolments(): AsyncGenerator<Item> {
-    for await (const { origin, rec } of files.enrollments!()) {
-      if (!studentRoles.includes((rec.role ?? '').toLowerCase())) continue;
-      const cls = classes.get(rec.classsourcedid);
-      const student = studentKeys ? studentKeys.get(rec.usersourcedid) : rec.usersourcedid;
-      const missing = !cls
-        ? `class ${rec.classsourcedid} is not in classes.csv`
-        : !cls.unit
-          ? `the course of class ${rec.classsourcedid} is not in courses.csv`
-          : !cls.term
-            ? `class ${rec.classsourcedid} has no academic session of type ${mapping.termTypes.join(' or ')}`
-            : !student
-              ? `user ${rec.usersourcedid} is not a student of users.csv`
-              : undefined;
-      if (missing) {
-        yield { origin, problem: { code: 'unmapped', message: missing } };
-        continue;
-      }
-      yield {
-        origin,
-        row: {
-          student_id_ext: student,
-          unit_code: cls!.unit,
-          term_code: cls!.term,
-          // Never deleted: a removed enrolment is withdrawn (docs/enrolments.md).
-          status: deleted(rec) ? 'withdrawn' : 'enrolled',
-        },
-      };
-    }
+  // Students without an email (young students often have none) are one finding, not one line each.
+  function* noEmailFinding(): Generator<Item> {
+    if (!noEmail.first) return;
+    const origin = noEmail.first;
+    const count = noEmail.count;
+    noEmail.count = 0;
+    noEmail.first = undefined;
+    yield {
+      origin,
+      problem: {
+        code: 'no_email',
+        message: `${count} students have no email (${noEmail.list()}): the roster needs one; they were not pushed`,
+      },
+    };
+    noEmail.ids = [];
   }
+
+  const counts = { repeats: 0, merged: 0, withoutEmail: 0 };
+  const enrolments = () =>
+    readEnrolments(files.enrollments!, {
+      classes,
+      known,
+      studentKeys,
+      withoutEmail,
+      studentRoles,
+      mapping,
+      counts,
+    });
 
   return {
     cohorts,
     users,
     enrolments,
+    notes() {
+      const out: string[] = [];
+      if (tobedeleted) {
+        out.push(
+          `${tobedeleted} students marked tobedeleted were not pushed (nothing is deleted; ` +
+            'a bulk export pushed with --full-sync, or a full pull, marks them departed)',
+        );
+      }
+      if (others) out.push(`${others} users hold no student role (teachers, guardians …): not pushed`);
+      if (idFallbacks) {
+        out.push(`${idFallbacks} students have no identifier: their sourcedId is their student id`);
+      }
+      if (counts.withoutEmail) {
+        out.push(`${counts.withoutEmail} enrollments of students without an email were not pushed`);
+      }
+      if (counts.repeats) {
+        out.push(
+          `${counts.repeats} enrollments repeat a student's unit and term (another class of the same course and term): sent once`,
+        );
+      }
+      if (counts.merged) {
+        out.push(
+          `${counts.merged} withdrawals not sent: the student is enrolled in another class of the same course and term`,
+        );
+      }
+      return out;
+    },
     get tobedeleted() {
       return tobedeleted;
     },

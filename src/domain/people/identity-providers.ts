@@ -1,21 +1,16 @@
 // Each institution's OpenID Connect provider, and the platform's provider for operators
 // (institution NULL). Saving settings runs discovery first, through the outbound URL guard,
 // so a mistyped or private issuer is refused at once with the reason. The client secret is
-// encrypted at rest and never returned.
+// encrypted at rest and never returned. The SQL is in ./queries.ts, the shapes in ./schemas.ts.
 import type { Db } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Keyring } from '../../lib/encryption.ts';
 import { type OidcClient, type ProviderSettings, SignInError } from './oidc-client.ts';
+import { deleteProvider, selectInstitutionsMatching, selectProvider, upsertProvider } from './queries.ts';
+import type { IdentityProvider } from './schemas.ts';
 
-export interface IdentityProviderView {
-  issuer: string;
-  client_id: string;
-  client_secret_set: true;
-  email_domains: string[];
-  created_at: Date;
-  updated_at: Date;
-}
+export type IdentityProviderView = IdentityProvider;
 
 export interface IdentityProviderInput {
   issuer: string;
@@ -25,7 +20,15 @@ export interface IdentityProviderInput {
   email_domains?: string[];
 }
 
-const NO_INSTITUTION = '00000000-0000-0000-0000-000000000000';
+/** What the identity provider functions need. */
+export interface ProviderDeps {
+  db: Db;
+  clock: Clock;
+  /** The client secret is stored encrypted with it (it must be usable again, so not hashed). */
+  keyring: Keyring;
+  /** Reads the issuer's discovery document before settings are saved. */
+  oidc: Pick<OidcClient, 'check'>;
+}
 
 /** Email domains as stored: lower case, without a leading @, each once. */
 export function normaliseDomains(domains: string[]): string[] {
@@ -43,92 +46,100 @@ export function normaliseDomains(domains: string[]): string[] {
   return [...out].sort();
 }
 
-export function createIdentityProviders(db: Db, clock: Clock, keyring: Keyring, oidc: OidcClient) {
-  async function row(institutionId: string | null) {
-    const { rows } = await db.query<IdentityProviderView & { client_secret_encrypted: string }>(
-      `SELECT issuer, client_id, client_secret_encrypted, email_domains, created_at, updated_at
-       FROM identity_providers WHERE coalesce(institution_id, $2::uuid) = coalesce($1::uuid, $2::uuid)`,
-      [institutionId, NO_INSTITUTION],
-    );
-    return rows[0];
+const noProvider = () => new ApiError('not_found', { detail: 'no identity provider is configured' });
+
+/** The provider's settings without its secret, or 404. */
+export async function getProvider(db: Db, institutionId: string | null): Promise<IdentityProvider> {
+  const found = await selectProvider(db, institutionId);
+  if (!found) throw noProvider();
+  const { client_secret_encrypted: _secret, ...view } = found;
+  return { ...view, client_secret_set: true };
+}
+
+/** The provider's settings, or undefined when none is configured. */
+export async function findProvider(
+  db: Db,
+  institutionId: string | null,
+): Promise<IdentityProvider | undefined> {
+  const found = await selectProvider(db, institutionId);
+  if (!found) return undefined;
+  const { client_secret_encrypted: _secret, ...view } = found;
+  return { ...view, client_secret_set: true };
+}
+
+/** Saves the provider's settings once its discovery reads; a refused issuer is 400 naming why. */
+export async function putProvider(
+  { db, clock, keyring, oidc }: ProviderDeps,
+  institutionId: string | null,
+  input: IdentityProviderInput,
+): Promise<IdentityProvider> {
+  const existing = await selectProvider(db, institutionId);
+  const secret =
+    input.client_secret ?? (existing ? keyring.decrypt(existing.client_secret_encrypted) : undefined);
+  if (!secret) {
+    throw new ApiError('missing_field', { field: 'client_secret', detail: 'client_secret is required' });
   }
+  const issuer = input.issuer.trim();
+  const domains = normaliseDomains(input.email_domains ?? existing?.email_domains ?? []);
+  try {
+    await oidc.check({ issuer, clientId: input.client_id, clientSecret: secret });
+  } catch (error) {
+    if (!(error instanceof SignInError)) throw error;
+    throw new ApiError(error.code === 'url_not_allowed' ? 'url_not_allowed' : 'invalid_field', {
+      field: 'issuer',
+      detail: `the issuer could not be used: ${error.message}`,
+      reason: error.code,
+    });
+  }
+  await upsertProvider(db, institutionId, {
+    issuer,
+    clientId: input.client_id,
+    secretEncrypted: keyring.encrypt(secret),
+    domains,
+    now: clock.now(),
+  });
+  return getProvider(db, institutionId);
+}
 
+export async function removeProvider(db: Db, institutionId: string | null): Promise<void> {
+  if (!(await deleteProvider(db, institutionId))) throw noProvider();
+}
+
+/** The settings a sign-in uses (secret decrypted), or undefined when none is configured. */
+export async function providerForSignIn(
+  { db, keyring }: Pick<ProviderDeps, 'db' | 'keyring'>,
+  institutionId: string | null,
+): Promise<ProviderSettings | undefined> {
+  const found = await selectProvider(db, institutionId);
+  if (!found) return undefined;
   return {
-    async get(institutionId: string | null): Promise<IdentityProviderView> {
-      const found = await row(institutionId);
-      if (!found) throw new ApiError('not_found', { detail: 'no identity provider is configured' });
-      const { client_secret_encrypted: _secret, ...view } = found;
-      return { ...view, client_secret_set: true };
-    },
+    issuer: found.issuer,
+    clientId: found.client_id,
+    clientSecret: keyring.decrypt(found.client_secret_encrypted),
+  };
+}
 
-    async put(institutionId: string | null, input: IdentityProviderInput): Promise<IdentityProviderView> {
-      const existing = await row(institutionId);
-      const secret =
-        input.client_secret ?? (existing ? keyring.decrypt(existing.client_secret_encrypted) : undefined);
-      if (!secret) {
-        throw new ApiError('missing_field', { field: 'client_secret', detail: 'client_secret is required' });
-      }
-      const issuer = input.issuer.trim();
-      const domains = normaliseDomains(input.email_domains ?? existing?.email_domains ?? []);
-      try {
-        await oidc.check({ issuer, clientId: input.client_id, clientSecret: secret });
-      } catch (error) {
-        if (!(error instanceof SignInError)) throw error;
-        throw new ApiError(error.code === 'url_not_allowed' ? 'url_not_allowed' : 'invalid_field', {
-          field: 'issuer',
-          detail: `the issuer could not be used: ${error.message}`,
-          reason: error.code,
-        });
-      }
-      const now = clock.now();
-      await db.query(
-        `INSERT INTO identity_providers (institution_id, issuer, client_id, client_secret_encrypted, email_domains, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $6)
-         ON CONFLICT (coalesce(institution_id, '00000000-0000-0000-0000-000000000000'::uuid)) DO UPDATE
-           SET issuer = excluded.issuer, client_id = excluded.client_id,
-               client_secret_encrypted = excluded.client_secret_encrypted,
-               email_domains = excluded.email_domains, updated_at = excluded.updated_at`,
-        [institutionId, issuer, input.client_id, keyring.encrypt(secret), domains, now],
-      );
-      return this.get(institutionId);
-    },
+/**
+ * The sign-in page's search: institutions whose name contains the text, or whose provider
+ * lists the domain of an email address typed in.
+ */
+export async function findInstitutions(db: Db, text: string) {
+  const q = text.trim().toLowerCase().slice(0, 200);
+  if (!q) return [];
+  const domain = q.includes('@') ? q.slice(q.lastIndexOf('@') + 1) : q;
+  return selectInstitutionsMatching(db, q, domain);
+}
 
-    async remove(institutionId: string | null): Promise<void> {
-      const { rowCount } = await db.query(
-        'DELETE FROM identity_providers WHERE coalesce(institution_id, $2::uuid) = coalesce($1::uuid, $2::uuid)',
-        [institutionId, NO_INSTITUTION],
-      );
-      if (rowCount === 0) throw new ApiError('not_found', { detail: 'no identity provider is configured' });
-    },
-
-    /** The settings a sign-in uses (secret decrypted), or undefined when none is configured. */
-    async forSignIn(institutionId: string | null): Promise<ProviderSettings | undefined> {
-      const found = await row(institutionId);
-      if (!found) return undefined;
-      return {
-        issuer: found.issuer,
-        clientId: found.client_id,
-        clientSecret: keyring.decrypt(found.client_secret_encrypted),
-      };
-    },
-
-    /**
-     * The sign-in page's search: institutions whose name contains the text, or whose provider
-     * lists the domain of an email address typed in.
-     */
-    async findInstitutions(text: string) {
-      const q = text.trim().toLowerCase().slice(0, 200);
-      if (!q) return [];
-      const domain = q.includes('@') ? q.slice(q.lastIndexOf('@') + 1) : q;
-      const { rows } = await db.query<{ slug: string; name: string; sso: boolean }>(
-        `SELECT i.slug, i.name, (ip.id IS NOT NULL) AS sso
-         FROM institutions i LEFT JOIN identity_providers ip ON ip.institution_id = i.id
-         WHERE strpos(lower(i.name), $1) > 0 OR i.slug = $1 OR $2 = ANY (ip.email_domains)
-         ORDER BY lower(i.name) LIMIT 20`,
-        [q, domain],
-      );
-      return rows;
-    },
+/** The functions above bound to their dependencies (`services.identityProviders.<name>`). */
+export function createIdentityProviders(db: Db, clock: Clock, keyring: Keyring, oidc: OidcClient) {
+  const deps: ProviderDeps = { db, clock, keyring, oidc };
+  return {
+    get: (institutionId: string | null) => getProvider(db, institutionId),
+    put: (institutionId: string | null, input: IdentityProviderInput) =>
+      putProvider(deps, institutionId, input),
+    remove: (institutionId: string | null) => removeProvider(db, institutionId),
+    forSignIn: (institutionId: string | null) => providerForSignIn(deps, institutionId),
+    findInstitutions: (text: string) => findInstitutions(db, text),
   };
 }
 

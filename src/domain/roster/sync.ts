@@ -117,8 +117,8 @@ LEFT JOIN students se ON se.institution_id = $1 AND lower(se.email) = lower(r.em
 LEFT JOIN students sx ON sx.institution_id = $1 AND sx.student_id_ext = r.ext
 LEFT JOIN programs p ON p.institution_id = $1 AND lower(p.code) = lower(r.program_code)
 LEFT JOIN campus_names cn ON cn.key = lower(r.campus_name)
-LEFT JOIN campus_names cc ON cc.key = lower(r.campus_code)
-ORDER BY r.ord`;
+LEFT JOIN campus_names cc ON cc.key = lower(r.campus_code)`;
+// No ORDER BY: plan() finds each row's match by its ord, so sorting 5000 wide rows bought nothing.
 
 const INSERT_SQL = `
 INSERT INTO students (institution_id, cohort_id, email, student_id_ext, first_name, last_name,

@@ -1,103 +1,32 @@
 // The history of SIS pushes. Every roster and enrolments request, dry-run or real, becomes a
 // run: when, which credential kind, which cohort or sections, the counts and the row errors,
-// so an institution can see what last night's push did.
+// so an institution can see what last night's push did. Each function below is one query
+// (queries.ts); the admin API and the console's push-history pages call the same ones.
 
 import type { Db, Queryable } from '../../db/db.ts';
 import { type KeysetPage, keysetPage, type Paged } from '../../db/keyset.ts';
 import { ApiError } from '../../errors.ts';
-import type { CursorKey, KeysetOrder } from '../../lib/cursor.ts';
+import type { KeysetOrder } from '../../lib/cursor.ts';
 import { uuidPattern } from '../../lib/ids.ts';
-import { storableJson } from '../../lib/text.ts';
+import { insertRun, selectDaily, selectRun, selectRunErrors, selectRunPage } from './queries.ts';
+import type { DailyRuns, NewRun, Run, RunFilter, RunKind, RunSummary } from './schemas.ts';
+
+export type { DailyRuns, NewRun, Run, RunCredential, RunFilter, RunKind, RunSummary } from './schemas.ts';
 
 /** Row errors kept per run; the count is always exact, the list is capped. */
 export const RUN_ERRORS_KEPT = 1000;
 
 export const runOrder: KeysetOrder = { listing: 'runs', key: ['timestamp', 'uuid'] };
 
-export type RunKind = 'roster' | 'enrolments';
-export type RunCredential = 'institution_secret' | 'bootstrap_secret';
-
-export interface NewRun {
-  institutionId: string;
-  kind: RunKind;
-  credential: RunCredential;
-  cohortId?: string;
-  sections?: string[];
-  dryRun: boolean;
-  received: number;
-  counts: Record<string, unknown>;
-  errors: unknown[];
-  /** Anything else worth keeping (dry-run findings, departures). */
-  details?: Record<string, unknown>;
-  startedAt: Date;
-}
-
-export interface RunSummary {
-  id: string;
-  kind: RunKind;
-  credential: RunCredential;
-  cohort_id: string | null;
-  sections: string[];
-  dry_run: boolean;
-  received: number;
-  counts: Record<string, unknown>;
-  error_count: number;
-  started_at: Date;
-  finished_at: Date;
-}
-
-export interface Run extends RunSummary {
-  errors: unknown[];
-  errors_truncated: boolean;
-  details: Record<string, unknown>;
-}
+/** The longest span of the daily sums. */
+export const MAX_DAILY_DAYS = 366;
 
 /**
  * Records a run; returns its id. A real push calls it inside its own transaction, so a push
  * that commits always has its run; a dry run, which writes nothing else, calls it on its own.
  */
-export async function recordRun(q: Queryable, run: NewRun): Promise<string> {
-  const kept = run.errors.slice(0, RUN_ERRORS_KEPT);
-  const { rows } = await q.query<{ id: string }>(
-    `INSERT INTO sis_runs (institution_id, kind, credential, cohort_id, sections, dry_run, received, counts,
-                           error_count, errors, errors_truncated, details, started_at)
-     VALUES ($1, $2, $3, $4, $5::text[], $6, $7, $8::jsonb, $9, $10::jsonb, $11, $12::jsonb, $13)
-     RETURNING id`,
-    [
-      run.institutionId,
-      run.kind,
-      run.credential,
-      run.cohortId ?? null,
-      run.sections ?? [],
-      run.dryRun,
-      run.received,
-      storableJson(run.counts),
-      run.errors.length,
-      storableJson(kept),
-      kept.length < run.errors.length,
-      storableJson(run.details ?? {}),
-      run.startedAt,
-    ],
-  );
-  return rows[0].id;
-}
-
-export interface DailyRuns {
-  day: string;
-  pushes: number;
-  created: number;
-  updated: number;
-  errors: number;
-}
-
-export interface RunFilter {
-  kind?: RunKind;
-  /** First UTC day (YYYY-MM-DD) of runs to list, inclusive. */
-  from?: string;
-  /** Last UTC day (YYYY-MM-DD) of runs to list, inclusive. */
-  to?: string;
-  /** Only runs that reported row errors. */
-  hasErrors?: boolean;
+export function recordRun(q: Queryable, run: NewRun): Promise<string> {
+  return insertRun(q, run, run.errors.slice(0, RUN_ERRORS_KEPT));
 }
 
 const DAY_MS = 86_400_000;
@@ -132,102 +61,79 @@ export function dayRange(from: string | undefined, to: string | undefined): { st
   };
 }
 
-const summaryColumns = `id, kind, credential, cohort_id, sections, dry_run, received, counts, error_count,
-  started_at, finished_at`;
+/**
+ * Runs, newest first, optionally of one feed, started within a range of UTC days, or with row
+ * errors only. Every page is a range scan after the cursor.
+ */
+export async function listRuns(
+  db: Queryable,
+  institutionId: string,
+  page: KeysetPage & RunFilter,
+): Promise<Paged<RunSummary>> {
+  const range = dayRange(page.from, page.to);
+  const rows = await selectRunPage(db, institutionId, {
+    kind: page.kind,
+    hasErrors: page.hasErrors,
+    ...range,
+    after: page.after,
+    limit: page.limit + 1,
+  });
+  return keysetPage(rows, page.limit);
+}
 
+/**
+ * Runs per UTC day on which they started, within from..to (inclusive, at most 366 days):
+ * how many, and the sums of their top-level `created` and `updated` counts and of their row
+ * errors. One aggregate over the listing index's range; days without runs are absent.
+ */
+export function dailyRuns(
+  db: Queryable,
+  institutionId: string,
+  filter: { kind?: RunKind; from: string; to: string },
+): Promise<DailyRuns[]> {
+  const range = dayRange(filter.from, filter.to);
+  if (Date.parse(range.end) - Date.parse(range.start) > MAX_DAILY_DAYS * DAY_MS)
+    throw new ApiError('invalid_field', {
+      field: 'querystring.to',
+      detail: `from..to spans at most ${MAX_DAILY_DAYS} days`,
+    });
+  return selectDaily(db, institutionId, { kind: filter.kind, ...range });
+}
+
+const runNotFound = (runId: string) =>
+  new ApiError('not_found', { detail: `no run ${runId} in this institution` });
+
+/**
+ * The kept row errors of a run from position `after` (1-based, exclusive), at most `limit`
+ * of them; 404 when the run is not this institution's.
+ */
+export async function runErrors(
+  db: Queryable,
+  institutionId: string,
+  runId: string,
+  page: { after: number; limit: number },
+): Promise<{ position: number; error: unknown }[]> {
+  const rows = uuidPattern.test(runId) ? await selectRunErrors(db, institutionId, runId, page) : [];
+  if (!rows[0]) throw runNotFound(runId);
+  return rows.flatMap(({ position, error }) => (position === null ? [] : [{ position, error }]));
+}
+
+/** A run with its kept row errors and details; 404 when it is not this institution's. */
+export async function getRun(db: Queryable, institutionId: string, runId: string): Promise<Run> {
+  const run = uuidPattern.test(runId) ? await selectRun(db, institutionId, runId) : undefined;
+  if (!run) throw runNotFound(runId);
+  return run;
+}
+
+/** The functions above bound to a database, under the names every caller uses. */
 export function createRunsService(db: Db) {
   return {
-    /**
-     * Runs, newest first, optionally of one feed, started within a range of UTC days, or with row
-     * errors only. The day range is a range of sis_runs_listing_idx, "with errors" a partial
-     * index of its own (migration 0017), so every page is a range scan after the cursor.
-     */
-    async list(institutionId: string, page: KeysetPage & RunFilter): Promise<Paged<RunSummary>> {
-      const range = dayRange(page.from, page.to);
-      const { rows } = await db.query<RunSummary & { sort_key: CursorKey }>(
-        `SELECT ${summaryColumns}, json_build_array(started_at, id) AS sort_key FROM sis_runs
-         WHERE institution_id = $1 AND ($2::text IS NULL OR kind = $2::text)
-           AND ($3::timestamptz IS NULL OR (started_at, id) < ($3::timestamptz, $4::uuid))
-           AND started_at >= $6::timestamptz AND started_at < $7::timestamptz
-           ${page.hasErrors ? 'AND error_count > 0' : ''}
-         ORDER BY started_at DESC, id DESC LIMIT $5`,
-        [
-          institutionId,
-          page.kind ?? null,
-          page.after?.[0] ?? null,
-          page.after?.[1] ?? null,
-          page.limit + 1,
-          range.start,
-          range.end,
-        ],
-      );
-      return keysetPage(rows, page.limit);
-    },
-
-    /**
-     * Runs per UTC day on which they started, within from..to (inclusive, at most 366 days):
-     * how many, and the sums of their top-level `created` and `updated` counts and of their row
-     * errors. One aggregate over sis_runs_listing_idx's range; days without runs are absent.
-     */
-    async daily(institutionId: string, filter: { kind?: RunKind; from: string; to: string }) {
-      const range = dayRange(filter.from, filter.to);
-      if (Date.parse(range.end) - Date.parse(range.start) > 366 * DAY_MS)
-        throw new ApiError('invalid_field', {
-          field: 'querystring.to',
-          detail: 'from..to spans at most 366 days',
-        });
-      const { rows } = await db.query<DailyRuns>(
-        `SELECT to_char(started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*)::int AS pushes,
-                COALESCE(sum(CASE WHEN jsonb_typeof(counts -> 'created') = 'number'
-                                  THEN (counts ->> 'created')::numeric END), 0)::float8 AS created,
-                COALESCE(sum(CASE WHEN jsonb_typeof(counts -> 'updated') = 'number'
-                                  THEN (counts ->> 'updated')::numeric END), 0)::float8 AS updated,
-                sum(error_count)::float8 AS errors
-         FROM sis_runs
-         WHERE institution_id = $1 AND ($2::text IS NULL OR kind = $2::text)
-           AND started_at >= $3::timestamptz AND started_at < $4::timestamptz
-         GROUP BY 1 ORDER BY 1`,
-        [institutionId, filter.kind ?? null, range.start, range.end],
-      );
-      return rows;
-    },
-
-    /**
-     * The kept row errors of a run from position `after` (1-based, exclusive), at most `limit`
-     * of them, read out of the run's errors array by the database so a caller can stream them;
-     * 404 when the run is not this institution's.
-     */
-    async errors(
-      institutionId: string,
-      runId: string,
-      page: { after: number; limit: number },
-    ): Promise<{ position: number; error: unknown }[]> {
-      const { rows } = uuidPattern.test(runId)
-        ? await db.query<{ position: number; error: unknown; found: boolean }>(
-            `SELECT e.position, e.error, true AS found
-             FROM sis_runs r
-             LEFT JOIN LATERAL jsonb_array_elements(r.errors) WITH ORDINALITY AS e(error, position)
-               ON e.position > $3
-             WHERE r.institution_id = $1 AND r.id = $2
-             ORDER BY e.position LIMIT $4`,
-            [institutionId, runId, page.after, page.limit],
-          )
-        : { rows: [] };
-      if (!rows[0]) throw new ApiError('not_found', { detail: `no run ${runId} in this institution` });
-      return rows.filter((row) => row.position !== null).map(({ position, error }) => ({ position, error }));
-    },
-
-    async get(institutionId: string, runId: string): Promise<Run> {
-      const { rows } = uuidPattern.test(runId)
-        ? await db.query<Run>(
-            `SELECT ${summaryColumns}, errors, errors_truncated, details FROM sis_runs
-             WHERE institution_id = $1 AND id = $2`,
-            [institutionId, runId],
-          )
-        : { rows: [] };
-      if (!rows[0]) throw new ApiError('not_found', { detail: `no run ${runId} in this institution` });
-      return rows[0];
-    },
+    list: (institutionId: string, page: KeysetPage & RunFilter) => listRuns(db, institutionId, page),
+    daily: (institutionId: string, filter: { kind?: RunKind; from: string; to: string }) =>
+      dailyRuns(db, institutionId, filter),
+    errors: (institutionId: string, runId: string, page: { after: number; limit: number }) =>
+      runErrors(db, institutionId, runId, page),
+    get: (institutionId: string, runId: string) => getRun(db, institutionId, runId),
   };
 }
 

@@ -6,10 +6,20 @@
 // - an institution that was never issued a secret accepts the platform-wide bootstrap secret;
 // - when neither a bootstrap secret nor any institution secret exists, the feed is not
 //   configured at all: 503 not_configured.
+// The SQL is in ./queries.ts; the shapes the API and the console show are ./schemas.ts.
 
 import type { Db } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 import { digestsEqual, generateSecret, sha256Hex } from '../../lib/secrets.ts';
+import {
+  activeRosterSecretByHash,
+  anyRosterSecret,
+  insertSecret,
+  latestRosterSecret,
+  lockInstitution,
+  revokeActive,
+} from './queries.ts';
+import type { IssuedRosterSecret, RosterSecretStatus } from './schemas.ts';
 
 /** Roster secrets are rotated with the operator on this cadence (spec 5 rule 5). */
 export const ROTATION_DAYS = 90;
@@ -18,97 +28,92 @@ const DAY_MS = 86_400_000;
 /** Who a roster request authenticated as. */
 export type RosterCaller = { kind: 'institution'; institutionId: string } | { kind: 'bootstrap' };
 
-export interface IssuedSecret {
-  secret: string;
-  institution: string;
-  created_at: Date;
+export type IssuedSecret = IssuedRosterSecret & { created_at: Date };
+
+/** What the roster secret functions need: the database and the bootstrap secret's hash, if set. */
+export interface RosterSecretsDeps {
+  db: Db;
+  bootstrapHash: string | undefined;
 }
 
-export function createRosterSecretsService(db: Db, bootstrapHash: string | undefined) {
+/** Issues a new secret for the institution, revoking any active one; the plaintext is returned only here. */
+export async function issueRosterSecret(
+  db: Db,
+  institution: { id: string; slug: string },
+): Promise<IssuedSecret> {
+  const secret = generateSecret('ssp_roster_');
+  const created = await db.transaction(async (tx) => {
+    await lockInstitution(tx, institution.id, 'UPDATE');
+    await revokeActive(tx, 'roster_secrets', institution.id);
+    return insertSecret(tx, 'roster_secrets', institution.id, sha256Hex(secret));
+  });
+  return { secret, institution: institution.slug, created_at: created };
+}
+
+/** Revokes the active secret; false when there was none. */
+export async function revokeRosterSecret(db: Db, institutionId: string): Promise<boolean> {
+  return (await revokeActive(db, 'roster_secrets', institutionId)) > 0;
+}
+
+/** The state of the institution's roster secret, with its rotation date while active. */
+export async function rosterSecretStatus(
+  { db, bootstrapHash }: RosterSecretsDeps,
+  institutionId: string,
+): Promise<RosterSecretStatus> {
+  const latest = await latestRosterSecret(db, institutionId);
+  if (!latest) return { state: bootstrapHash ? 'bootstrap' : 'not_configured' };
   return {
-    /** Issues a new secret for the institution, revoking any active one; the plaintext is returned only here. */
-    async issue(institutionId: string, slug: string): Promise<IssuedSecret> {
-      const secret = generateSecret('ssp_roster_');
-      const created = await db.transaction(async (tx) => {
-        await tx.query('SELECT id FROM institutions WHERE id = $1 FOR UPDATE', [institutionId]);
-        await tx.query(
-          'UPDATE roster_secrets SET revoked_at = now() WHERE institution_id = $1 AND revoked_at IS NULL',
-          [institutionId],
-        );
-        const { rows } = await tx.query<{ created_at: Date }>(
-          'INSERT INTO roster_secrets (institution_id, secret_hash) VALUES ($1, $2) RETURNING created_at',
-          [institutionId, sha256Hex(secret)],
-        );
-        return rows[0].created_at;
-      });
-      return { secret, institution: slug, created_at: created };
-    },
+    state: latest.revoked_at ? 'revoked' : 'active',
+    issued_at: latest.created_at,
+    ...(latest.revoked_at
+      ? {}
+      : { rotate_by: new Date(latest.created_at.getTime() + ROTATION_DAYS * DAY_MS) }),
+    revoked_at: latest.revoked_at ?? undefined,
+  };
+}
 
-    /** Revokes the active secret; returns false when there was none. */
-    async revoke(institutionId: string): Promise<boolean> {
-      const { rowCount } = await db.query(
-        'UPDATE roster_secrets SET revoked_at = now() WHERE institution_id = $1 AND revoked_at IS NULL',
-        [institutionId],
-      );
-      return rowCount > 0;
-    },
+/** Identifies the caller from a bearer token, or throws 401 / 503. */
+export async function authenticateRoster(
+  { db, bootstrapHash }: RosterSecretsDeps,
+  token: string | undefined,
+): Promise<RosterCaller> {
+  if (token) {
+    const hash = sha256Hex(token);
+    const found = await activeRosterSecretByHash(db, hash);
+    if (found && digestsEqual(found.secret_hash, hash)) {
+      return { kind: 'institution', institutionId: found.institution_id };
+    }
+    if (bootstrapHash && digestsEqual(bootstrapHash, hash)) return { kind: 'bootstrap' };
+  }
+  if (!bootstrapHash && !(await anyRosterSecret(db, null))) {
+    throw new ApiError('not_configured', {
+      detail:
+        'the roster feed has no secret configured: issue an institution secret or set the bootstrap secret',
+    });
+  }
+  throw new ApiError('unauthorized', {
+    detail: token ? 'the bearer secret is not valid' : 'send Authorization: Bearer <secret>',
+  });
+}
 
-    async status(institutionId: string) {
-      const { rows } = await db.query<{ created_at: Date; revoked_at: Date | null }>(
-        `SELECT created_at, revoked_at FROM roster_secrets WHERE institution_id = $1
-         ORDER BY created_at DESC LIMIT 1`,
-        [institutionId],
-      );
-      const latest = rows[0];
-      if (!latest) return { state: bootstrapHash ? 'bootstrap' : 'not_configured' } as const;
-      return {
-        state: latest.revoked_at ? 'revoked' : 'active',
-        issued_at: latest.created_at,
-        ...(latest.revoked_at
-          ? {}
-          : { rotate_by: new Date(latest.created_at.getTime() + ROTATION_DAYS * DAY_MS) }),
-        revoked_at: latest.revoked_at ?? undefined,
-      } as const;
-    },
+/**
+ * Whether the caller may write into the institution. The bootstrap secret reaches only
+ * institutions that were never issued a secret of their own.
+ */
+export async function rosterMayAccess(db: Db, caller: RosterCaller, institutionId: string): Promise<boolean> {
+  if (caller.kind === 'institution') return caller.institutionId === institutionId;
+  return !(await anyRosterSecret(db, institutionId));
+}
 
-    /** Identifies the caller from a bearer token, or throws 401 / 503. */
-    async authenticate(token: string | undefined): Promise<RosterCaller> {
-      if (token) {
-        const hash = sha256Hex(token);
-        const { rows } = await db.query<{ institution_id: string; secret_hash: string }>(
-          'SELECT institution_id, secret_hash FROM roster_secrets WHERE secret_hash = $1 AND revoked_at IS NULL',
-          [hash],
-        );
-        if (rows[0] && digestsEqual(rows[0].secret_hash, hash)) {
-          return { kind: 'institution', institutionId: rows[0].institution_id };
-        }
-        if (bootstrapHash && digestsEqual(bootstrapHash, hash)) return { kind: 'bootstrap' };
-      }
-      if (!bootstrapHash) {
-        const { rows } = await db.query('SELECT 1 FROM roster_secrets LIMIT 1');
-        if (rows.length === 0) {
-          throw new ApiError('not_configured', {
-            detail:
-              'the roster feed has no secret configured: issue an institution secret or set the bootstrap secret',
-          });
-        }
-      }
-      throw new ApiError('unauthorized', {
-        detail: token ? 'the bearer secret is not valid' : 'send Authorization: Bearer <secret>',
-      });
-    },
-
-    /**
-     * Whether the caller may write into the institution. The bootstrap secret reaches only
-     * institutions that were never issued a secret of their own.
-     */
-    async mayAccess(caller: RosterCaller, institutionId: string): Promise<boolean> {
-      if (caller.kind === 'institution') return caller.institutionId === institutionId;
-      const { rows } = await db.query('SELECT 1 FROM roster_secrets WHERE institution_id = $1 LIMIT 1', [
-        institutionId,
-      ]);
-      return rows.length === 0;
-    },
+/** The functions above bound to their dependencies (`services.rosterSecrets.<name>`). */
+export function createRosterSecretsService(db: Db, bootstrapHash: string | undefined) {
+  const deps = { db, bootstrapHash };
+  return {
+    issue: (institutionId: string, slug: string) => issueRosterSecret(db, { id: institutionId, slug }),
+    revoke: (institutionId: string) => revokeRosterSecret(db, institutionId),
+    status: (institutionId: string) => rosterSecretStatus(deps, institutionId),
+    authenticate: (token: string | undefined) => authenticateRoster(deps, token),
+    mayAccess: (caller: RosterCaller, institutionId: string) => rosterMayAccess(db, caller, institutionId),
   };
 }
 

@@ -6,6 +6,7 @@ import { MAX_WINDOW_DAYS } from '../../../domain/calendar/events.ts';
 import {
   DEFAULT_LIMITS,
   MAX_REFRESH_MINUTES,
+  MAX_STORED_OCCURRENCES,
   MIN_REFRESH_MINUTES,
 } from '../../../domain/calendar/schedule.ts';
 import type { Services } from '../../../services.ts';
@@ -47,6 +48,9 @@ const Feed = Type.Object({
   failing_since: Nullable(DateTime('Start of the current run of failed fetches')),
   last_fetch_at: Nullable(DateTime()),
   last_success_at: Nullable(DateTime()),
+  events_truncated: Type.Integer({
+    description: `Occurrences the last successful fetch left out because the feed expands to more than a feed may store (${MAX_STORED_OCCURRENCES}); 0 when it fits. The stored ones are those still to come, earliest first, then the latest past ones`,
+  }),
   next_fetch_at: DateTime('Next scheduled fetch (while a fetch is in flight: its lease expiry)'),
   created_at: DateTime(),
   updated_at: DateTime(),
@@ -66,6 +70,9 @@ const FetchRecord = Type.Object({
   events_total: Nullable(Type.Integer({ description: 'Occurrences stored for the feed after this fetch' })),
   events_skipped: Type.Integer({
     description: 'VEVENTs left out: no usable DTSTART, or an unreadable date or rule',
+  }),
+  events_truncated: Type.Integer({
+    description: `Occurrences left out because the feed expands to more than a feed may store (${MAX_STORED_OCCURRENCES})`,
   }),
   error: Nullable(Type.String({ description: 'Why the fetch failed; stored events were left as they were' })),
 });
@@ -118,7 +125,7 @@ const feedFields = {
   ),
 };
 
-const limitsText = `Limits per fetch: ${DEFAULT_LIMITS.timeoutMs / 1000} s in all, ${DEFAULT_LIMITS.maxBytes / 1024 / 1024} MB, ${DEFAULT_LIMITS.maxRedirects} redirects, ${DEFAULT_LIMITS.maxOccurrences} occurrences. Recurring events are expanded from ${DEFAULT_LIMITS.windowPastDays} days before to ${DEFAULT_LIMITS.windowFutureDays} days after each fetch.`;
+const limitsText = `Limits per fetch: ${DEFAULT_LIMITS.timeoutMs / 1000} s to download (connect, redirects, body), ${DEFAULT_LIMITS.maxBytes / 1024 / 1024} MB, ${DEFAULT_LIMITS.maxRedirects} redirects; ${DEFAULT_LIMITS.parseTimeoutMs / 1000} s and ${DEFAULT_LIMITS.parseMemoryMb} MB to read the calendar; ${MAX_STORED_OCCURRENCES} occurrences stored (a larger feed is stored truncated, see \`events_truncated\`). Recurring events are expanded from ${DEFAULT_LIMITS.windowPastDays} days before to ${DEFAULT_LIMITS.windowFutureDays} days after each fetch.`;
 
 export function adminCalendarRoutes(app: App, services: Services): void {
   const { calendar } = services;

@@ -1,59 +1,23 @@
 // Admin API: full syncs of a cohort's roster and their departures (applied or held).
 import { Type } from 'typebox';
 import { departureOrder, fullSyncOrder } from '../../../domain/departures/departures.ts';
+import { Decision, DepartingStudent, FullSync, FullSyncStatus } from '../../../domain/departures/schemas.ts';
 import type { Services } from '../../../services.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import {
   adminSecurity,
   CursorQuery,
-  DateTime,
   errorResponses,
-  Nullable,
   Page,
   pageOf,
   pageReply,
   SlugParams,
   Text,
-  Uuid,
 } from '../schemas.ts';
 
 const Params = Type.Intersect([SlugParams, Type.Object({ id: Type.String() })]);
-const FullSyncStatus = Type.Union(
-  [
-    Type.Literal('open'),
-    Type.Literal('applied'),
-    Type.Literal('held'),
-    Type.Literal('confirmed'),
-    Type.Literal('discarded'),
-  ],
-  {
-    description:
-      'open: pages arriving; applied: departures written; held: over the threshold, waiting for an admin; ' +
-      'confirmed / discarded: an admin decided',
-  },
-);
-const FullSync = Type.Object({
-  id: Uuid(),
-  cohort_id: Uuid(),
-  sync_id: Type.String(),
-  status: FullSyncStatus,
-  pages: Type.Integer(),
-  cohort_size: Nullable(Type.Integer()),
-  departures: Nullable(Type.Integer()),
-  threshold: Nullable(Type.Number()),
-  started_at: DateTime(),
-  finished_at: Nullable(DateTime()),
-  decided_at: Nullable(DateTime()),
-  decided_by: Nullable(Type.String()),
-});
-const DepartingStudent = Type.Object({
-  id: Uuid(),
-  email: Type.String(),
-  student_id_ext: Type.String(),
-  departed_at: Nullable(DateTime('Set once the departure was applied (or the student departed otherwise)')),
-});
-const Decision = Type.Object({
+const DecisionBody = Type.Object({
   actor: Type.Optional(
     Text({ minLength: 1, maxLength: 200, description: 'Who decides; default "operator"' }),
   ),
@@ -165,14 +129,9 @@ export function adminFullSyncRoutes(app: App, services: Services): void {
               : 'Discard held departures: nobody is departed',
           params: Params,
           // The body is optional: a bare POST decides as "operator".
-          body: Type.Union([Decision, Type.Null(), Type.Undefined()]),
+          body: Type.Union([DecisionBody, Type.Null(), Type.Undefined()]),
           response: {
-            200: Type.Object({
-              id: Type.String(),
-              sync_id: Type.String(),
-              status: Type.String(),
-              departed: Type.Integer(),
-            }),
+            200: Decision,
             ...errorResponses(401, 404, 409),
           },
         },

@@ -2,26 +2,26 @@
 // Manage integrations).
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import {
+  issueSyncSecret,
+  revokeSyncSecret,
+  rotateSyncSecret,
+  syncSecretStatus,
+} from '../../../domain/secrets/help-sync-secrets.ts';
+import { HelpSyncSecretStatus, IssuedSyncSecret } from '../../../domain/secrets/schemas.ts';
 import type { Services } from '../../../services.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
-import { adminSecurity, DateTime, errorResponses, SlugParams } from '../schemas.ts';
+import { adminSecurity, errorResponses, SlugParams } from '../schemas.ts';
 
 export function adminHelpSyncSecretRoutes(app: App, services: Services): void {
-  const { helpSyncSecrets } = services;
+  const { db } = services;
   const tags = ['admin: help desk'];
   const security = adminSecurity;
 
-  const SecretIssued = Type.Object({
-    secret: Type.String({ description: 'ssp_sync_…; shown once, cannot be read back' }),
-    institution: Type.String(),
-    created_at: DateTime(),
-  });
   const secretPath = '/admin/v1/institutions/:slug/help-sync-secret';
-  const issued = (action: 'issue' | 'rotate') => async (request: FastifyRequest) => {
-    const institution = institutionOf(request);
-    return helpSyncSecrets[action](institution.id, institution.slug);
-  };
+  const issued = (action: 'issue' | 'rotate') => async (request: FastifyRequest) =>
+    (action === 'issue' ? issueSyncSecret : rotateSyncSecret)(db, institutionOf(request));
 
   app.post(
     secretPath,
@@ -36,7 +36,7 @@ export function adminHelpSyncSecretRoutes(app: App, services: Services): void {
           'it instead). There is no platform-wide fallback: until issued, the help-desk sync answers 401 ' +
           'sync_secret_never_issued for this institution.',
         params: SlugParams,
-        response: { 201: SecretIssued, ...errorResponses(401, 404, 409) },
+        response: { 201: IssuedSyncSecret, ...errorResponses(401, 404, 409) },
       },
     },
     async (request, reply) => reply.status(201).send(await issued('issue')(request)),
@@ -51,7 +51,7 @@ export function adminHelpSyncSecretRoutes(app: App, services: Services): void {
         security,
         summary: 'Rotate the help-sync secret: a new one is returned and the old one stops working at once',
         params: SlugParams,
-        response: { 201: SecretIssued, ...errorResponses(401, 404) },
+        response: { 201: IssuedSyncSecret, ...errorResponses(401, 404) },
       },
     },
     async (request, reply) => reply.status(201).send(await issued('rotate')(request)),
@@ -67,20 +67,12 @@ export function adminHelpSyncSecretRoutes(app: App, services: Services): void {
         summary: 'Help-sync secret status',
         params: SlugParams,
         response: {
-          200: Type.Object({
-            state: Type.Union([
-              Type.Literal('active'),
-              Type.Literal('revoked'),
-              Type.Literal('never_issued'),
-            ]),
-            issued_at: Type.Optional(DateTime()),
-            revoked_at: Type.Optional(DateTime()),
-          }),
+          200: HelpSyncSecretStatus,
           ...errorResponses(401, 404),
         },
       },
     },
-    async (request) => helpSyncSecrets.status(institutionOf(request).id),
+    async (request) => syncSecretStatus(db, institutionOf(request).id),
   );
 
   app.delete(
@@ -96,7 +88,7 @@ export function adminHelpSyncSecretRoutes(app: App, services: Services): void {
       },
     },
     async (request, reply) => {
-      const revoked = await helpSyncSecrets.revoke(institutionOf(request).id);
+      const revoked = await revokeSyncSecret(db, institutionOf(request).id);
       if (!revoked)
         return reply.status(404).send({ error: 'not_found', detail: 'no active help-sync secret' });
       return reply.status(204).send(null);

@@ -1,51 +1,16 @@
 // Admin API: an institution's OpenID Connect provider, and the platform operators' own provider.
 import type { FastifyRequest } from 'fastify';
-import { type Static, Type } from 'typebox';
+import { Type } from 'typebox';
+import { getProvider, putProvider, removeProvider } from '../../../domain/people/identity-providers.ts';
+import { IdentityProvider, ProviderBody } from '../../../domain/people/schemas.ts';
 import type { Services } from '../../../services.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
-import { adminSecurity, DateTime, errorResponses, SlugParams, Text } from '../schemas.ts';
-
-const IdentityProvider = Type.Object({
-  issuer: Type.String(),
-  client_id: Type.String(),
-  client_secret_set: Type.Literal(true, {
-    description: 'The client secret is stored (encrypted); it is never returned',
-  }),
-  email_domains: Type.Array(Type.String()),
-  created_at: DateTime(),
-  updated_at: DateTime(),
-});
-
-const ProviderBody = Type.Object(
-  {
-    issuer: Type.String({
-      format: 'uri',
-      maxLength: 500,
-      description: 'https issuer URL; discovery is read from it at once',
-    }),
-    client_id: Text({ minLength: 1, maxLength: 500, nonBlank: true }),
-    client_secret: Type.Optional(
-      Text({
-        minLength: 1,
-        maxLength: 2000,
-        nonBlank: true,
-        description: 'Required the first time; omit to keep the stored one',
-      }),
-    ),
-    email_domains: Type.Optional(
-      Type.Array(Type.String({ maxLength: 253 }), {
-        maxItems: 50,
-        description:
-          "Domains of the institution's email addresses: the sign-in page finds the institution by them",
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
+import { adminSecurity, errorResponses, SlugParams } from '../schemas.ts';
 
 export function adminIdentityProviderRoutes(app: App, services: Services): void {
-  const { identityProviders } = services;
+  const { db, clock, keyring, oidc } = services;
+  const deps = { db, clock, keyring, oidc };
   const tags = ['admin: people and sign-in'];
   const security = adminSecurity;
 
@@ -67,7 +32,7 @@ export function adminIdentityProviderRoutes(app: App, services: Services): void 
           response: { 200: IdentityProvider, ...errorResponses(401, 403, 404) },
         },
       },
-      async (request) => identityProviders.get(institutionId(request)),
+      async (request) => getProvider(db, institutionId(request)),
     );
     app.put(
       path,
@@ -87,8 +52,7 @@ export function adminIdentityProviderRoutes(app: App, services: Services): void 
           response: { 200: IdentityProvider, ...errorResponses(400, 401, 403, 404) },
         },
       },
-      async (request) =>
-        identityProviders.put(institutionId(request), request.body as Static<typeof ProviderBody>),
+      async (request) => putProvider(deps, institutionId(request), request.body as ProviderBody),
     );
     app.delete(
       path,
@@ -103,7 +67,7 @@ export function adminIdentityProviderRoutes(app: App, services: Services): void 
         },
       },
       async (request, reply) => {
-        await identityProviders.remove(institutionId(request));
+        await removeProvider(db, institutionId(request));
         return reply.status(204).send(null);
       },
     );

@@ -1,12 +1,26 @@
 // Admin API: institutions, roster secrets and the console's read-only listings.
 import { Type } from 'typebox';
 import {
+  createInstitution,
+  institutionOrder,
+  listInstitutions,
+  updateInstitution,
+} from '../../../domain/institutions/institutions.ts';
+import {
   audienceTagOrder,
   campusOrder,
-  institutionOrder,
   programOrder,
   studentOrder,
-} from '../../../domain/institutions/service.ts';
+} from '../../../domain/institutions/listings.ts';
+import {
+  AudienceTag,
+  Campus,
+  Institution,
+  InstitutionChangeBody,
+  NewInstitutionBody,
+  Program,
+  Student,
+} from '../../../domain/institutions/schemas.ts';
 import type { Services } from '../../../services.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
@@ -14,81 +28,18 @@ import {
   adminSecurity,
   CsvBody,
   CursorQuery,
-  DateTime,
   errorResponses,
-  Nullable,
   Page,
   pageOf,
   pageReply,
-  Slug,
   SlugParams,
-  Text,
   Uuid,
 } from '../schemas.ts';
+import { adminRosterSecretRoutes } from './roster-secret.ts';
 import { StudentQuery, sendStudentsCsv, studentFilter } from './students-csv.ts';
 
-const Institution = Type.Object({
-  id: Uuid(),
-  slug: Type.String(),
-  name: Type.String(),
-  time_zone: Type.String({
-    description:
-      "IANA time zone the student pages count days in: a student's today, their six weeks and the times they read",
-  }),
-  created_at: DateTime(),
-});
-
-const TimeZone = Type.String({
-  minLength: 1,
-  maxLength: 64,
-  description: 'An IANA time zone, e.g. Australia/Sydney (default UTC); stored by its canonical name',
-});
-
-const Student = Type.Object({
-  id: Uuid(),
-  cohort_id: Uuid(),
-  email: Type.String(),
-  student_id_ext: Type.String({ description: 'The id the SIS knows the student by' }),
-  first_name: Nullable(Type.String()),
-  last_name: Nullable(Type.String()),
-  program_code: Nullable(Type.String()),
-  campus_name: Nullable(Type.String()),
-  first_in_family: Nullable(Type.Boolean()),
-  start_date: Nullable(Type.String({ format: 'date' })),
-  departed_at: Nullable(
-    DateTime('Set when a full sync departed the student; cleared when a push names them again'),
-  ),
-  created_at: DateTime(),
-  updated_at: DateTime(),
-});
-
-const Program = Type.Object({
-  id: Uuid(),
-  program_code: Type.String(),
-  name: Nullable(Type.String()),
-  coordinator_name: Nullable(Type.String()),
-  coordinator_title: Nullable(Type.String()),
-  created_at: DateTime(),
-  updated_at: DateTime(),
-});
-
-const Campus = Type.Object({
-  id: Uuid(),
-  name: Type.String(),
-  created_at: DateTime(),
-  updated_at: DateTime(),
-});
-
-const AudienceTag = Type.Object({
-  id: Uuid(),
-  kind: Type.Union([Type.Literal('program'), Type.Literal('campus')]),
-  source_id: Uuid('The program or campus the tag was created with'),
-  label: Type.String(),
-  created_at: DateTime(),
-});
-
 export function adminInstitutionRoutes(app: App, services: Services): void {
-  const { institutions, rosterSecrets } = services;
+  const { db } = services;
   const tags = ['admin'];
   const security = adminSecurity;
 
@@ -100,15 +51,11 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
         tags,
         security,
         summary: 'Create an institution (tenant)',
-        body: Type.Object({
-          slug: Slug('Lower-case key used by feeds'),
-          name: Text({ minLength: 1, maxLength: 200 }),
-          time_zone: Type.Optional(TimeZone),
-        }),
+        body: NewInstitutionBody,
         response: { 201: Institution, ...errorResponses(400, 401, 409) },
       },
     },
-    async (request, reply) => reply.status(201).send(await institutions.create(request.body)),
+    async (request, reply) => reply.status(201).send(await createInstitution(db, request.body)),
   );
 
   app.get(
@@ -125,7 +72,7 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
       },
     },
     async (request) =>
-      pageReply(institutionOrder, await institutions.list(pageOf(institutionOrder, request.query))),
+      pageReply(institutionOrder, await listInstitutions(db, pageOf(institutionOrder, request.query))),
   );
 
   app.get(
@@ -155,91 +102,21 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
           "Admins and the operator. The time zone decides the students' days (docs/student-app.md); " +
           'an unknown zone is 400 invalid_field with field time_zone. Fields not sent are kept.',
         params: SlugParams,
-        body: Type.Object({
-          name: Type.Optional(Text({ minLength: 1, maxLength: 200 })),
-          time_zone: Type.Optional(TimeZone),
-        }),
+        body: InstitutionChangeBody,
         response: { 200: Institution, ...errorResponses(400, 401, 403, 404) },
       },
     },
-    async (request) => institutions.update(institutionOf(request).id, request.body),
+    async (request) => updateInstitution(db, institutionOf(request).id, request.body),
   );
 
-  const SecretStatus = Type.Object({
-    state: Type.Union([
-      Type.Literal('active'),
-      Type.Literal('revoked'),
-      Type.Literal('bootstrap'),
-      Type.Literal('not_configured'),
-    ]),
-    issued_at: Type.Optional(DateTime()),
-    rotate_by: Type.Optional(
-      DateTime('Issue a new secret (coordinated with the operator) by then: 90 days after issue'),
-    ),
-    revoked_at: Type.Optional(DateTime()),
-  });
+  adminRosterSecretRoutes(app, services);
+  listingRoutes(app, services);
+}
 
-  app.post(
-    '/admin/v1/institutions/:slug/roster-secret',
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags,
-        security,
-        summary: 'Issue the roster feed secret (replaces any active one)',
-        description:
-          'Returns the plaintext secret once; only its SHA-256 is stored. Issuing again revokes the previous secret at once.',
-        params: SlugParams,
-        response: {
-          201: Type.Object({
-            secret: Type.String({ description: 'Shown once; cannot be read back' }),
-            institution: Type.String(),
-            created_at: DateTime(),
-          }),
-          ...errorResponses(401, 404),
-        },
-      },
-    },
-    async (request, reply) => {
-      const institution = institutionOf(request);
-      return reply.status(201).send(await rosterSecrets.issue(institution.id, institution.slug));
-    },
-  );
-
-  app.get(
-    '/admin/v1/institutions/:slug/roster-secret',
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags,
-        security,
-        summary: 'Roster feed secret status',
-        params: SlugParams,
-        response: { 200: SecretStatus, ...errorResponses(401, 404) },
-      },
-    },
-    async (request) => rosterSecrets.status(institutionOf(request).id),
-  );
-
-  app.delete(
-    '/admin/v1/institutions/:slug/roster-secret',
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags,
-        security,
-        summary: 'Revoke the roster feed secret: the feed closes, with no fallback to the bootstrap secret',
-        params: SlugParams,
-        response: { 204: Type.Null(), ...errorResponses(401, 404) },
-      },
-    },
-    async (request, reply) => {
-      const institution = institutionOf(request);
-      const revoked = await rosterSecrets.revoke(institution.id);
-      if (!revoked) return reply.status(404).send({ error: 'not_found', detail: 'no active roster secret' });
-      return reply.status(204).send(null);
-    },
-  );
+/** The read-only listings of an institution: programs, campuses, audience tags and students. */
+function listingRoutes(app: App, { institutions }: Services): void {
+  const tags = ['admin'];
+  const security = adminSecurity;
 
   app.get(
     '/admin/v1/institutions/:slug/programs',

@@ -1,14 +1,16 @@
 // Admin API: the platform's operators who sign in through the platform identity provider, and
 // one-time operator sign-in links.
 import { Type } from 'typebox';
+import { invitePerson, listPeople, removePerson } from '../../../domain/people/people.ts';
+import { NewOperatorBody, Person } from '../../../domain/people/schemas.ts';
 import type { Services } from '../../../services.ts';
 import { callerOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
-import { adminSecurity, DateTime, errorResponses, Text, Uuid } from '../schemas.ts';
-import { Email, Person } from './people.ts';
+import { adminSecurity, DateTime, errorResponses, Uuid } from '../schemas.ts';
 
 export function adminOperatorRoutes(app: App, services: Services): void {
-  const { people, signIn } = services;
+  const { db, clock, sessions, signIn } = services;
+  const deps = { db, clock, sessions };
   const tags = ['admin: people and sign-in'];
   const security = adminSecurity;
 
@@ -20,17 +22,16 @@ export function adminOperatorRoutes(app: App, services: Services): void {
         tags,
         security,
         summary: 'Add a platform operator who signs in through the platform identity provider',
-        body: Type.Object(
-          { email: Email, name: Text({ minLength: 1, maxLength: 200, nonBlank: true }) },
-          { additionalProperties: false },
-        ),
+        body: NewOperatorBody,
         response: { 201: Person, ...errorResponses(400, 401, 403, 409) },
       },
     },
     async (request, reply) =>
       reply
         .status(201)
-        .send(await people.invite(null, { ...request.body, roles: [], permissions: [] }, callerOf(request))),
+        .send(
+          await invitePerson(deps, null, { ...request.body, roles: [], permissions: [] }, callerOf(request)),
+        ),
   );
 
   app.get(
@@ -44,7 +45,7 @@ export function adminOperatorRoutes(app: App, services: Services): void {
         response: { 200: Type.Object({ items: Type.Array(Person) }), ...errorResponses(401, 403) },
       },
     },
-    async () => ({ items: await people.list(null) }),
+    async () => ({ items: await listPeople(db, null) }),
   );
 
   app.delete(
@@ -60,7 +61,7 @@ export function adminOperatorRoutes(app: App, services: Services): void {
       },
     },
     async (request, reply) => {
-      await people.remove(null, request.params.id);
+      await removePerson(deps, null, request.params.id);
       return reply.status(204).send(null);
     },
   );

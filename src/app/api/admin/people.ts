@@ -2,42 +2,23 @@
 // (who may change them is decided in src/domain/access/grant-changes.ts), removal, and ending
 // someone's sessions.
 import { Type } from 'typebox';
-import { permissions, roles } from '../../../domain/access/policy.ts';
+import {
+  endPersonSessions,
+  getPerson,
+  invitePerson,
+  listPeople,
+  removePerson,
+  updatePerson,
+} from '../../../domain/people/people.ts';
+import { InviteBody, Person, PersonChangeBody } from '../../../domain/people/schemas.ts';
 import type { Services } from '../../../services.ts';
 import { callerOf, institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
-import { adminSecurity, DateTime, errorResponses, SlugParams, Text, Uuid } from '../schemas.ts';
-
-const Role = Type.Union(
-  roles.map((r) => Type.Literal(r)),
-  { description: 'admin: runs the integrations and the people; staff: works help requests' },
-);
-const PermissionSchema = Type.Union(
-  permissions.map((p) => Type.Literal(p)),
-  { description: 'manage_integrations: the help-sync secret and webhook endpoints (admins only)' },
-);
-export const Email = Type.String({
-  format: 'email',
-  maxLength: 320,
-  description: 'Matched case-insensitively at sign-in',
-});
-
-export const Person = Type.Object({
-  id: Uuid(),
-  email: Type.String(),
-  name: Type.String(),
-  roles: Type.Array(Type.String()),
-  permissions: Type.Array(Type.String()),
-  linked: Type.Boolean({
-    description: 'Whether the person has signed in (their provider subject is linked)',
-  }),
-  last_sign_in_at: Type.Union([DateTime(), Type.Null()]),
-  created_at: DateTime(),
-  updated_at: DateTime(),
-});
+import { adminSecurity, errorResponses, SlugParams, Uuid } from '../schemas.ts';
 
 export function adminPeopleRoutes(app: App, services: Services): void {
-  const { people } = services;
+  const { db, clock, sessions } = services;
+  const deps = { db, clock, sessions };
   const tags = ['admin: people and sign-in'];
   const security = adminSecurity;
   const base = '/admin/v1/institutions/:slug/people';
@@ -56,15 +37,7 @@ export function adminPeopleRoutes(app: App, services: Services): void {
           "by verified email the first time and by the provider's subject after that. manage_integrations needs the admin role, " +
           'and only an admin holding it (or the operator) may invite with it (otherwise 403 `manage_integrations_required`).',
         params: SlugParams,
-        body: Type.Object(
-          {
-            email: Email,
-            name: Text({ minLength: 1, maxLength: 200, nonBlank: true }),
-            roles: Type.Array(Role, { minItems: 1, maxItems: 2 }),
-            permissions: Type.Optional(Type.Array(PermissionSchema, { maxItems: 1 })),
-          },
-          { additionalProperties: false },
-        ),
+        body: InviteBody,
         response: { 201: Person, ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
@@ -72,7 +45,8 @@ export function adminPeopleRoutes(app: App, services: Services): void {
       reply
         .status(201)
         .send(
-          await people.invite(
+          await invitePerson(
+            deps,
             institutionOf(request).id,
             { ...request.body, permissions: request.body.permissions ?? [] },
             callerOf(request),
@@ -92,7 +66,7 @@ export function adminPeopleRoutes(app: App, services: Services): void {
         response: { 200: Type.Object({ items: Type.Array(Person) }), ...errorResponses(401, 403, 404) },
       },
     },
-    async (request) => ({ items: await people.list(institutionOf(request).id) }),
+    async (request) => ({ items: await listPeople(db, institutionOf(request).id) }),
   );
 
   app.get(
@@ -107,7 +81,7 @@ export function adminPeopleRoutes(app: App, services: Services): void {
         response: { 200: Person, ...errorResponses(401, 403, 404) },
       },
     },
-    async (request) => people.get(institutionOf(request).id, request.params.id),
+    async (request) => getPerson(db, institutionOf(request).id, request.params.id),
   );
 
   app.patch(
@@ -123,19 +97,12 @@ export function adminPeopleRoutes(app: App, services: Services): void {
           'caller to hold it, or to be the operator: otherwise 403 `manage_integrations_required`. Nobody changes ' +
           'their own roles or permissions (403 `own_roles_unchangeable`); their own name they may.',
         params: PersonParams,
-        body: Type.Object(
-          {
-            name: Type.Optional(Text({ minLength: 1, maxLength: 200, nonBlank: true })),
-            roles: Type.Optional(Type.Array(Role, { minItems: 1, maxItems: 2 })),
-            permissions: Type.Optional(Type.Array(PermissionSchema, { maxItems: 1 })),
-          },
-          { additionalProperties: false },
-        ),
+        body: PersonChangeBody,
         response: { 200: Person, ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) =>
-      people.update(institutionOf(request).id, request.params.id, request.body, callerOf(request)),
+      updatePerson(deps, institutionOf(request).id, request.params.id, request.body, callerOf(request)),
   );
 
   app.delete(
@@ -151,7 +118,7 @@ export function adminPeopleRoutes(app: App, services: Services): void {
       },
     },
     async (request, reply) => {
-      await people.remove(institutionOf(request).id, request.params.id);
+      await removePerson(deps, institutionOf(request).id, request.params.id);
       return reply.status(204).send(null);
     },
   );
@@ -168,6 +135,6 @@ export function adminPeopleRoutes(app: App, services: Services): void {
         response: { 200: Type.Object({ ended: Type.Integer() }), ...errorResponses(401, 403, 404) },
       },
     },
-    async (request) => people.endSessions(institutionOf(request).id, request.params.id),
+    async (request) => endPersonSessions(deps, institutionOf(request).id, request.params.id),
   );
 }

@@ -2,6 +2,7 @@
 import { Readable } from 'node:stream';
 import { Type } from 'typebox';
 import { runOrder } from '../../../domain/runs/runs.ts';
+import { DailyRuns, Run, RunKind, RunSummary } from '../../../domain/runs/schemas.ts';
 import { csvRow } from '../../../lib/csv.ts';
 import type { Services } from '../../../services.ts';
 import { institutionOf } from '../../context/request-context.ts';
@@ -10,44 +11,12 @@ import {
   adminSecurity,
   CsvBody,
   CursorQuery,
-  DateTime,
   errorResponses,
-  Nullable,
   Page,
   pageOf,
   pageReply,
   SlugParams,
-  Uuid,
 } from '../schemas.ts';
-
-const RunKind = Type.Union([Type.Literal('roster'), Type.Literal('enrolments')]);
-
-const RunSummary = Type.Object({
-  id: Uuid(),
-  kind: RunKind,
-  credential: Type.Union([Type.Literal('institution_secret'), Type.Literal('bootstrap_secret')], {
-    description: 'Which kind of secret authenticated the push',
-  }),
-  cohort_id: Nullable(Uuid('Roster runs: the cohort pushed')),
-  sections: Type.Array(Type.String(), { description: 'Enrolments runs: the sections the request carried' }),
-  dry_run: Type.Boolean(),
-  received: Type.Integer({ description: 'Rows received, all sections together' }),
-  counts: Type.Record(Type.String(), Type.Unknown(), { description: 'The counts the response reported' }),
-  error_count: Type.Integer(),
-  started_at: DateTime(),
-  finished_at: DateTime(),
-});
-
-const Run = Type.Intersect([
-  RunSummary,
-  Type.Object({
-    errors: Type.Array(Type.Unknown(), {
-      description: 'Row errors as the response reported them (first 1000)',
-    }),
-    errors_truncated: Type.Boolean(),
-    details: Type.Record(Type.String(), Type.Unknown()),
-  }),
-]);
 
 const ERRORS_BATCH = 500;
 const errorColumns = ['section', 'row', 'code', 'field', 'message'] as const;
@@ -139,17 +108,7 @@ export function adminRunRoutes(app: App, services: Services): void {
           to: Type.String({ maxLength: 10, description: 'Last day, YYYY-MM-DD (UTC), inclusive' }),
         }),
         response: {
-          200: Type.Object({
-            items: Type.Array(
-              Type.Object({
-                day: Type.String({ description: 'YYYY-MM-DD (UTC)' }),
-                pushes: Type.Integer(),
-                created: Type.Number(),
-                updated: Type.Number(),
-                errors: Type.Number({ description: 'Row errors reported, all runs of the day together' }),
-              }),
-            ),
-          }),
+          200: Type.Object({ items: Type.Array(DailyRuns) }),
           ...errorResponses(400, 401, 404),
         },
       },

@@ -5,6 +5,7 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { FetchRecord as DomainFetchRecord } from '../../../domain/calendar/feeds.ts';
+import { MAX_STORED_OCCURRENCES } from '../../../domain/calendar/schedule.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { pageId } from './api.ts';
@@ -29,6 +30,7 @@ export interface Feed {
   failing_since: string | null;
   last_fetch_at: string | null;
   last_success_at: string | null;
+  events_truncated: number;
   next_fetch_at: string;
 }
 
@@ -61,8 +63,14 @@ const UPCOMING_DAYS = 60;
 /** A feed's state in a few words, as the list, the feed's page and the health page say it. */
 export function feedState(feed: Feed): string {
   if (feed.health === 'pending') return 'not fetched yet';
-  if (feed.health === 'ok') return `fetched ${when(feed.last_success_at)}`;
+  if (feed.health === 'ok') return `fetched ${when(feed.last_success_at)}${truncation(feed)}`;
   return `failing since ${when(feed.failing_since)}: ${feed.last_error ?? 'no reason given'}; next attempt ${when(feed.next_fetch_at)}`;
+}
+
+/** A feed stored truncated says so next to its state (the stored ones are the upcoming ones). */
+function truncation(feed: Feed): string {
+  if (!feed.events_truncated) return '';
+  return `; truncated: ${feed.events_truncated.toLocaleString('en')} occurrences left out (a feed keeps at most ${MAX_STORED_OCCURRENCES.toLocaleString('en')}, the upcoming ones first)`;
 }
 
 /** The posted form as typed (shown again on a refusal) and as the API's body. */

@@ -10,6 +10,7 @@ import { csrfToken } from '../../context/session-cookies.ts';
 import type { App } from '../../types.ts';
 import { type Surface, signInFor } from '../page-scope.ts';
 import { ApiRefusal, type ConsoleApi, consoleApi } from './api.ts';
+import { timesIn } from './institution-time.ts';
 import { navigation, type StaffCaller } from './navigation.ts';
 
 export interface ConsoleContext {
@@ -120,6 +121,12 @@ export function consoleSurface(): Surface {
         csrf: csrfOf(request, reply),
         notice: noticeOf(request),
       };
+    },
+    // Every time the console shows is in the institution's zone, the zone named (the operator's
+    // pages of no institution: UTC).
+    helpers: (request) => {
+      const zone = request.institution?.time_zone ?? 'UTC';
+      return { when: timesIn(zone), zone };
     },
     // A not-found page names no institution: the URL may point at one the caller may not know of.
     errorData: (_request, failure) => (failure.status === 404 ? { institution: undefined, nav: [] } : {}),

@@ -1,22 +1,28 @@
 // Students (staff and admins, as the API's listings): search by name, email or external id,
 // filters by cohort, program, campus and departed, cursor paging, and the CSV export of the same
-// filters. A page costs the API's keyset page (an index range scan, the same at row 0 and row
+// filters. A page costs the domain's keyset page (an index range scan, the same at row 0 and row
 // 99,000) plus three short reads for the filter choices; nothing counts the whole institution.
-// The export is the API's students.csv passed through as it is written, never held whole.
-import type { FastifyRequest } from 'fastify';
+// The export is the domain's CSV of the matching students, streamed as it is read, never held whole.
+//
+// Both call the same domain functions as the admin API, with the request's institution; the
+// filters are checked with the API's own schema (a refusal is shown above the list, or as the
+// error page for the export).
+import { Readable } from 'node:stream';
 import { Type } from 'typebox';
-import type { StudentListing } from '../../../domain/institutions/service.ts';
+import { studentOrder } from '../../../domain/institutions/service.ts';
+import { StudentQuery, studentFilter, studentsCsv } from '../../../domain/students/listing.ts';
+import { ApiError } from '../../../errors.ts';
 import { MAX_CURSOR_LENGTH } from '../../../lib/cursor.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
-import { type ConsoleApi, query } from './api.ts';
+import { checkForm } from '../form-check.ts';
 import { ctx, institutionOf } from './context.ts';
-import { when } from './forms.ts';
-import { listPage } from './listing.ts';
+import { studentFilterFields, studentFilters, studentsView } from './data-students-view.ts';
+import { allOrNone, readFilteredListing } from './listing.ts';
 
 const Params = Type.Object({ slug: Type.String() });
-// Loose on purpose: the API judges the values and the page shows its refusal next to the list,
-// so the limits here only keep absurd URLs out.
+// Loose on purpose: the filters are checked with the domain's schema and a refusal is shown next
+// to the list, so the limits here only keep absurd URLs out.
 const Loose = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
 const StudentsQuery = Type.Object({
   q: Loose(1000),
@@ -27,66 +33,30 @@ const StudentsQuery = Type.Object({
   cursor: Loose(MAX_CURSOR_LENGTH),
 });
 
-/** A row of the API's students listing. */
-type Student = StudentListing;
-
-/** The choices of a filter: every value when they fit in one read, else none (a text field). */
-async function choices<T>(api: ConsoleApi, url: string): Promise<T[] | undefined> {
-  const page = await api.get<{ items: T[]; next_cursor: string | null }>(`${url}?limit=1000`);
-  return page.next_cursor ? undefined : page.items;
-}
-
-function filtersOf(q: {
-  q?: string;
-  cohort_id?: string;
-  program?: string;
-  campus?: string;
-  status?: string;
-}) {
-  const trim = (value?: string) => value?.trim() || undefined;
-  return {
-    q: trim(q.q),
-    cohort_id: trim(q.cohort_id),
-    program: trim(q.program),
-    campus: trim(q.campus),
-    status: trim(q.status),
-  };
-}
-
-export function dataStudentRoutes(app: App, _services: Services): void {
-  const paths = (request: FastifyRequest) => {
-    const slug = institutionOf(request).slug;
-    return { api: `/admin/v1/institutions/${slug}`, page: `/console/${slug}/students` };
-  };
+export function dataStudentRoutes(app: App, services: Services): void {
+  const { institutions } = services;
 
   app.get(
     '/:slug/students',
     { config: { access: 'read' }, schema: { hide: true, params: Params, querystring: StudentsQuery } },
     async (request) => {
-      const c = ctx(request);
-      const { api, page } = paths(request);
-      const filters = filtersOf(request.query);
+      const institution = institutionOf(request);
+      const filters = studentFilters(request.query);
       const [listing, cohorts, programs, campuses] = await Promise.all([
-        listPage<Student>(c.api, `${api}/students`, filters, { cursor: request.query.cursor }),
-        choices<{ id: string; name: string }>(c.api, `${api}/cohorts`),
-        choices<{ program_code: string; name: string | null }>(c.api, `${api}/programs`),
-        choices<{ name: string }>(c.api, `${api}/campuses`),
+        readFilteredListing(
+          { schema: StudentQuery, values: { ...filters }, fields: studentFilterFields },
+          studentOrder,
+          { cursor: request.query.cursor, size: 50 },
+          (query, page) => institutions.listStudents(institution.id, { ...page, ...studentFilter(query) }),
+        ),
+        allOrNone((page) => institutions.listCohorts(institution.id, page)),
+        allOrNone((page) => institutions.listPrograms(institution.id, page)),
+        allOrNone((page) => institutions.listCampuses(institution.id, page)),
       ]);
-      const search = query(filters);
-      return c.render(
+      const page = `/console/${institution.slug}/students`;
+      return ctx(request).render(
         'console/data-students.eta',
-        {
-          title: 'Students',
-          listing,
-          filters,
-          cohorts,
-          cohortNames: Object.fromEntries((cohorts ?? []).map((cohort) => [cohort.id, cohort.name])),
-          programs,
-          campuses,
-          self: `${page}${search || '?'}`,
-          csv: `${page}.csv${search}`,
-          when,
-        },
+        studentsView(listing, filters, { cohorts, programs, campuses }, page),
         listing.problem ? 400 : 200,
       );
     },
@@ -96,14 +66,21 @@ export function dataStudentRoutes(app: App, _services: Services): void {
     '/:slug/students.csv',
     { config: { access: 'read' }, schema: { hide: true, params: Params, querystring: StudentsQuery } },
     async (request, reply) => {
-      const c = ctx(request);
-      const { api } = paths(request);
-      const { headers, body } = await c.api.stream(`${api}/students.csv${query(filtersOf(request.query))}`);
+      const institution = institutionOf(request);
+      const filters = exportFilters(request.query);
       return reply
-        .type(String(headers['content-type'] ?? 'text/csv; charset=utf-8'))
-        .header('content-disposition', String(headers['content-disposition'] ?? 'attachment'))
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${institution.slug}-students.csv"`)
         .header('cache-control', 'no-store')
-        .send(body);
+        .send(Readable.from(studentsCsv(institutions, institution.id, studentFilter(filters))));
     },
   );
+}
+
+/** The export's filters, checked with the listing's schema; a refusal is the error page (400). */
+function exportFilters(query: Parameters<typeof studentFilters>[0]): StudentQuery {
+  const given = Object.fromEntries(Object.entries(studentFilters(query)).filter(([, value]) => value));
+  const checked = checkForm(StudentQuery, given, studentFilterFields);
+  if (checked.ok) return checked.value;
+  throw new ApiError('invalid_field', { detail: Object.values(checked.errors).join('. ') });
 }

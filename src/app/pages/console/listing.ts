@@ -95,12 +95,16 @@ export async function allOrNone<T>(read: (page: KeysetPage) => Promise<Paged<T>>
   return page.next ? undefined : page.items;
 }
 
-/** A page's URL with its filters, ready for a `cursor` to be added (the pager's base). */
-export function listingUrl(page: string, filters: Record<string, string | undefined>): string {
+/** The query string of the filters given ('' when none is). */
+export function searchOf(filters: Record<string, string | undefined>): string {
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(filters)) if (value) params.set(name, value);
-  const search = params.toString();
-  return `${page}?${search}`;
+  return params.toString();
+}
+
+/** A page's URL with its filters, ready for a `cursor` to be added (the pager's base). */
+export function listingUrl(page: string, filters: Record<string, string | undefined>): string {
+  return `${page}?${searchOf(filters)}`;
 }
 
 /** A listing through the admin API in-process (the pages not yet reading the domain). */

@@ -87,7 +87,8 @@ test("an endpoint's page: its event types ticked, each delivery with its attempt
   assert.equal(view.log.next, 'cursor');
 });
 
-test('replay since: a datetime-local value is read as UTC; an ISO time is kept', () => {
-  assert.equal(sinceOf('2026-03-04T10:00'), '2026-03-04T10:00:00Z');
-  assert.equal(sinceOf('2026-03-04T10:00:00+01:00'), '2026-03-04T10:00:00+01:00');
+test("replay since: a datetime-local value is read in the institution's zone; an ISO time is kept", () => {
+  assert.equal(sinceOf('2026-03-04T10:00', 'UTC'), '2026-03-04T10:00:00.000Z');
+  assert.equal(sinceOf('2026-03-04T10:00', 'America/New_York'), '2026-03-04T15:00:00.000Z');
+  assert.equal(sinceOf('2026-03-04T10:00:00+01:00', 'UTC'), '2026-03-04T10:00:00+01:00');
 });

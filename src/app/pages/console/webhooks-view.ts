@@ -1,8 +1,10 @@
 // What the webhook pages show, built from the webhook domain's own types by pure functions: the
 // endpoints with the add form, an endpoint with its delivery log (each delivery with all its
 // attempts), the add form's values as the domain takes them, and the replay form's time.
+
 import type { NewEndpointBody, WebhookDelivery, WebhookEndpoint } from '../../../domain/webhooks/schemas.ts';
 import { EVENT_TYPES } from '../../../domain/webhooks/schemas.ts';
+import { instantOfWallClock } from '../../../lib/time-zones.ts';
 import { list, text, when } from './forms.ts';
 import type { Listing } from './listing.ts';
 
@@ -56,8 +58,11 @@ export function endpointView(endpoint: WebhookEndpoint, log: Listing<WebhookDeli
   };
 }
 
-/** A `datetime-local` value (read as UTC, as every time in the console is shown) or an ISO time. */
-export function sinceOf(value: string): string {
-  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(value)) return `${value}:00Z`;
+/**
+ * A `datetime-local` value, read in the institution's zone (the zone every time in the console is
+ * shown in), or an ISO time as it is.
+ */
+export function sinceOf(value: string, zone: string): string {
+  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(value)) return instantOfWallClock(value, zone).toISOString();
   return value;
 }

@@ -234,7 +234,7 @@ function deliveryRoutes(app: App, { webhooks, paths, endpoint, act }: Pages): vo
     if (!since) return replayError('Give the time to replay from.');
     const checked = checkForm(
       ReplayBody,
-      { since: sinceOf(since) },
+      { since: sinceOf(since, institutionOf(request).time_zone) },
       { since: { label: 'Events recorded since', hint: 'Give the time to replay from as a date and time' } },
     );
     if (!checked.ok) return replayError(checked.errors.since ?? 'Give the time to replay from.');
@@ -242,7 +242,7 @@ function deliveryRoutes(app: App, { webhooks, paths, endpoint, act }: Pages): vo
       request.unchanged = true;
       return ctx(request).render('console/confirm.eta', {
         title: 'Replay failed deliveries?',
-        message: `Every failed delivery to this endpoint of an event recorded since ${since} UTC is sent again.`,
+        message: `Every failed delivery to this endpoint of an event recorded since ${since.replace('T', ' ')} ${institutionOf(request).time_zone} is sent again.`,
         action: `${page}/replay`,
         button: 'Replay the failed deliveries',
         fields: { since },

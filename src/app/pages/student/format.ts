@@ -1,6 +1,7 @@
 // Words and dates of the student pages. Times are written on the server in the institution's
-// time zone, with the zone's short name, inside <time datetime=...> elements; student.js
-// rewrites them in the browser's own time zone when scripts run.
+// time zone, with the zone's short name, inside <time datetime=...> elements, and stay so: the
+// week headings count the institution's days, so an event shown in the device's own zone could
+// fall under the wrong week's heading (a student abroad would read a Monday 01:00 event as Sunday).
 import type { Category, Status } from '../../../domain/helpdesk/rules.ts';
 
 const statusLabels: Record<Status, string> = {

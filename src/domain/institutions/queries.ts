@@ -1,0 +1,255 @@
+// The SQL of institutions, their cohorts and the read-only listings (students, programs, campuses,
+// audience tags), one function per statement, each taking the connection it runs in.
+//
+// Indexes: institutions by slug (unique); cohorts by (institution_id, created_at, id); students
+// by (institution_id, lower(email)) and the prefix indexes of migration 0013 for `q`; programs,
+// campuses and audience tags by their institution and lower-cased key. Every listing is a keyset
+// page: one query whatever the page's depth.
+import type { Queryable } from '../../db/db.ts';
+import type { KeysetPage } from '../../db/keyset.ts';
+import { keysetPage, type Paged } from '../../db/keyset.ts';
+import type { CursorKey } from '../../lib/cursor.ts';
+import type {
+  AudienceTagListing,
+  CampusListing,
+  Cohort,
+  CohortClock,
+  Institution,
+  ProgramListing,
+  StudentFilter,
+  StudentListing,
+} from './schemas.ts';
+
+const institutionColumns = 'id, slug, name, time_zone, created_at';
+
+export async function selectInstitutionBySlug(db: Queryable, slug: string): Promise<Institution | undefined> {
+  const { rows } = await db.query<Institution>(
+    `SELECT ${institutionColumns} FROM institutions WHERE slug = $1`,
+    [slug],
+  );
+  return rows[0];
+}
+
+/** Inserts an institution; a taken slug is the unique violation the caller turns into a conflict. */
+export async function insertInstitution(
+  db: Queryable,
+  row: { slug: string; name: string; timeZone: string },
+): Promise<Institution> {
+  const { rows } = await db.query<Institution>(
+    `INSERT INTO institutions (slug, name, time_zone) VALUES ($1, $2, $3) RETURNING ${institutionColumns}`,
+    [row.slug, row.name, row.timeZone],
+  );
+  return rows[0];
+}
+
+/** Sets the name and time zone given (null keeps the stored one). */
+export async function updateInstitutionRow(
+  db: Queryable,
+  institutionId: string,
+  changes: { name: string | null; timeZone: string | null },
+): Promise<Institution> {
+  const { rows } = await db.query<Institution>(
+    `UPDATE institutions SET name = COALESCE($2, name), time_zone = COALESCE($3, time_zone)
+     WHERE id = $1 RETURNING ${institutionColumns}`,
+    [institutionId, changes.name, changes.timeZone],
+  );
+  return rows[0];
+}
+
+export async function selectInstitutionPage(db: Queryable, page: KeysetPage): Promise<Paged<Institution>> {
+  const { rows } = await db.query<Institution & { sort_key: CursorKey }>(
+    `SELECT ${institutionColumns}, json_build_array(slug) AS sort_key FROM institutions
+     WHERE $1::text IS NULL OR slug > $1::text ORDER BY slug LIMIT $2`,
+    [page.after?.[0] ?? null, page.limit + 1],
+  );
+  return keysetPage(rows, page.limit);
+}
+
+const cohortColumns = `id, institution_id, name, clock, to_char(start_date, 'YYYY-MM-DD') AS start_date, created_at`;
+
+export async function insertCohort(
+  db: Queryable,
+  institutionId: string,
+  row: { name: string; clock: CohortClock; startDate: string | null },
+): Promise<Cohort> {
+  const { rows } = await db.query<Cohort>(
+    `INSERT INTO cohorts (institution_id, name, clock, start_date) VALUES ($1, $2, $3, $4::date)
+     RETURNING ${cohortColumns}`,
+    [institutionId, row.name, row.clock, row.startDate],
+  );
+  return rows[0];
+}
+
+/**
+ * Changes a cohort's name and clock (null keeps them) and, when `setStartDate`, its start date
+ * (to `startDate`, null clearing it). Undefined when the institution has no such cohort.
+ */
+export async function updateCohortRow(
+  db: Queryable,
+  institutionId: string,
+  cohortId: string,
+  change: { name: string | null; clock: CohortClock | null; setStartDate: boolean; startDate: string | null },
+): Promise<Cohort | undefined> {
+  const { rows } = await db.query<Cohort>(
+    `UPDATE cohorts SET name = coalesce($3, name), clock = coalesce($4, clock),
+       start_date = CASE WHEN $5 THEN $6::date ELSE start_date END
+     WHERE institution_id = $1 AND id = $2
+     RETURNING ${cohortColumns}`,
+    [institutionId, cohortId, change.name, change.clock, change.setStartDate, change.startDate],
+  );
+  return rows[0];
+}
+
+export async function selectCohortPage(
+  db: Queryable,
+  institutionId: string,
+  page: KeysetPage,
+): Promise<Paged<Cohort>> {
+  const { rows } = await db.query<Cohort & { sort_key: CursorKey }>(
+    `SELECT ${cohortColumns}, json_build_array(created_at, id) AS sort_key
+     FROM cohorts
+     WHERE institution_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id) > ($2::timestamptz, $3::uuid))
+     ORDER BY created_at, id LIMIT $4`,
+    [institutionId, page.after?.[0] ?? null, page.after?.[1] ?? null, page.limit + 1],
+  );
+  return keysetPage(rows, page.limit);
+}
+
+/** A cohort of the institution. */
+export async function selectCohort(
+  db: Queryable,
+  institutionId: string,
+  cohortId: string,
+): Promise<Cohort | undefined> {
+  const { rows } = await db.query<Cohort>(
+    `SELECT ${cohortColumns} FROM cohorts WHERE institution_id = $1 AND id = $2`,
+    [institutionId, cohortId],
+  );
+  return rows[0];
+}
+
+/** A cohort by id, of whichever institution (the roster feed checks whose it is). */
+export async function selectCohortById(db: Queryable, cohortId: string): Promise<Cohort | undefined> {
+  const { rows } = await db.query<Cohort>(`SELECT ${cohortColumns} FROM cohorts WHERE id = $1`, [cohortId]);
+  return rows[0];
+}
+
+/** `value` as a LIKE pattern matching the strings that start with it (lower-case both sides to ignore case). */
+function prefixPattern(value: string): string {
+  return `${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/**
+ * A timestamptz as the API writes times (ISO 8601 UTC, milliseconds), formatted by the database:
+ * the students listing and its export carry 100,000s of them, and turning each into a Date and
+ * back into text costs the service more than the query does (measured: about half of a page).
+ */
+const isoTime = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+const studentColumns = `s.id, s.cohort_id, s.email, s.student_id_ext, s.first_name, s.last_name,
+  p.code AS program_code, c.name AS campus_name, s.first_in_family,
+  to_char(s.start_date, 'YYYY-MM-DD') AS start_date, ${isoTime('s.departed_at')} AS departed_at,
+  ${isoTime('s.created_at')} AS created_at, ${isoTime('s.updated_at')} AS updated_at`;
+
+const studentJoins = `LEFT JOIN programs p ON p.id = s.program_id AND p.institution_id = s.institution_id
+  LEFT JOIN campuses c ON c.id = s.campus_id AND c.institution_id = s.institution_id`;
+
+export async function selectStudentPage(
+  db: Queryable,
+  institutionId: string,
+  page: KeysetPage & StudentFilter,
+): Promise<Paged<StudentListing>> {
+  // Only the filters given become conditions, each with its value as a plain parameter: the
+  // planner sees the prefix of a LIKE pattern and the cursor's key, and turns them into
+  // index range scans.
+  const params: unknown[] = [institutionId];
+  const param = (value: unknown) => `$${params.push(value)}`;
+  const where = ['s.institution_id = $1'];
+  if (page.after) where.push(`lower(s.email) > ${param(page.after[0])}::text`);
+  if (page.q !== undefined) {
+    const q = `lower(${param(prefixPattern(page.q))}::text)`;
+    where.push(`(lower(s.email) LIKE ${q} OR lower(s.student_id_ext) LIKE ${q}
+      OR lower(coalesce(s.first_name, '') || ' ' || coalesce(s.last_name, '')) LIKE ${q}
+      OR lower(s.last_name) LIKE ${q})`);
+  }
+  if (page.cohortId) where.push(`s.cohort_id = ${param(page.cohortId)}::uuid`);
+  if (page.email !== undefined) where.push(`lower(s.email) = lower(${param(page.email)}::text)`);
+  if (page.studentIdExt !== undefined) where.push(`s.student_id_ext = ${param(page.studentIdExt)}::text`);
+  if (page.program !== undefined) where.push(`lower(p.code) = lower(${param(page.program)}::text)`);
+  if (page.campus !== undefined) where.push(`lower(c.name) = lower(${param(page.campus)}::text)`);
+  if (page.status) where.push(`s.departed_at IS ${page.status === 'active' ? '' : 'NOT '}NULL`);
+  const { rows } = await db.query<StudentListing & { sort_key: CursorKey }>(
+    `SELECT ${studentColumns}, json_build_array(lower(s.email)) AS sort_key
+     FROM students s
+     ${studentJoins}
+     WHERE ${where.join(' AND ')}
+     ORDER BY lower(s.email) LIMIT ${param(page.limit + 1)}`,
+    params,
+  );
+  return keysetPage(rows, page.limit);
+}
+
+export async function selectStudent(
+  db: Queryable,
+  institutionId: string,
+  studentId: string,
+): Promise<StudentListing | undefined> {
+  const { rows } = await db.query<StudentListing>(
+    `SELECT ${studentColumns} FROM students s
+     ${studentJoins}
+     WHERE s.institution_id = $1 AND s.id = $2`,
+    [institutionId, studentId],
+  );
+  return rows[0];
+}
+
+export async function selectProgramPage(
+  db: Queryable,
+  institutionId: string,
+  page: KeysetPage,
+): Promise<Paged<ProgramListing>> {
+  const { rows } = await db.query<ProgramListing & { sort_key: CursorKey }>(
+    `SELECT id, code AS program_code, name, coordinator_name, coordinator_title, created_at, updated_at,
+            json_build_array(lower(code)) AS sort_key
+     FROM programs WHERE institution_id = $1 AND ($2::text IS NULL OR lower(code) > $2::text)
+     ORDER BY lower(code) LIMIT $3`,
+    [institutionId, page.after?.[0] ?? null, page.limit + 1],
+  );
+  return keysetPage(rows, page.limit);
+}
+
+export async function selectCampusPage(
+  db: Queryable,
+  institutionId: string,
+  page: KeysetPage,
+): Promise<Paged<CampusListing>> {
+  const { rows } = await db.query<CampusListing & { sort_key: CursorKey }>(
+    `SELECT id, name, created_at, updated_at, json_build_array(lower(name)) AS sort_key
+     FROM campuses WHERE institution_id = $1 AND ($2::text IS NULL OR lower(name) > $2::text)
+     ORDER BY lower(name) LIMIT $3`,
+    [institutionId, page.after?.[0] ?? null, page.limit + 1],
+  );
+  return keysetPage(rows, page.limit);
+}
+
+export async function selectAudienceTagPage(
+  db: Queryable,
+  institutionId: string,
+  page: KeysetPage,
+): Promise<Paged<AudienceTagListing>> {
+  const { rows } = await db.query<AudienceTagListing & { sort_key: CursorKey }>(
+    `SELECT id, kind, source_id, label, created_at, json_build_array(kind, lower(label), id) AS sort_key
+     FROM audience_tags
+     WHERE institution_id = $1
+       AND ($2::text IS NULL OR (kind, lower(label), id) > ($2::text, $3::text, $4::uuid))
+     ORDER BY kind, lower(label), id LIMIT $5`,
+    [
+      institutionId,
+      page.after?.[0] ?? null,
+      page.after?.[1] ?? null,
+      page.after?.[2] ?? null,
+      page.limit + 1,
+    ],
+  );
+  return keysetPage(rows, page.limit);
+}

@@ -1,0 +1,128 @@
+// The SQL of the push history (sis_runs). Every statement is keyed by institution; the listing and
+// the daily sums are ranges of sis_runs_listing_idx (institution, started_at, id), "with errors"
+// a partial index of its own (migration 0017), and a run's errors are read out of its JSON array
+// by the database so a caller can stream them.
+import type { Queryable } from '../../db/db.ts';
+import type { CursorKey } from '../../lib/cursor.ts';
+import { storableJson } from '../../lib/text.ts';
+import type { DailyRuns, NewRun, Run, RunKind, RunSummary } from './schemas.ts';
+
+const summaryColumns = `id, kind, credential, cohort_id, sections, dry_run, received, counts, error_count,
+  started_at, finished_at`;
+
+/** Inserts a run with its first `kept` errors; returns its id. */
+export async function insertRun(q: Queryable, run: NewRun, kept: unknown[]): Promise<string> {
+  const { rows } = await q.query<{ id: string }>(
+    `INSERT INTO sis_runs (institution_id, kind, credential, cohort_id, sections, dry_run, received, counts,
+                           error_count, errors, errors_truncated, details, started_at)
+     VALUES ($1, $2, $3, $4, $5::text[], $6, $7, $8::jsonb, $9, $10::jsonb, $11, $12::jsonb, $13)
+     RETURNING id`,
+    [
+      run.institutionId,
+      run.kind,
+      run.credential,
+      run.cohortId ?? null,
+      run.sections ?? [],
+      run.dryRun,
+      run.received,
+      storableJson(run.counts),
+      run.errors.length,
+      storableJson(kept),
+      kept.length < run.errors.length,
+      storableJson(run.details ?? {}),
+      run.startedAt,
+    ],
+  );
+  return rows[0].id;
+}
+
+export interface RunPageQuery {
+  kind?: RunKind;
+  hasErrors?: boolean;
+  /** Start (inclusive) and end (exclusive) instants of the days asked for. */
+  start: string;
+  end: string;
+  after?: CursorKey;
+  /** Rows to read: the page and one more (keysetPage). */
+  limit: number;
+}
+
+/** A page of runs, newest first, with each row's sort key. */
+export async function selectRunPage(q: Queryable, institutionId: string, page: RunPageQuery) {
+  const { rows } = await q.query<RunSummary & { sort_key: CursorKey }>(
+    `SELECT ${summaryColumns}, json_build_array(started_at, id) AS sort_key FROM sis_runs
+     WHERE institution_id = $1 AND ($2::text IS NULL OR kind = $2::text)
+       AND ($3::timestamptz IS NULL OR (started_at, id) < ($3::timestamptz, $4::uuid))
+       AND started_at >= $6::timestamptz AND started_at < $7::timestamptz
+       ${page.hasErrors ? 'AND error_count > 0' : ''}
+     ORDER BY started_at DESC, id DESC LIMIT $5`,
+    [
+      institutionId,
+      page.kind ?? null,
+      page.after?.[0] ?? null,
+      page.after?.[1] ?? null,
+      page.limit,
+      page.start,
+      page.end,
+    ],
+  );
+  return rows;
+}
+
+/** Runs per UTC day on which they started, between two instants; days without runs are absent. */
+export async function selectDaily(
+  q: Queryable,
+  institutionId: string,
+  filter: { kind?: RunKind; start: string; end: string },
+): Promise<DailyRuns[]> {
+  const { rows } = await q.query<DailyRuns>(
+    `SELECT to_char(started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*)::int AS pushes,
+            COALESCE(sum(CASE WHEN jsonb_typeof(counts -> 'created') = 'number'
+                              THEN (counts ->> 'created')::numeric END), 0)::float8 AS created,
+            COALESCE(sum(CASE WHEN jsonb_typeof(counts -> 'updated') = 'number'
+                              THEN (counts ->> 'updated')::numeric END), 0)::float8 AS updated,
+            sum(error_count)::float8 AS errors
+     FROM sis_runs
+     WHERE institution_id = $1 AND ($2::text IS NULL OR kind = $2::text)
+       AND started_at >= $3::timestamptz AND started_at < $4::timestamptz
+     GROUP BY 1 ORDER BY 1`,
+    [institutionId, filter.kind ?? null, filter.start, filter.end],
+  );
+  return rows;
+}
+
+/**
+ * A run's kept errors after position `after` (1-based), at most `limit`; one row with a null
+ * position when the run exists but has none left, no row when it is not the institution's.
+ */
+export async function selectRunErrors(
+  q: Queryable,
+  institutionId: string,
+  runId: string,
+  page: { after: number; limit: number },
+) {
+  const { rows } = await q.query<{ position: number | null; error: unknown }>(
+    `SELECT e.position, e.error
+     FROM sis_runs r
+     LEFT JOIN LATERAL jsonb_array_elements(r.errors) WITH ORDINALITY AS e(error, position)
+       ON e.position > $3
+     WHERE r.institution_id = $1 AND r.id = $2
+     ORDER BY e.position LIMIT $4`,
+    [institutionId, runId, page.after, page.limit],
+  );
+  return rows;
+}
+
+/** One run of the institution with its errors and details, or undefined. */
+export async function selectRun(
+  q: Queryable,
+  institutionId: string,
+  runId: string,
+): Promise<Run | undefined> {
+  const { rows } = await q.query<Run>(
+    `SELECT ${summaryColumns}, errors, errors_truncated, details FROM sis_runs
+     WHERE institution_id = $1 AND id = $2`,
+    [institutionId, runId],
+  );
+  return rows[0];
+}

@@ -1,0 +1,77 @@
+// The shapes of the push history, defined once: a run as the listing shows it, a run with its row
+// errors, and the runs of a day. The admin API answers with them and the console's push-history
+// pages type their view models with them, so the two cannot drift apart.
+import { type Static, Type } from 'typebox';
+import { DateTime, Nullable, Uuid } from '../../lib/schema.ts';
+
+export const RunKind = Type.Union([Type.Literal('roster'), Type.Literal('enrolments')]);
+export type RunKind = Static<typeof RunKind>;
+export const runKinds: readonly RunKind[] = ['roster', 'enrolments'];
+
+export const RunCredential = Type.Union(
+  [Type.Literal('institution_secret'), Type.Literal('bootstrap_secret')],
+  { description: 'Which kind of secret authenticated the push' },
+);
+export type RunCredential = Static<typeof RunCredential>;
+
+export const RunSummary = Type.Object({
+  id: Uuid(),
+  kind: RunKind,
+  credential: RunCredential,
+  cohort_id: Nullable(Uuid('Roster runs: the cohort pushed')),
+  sections: Type.Array(Type.String(), { description: 'Enrolments runs: the sections the request carried' }),
+  dry_run: Type.Boolean(),
+  received: Type.Integer({ description: 'Rows received, all sections together' }),
+  counts: Type.Record(Type.String(), Type.Unknown(), { description: 'The counts the response reported' }),
+  error_count: Type.Integer(),
+  started_at: DateTime(),
+  finished_at: DateTime(),
+});
+export type RunSummary = Static<typeof RunSummary>;
+
+export const Run = Type.Intersect([
+  RunSummary,
+  Type.Object({
+    errors: Type.Array(Type.Unknown(), {
+      description: 'Row errors as the response reported them (first 1000)',
+    }),
+    errors_truncated: Type.Boolean(),
+    details: Type.Record(Type.String(), Type.Unknown()),
+  }),
+]);
+export type Run = Static<typeof Run>;
+
+export const DailyRuns = Type.Object({
+  day: Type.String({ description: 'YYYY-MM-DD (UTC)' }),
+  pushes: Type.Integer(),
+  created: Type.Number(),
+  updated: Type.Number(),
+  errors: Type.Number({ description: 'Row errors reported, all runs of the day together' }),
+});
+export type DailyRuns = Static<typeof DailyRuns>;
+
+/** A push to record in the history. */
+export interface NewRun {
+  institutionId: string;
+  kind: RunKind;
+  credential: RunCredential;
+  cohortId?: string;
+  sections?: string[];
+  dryRun: boolean;
+  received: number;
+  counts: Record<string, unknown>;
+  errors: unknown[];
+  /** Anything else worth keeping (dry-run findings, departures). */
+  details?: Record<string, unknown>;
+  startedAt: Date;
+}
+
+export interface RunFilter {
+  kind?: RunKind;
+  /** First UTC day (YYYY-MM-DD) of runs to list, inclusive. */
+  from?: string;
+  /** Last UTC day (YYYY-MM-DD) of runs to list, inclusive. */
+  to?: string;
+  /** Only runs that reported row errors. */
+  hasErrors?: boolean;
+}

@@ -1,0 +1,60 @@
+// The real server as a child process (src/main.ts) on a data directory, for tests of what only
+// the whole process does: the first start's output, the files it leaves, a restart.
+import { type ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+
+export interface ServerProcess {
+  url: string;
+  /** Everything it printed so far (stdout and stderr). */
+  output: () => string;
+  /** SIGTERM, then wait for the exit. */
+  stop: () => Promise<void>;
+}
+
+export async function startServerProcess(
+  dataDir: string,
+  env: Record<string, string> = {},
+): Promise<ServerProcess> {
+  const entry = path.resolve(import.meta.dirname, '../../src/main.ts');
+  const child: ChildProcess = spawn(process.execPath, [entry], {
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      DATABASE_URL: '',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    output += chunk;
+  });
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setInterval(() => {
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (match) {
+        clearInterval(timer);
+        resolve(match[1]);
+      }
+    }, 50);
+    exited.then(() => {
+      clearInterval(timer);
+      reject(new Error(`server exited: ${output}`));
+    });
+  });
+  return {
+    url,
+    output: () => output,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
