@@ -28,6 +28,11 @@ describeEachDatabase('console: notifications (email off)', (ctx) => {
     const stranger = await invitePerson(ctx(), other, { roles: ['staff'], name: 'Other Person' });
     const page = `/console/${tenant.slug}/notifications`;
 
+    const health = await admin.request('GET', `/console/${tenant.slug}/`);
+    assert.equal(health.statusCode, 200);
+    assert.match(health.body, /Notifications are off: no mail server is configured/);
+    assert.match(health.body, new RegExp(`href="${page}">Notifications</a>`));
+
     const first = await admin.request('GET', page);
     assert.equal(first.statusCode, 200);
     assert.match(first.body, /Email off/);
@@ -87,6 +92,8 @@ describeEachDatabase('console: notifications (email off)', (ctx) => {
     const page = `/console/${tenant.slug}/me/notifications`;
     const shown = await staff.request('GET', page);
     assert.equal(shown.statusCode, 200);
+    assert.match(shown.body, new RegExp(`href="${page}"[^>]*>Your notifications</a>`));
+    assert.doesNotMatch(shown.body, new RegExp(`href="/console/${tenant.slug}/notifications"`));
     assert.match(shown.body, /Email off/);
     assert.match(shown.body, /You are not among the people told of new crisis requests/);
 

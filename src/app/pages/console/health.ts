@@ -110,6 +110,7 @@ export function healthRoutes(app: App, services: Services): void {
         troubled,
         feeds: feeds.items,
         failingFeeds,
+        notificationsOn: services.notifications.email.enabled,
         when,
       });
     },
