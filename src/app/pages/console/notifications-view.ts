@@ -43,18 +43,22 @@ export function personRow(p: PersonSettings) {
 }
 
 export function notificationRow(n: NotificationRow, base: string, time: (value: unknown) => string) {
-  const state =
-    n.state === 'pending' && n.attempts > 0
-      ? `Retrying (next try ${time(n.next_attempt_at)})`
-      : n.state === 'sent'
-        ? `Sent ${time(n.finished_at)}`
-        : stateWords[n.state];
+  const retrying = n.state === 'pending' && n.attempts > 0;
+  const detail =
+    n.state === 'sent' || n.state === 'failed' || n.state === 'skipped'
+      ? time(n.finished_at)
+      : retrying
+        ? `next try ${time(n.next_attempt_at)}`
+        : '';
   return {
     queued: time(n.created_at),
-    to: `${n.person_name} <${n.person_email}>`,
+    name: n.person_name,
+    email: n.person_email,
     reason: reasonWords[n.reason],
+    crisis: n.reason === 'crisis',
     link: `${base}/inbox/${n.help_request_id}`,
-    state,
+    state: retrying ? 'Retrying' : stateWords[n.state],
+    stateDetail: detail,
     stateClass: n.state,
     attempts: n.attempts,
     problem: n.last_error ?? '',
