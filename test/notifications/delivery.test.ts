@@ -75,6 +75,29 @@ for (const kind of databaseKinds()) {
 
     const mailTo = (address: string) => smtp.received.filter((m) => m.to.includes(address));
 
+    test('the running worker (as `ssp serve` starts it) delivers a crisis email within seconds', async () => {
+      const t = await tenantWithPeople();
+      const before = smtp.received.length;
+      const quiet = { info() {}, warn() {}, error() {} };
+      const worker = ctx.services.notificationWorker(quiet);
+      worker.start();
+      try {
+        const started = Date.now();
+        await ctx.services.helpRequests.create(t.tenant.institutionId, {
+          studentId: t.studentId,
+          priority: 'crisis',
+        });
+        const ours = (await smtp.waitFor(before + 3, 15_000)).slice(before);
+        assert.ok(Date.now() - started < 15_000);
+        assert.deepEqual(
+          ours.map((m) => m.to[0]).sort(),
+          [t.chosen.email, t.admin.email, t.eager.email].sort(),
+        );
+      } finally {
+        await worker.stop();
+      }
+    });
+
     test('a crisis request reaches the chosen people and the opted-in, with a link and nothing sensitive', async () => {
       const t = await tenantWithPeople();
       // Another institution with its own crisis recipient: never told of this one's requests.
