@@ -49,8 +49,14 @@ describeEachDatabase('console: the audit page', (ctx) => {
     assert.match(page, /\d{4}-\d{2}-\d{2} \d{2}:\d{2} America\/New_York/);
     assert.doesNotMatch(page, /Other Admin/);
     // Every console page writes its times so: the inbox and a request's timeline too.
-    assert.match((await get(admin, `/console/${tenant.slug}/inbox`)).body, /\d{2}:\d{2} America\/New_York<\/td>/);
-    assert.match((await get(admin, `/console/${tenant.slug}/inbox/${id}`)).body, /<dt>Created<\/dt><dd>[^<]+America\/New_York/);
+    assert.match(
+      (await get(admin, `/console/${tenant.slug}/inbox`)).body,
+      /\d{2}:\d{2} America\/New_York<\/td>/,
+    );
+    assert.match(
+      (await get(admin, `/console/${tenant.slug}/inbox/${id}`)).body,
+      /<dt>Created<\/dt><dd>[^<]+America\/New_York/,
+    );
 
     // By person: only the staff member's change.
     const byStaff = (await get(admin, `${base}?person=${staff.personId}`)).body;
