@@ -297,5 +297,28 @@ for (const kind of databaseKinds()) {
       const recent = await ctx.services.notifications.recent(t.tenant.institutionId);
       assert.deepEqual(recent.map((n) => n.person_id).sort(), [t.admin.id, t.eager.id].sort());
     });
+
+    // Last: the prune is not scoped to an institution.
+    test('finished notifications are deleted after their retention; pending ones are kept', async () => {
+      const t = await tenantWithPeople();
+      await ctx.services.helpRequests.create(t.tenant.institutionId, {
+        studentId: t.studentId,
+        priority: 'crisis',
+      });
+      await workerFor(t.tenant).runOnce();
+      await ctx.services.helpRequests.create(t.tenant.institutionId, {
+        studentId: t.studentId,
+        priority: 'crisis',
+      });
+      offset += 1_000;
+      // A new worker prunes on its first round: everything finished before now, nothing pending.
+      const round = await workerFor(t.tenant, { retentionMs: 0, smtp: undefined }).runOnce();
+      assert.equal(round.skipped, 3);
+      const recent = await ctx.services.notifications.recent(t.tenant.institutionId);
+      assert.deepEqual(
+        recent.map((n) => n.state),
+        ['skipped', 'skipped', 'skipped'],
+      );
+    });
   });
 }

@@ -217,11 +217,13 @@ export async function skipDue(
   return rowCount;
 }
 
-/** Deletes finished rows older than `before` (the console shows recent ones only). */
-export async function pruneFinished(db: Queryable, before: Date): Promise<number> {
+/** Deletes finished rows queued before `before`, at most `batch` of them (oldest first). */
+export async function pruneFinished(db: Queryable, before: Date, batch = 5_000): Promise<number> {
   const { rowCount } = await db.query(
-    `DELETE FROM notifications WHERE state <> 'pending' AND created_at < $1`,
-    [before],
+    `DELETE FROM notifications WHERE id IN (
+       SELECT id FROM notifications WHERE created_at < $1 AND state <> 'pending'
+       ORDER BY created_at LIMIT $2)`,
+    [before, batch],
   );
   return rowCount;
 }
