@@ -23,6 +23,10 @@ export interface Config {
   departureHoldThreshold: number;
   enrolmentsRateLimitPerMinute: number;
   helpSyncRateLimitPerMinute: number;
+  /** Sign-in starts (GET /auth/{slug}/sign-in, /auth/sign-in/operator) per client per minute. */
+  signInRateLimitPerMinute: number;
+  /** Sign-ins under way (started, not yet back from the provider) at most, platform-wide. */
+  signInPendingMax: number;
   /** Development only: let webhook endpoints and outbound fetches reach loopback addresses. */
   allowLoopbackOutbound: boolean;
   /** Run the background workers (outbox delivery, schedules) inside the HTTP process. */
@@ -144,6 +148,8 @@ export function loadConfig(env: Env = process.env): Config {
     departureHoldThreshold: share('DEPARTURE_HOLD_THRESHOLD', 0.1),
     enrolmentsRateLimitPerMinute: int('ENROLMENTS_RATE_LIMIT_PER_MINUTE', 20, 1, 1_000_000),
     helpSyncRateLimitPerMinute: int('HELP_SYNC_RATE_LIMIT_PER_MINUTE', 120, 1, 1_000_000),
+    signInRateLimitPerMinute: int('SIGN_IN_RATE_LIMIT_PER_MINUTE', 30, 1, 1_000_000),
+    signInPendingMax: int('SIGN_IN_PENDING_MAX', 10_000, 1, 10_000_000),
     allowLoopbackOutbound: bool('ALLOW_LOOPBACK_OUTBOUND', false),
     runWorkers: bool('RUN_WORKERS', true),
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),

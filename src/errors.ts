@@ -33,14 +33,20 @@ export const errorStatus = {
   // 403: roles and permissions (src/domain/access/grant-changes.ts)
   manage_integrations_required: 403,
   own_roles_unchangeable: 403,
+  // 403: only the platform operator assigns an institution's email domains
+  email_domains_operator_only: 403,
   // 404
   not_found: 404,
   cohort_not_found: 404,
   institution_not_found: 404,
   help_request_not_found: 404,
+  attempt_not_found: 404,
   student_not_found: 404,
   // 409
   conflict: 409,
+  // 409: a display name or an email domain that another institution holds (field: name, email_domains)
+  institution_name_taken: 409,
+  email_domain_taken: 409,
   endpoint_disabled: 409,
   fetch_in_progress: 409,
   // 409: notification settings are a person's own; the operator has none

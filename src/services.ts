@@ -111,6 +111,7 @@ export function createServices(deps: ServiceDeps) {
       sessions,
       providers: identityProviders,
       publicBaseUrl: config.publicBaseUrl,
+      pendingMax: config.signInPendingMax,
     }),
     adminAudit: createAdminAudit(db, clock),
     /** The admin audit and the help-request audit as admins read them (filtered, paged, exported). */

@@ -69,3 +69,21 @@ test('DATA_DIR is created 0700 with files 0600, and a looser one is tightened at
     fs.rmSync(parent, { recursive: true, force: true });
   }
 });
+
+test('with ENCRYPTION_KEY the embedded default keeps no key file in DATA_DIR', async () => {
+  const { loadConfig } = await import('../src/config.ts');
+  const { generateKey, keyringFromConfig } = await import('../src/lib/encryption.ts');
+  const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'ssp-data-key-'));
+  try {
+    const config = loadConfig({ DATA_DIR: path.join(parent, 'data'), ENCRYPTION_KEY: generateKey() });
+    assert.equal(config.databaseUrl, undefined, 'the embedded default');
+    const sealed = keyringFromConfig(config).encrypt('a secret');
+    assert.equal(keyringFromConfig(config).decrypt(sealed), 'a secret');
+    assert.equal(fs.existsSync(path.join(parent, 'data', 'encryption.key')), false);
+    const without = loadConfig({ DATA_DIR: path.join(parent, 'data') });
+    keyringFromConfig(without);
+    assert.equal(fs.existsSync(path.join(parent, 'data', 'encryption.key')), true, 'the default writes one');
+  } finally {
+    fs.rmSync(parent, { recursive: true, force: true });
+  }
+});

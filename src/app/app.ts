@@ -46,13 +46,21 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
   };
 }
 
+/** A client's request id, when it is a short safe token (letters, digits, `.`, `_`, `-`; 64 at most). */
+export function clientRequestId(header: string | string[] | undefined): string | undefined {
+  return typeof header === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(header) ? header : undefined;
+}
+
 export async function buildApp(services: Services, options: AppOptions = {}): Promise<App> {
   const app = Fastify({
     logger: options.logger ?? loggerOptions(services.config.logLevel),
     // Fastify accepts a hop count too; its type omits it.
     trustProxy: services.config.trustProxy as boolean | string[],
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
+    // A client's x-request-id is kept (to follow a call through logs and the audit) only when it
+    // is a short, safe token; anything else could forge log lines or fill the audit, so a fresh
+    // id is used instead. Fastify would take the header unchecked, hence requestIdHeader: false.
+    requestIdHeader: false,
+    genReqId: (request) => clientRequestId(request.headers['x-request-id']) ?? randomUUID(),
     // A 5000-row roster page is about 1.2 MB; the largest documented page fits well under this.
     bodyLimit: 16 * 1024 * 1024,
     // Shutting down is answered below, in the flat error shape.

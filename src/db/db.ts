@@ -229,6 +229,13 @@ export function pgErrorCode(error: unknown): string | undefined {
   return undefined;
 }
 
+/** The constraint (or unique index) a database error names, e.g. which key a 23505 hit. */
+export function pgConstraint(error: unknown): string | undefined {
+  if (error && typeof error === 'object' && 'constraint' in error && typeof error.constraint === 'string')
+    return error.constraint;
+  return undefined;
+}
+
 /** Socket errors of a connection to the database that could not be made or was lost. */
 const connectionErrnos = new Set([
   'ECONNREFUSED',

@@ -22,6 +22,7 @@ export function testConfig(overrides: Partial<Config> = {}, env: Record<string, 
     rosterRateLimitPerMinute: 100_000,
     enrolmentsRateLimitPerMinute: 100_000,
     helpSyncRateLimitPerMinute: 100_000,
+    signInRateLimitPerMinute: 100_000,
     runWorkers: false,
     ...overrides,
   };

@@ -63,6 +63,11 @@ const sameChange: [console: string, api: string][] = [
     'PUT /admin/v1/institutions/:slug/help-requests/:id/assignment',
   ],
   ['POST /console/:slug/webhooks', 'POST /admin/v1/institutions/:slug/webhook-endpoints'],
+  ['POST /console/:slug/webhooks/:id/delete', 'DELETE /admin/v1/institutions/:slug/webhook-endpoints/:id'],
+  [
+    'POST /console/:slug/webhooks/:id/reveal-secret',
+    'POST /admin/v1/institutions/:slug/webhook-endpoints/:id/reveal-secret',
+  ],
   ['POST /console/:slug/calendar-feeds', 'POST /admin/v1/institutions/:slug/calendar-feeds'],
   ['POST /console/:slug/cohorts', 'POST /admin/v1/institutions/:slug/cohorts'],
   ['POST /console/:slug/cohorts/:id', 'PATCH /admin/v1/institutions/:slug/cohorts/:id'],

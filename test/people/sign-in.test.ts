@@ -85,7 +85,7 @@ after(async () => {
 async function tenantWithProvider(
   ctx: TestContext,
   provider = idp,
-  domains = ['example.edu'],
+  domains: string[] = [],
 ): Promise<SeededTenant> {
   const tenant = await seedTenant(ctx);
   const put = await ctx.admin('PUT', `/admin/v1/institutions/${tenant.slug}/identity-provider`, {

@@ -15,19 +15,22 @@ interface Grants {
   permissions: readonly Permission[];
 }
 
-const same = (a: readonly string[], b: readonly string[]) =>
-  a.length === b.length && [...a].sort().every((value, i) => value === [...b].sort()[i]);
+/** The same values, in any order. */
+function same(a: readonly string[], b: readonly string[]): boolean {
+  const sortedB = [...b].sort();
+  return a.length === b.length && [...a].sort().every((value, i) => value === sortedB[i]);
+}
 
 /**
  * Throws 403 unless `caller` may give `target` the grants `next`. `target` is the person as
  * stored (undefined for an invitation: nobody's grants before).
  */
 export function assertMayChangeGrants(
-  caller: Caller | undefined,
+  caller: Caller,
   target: ({ id: string } & Grants) | undefined,
   next: Grants,
 ): void {
-  if (caller === undefined || caller.kind === 'operator') return;
+  if (caller.kind === 'operator') return;
   const before: Grants = target ?? { roles: [], permissions: [] };
   const unchanged = same(before.roles, next.roles) && same(before.permissions, next.permissions);
   if (unchanged) return;

@@ -1,7 +1,7 @@
 // Institutions (tenants) and their cohorts: creating, renaming, setting the time zone, and a
 // cohort's clock and start date. Each function takes the database it works on; the SQL is in
 // ./queries.ts. Every call is one statement.
-import { type Db, PgErrorCode, pgErrorCode } from '../../db/db.ts';
+import { type Db, PgErrorCode, pgConstraint, pgErrorCode } from '../../db/db.ts';
 import type { KeysetPage, Paged } from '../../db/keyset.ts';
 import { ApiError } from '../../errors.ts';
 import type { KeysetOrder } from '../../lib/cursor.ts';
@@ -75,7 +75,22 @@ export async function requireInstitution(db: Db, slug: string): Promise<Institut
   return institution;
 }
 
-/** Creates an institution (time zone UTC unless given); a slug taken already is 409 conflict. */
+/**
+ * A display name taken by another institution, ignoring case and whitespace (the unique index
+ * institutions_name_key of migration 0025): the shared sign-in page lists institutions by name,
+ * so two that read alike would let one pose as the other.
+ */
+function nameTaken(name: string) {
+  return new ApiError('institution_name_taken', {
+    field: 'name',
+    detail: `another institution is called "${name}" (names are compared ignoring case and spaces): choose another name`,
+  });
+}
+
+/**
+ * Creates an institution (time zone UTC unless given); a slug taken already is 409 conflict, a
+ * display name taken already 409 institution_name_taken.
+ */
 export async function createInstitution(
   db: Db,
   input: { slug: string; name: string; time_zone?: string },
@@ -85,7 +100,11 @@ export async function createInstitution(
     return await insertInstitution(db, { slug: input.slug, name: input.name, timeZone });
   } catch (error) {
     if (pgErrorCode(error) === PgErrorCode.uniqueViolation) {
-      throw new ApiError('conflict', { detail: `an institution with slug "${input.slug}" exists already` });
+      if (pgConstraint(error) === 'institutions_name_key') throw nameTaken(input.name);
+      throw new ApiError('conflict', {
+        field: 'slug',
+        detail: `an institution with slug "${input.slug}" exists already`,
+      });
     }
     throw error;
   }
@@ -98,7 +117,17 @@ export async function updateInstitution(
   changes: { name?: string; time_zone?: string },
 ): Promise<Institution> {
   const timeZone = changes.time_zone === undefined ? null : checkTimeZone(changes.time_zone);
-  return updateInstitutionRow(db, institutionId, { name: changes.name ?? null, timeZone });
+  try {
+    return await updateInstitutionRow(db, institutionId, { name: changes.name ?? null, timeZone });
+  } catch (error) {
+    if (
+      pgErrorCode(error) === PgErrorCode.uniqueViolation &&
+      pgConstraint(error) === 'institutions_name_key'
+    ) {
+      throw nameTaken(changes.name ?? '');
+    }
+    throw error;
+  }
 }
 
 /** A page of every institution, by slug (the operator's listing). */

@@ -2,12 +2,19 @@
 // (institution NULL). Saving settings runs discovery first, through the outbound URL guard,
 // so a mistyped or private issuer is refused at once with the reason. The client secret is
 // encrypted at rest and never returned. The SQL is in ./queries.ts, the shapes in ./schemas.ts.
-import type { Db } from '../../db/db.ts';
+import { type Db, PgErrorCode, pgConstraint, pgErrorCode } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Keyring } from '../../lib/encryption.ts';
+import type { Caller } from '../access/policy.ts';
 import { type OidcClient, type ProviderSettings, SignInError } from './oidc-client.ts';
-import { deleteProvider, selectInstitutionsMatching, selectProvider, upsertProvider } from './queries.ts';
+import {
+  deleteProvider,
+  selectDomainsClaimedElsewhere,
+  selectInstitutionsMatching,
+  selectProvider,
+  upsertProvider,
+} from './queries.ts';
 import type { IdentityProvider } from './schemas.ts';
 
 export type IdentityProviderView = IdentityProvider;
@@ -67,11 +74,52 @@ export async function findProvider(
   return { ...view, client_secret_set: true };
 }
 
-/** Saves the provider's settings once its discovery reads; a refused issuer is 400 naming why. */
+const domainsTaken = (domains: string[]) =>
+  new ApiError('email_domain_taken', {
+    field: 'email_domains',
+    domains,
+    detail: `${domains.join(', ')} ${domains.length === 1 ? 'belongs' : 'belong'} to another institution: an email domain finds one institution at sign-in`,
+  });
+
+/**
+ * Who assigns an institution's email domains, and that each belongs to one institution. The
+ * sign-in page finds an institution by the domain of the address typed in, so a domain claimed by
+ * an institution's own admin could send another institution's people to it: only the operator
+ * assigns them (an admin may save the other settings, sending the domains as stored or none),
+ * and a domain another institution holds is refused.
+ */
+async function checkDomains(
+  db: Db,
+  institutionId: string | null,
+  stored: readonly string[],
+  requested: string[] | undefined,
+  by: Caller,
+): Promise<string[]> {
+  const domains = normaliseDomains(requested ?? [...stored]);
+  const storedSorted = [...stored].sort();
+  const same = domains.length === stored.length && domains.every((d, i) => d === storedSorted[i]);
+  if (!same && by.kind !== 'operator') {
+    throw new ApiError('email_domains_operator_only', {
+      field: 'email_domains',
+      detail: "only the platform operator assigns an institution's email domains; ask them to change these",
+    });
+  }
+  if (institutionId !== null && domains.length > 0) {
+    const taken = await selectDomainsClaimedElsewhere(db, institutionId, domains);
+    if (taken.length > 0) throw domainsTaken(taken);
+  }
+  return domains;
+}
+
+/**
+ * Saves the provider's settings once its discovery reads; a refused issuer is 400 naming why.
+ * `by` is the caller (only the operator changes email domains).
+ */
 export async function putProvider(
   { db, clock, keyring, oidc }: ProviderDeps,
   institutionId: string | null,
   input: IdentityProviderInput,
+  by: Caller,
 ): Promise<IdentityProvider> {
   const existing = await selectProvider(db, institutionId);
   const secret =
@@ -80,7 +128,13 @@ export async function putProvider(
     throw new ApiError('missing_field', { field: 'client_secret', detail: 'client_secret is required' });
   }
   const issuer = input.issuer.trim();
-  const domains = normaliseDomains(input.email_domains ?? existing?.email_domains ?? []);
+  const domains = await checkDomains(
+    db,
+    institutionId,
+    existing?.email_domains ?? [],
+    input.email_domains,
+    by,
+  );
   try {
     await oidc.check({ issuer, clientId: input.client_id, clientSecret: secret });
   } catch (error) {
@@ -91,13 +145,24 @@ export async function putProvider(
       reason: error.code,
     });
   }
-  await upsertProvider(db, institutionId, {
-    issuer,
-    clientId: input.client_id,
-    secretEncrypted: keyring.encrypt(secret),
-    domains,
-    now: clock.now(),
-  });
+  try {
+    await upsertProvider(db, institutionId, {
+      issuer,
+      clientId: input.client_id,
+      secretEncrypted: keyring.encrypt(secret),
+      domains,
+      now: clock.now(),
+    });
+  } catch (error) {
+    // Claimed by another institution since the check above (the claims table's key decides).
+    if (
+      pgErrorCode(error) === PgErrorCode.uniqueViolation &&
+      pgConstraint(error) === 'email_domain_claims_pkey'
+    ) {
+      throw domainsTaken(await selectDomainsClaimedElsewhere(db, institutionId ?? '', domains));
+    }
+    throw error;
+  }
   return getProvider(db, institutionId);
 }
 
@@ -135,8 +200,8 @@ export function createIdentityProviders(db: Db, clock: Clock, keyring: Keyring, 
   const deps: ProviderDeps = { db, clock, keyring, oidc };
   return {
     get: (institutionId: string | null) => getProvider(db, institutionId),
-    put: (institutionId: string | null, input: IdentityProviderInput) =>
-      putProvider(deps, institutionId, input),
+    put: (institutionId: string | null, input: IdentityProviderInput, by: Caller) =>
+      putProvider(deps, institutionId, input, by),
     remove: (institutionId: string | null) => removeProvider(db, institutionId),
     forSignIn: (institutionId: string | null) => providerForSignIn(deps, institutionId),
     findInstitutions: (text: string) => findInstitutions(db, text),

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { decideMatch, type Identity } from './matching.ts';
+import { asciiLower, caseAmbiguous, decideMatch, type Identity } from './matching.ts';
 
 const id = (over: Partial<Identity> = {}): Identity => ({
   issuer: 'https://idp.example',
@@ -47,5 +47,30 @@ test('by verified email: links a person, else a student; unverified or missing e
 test('a person linked to another subject at this issuer is not taken over by email', () => {
   assert.deepEqual(decideMatch(id(), { person: { id: 'p1', subject: 'other' } }), {
     failure: 'identity_conflict',
+  });
+});
+
+test('case is ASCII case: the Kelvin sign, the long s and the dotted capital I are refused, not folded', () => {
+  assert.equal(asciiLower('Kate.O@Example.EDU'), 'kate.o@example.edu');
+  assert.equal(asciiLower('\u212Aate@example.edu'), '\u212Aate@example.edu');
+  for (const ambiguous of [
+    '\u212Aate@example.edu',
+    'ro\u017Fa@example.edu',
+    '\u0130nes@example.edu',
+    'JOS\u00C9@x.org',
+  ]) {
+    assert.equal(caseAmbiguous(ambiguous), true, ambiguous);
+    assert.deepEqual(decideMatch(id({ email: ambiguous }), { person: { id: 'p1', subject: null } }), {
+      failure: 'email_ambiguous',
+    });
+  }
+  for (const plain of ['Kate@Example.edu', 'jos\u00E9@x.org', 'ana.lima@student.example.edu']) {
+    assert.equal(caseAmbiguous(plain), false, plain);
+  }
+  // A linked subject still signs in, whatever its email became.
+  const linked = { kind: 'person' as const, id: 'p1' };
+  assert.deepEqual(decideMatch(id({ email: '\u212Aate@example.edu' }), { linked }), {
+    party: linked,
+    link: false,
   });
 });

@@ -2,6 +2,12 @@
 // subject) once linked; otherwise by email, case-insensitively and only when the provider
 // asserts the email is verified, which then links the subject. Nobody is created by signing in.
 //
+// "Case-insensitively" means ASCII case only. Unicode case mapping folds some other characters
+// onto ASCII letters (the Kelvin sign U+212A onto `k`, the long s U+017F onto `s`, U+0130 onto
+// `i`), so an account at a provider named with them could take over the person whose address
+// has the plain letter. An address that Unicode case mapping would change differently from ASCII
+// lowering is refused (`email_ambiguous`), and the comparison in SQL is the ASCII one.
+//
 // `decideMatch` is the rule, pure; `matchIdentity` loads the candidates in one query, applies
 // the rule and writes the link.
 import { PgErrorCode, pgErrorCode, type Queryable } from '../../db/db.ts';
@@ -26,12 +32,28 @@ export interface Candidates {
   student?: { id: string; subject: string | null };
 }
 
-export type MatchFailure = 'person_not_found' | 'email_not_verified' | 'identity_conflict';
+export type MatchFailure =
+  | 'person_not_found'
+  | 'email_not_verified'
+  | 'identity_conflict'
+  | 'email_ambiguous';
+
+/** ASCII letters lowered, everything else as it is: the only case folding matching does. */
+export function asciiLower(value: string): string {
+  return value.replace(/[A-Z]/g, (c) => c.toLowerCase());
+}
+
+/** Whether Unicode case mapping treats the address differently from ASCII lowering. */
+export function caseAmbiguous(email: string): boolean {
+  const ascii = asciiLower(email);
+  return email.toLowerCase() !== ascii || email.toUpperCase().toLowerCase() !== ascii;
+}
 export type MatchResult = { party: Party; link: boolean } | { failure: MatchFailure };
 
 export function decideMatch(identity: Identity, candidates: Candidates): MatchResult {
   if (candidates.linked) return { party: candidates.linked, link: false };
   if (candidates.linkedInactive) return { failure: 'person_not_found' };
+  if (identity.email && caseAmbiguous(identity.email)) return { failure: 'email_ambiguous' };
   // A staff member and a student with the same address: the console account wins (documented).
   const found = candidates.person
     ? { party: { kind: 'person' as const, id: candidates.person.id }, subject: candidates.person.subject }
@@ -50,6 +72,7 @@ export function decideMatch(identity: Identity, candidates: Candidates): MatchRe
 }
 
 const NO_INSTITUTION = '00000000-0000-0000-0000-000000000000';
+const ASCII_UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 
 /** Finds (and links, on first sign-in) the party of an institution (or of the platform, null). */
 export async function matchIdentity(
@@ -81,13 +104,26 @@ export async function matchIdentity(
                       'subject', (SELECT l.subject FROM sign_in_links l WHERE l.person_id = p.id AND l.issuer = $2))
              FROM people p
              WHERE p.institution_id IS NOT DISTINCT FROM $1::uuid AND p.removed_at IS NULL
-               AND $4::text IS NOT NULL AND lower(p.email) = lower($4::text)) AS person,
+               AND $4::text IS NOT NULL AND lower(p.email) = $4::text
+               AND translate(p.email, $6, $7) = $4::text) AS person,
             (SELECT json_build_object('id', s.id,
                       'subject', (SELECT l.subject FROM sign_in_links l WHERE l.student_id = s.id AND l.issuer = $2))
              FROM students s
              WHERE $1::uuid IS NOT NULL AND s.institution_id = $1::uuid AND s.departed_at IS NULL
-               AND $4::text IS NOT NULL AND lower(s.email) = lower($4::text)) AS student`,
-    [institutionId, identity.issuer, identity.subject, identity.email ?? null, NO_INSTITUTION],
+               AND $4::text IS NOT NULL AND lower(s.email) = $4::text
+               AND translate(s.email, $6, $7) = $4::text) AS student`,
+    [
+      institutionId,
+      identity.issuer,
+      identity.subject,
+      // lower() uses the database's Unicode case mapping (it folds the Kelvin sign to `k`), so a
+      // stored address must also equal the ASCII-lowered one (translate), and an ambiguous
+      // asserted one looks nobody up at all.
+      identity.email && !caseAmbiguous(identity.email) ? asciiLower(identity.email) : null,
+      NO_INSTITUTION,
+      ASCII_UPPER,
+      ASCII_UPPER.toLowerCase(),
+    ],
   );
   const row = rows[0];
   const linkedParty: Party | undefined = row.linked_person

@@ -138,3 +138,17 @@ export async function selectInstitutionsMatching(db: Queryable, text: string, do
   );
   return rows;
 }
+
+/** Which of `domains` another institution's provider holds (migration 0025's claims table). */
+export async function selectDomainsClaimedElsewhere(
+  db: Queryable,
+  institutionId: string,
+  domains: string[],
+): Promise<string[]> {
+  const { rows } = await db.query<{ domain: string }>(
+    `SELECT domain FROM email_domain_claims
+     WHERE domain = ANY ($2::text[]) AND institution_id IS DISTINCT FROM $1::uuid ORDER BY domain`,
+    [institutionId || null, domains],
+  );
+  return rows.map((r) => r.domain);
+}

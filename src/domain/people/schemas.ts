@@ -100,7 +100,8 @@ export const ProviderBody = Type.Object(
       Type.Array(Type.String({ maxLength: 253 }), {
         maxItems: 50,
         description:
-          "Domains of the institution's email addresses: the sign-in page finds the institution by them",
+          "Domains of the institution's email addresses: the sign-in page finds the institution by them. Set by " +
+          'the operator only; each belongs to one institution. Omit to keep the stored ones.',
       }),
     ),
   },

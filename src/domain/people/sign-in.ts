@@ -39,6 +39,8 @@ const matchMessages: Record<MatchFailure, string> = {
   email_not_verified: 'Your identity provider has not verified your email address, so it cannot be matched.',
   identity_conflict:
     'This person is already linked to another account at your identity provider. Sign in with that account, or ask an administrator.',
+  email_ambiguous:
+    'Your email address contains characters that read as other letters when capitals are ignored, so it cannot be matched safely. Ask an administrator.',
 };
 
 /** Failures of the provider rather than of this sign-in answer 502; the rest 400. */
@@ -58,7 +60,12 @@ export interface SignInDeps {
   sessions: Sessions;
   providers: IdentityProviders;
   publicBaseUrl: string;
+  /** Sign-ins under way at most (SIGN_IN_PENDING_MAX). */
+  pendingMax: number;
 }
+
+/** Printable ASCII only: what a path and query may hold once a browser has encoded them. */
+const printableAscii = /^[\x21-\x7e]*$/;
 
 export interface SignInComplete {
   token: string;
@@ -81,6 +88,28 @@ export function createSignIn(deps: SignInDeps) {
 
     /** Starts a sign-in to an institution (or, with null, the platform's operator provider). */
     async begin(institutionId: string | null, returnTo?: string): Promise<{ url: string; state: string }> {
+      // Refused here, not after the provider's round trip: a control character cannot go into
+      // the Location header the callback answers with.
+      if (returnTo !== undefined && !printableAscii.test(returnTo)) {
+        throw new SignInFailure(
+          'return_to_invalid',
+          'The page to return to after signing in is not a valid address. Start again from the page you wanted.',
+        );
+      }
+      const now = clock.now();
+      // Rows cost storage and every start writes one without a credential: beyond the cap,
+      // starts wait until abandoned flows expire (ten minutes) instead of growing the table.
+      const { rows: pending } = await db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM (SELECT 1 FROM sign_in_flows WHERE expires_at > $1 LIMIT $2) f',
+        [now, deps.pendingMax],
+      );
+      if (pending[0].n >= deps.pendingMax) {
+        throw new SignInFailure(
+          'sign_in_busy',
+          'Too many sign-ins are under way right now. Try again in a few minutes.',
+          503,
+        );
+      }
       const provider = await providers.forSignIn(institutionId);
       if (!provider) {
         throw new SignInFailure(
@@ -95,7 +124,6 @@ export function createSignIn(deps: SignInDeps) {
       } catch (error) {
         throw clientFailure(error);
       }
-      const now = clock.now();
       await db.query(
         `INSERT INTO sign_in_flows (state_hash, institution_id, nonce, code_verifier_encrypted, return_to, created_at, expires_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7)`,
@@ -219,7 +247,8 @@ export function createSignIn(deps: SignInDeps) {
 /** Only a path of this service may be returned to after sign-in (no open redirect). */
 export function safeReturnTo(value: string | undefined): string | null {
   if (!value || value.length > 500) return null;
-  if (!/^\/(console|app)(\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*)?(\?[^#\s]*)?$/.test(value)) return null;
+  if (!/^\/(console|app)(\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*)?(\?[\x21-\x22\x24-\x7e]*)?$/.test(value))
+    return null;
   if (value.includes('//') || value.includes('\\')) return null;
   return value;
 }

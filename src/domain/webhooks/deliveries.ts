@@ -7,11 +7,13 @@ import type { KeysetPage, Paged } from '../../db/keyset.ts';
 import { ApiError } from '../../errors.ts';
 import { uuidPattern } from '../../lib/ids.ts';
 import { recordEvent } from '../events/record.ts';
+import { RESPONSE_BODY_KEPT } from './delivery/attempt.ts';
 import { enqueueDelivery, replayFailedDeliveries } from './delivery/state.ts';
 import { getEndpoint, type WebhooksDeps } from './endpoints.ts';
 import {
   type DeliveryQuery,
   eventExists,
+  selectAttempt,
   selectAttemptPage,
   selectDeliveryPage,
   selectEvent,
@@ -21,6 +23,7 @@ import {
   type EventDeliveries,
   TEST_EVENT_TYPE,
   type WebhookAttempt,
+  type WebhookAttemptDetail,
   type WebhookDelivery,
 } from './schemas.ts';
 
@@ -110,6 +113,35 @@ export async function listAttempts(
 ): Promise<Paged<WebhookAttempt>> {
   await getEndpoint(deps, institutionId, id);
   return selectAttemptPage(deps.db, institutionId, id, page);
+}
+
+const attemptNotFound = () =>
+  new ApiError('attempt_not_found', { detail: 'no attempt with this id for this endpoint' });
+
+/** One attempt of an endpoint with the request sent and the response (first 4 KiB of its body), or 404. */
+export async function getAttempt(
+  deps: Deps,
+  institutionId: string,
+  id: string,
+  attemptId: string,
+): Promise<WebhookAttemptDetail> {
+  await getEndpoint(deps, institutionId, id);
+  if (!/^[1-9][0-9]{0,17}$/.test(attemptId)) throw attemptNotFound();
+  const row = await selectAttempt(deps.db, institutionId, id, attemptId);
+  if (!row) throw attemptNotFound();
+  const { url, request_headers, request_body, response_headers, response_body, ...attempt } = row;
+  return {
+    ...attempt,
+    request: { method: 'POST', url, headers: request_headers, body: request_body },
+    response: response_headers
+      ? {
+          status: attempt.status_code,
+          headers: response_headers,
+          body: response_body ?? '',
+          truncated: Buffer.byteLength(response_body ?? '') >= RESPONSE_BODY_KEPT,
+        }
+      : null,
+  };
 }
 
 /** One event, and for each endpoint it went to, the delivery and every attempt. */

@@ -18,6 +18,7 @@ import {
   replaceSecret,
   selectEndpoint,
   selectEndpointPage,
+  selectEndpointSecret,
   updateEndpointFields,
 } from './queries.ts';
 import { ROTATION_WINDOW_MS } from './schedule.ts';
@@ -70,6 +71,21 @@ export async function getEndpoint(
 ): Promise<WebhookEndpoint> {
   if (!uuidPattern.test(id)) endpointNotFound();
   return (await selectEndpoint(q, institutionId, id, clock.now())) ?? endpointNotFound();
+}
+
+/**
+ * The endpoint's current signing secret, decrypted (it is kept encrypted because the service signs
+ * with it). Only callers with Manage integrations reach this, and the request is audited.
+ */
+export async function revealSecret(
+  deps: Pick<WebhooksDeps, 'db' | 'clock' | 'keyring'>,
+  institutionId: string,
+  id: string,
+): Promise<{ secret: string }> {
+  await getEndpoint(deps, institutionId, id);
+  const encrypted = await selectEndpointSecret(deps.db, institutionId, id);
+  if (encrypted === undefined) endpointNotFound();
+  return { secret: deps.keyring.decrypt(encrypted) };
 }
 
 /** Adds an endpoint (enabled unless asked otherwise) with a new signing secret, returned this once. */

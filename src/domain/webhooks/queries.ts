@@ -219,6 +219,46 @@ export async function selectAttemptPage(
   return keysetPage(rows, page.limit);
 }
 
+interface AttemptExchangeRow extends WebhookAttempt {
+  url: string;
+  request_headers: Record<string, string> | null;
+  request_body: string;
+  response_headers: Record<string, string> | null;
+  response_body: string | null;
+}
+
+/** One attempt of one endpoint with what was sent and what came back, or undefined. */
+export async function selectAttempt(
+  db: Queryable,
+  institutionId: string,
+  endpointId: string,
+  attemptId: string,
+): Promise<AttemptExchangeRow | undefined> {
+  const { rows } = await db.query<AttemptExchangeRow>(
+    `SELECT a.id::int AS id, a.delivery_id, a.event_id, a.attempted_at, a.outcome, a.status_code, a.duration_ms,
+            a.error, w.url, a.request_headers, ev.payload::text AS request_body, a.response_headers, a.response_body
+     FROM webhook_attempts a
+     JOIN webhook_endpoints w ON w.id = a.endpoint_id
+     JOIN events ev ON ev.id = a.event_id
+     WHERE a.id = $3::bigint AND a.institution_id = $1 AND a.endpoint_id = $2`,
+    [institutionId, endpointId, attemptId],
+  );
+  return rows[0];
+}
+
+/** The endpoint's encrypted signing secret, or undefined. */
+export async function selectEndpointSecret(
+  db: Queryable,
+  institutionId: string,
+  id: string,
+): Promise<string | undefined> {
+  const { rows } = await db.query<{ secret: string }>(
+    'SELECT secret FROM webhook_endpoints WHERE institution_id = $1 AND id = $2',
+    [institutionId, id],
+  );
+  return rows[0]?.secret;
+}
+
 /** Every delivery of one event (one per endpoint it went to), each with every attempt. */
 export async function selectEventDeliveries(
   db: Queryable,

@@ -105,6 +105,31 @@ export const WebhookAttempt = Type.Object({
 });
 export type WebhookAttempt = Static<typeof WebhookAttempt>;
 
+const Headers = Type.Record(Type.String(), Type.String());
+
+/** One attempt with what was sent and what came back, as a webhook portal shows it. */
+export const WebhookAttemptDetail = Type.Object({
+  ...WebhookAttempt.properties,
+  request: Type.Object(
+    {
+      method: Type.Literal('POST'),
+      url: Type.String({ description: "The endpoint's URL (as it is now)" }),
+      headers: Nullable(Headers),
+      body: Type.String({ description: "The event's payload, the exact bytes every attempt sends" }),
+    },
+    { description: 'The request sent; headers are null for attempts recorded before they were kept' },
+  ),
+  response: Nullable(
+    Type.Object({
+      status: Nullable(Type.Integer()),
+      headers: Headers,
+      body: Type.String({ description: 'The first 4 KiB of the response body, as text' }),
+      truncated: Type.Boolean({ description: 'true when the body was longer than what is kept' }),
+    }),
+  ),
+});
+export type WebhookAttemptDetail = Static<typeof WebhookAttemptDetail>;
+
 /** One event, and its delivery to each endpoint with every attempt. */
 export const EventDeliveries = Type.Object({
   event: Type.Record(Type.String(), Type.Unknown()),

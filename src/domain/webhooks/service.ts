@@ -7,6 +7,7 @@ import type { KeysetPage } from '../../db/keyset.ts';
 import { systemResolver } from '../../lib/outbound-url.ts';
 import {
   eventDeliveries,
+  getAttempt,
   listAttempts,
   listDeliveries,
   redeliverEvent,
@@ -20,6 +21,7 @@ import {
   getEndpoint,
   listEndpoints,
   removeEndpoint,
+  revealSecret,
   rotateEndpointSecret,
   updateEndpoint,
   type WebhooksDeps,
@@ -47,6 +49,8 @@ export function createWebhooksService(options: Omit<WebhooksDeps, 'resolve'> & P
     remove: (institutionId: string, id: string) => removeEndpoint(db, institutionId, id),
     /** New secret now; the previous one keeps signing beside it for the rotation window. */
     rotateSecret: (institutionId: string, id: string) => rotateEndpointSecret(deps, institutionId, id),
+    /** The current signing secret, decrypted (audited by the caller's route). */
+    revealSecret: (institutionId: string, id: string) => revealSecret(deps, institutionId, id),
     /** Sends a `webhook.test` event to this endpoint only. */
     sendTest: (institutionId: string, id: string) => sendTestEvent(deps, institutionId, id),
     /** Delivers one event to this endpoint again, now. */
@@ -61,6 +65,9 @@ export function createWebhooksService(options: Omit<WebhooksDeps, 'resolve'> & P
     /** The endpoint's attempts, newest first. */
     attempts: (institutionId: string, id: string, page: KeysetPage) =>
       listAttempts(deps, institutionId, id, page),
+    /** One attempt with the request sent and the response received, or 404. */
+    attempt: (institutionId: string, id: string, attemptId: string) =>
+      getAttempt(deps, institutionId, id, attemptId),
     /** One event, and for each endpoint it went to, the delivery and every attempt. */
     eventDeliveries: (institutionId: string, eventId: string) => eventDeliveries(db, institutionId, eventId),
     /** Queue depth and delivery outcomes over every institution (operator view). */

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { getProvider, putProvider, removeProvider } from '../../../domain/people/identity-providers.ts';
 import { IdentityProvider, ProviderBody } from '../../../domain/people/schemas.ts';
 import type { Services } from '../../../services.ts';
-import { institutionOf } from '../../context/request-context.ts';
+import { callerOf, institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import { adminSecurity, errorResponses, SlugParams } from '../schemas.ts';
 
@@ -46,13 +46,17 @@ export function adminIdentityProviderRoutes(app: App, services: Services): void 
             'Discovery is read from the issuer at once, through the outbound URL guard (https; no private, loopback, ' +
             'link-local or metadata address, checked on the address connected to): a refused or unreadable issuer is a ' +
             '400 naming the reason. The client secret is stored encrypted and never returned. Register ' +
-            '`{PUBLIC_BASE_URL}/auth/callback` as the redirect URI at the provider.',
+            '`{PUBLIC_BASE_URL}/auth/callback` as the redirect URI at the provider. ' +
+            'Only the operator sets email_domains (an admin may send them as stored, or leave them out to keep them): ' +
+            'otherwise 403 `email_domains_operator_only`. A domain another institution holds is 409 ' +
+            '`email_domain_taken` (with `domains`): a domain finds one institution at sign-in.',
           ...(access === 'admin' ? { params: SlugParams } : {}),
           body: ProviderBody,
-          response: { 200: IdentityProvider, ...errorResponses(400, 401, 403, 404) },
+          response: { 200: IdentityProvider, ...errorResponses(400, 401, 403, 404, 409) },
         },
       },
-      async (request) => putProvider(deps, institutionId(request), request.body as ProviderBody),
+      async (request) =>
+        putProvider(deps, institutionId(request), request.body as ProviderBody, callerOf(request)),
     );
     app.delete(
       path,

@@ -51,6 +51,9 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
         tags,
         security,
         summary: 'Create an institution (tenant)',
+        description:
+          'A slug taken already is 409 `conflict` (field slug); a display name another institution has, compared ' +
+          'ignoring case and spaces, is 409 `institution_name_taken` (field name): the sign-in page lists institutions by name.',
         body: NewInstitutionBody,
         response: { 201: Institution, ...errorResponses(400, 401, 409) },
       },
@@ -100,10 +103,11 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
         summary: 'Rename an institution or set its time zone',
         description:
           "Admins and the operator. The time zone decides the students' days (docs/student-app.md); " +
-          'an unknown zone is 400 invalid_field with field time_zone. Fields not sent are kept.',
+          'an unknown zone is 400 invalid_field with field time_zone. A name another institution has (ignoring case ' +
+          'and spaces) is 409 `institution_name_taken`. Fields not sent are kept.',
         params: SlugParams,
         body: InstitutionChangeBody,
-        response: { 200: Institution, ...errorResponses(400, 401, 403, 404) },
+        response: { 200: Institution, ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
     async (request) => updateInstitution(db, institutionOf(request).id, request.body),

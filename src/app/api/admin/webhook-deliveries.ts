@@ -10,6 +10,7 @@ import {
   Replayed,
   TestEventQueued,
   WebhookAttempt,
+  WebhookAttemptDetail,
   WebhookDelivery,
 } from '../../../domain/webhooks/schemas.ts';
 import type { Services } from '../../../services.ts';
@@ -90,6 +91,31 @@ export function adminWebhookDeliveryRoutes(app: App, { webhooks }: Services): vo
           pageOf(attemptOrder, request.query),
         ),
       ),
+  );
+
+  app.get(
+    `${base}/:id/attempts/:attempt_id`,
+    {
+      config: { access: 'integrations' },
+      schema: {
+        tags,
+        security,
+        summary:
+          'One attempt: the request sent (headers, body) and the response (status, headers, first 4 KiB of body)',
+        description:
+          'The request body is the event payload, the same bytes on every attempt. Attempts recorded before ' +
+          'requests and responses were kept have request.headers and response null.',
+        params: Type.Intersect([
+          EndpointParams,
+          Type.Object({
+            attempt_id: Type.String({ maxLength: 40, description: 'The attempt id (an integer)' }),
+          }),
+        ]),
+        response: { 200: WebhookAttemptDetail, ...errorResponses(401, 404) },
+      },
+    },
+    async (request) =>
+      webhooks.attempt(institutionOf(request).id, request.params.id, request.params.attempt_id),
   );
 
   app.post(

@@ -185,4 +185,27 @@ function endpointSettingRoutes(app: App, { webhooks }: Services): void {
     },
     async (request) => webhooks.rotateSecret(institutionOf(request).id, request.params.id),
   );
+
+  app.post(
+    `${base}/:id/reveal-secret`,
+    {
+      config: { access: 'integrations' },
+      schema: {
+        tags,
+        security,
+        summary: 'Show the current signing secret again (recorded in the admin audit)',
+        description:
+          'The signing secret is kept encrypted because the service signs with it, so a holder of Manage ' +
+          'integrations may read it again (to configure a second receiver, say). Each reveal is a POST and is ' +
+          'recorded in the admin audit with the person and session. During a rotation window the previous ' +
+          'secret is not shown.',
+        params: EndpointParams,
+        response: {
+          200: Type.Object({ secret: Type.String({ description: 'whsec_<base64 key>' }) }),
+          ...errorResponses(401, 403, 404),
+        },
+      },
+    },
+    async (request) => webhooks.revealSecret(institutionOf(request).id, request.params.id),
+  );
 }

@@ -68,6 +68,7 @@ const notices: Record<string, string> = {
   webhook_enabled: 'The endpoint was enabled.',
   webhook_disabled:
     'The endpoint was disabled: its pending deliveries are marked failed and can be replayed.',
+  webhook_deleted: 'The endpoint was deleted, with its deliveries and attempt log.',
   webhook_test_sent: 'A test event was queued for this endpoint; it appears in the delivery log.',
   webhook_redelivered: 'The event was queued to be delivered again.',
   webhook_replayed: 'The failed deliveries were queued again.',

@@ -22,6 +22,7 @@ import { operatorRoutes } from './operator.ts';
 import { peopleRoutes } from './people.ts';
 import { runRoutes } from './runs.ts';
 import { secretRoutes } from './secrets.ts';
+import { webhookPortalRoutes } from './webhook-portal.ts';
 import { webhookRoutes } from './webhooks.ts';
 
 type PageModule = (app: App, services: Services) => void;
@@ -32,6 +33,7 @@ const pages: PageModule[] = [
   peopleRoutes,
   inboxRoutes,
   runRoutes,
+  webhookPortalRoutes,
   webhookRoutes,
   fullSyncRoutes,
   calendarFeedRoutes,

@@ -66,3 +66,7 @@ export function sinceOf(value: string, zone: string): string {
   if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(value)) return instantOfWallClock(value, zone).toISOString();
   return value;
 }
+
+/** What a shown signing secret's notice says: it is kept encrypted, so it can be shown again. */
+export const SHOW_AGAIN =
+  'It is stored encrypted because deliveries are signed with it: an admin with Manage integrations can show it again from the endpoint page, and each time is recorded in the audit.';

@@ -27,6 +27,7 @@ import {
   endpointView,
   newEndpointInput,
   newEndpointValues,
+  SHOW_AGAIN,
   sinceOf,
 } from './webhooks-view.ts';
 
@@ -127,7 +128,7 @@ function endpointListRoutes(app: App, { webhooks, paths, endpoints }: Pages): vo
     return ctx(request).render('console/secret-shown.eta', {
       title: 'New webhook endpoint',
       which: 'signing secret',
-      kept: 'It is stored encrypted and cannot be read back.',
+      showAgain: SHOW_AGAIN,
       secret: created.secret,
       note: `Endpoint ${created.url} was added. Its receiver verifies each delivery's signature with this secret.`,
       back: paths(request, created.id),
@@ -207,7 +208,7 @@ function deliveryRoutes(app: App, { webhooks, paths, endpoint, act }: Pages): vo
     return c.render('console/secret-shown.eta', {
       title: 'New signing secret',
       which: 'signing secret',
-      kept: 'It is stored encrypted and cannot be read back.',
+      showAgain: SHOW_AGAIN,
       secret: rotated.secret,
       note: `The previous secret also signs deliveries until ${when(rotated.previous_secret_expires_at)}.`,
       back: page,

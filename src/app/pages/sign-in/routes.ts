@@ -8,6 +8,7 @@ import { Type } from 'typebox';
 import { SignInFailure } from '../../../domain/people/sign-in.ts';
 import { storableTextPattern } from '../../../lib/schema.ts';
 import type { Services } from '../../../services.ts';
+import { perMinute } from '../../context/rate-limit.ts';
 import { sessionCookies } from '../../context/session-cookies.ts';
 import type { App } from '../../types.ts';
 import { registerSurface, type Surface } from '../page-scope.ts';
@@ -25,7 +26,12 @@ const signInSurface: Surface = {
     message: 'Signing in is not possible at the moment. Try again in a minute.',
   },
   frame: () => ({ narrow: true }),
-  recognise: (error) => (error instanceof SignInFailure ? error : undefined),
+  // The fields, not the Error itself: an Error's message is not enumerable, so spreading the
+  // error into the page's data would lose it.
+  recognise: (error) =>
+    error instanceof SignInFailure
+      ? { status: error.status, code: error.code, message: error.message }
+      : undefined,
   errorData: () => ({ title: 'Sign-in did not complete', again: '/auth/sign-in' }),
 };
 
@@ -39,6 +45,12 @@ function signInRoutes(app: App, services: Services): void {
   const secure = services.config.publicBaseUrl.startsWith('https:');
   const hide = { hide: true };
   const open = { access: 'public' } as const;
+  // Starting a sign-in needs no credential and writes a row: limited per client (request.ip,
+  // TRUST_PROXY honoured; shared through Redis when configured); 429 is a page with Retry-After.
+  const start = {
+    access: 'public',
+    ...perMinute(services.config.signInRateLimitPerMinute, 'sign-in'),
+  } as const;
 
   const startAt = async (reply: FastifyReply, institutionId: string | null, returnTo?: string) => {
     const { url, state } = await signIn.begin(institutionId, returnTo);
@@ -83,14 +95,14 @@ function signInRoutes(app: App, services: Services): void {
     },
   );
 
-  app.get('/sign-in/operator', { config: open, schema: hide }, async (_request, reply) =>
+  app.get('/sign-in/operator', { config: start, schema: hide }, async (_request, reply) =>
     startAt(reply, null),
   );
 
   app.get(
     '/:slug/sign-in',
     {
-      config: open,
+      config: start,
       schema: {
         ...hide,
         params: Type.Object({ slug: Type.String({ maxLength: 100 }) }),

@@ -17,7 +17,17 @@ export interface Attempt extends AttemptResult {
   attemptedAt: Date;
   durationMs: number;
   error: string | null;
+  /** The headers sent (the body is the event's payload); null when nothing was sent. */
+  requestHeaders: Record<string, string> | null;
+  /** The response's headers and first RESPONSE_BODY_KEPT bytes of body; null without a response. */
+  responseHeaders: Record<string, string> | null;
+  responseBody: string | null;
 }
+
+/** How much of a response's body is kept for the delivery log (the rest is read and dropped). */
+export const RESPONSE_BODY_KEPT = 4096;
+/** Most of a response's body read at all: an endpoint answering more is not waited for. */
+const RESPONSE_BODY_READ = 64 * 1024;
 
 export interface AttemptDeps {
   agent: Dispatcher;
@@ -52,11 +62,16 @@ export async function attemptDelivery(
 ): Promise<Attempt> {
   const attemptedAt = deps.clock.now();
   const started = performance.now();
+  let requestHeaders: Record<string, string> | null = null;
+  let response: { headers: Record<string, string>; body: string } | undefined;
   const finish = (result: AttemptResult, error: string | null): Attempt => ({
     ...result,
     attemptedAt,
     durationMs: Math.round(performance.now() - started),
     error,
+    requestHeaders,
+    responseHeaders: response?.headers ?? null,
+    responseBody: response?.body ?? null,
   });
 
   const syntax = checkUrlSyntax(delivery.url, deps.policy);
@@ -65,26 +80,27 @@ export async function attemptDelivery(
   const timer = setTimeout(() => abort.abort(TIMED_OUT), deps.timeoutMs);
   const timestamp = Math.floor(attemptedAt.getTime() / 1000);
   try {
-    const response = await request(syntax.url, {
+    requestHeaders = {
+      'content-type': 'application/json',
+      'user-agent': 'ssp-webhooks/1',
+      'webhook-id': delivery.event_id,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signatureHeader(
+        signingKeys(delivery, attemptedAt),
+        delivery.event_id,
+        timestamp,
+        delivery.body,
+      ),
+    };
+    const answer = await request(syntax.url, {
       method: 'POST',
       dispatcher: deps.agent,
       signal: abort.signal,
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': 'ssp-webhooks/1',
-        'webhook-id': delivery.event_id,
-        'webhook-timestamp': String(timestamp),
-        'webhook-signature': signatureHeader(
-          signingKeys(delivery, attemptedAt),
-          delivery.event_id,
-          timestamp,
-          delivery.body,
-        ),
-      },
+      headers: requestHeaders,
       body: delivery.body,
     });
-    await response.body.dump({ limit: 64 * 1024 }).catch(() => {});
-    const status = response.statusCode;
+    response = { headers: headersOf(answer.headers), body: await bodyStart(answer.body) };
+    const status = answer.statusCode;
     if (status >= 200 && status < 300) return finish({ outcome: 'success', statusCode: status }, null);
     if (status >= 300 && status < 400)
       return finish({ outcome: 'redirect', statusCode: status }, 'redirects are not followed');
@@ -92,7 +108,7 @@ export async function attemptDelivery(
       {
         outcome: 'http_error',
         statusCode: status,
-        retryAfterMs: parseRetryAfter(response.headers['retry-after'], attemptedAt),
+        retryAfterMs: parseRetryAfter(answer.headers['retry-after'], attemptedAt),
       },
       `HTTP ${status}`,
     );
@@ -111,6 +127,45 @@ export async function attemptDelivery(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** A response's headers as text (a repeated header joined with commas). */
+function headersOf(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers))
+    if (value !== undefined) out[name] = (Array.isArray(value) ? value.join(', ') : value).slice(0, 1000);
+  return out;
+}
+
+/**
+ * The first RESPONSE_BODY_KEPT bytes of a response's body as text (storable: no NUL, no broken
+ * character at the cut); the rest, up to RESPONSE_BODY_READ, is read and dropped so the
+ * connection can be kept alive.
+ */
+async function bodyStart(body: Dispatcher.ResponseData['body']): Promise<string> {
+  const kept: Buffer[] = [];
+  let size = 0;
+  let read = 0;
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      read += chunk.length;
+      if (size < RESPONSE_BODY_KEPT) {
+        const part = chunk.subarray(0, RESPONSE_BODY_KEPT - size);
+        kept.push(part);
+        size += part.length;
+      }
+      if (read >= RESPONSE_BODY_READ) {
+        body.destroy();
+        break;
+      }
+    }
+  } catch {
+    // A body cut short still tells what it began with.
+  }
+  return new TextDecoder('utf-8', { fatal: false })
+    .decode(Buffer.concat(kept))
+    .replace(/\uFFFD$/, '')
+    .replaceAll('\u0000', '');
 }
 
 /** The current secret, and the previous one while its rotation window lasts. */

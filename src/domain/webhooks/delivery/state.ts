@@ -32,6 +32,10 @@ export interface Result {
   status_code: number | null;
   duration_ms: number;
   error: string | null;
+  /** What was sent and what came back (./attempt.ts): shown by the delivery log. */
+  request_headers: Record<string, string> | null;
+  response_headers: Record<string, string> | null;
+  response_body: string | null;
   state: 'pending' | 'succeeded' | 'failed';
   next_attempt_at: string | null;
   disable_reason: string | null;
@@ -59,6 +63,9 @@ export function resultOf(
     status_code: attempt.statusCode ?? null,
     duration_ms: attempt.durationMs,
     error: attempt.error,
+    request_headers: attempt.requestHeaders,
+    response_headers: attempt.responseHeaders,
+    response_body: attempt.responseBody,
     state: decision.kind === 'succeeded' ? 'succeeded' : decision.kind === 'retry' ? 'pending' : 'failed',
     next_attempt_at:
       decision.kind === 'retry'
@@ -89,11 +96,12 @@ async function recordOnce(db: Db, results: Result[], now: Date, log?: StateLogge
   await db.transaction(async (tx) => {
     await tx.query(
       `INSERT INTO webhook_attempts (institution_id, delivery_id, endpoint_id, event_id, attempted_at, outcome,
-         status_code, duration_ms, error)
+         status_code, duration_ms, error, request_headers, response_headers, response_body)
        SELECT r.institution_id, r.delivery_id, r.endpoint_id, r.event_id, r.attempted_at, r.outcome, r.status_code,
-         r.duration_ms, r.error
+         r.duration_ms, r.error, r.request_headers, r.response_headers, r.response_body
        FROM jsonb_to_recordset($1::jsonb) AS r(institution_id uuid, delivery_id uuid, endpoint_id uuid, event_id uuid,
-         attempted_at timestamptz, outcome text, status_code int, duration_ms int, error text)
+         attempted_at timestamptz, outcome text, status_code int, duration_ms int, error text,
+         request_headers jsonb, response_headers jsonb, response_body text)
        WHERE r.delivery_id IN (SELECT id FROM webhook_deliveries WHERE id = ANY ($2::uuid[]))`,
       [json, ids],
     );

@@ -1,0 +1,114 @@
+// The webhook portal's deeper pages (Manage integrations): one attempt with the request sent and
+// the response received, the event catalogue (every event type, its schema and an example body),
+// deleting an endpoint and showing its signing secret again, both after a confirmation. Each
+// calls the webhook domain with the request's context, as the admin API does; the secret's
+// reveal and the deletion are recorded in the admin audit like the API's.
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { eventCatalogue } from '../../../domain/webhooks/catalogue.ts';
+import type { Services } from '../../../services.ts';
+import type { App } from '../../types.ts';
+import { ctx, institutionOf } from './context.ts';
+import { confirmed } from './forms.ts';
+import { SHOW_AGAIN } from './webhooks-view.ts';
+
+const access = { access: 'integrations' as const };
+const Params = Type.Object({ slug: Type.String() });
+const EndpointParams = Type.Object({ slug: Type.String(), id: Type.String() });
+const AttemptParams = Type.Object({ slug: Type.String(), id: Type.String(), attemptId: Type.String() });
+
+/** JSON as people read it: indented when it parses, as sent when it does not. */
+export function pretty(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
+export function webhookPortalRoutes(app: App, { webhooks }: Services): void {
+  const pageOf = (request: FastifyRequest, id?: string) =>
+    `/console/${institutionOf(request).slug}/webhooks${id ? `/${id}` : ''}`;
+
+  app.get(
+    '/:slug/webhooks/events',
+    { config: access, schema: { hide: true, params: Params } },
+    async (request) =>
+      ctx(request).render('console/webhook-events.eta', {
+        title: 'Webhook event types',
+        back: pageOf(request),
+        entries: eventCatalogue().map((entry) => ({
+          ...entry,
+          schemaText: JSON.stringify(entry.schema, null, 2),
+          exampleText: JSON.stringify(entry.example, null, 2),
+        })),
+      }),
+  );
+
+  app.get(
+    '/:slug/webhooks/:id/attempts/:attemptId',
+    { config: access, schema: { hide: true, params: AttemptParams } },
+    async (request) => {
+      const { id, attemptId } = request.params;
+      const attempt = await webhooks.attempt(institutionOf(request).id, id, attemptId);
+      return ctx(request).render('console/webhook-attempt.eta', {
+        title: `Attempt ${attempt.id}`,
+        attempt,
+        requestBody: pretty(attempt.request.body),
+        responseBody: attempt.response ? pretty(attempt.response.body) : '',
+        back: pageOf(request, id),
+      });
+    },
+  );
+
+  app.post(
+    '/:slug/webhooks/:id/delete',
+    { config: access, schema: { hide: true, params: EndpointParams } },
+    async (request, reply) => {
+      const { id } = request.params;
+      const institutionId = institutionOf(request).id;
+      const endpoint = await webhooks.get(institutionId, id);
+      if (!confirmed(request.body)) {
+        request.unchanged = true;
+        return ctx(request).render('console/confirm.eta', {
+          title: 'Delete this endpoint?',
+          message: `${endpoint.url} stops receiving events at once. Its deliveries and attempt log are deleted with it; this cannot be undone. To stop deliveries for a while instead, disable it.`,
+          action: `${pageOf(request, id)}/delete`,
+          button: 'Delete the endpoint',
+          back: pageOf(request, id),
+        });
+      }
+      await webhooks.remove(institutionId, id);
+      return reply.redirect(`${pageOf(request)}?done=webhook_deleted`, 303);
+    },
+  );
+
+  app.post(
+    '/:slug/webhooks/:id/reveal-secret',
+    { config: access, schema: { hide: true, params: EndpointParams } },
+    async (request) => {
+      const { id } = request.params;
+      const institutionId = institutionOf(request).id;
+      const endpoint = await webhooks.get(institutionId, id);
+      if (!confirmed(request.body)) {
+        request.unchanged = true;
+        return ctx(request).render('console/confirm.eta', {
+          title: 'Show the signing secret?',
+          message: `The signing secret of ${endpoint.url} is shown on the next page. Showing it is recorded in the audit with your name.`,
+          action: `${pageOf(request, id)}/reveal-secret`,
+          button: 'Show the signing secret',
+          back: pageOf(request, id),
+        });
+      }
+      const { secret } = await webhooks.revealSecret(institutionId, id);
+      return ctx(request).render('console/secret-shown.eta', {
+        title: 'Signing secret',
+        which: 'signing secret',
+        showAgain: SHOW_AGAIN,
+        secret,
+        note: `The current signing secret of ${endpoint.url}.`,
+        back: pageOf(request, id),
+      });
+    },
+  );
+}

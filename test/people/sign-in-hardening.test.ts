@@ -1,0 +1,195 @@
+// Sign-in against hostile input, through the real provider (src/dev-idp over real HTTP): an
+// address spelled with the Kelvin sign does not take over the person whose address has a `k`;
+// a control character in return_to is refused at the start, not after the round trip; sign-in
+// starts are limited per client and the sign-ins under way are capped; a client's x-request-id
+// is kept only when it is a short safe token; every sign-in error page says what went wrong.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import {
+  describeEachDatabase,
+  OPERATOR_TOKEN,
+  type SeededTenant,
+  seedTenant,
+  type TestContext,
+} from '../helpers/app.ts';
+import {
+  type DevIdp,
+  signInThroughProvider,
+  startTestIdp,
+  TEST_CLIENT,
+  TEST_PEOPLE,
+} from '../helpers/idp.ts';
+import { invitePerson } from '../helpers/people.ts';
+
+const PUBLIC = 'http://127.0.0.1:3000';
+const KELVIN = '\u212A';
+
+let idp: DevIdp;
+before(async () => {
+  idp = await startTestIdp({
+    clients: [{ ...TEST_CLIENT, redirect_uris: [`${PUBLIC}/auth/callback`] }],
+    people: [
+      ...TEST_PEOPLE,
+      { sub: 'sub-kate', email: 'kate@example.edu', email_verified: true, name: 'Kate' },
+      { sub: 'sub-kelvin', email: `${KELVIN}ate@example.edu`, email_verified: true, name: 'Not Kate' },
+    ],
+  });
+});
+after(() => idp?.close());
+
+async function tenantWithProvider(ctx: TestContext): Promise<SeededTenant> {
+  const tenant = await seedTenant(ctx);
+  const put = await ctx.admin('PUT', `/admin/v1/institutions/${tenant.slug}/identity-provider`, {
+    issuer: idp.issuer,
+    client_id: TEST_CLIENT.client_id,
+    client_secret: TEST_CLIENT.client_secret,
+  });
+  assert.equal(put.statusCode, 200, put.body);
+  return tenant;
+}
+
+/** Start at the service, choose `sub` at the provider, come back: the callback's answer. */
+async function signIn(ctx: TestContext, start: string, sub: string) {
+  const begin = await ctx.request({ method: 'GET', url: start });
+  assert.equal(begin.statusCode, 302, begin.body);
+  const flow = begin.cookies.find((c) => c.name === 'ssp_signin')?.value;
+  const callback = await signInThroughProvider(begin.headers.location as string, sub);
+  const done = await ctx.request({
+    method: 'GET',
+    url: `${callback.pathname}${callback.search}`,
+    headers: { cookie: `ssp_signin=${flow}` },
+  });
+  return { done, session: done.cookies.find((c) => c.name === 'ssp_session' && c.value)?.value };
+}
+
+/** The message paragraph of a sign-in error page. */
+function shownMessage(body: string): string {
+  return /<p class="error" role="alert">([^<]*)<\/p>/.exec(body)?.[1] ?? '';
+}
+
+const provider = { allowLoopbackOutbound: true, publicBaseUrl: PUBLIC };
+
+describeEachDatabase(
+  'sign-in hardening',
+  (ctx) => {
+    test('the Kelvin sign does not match k: refused as email_ambiguous, and the real Kate still signs in', async () => {
+      const tenant = await tenantWithProvider(ctx());
+      await invitePerson(ctx(), tenant, { roles: ['admin'], email: 'kate@example.edu', name: 'Kate' });
+      const start = `/auth/${tenant.slug}/sign-in`;
+      const impostor = await signIn(ctx(), start, 'sub-kelvin');
+      assert.equal(impostor.session, undefined, 'no session for the Kelvin-sign address');
+      assert.equal(impostor.done.statusCode, 403, impostor.done.body);
+      assert.match(impostor.done.body, /<code>email_ambiguous<\/code>/);
+      assert.match(shownMessage(impostor.done.body), /cannot be matched safely/);
+      const kate = await signIn(ctx(), start, 'sub-kate');
+      assert.ok(kate.session, kate.done.body);
+    });
+
+    test('every sign-in error page shows its message, never "undefined"', async () => {
+      const tenant = await tenantWithProvider(ctx());
+      const unknown = await ctx().request({ method: 'GET', url: '/auth/no-such-place/sign-in' });
+      assert.equal(unknown.statusCode, 404);
+      assert.equal(shownMessage(unknown.body), 'There is no institution at this address.');
+      const stranger = await signIn(ctx(), `/auth/${tenant.slug}/sign-in`, 'sub-staff');
+      assert.match(stranger.done.body, /<code>person_not_found<\/code>/);
+      assert.match(shownMessage(stranger.done.body), /^Your account is not known here\./);
+      const noState = await ctx().request({ method: 'GET', url: '/auth/callback?code=x' });
+      assert.match(shownMessage(noState.body), /carries no state/);
+      for (const page of [unknown, stranger.done, noState]) assert.doesNotMatch(page.body, /undefined/);
+    });
+
+    test('a control character in return_to is refused at the start of sign-in', async () => {
+      const tenant = await tenantWithProvider(ctx());
+      for (const bad of [
+        '/console/x%01y',
+        '/console/?a=%7F',
+        '/app/%0D%0ASet-Cookie:x=1',
+        '/console/%C3%A9',
+      ]) {
+        const start = await ctx().request({
+          method: 'GET',
+          url: `/auth/${tenant.slug}/sign-in?return_to=${bad}`,
+        });
+        assert.equal(start.statusCode, 400, `${bad}: ${start.body.slice(0, 200)}`);
+        assert.match(start.body, /<code>return_to_invalid<\/code>/);
+        assert.equal(start.headers.location, undefined, 'not sent to the provider');
+      }
+      // A good one still comes back where it asked.
+      await invitePerson(ctx(), tenant, { roles: ['staff'], email: 'staff@example.edu' });
+      const good = await signIn(
+        ctx(),
+        `/auth/${tenant.slug}/sign-in?return_to=${encodeURIComponent(`/console/${tenant.slug}/inbox?status=new`)}`,
+        'sub-staff',
+      );
+      assert.equal(good.done.statusCode, 303, good.done.body);
+      assert.equal(good.done.headers.location, `/console/${tenant.slug}/inbox?status=new`);
+    });
+
+    test('x-request-id from a client is kept only when it is a short safe token', async () => {
+      const tenant = await seedTenant(ctx());
+      const url = `/admin/v1/institutions/${tenant.slug}/cohorts`;
+      const kept = await ctx().request({
+        method: 'POST',
+        url,
+        token: OPERATOR_TOKEN,
+        headers: { 'x-request-id': 'trace-42.a_b' },
+        body: { name: 'Traced' },
+      });
+      assert.equal(kept.headers['x-request-id'], 'trace-42.a_b');
+      for (const bad of ['has space', 'x'.repeat(65), 'quote"d', 'line\u2028sep', '']) {
+        const answer = await ctx().app.inject({
+          method: 'GET',
+          url: '/health/live',
+          headers: { 'x-request-id': bad },
+        });
+        assert.match(
+          answer.headers['x-request-id'] as string,
+          /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+          JSON.stringify(bad),
+        );
+      }
+      const forged = await ctx().request({
+        method: 'POST',
+        url,
+        token: OPERATOR_TOKEN,
+        headers: { 'x-request-id': 'evil id"}{' },
+        body: { name: 'Forged' },
+      });
+      assert.equal(forged.statusCode, 201);
+      const { rows } = await ctx().db.query<{ request_id: string }>(
+        'SELECT request_id FROM admin_audit WHERE institution_id = $1 ORDER BY at',
+        [tenant.institutionId],
+      );
+      const ids = rows.map((r) => r.request_id);
+      assert.ok(ids.includes('trace-42.a_b'));
+      assert.ok(!ids.includes('evil id"}{'));
+      assert.ok(ids.includes(forged.headers['x-request-id'] as string));
+    });
+  },
+  { config: provider },
+);
+
+describeEachDatabase(
+  'sign-in starts: limited per client, capped while under way',
+  (ctx) => {
+    test('the fourth start in a minute from one client is a 429 page; a full table of flows is a 503 page', async () => {
+      const tenant = await tenantWithProvider(ctx());
+      const start = (ip: string) =>
+        ctx().app.inject({ method: 'GET', url: `/auth/${tenant.slug}/sign-in`, remoteAddress: ip });
+      for (let i = 0; i < 3; i++) assert.equal((await start('192.0.2.1')).statusCode, 302);
+      const limited = await start('192.0.2.1');
+      assert.equal(limited.statusCode, 429, limited.body.slice(0, 300));
+      assert.match(limited.headers['content-type'] as string, /text\/html/);
+      assert.match(limited.body, /<code>rate_limited<\/code>/);
+      assert.ok(Number(limited.headers['retry-after']) > 0);
+      // Three flows are under way; two more clients fill the cap of five.
+      assert.equal((await start('192.0.2.2')).statusCode, 302);
+      assert.equal((await start('192.0.2.3')).statusCode, 302);
+      const busy = await start('192.0.2.4');
+      assert.equal(busy.statusCode, 503, busy.body.slice(0, 300));
+      assert.match(busy.body, /<code>sign_in_busy<\/code>/);
+      assert.match(shownMessage(busy.body), /Too many sign-ins are under way/);
+    });
+  },
+  { config: { ...provider, signInRateLimitPerMinute: 3, signInPendingMax: 5 } },
+);
