@@ -19,12 +19,18 @@ export const stateWords: Record<NotificationRow['state'], string> = {
 /** What the pages say about email being on or off. */
 export function emailView(email: EmailStatus) {
   return email.enabled
-    ? { on: true, summary: `Emails are sent from ${email.from} through ${email.server}.` }
+    ? {
+        on: true,
+        summary: `Emails are sent from ${email.from} through ${email.server}.`,
+        // What a staff member needs to know (to find the emails), without the server's address.
+        from: `Emails come from ${email.from}.`,
+      }
     : {
         on: false,
         summary:
           'Notifications are off: this service has no mail server configured (SMTP_URL), so no email is sent. ' +
           'Requests that would have been notified are listed below as not sent.',
+        from: '',
       };
 }
 
