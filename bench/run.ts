@@ -4,7 +4,7 @@
 // BENCH_SMOKE=1 runs every benchmark at tiny sizes (bench/size.ts), as test/bench-smoke.test.ts
 // does; the full run is never part of npm test.
 
-import { run as calendar } from './calendar.ts';
+import { run as calendar, calendarBench } from './calendar.ts';
 import { run as consolePages } from './console.ts';
 import { run as enrolments } from './enrolments.ts';
 import { run as helpSync } from './help-sync.ts';
@@ -21,7 +21,8 @@ export interface BenchOptions {
   databaseUrl?: string;
 }
 
-type Bench = { name: string; run: (options: BenchOptions) => Promise<void> };
+/** `only`: run when named (a part of another benchmark), not in the full run. */
+type Bench = { name: string; run: (options: BenchOptions) => Promise<void>; only?: boolean };
 
 const benches: Bench[] = [
   { name: 'roster', run: roster },
@@ -31,6 +32,8 @@ const benches: Bench[] = [
   { name: 'push', run: push },
   { name: 'sign-in', run: signIn },
   { name: 'calendar', run: calendar },
+  { name: 'calendar-fetch', run: calendarBench({ fetch: true, stall: false }), only: true },
+  { name: 'calendar-stall', run: calendarBench({ fetch: false, stall: true }), only: true },
   { name: 'student-home', run: studentHome },
   { name: 'listings', run: listings },
   { name: 'console', run: consolePages },
@@ -47,7 +50,7 @@ process.stdout.write(
   `databases: PGlite${databaseUrl ? ` and PostgreSQL (${new URL(databaseUrl).host})` : ' only (set BENCH_DATABASE_URL for PostgreSQL)'}\n`,
 );
 for (const bench of benches) {
-  if (only && bench.name !== only) continue;
+  if (only ? bench.name !== only : bench.only) continue;
   const started = performance.now();
   process.stdout.write(`\n=== ${bench.name} ===\n`);
   await bench.run({ databaseUrl });
