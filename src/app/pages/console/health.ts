@@ -54,10 +54,11 @@ export function healthRoutes(app: App, services: Services): void {
         feeds,
         failingSources,
       };
-      return c.render(
-        'console/health.eta',
-        healthView(facts, institution.slug, clock.now(), timesIn(institution.time_zone)),
-      );
+      return c.render('console/health.eta', {
+        ...healthView(facts, institution.slug, clock.now(), timesIn(institution.time_zone)),
+        // Whether notification emails are sent (SMTP_URL): the Notifications card says so.
+        notificationsOn: services.notifications.email.enabled,
+      });
     },
   );
 }
