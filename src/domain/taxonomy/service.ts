@@ -114,8 +114,8 @@ export function createTaxonomyService(db: Db, clock: Clock) {
             now,
             dryRun: options.dryRun,
             report,
-            reject(row, problem) {
-              sectionErrors.push({ section, row, ...problem });
+            reject(row, problem, keys) {
+              sectionErrors.push({ section, row, ...keys, ...problem });
               rejected.add(row);
             },
           };
