@@ -124,8 +124,8 @@ async function applySections(
       now: push.now,
       dryRun: push.dryRun,
       report,
-      reject(row, problem) {
-        sectionErrors.push({ section, row, ...problem });
+      reject(row, problem, keys) {
+        sectionErrors.push({ section, row, ...keys, ...problem });
         rejected.add(row);
       },
     };
