@@ -1,5 +1,5 @@
 // Console page times: every page of the staff console, server time (app.inject: routing, the
-// session check, the admin API requests the page makes in-process, the template), for an
+// request context's session check, the domain's queries the page makes, the template), for an
 // institution with 100,000 students, 10,000 help requests (with their timelines and events),
 // 1,000 push runs, three webhook endpoints with a delivery and one to three attempts per event
 // each, full syncs (two held with 1,000 departures each) and 31 people. Seeded set-based
@@ -227,14 +227,22 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
     logger: false,
     rateLimitNameSpace: `bench-${randomBytes(4).toString('hex')}:`,
   });
-  // BENCH_DETAIL=1: the admin API requests each page makes, with their own times (the slowest
-  // first), to see where a slow page spends its time.
+  // BENCH_DETAIL=1: how many database round trips one load of each page makes (statements and
+  // transactions through the database seam), to see where a slow page spends its time.
   const detail = process.env.BENCH_DETAIL === '1';
-  const inner: { url: string; ms: number }[] = [];
-  if (detail)
-    app.addHook('onResponse', async (request, reply) => {
-      if (request.url.startsWith('/admin/')) inner.push({ url: request.url, ms: reply.elapsedTime });
-    });
+  let roundTrips = 0;
+  if (detail) {
+    const query = db.query.bind(db);
+    const transaction = db.transaction.bind(db);
+    db.query = ((...args: Parameters<typeof query>) => {
+      roundTrips += 1;
+      return query(...args);
+    }) as typeof db.query;
+    db.transaction = ((...args: Parameters<typeof transaction>) => {
+      roundTrips += 1;
+      return transaction(...args);
+    }) as typeof db.transaction;
+  }
   await app.ready();
   try {
     const seedStart = performance.now();
@@ -344,10 +352,9 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
       }
       rows.push({ name, p50: percentile(times, 50), p95: percentile(times, 95) });
       if (detail) {
-        inner.length = 0;
+        roundTrips = 0;
         await get(path);
-        for (const call of inner.sort((a, b) => b.ms - a.ms))
-          process.stdout.write(`[${kind}]   ${call.ms.toFixed(1).padStart(6)} ms ${call.url}\n`);
+        process.stdout.write(`[${kind}]   ${name}: ${roundTrips} database round trips\n`);
       }
     }
     const width = Math.max(...rows.map((r) => r.name.length));

@@ -68,6 +68,7 @@ program
     const db = await openDb({
       databaseUrl: config.databaseUrl,
       dataDir: config.dataDir,
+      embeddedSharedBuffers: config.embeddedSharedBuffers,
       onTightened: (message) => process.stderr.write(`ssp: ${message}\n`),
     });
     try {
@@ -95,6 +96,7 @@ program
     const db = await openDb({
       databaseUrl: config.databaseUrl,
       dataDir: config.dataDir,
+      embeddedSharedBuffers: config.embeddedSharedBuffers,
       onTightened: (message) => process.stderr.write(`ssp: ${message}\n`),
     });
     try {

@@ -56,7 +56,15 @@ const sameChange: [console: string, api: string][] = [
   ['POST /console/:slug/secrets/roster/revoke', 'DELETE /admin/v1/institutions/:slug/roster-secret'],
   ['POST /console/:slug/secrets/help-sync', 'POST /admin/v1/institutions/:slug/help-sync-secret'],
   ['POST /console/:slug/secrets/help-sync/revoke', 'DELETE /admin/v1/institutions/:slug/help-sync-secret'],
+  [
+    'POST /console/:slug/secrets/help-sync/rotate',
+    'POST /admin/v1/institutions/:slug/help-sync-secret/rotate',
+  ],
   ['POST /console/:slug/people', 'POST /admin/v1/institutions/:slug/people'],
+  ['POST /console/:slug/people/:id', 'PATCH /admin/v1/institutions/:slug/people/:id'],
+  ['POST /console/:slug/people/:id/sessions', 'DELETE /admin/v1/institutions/:slug/people/:id/sessions'],
+  ['POST /console/:slug/people/:id/remove', 'DELETE /admin/v1/institutions/:slug/people/:id'],
+  ['POST /console/:slug/identity-provider', 'PUT /admin/v1/institutions/:slug/identity-provider'],
   ['POST /console/:slug/inbox/:id/status', 'POST /admin/v1/institutions/:slug/help-requests/:id/status'],
   ['POST /console/:slug/inbox/:id/notes', 'POST /admin/v1/institutions/:slug/help-requests/:id/notes'],
   [
