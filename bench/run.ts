@@ -9,6 +9,8 @@ import { run as consolePages } from './console.ts';
 import { run as enrolments } from './enrolments.ts';
 import { run as helpSync } from './help-sync.ts';
 import { run as listings } from './listings.ts';
+import { run as memory } from './memory.ts';
+import { run as oneroster } from './oneroster.ts';
 import { run as push } from './push.ts';
 import { run as roster } from './roster.ts';
 import { run as signIn } from './sign-in.ts';
@@ -30,6 +32,7 @@ const benches: Bench[] = [
   { name: 'help-sync', run: helpSync },
   { name: 'webhooks', run: webhooks },
   { name: 'push', run: push },
+  { name: 'oneroster', run: oneroster },
   { name: 'sign-in', run: signIn },
   { name: 'calendar', run: calendar },
   { name: 'calendar-fetch', run: calendarBench({ fetch: true, stall: false }), only: true },
@@ -37,6 +40,7 @@ const benches: Bench[] = [
   { name: 'student-home', run: studentHome },
   { name: 'listings', run: listings },
   { name: 'console', run: consolePages },
+  { name: 'memory', run: memory },
 ];
 
 const databaseUrl =
