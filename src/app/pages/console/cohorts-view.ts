@@ -50,12 +50,29 @@ export function cohortsView(listing: Listing<Cohort>, timeZone: string) {
   };
 }
 
-/** A cohort's page, its form filled in from the record. */
-export function cohortView(cohort: Cohort) {
+/**
+ * The ready commands of a cohort's first push (docs/ssp-push.md, the roster feed): a dry run
+ * with `ssp`, and the same request with curl, against the service at `baseUrl`.
+ */
+export function firstPushCommands(cohortId: string, baseUrl: string) {
+  const url = baseUrl.replace(/\/+$/, '');
+  return {
+    ssp: `SSP_URL=${url} SSP_ROSTER_SECRET=ssp_roster_… npx ssp push roster --cohort ${cohortId} roster.csv --dry-run`,
+    curl: [
+      `curl -X POST ${url}/api/sis/sync \\`,
+      `  -H "Authorization: Bearer $SSP_ROSTER_SECRET" -H "Content-Type: application/json" \\`,
+      `  -d '{"cohort_id":"${cohortId}","dry_run":true,"students":[{"email":"ada@example.edu","student_id_ext":"S1001","first_name":"Ada","last_name":"Lovelace"}]}'`,
+    ].join('\n'),
+  };
+}
+
+/** A cohort's page, its form filled in from the record, and the commands of a first push. */
+export function cohortView(cohort: Cohort, baseUrl = 'http://127.0.0.1:3000') {
   return {
     // By its name alone: names are often "Cohort A" already.
     title: cohort.name,
     cohort,
+    commands: firstPushCommands(cohort.id, baseUrl),
     values: { name: cohort.name, clock: cohort.clock, start_date: cohort.start_date ?? '' } as CohortValues,
     errors: {} as Record<string, string>,
     when,

@@ -46,7 +46,7 @@ const FIELDS = Object.keys(cohortFields);
 
 type PageData = Record<string, unknown>;
 
-export function cohortRoutes(app: App, { db }: Services): void {
+export function cohortRoutes(app: App, { db, config }: Services): void {
   const pageOf = (request: FastifyRequest, id?: string) => {
     const page = `/console/${institutionOf(request).slug}/cohorts`;
     return id ? `${page}/${id}` : page;
@@ -67,7 +67,11 @@ export function cohortRoutes(app: App, { db }: Services): void {
 
   const cohort = async (request: FastifyRequest, id: string, extra: PageData = {}, status = 200) => {
     const found = await getCohort(db, institutionOf(request).id, id);
-    return ctx(request).render('console/cohort.eta', { ...cohortView(found), ...extra }, status);
+    return ctx(request).render(
+      'console/cohort.eta',
+      { ...cohortView(found, config.publicBaseUrl), ...extra },
+      status,
+    );
   };
 
   app.get('/:slug/cohorts', { config, schema: listSchema }, async (request) => cohorts(request));
