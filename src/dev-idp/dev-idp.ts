@@ -90,6 +90,168 @@ function errorPage(message: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in error</title></head><body><h1>Sign-in error</h1><p>${escapeHtml(message)}</p></body></html>`;
 }
 
+/** What a provider of the development sign-in needs to be configured. */
+interface ProviderSetup {
+  key: JWK;
+  store: ReturnType<typeof createMemoryStore>;
+  clients: DevIdpOptions['clients'];
+  cookieKeys: string[];
+  claimsInIdToken: boolean;
+  prefix: string;
+  person(sub: string): DevPerson | undefined;
+}
+
+/** The oidc-provider configuration: PKCE, the clients, a person chosen at every sign-in. */
+function configuration({
+  key,
+  store,
+  clients,
+  cookieKeys,
+  claimsInIdToken,
+  prefix,
+  person: find,
+}: ProviderSetup): Configuration {
+  const policy = interactionPolicy.base();
+  // Ask at every sign-in, even when the provider still remembers the last person: a developer
+  // switches between demo people, and each test names the person it signs in as.
+  policy
+    .get('login')
+    ?.checks.add(
+      new interactionPolicy.Check('choose_person', 'the development provider asks at every sign-in', (ctx) =>
+        ctx.oidc.result?.login
+          ? interactionPolicy.Check.NO_NEED_TO_PROMPT
+          : interactionPolicy.Check.REQUEST_PROMPT,
+      ),
+    );
+  return {
+    adapter: store,
+    clients: clients.map((c) => ({
+      client_id: c.client_id,
+      client_secret: c.client_secret,
+      redirect_uris: [...c.redirect_uris],
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+    })),
+    jwks: { keys: [key] },
+    cookies: { keys: cookieKeys },
+    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
+    conformIdTokenClaims: !claimsInIdToken,
+    features: { devInteractions: { enabled: false } },
+    pkce: { required: () => true },
+    // Seconds. Set explicitly (the library's defaults are functions that print a notice).
+    ttl: {
+      AccessToken: 3600,
+      AuthorizationCode: 60,
+      IdToken: 3600,
+      Interaction: 3600,
+      Session: 3600,
+      Grant: 3600,
+    },
+    interactions: { policy, url: (_ctx, interaction) => `${prefix}/interaction/${interaction.uid}` },
+    async findAccount(_ctx, sub) {
+      const person = find(sub);
+      if (!person) return undefined;
+      return {
+        accountId: sub,
+        claims: () => ({
+          sub,
+          email: person.email,
+          email_verified: person.email_verified,
+          name: person.name,
+        }),
+      };
+    },
+  };
+}
+
+/** The provider's interaction pages: choose a person, grant what the platform asks, or cancel. */
+async function interact(
+  current: Provider,
+  prefix: string,
+  people: ReadonlyMap<string, DevPerson>,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  action: string | undefined,
+) {
+  let details: Awaited<ReturnType<Provider['interactionDetails']>>;
+  try {
+    details = await current.interactionDetails(req, res);
+  } catch {
+    sendHtml(res, 400, errorPage('This sign-in has expired or was already used. Start again.'));
+    return;
+  }
+  const base = `${prefix}/interaction/${details.uid}`;
+  if (req.method === 'GET' && action === undefined) {
+    if (details.prompt.name === 'login') {
+      sendHtml(
+        res,
+        200,
+        choosePersonPage({
+          loginAction: `${base}/login`,
+          abortAction: `${base}/abort`,
+          clientId: String(details.params.client_id),
+          people: [...people.values()],
+        }),
+      );
+      return;
+    }
+    // Consent: the clients are the platform itself, so what they ask for is granted.
+    const missing = details.prompt.details as {
+      missingOIDCScope?: string[];
+      missingOIDCClaims?: string[];
+      missingResourceScopes?: Record<string, string[]>;
+    };
+    const grant = details.grantId
+      ? ((await current.Grant.find(details.grantId)) ??
+        new current.Grant({
+          accountId: details.session?.accountId,
+          clientId: String(details.params.client_id),
+        }))
+      : new current.Grant({
+          accountId: details.session?.accountId,
+          clientId: String(details.params.client_id),
+        });
+    if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+    if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
+    for (const [resource, scopes] of Object.entries(missing.missingResourceScopes ?? {}))
+      grant.addResourceScope(resource, scopes.join(' '));
+    const grantId = await grant.save();
+    await current.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
+    return;
+  }
+  if (req.method !== 'POST') {
+    sendHtml(res, 405, errorPage('Method not allowed.'));
+    return;
+  }
+  if (action === 'abort') {
+    await current.interactionFinished(
+      req,
+      res,
+      { error: 'access_denied', error_description: 'The person cancelled the sign-in.' },
+      { mergeWithLastSubmission: false },
+    );
+    return;
+  }
+  let form: URLSearchParams;
+  try {
+    form = await readForm(req);
+  } catch {
+    sendHtml(res, 413, errorPage('The form is too large.'));
+    return;
+  }
+  const sub = form.get('sub') ?? '';
+  if (!people.has(sub)) {
+    sendHtml(res, 400, errorPage(`No demo person has the subject "${sub}".`));
+    return;
+  }
+  await current.interactionFinished(
+    req,
+    res,
+    { login: { accountId: sub } },
+    { mergeWithLastSubmission: false },
+  );
+}
+
 export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
   const host = options.host ?? '127.0.0.1';
   const prefix = (options.issuer ? new URL(options.issuer).pathname : (options.issuerPath ?? '')).replace(
@@ -119,66 +281,20 @@ export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
   const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const issuer = options.issuer?.replace(/\/+$/, '') ?? `http://${hostPart}:${address.port}${prefix}`;
 
-  function configuration(key: JWK): Configuration {
-    const policy = interactionPolicy.base();
-    // Ask at every sign-in, even when the provider still remembers the last person: a developer
-    // switches between demo people, and each test names the person it signs in as.
-    policy
-      .get('login')
-      ?.checks.add(
-        new interactionPolicy.Check(
-          'choose_person',
-          'the development provider asks at every sign-in',
-          (ctx) =>
-            ctx.oidc.result?.login
-              ? interactionPolicy.Check.NO_NEED_TO_PROMPT
-              : interactionPolicy.Check.REQUEST_PROMPT,
-        ),
-      );
-    return {
-      adapter: store,
-      clients: options.clients.map((c) => ({
-        client_id: c.client_id,
-        client_secret: c.client_secret,
-        redirect_uris: [...c.redirect_uris],
-        grant_types: ['authorization_code'],
-        response_types: ['code'],
-      })),
-      jwks: { keys: [key] },
-      cookies: { keys: cookieKeys },
-      claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
-      conformIdTokenClaims: !claimsInIdToken,
-      features: { devInteractions: { enabled: false } },
-      pkce: { required: () => true },
-      // Seconds. Set explicitly (the library's defaults are functions that print a notice).
-      ttl: {
-        AccessToken: 3600,
-        AuthorizationCode: 60,
-        IdToken: 3600,
-        Interaction: 3600,
-        Session: 3600,
-        Grant: 3600,
-      },
-      interactions: { policy, url: (_ctx, interaction) => `${prefix}/interaction/${interaction.uid}` },
-      async findAccount(_ctx, sub) {
-        const person = people.get(sub);
-        if (!person) return undefined;
-        return {
-          accountId: sub,
-          claims: () => ({
-            sub,
-            email: person.email,
-            email_verified: person.email_verified,
-            name: person.name,
-          }),
-        };
-      },
-    };
-  }
-
   async function install(): Promise<string> {
     const key = await newSigningKey();
-    const next = new Provider(issuer, configuration(key));
+    const next = new Provider(
+      issuer,
+      configuration({
+        key,
+        store,
+        clients: options.clients,
+        cookieKeys,
+        claimsInIdToken,
+        prefix,
+        person: (sub) => people.get(sub),
+      }),
+    );
     provider = next;
     handler = next.callback();
     return key.kid as string;
@@ -193,99 +309,13 @@ export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
     }
     const rest = url.pathname.slice(prefix.length) || '/';
     const interaction = /^\/interaction\/([^/]+)(?:\/(login|abort))?$/.exec(rest);
-    if (interaction) return interact(req, res, interaction[2]);
+    if (interaction) return interact(provider!, prefix, people, req, res, interaction[2]);
     if (prefix !== '') {
       // oidc-provider finds its mount path by comparing originalUrl with url (as under express).
       (req as { originalUrl?: string }).originalUrl = req.url;
       req.url = (req.url ?? '/').slice(prefix.length) || '/';
     }
     await handler!(req, res);
-  }
-
-  async function interact(req: http.IncomingMessage, res: http.ServerResponse, action: string | undefined) {
-    const current = provider!;
-    let details: Awaited<ReturnType<Provider['interactionDetails']>>;
-    try {
-      details = await current.interactionDetails(req, res);
-    } catch {
-      sendHtml(res, 400, errorPage('This sign-in has expired or was already used. Start again.'));
-      return;
-    }
-    const base = `${prefix}/interaction/${details.uid}`;
-    if (req.method === 'GET' && action === undefined) {
-      if (details.prompt.name === 'login') {
-        sendHtml(
-          res,
-          200,
-          choosePersonPage({
-            loginAction: `${base}/login`,
-            abortAction: `${base}/abort`,
-            clientId: String(details.params.client_id),
-            people: [...people.values()],
-          }),
-        );
-        return;
-      }
-      // Consent: the clients are the platform itself, so what they ask for is granted.
-      const missing = details.prompt.details as {
-        missingOIDCScope?: string[];
-        missingOIDCClaims?: string[];
-        missingResourceScopes?: Record<string, string[]>;
-      };
-      const grant = details.grantId
-        ? ((await current.Grant.find(details.grantId)) ??
-          new current.Grant({
-            accountId: details.session?.accountId,
-            clientId: String(details.params.client_id),
-          }))
-        : new current.Grant({
-            accountId: details.session?.accountId,
-            clientId: String(details.params.client_id),
-          });
-      if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
-      if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
-      for (const [resource, scopes] of Object.entries(missing.missingResourceScopes ?? {}))
-        grant.addResourceScope(resource, scopes.join(' '));
-      const grantId = await grant.save();
-      await current.interactionFinished(
-        req,
-        res,
-        { consent: { grantId } },
-        { mergeWithLastSubmission: true },
-      );
-      return;
-    }
-    if (req.method !== 'POST') {
-      sendHtml(res, 405, errorPage('Method not allowed.'));
-      return;
-    }
-    if (action === 'abort') {
-      await current.interactionFinished(
-        req,
-        res,
-        { error: 'access_denied', error_description: 'The person cancelled the sign-in.' },
-        { mergeWithLastSubmission: false },
-      );
-      return;
-    }
-    let form: URLSearchParams;
-    try {
-      form = await readForm(req);
-    } catch {
-      sendHtml(res, 413, errorPage('The form is too large.'));
-      return;
-    }
-    const sub = form.get('sub') ?? '';
-    if (!people.has(sub)) {
-      sendHtml(res, 400, errorPage(`No demo person has the subject "${sub}".`));
-      return;
-    }
-    await current.interactionFinished(
-      req,
-      res,
-      { login: { accountId: sub } },
-      { mergeWithLastSubmission: false },
-    );
   }
 
   return {

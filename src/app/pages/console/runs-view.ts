@@ -72,11 +72,14 @@ function warningsOf(run: Run): unknown[] {
   return Array.isArray(run.details?.warnings) ? run.details.warnings : [];
 }
 
-/** A run's page: its counts, its row errors as a table (a column per field), its warnings. */
-export function runView(run: Run, back: string) {
+/**
+ * A run's page: its counts, its row errors as a table (a column per field), its warnings; its
+ * title's time written by `time` (the institution's zone on the console).
+ */
+export function runView(run: Run, back: string, time: (value: unknown) => string = when) {
   const columns = [...new Set(run.errors.flatMap((e) => Object.keys(e ?? {})))];
   return {
-    title: `${run.kind === 'roster' ? 'Roster' : 'Enrolments'} push of ${when(run.finished_at)}`,
+    title: `${run.kind === 'roster' ? 'Roster' : 'Enrolments'} push of ${time(run.finished_at)}`,
     run,
     columns,
     warnings: warningsOf(run),
