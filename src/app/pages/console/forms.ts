@@ -1,8 +1,15 @@
-// Form posts: what a field of the form is called, and where the API's answer is shown. The
-// API names the field at fault (`field`, dotted); the page shows its detail and code next to
-// that control, or above the form when the field is not one of the form's.
+// Form posts: what a field of the form is called, and where the domain's refusal is shown. The
+// refusal names the field at fault (`field`, dotted, as the API's error body does); the page shows
+// its detail and code next to that control, or above the form when the field is not one of the
+// form's.
 import { ApiError } from '../../../errors.ts';
-import type { ApiProblem } from './api.ts';
+
+/** A refusal as the API's error body writes it: its code, and the detail and field it names. */
+interface Problem {
+  error: string;
+  detail?: string;
+  field?: string;
+}
 
 export type FormErrors = {
   /** Messages keyed by form field name. */
@@ -11,7 +18,7 @@ export type FormErrors = {
   formError?: string;
 };
 
-export function formErrors(problem: ApiProblem, fields: readonly string[]): FormErrors {
+function formErrors(problem: Problem, fields: readonly string[]): FormErrors {
   const message = `${problem.detail ?? 'The request was refused.'} (${problem.error})`;
   const field = problem.field?.replace(/^body\.?/, '').split('.')[0];
   if (field && fields.includes(field)) return { errors: { [field]: message } };
@@ -25,7 +32,7 @@ export function formErrors(problem: ApiProblem, fields: readonly string[]): Form
  */
 export function refusalOf(error: unknown, fields: readonly string[]): FormErrors & { status: number } {
   if (!(error instanceof ApiError) || error.status >= 500) throw error;
-  const problem = { ...error.extra, error: error.code } as ApiProblem;
+  const problem = { ...error.extra, error: error.code } as Problem;
   return { ...formErrors(problem, fields), status: error.status };
 }
 
