@@ -132,6 +132,29 @@ export async function seed(db: Db, now: Date): Promise<Seeded> {
      ORDER BY r.created_at, v`,
     [institutionId],
   );
+  // Notification emails: ten staff told of crisis requests, two of every request; nearly all sent,
+  // one in 37 failed with the server's answer, one in 101 waiting for a retry.
+  await db.query(
+    `INSERT INTO notification_settings (person_id, institution_id, crisis, any_new)
+     SELECT id, $1, n <= 10, n > 10 FROM (
+       SELECT id, row_number() OVER (ORDER BY name) AS n FROM people
+       WHERE institution_id = $1 AND name LIKE 'Staff %') p WHERE n <= 12`,
+    [institutionId],
+  );
+  await db.query(
+    `INSERT INTO notifications (institution_id, person_id, help_request_id, reason, state, attempts, last_error,
+                                next_attempt_at, created_at, finished_at)
+     SELECT $1, s.person_id, r.id, CASE WHEN r.priority = 'crisis' THEN 'crisis' ELSE 'new' END,
+            CASE WHEN g % 101 = 0 THEN 'pending' WHEN g % 37 = 0 THEN 'failed' ELSE 'sent' END,
+            CASE WHEN g % 37 = 0 AND g % 101 <> 0 THEN 8 ELSE 1 END,
+            CASE WHEN g % 101 = 0 THEN '451 4.3.0 try again later'
+                 WHEN g % 37 = 0 THEN 'gave up after 8 attempts: 451 4.3.0 try again later' END,
+            r.created_at + interval '1 hour', r.created_at, CASE WHEN g % 101 <> 0 THEN r.created_at + interval '2 seconds' END
+     FROM (SELECT id, priority, created_at, row_number() OVER (ORDER BY created_at) AS g
+           FROM help_requests WHERE institution_id = $1) r
+     JOIN notification_settings s ON s.institution_id = $1 AND (s.any_new OR (s.crisis AND r.priority = 'crisis'))`,
+    [institutionId],
+  );
   // Runs, one every 90 minutes back from now (about 60 days); one in 10 with 50 row errors.
   await db.query(
     `INSERT INTO sis_runs (institution_id, kind, credential, cohort_id, dry_run, received, counts, error_count, errors,
@@ -335,6 +358,9 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
       ['cohorts', '/cohorts'],
       ['calendar feeds', '/calendar-feeds'],
       ['crisis contacts', '/crisis-contacts'],
+      ['notifications', '/notifications'],
+      ['notifications: failed', '/notifications?state=failed'],
+      ['your notifications', '/me/notifications'],
     ];
 
     const rows: { name: string; p50: number; p95: number }[] = [];

@@ -40,6 +40,7 @@ const table: [RegExp, Access][] = [
   [/^(GET|POST) \/console\/:slug\/notifications$/, 'admin'],
   [/^(GET|POST) \/console\/:slug\/secrets\/help-sync(\/|$)/, 'integrations'],
   [/^(GET|POST) \/console\/:slug\/webhooks(\/|$)/, 'integrations'],
+  [/^(GET|POST) \/console\/:slug\/oneroster-source(\/|$)/, 'integrations'],
   [
     /^(GET|POST) \/console\/:slug\/(secrets|people|identity-provider|runs|full-syncs|calendar-feeds|crisis-contacts|cohorts|time-zone|audit|audit\.csv)(\/|$)/,
     'admin',
@@ -71,6 +72,8 @@ const sameChange: [console: string, api: string][] = [
     'PUT /admin/v1/institutions/:slug/help-requests/:id/assignment',
   ],
   ['POST /console/:slug/webhooks', 'POST /admin/v1/institutions/:slug/webhook-endpoints'],
+  ['POST /console/:slug/oneroster-source', 'PUT /admin/v1/institutions/:slug/oneroster-source'],
+  ['POST /console/:slug/oneroster-source/sync', 'POST /admin/v1/institutions/:slug/oneroster-source/pulls'],
   ['POST /console/:slug/webhooks/:id/delete', 'DELETE /admin/v1/institutions/:slug/webhook-endpoints/:id'],
   [
     'POST /console/:slug/webhooks/:id/reveal-secret',

@@ -18,6 +18,7 @@ import { adminInstitutionRoutes } from './admin/institutions.ts';
 import { adminMeRoutes } from './admin/me.ts';
 import { adminMetricsRoutes } from './admin/metrics.ts';
 import { adminNotificationRoutes } from './admin/notifications.ts';
+import { adminOneRosterSourceRoutes } from './admin/oneroster-source.ts';
 import { adminOperatorRoutes } from './admin/operators.ts';
 import { adminPeopleRoutes } from './admin/people.ts';
 import { adminRunRoutes } from './admin/runs.ts';
@@ -57,6 +58,7 @@ const routeModules: RouteModule[] = [
   adminMetricsRoutes,
   adminCalendarRoutes,
   adminCrisisContactRoutes,
+  adminOneRosterSourceRoutes,
   adminNotificationRoutes,
 ];
 

@@ -1,14 +1,13 @@
-// Form posts: what a field of the form is called, and where the domain's refusal is shown. The
-// refusal names the field at fault (`field`, dotted, as the API's error body does); the page shows
-// its detail and code next to that control, or above the form when the field is not one of the
-// form's.
+// Form posts: what a field of the form is called, and where the domain's refusal is shown. A
+// refusal names the field at fault (`field`, dotted); the page shows its detail and code next to
+// that control, or above the form when the field is not one of the form's.
 import { ApiError } from '../../../errors.ts';
 
-/** A refusal as the API's error body writes it: its code, and the detail and field it names. */
-interface Problem {
+/** A refusal as the API writes it: its code, and the detail and field it names. */
+interface Refusal {
   error: string;
-  detail?: string;
-  field?: string;
+  detail?: unknown;
+  field?: unknown;
 }
 
 export type FormErrors = {
@@ -18,9 +17,10 @@ export type FormErrors = {
   formError?: string;
 };
 
-function formErrors(problem: Problem, fields: readonly string[]): FormErrors {
+export function formErrors(problem: Refusal, fields: readonly string[]): FormErrors {
   const message = `${problem.detail ?? 'The request was refused.'} (${problem.error})`;
-  const field = problem.field?.replace(/^body\.?/, '').split('.')[0];
+  const field =
+    typeof problem.field === 'string' ? problem.field.replace(/^body\.?/, '').split('.')[0] : undefined;
   if (field && fields.includes(field)) return { errors: { [field]: message } };
   return { errors: {}, formError: message };
 }
@@ -32,7 +32,7 @@ function formErrors(problem: Problem, fields: readonly string[]): FormErrors {
  */
 export function refusalOf(error: unknown, fields: readonly string[]): FormErrors & { status: number } {
   if (!(error instanceof ApiError) || error.status >= 500) throw error;
-  const problem = { ...error.extra, error: error.code } as Problem;
+  const problem: Refusal = { ...error.extra, error: error.code };
   return { ...formErrors(problem, fields), status: error.status };
 }
 

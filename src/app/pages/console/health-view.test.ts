@@ -14,6 +14,7 @@ const calm: HealthFacts = {
   syncSecret: undefined,
   endpoints: undefined,
   feeds: [],
+  failingSources: [],
 };
 
 const run = { id: 'r1', kind: 'roster', error_count: 2, received: 10 } as unknown as RunSummary;
@@ -87,4 +88,26 @@ test('a roster secret not active, or past its date, is said so', () => {
   );
   assert.equal(late.attention[0].text, 'The roster secret is past its rotation date');
   assert.equal(rotationDaysLeft({ state: 'revoked' }, now), undefined);
+});
+
+test('a failing OneRoster source needs attention, its time in the institution zone', () => {
+  const failing = {
+    institution_id: 'i',
+    slug: 'x',
+    name: 'X',
+    last_error: 'token endpoint answered 401',
+    failing_since: new Date('2026-05-31T22:00:00Z'),
+    failure_count: 3,
+    last_success_at: null,
+  };
+  const view = healthView(
+    { ...calm, failingSources: [failing] },
+    'x',
+    now,
+    (v) => `at ${String(v instanceof Date ? v.toISOString() : v)}`,
+  );
+  assert.deepEqual(view.attention.at(-1), {
+    text: 'The OneRoster source is failing since at 2026-05-31T22:00:00.000Z: token endpoint answered 401',
+    href: '/console/x/oneroster-source',
+  });
 });

@@ -4,6 +4,7 @@
 // its page. The help-sync secret and the endpoints are undefined for a caller who may not see them.
 import type { CalendarFeed } from '../../../domain/calendar/feeds.ts';
 import type { FullSyncListing } from '../../../domain/departures/schemas.ts';
+import type { FailingSource } from '../../../domain/oneroster/pull/sources.ts';
 import type { RunSummary } from '../../../domain/runs/schemas.ts';
 import type { HelpSyncSecretStatus, RosterSecretStatus } from '../../../domain/secrets/schemas.ts';
 import type { WebhookEndpoint } from '../../../domain/webhooks/schemas.ts';
@@ -19,6 +20,8 @@ export interface HealthFacts {
   syncSecret: HelpSyncSecretStatus | undefined;
   endpoints: readonly WebhookEndpoint[] | undefined;
   feeds: readonly CalendarFeed[];
+  /** The institution's OneRoster source, when its last pulls failed. */
+  failingSources: readonly FailingSource[];
 }
 
 interface Attention {
@@ -29,15 +32,15 @@ interface Attention {
 const plural = (n: number, word: string, words = `${word}s`) => (n === 1 ? word : words);
 
 /** An endpoint's trouble as the page says it: its reasons read "disabled by an administrator", "410 Gone", ... */
-export function endpointState(endpoint: WebhookEndpoint): string {
-  if (endpoint.enabled) return `failing since ${when(endpoint.failing_since)}`;
+export function endpointState(endpoint: WebhookEndpoint, time: (value: unknown) => string = when): string {
+  if (endpoint.enabled) return `failing since ${time(endpoint.failing_since)}`;
   const reason = String(endpoint.disabled_reason ?? 'no reason given');
   return reason.startsWith('disabled') ? reason : `disabled: ${reason}`;
 }
 
 /** A failing feed's state, as the calendar feeds page says it. */
-export function failingFeedState(feed: CalendarFeed): string {
-  return `failing since ${when(feed.failing_since)}: ${feed.last_error ?? 'no reason given'}; next attempt ${when(feed.next_fetch_at)}`;
+export function failingFeedState(feed: CalendarFeed, time: (value: unknown) => string = when): string {
+  return `failing since ${time(feed.failing_since)}: ${feed.last_error ?? 'no reason given'}; next attempt ${time(feed.next_fetch_at)}`;
 }
 
 /** Days left before the roster secret's rotation date (negative: past it), when it has one. */
@@ -46,16 +49,24 @@ export function rotationDaysLeft(status: RosterSecretStatus, now: Date): number 
   return Math.floor((new Date(status.rotate_by).getTime() - now.getTime()) / DAY_MS);
 }
 
-/** The integration health page of the institution at `/console/<slug>`, at `now`. */
-export function healthView(facts: HealthFacts, slug: string, now: Date) {
+/**
+ * The integration health page of the institution at `/console/<slug>`, at `now`, its times
+ * written by `time` (the institution's zone on the console).
+ */
+export function healthView(
+  facts: HealthFacts,
+  slug: string,
+  now: Date,
+  time: (value: unknown) => string = when,
+) {
   const base = `/console/${slug}`;
   const rotationDays = rotationDaysLeft(facts.rosterSecret, now);
   const troubled = (facts.endpoints ?? [])
     .filter((e) => !e.enabled || e.failing_since)
-    .map((e) => ({ ...e, state: endpointState(e) }));
+    .map((e) => ({ ...e, state: endpointState(e, time) }));
   const failingFeeds = facts.feeds
     .filter((f) => f.health === 'failing')
-    .map((f) => ({ ...f, label: f.name ?? f.url, state: failingFeedState(f) }));
+    .map((f) => ({ ...f, label: f.name ?? f.url, state: failingFeedState(f, time) }));
 
   const attention: Attention[] = [];
   for (const run of [facts.roster, facts.enrolments]) {
@@ -93,6 +104,12 @@ export function healthView(facts: HealthFacts, slug: string, now: Date) {
     attention.push({
       text: `Calendar feed ${feed.label}: ${feed.state}`,
       href: `${base}/calendar-feeds/${feed.id}`,
+    });
+  // A failing OneRoster source: its pulls change nothing until it answers again.
+  for (const source of facts.failingSources)
+    attention.push({
+      text: `The OneRoster source is failing since ${time(source.failing_since)}: ${source.last_error ?? 'no reason given'}`,
+      href: `${base}/oneroster-source`,
     });
 
   return {

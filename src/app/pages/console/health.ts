@@ -15,12 +15,13 @@ import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { ctx, institutionOf } from './context.ts';
 import { healthView } from './health-view.ts';
+import { timesIn } from './institution-time.ts';
 
 /** The most endpoints and feeds the page reads (an institution has a handful). */
 const MOST = 200;
 
 export function healthRoutes(app: App, services: Services): void {
-  const { db, clock, config, webhooks, calendar } = services;
+  const { db, clock, config, webhooks, calendar, oneRosterSources } = services;
   const rosterDeps = { db, bootstrapHash: config.bootstrapRosterSecretHash };
 
   app.get(
@@ -32,15 +33,17 @@ export function healthRoutes(app: App, services: Services): void {
       if (!c.may('admin')) return reply.redirect(`/console/${institution.slug}/inbox`, 303);
       const id = institution.id;
       const integrations = c.may('integrations');
-      const [roster, enrolments, held, rosterSecret, syncSecret, endpoints, feeds] = await Promise.all([
-        listRuns(db, id, { kind: 'roster', limit: 1 }),
-        listRuns(db, id, { kind: 'enrolments', limit: 1 }),
-        listFullSyncs(db, id, { status: 'held', limit: 20 }),
-        rosterSecretStatus(rosterDeps, id),
-        integrations ? syncSecretStatus(db, id) : undefined,
-        integrations ? webhooks.list(id, { limit: MOST }) : undefined,
-        calendar.list(id, { limit: MOST, offset: 0 }),
-      ]);
+      const [roster, enrolments, held, rosterSecret, syncSecret, endpoints, feeds, failingSources] =
+        await Promise.all([
+          listRuns(db, id, { kind: 'roster', limit: 1 }),
+          listRuns(db, id, { kind: 'enrolments', limit: 1 }),
+          listFullSyncs(db, id, { status: 'held', limit: 20 }),
+          rosterSecretStatus(rosterDeps, id),
+          integrations ? syncSecretStatus(db, id) : undefined,
+          integrations ? webhooks.list(id, { limit: MOST }) : undefined,
+          calendar.list(id, { limit: MOST, offset: 0 }),
+          oneRosterSources.failing(id),
+        ]);
       const facts = {
         roster: roster.items[0],
         enrolments: enrolments.items[0],
@@ -49,8 +52,13 @@ export function healthRoutes(app: App, services: Services): void {
         syncSecret,
         endpoints: endpoints?.items,
         feeds,
+        failingSources,
       };
-      return c.render('console/health.eta', healthView(facts, institution.slug, clock.now()));
+      return c.render('console/health.eta', {
+        ...healthView(facts, institution.slug, clock.now(), timesIn(institution.time_zone)),
+        // Whether notification emails are sent (SMTP_URL): the Notifications card says so.
+        notificationsOn: services.notifications.email.enabled,
+      });
     },
   );
 }

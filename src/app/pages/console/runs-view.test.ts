@@ -8,6 +8,7 @@ const run: Run = {
   id: 'r1',
   kind: 'roster',
   credential: 'institution_secret',
+  trigger: 'push',
   cohort_id: null,
   sections: [],
   dry_run: false,
