@@ -7,7 +7,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Access, grants } from '../../../domain/access/policy.ts';
 import type { Institution } from '../../../domain/institutions/service.ts';
 import { csrfToken } from '../../context/session-cookies.ts';
-import type { App } from '../../types.ts';
 import { type Surface, signInFor } from '../page-scope.ts';
 import { timesIn } from './institution-time.ts';
 import { navigation, type StaffCaller } from './navigation.ts';
