@@ -7,7 +7,14 @@ import {
   NewInstitutionBody,
 } from '../../../domain/institutions/schemas.ts';
 import { checkForm } from '../form-check.ts';
-import { cohortFields, cohortInput, cohortsView, cohortValues, cohortView } from './cohorts-view.ts';
+import {
+  cohortFields,
+  cohortInput,
+  cohortsView,
+  cohortValues,
+  cohortView,
+  firstPushCommands,
+} from './cohorts-view.ts';
 import { institutionFields, institutionInput, institutionsView, institutionValues } from './operator-view.ts';
 
 const cohort: Cohort = {
@@ -62,4 +69,16 @@ test('the operator creates an institution: no zone given is left to the domain (
     name: '',
     time_zone: 'UTC',
   });
+});
+
+test("a cohort's first push: the ssp dry run and the same request with curl, at the service's address", () => {
+  const commands = firstPushCommands('6f1c2d4e-0000-4000-8000-000000000001', 'https://ssp.example.edu/');
+  assert.equal(
+    commands.ssp,
+    'SSP_URL=https://ssp.example.edu SSP_ROSTER_SECRET=ssp_roster_… npx ssp push roster --cohort 6f1c2d4e-0000-4000-8000-000000000001 roster.csv --dry-run',
+  );
+  assert.match(commands.curl, /^curl -X POST https:\/\/ssp\.example\.edu\/api\/sis\/sync/);
+  const body = /-d '(.*)'$/.exec(commands.curl)?.[1];
+  assert.deepEqual(JSON.parse(body ?? '{}').cohort_id, '6f1c2d4e-0000-4000-8000-000000000001');
+  assert.equal(JSON.parse(body ?? '{}').dry_run, true);
 });

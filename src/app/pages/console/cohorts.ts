@@ -46,7 +46,7 @@ const FIELDS = Object.keys(cohortFields);
 
 type PageData = Record<string, unknown>;
 
-export function cohortRoutes(app: App, { db, config }: Services): void {
+export function cohortRoutes(app: App, { db, config: settings }: Services): void {
   const pageOf = (request: FastifyRequest, id?: string) => {
     const page = `/console/${institutionOf(request).slug}/cohorts`;
     return id ? `${page}/${id}` : page;
@@ -69,7 +69,7 @@ export function cohortRoutes(app: App, { db, config }: Services): void {
     const found = await getCohort(db, institutionOf(request).id, id);
     return ctx(request).render(
       'console/cohort.eta',
-      { ...cohortView(found, config.publicBaseUrl), ...extra },
+      { ...cohortView(found, settings.publicBaseUrl), ...extra },
       status,
     );
   };
