@@ -113,7 +113,7 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
         throw new Error(`${label}: ${first.statusCode} ${first.body.slice(0, 300)}`);
       }
       const events = (first.body.match(/class="event[ "]/g) ?? []).length;
-      for (let i = 0; i < 20; i++) await get();
+      for (let i = 0; i < size(20, 1); i++) await get();
       const times: number[] = [];
       for (let i = 0; i < REQUESTS; i++) {
         started = performance.now();
