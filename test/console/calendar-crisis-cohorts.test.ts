@@ -148,8 +148,7 @@ describeCalendar('console: calendar feeds, crisis contacts, cohorts', (ctx) => {
     assert.ok(
       audit.items.some(
         (e: { action: string; actor_id: string }) =>
-          e.action === 'DELETE /admin/v1/institutions/:slug/calendar-feeds/:id' &&
-          e.actor_id === admin.personId,
+          e.action === 'POST /console/:slug/calendar-feeds/:id/delete' && e.actor_id === admin.personId,
       ),
     );
     for (const missing of ['not-an-id', '00000000-0000-4000-8000-000000000000'])

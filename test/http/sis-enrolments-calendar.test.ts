@@ -336,6 +336,13 @@ describeEachDatabase('POST /api/sis/enrolments: enrolments', (ctx) => {
       rejected: 10,
     });
     assert.equal(await count(ctx(), 'enrolments', tenant), 1);
+    // Every error names the record by the keys its row was sent with, beside `row`.
+    const keys = (e: Record<string, unknown>) => [e.row, e.email, e.student_id_ext, e.unit_code, e.term_code];
+    assert.deepEqual(keys(body.errors[1]), [1, null, 'S1', 'NOPE', '2026-S1']);
+    assert.deepEqual(keys(body.errors[6]), [4, 'elsewhere@example.edu', null, 'NURS101', '2026-S1']);
+    assert.deepEqual(keys(body.errors[11]), [10, null, 'S2', null, '2026-S1']);
+    const run = await ctx().admin('GET', `/admin/v1/institutions/${tenant.slug}/runs/${body.run_id}`);
+    assert.deepEqual(run.json().errors, body.errors);
   });
 
   test('413 beyond 5000 enrolments', async () => {

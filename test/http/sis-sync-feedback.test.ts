@@ -83,7 +83,14 @@ describeEachDatabase('roster sync: envelope, warnings and run history', (ctx) =>
     const body = res.json();
     assert.equal(body.imported, 3);
     assert.deepEqual(body.errors, [
-      { row: 3, code: 'missing_field', field: 'student_id_ext', message: 'student_id_ext is required' },
+      {
+        row: 3,
+        email: 'no-ext@example.edu',
+        student_id_ext: null,
+        code: 'missing_field',
+        field: 'student_id_ext',
+        message: 'student_id_ext is required',
+      },
     ]);
     assert.deepEqual(
       body.warnings.map((w: { code: string; field: string; value: string; rows: number[] }) => [

@@ -538,12 +538,16 @@ describeEachDatabase('roster sync', (ctx) => {
       errors: [
         {
           row: 3,
+          email: 'STUDENT2@example.edu',
+          student_id_ext: 'S99999',
           code: 'duplicate_key',
           field: 'email',
           message: 'duplicate email in this batch: row 1 has the same email',
         },
         {
           row: 4,
+          email: 'nobody',
+          student_id_ext: null,
           code: 'invalid_field',
           field: 'email',
           message: 'email "nobody" is not an email address; student_id_ext is required',

@@ -16,6 +16,15 @@ export function registerInstitutionCommands(
   admin: () => AdminCall,
   print: (v: unknown) => void,
 ) {
+  registerInstitutions(program, admin, print);
+  registerCohorts(program, admin, print);
+  registerCrisisContacts(program, admin, print);
+  registerRosterSecret(program, admin, print);
+  registerListings(program, admin, print);
+}
+
+/** Institutions: create, update, list. */
+function registerInstitutions(program: Command, admin: () => AdminCall, print: (v: unknown) => void) {
   const institutions = program.command('institutions').description('Institutions (tenants)');
   institutions
     .command('create <slug> <name>')
@@ -35,7 +44,10 @@ export function registerInstitutionCommands(
   pagingOptions(institutions.command('list').description('List institutions, by slug')).action(async (o) =>
     print(await admin()('GET', `/admin/v1/institutions?${listingQuery(o)}`)),
   );
+}
 
+/** Cohorts of an institution. */
+function registerCohorts(program: Command, admin: () => AdminCall, print: (v: unknown) => void) {
   const cohorts = program.command('cohorts').description("An institution's cohorts");
   cohorts
     .command('create <institution> <name>')
@@ -76,7 +88,14 @@ export function registerInstitutionCommands(
         }),
       ),
     );
+  pagingOptions(cohorts.command('list <institution>').description('List cohorts, oldest first')).action(
+    async (slug: string, o) =>
+      print(await admin()('GET', `/admin/v1/institutions/${enc(slug)}/cohorts?${listingQuery(o)}`)),
+  );
+}
 
+/** Crisis contacts of an institution. */
+function registerCrisisContacts(program: Command, admin: () => AdminCall, print: (v: unknown) => void) {
   const crisis = program
     .command('crisis-contacts')
     .description('Who students in crisis are shown at once on the student pages');
@@ -109,11 +128,10 @@ export function registerInstitutionCommands(
     .action(async (slug: string) =>
       print(await admin()('PUT', `/admin/v1/institutions/${slug}/crisis-contacts`, { contacts: [] })),
     );
-  pagingOptions(cohorts.command('list <institution>').description('List cohorts, oldest first')).action(
-    async (slug: string, o) =>
-      print(await admin()('GET', `/admin/v1/institutions/${enc(slug)}/cohorts?${listingQuery(o)}`)),
-  );
+}
 
+/** The roster feed secret. */
+function registerRosterSecret(program: Command, admin: () => AdminCall, print: (v: unknown) => void) {
   const secret = program.command('roster-secret').description('The roster feed secret of an institution');
   secret
     .command('issue <institution>')
@@ -154,7 +172,10 @@ export function registerInstitutionCommands(
     .action(async (slug: string) =>
       print(await admin()('GET', `/admin/v1/institutions/${slug}/campus-aliases`)),
     );
+}
 
+/** The listings of what the SIS pushed (students with their filters). */
+function registerListings(program: Command, admin: () => AdminCall, print: (v: unknown) => void) {
   const listing = (name: string, description: string) =>
     pagingOptions(program.command(`${name} <institution>`).description(description));
   const base = (slug: string, path: string) => `/admin/v1/institutions/${enc(slug)}/${path}`;

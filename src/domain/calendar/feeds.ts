@@ -1,11 +1,23 @@
 // An institution's calendar feeds: validation of what an admin enters, and the reads and
-// writes of the admin API (feeds, their fetch history, the stored occurrences). Every function
-// takes the institution id: a feed of another institution is "not found".
+// writes of the admin API and the console (feeds, their fetch history), their SQL in queries.ts.
+// Every function takes the institution id: a feed of another institution is "not found".
 
 import type { Db, Queryable } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { checkOutboundUrl, type OutboundPolicy, type Resolver } from '../../lib/outbound-url.ts';
+import {
+  deleteFeedRow,
+  insertFeed,
+  selectFeed,
+  selectFeeds,
+  selectFetches,
+  selectKnownTags,
+  updateFeedRow,
+} from './queries.ts';
+
+export { feedColumns, fetchColumns } from './queries.ts';
+
 import { DEFAULT_REFRESH_MINUTES, MAX_REFRESH_MINUTES, MIN_REFRESH_MINUTES } from './schedule.ts';
 
 export interface CalendarFeed {
@@ -28,11 +40,6 @@ export interface CalendarFeed {
   created_at: Date;
   updated_at: Date;
 }
-
-export const feedColumns = `id, institution_id, url, name, refresh_minutes, audience_tag_ids AS audience_tags,
-  CASE WHEN failure_count > 0 THEN 'failing' WHEN last_status IS NULL THEN 'pending' ELSE 'ok' END AS health,
-  last_status, last_error, failure_count, failing_since, last_fetch_at, last_success_at, events_truncated,
-  next_fetch_at, created_at, updated_at`;
 
 export interface FeedInput {
   url?: unknown;
@@ -116,11 +123,7 @@ export async function validAudienceTags(
     });
   const ids = [...new Set((tags as string[]).map((t) => t.toLowerCase()))].sort();
   if (ids.length === 0) return [];
-  const { rows } = await q.query<{ id: string }>(
-    'SELECT id FROM audience_tags WHERE institution_id = $1 AND id = ANY ($2::uuid[])',
-    [institutionId, ids],
-  );
-  const known = new Set(rows.map((r) => r.id));
+  const known = new Set(await selectKnownTags(q, institutionId, ids));
   const unknown = ids.filter((id) => !known.has(id));
   if (unknown.length > 0)
     throw new ApiError('invalid_field', {
@@ -132,11 +135,7 @@ export async function validAudienceTags(
 
 export async function getFeed(deps: FeedDeps, institutionId: string, id: string): Promise<CalendarFeed> {
   if (!uuidPattern.test(id)) feedNotFound();
-  const { rows } = await deps.db.query<CalendarFeed>(
-    `SELECT ${feedColumns} FROM calendar_feeds WHERE institution_id = $1 AND id = $2`,
-    [institutionId, id],
-  );
-  return rows[0] ?? feedNotFound();
+  return (await selectFeed(deps.db, institutionId, id)) ?? feedNotFound();
 }
 
 export async function createFeed(
@@ -148,25 +147,12 @@ export async function createFeed(
   const name = validName(input.name);
   const refresh = validRefresh(input.refresh_minutes);
   const tags = await validAudienceTags(deps.db, institutionId, input.audience_tags);
-  const now = deps.clock.now();
   // Due at once: the first fetch is the worker's next round (or an admin's POST .../fetch).
-  const { rows } = await deps.db.query<CalendarFeed>(
-    `INSERT INTO calendar_feeds (institution_id, url, name, refresh_minutes, audience_tag_ids, next_fetch_at,
-       created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5::uuid[], $6, $6, $6)
-     RETURNING ${feedColumns}`,
-    [institutionId, url, name, refresh, tags, now],
-  );
-  return rows[0];
+  return insertFeed(deps.db, institutionId, { url, name, refresh, tags, now: deps.clock.now() });
 }
 
 export async function listFeeds(deps: FeedDeps, institutionId: string, page: Page): Promise<CalendarFeed[]> {
-  const { rows } = await deps.db.query<CalendarFeed>(
-    `SELECT ${feedColumns} FROM calendar_feeds WHERE institution_id = $1
-     ORDER BY created_at, id LIMIT $2 OFFSET $3`,
-    [institutionId, page.limit, page.offset],
-  );
-  return rows;
+  return selectFeeds(deps.db, institutionId, page);
 }
 
 /**
@@ -188,53 +174,19 @@ export async function updateFeed(
     input.audience_tags === undefined
       ? null
       : await validAudienceTags(deps.db, institutionId, input.audience_tags);
-  // A changed URL (not the same one sent again) resets what belonged to the old one.
-  const { rows } = await deps.db.query<CalendarFeed>(
-    `WITH x AS (
-       SELECT r.*, r.in_url IS NOT NULL AND r.in_url <> f.url AS new_url
-       FROM calendar_feeds f, json_to_record($3::json) AS r(in_url text, set_name boolean, in_name text,
-         in_refresh integer, in_tags uuid[], in_now timestamptz)
-       WHERE f.institution_id = $1 AND f.id = $2
-     )
-     UPDATE calendar_feeds SET
-       name = CASE WHEN x.set_name THEN x.in_name ELSE name END,
-       refresh_minutes = COALESCE(x.in_refresh, refresh_minutes),
-       audience_tag_ids = COALESCE(x.in_tags, audience_tag_ids),
-       url = COALESCE(x.in_url, url),
-       etag = CASE WHEN x.new_url THEN NULL ELSE etag END,
-       last_modified = CASE WHEN x.new_url THEN NULL ELSE last_modified END,
-       failure_count = CASE WHEN x.new_url THEN 0 ELSE failure_count END,
-       failing_since = CASE WHEN x.new_url THEN NULL ELSE failing_since END,
-       last_error = CASE WHEN x.new_url THEN NULL ELSE last_error END,
-       lease_token = CASE WHEN x.new_url THEN NULL ELSE lease_token END,
-       next_fetch_at = CASE WHEN x.new_url THEN x.in_now ELSE next_fetch_at END,
-       updated_at = x.in_now
-     FROM x
-     WHERE institution_id = $1 AND id = $2
-     RETURNING ${feedColumns}`,
-    [
-      institutionId,
-      id,
-      JSON.stringify({
-        in_url: url,
-        set_name: name !== undefined,
-        in_name: name ?? null,
-        in_refresh: refresh,
-        in_tags: tags === null ? null : `{${tags.join(',')}}`,
-        in_now: deps.clock.now(),
-      }),
-    ],
-  );
-  return rows[0] ?? feedNotFound();
+  const updated = await updateFeedRow(deps.db, institutionId, id, {
+    url,
+    name,
+    refresh,
+    tags,
+    now: deps.clock.now(),
+  });
+  return updated ?? feedNotFound();
 }
 
 export async function deleteFeed(deps: FeedDeps, institutionId: string, id: string): Promise<void> {
   if (!uuidPattern.test(id)) feedNotFound();
-  const { rowCount } = await deps.db.query(
-    'DELETE FROM calendar_feeds WHERE institution_id = $1 AND id = $2',
-    [institutionId, id],
-  );
-  if (rowCount === 0) feedNotFound();
+  if ((await deleteFeedRow(deps.db, institutionId, id)) === 0) feedNotFound();
 }
 
 export interface FetchRecord {
@@ -254,9 +206,6 @@ export interface FetchRecord {
   error: string | null;
 }
 
-export const fetchColumns = `id, feed_id, trigger, started_at, duration_ms, status, http_status, events_added,
-  events_updated, events_removed, events_total, events_skipped, events_truncated, error`;
-
 /** A feed's fetch history, newest first. */
 export async function listFetches(
   deps: FeedDeps,
@@ -265,10 +214,5 @@ export async function listFetches(
   page: Page,
 ): Promise<FetchRecord[]> {
   await getFeed(deps, institutionId, id);
-  const { rows } = await deps.db.query<FetchRecord>(
-    `SELECT ${fetchColumns} FROM calendar_feed_fetches WHERE institution_id = $1 AND feed_id = $2
-     ORDER BY id DESC LIMIT $3 OFFSET $4`,
-    [institutionId, id, page.limit, page.offset],
-  );
-  return rows;
+  return selectFetches(deps.db, institutionId, id, page);
 }

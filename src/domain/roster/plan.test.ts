@@ -57,10 +57,10 @@ test('a repeated email or student_id_ext is an error naming the first row, and l
     [0],
   );
   assert.deepEqual(
-    errors.map((e) => [e.row, e.code, e.field]),
+    errors.map((e) => [e.row, e.email, e.student_id_ext, e.code, e.field]),
     [
-      [1, 'duplicate_key', 'email'],
-      [2, 'duplicate_key', 'student_id_ext'],
+      [1, 'S0@example.edu', 'S1', 'duplicate_key', 'email'],
+      [2, 's2@example.edu', 'S0', 'duplicate_key', 'student_id_ext'],
     ],
   );
   assert.deepEqual([...duplicateEmails.values()], [{ value: 's0@example.edu', rows: [0, 1] }]);
@@ -76,10 +76,10 @@ test('a row whose email and student_id_ext name two students is a conflict; two 
   ];
   const { errors, planned } = plan(rows, matches);
   assert.deepEqual(
-    errors.map((e) => [e.row, e.code, e.field]),
+    errors.map((e) => [e.row, e.email, e.student_id_ext, e.code, e.field]),
     [
-      [0, 'student_conflict', 'student_id_ext'],
-      [2, 'duplicate_student', 'email'],
+      [0, 's0@example.edu', 'S0', 'student_conflict', 'student_id_ext'],
+      [2, 's2@example.edu', 'S2', 'duplicate_student', 'email'],
     ],
   );
   assert.deepEqual(

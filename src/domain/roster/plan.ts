@@ -149,12 +149,14 @@ export function plan(valid: RosterRow[], matches: MatchRow[]) {
       else duplicates.set(key, { value: key, rows: [first, row.row] });
     }
     if (problems.length > 0) {
-      errors.push(rowError(row.row, problems));
+      errors.push(rowError(row.row, row, problems));
       continue;
     }
     if (m.email_student_id && m.ext_student_id && m.email_student_id !== m.ext_student_id) {
       errors.push({
         row: row.row,
+        email: row.email,
+        student_id_ext: row.student_id_ext,
         code: 'student_conflict',
         field: 'student_id_ext',
         message:
@@ -169,6 +171,8 @@ export function plan(valid: RosterRow[], matches: MatchRow[]) {
       if (earlier !== undefined) {
         errors.push({
           row: row.row,
+          email: row.email,
+          student_id_ext: row.student_id_ext,
           code: 'duplicate_student',
           field: m.email_student_id === target ? 'email' : 'student_id_ext',
           message: `matches the same existing student as row ${earlier}; send it again in a later request`,

@@ -138,3 +138,23 @@ test('all fields', () => {
     },
   });
 });
+
+test('a row error carries the keys the row was sent with, null when absent or unusable', () => {
+  const keys = (input: unknown) => {
+    const result = validateRow(input, 2);
+    assert.equal(result.ok, false);
+    return result.ok ? undefined : [result.error.row, result.error.email, result.error.student_id_ext];
+  };
+  assert.deepEqual(keys({ email: ' not-an-email ', student_id_ext: ' S9 ' }), [2, 'not-an-email', 'S9']);
+  assert.deepEqual(keys({ email: 'a@example.edu' }), [2, 'a@example.edu', null]);
+  assert.deepEqual(keys({ email: 42, student_id_ext: '' }), [2, null, null]);
+  assert.deepEqual(keys({ email: `${'x'.repeat(260)}@example.edu`, student_id_ext: 'S1' }), [2, null, 'S1']);
+  assert.deepEqual(keys('text'), [2, null, null]);
+  assert.deepEqual(keys({ ...good, first_in_family: 'maybe' }), [2, 'a@example.edu', 'S1']);
+  const result = validateRow({ student_id_ext: 'S3' }, 0);
+  assert.deepEqual(Object.keys(result.ok ? {} : result.error).slice(0, 3), [
+    'row',
+    'email',
+    'student_id_ext',
+  ]);
+});

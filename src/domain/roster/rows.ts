@@ -49,8 +49,17 @@ export const rosterRowErrorCodes = [
 
 export type RosterRowErrorCode = (typeof rosterRowErrorCodes)[number];
 
+/**
+ * The keys a rejected row was sent with, so the SIS can find the record: each as sent (trimmed),
+ * or null when absent, blank, not a string, too long or not storable text.
+ */
+export interface RowKeys {
+  email: string | null;
+  student_id_ext: string | null;
+}
+
 /** One entry of `errors`: one per rejected row; `code` and `field` name its first problem. */
-export interface RowError {
+export interface RowError extends RowKeys {
   /** 0-based index of the row in `students`. */
   row: number;
   code: RosterRowErrorCode;
@@ -67,10 +76,12 @@ interface Problem {
 }
 
 /** One row error from its problems (at least one), in the order they were found. */
-export function rowError(row: number, problems: Problem[]): RowError {
+export function rowError(row: number, keys: RowKeys, problems: Problem[]): RowError {
   const [first] = problems;
   return {
     row,
+    email: keys.email,
+    student_id_ext: keys.student_id_ext,
     code: first.code,
     ...(first.field !== undefined ? { field: first.field } : {}),
     message: problems.map((p) => p.message).join('; '),
@@ -203,12 +214,29 @@ function echo(value: unknown, max = 100): string {
   return text.length > max ? `${text.slice(0, max - 3)}...` : text;
 }
 
+/** A key as sent: trimmed storable text within its limit, else null (never an error here). */
+function sentKey(value: unknown, max: number): string | null {
+  if (typeof value !== 'string') return null;
+  const trimmed = value.trim();
+  return trimmed !== '' && trimmed.length <= max && isStorableText(trimmed) ? trimmed : null;
+}
+
+/** The keys an element of `students` was sent with (see RowKeys). */
+export function rowKeys(input: unknown): RowKeys {
+  const source = input !== null && typeof input === 'object' && !Array.isArray(input) ? input : {};
+  const { email, student_id_ext } = source as Record<string, unknown>;
+  return {
+    email: sentKey(email, LIMITS.email),
+    student_id_ext: sentKey(student_id_ext, LIMITS.student_id_ext),
+  };
+}
+
 /** Validates one element of `students`; `row` is its 0-based position. */
 export function validateRow(input: unknown, row: number): RowResult {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     return {
       ok: false,
-      error: rowError(row, [
+      error: rowError(row, rowKeys(input), [
         { code: 'invalid_row', message: `row must be an object (got ${describe(input)})` },
       ]),
     };
@@ -248,7 +276,7 @@ export function validateRow(input: unknown, row: number): RowResult {
   }
 
   if (problems.length > 0) {
-    return { ok: false, error: rowError(row, problems), badDate };
+    return { ok: false, error: rowError(row, rowKeys(source), problems), badDate };
   }
   const result: RosterRow = { row, email: email as string, student_id_ext: studentIdExt as string };
   if (firstName !== undefined) result.first_name = firstName;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
+  enrolmentKeys,
   optionalText,
   parseCampus,
   parseEnrolment,
@@ -107,4 +108,28 @@ test('enrolments: a student key, unit and term required; status normalised', () 
   const badStatus = parseEnrolment({ email: 'a@b', unit_code: 'U', term_code: 'T', status: 'dropped' });
   assert.ok(!badStatus.ok && badStatus.problem.code === 'invalid_status');
   assert.equal(parseEnrolment({ email: 'a@b', unit_code: 'U', term_code: 'T', status: null }).ok, true);
+});
+
+test('the keys an enrolment row was sent with: trimmed, integers as digits, null when absent or unusable', () => {
+  assert.deepEqual(
+    enrolmentKeys({ email: ' A@x.edu ', unit_code: 101, term_code: '', student_id_ext: null }),
+    {
+      email: 'A@x.edu',
+      student_id_ext: null,
+      unit_code: '101',
+      term_code: null,
+    },
+  );
+  assert.deepEqual(enrolmentKeys({ student_id_ext: 'S1', unit_code: ['U'], term_code: 'x'.repeat(101) }), {
+    email: null,
+    student_id_ext: 'S1',
+    unit_code: null,
+    term_code: null,
+  });
+  assert.deepEqual(enrolmentKeys('text'), {
+    email: null,
+    student_id_ext: null,
+    unit_code: null,
+    term_code: null,
+  });
 });

@@ -300,3 +300,31 @@ export function parseEnrolment(row: unknown): Parsed<EnrolmentRow> {
     },
   };
 }
+
+/**
+ * The keys an enrolment row was sent with, carried by each of its row errors so the SIS can
+ * find the record: each trimmed as sent (an integer read as its digits), or null when absent,
+ * blank, of another type or not storable text within the key length.
+ */
+export interface EnrolmentKeys {
+  email: string | null;
+  student_id_ext: string | null;
+  unit_code: string | null;
+  term_code: string | null;
+}
+
+export function enrolmentKeys(row: unknown): EnrolmentKeys {
+  const source = isRowObject(row) ? row : {};
+  const key = (field: string, max: number): string | null => {
+    const raw = source[field];
+    if (typeof raw === 'number' && Number.isSafeInteger(raw)) return String(raw);
+    const text = optionalText({ [field]: raw }, field, max);
+    return text.ok ? (text.value ?? null) : null;
+  };
+  return {
+    email: key('email', 320),
+    student_id_ext: key('student_id_ext', KEY_MAX),
+    unit_code: key('unit_code', KEY_MAX),
+    term_code: key('term_code', KEY_MAX),
+  };
+}

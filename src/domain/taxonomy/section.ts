@@ -2,7 +2,7 @@
 // section handler works in, and the helpers that parse rows and drop repeated keys.
 import type { Queryable } from '../../db/db.ts';
 import { batchLimits } from '../feeds/batch-limits.ts';
-import type { Parsed, RowProblem } from './rows.ts';
+import type { EnrolmentKeys, Parsed, RowProblem } from './rows.ts';
 
 /** Every section of the endpoint, in the order a real run applies them. */
 export const sectionOrder = ['programs', 'campuses', 'terms', 'units', 'enrolments'] as const;
@@ -24,7 +24,7 @@ export interface SectionReport {
   rejected: number;
 }
 
-export interface RowError {
+export interface RowError extends Partial<EnrolmentKeys> {
   section: SectionName;
   /** Zero-based position of the row in its section's array. */
   row: number;
@@ -48,7 +48,8 @@ export interface SectionContext {
   now: Date;
   dryRun: boolean;
   report: SectionReport;
-  reject(row: number, problem: RowProblem): void;
+  /** Rejects a row; `keys` (enrolments: the keys it was sent with) go beside `row` in its error. */
+  reject(row: number, problem: RowProblem, keys?: EnrolmentKeys): void;
 }
 
 /**

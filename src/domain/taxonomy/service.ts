@@ -57,77 +57,95 @@ export function checkLimits(body: PushBody): void {
   }
 }
 
+/**
+ * Applies (or, with dryRun, evaluates) every section present, in dependency order, and records
+ * the push in the run history: inside the push's transaction, or after the READ ONLY transaction
+ * of a dry run (which writes nothing else).
+ */
+export async function pushTaxonomy(
+  deps: { db: Db; clock: Clock },
+  institution: { id: string; slug: string },
+  body: PushBody,
+  options: { dryRun: boolean; credential: RunCredential; unrecorded?: boolean },
+): Promise<PushResult & { run_id: string }> {
+  checkLimits(body);
+  const result: PushResult = {
+    institution: institution.slug,
+    dry_run: options.dryRun,
+    sections: {},
+    errors: [],
+  };
+  const now = deps.clock.now();
+  const record = (q: Queryable) =>
+    recordRun(q, {
+      institutionId: institution.id,
+      kind: 'enrolments',
+      credential: options.credential,
+      sections: Object.keys(body),
+      dryRun: options.dryRun,
+      received: Object.values(body).reduce((sum, rows) => sum + (rows?.length ?? 0), 0),
+      counts: result.sections,
+      errors: result.errors,
+      startedAt: now,
+    });
+  const runId = await deps.db.transaction(async (q) => {
+    if (options.dryRun) await q.query('SET TRANSACTION READ ONLY');
+    // Pushes into one institution run one at a time, so a section's read-then-write is consistent.
+    else await lockInstitution(q, institution.id, InstitutionLock.taxonomy);
+    await applySections(q, { institutionId: institution.id, now, dryRun: options.dryRun }, body, result);
+    return options.dryRun || options.unrecorded ? undefined : record(q);
+  });
+  return { run_id: runId ?? (options.unrecorded ? '' : await record(deps.db)), ...result };
+}
+
+/** Runs each section present, in dependency order, adding its report and row errors to `result`. */
+async function applySections(
+  q: Queryable,
+  push: { institutionId: string; now: Date; dryRun: boolean },
+  body: PushBody,
+  result: PushResult,
+): Promise<void> {
+  for (const section of sectionOrder) {
+    const rows = body[section];
+    if (rows === undefined) continue;
+    const report: SectionReport = {
+      received: rows.length,
+      created: 0,
+      updated: 0,
+      unchanged: 0,
+      rejected: 0,
+    };
+    result.sections[section] = report;
+    const rejected = new Set<number>();
+    const sectionErrors: RowError[] = [];
+    const context: SectionContext = {
+      q,
+      institutionId: push.institutionId,
+      now: push.now,
+      dryRun: push.dryRun,
+      report,
+      reject(row, problem, keys) {
+        sectionErrors.push({ section, row, ...keys, ...problem });
+        rejected.add(row);
+      },
+    };
+    await sectionHandlers[section](context, rows);
+    report.rejected = rejected.size;
+    // Errors in row order (a stable sort keeps several errors of one row in their order).
+    result.errors.push(...sectionErrors.sort((a, b) => a.row - b.row));
+  }
+}
+
+/** The functions above and the listings (queries.ts) bound to their dependencies. */
 export function createTaxonomyService(db: Db, clock: Clock) {
   return {
     checkLimits,
-
-    /**
-     * Applies (or, with dryRun, evaluates) every section present, in dependency order, and
-     * records the push in the run history: inside the push's transaction, or after the READ
-     * ONLY transaction of a dry run (which writes nothing else).
-     */
-    async push(
+    push: (
       institution: { id: string; slug: string },
       body: PushBody,
-      options: { dryRun: boolean; credential: RunCredential },
-    ): Promise<PushResult & { run_id: string }> {
-      checkLimits(body);
-      const result: PushResult = {
-        institution: institution.slug,
-        dry_run: options.dryRun,
-        sections: {},
-        errors: [],
-      };
-      const now = clock.now();
-      const record = (q: Queryable) =>
-        recordRun(q, {
-          institutionId: institution.id,
-          kind: 'enrolments',
-          credential: options.credential,
-          sections: Object.keys(body),
-          dryRun: options.dryRun,
-          received: Object.values(body).reduce((sum, rows) => sum + (rows?.length ?? 0), 0),
-          counts: result.sections,
-          errors: result.errors,
-          startedAt: now,
-        });
-      const runId = await db.transaction(async (q) => {
-        if (options.dryRun) await q.query('SET TRANSACTION READ ONLY');
-        // Pushes into one institution run one at a time, so a section's read-then-write is consistent.
-        else await lockInstitution(q, institution.id, InstitutionLock.taxonomy);
-        for (const section of sectionOrder) {
-          const rows = body[section];
-          if (rows === undefined) continue;
-          const report: SectionReport = {
-            received: rows.length,
-            created: 0,
-            updated: 0,
-            unchanged: 0,
-            rejected: 0,
-          };
-          result.sections[section] = report;
-          const rejected = new Set<number>();
-          const sectionErrors: RowError[] = [];
-          const context: SectionContext = {
-            q,
-            institutionId: institution.id,
-            now,
-            dryRun: options.dryRun,
-            report,
-            reject(row, problem) {
-              sectionErrors.push({ section, row, ...problem });
-              rejected.add(row);
-            },
-          };
-          await sectionHandlers[section](context, rows);
-          report.rejected = rejected.size;
-          // Errors in row order (a stable sort keeps several errors of one row in their order).
-          result.errors.push(...sectionErrors.sort((a, b) => a.row - b.row));
-        }
-        return options.dryRun ? undefined : record(q);
-      });
-      return { run_id: runId ?? (await record(db)), ...result };
-    },
+      /** unrecorded: the caller records the run itself (a OneRoster pull). */
+      options: { dryRun: boolean; credential: RunCredential; unrecorded?: boolean },
+    ) => pushTaxonomy({ db, clock }, institution, body, options),
 
     /** The institution's terms, by start date then code (queries.ts). */
     listTerms: (institutionId: string, page: KeysetPage) => listTerms(db, institutionId, page),

@@ -46,7 +46,9 @@ export function enrolmentsDescription(ratePerMinute: number): string {
       'enrolments) in one transaction, so a unit may name a program sent in the same request.',
     '',
     '**Rows are validated one by one.** A malformed row (of any shape) is reported in `errors` with its section, ' +
-      'zero-based `row` position, a stable `code` and a `message`; the other rows still apply. Row codes: ' +
+      'zero-based `row` position, a stable `code` and a `message`; the other rows still apply. An error of the ' +
+      'enrolments section also carries the keys its row was sent with: `email`, `student_id_ext`, `unit_code` and ' +
+      '`term_code` (null when absent or unusable). Row codes: ' +
       '`invalid_row` (not an object), `missing_field`, `invalid_field` (wrong type, too long, unstorable ' +
       'characters), `conflicting_fields` (campus `name` and `campus_name` disagree), `duplicate_key` (the key ' +
       'appears earlier in the same section: the first row is applied, later ones are rejected), `invalid_date`, ' +
@@ -123,6 +125,10 @@ export const enrolmentsExamples = {
         {
           section: 'enrolments',
           row: 2,
+          email: null,
+          student_id_ext: 'S9999',
+          unit_code: 'NURS999',
+          term_code: '2026-S1',
           code: 'student_not_found',
           message: 'no student with student_id_ext "S9999"',
           field: 'student_id_ext',
@@ -130,6 +136,10 @@ export const enrolmentsExamples = {
         {
           section: 'enrolments',
           row: 2,
+          email: null,
+          student_id_ext: 'S9999',
+          unit_code: 'NURS999',
+          term_code: '2026-S1',
           code: 'unit_not_found',
           message: 'no unit with unit_code "NURS999"',
           field: 'unit_code',
@@ -148,6 +158,10 @@ export const enrolmentsExamples = {
         {
           section: 'enrolments',
           row: 0,
+          email: 'mia.chen@student.northbridge.edu',
+          student_id_ext: null,
+          unit_code: 'NURS101',
+          term_code: '2026-S2',
           code: 'term_not_found',
           message:
             'no term with term_code "2026-S2" among the stored terms (a dry run does not see terms of the same request)',

@@ -8,6 +8,7 @@ import { credentialOf, institutionForPush } from '../../../domain/roster/feed-ac
 import type { RosterCaller } from '../../../domain/secrets/roster-secrets.ts';
 import { type PushBody, type SectionName, sectionOrder } from '../../../domain/taxonomy/service.ts';
 import { ApiError } from '../../../errors.ts';
+import { Nullable } from '../../../lib/schema.ts';
 import { bearerToken } from '../../../lib/secrets.ts';
 import { refuseUnknownFields } from '../../../lib/unknown-fields.ts';
 import type { Services } from '../../../services.ts';
@@ -48,9 +49,18 @@ const SectionReport = Type.Object({
   rejected: Type.Integer({ description: 'Rows not applied; each has at least one entry in errors' }),
 });
 
+/** Enrolments section only: the keys its rows were sent with, beside `row`. */
+const enrolmentKey = (field: string) =>
+  `Enrolments section only (always present there): the ${field} the row was sent with (trimmed; an integer ` +
+  'as its digits), so the record can be found in the SIS; null when absent, blank, of another type or too long';
+
 const RowError = Type.Object({
   section: Type.String({ description: 'programs, campuses, terms, units or enrolments' }),
   row: Type.Integer({ description: "Zero-based position of the row in its section's array" }),
+  email: Type.Optional(Nullable(Type.String({ description: enrolmentKey('email') }))),
+  student_id_ext: Type.Optional(Nullable(Type.String({ description: enrolmentKey('student_id_ext') }))),
+  unit_code: Type.Optional(Nullable(Type.String({ description: enrolmentKey('unit_code') }))),
+  term_code: Type.Optional(Nullable(Type.String({ description: enrolmentKey('term_code') }))),
   code: Type.String({ description: 'Stable row error code; branch on this' }),
   message: Type.String({ description: 'What is wrong, for people; may be reworded' }),
   field: Type.Optional(Type.String({ description: 'The row field at fault, when one is' })),

@@ -16,6 +16,7 @@ import {
 } from '../../../domain/roster/sync.ts';
 import type { RosterCaller } from '../../../domain/secrets/roster-secrets.ts';
 import { ApiError } from '../../../errors.ts';
+import { Nullable } from '../../../lib/schema.ts';
 import { bearerToken } from '../../../lib/secrets.ts';
 import { refuseUnknownFields } from '../../../lib/unknown-fields.ts';
 import type { Services } from '../../../services.ts';
@@ -99,6 +100,20 @@ const SyncBody = Type.Object(
 
 const RowError = Type.Object({
   row: Type.Integer({ description: '0-based index of the row in `students`.' }),
+  email: Nullable(
+    Type.String({
+      description:
+        'The email the row was sent with (trimmed), so the record can be found in the SIS; null when absent, ' +
+        'blank, not a string, too long or not storable text.',
+    }),
+  ),
+  student_id_ext: Nullable(
+    Type.String({
+      description:
+        'The student_id_ext the row was sent with (trimmed); null when absent, blank, not a string, too long or ' +
+        'not storable text.',
+    }),
+  ),
   code: Type.Unsafe<RosterRowErrorCode>({
     type: 'string',
     enum: [...rosterRowErrorCodes],
@@ -223,7 +238,16 @@ const SyncResponse = Type.Object(
         created: 1,
         updated: 1,
         imported: 2,
-        errors: [{ row: 2, code: 'missing_field', field: 'email', message: 'email is required' }],
+        errors: [
+          {
+            row: 2,
+            email: null,
+            student_id_ext: 'S1000125',
+            code: 'missing_field',
+            field: 'email',
+            message: 'email is required',
+          },
+        ],
         warnings: [
           {
             code: 'unknown_campus',
@@ -240,7 +264,16 @@ const SyncResponse = Type.Object(
         created: 0,
         updated: 0,
         imported: 0,
-        errors: [{ row: 2, code: 'missing_field', field: 'email', message: 'email is required' }],
+        errors: [
+          {
+            row: 2,
+            email: null,
+            student_id_ext: 'S1000125',
+            code: 'missing_field',
+            field: 'email',
+            message: 'email is required',
+          },
+        ],
         warnings: [
           {
             code: 'unknown_campus',
@@ -272,8 +305,10 @@ secret; 503 \`not_configured\` when no bootstrap secret and no institution secre
 secret used on a cohort of an institution that has (or had) its own secret is 401. A cohort of another
 institution is 404 \`cohort_not_found\`, the same as a cohort that does not exist.
 
-**Rows** are validated one by one; a bad row is reported in \`errors\` as \`{row, code, field, message}\`
-(\`row\` is the 0-based index in \`students\`, \`code\` a stable snake_case code, \`field\` the field at fault)
+**Rows** are validated one by one; a bad row is reported in \`errors\` as
+\`{row, email, student_id_ext, code, field, message}\` (\`row\` is the 0-based index in \`students\`,
+\`email\` and \`student_id_ext\` the keys the row was sent with, null when absent or unusable, \`code\` a
+stable snake_case code, \`field\` the field at fault)
 and the other rows still import. Matching: by email (case-insensitive), then
 by \`student_id_ext\` (exact) within the institution. A row whose email matches one student and whose
 \`student_id_ext\` matches another is an error, never a merge. In one page the first row with a given email or

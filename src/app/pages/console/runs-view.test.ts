@@ -8,6 +8,7 @@ const run: Run = {
   id: 'r1',
   kind: 'roster',
   credential: 'institution_secret',
+  trigger: 'push',
   cohort_id: null,
   sections: [],
   dry_run: false,
@@ -63,6 +64,11 @@ test("a run's page and its CSV: a column per field of its errors, then its warni
   assert.deepEqual(view.columns, ['row', 'field', 'message']);
   assert.deepEqual(view.warnings, ['cohort nearly empty']);
   assert.match(view.title, /^Roster push of 2026-03-04 10:00 UTC$/);
+  // On the console, in the institution's zone.
+  assert.equal(
+    runView(run, '/p', () => '2026-03-04 21:00 Australia/Sydney').title,
+    'Roster push of 2026-03-04 21:00 Australia/Sydney',
+  );
   const csv = toCsv(runCsvRows(run), ['kind', 'row', 'message']);
   const lines = csv.trimEnd().split('\r\n');
   assert.equal(lines[0], 'kind,row,field,message');

@@ -20,7 +20,10 @@ export interface RunFilters {
 /** The filters of a push-history URL; a value the form does not offer is no filter. */
 export function runFilters(query: { kind?: string; day?: string; errors?: string }): RunFilters {
   return {
-    kind: query.kind === 'roster' || query.kind === 'enrolments' ? query.kind : undefined,
+    kind:
+      query.kind === 'roster' || query.kind === 'enrolments' || query.kind === 'oneroster'
+        ? query.kind
+        : undefined,
     day: query.day && /^\d{4}-\d{2}-\d{2}$/.test(query.day) ? query.day : undefined,
     errors: query.errors === 'yes',
   };
@@ -72,11 +75,17 @@ function warningsOf(run: Run): unknown[] {
   return Array.isArray(run.details?.warnings) ? run.details.warnings : [];
 }
 
-/** A run's page: its counts, its row errors as a table (a column per field), its warnings. */
-export function runView(run: Run, back: string) {
+/**
+ * A run's page: its counts, its row errors as a table (a column per field), its warnings; its
+ * title's time written by `time` (the institution's zone on the console).
+ */
+export function runView(run: Run, back: string, time: (value: unknown) => string = when) {
   const columns = [...new Set(run.errors.flatMap((e) => Object.keys(e ?? {})))];
   return {
-    title: `${run.kind === 'roster' ? 'Roster' : 'Enrolments'} push of ${when(run.finished_at)}`,
+    title:
+      run.kind === 'oneroster'
+        ? `OneRoster pull of ${time(run.finished_at)}`
+        : `${run.kind === 'roster' ? 'Roster' : 'Enrolments'} push of ${time(run.finished_at)}`,
     run,
     columns,
     warnings: warningsOf(run),

@@ -11,6 +11,7 @@ import { runOrder } from '../../../domain/runs/runs.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { ctx, institutionOf } from './context.ts';
+import { timesIn } from './institution-time.ts';
 import { CursorParam, readListing } from './listing.ts';
 import { chartDays, chartSpan, runCsvRows, runFilters, runsView, runView, toCsv } from './runs-view.ts';
 
@@ -57,8 +58,12 @@ export function runRoutes(app: App, services: Services): void {
     '/:slug/runs/:runId',
     { config: { access: 'admin' }, schema: { hide: true, params: RunParams } },
     async (request) => {
-      const run = await runs.get(institutionOf(request).id, request.params.runId);
-      return ctx(request).render('console/run.eta', runView(run, pageOf(request)));
+      const institution = institutionOf(request);
+      const run = await runs.get(institution.id, request.params.runId);
+      return ctx(request).render(
+        'console/run.eta',
+        runView(run, pageOf(request), timesIn(institution.time_zone)),
+      );
     },
   );
 

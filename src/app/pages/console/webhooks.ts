@@ -20,7 +20,8 @@ import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { checkForm } from '../form-check.ts';
 import { ctx, institutionOf } from './context.ts';
-import { checkErrors, confirmed, list, refusalOf, text, when } from './forms.ts';
+import { checkErrors, confirmed, list, refusalOf, text } from './forms.ts';
+import { timeIn } from './institution-time.ts';
 import { CursorQuery, readListing } from './listing.ts';
 import {
   endpointsView,
@@ -210,7 +211,7 @@ function deliveryRoutes(app: App, { webhooks, paths, endpoint, act }: Pages): vo
       which: 'signing secret',
       showAgain: SHOW_AGAIN,
       secret: rotated.secret,
-      note: `The previous secret also signs deliveries until ${when(rotated.previous_secret_expires_at)}.`,
+      note: `The previous secret also signs deliveries until ${timeIn(rotated.previous_secret_expires_at, institutionOf(request).time_zone)}.`,
       back: page,
     });
   });

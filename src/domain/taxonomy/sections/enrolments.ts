@@ -1,6 +1,6 @@
 // Enrolments: a student (by email, then student_id_ext) in a unit in a term, keyed by the three.
 // One statement matches the rows, one inserts the new ones, one updates the changed ones.
-import { type EnrolmentRow, parseEnrolment } from '../rows.ts';
+import { type EnrolmentRow, enrolmentKeys, parseEnrolment, type RowProblem } from '../rows.ts';
 import {
   firstOfEachKey,
   noChanges,
@@ -20,7 +20,12 @@ interface ResolvedEnrolment {
   status: string | null;
 }
 
-export const enrolments: SectionHandler = async (context, rows) => {
+export const enrolments: SectionHandler = async (outer, rows) => {
+  // Every error of an enrolment row carries the keys it was sent with, read from the row itself.
+  const context = {
+    ...outer,
+    reject: (i: number, problem: RowProblem) => outer.reject(i, problem, enrolmentKeys(rows[i])),
+  };
   const { q, institutionId } = context;
   const parsed = parseAll<EnrolmentRow>(context, rows, parseEnrolment);
   if (parsed.length === 0) return;

@@ -1,0 +1,142 @@
+// The SQL of calendar feeds as admins configure them: a feed, the feeds, adding, changing and
+// deleting one, its fetch history, and which audience tags exist. Every statement is keyed by
+// institution, so another institution's feed is never read or changed. (A fetch's own statements
+// are refresh.ts's; the stored occurrences are store.ts's and events.ts's.)
+import type { Queryable } from '../../db/db.ts';
+import type { CalendarFeed, FetchRecord, Page } from './feeds.ts';
+
+/** A feed as it is read: its health worked out from its last fetch and its failure run. */
+export const feedColumns = `id, institution_id, url, name, refresh_minutes, audience_tag_ids AS audience_tags,
+  CASE WHEN failure_count > 0 THEN 'failing' WHEN last_status IS NULL THEN 'pending' ELSE 'ok' END AS health,
+  last_status, last_error, failure_count, failing_since, last_fetch_at, last_success_at, events_truncated,
+  next_fetch_at, created_at, updated_at`;
+
+/** A fetch record as it is read. */
+export const fetchColumns = `id, feed_id, trigger, started_at, duration_ms, status, http_status, events_added,
+  events_updated, events_removed, events_total, events_skipped, events_truncated, error`;
+
+export async function selectFeed(
+  q: Queryable,
+  institutionId: string,
+  id: string,
+): Promise<CalendarFeed | undefined> {
+  const { rows } = await q.query<CalendarFeed>(
+    `SELECT ${feedColumns} FROM calendar_feeds WHERE institution_id = $1 AND id = $2`,
+    [institutionId, id],
+  );
+  return rows[0];
+}
+
+/** Adds a feed, due at `now`. */
+export async function insertFeed(
+  q: Queryable,
+  institutionId: string,
+  feed: { url: string; name: string | null; refresh: number; tags: string[]; now: Date },
+): Promise<CalendarFeed> {
+  const { rows } = await q.query<CalendarFeed>(
+    `INSERT INTO calendar_feeds (institution_id, url, name, refresh_minutes, audience_tag_ids, next_fetch_at,
+       created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5::uuid[], $6, $6, $6)
+     RETURNING ${feedColumns}`,
+    [institutionId, feed.url, feed.name, feed.refresh, feed.tags, feed.now],
+  );
+  return rows[0];
+}
+
+export async function selectFeeds(q: Queryable, institutionId: string, page: Page): Promise<CalendarFeed[]> {
+  const { rows } = await q.query<CalendarFeed>(
+    `SELECT ${feedColumns} FROM calendar_feeds WHERE institution_id = $1
+     ORDER BY created_at, id LIMIT $2 OFFSET $3`,
+    [institutionId, page.limit, page.offset],
+  );
+  return rows;
+}
+
+/**
+ * Changes a feed: a null value (an undefined name) leaves its field as it is. A changed URL (not
+ * the same one sent again) resets what belonged to the old one: validators, the failure run, a
+ * fetch in flight (its lease), and makes the feed due at once.
+ */
+export async function updateFeedRow(
+  q: Queryable,
+  institutionId: string,
+  id: string,
+  change: {
+    url: string | null;
+    name?: string | null;
+    refresh: number | null;
+    tags: string[] | null;
+    now: Date;
+  },
+): Promise<CalendarFeed | undefined> {
+  const { rows } = await q.query<CalendarFeed>(
+    `WITH x AS (
+       SELECT r.*, r.in_url IS NOT NULL AND r.in_url <> f.url AS new_url
+       FROM calendar_feeds f, json_to_record($3::json) AS r(in_url text, set_name boolean, in_name text,
+         in_refresh integer, in_tags uuid[], in_now timestamptz)
+       WHERE f.institution_id = $1 AND f.id = $2
+     )
+     UPDATE calendar_feeds SET
+       name = CASE WHEN x.set_name THEN x.in_name ELSE name END,
+       refresh_minutes = COALESCE(x.in_refresh, refresh_minutes),
+       audience_tag_ids = COALESCE(x.in_tags, audience_tag_ids),
+       url = COALESCE(x.in_url, url),
+       etag = CASE WHEN x.new_url THEN NULL ELSE etag END,
+       last_modified = CASE WHEN x.new_url THEN NULL ELSE last_modified END,
+       failure_count = CASE WHEN x.new_url THEN 0 ELSE failure_count END,
+       failing_since = CASE WHEN x.new_url THEN NULL ELSE failing_since END,
+       last_error = CASE WHEN x.new_url THEN NULL ELSE last_error END,
+       lease_token = CASE WHEN x.new_url THEN NULL ELSE lease_token END,
+       next_fetch_at = CASE WHEN x.new_url THEN x.in_now ELSE next_fetch_at END,
+       updated_at = x.in_now
+     FROM x
+     WHERE institution_id = $1 AND id = $2
+     RETURNING ${feedColumns}`,
+    [
+      institutionId,
+      id,
+      JSON.stringify({
+        in_url: change.url,
+        set_name: change.name !== undefined,
+        in_name: change.name ?? null,
+        in_refresh: change.refresh,
+        in_tags: change.tags === null ? null : `{${change.tags.join(',')}}`,
+        in_now: change.now,
+      }),
+    ],
+  );
+  return rows[0];
+}
+
+/** Deletes a feed (its events and fetch history go with it); returns how many rows went (0 or 1). */
+export async function deleteFeedRow(q: Queryable, institutionId: string, id: string): Promise<number> {
+  const { rowCount } = await q.query('DELETE FROM calendar_feeds WHERE institution_id = $1 AND id = $2', [
+    institutionId,
+    id,
+  ]);
+  return rowCount;
+}
+
+/** A feed's fetch history, newest first. */
+export async function selectFetches(
+  q: Queryable,
+  institutionId: string,
+  id: string,
+  page: Page,
+): Promise<FetchRecord[]> {
+  const { rows } = await q.query<FetchRecord>(
+    `SELECT ${fetchColumns} FROM calendar_feed_fetches WHERE institution_id = $1 AND feed_id = $2
+     ORDER BY id DESC LIMIT $3 OFFSET $4`,
+    [institutionId, id, page.limit, page.offset],
+  );
+  return rows;
+}
+
+/** Which of these audience tag ids are the institution's. */
+export async function selectKnownTags(q: Queryable, institutionId: string, ids: string[]): Promise<string[]> {
+  const { rows } = await q.query<{ id: string }>(
+    'SELECT id FROM audience_tags WHERE institution_id = $1 AND id = ANY ($2::uuid[])',
+    [institutionId, ids],
+  );
+  return rows.map((r) => r.id);
+}
