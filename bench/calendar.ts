@@ -91,7 +91,7 @@ async function storeFloor(db: Db, rows: object[]): Promise<number> {
 
 async function newInstitution(db: Db): Promise<string> {
   const { rows } = await db.query<{ id: string }>(
-    `INSERT INTO institutions (slug, name) VALUES ($1, 'Bench') RETURNING id`,
+    `INSERT INTO institutions (slug, name) VALUES ($1, $1) RETURNING id`,
     [`bench-${randomBytes(4).toString('hex')}`],
   );
   return rows[0].id;

@@ -59,7 +59,7 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
   try {
     const one = async <T>(sql: string, params: unknown[]) => (await db.query<T>(sql, params)).rows[0];
     const institution = await one<{ id: string }>(
-      `INSERT INTO institutions (slug, name) VALUES ($1, 'Bench') RETURNING id`,
+      `INSERT INTO institutions (slug, name) VALUES ($1, $1) RETURNING id`,
       [`bench-${randomBytes(4).toString('hex')}`],
     );
     const cohort = await one<{ id: string }>(
