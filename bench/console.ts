@@ -19,7 +19,8 @@ import { size } from './size.ts';
 const STUDENTS = size(100_000, 300, 'BENCH_STUDENTS');
 const REQUESTS = size(10_000, 100, 'BENCH_HELP_REQUESTS');
 const RUNS = size(1_000, 60, 'BENCH_RUNS');
-const ITERATIONS = size(40, 2, 'BENCH_ITERATIONS');
+const ITERATIONS = size(40, 1, 'BENCH_ITERATIONS');
+const WARMUP = size(3, 1);
 const TARGET_MS = 100;
 const DAY_MS = 86_400_000;
 
@@ -365,7 +366,7 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
 
     const rows: { name: string; p50: number; p95: number }[] = [];
     for (const [name, path] of pages) {
-      for (let i = 0; i < 3; i++) {
+      for (let i = 0; i < WARMUP; i++) {
         const warm = await get(path);
         if (warm.statusCode !== 200)
           throw new Error(`${name} (${path}): ${warm.statusCode} ${warm.body.slice(0, 300)}`);

@@ -53,8 +53,9 @@ if (only && !benches.some((bench) => bench.name === only)) {
 process.stdout.write(
   `databases: PGlite${databaseUrl ? ` and PostgreSQL (${new URL(databaseUrl).host})` : ' only (set BENCH_DATABASE_URL for PostgreSQL)'}\n`,
 );
-for (const bench of benches) {
-  if (only ? bench.name !== only : bench.only) continue;
+const chosen = benches.filter((bench) => (only ? bench.name === only : !bench.only));
+process.stdout.write(`benchmarks: ${chosen.map((bench) => bench.name).join(', ')}\n`);
+for (const bench of chosen) {
   const started = performance.now();
   process.stdout.write(`\n=== ${bench.name} ===\n`);
   await bench.run({ databaseUrl });

@@ -59,7 +59,7 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
   try {
     const one = async <T>(sql: string, params: unknown[]) => (await db.query<T>(sql, params)).rows[0];
     const institution = await one<{ id: string }>(
-      `INSERT INTO institutions (slug, name) VALUES ($1, 'Bench') RETURNING id`,
+      `INSERT INTO institutions (slug, name) VALUES ($1, $1) RETURNING id`,
       [`bench-${randomBytes(4).toString('hex')}`],
     );
     const cohort = await one<{ id: string }>(
@@ -113,7 +113,7 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
         throw new Error(`${label}: ${first.statusCode} ${first.body.slice(0, 300)}`);
       }
       const events = (first.body.match(/class="event[ "]/g) ?? []).length;
-      for (let i = 0; i < 20; i++) await get();
+      for (let i = 0; i < size(20, 1); i++) await get();
       const times: number[] = [];
       for (let i = 0; i < REQUESTS; i++) {
         started = performance.now();

@@ -60,3 +60,18 @@ test('PUBLIC_BASE_URL: default from the port, trailing slash dropped, bad values
   for (const bad of ['ssp.example.edu', 'ftp://x', 'https://x/?a=1'])
     assert.throws(() => loadConfig({ PUBLIC_BASE_URL: bad }), /PUBLIC_BASE_URL/);
 });
+
+test('EMBEDDED_SHARED_BUFFERS: 32MB by default, a size from 1MB to 1GB, bad values reported', () => {
+  assert.equal(loadConfig({}).embeddedSharedBuffers, '32MB');
+  assert.equal(loadConfig({ EMBEDDED_SHARED_BUFFERS: '128MB' }).embeddedSharedBuffers, '128MB');
+  assert.equal(loadConfig({ EMBEDDED_SHARED_BUFFERS: ' 2048kB ' }).embeddedSharedBuffers, '2048kB');
+  for (const bad of ['32', '32mb', '512kB', '2GB', 'lots']) {
+    assert.throws(
+      () => loadConfig({ EMBEDDED_SHARED_BUFFERS: bad }),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        /EMBEDDED_SHARED_BUFFERS must be a size from 1MB to 1GB/.test(error.message),
+      bad,
+    );
+  }
+});
