@@ -280,6 +280,7 @@ export function createRosterSyncService(db: Db, options: RosterSyncOptions) {
         errors,
         details: { warnings },
         startedAt,
+        finishedAt: options.clock.now(),
       });
     };
 

@@ -14,8 +14,9 @@ const summaryColumns = `id, kind, credential, cohort_id, sections, dry_run, rece
 export async function insertRun(q: Queryable, run: NewRun, kept: unknown[]): Promise<string> {
   const { rows } = await q.query<{ id: string }>(
     `INSERT INTO sis_runs (institution_id, kind, credential, cohort_id, sections, dry_run, received, counts,
-                           error_count, errors, errors_truncated, details, started_at)
-     VALUES ($1, $2, $3, $4, $5::text[], $6, $7, $8::jsonb, $9, $10::jsonb, $11, $12::jsonb, $13)
+                           error_count, errors, errors_truncated, details, started_at, finished_at)
+     VALUES ($1, $2, $3, $4, $5::text[], $6, $7, $8::jsonb, $9, $10::jsonb, $11, $12::jsonb, $13,
+             COALESCE($14::timestamptz, now()))
      RETURNING id`,
     [
       run.institutionId,
@@ -31,6 +32,7 @@ export async function insertRun(q: Queryable, run: NewRun, kept: unknown[]): Pro
       kept.length < run.errors.length,
       storableJson(run.details ?? {}),
       run.startedAt,
+      run.finishedAt ?? null,
     ],
   );
   return rows[0].id;

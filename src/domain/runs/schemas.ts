@@ -24,8 +24,8 @@ export const RunSummary = Type.Object({
   received: Type.Integer({ description: 'Rows received, all sections together' }),
   counts: Type.Record(Type.String(), Type.Unknown(), { description: 'The counts the response reported' }),
   error_count: Type.Integer(),
-  started_at: DateTime(),
-  finished_at: DateTime(),
+  started_at: DateTime('When the push was received'),
+  finished_at: DateTime('When the push was processed and recorded; minus started_at, its duration'),
 });
 export type RunSummary = Static<typeof RunSummary>;
 
@@ -64,6 +64,11 @@ export interface NewRun {
   /** Anything else worth keeping (dry-run findings, departures). */
   details?: Record<string, unknown>;
   startedAt: Date;
+  /**
+   * When the push's work ended, by the same clock as startedAt. Without it, the database's now():
+   * inside a push's transaction that is when the transaction began, not when it finished.
+   */
+  finishedAt?: Date;
 }
 
 export interface RunFilter {
