@@ -6,6 +6,7 @@
 // the same run: parsing and expanding alone (no network, no database), and the floor of
 // storing: one INSERT ... SELECT of the same rows into an unindexed copy of the table.
 // PostgreSQL when a database is given (the figures quoted in docs/calendar-feeds.md), then PGlite.
+// Then the stall part (calendar-stall.ts): the largest feeds while the event loop is watched.
 
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
@@ -13,9 +14,11 @@ import type { AddressInfo } from 'node:net';
 import type { Db } from '../src/db/db.ts';
 import { expandCalendar } from '../src/domain/calendar/expand.ts';
 import { decodeCalendar } from '../src/domain/calendar/ics-text.ts';
+import { type ParseEvent, parseChannel } from '../src/domain/calendar/parse-job.ts';
 import { claimFeed, type RefreshDeps, refreshFeed } from '../src/domain/calendar/refresh.ts';
 import { DEFAULT_LIMITS, expansionWindow } from '../src/domain/calendar/schedule.ts';
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
+import { benchStall } from './calendar-stall.ts';
 import type { BenchOptions } from './run.ts';
 import { size } from './size.ts';
 
@@ -86,11 +89,15 @@ async function storeFloor(db: Db, rows: object[]): Promise<number> {
   return performance.now() - started;
 }
 
-async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
-  const db =
-    kind === 'pglite'
-      ? await openScratchPglite()
-      : await openScratchPostgres(databaseUrl!, { prefix: 'bench' });
+async function newInstitution(db: Db): Promise<string> {
+  const { rows } = await db.query<{ id: string }>(
+    `INSERT INTO institutions (slug, name) VALUES ($1, 'Bench') RETURNING id`,
+    [`bench-${randomBytes(4).toString('hex')}`],
+  );
+  return rows[0].id;
+}
+
+async function benchFirstFetch(kind: 'pglite' | 'postgres', db: Db) {
   let body = feedBody(0);
   let etag = '"v0"';
   const server = http.createServer((req, res) => {
@@ -104,11 +111,7 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/timetable.ics`;
   try {
-    const { rows: inst } = await db.query<{ id: string }>(
-      `INSERT INTO institutions (slug, name) VALUES ($1, 'Bench') RETURNING id`,
-      [`bench-${randomBytes(4).toString('hex')}`],
-    );
-    const institutionId = inst[0].id;
+    const institutionId = await newInstitution(db);
     const { rows: feeds } = await db.query<{ id: string }>(
       'INSERT INTO calendar_feeds (institution_id, url) VALUES ($1, $2) RETURNING id',
       [institutionId, url],
@@ -126,11 +129,18 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
         await db.query('UPDATE calendar_feeds SET etag = NULL, last_modified = NULL WHERE id = $1', [feedId]);
       const claimed = await claimFeed(deps, institutionId, feedId);
       if (!claimed) throw new Error('feed not claimable');
+      let parseMs: number | undefined;
+      const onParse = (event: unknown) => {
+        parseMs = (event as ParseEvent).summary?.parseMs ?? parseMs;
+      };
+      parseChannel.subscribe(onParse);
       const started = performance.now();
       const record = await refreshFeed(deps, claimed, 'manual');
       const ms = performance.now() - started;
+      parseChannel.unsubscribe(onParse);
       process.stdout.write(
-        `${kind} ${label}: ${Math.round(ms)} ms (${record?.status}, +${record?.events_added} ~${record?.events_updated} -${record?.events_removed}, ${record?.events_total} stored${record?.error ? `, ${record.error}` : ''})\n`,
+        `${kind} ${label}: ${Math.round(ms)} ms (${record?.status}, +${record?.events_added} ~${record?.events_updated} -${record?.events_removed}, ${record?.events_total} stored` +
+          `${parseMs === undefined ? '' : `; decode + parse + expand in the worker ${parseMs} ms`}${record?.error ? `, ${record.error}` : ''})\n`,
       );
       return ms;
     };
@@ -182,11 +192,33 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
     );
   } finally {
     server.close();
+  }
+}
+
+/** Which parts run: `npm run bench calendar` both, `calendar-fetch` or `calendar-stall` one. */
+export interface Parts {
+  fetch: boolean;
+  stall: boolean;
+}
+
+async function benchKind(kind: 'pglite' | 'postgres', databaseUrl: string | undefined, parts: Parts) {
+  const db =
+    kind === 'pglite'
+      ? await openScratchPglite()
+      : await openScratchPostgres(databaseUrl!, { prefix: 'bench' });
+  try {
+    if (parts.fetch) await benchFirstFetch(kind, db);
+    if (parts.stall) await benchStall(kind, db, await newInstitution(db));
+  } finally {
     await db.close();
   }
 }
 
-export async function run(options: BenchOptions): Promise<void> {
-  if (options.databaseUrl) await benchKind('postgres', options.databaseUrl);
-  await benchKind('pglite');
+export function calendarBench(parts: Parts) {
+  return async (options: BenchOptions): Promise<void> => {
+    if (options.databaseUrl) await benchKind('postgres', options.databaseUrl, parts);
+    await benchKind('pglite', undefined, parts);
+  };
 }
+
+export const run = calendarBench({ fetch: true, stall: true });

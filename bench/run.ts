@@ -4,11 +4,13 @@
 // BENCH_SMOKE=1 runs every benchmark at tiny sizes (bench/size.ts), as test/bench-smoke.test.ts
 // does; the full run is never part of npm test.
 
-import { run as calendar } from './calendar.ts';
+import { run as calendar, calendarBench } from './calendar.ts';
 import { run as consolePages } from './console.ts';
 import { run as enrolments } from './enrolments.ts';
 import { run as helpSync } from './help-sync.ts';
 import { run as listings } from './listings.ts';
+import { run as memory } from './memory.ts';
+import { run as oneroster } from './oneroster.ts';
 import { run as push } from './push.ts';
 import { run as roster } from './roster.ts';
 import { run as signIn } from './sign-in.ts';
@@ -21,7 +23,8 @@ export interface BenchOptions {
   databaseUrl?: string;
 }
 
-type Bench = { name: string; run: (options: BenchOptions) => Promise<void> };
+/** `only`: run when named (a part of another benchmark), not in the full run. */
+type Bench = { name: string; run: (options: BenchOptions) => Promise<void>; only?: boolean };
 
 const benches: Bench[] = [
   { name: 'roster', run: roster },
@@ -29,11 +32,15 @@ const benches: Bench[] = [
   { name: 'help-sync', run: helpSync },
   { name: 'webhooks', run: webhooks },
   { name: 'push', run: push },
+  { name: 'oneroster', run: oneroster },
   { name: 'sign-in', run: signIn },
   { name: 'calendar', run: calendar },
+  { name: 'calendar-fetch', run: calendarBench({ fetch: true, stall: false }), only: true },
+  { name: 'calendar-stall', run: calendarBench({ fetch: false, stall: true }), only: true },
   { name: 'student-home', run: studentHome },
   { name: 'listings', run: listings },
   { name: 'console', run: consolePages },
+  { name: 'memory', run: memory },
 ];
 
 const databaseUrl =
@@ -47,7 +54,7 @@ process.stdout.write(
   `databases: PGlite${databaseUrl ? ` and PostgreSQL (${new URL(databaseUrl).host})` : ' only (set BENCH_DATABASE_URL for PostgreSQL)'}\n`,
 );
 for (const bench of benches) {
-  if (only && bench.name !== only) continue;
+  if (only ? bench.name !== only : bench.only) continue;
   const started = performance.now();
   process.stdout.write(`\n=== ${bench.name} ===\n`);
   await bench.run({ databaseUrl });

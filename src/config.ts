@@ -10,6 +10,8 @@ export interface Config {
   port: number;
   databaseUrl: string | undefined;
   dataDir: string;
+  /** PostgreSQL's shared_buffers inside the embedded database (PGlite); see docs/performance.md. */
+  embeddedSharedBuffers: string;
   redisUrl: string | undefined;
   logLevel: string;
   /** Fastify trustProxy: false, true, a hop count, or a list of addresses/CIDRs. */
@@ -139,6 +141,12 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     databaseUrl,
     dataDir: path.resolve(env.DATA_DIR || 'data'),
+    embeddedSharedBuffers: parseMemorySize(
+      'EMBEDDED_SHARED_BUFFERS',
+      env.EMBEDDED_SHARED_BUFFERS,
+      '32MB',
+      problems,
+    ),
     redisUrl,
     logLevel: parseLogLevel(env.LOG_LEVEL, problems),
     trustProxy: parseTrustProxy(env.TRUST_PROXY, problems),
@@ -236,4 +244,23 @@ function isAddressOrCidr(entry: string): boolean {
     }
   }
   return ipaddr.isValid(entry);
+}
+
+/** A PostgreSQL memory size such as 32MB (kB, MB or GB), from 1 MB to 1 GB. */
+function parseMemorySize(
+  name: string,
+  value: string | undefined,
+  fallback: string,
+  problems: string[],
+): string {
+  if (value === undefined || value.trim() === '') return fallback;
+  const match = /^\s*(\d+)\s*(kB|MB|GB)\s*$/.exec(value);
+  const kb = match
+    ? Number(match[1]) * { kB: 1, MB: 1024, GB: 1024 * 1024 }[match[2] as 'kB' | 'MB' | 'GB']
+    : 0;
+  if (!match || kb < 1024 || kb > 1024 * 1024) {
+    problems.push(`${name} must be a size from 1MB to 1GB, such as 32MB`);
+    return fallback;
+  }
+  return `${match[1]}${match[2]}`;
 }

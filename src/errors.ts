@@ -49,6 +49,8 @@ export const errorStatus = {
   email_domain_taken: 409,
   endpoint_disabled: 409,
   fetch_in_progress: 409,
+  // a pull of the institution's OneRoster source is under way
+  pull_in_progress: 409,
   // 409: notification settings are a person's own; the operator has none
   not_a_person: 409,
   // 409: the first request with this Idempotency-Key is still running

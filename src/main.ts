@@ -23,7 +23,12 @@ export async function serve(): Promise<void> {
     say(`creating the embedded database in ${config.dataDir} (first start only; this takes a while)`);
   let db: Awaited<ReturnType<typeof openDb>>;
   try {
-    db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, onTightened: say });
+    db = await openDb({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      embeddedSharedBuffers: config.embeddedSharedBuffers,
+      onTightened: say,
+    });
   } catch (error) {
     if (error instanceof DatabaseInUseError) {
       process.stderr.write(`${error.message}\n`);

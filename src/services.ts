@@ -12,6 +12,9 @@ import { createHelpSyncService } from './domain/helpdesk/sync.ts';
 import { createInstitutionsService } from './domain/institutions/service.ts';
 import { createNotificationsService, emailStatusOf } from './domain/notifications/service.ts';
 import { createNotificationWorker, type NotificationWorker } from './domain/notifications/worker.ts';
+import { DEFAULT_PULL_LIMITS } from './domain/oneroster/pull/client.ts';
+import type { PullDeps } from './domain/oneroster/pull/pull.ts';
+import { createOneRosterSources } from './domain/oneroster/pull/sources.ts';
 import { createIdentityProviders } from './domain/people/identity-providers.ts';
 import { createOidcClient, type OidcClient } from './domain/people/oidc-client.ts';
 import { createPeople } from './domain/people/people.ts';
@@ -33,6 +36,7 @@ import { createWebhooksService } from './domain/webhooks/service.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import { type Keyring, keyringFromConfig } from './lib/encryption.ts';
 import { type CalendarFetchWorker, createCalendarFetchWorker } from './workers/calendar-fetch.ts';
+import { createOneRosterPullWorker, type OneRosterPullWorker } from './workers/oneroster-pull.ts';
 
 export interface ServiceDeps {
   db: Db;
@@ -44,6 +48,8 @@ export interface ServiceDeps {
   keyring?: Keyring;
   /** The OpenID Connect client; the real one unless a test brings its own. */
   oidc?: OidcClient;
+  /** OneRoster pulls: limits, waits and DNS a test changes (everything else is built here). */
+  oneRosterPull?: Partial<Pick<PullDeps, 'limits' | 'sleep' | 'random' | 'lookup'>>;
 }
 
 export function createServices(deps: ServiceDeps) {
@@ -84,12 +90,24 @@ export function createServices(deps: ServiceDeps) {
   const webhooks = createWebhooksService({ db, clock, policy, keyring });
   let webhookWorker: WebhookWorker | undefined;
   let calendarWorker: CalendarFetchWorker | undefined;
+  let oneRosterWorker: OneRosterPullWorker | undefined;
   let notificationWorker: NotificationWorker | undefined;
   const helpRequests = createHelpRequestsService(db, clock);
   const rosterSync = createRosterSyncService(db, {
     departureHoldThreshold: config.departureHoldThreshold,
     clock,
   });
+
+  const oneRosterPull: PullDeps = {
+    db,
+    clock,
+    keyring,
+    policy,
+    limits: DEFAULT_PULL_LIMITS,
+    rosterSync,
+    taxonomy,
+    ...deps.oneRosterPull,
+  };
 
   return {
     db,
@@ -145,6 +163,14 @@ export function createServices(deps: ServiceDeps) {
       calendarWorker ??= createCalendarFetchWorker({ db, clock, policy, logger });
       return calendarWorker;
     },
+    /** An institution's OneRoster source (settings) and its pulls. */
+    oneRosterSources: createOneRosterSources({ db, keyring, policy }),
+    oneRosterPull,
+    /** The OneRoster pull worker (not started), built once like the other workers. */
+    oneRosterWorker(logger: WorkerLogger): OneRosterPullWorker {
+      oneRosterWorker ??= createOneRosterPullWorker({ deps: oneRosterPull, logger });
+      return oneRosterWorker;
+    },
     /** Who is told of help requests by email, and whether email is on (docs/notifications.md). */
     notifications: createNotificationsService({
       db,
@@ -164,7 +190,12 @@ export function createServices(deps: ServiceDeps) {
     },
     /** Every background worker of a process: start() them, stop() lets work in flight finish. */
     workers(logger: WorkerLogger) {
-      const all = [this.webhookWorker(logger), this.calendarWorker(logger), this.notificationWorker(logger)];
+      const all = [
+        this.webhookWorker(logger),
+        this.calendarWorker(logger),
+        this.notificationWorker(logger),
+        this.oneRosterWorker(logger),
+      ];
       return {
         start: () => {
           for (const worker of all) worker.start();
@@ -179,6 +210,7 @@ export function createServices(deps: ServiceDeps) {
       // Stops claiming and lets attempts in flight finish and be recorded (a no-op when stopped).
       await webhookWorker?.stop();
       await calendarWorker?.stop();
+      await oneRosterWorker?.stop();
       await notificationWorker?.stop();
       await oidc.close();
       if (ownsRedis && redis) await redis.quit().catch(() => redis.disconnect());

@@ -70,6 +70,7 @@ const layers: [prefix: string, layer: number][] = [
   ['app/pages/', 5],
   ['app/app.ts', 6],
   ['dev-idp/', 6],
+  ['dev-oneroster/', 6],
   ['dev-mail/', 6],
   ['cli/', 7],
   ['main.ts', 7],

@@ -18,6 +18,7 @@ const benchmarks = [
   'student-home',
   'listings',
   'console',
+  'memory',
 ];
 
 test('npm run bench runs every benchmark to the end at smoke sizes', { timeout: 300_000 }, async () => {

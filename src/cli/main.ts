@@ -5,9 +5,11 @@ import { DatabaseInUseError } from '../db/errors.ts';
 import { CliError, createAdminClient } from './admin-client.ts';
 import { registerCalendarCommands } from './commands/calendar.ts';
 import { registerDevIdpCommand } from './commands/dev-idp.ts';
+import { registerDevOneRosterCommand } from './commands/dev-oneroster.ts';
 import { registerDevMailCommand } from './commands/dev-mail.ts';
 import { registerHelpRequestCommands } from './commands/help-requests.ts';
 import { registerInstitutionCommands } from './commands/institutions.ts';
+import { registerNotificationCommands } from './commands/notifications.ts';
 import { registerPeopleCommands } from './commands/people.ts';
 import { registerRunCommands } from './commands/runs.ts';
 import { registerTaxonomyCommands } from './commands/taxonomy.ts';
@@ -67,6 +69,7 @@ program
     const db = await openDb({
       databaseUrl: config.databaseUrl,
       dataDir: config.dataDir,
+      embeddedSharedBuffers: config.embeddedSharedBuffers,
       onTightened: (message) => process.stderr.write(`ssp: ${message}\n`),
     });
     try {
@@ -94,6 +97,7 @@ program
     const db = await openDb({
       databaseUrl: config.databaseUrl,
       dataDir: config.dataDir,
+      embeddedSharedBuffers: config.embeddedSharedBuffers,
       onTightened: (message) => process.stderr.write(`ssp: ${message}\n`),
     });
     try {
@@ -126,7 +130,9 @@ registerHelpRequestCommands(program, admin, print);
 registerTaxonomyCommands(program, admin, print);
 registerWebhookCommands(program, admin, print);
 registerPeopleCommands(program, admin, print);
+registerNotificationCommands(program, admin, print);
 registerDevIdpCommand(program);
+registerDevOneRosterCommand(program);
 registerDevMailCommand(program);
 registerPushCommands(program);
 registerCalendarCommands(program, admin, print);

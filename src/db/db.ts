@@ -96,9 +96,18 @@ export interface PgliteOptions {
   dataDir?: string;
   /** A data directory dump to start from (tests reuse a migrated template). */
   loadDataDir?: Blob;
+  /**
+   * PostgreSQL's shared_buffers inside PGlite (default 32MB; PGlite's own is 128MB). PGlite's
+   * memory is one WebAssembly memory that grows and never shrinks, so its buffer pool is held
+   * for the life of the process; with a data directory the operating system's page cache
+   * keeps the pages that do not fit (docs/performance.md).
+   */
+  sharedBuffers?: string;
   /** Told, for a log line, when an existing data directory was readable by other users. */
   onTightened?: (message: string) => void;
 }
+
+export const DEFAULT_EMBEDDED_SHARED_BUFFERS = '32MB';
 
 /** The embedded database directory is open in another process. */
 export { DatabaseInUseError } from './errors.ts';
@@ -162,6 +171,12 @@ export async function createPgliteDb(options: PgliteOptions = {}): Promise<Db & 
       dataDir: options.dataDir,
       loadDataDir: options.loadDataDir,
       parsers: { [INT8_OID]: (value: string) => Number(value) },
+      // On the command line, not in postgresql.conf, which PGlite would rewrite whole.
+      startParams: [
+        ...PGlite.defaultStartParams,
+        '-c',
+        `shared_buffers=${options.sharedBuffers ?? DEFAULT_EMBEDDED_SHARED_BUFFERS}`,
+      ],
     });
   } catch (error) {
     unlock();
@@ -206,13 +221,19 @@ export function embeddedDatabaseExists(dataDir: string): boolean {
 export interface OpenDbOptions {
   databaseUrl?: string;
   dataDir: string;
+  /** shared_buffers of the embedded database. */
+  embeddedSharedBuffers?: string;
   /** Told, for a log line, when the embedded data directory had to be made private. */
   onTightened?: (message: string) => void;
 }
 
 export async function openDb(options: OpenDbOptions): Promise<Db> {
   if (options.databaseUrl) return createPostgresDb({ connectionString: options.databaseUrl });
-  return createPgliteDb({ dataDir: options.dataDir, onTightened: options.onTightened });
+  return createPgliteDb({
+    dataDir: options.dataDir,
+    sharedBuffers: options.embeddedSharedBuffers,
+    onTightened: options.onTightened,
+  });
 }
 
 /** Postgres error codes the services branch on. */

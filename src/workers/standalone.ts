@@ -14,7 +14,11 @@ export async function runStandaloneWorker(): Promise<void> {
     process.exit(2);
   }
   const logger = jsonLogger(config.logLevel);
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const db = await openDb({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    embeddedSharedBuffers: config.embeddedSharedBuffers,
+  });
   await migrate(db);
   const services = createServices({ db, config });
   const worker = services.workers(logger);

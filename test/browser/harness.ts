@@ -9,6 +9,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Config } from '../../src/config.ts';
 import type { Permission, Role } from '../../src/domain/access/policy.ts';
 import { type SeededTenant, startTestApp, type TestContext } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/db.ts';
@@ -53,8 +54,15 @@ async function freePort(): Promise<number> {
 
 let counter = 0;
 
-/** A suite with the service listening and a browser; skipped (and said so) without Chromium. */
-export function browserSuite(name: string, suite: (harness: () => Harness) => void): void {
+/**
+ * A suite with the service listening and a browser; skipped (and said so) without Chromium.
+ * `config` adds settings read when the suite starts (a mail server started by the test file, say).
+ */
+export function browserSuite(
+  name: string,
+  suite: (harness: () => Harness) => void,
+  config: () => Partial<Config> = () => ({}),
+): void {
   if (!existsSync(CHROMIUM)) {
     console.log(`browser tests skipped: no Chromium at ${CHROMIUM}`);
     test(`${name}: browser tests skipped`, { skip: `no Chromium at ${CHROMIUM}` }, () => {});
@@ -68,7 +76,7 @@ export function browserSuite(name: string, suite: (harness: () => Harness) => vo
       const port = await freePort();
       const base = `http://127.0.0.1:${port}`;
       const ctx = await startTestApp(kind, {
-        config: { publicBaseUrl: base, allowLoopbackOutbound: true },
+        config: { publicBaseUrl: base, allowLoopbackOutbound: true, ...config() },
       });
       await ctx.app.listen({ port, host: '127.0.0.1' });
       const browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS });

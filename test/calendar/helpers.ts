@@ -6,6 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe } from 'node:test';
 import { buildApp } from '../../src/app/app.ts';
+import type { FetchLimits } from '../../src/domain/calendar/schedule.ts';
 import { createCalendarService } from '../../src/domain/calendar/service.ts';
 import type { Clock } from '../../src/lib/clock.ts';
 import type { Resolver } from '../../src/lib/outbound-url.ts';
@@ -109,9 +110,15 @@ export function testClock(iso = '2026-09-01T06:00:00Z') {
   };
 }
 
+export interface CalendarAppOptions {
+  allowLoopback?: boolean;
+  /** Limits over TEST_LIMITS (a test of the parse worker's own limits). */
+  limits?: Partial<FetchLimits>;
+}
+
 export async function startCalendarApp(
   kind: DatabaseKind,
-  options: { allowLoopback?: boolean } = {},
+  options: CalendarAppOptions = {},
 ): Promise<CalendarTestContext> {
   const db = await openTestDb(kind);
   const clock = testClock();
@@ -127,7 +134,7 @@ export async function startCalendarApp(
     policy: { allowLoopback },
     resolve: testResolver,
     lookup: loopbackLookup,
-    limits: TEST_LIMITS,
+    limits: { ...TEST_LIMITS, ...options.limits },
     random: () => 0,
   });
   const app = await buildApp(services, { logger: false });
@@ -162,7 +169,7 @@ export async function startCalendarApp(
 export function describeCalendar(
   name: string,
   suite: (ctx: () => CalendarTestContext) => void,
-  options: { allowLoopback?: boolean } = {},
+  options: CalendarAppOptions = {},
 ): void {
   for (const kind of databaseKinds()) {
     describe(`${name} [${kind}]`, () => {

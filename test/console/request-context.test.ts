@@ -2,8 +2,9 @@
 // the domain: the inbox, a help request's page and its staff actions, the webhooks page and an
 // endpoint's page with its actions, the data pages (students, a student, the CSV export,
 // programs, terms, units, enrolments, campuses and a merge), push history and a run, full syncs
-// and a decision, and the calendar feeds with their changes each resolve the session exactly once
-// and make no in-process request.
+// and a decision, the calendar feeds with their changes, the integration health, secrets, people,
+// crisis contacts and cohorts pages with their forms, and the operator's institutions each resolve
+// the session exactly once and make no in-process request.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { namedKeys, recordFullSyncPage } from '../../src/domain/departures/departures.ts';
@@ -169,5 +170,82 @@ describeEachDatabase('console pages and the request context', (ctx) => {
     );
     once(await requestCost(ctx(), admin, `${feed}/delete`, {}), 200, 'the confirmation');
     once(await requestCost(ctx(), admin, `${feed}/delete`, { confirmed: 'yes' }), 303, 'deleting it');
+  });
+
+  test('integration health, secrets, people, crisis contacts, cohorts and their forms: one session lookup, no in-process request', async () => {
+    const tenant = await seedTenant(ctx());
+    const manager = await personBrowser(ctx(), tenant, {
+      roles: ['admin'],
+      permissions: ['manage_integrations'],
+    });
+    const staff = await personBrowser(ctx(), tenant, { roles: ['staff'], name: 'Kai Lee' });
+    const base = `/console/${tenant.slug}`;
+
+    const health = await requestCost(ctx(), manager, `${base}/`);
+    once(health, 200, 'the integration health');
+    assert.match(health.response.body, /Integration health/);
+    once(await requestCost(ctx(), manager, `${base}/secrets`), 200, 'the secrets');
+    once(
+      await requestCost(ctx(), manager, `${base}/secrets/help-sync`, {}),
+      200,
+      'issuing the help-sync secret',
+    );
+    once(await requestCost(ctx(), manager, `${base}/people`), 200, 'the people');
+    const person = await requestCost(ctx(), manager, `${base}/people/${staff.personId}`);
+    once(person, 200, "a person's page");
+    assert.match(person.response.body, /Kai Lee/);
+    once(
+      await requestCost(ctx(), manager, `${base}/people`, {
+        email: 'new@example.edu',
+        name: 'New One',
+        roles: 'staff',
+      }),
+      303,
+      'an invitation',
+    );
+    // A refused post shows the page again from the domain: still one lookup.
+    once(
+      await requestCost(ctx(), manager, `${base}/people`, { email: 'not an email', name: '' }),
+      400,
+      'a bad invitation',
+    );
+    once(await requestCost(ctx(), manager, `${base}/crisis-contacts`), 200, 'the crisis contacts');
+    once(
+      await requestCost(ctx(), manager, `${base}/crisis-contacts`, {
+        rows: '1',
+        name_0: 'Security',
+        phone_0: '555 0100',
+      }),
+      303,
+      'saving the crisis contacts',
+    );
+    once(await requestCost(ctx(), manager, `${base}/cohorts`), 200, 'the cohorts');
+    once(await requestCost(ctx(), manager, `${base}/cohorts/${tenant.cohortId}`), 200, "a cohort's page");
+    once(
+      await requestCost(ctx(), manager, `${base}/cohorts/${tenant.cohortId}`, {
+        name: 'Renamed',
+        clock: 'cohort',
+      }),
+      303,
+      'changing a cohort',
+    );
+    once(
+      await requestCost(ctx(), manager, `${base}/time-zone`, { time_zone: 'Australia/Sydney' }),
+      303,
+      'the time zone',
+    );
+  });
+
+  test("the operator's institutions and creating one: one session lookup, no in-process request", async () => {
+    const operator = await operatorBrowser(ctx());
+    once(await requestCost(ctx(), operator, '/console/'), 200, 'the institutions');
+    const slug = `made-${Date.now().toString(36)}`;
+    const created = await requestCost(ctx(), operator, '/console/', {
+      slug,
+      name: 'Made Here',
+      time_zone: 'UTC',
+    });
+    once(created, 303, 'creating an institution');
+    assert.equal(created.response.headers.location, `/console/${slug}/?done=institution_created`);
   });
 });

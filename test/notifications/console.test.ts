@@ -28,6 +28,11 @@ describeEachDatabase('console: notifications (email off)', (ctx) => {
     const stranger = await invitePerson(ctx(), other, { roles: ['staff'], name: 'Other Person' });
     const page = `/console/${tenant.slug}/notifications`;
 
+    const health = await admin.request('GET', `/console/${tenant.slug}/`);
+    assert.equal(health.statusCode, 200);
+    assert.match(health.body, /Notifications are off: no mail server is configured/);
+    assert.match(health.body, new RegExp(`href="${page}">Notifications</a>`));
+
     const first = await admin.request('GET', page);
     assert.equal(first.statusCode, 200);
     assert.match(first.body, /Email off/);
@@ -70,15 +75,17 @@ describeEachDatabase('console: notifications (email off)', (ctx) => {
     }).runOnce();
     const after = await admin.request('GET', `${page}?state=skipped`);
     assert.equal(after.statusCode, 200);
-    assert.match(after.body, /Kai Lee &lt;/);
+    assert.match(after.body, /Kai Lee<br>/);
     assert.match(after.body, /Not sent/);
     assert.match(after.body, /email is off: SMTP_URL is not set/);
     assert.match(after.body, /New crisis request/);
 
-    // Staff cannot open the admins' page; a refused state filter shows everything.
+    // Staff cannot open the admins' page; an unknown state filter says so and shows everything.
     const staff = await personBrowser(ctx(), tenant, { roles: ['staff'] });
     assert.equal((await staff.request('GET', page)).statusCode, 403);
-    assert.equal((await admin.request('GET', `${page}?state=bogus`)).statusCode, 200);
+    const bogus = await admin.request('GET', `${page}?state=bogus`);
+    assert.equal(bogus.statusCode, 200);
+    assert.match(bogus.body, /There is no state “bogus”: showing every state/);
   });
 
   test('each person sets their own choices; the operator is told they have none', async () => {
@@ -87,6 +94,8 @@ describeEachDatabase('console: notifications (email off)', (ctx) => {
     const page = `/console/${tenant.slug}/me/notifications`;
     const shown = await staff.request('GET', page);
     assert.equal(shown.statusCode, 200);
+    assert.match(shown.body, new RegExp(`href="${page}"[^>]*>Your notifications</a>`));
+    assert.doesNotMatch(shown.body, new RegExp(`href="/console/${tenant.slug}/notifications"`));
     assert.match(shown.body, /Email off/);
     assert.match(shown.body, /You are not among the people told of new crisis requests/);
 

@@ -75,6 +75,29 @@ for (const kind of databaseKinds()) {
 
     const mailTo = (address: string) => smtp.received.filter((m) => m.to.includes(address));
 
+    test('the running worker (as `ssp serve` starts it) delivers a crisis email within seconds', async () => {
+      const t = await tenantWithPeople();
+      const before = smtp.received.length;
+      const quiet = { info() {}, warn() {}, error() {} };
+      const worker = ctx.services.notificationWorker(quiet);
+      worker.start();
+      try {
+        const started = Date.now();
+        await ctx.services.helpRequests.create(t.tenant.institutionId, {
+          studentId: t.studentId,
+          priority: 'crisis',
+        });
+        const ours = (await smtp.waitFor(before + 3, 15_000)).slice(before);
+        assert.ok(Date.now() - started < 15_000);
+        assert.deepEqual(
+          ours.map((m) => m.to[0]).sort(),
+          [t.chosen.email, t.admin.email, t.eager.email].sort(),
+        );
+      } finally {
+        await worker.stop();
+      }
+    });
+
     test('a crisis request reaches the chosen people and the opted-in, with a link and nothing sensitive', async () => {
       const t = await tenantWithPeople();
       // Another institution with its own crisis recipient: never told of this one's requests.
@@ -273,6 +296,29 @@ for (const kind of databaseKinds()) {
       });
       const recent = await ctx.services.notifications.recent(t.tenant.institutionId);
       assert.deepEqual(recent.map((n) => n.person_id).sort(), [t.admin.id, t.eager.id].sort());
+    });
+
+    // Last: the prune is not scoped to an institution.
+    test('finished notifications are deleted after their retention; pending ones are kept', async () => {
+      const t = await tenantWithPeople();
+      await ctx.services.helpRequests.create(t.tenant.institutionId, {
+        studentId: t.studentId,
+        priority: 'crisis',
+      });
+      await workerFor(t.tenant).runOnce();
+      await ctx.services.helpRequests.create(t.tenant.institutionId, {
+        studentId: t.studentId,
+        priority: 'crisis',
+      });
+      offset += 1_000;
+      // A new worker prunes on its first round: everything finished before now, nothing pending.
+      const round = await workerFor(t.tenant, { retentionMs: 0, smtp: undefined }).runOnce();
+      assert.equal(round.skipped, 3);
+      const recent = await ctx.services.notifications.recent(t.tenant.institutionId);
+      assert.deepEqual(
+        recent.map((n) => n.state),
+        ['skipped', 'skipped', 'skipped'],
+      );
     });
   });
 }

@@ -40,6 +40,7 @@ const table: [RegExp, Access][] = [
   [/^(GET|POST) \/console\/:slug\/notifications$/, 'admin'],
   [/^(GET|POST) \/console\/:slug\/secrets\/help-sync(\/|$)/, 'integrations'],
   [/^(GET|POST) \/console\/:slug\/webhooks(\/|$)/, 'integrations'],
+  [/^(GET|POST) \/console\/:slug\/oneroster-source(\/|$)/, 'integrations'],
   [
     /^(GET|POST) \/console\/:slug\/(secrets|people|identity-provider|runs|full-syncs|calendar-feeds|crisis-contacts|cohorts|time-zone|audit|audit\.csv)(\/|$)/,
     'admin',
@@ -55,7 +56,15 @@ const sameChange: [console: string, api: string][] = [
   ['POST /console/:slug/secrets/roster/revoke', 'DELETE /admin/v1/institutions/:slug/roster-secret'],
   ['POST /console/:slug/secrets/help-sync', 'POST /admin/v1/institutions/:slug/help-sync-secret'],
   ['POST /console/:slug/secrets/help-sync/revoke', 'DELETE /admin/v1/institutions/:slug/help-sync-secret'],
+  [
+    'POST /console/:slug/secrets/help-sync/rotate',
+    'POST /admin/v1/institutions/:slug/help-sync-secret/rotate',
+  ],
   ['POST /console/:slug/people', 'POST /admin/v1/institutions/:slug/people'],
+  ['POST /console/:slug/people/:id', 'PATCH /admin/v1/institutions/:slug/people/:id'],
+  ['POST /console/:slug/people/:id/sessions', 'DELETE /admin/v1/institutions/:slug/people/:id/sessions'],
+  ['POST /console/:slug/people/:id/remove', 'DELETE /admin/v1/institutions/:slug/people/:id'],
+  ['POST /console/:slug/identity-provider', 'PUT /admin/v1/institutions/:slug/identity-provider'],
   ['POST /console/:slug/inbox/:id/status', 'POST /admin/v1/institutions/:slug/help-requests/:id/status'],
   ['POST /console/:slug/inbox/:id/notes', 'POST /admin/v1/institutions/:slug/help-requests/:id/notes'],
   [
@@ -63,6 +72,8 @@ const sameChange: [console: string, api: string][] = [
     'PUT /admin/v1/institutions/:slug/help-requests/:id/assignment',
   ],
   ['POST /console/:slug/webhooks', 'POST /admin/v1/institutions/:slug/webhook-endpoints'],
+  ['POST /console/:slug/oneroster-source', 'PUT /admin/v1/institutions/:slug/oneroster-source'],
+  ['POST /console/:slug/oneroster-source/sync', 'POST /admin/v1/institutions/:slug/oneroster-source/pulls'],
   ['POST /console/:slug/webhooks/:id/delete', 'DELETE /admin/v1/institutions/:slug/webhook-endpoints/:id'],
   [
     'POST /console/:slug/webhooks/:id/reveal-secret',

@@ -36,7 +36,7 @@ const table: [RegExp, Access][] = [
     'admin',
   ],
   [/\/help-requests/, 'helpdesk'],
-  [/\/(help-sync-secret|webhook-endpoints|events)/, 'integrations'],
+  [/\/(help-sync-secret|webhook-endpoints|events|oneroster-source)/, 'integrations'],
 ];
 
 function errorOf(body: string): unknown {

@@ -4,6 +4,8 @@
 // clock; the renewal period is real time (100-300 ms here).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { Db } from '../../src/db/db.ts';
+import { createWebhookWorker } from '../../src/domain/webhooks/delivery/worker.ts';
 import { describeEachDatabase, seedTenant, type TestContext } from '../helpers/app.ts';
 import { receiverPool } from '../helpers/receiver.ts';
 import { addEndpoint, emitEvent, testClock, workerFor } from '../helpers/webhooks.ts';
@@ -169,6 +171,68 @@ describeEachDatabase(
       } finally {
         await owner.close();
       }
+    });
+
+    test('a sent delivery whose result waits to be recorded keeps its lease: no second worker sends it again', async () => {
+      const tenant = await seedTenant(ctx(), { rosterSecret: false });
+      const r = await receiver({ status: 200 });
+      await addEndpoint(ctx(), tenant, { url: r.url });
+      const clock = testClock();
+      const event = await emitEvent(ctx(), tenant, clock);
+      // The owner's first transaction is the recording of its results: held until let go.
+      let letGo!: () => void;
+      const gate = new Promise<void>((resolve) => {
+        letGo = resolve;
+      });
+      let held = false;
+      const db = ctx().db;
+      const slowDb: Db = {
+        ...db,
+        query: (sql, params) => db.query(sql, params),
+        transaction: async (fn) => {
+          if (!held) {
+            held = true;
+            await gate;
+          }
+          return db.transaction(fn);
+        },
+      };
+      const leaseMs = 10_000;
+      const owner = createWebhookWorker({
+        db: slowDb,
+        clock,
+        policy: { allowLoopback: true },
+        keyring: ctx().services.keyring,
+        institutionIds: [tenant.institutionId],
+        attemptTimeoutMs: 5_000,
+        leaseMs,
+        renewEveryMs: 100,
+      });
+      const other = workerFor(ctx(), tenant, clock, { leaseMs });
+      const delivering = owner.runOnce();
+      try {
+        await until(() => r.received.length === 1 && held, 3_000, 'the owner to post and start recording');
+        // 3 x 6 s of the clock while the result waits: without renewals the lease would expire.
+        for (let step = 1; step <= 3; step++) {
+          clock.advance(6_000);
+          await until(
+            async () =>
+              ((await deliveryRow(ctx(), event.id))?.lease_until?.getTime() ?? 0) > clock.now().getTime(),
+            2_000,
+            `the owner to renew its lease while recording (step ${step})`,
+          );
+          assert.deepEqual(await other.claim(10), [], `not claimed by the second worker (step ${step})`);
+        }
+      } finally {
+        letGo();
+        await delivering;
+        await owner.close();
+        await other.close();
+      }
+      assert.equal(r.received.length, 1, 'sent once');
+      const row = await deliveryRow(ctx(), event.id);
+      assert.equal(row.state, 'succeeded');
+      assert.equal(row.attempts, 1);
     });
   },
   { config: { allowLoopbackOutbound: true } },

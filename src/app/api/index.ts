@@ -17,6 +17,7 @@ import { adminIdentityProviderRoutes } from './admin/identity-providers.ts';
 import { adminInstitutionRoutes } from './admin/institutions.ts';
 import { adminMeRoutes } from './admin/me.ts';
 import { adminMetricsRoutes } from './admin/metrics.ts';
+import { adminOneRosterSourceRoutes } from './admin/oneroster-source.ts';
 import { adminNotificationRoutes } from './admin/notifications.ts';
 import { adminOperatorRoutes } from './admin/operators.ts';
 import { adminPeopleRoutes } from './admin/people.ts';
@@ -57,6 +58,7 @@ const routeModules: RouteModule[] = [
   adminMetricsRoutes,
   adminCalendarRoutes,
   adminCrisisContactRoutes,
+  adminOneRosterSourceRoutes,
   adminNotificationRoutes,
 ];
 

@@ -149,6 +149,7 @@ export function registerPeopleCommands(
       const db = await openDb({
         databaseUrl: config.databaseUrl,
         dataDir: config.dataDir,
+        embeddedSharedBuffers: config.embeddedSharedBuffers,
         onTightened: (message) => process.stderr.write(`ssp: ${message}\n`),
       });
       try {

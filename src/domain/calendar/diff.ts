@@ -70,11 +70,13 @@ export function createDiff(occurrences: Occurrence[]) {
   const seen = new Set<string>();
   const removed: number[] = [];
   const updates: Row[] = [];
-  let finished = false;
+  /** What is new, known once every stored page was seen (the first call of next). */
+  let inserts: Row[] | undefined;
+  const at = { removed: 0, updated: 0, inserted: 0 };
 
   return {
     total: () => wanted.size,
-    /** One page of the stored occurrences (any number of pages, each row once). */
+    /** One page of the stored occurrences (any number of pages, each row once, before next()). */
     stored(rows: StoredKey[]): void {
       for (const row of rows) {
         const key = keyOf(row.uid, row.recurrence_id);
@@ -86,32 +88,40 @@ export function createDiff(occurrences: Occurrence[]) {
         }
       }
     },
-    /** The writes, `batchRows` rows a statement: deletes first, then updates, then inserts. */
-    *batches(batchRows: number): Generator<WriteBatch, DiffCounts> {
-      if (finished) throw new Error('the diff was already written');
-      finished = true;
-      for (let i = 0; i < removed.length; i += batchRows)
-        yield { kind: 'delete', ids: removed.slice(i, i + batchRows) };
-      for (let i = 0; i < updates.length; i += batchRows) {
-        const rows = updates.slice(i, i + batchRows);
-        yield { kind: 'update', json: JSON.stringify(rows), rows: rows.length };
+    /**
+     * The next write, at most `maxRows` rows (the caller sizes each statement): deletes first,
+     * then updates, then inserts; undefined when every write was handed out.
+     */
+    next(maxRows: number): WriteBatch | undefined {
+      if (!inserts) {
+        inserts = [];
+        for (const [key, row] of wanted) if (!seen.has(key)) inserts.push(row);
       }
-      let added = 0;
-      let batch: Row[] = [];
-      for (const [key, row] of wanted) {
-        if (seen.has(key)) continue;
-        batch.push(row);
-        if (batch.length === batchRows) {
-          added += batch.length;
-          yield { kind: 'insert', json: JSON.stringify(batch), rows: batch.length };
-          batch = [];
-        }
+      const n = Math.max(1, Math.floor(maxRows));
+      if (at.removed < removed.length) {
+        const ids = removed.slice(at.removed, at.removed + n);
+        at.removed += ids.length;
+        return { kind: 'delete', ids };
       }
-      if (batch.length > 0) {
-        added += batch.length;
-        yield { kind: 'insert', json: JSON.stringify(batch), rows: batch.length };
+      if (at.updated < updates.length) {
+        const rows = updates.slice(at.updated, at.updated + n);
+        at.updated += rows.length;
+        return { kind: 'update', json: JSON.stringify(rows), rows: rows.length };
       }
-      return { added, updated: updates.length, removed: removed.length, total: wanted.size };
+      if (at.inserted < inserts.length) {
+        const rows = inserts.slice(at.inserted, at.inserted + n);
+        at.inserted += rows.length;
+        return { kind: 'insert', json: JSON.stringify(rows), rows: rows.length };
+      }
+      return undefined;
+    },
+    counts(): DiffCounts {
+      return {
+        added: inserts?.length ?? 0,
+        updated: updates.length,
+        removed: removed.length,
+        total: wanted.size,
+      };
     },
   };
 }

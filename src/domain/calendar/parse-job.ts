@@ -66,8 +66,8 @@ export interface ParseJob {
   summary: ParseSummary;
   /** One page of the feed's stored occurrences. */
   sendStored(rows: StoredKey[]): void;
-  /** The writes, `batchRows` rows a statement; returns the counts. */
-  writes(batchRows: number): AsyncGenerator<WriteBatch, DiffCounts>;
+  /** The next write of at most `maxRows` rows, or the counts when all were handed out. */
+  nextWrite(maxRows: number): Promise<WriteBatch | DiffCounts>;
   /** Stops the worker (always call it, also after a failure). */
   close(): Promise<void>;
 }
@@ -172,16 +172,13 @@ export async function startParse(input: ParseInput, limits: ParseLimits): Promis
     sendStored(rows) {
       worker.postMessage({ type: 'stored', rows } satisfies ToWorker);
     },
-    async *writes(batchRows) {
-      worker.postMessage({ type: 'diff', batchRows } satisfies ToWorker);
-      const deadline = performance.now() + limits.timeoutMs;
-      for (;;) {
-        const message = await next(deadline);
-        if (message.type === 'done') return message.counts;
-        if (message.type !== 'batch')
-          throw new Error(`unexpected message from the parse worker: ${message.type}`);
-        yield message.batch;
-      }
+    async nextWrite(maxRows) {
+      worker.postMessage({ type: 'next', maxRows } satisfies ToWorker);
+      const message = await next(performance.now() + limits.timeoutMs);
+      if (message.type === 'done') return message.counts;
+      if (message.type !== 'batch')
+        throw new Error(`unexpected message from the parse worker: ${message.type}`);
+      return message.batch;
     },
     close,
   };

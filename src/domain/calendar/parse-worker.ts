@@ -4,10 +4,12 @@
 // about a feed happens here, inside the worker's own heap limit, never on the event loop that
 // answers requests.
 //
-// Messages in: workerData {body, contentType, options}; then {type: 'stored', rows} (any number)
-// and one {type: 'diff', batchRows}.
-// Messages out: {type: 'parsed', ...summary} or {type: 'problem', message}; then one
-// {type: 'batch', batch} per write and {type: 'done', counts}.
+// Messages in: workerData {body, contentType, options}; then {type: 'stored', rows} (any number),
+// then {type: 'next', maxRows} for each write.
+// Messages out: {type: 'parsed', summary} or {type: 'problem', message}; then, for each 'next',
+// {type: 'batch', batch}, or {type: 'done', counts} when nothing is left to write.
+// Writes are asked for one at a time so the main thread sizes each statement to what it can run
+// without a stall (store.ts), and never holds more than one batch.
 
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { createDiff, type Diff, type StoredKey } from './diff.ts';
@@ -34,7 +36,7 @@ export interface ParseSummary {
   parseMs: number;
 }
 
-export type ToWorker = { type: 'stored'; rows: StoredKey[] } | { type: 'diff'; batchRows: number };
+export type ToWorker = { type: 'stored'; rows: StoredKey[] } | { type: 'next'; maxRows: number };
 
 const port = parentPort;
 if (!port) throw new Error('parse-worker.ts runs as a worker thread (see parse-job.ts)');
@@ -69,15 +71,11 @@ port.on('message', (message: ToWorker) => {
   if (!diff) return;
   if (message.type === 'stored') diff.stored(message.rows);
   else {
-    const batches = diff.batches(message.batchRows);
-    for (;;) {
-      const next = batches.next();
-      if (next.done) {
-        port.postMessage({ type: 'done', counts: next.value });
-        break;
-      }
-      port.postMessage({ type: 'batch', batch: next.value });
+    const batch = diff.next(message.maxRows);
+    if (batch) port.postMessage({ type: 'batch', batch });
+    else {
+      port.postMessage({ type: 'done', counts: diff.counts() });
+      port.close();
     }
-    port.close();
   }
 });

@@ -46,9 +46,12 @@ export interface RefreshDeps {
 const claimedColumns =
   'id, institution_id, url, etag, last_modified, refresh_minutes, failure_count, lease_token';
 
-/** How long a claim holds a feed: the fetch's time limit, parsing and storing, with room to spare. */
+/**
+ * How long a claim holds a feed: the download's time limit, the parse worker's two (parsing,
+ * then working out the writes), and storing, with room to spare.
+ */
 export function leaseMs(limits: FetchLimits): number {
-  return Math.max(5 * 60_000, limits.timeoutMs * 4);
+  return Math.max(5 * 60_000, (limits.timeoutMs + 2 * limits.parseTimeoutMs) * 2);
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   selectCohort,
   selectCohortById,
   selectCohortPage,
+  selectInstitutionById,
   selectInstitutionBySlug,
   selectInstitutionPage,
   updateCohortRow,
@@ -66,6 +67,11 @@ const cohortNotFound = (id: string) =>
 /** The institution named by slug; undefined for an unknown or malformed slug. */
 export async function institutionBySlug(db: Db, slug: string): Promise<Institution | undefined> {
   return slugPattern.test(slug) ? selectInstitutionBySlug(db, slug) : undefined;
+}
+
+/** The institution with this id (a signed-in person's own), or undefined. */
+export function institutionById(db: Db, id: string): Promise<Institution | undefined> {
+  return selectInstitutionById(db, id);
 }
 
 /** The institution named by slug, or 404 institution_not_found. */

@@ -30,6 +30,14 @@ export async function selectInstitutionBySlug(db: Queryable, slug: string): Prom
   return rows[0];
 }
 
+export async function selectInstitutionById(db: Queryable, id: string): Promise<Institution | undefined> {
+  const { rows } = await db.query<Institution>(
+    `SELECT ${institutionColumns} FROM institutions WHERE id = $1`,
+    [id],
+  );
+  return rows[0];
+}
+
 /** Inserts an institution; a taken slug is the unique violation the caller turns into a conflict. */
 export async function insertInstitution(
   db: Queryable,

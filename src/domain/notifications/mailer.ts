@@ -54,7 +54,8 @@ export function failureOf(error: unknown): SendFailure {
   const responseCode = typeof e.responseCode === 'number' ? e.responseCode : undefined;
   const said =
     typeof e.response === 'string' ? e.response : typeof e.message === 'string' ? e.message : 'unknown error';
-  const code = typeof e.code === 'string' ? `${e.code}: ` : '';
+  // With the server's answer, that answer alone; otherwise nodemailer's code (ECONNECTION, ...).
+  const code = responseCode === undefined && typeof e.code === 'string' ? `${e.code}: ` : '';
   // The server's words, on one line and short: they are shown in the console.
   const message = `${code}${said}`.replace(/\s+/g, ' ').trim().slice(0, 300);
   return responseCode === undefined ? { message } : { responseCode, message };

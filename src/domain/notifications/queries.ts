@@ -109,16 +109,21 @@ export async function selectRecent(
   institutionId: string,
   options: { limit: number; state?: string },
 ): Promise<NotificationRow[]> {
+  // Two statements rather than `($3 IS NULL OR state = $3)`, so each reads its own index range.
+  const where =
+    options.state === undefined ? 'n.institution_id = $1' : 'n.institution_id = $1 AND n.state = $3';
   const { rows } = await db.query<NotificationRow>(
     `SELECT n.id, n.help_request_id, n.person_id, p.name AS person_name, p.email AS person_email,
        n.reason, n.state, n.attempts,
        CASE WHEN n.state = 'pending' THEN n.next_attempt_at END AS next_attempt_at,
        n.last_error, n.created_at, n.finished_at
      FROM notifications n JOIN people p ON p.id = n.person_id
-     WHERE n.institution_id = $1 AND ($3::text IS NULL OR n.state = $3)
+     WHERE ${where}
      ORDER BY n.created_at DESC, n.id DESC
      LIMIT $2`,
-    [institutionId, options.limit, options.state ?? null],
+    options.state === undefined
+      ? [institutionId, options.limit]
+      : [institutionId, options.limit, options.state],
   );
   return rows;
 }
@@ -217,11 +222,13 @@ export async function skipDue(
   return rowCount;
 }
 
-/** Deletes finished rows older than `before` (the console shows recent ones only). */
-export async function pruneFinished(db: Queryable, before: Date): Promise<number> {
+/** Deletes finished rows queued before `before`, at most `batch` of them (oldest first). */
+export async function pruneFinished(db: Queryable, before: Date, batch = 5_000): Promise<number> {
   const { rowCount } = await db.query(
-    `DELETE FROM notifications WHERE state <> 'pending' AND created_at < $1`,
-    [before],
+    `DELETE FROM notifications WHERE id IN (
+       SELECT id FROM notifications WHERE created_at < $1 AND state <> 'pending'
+       ORDER BY created_at LIMIT $2)`,
+    [before, batch],
   );
   return rowCount;
 }

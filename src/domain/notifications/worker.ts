@@ -112,13 +112,27 @@ export function createNotificationWorker(options: NotificationWorkerOptions) {
     round.retried++;
   }
 
+  /**
+   * Hourly upkeep: finished rows past their retention are deleted (a bounded batch), and on
+   * embedded PGlite, which has no autovacuum, the outbox is vacuumed and its statistics renewed so
+   * the claim and the console's listing keep their index plans. (PostgreSQL: autovacuum.)
+   */
+  async function maintain(now: Date): Promise<void> {
+    try {
+      await pruneFinished(db, new Date(now.getTime() - retentionMs));
+      if (db.kind === 'pglite') await db.exec('VACUUM (ANALYZE) notifications');
+    } catch (error) {
+      log?.warn({ err: error }, 'notification outbox upkeep failed; tried again in an hour');
+    }
+  }
+
   /** One round: skip (email off) or claim, send and record what is due now. */
   async function runOnce(): Promise<NotificationRound> {
     const round: NotificationRound = { claimed: 0, sent: 0, retried: 0, failed: 0, skipped: 0 };
     const now = clock.now();
     if (now.getTime() - lastPrune >= PRUNE_EVERY_MS) {
       lastPrune = now.getTime();
-      await pruneFinished(db, new Date(now.getTime() - retentionMs));
+      await maintain(now);
     }
     if (!options.smtp) {
       round.skipped = await skipDue(db, { now, reason: EMAIL_OFF_REASON, institutionIds });

@@ -14,7 +14,7 @@ export interface EnrolmentContext {
   /** Student user sourcedId -> student_id_ext, from the users read. */
   studentKeys: Map<string, string>;
   /** Students left out for want of an email. */
-  withoutEmail: Set<string>;
+  withoutEmail: Map<string, string>;
   studentRoles: string[];
   mapping: OneRosterMapping;
   counts: { repeats: number; merged: number; withoutEmail: number };

@@ -20,6 +20,8 @@ export interface MappedOneRoster {
   enrolments(): AsyncGenerator<Mapped>;
   /** What was left out, counted; complete once every section has been read. */
   notes(): string[];
+  /** Student ids of students not pushed for want of an email: a full sync must not depart them. */
+  keptOut(): string[];
   /** The memory for the next delta (known.ts); complete once every section has been read. */
   known(): Known;
 }
@@ -85,5 +87,6 @@ export async function mapOneRoster(
       return out;
     },
     known: () => known.result(),
+    keptOut: () => students.keptOut(),
   };
 }

@@ -24,6 +24,8 @@ export interface Students {
   notes(): string[];
   /** Students marked tobedeleted, left out of the push. */
   readonly tobedeleted: number;
+  /** Student ids of students left out for want of an email (they still belong: a full sync keeps them). */
+  keptOut(): string[];
 }
 
 interface UserRoles {
@@ -132,7 +134,7 @@ export async function readStudents(
   let idFallbacks = 0;
   const noEmail = new Group();
   /** Students not pushed for want of an email: their enrollments are left out too, counted. */
-  const withoutEmail = new Set<string>();
+  const withoutEmail = new Map<string, string>();
   const { orgs, classes } = catalogue;
 
   const placeOf = (rec: Rec) => placeOfUser(rec, { roles, studentRoles, rolesComplete, known });
@@ -203,7 +205,7 @@ export async function readStudents(
       known.student(rec.sourcedid, key, place.orgs);
       if (!rec.email) {
         noEmail.add(origin, rec.sourcedid);
-        withoutEmail.add(rec.sourcedid);
+        withoutEmail.set(rec.sourcedid, key);
         continue;
       }
       const program = catalogue.gradePrograms
@@ -285,6 +287,7 @@ export async function readStudents(
       }
       return out;
     },
+    keptOut: () => [...withoutEmail.values()],
     get tobedeleted() {
       return tobedeleted;
     },

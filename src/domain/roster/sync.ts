@@ -82,6 +82,13 @@ export interface SyncInput {
   dryRun: boolean;
   /** Which kind of secret authenticated the push, for the run history. */
   credential: RunCredential;
+  /** The caller records the run itself (a OneRoster pull records one run for all its pages). */
+  unrecorded?: boolean;
+  /**
+   * student_id_exts of students the caller kept out of the page (a OneRoster student without
+   * an email) who still belong to the cohort: a full sync names them, so they do not depart.
+   */
+  alsoNamed?: string[];
   /** Opt-in full sync: this page belongs to the sync named `syncId` (see departures). */
   fullSync?: { syncId: string; finalPage: boolean };
 }
@@ -221,7 +228,7 @@ export function createRosterSyncService(db: Db, options: RosterSyncOptions) {
         cohortId,
         syncId: fullSync.syncId,
         finalPage: fullSync.finalPage,
-        keys: namedKeys(students),
+        keys: namedKeys([...students, ...(input.alsoNamed ?? []).map((ext) => ({ student_id_ext: ext }))]),
         now: options.clock.now(),
       };
       let fullSyncReport: FullSyncReport | undefined;
@@ -286,14 +293,14 @@ export function createRosterSyncService(db: Db, options: RosterSyncOptions) {
 
     if (dryRun) {
       const result = await run(db);
-      return { run_id: await record(db, result), ...result } as DryRunResult;
+      return { run_id: input.unrecorded ? '' : await record(db, result), ...result } as DryRunResult;
     }
     return db.transaction(async (tx) => {
       // Pages for one institution run one at a time: the same page sent twice at once
       // neither fails nor duplicates, while other institutions proceed in parallel.
       await lockInstitution(tx, institutionId, InstitutionLock.roster);
       const result = await run(tx);
-      return { run_id: await record(tx, result), ...result };
+      return { run_id: input.unrecorded ? '' : await record(tx, result), ...result };
     });
   }
 

@@ -7,16 +7,16 @@ import type { CursorKey } from '../../lib/cursor.ts';
 import { storableJson } from '../../lib/text.ts';
 import type { DailyRuns, NewRun, Run, RunKind, RunSummary } from './schemas.ts';
 
-const summaryColumns = `id, kind, credential, cohort_id, sections, dry_run, received, counts, error_count,
+const summaryColumns = `id, kind, credential, trigger, cohort_id, sections, dry_run, received, counts, error_count,
   started_at, finished_at`;
 
 /** Inserts a run with its first `kept` errors; returns its id. */
 export async function insertRun(q: Queryable, run: NewRun, kept: unknown[]): Promise<string> {
   const { rows } = await q.query<{ id: string }>(
     `INSERT INTO sis_runs (institution_id, kind, credential, cohort_id, sections, dry_run, received, counts,
-                           error_count, errors, errors_truncated, details, started_at, finished_at)
-     VALUES ($1, $2, $3, $4, $5::text[], $6, $7, $8::jsonb, $9, $10::jsonb, $11, $12::jsonb, $13,
-             COALESCE($14::timestamptz, now()))
+                           error_count, errors, errors_truncated, details, started_at, trigger, finished_at)
+     VALUES ($1, $2, $3, $4, $5::text[], $6, $7, $8::jsonb, $9, $10::jsonb, $11, $12::jsonb, $13, $14,
+             COALESCE($15::timestamptz, now()))
      RETURNING id`,
     [
       run.institutionId,
@@ -32,6 +32,7 @@ export async function insertRun(q: Queryable, run: NewRun, kept: unknown[]): Pro
       kept.length < run.errors.length,
       storableJson(run.details ?? {}),
       run.startedAt,
+      run.trigger ?? 'push',
       run.finishedAt ?? null,
     ],
   );

@@ -11,7 +11,16 @@ import { uuidPattern } from '../../lib/ids.ts';
 import { insertRun, selectDaily, selectRun, selectRunErrors, selectRunPage } from './queries.ts';
 import type { DailyRuns, NewRun, Run, RunFilter, RunKind, RunSummary } from './schemas.ts';
 
-export type { DailyRuns, NewRun, Run, RunCredential, RunFilter, RunKind, RunSummary } from './schemas.ts';
+export type {
+  DailyRuns,
+  NewRun,
+  Run,
+  RunCredential,
+  RunFilter,
+  RunKind,
+  RunSummary,
+  RunTrigger,
+} from './schemas.ts';
 
 /** Row errors kept per run; the count is always exact, the list is capped. */
 export const RUN_ERRORS_KEPT = 1000;

@@ -4,20 +4,32 @@
 import { type Static, Type } from 'typebox';
 import { DateTime, Nullable, Uuid } from '../../lib/schema.ts';
 
-export const RunKind = Type.Union([Type.Literal('roster'), Type.Literal('enrolments')]);
+export const RunKind = Type.Union(
+  [Type.Literal('roster'), Type.Literal('enrolments'), Type.Literal('oneroster')],
+  {
+    description:
+      'roster and enrolments: a feed request; oneroster: a pull of the OneRoster source (docs/oneroster.md)',
+  },
+);
 export type RunKind = Static<typeof RunKind>;
-export const runKinds: readonly RunKind[] = ['roster', 'enrolments'];
+export const runKinds: readonly RunKind[] = ['roster', 'enrolments', 'oneroster'];
 
 export const RunCredential = Type.Union(
-  [Type.Literal('institution_secret'), Type.Literal('bootstrap_secret')],
-  { description: 'Which kind of secret authenticated the push' },
+  [Type.Literal('institution_secret'), Type.Literal('bootstrap_secret'), Type.Literal('oneroster_source')],
+  { description: 'Which kind of secret authenticated the push; oneroster_source for a pull' },
 );
 export type RunCredential = Static<typeof RunCredential>;
+
+export const RunTrigger = Type.Union([Type.Literal('push'), Type.Literal('pull')], {
+  description: 'push: the SIS sent it through a feed; pull: the service fetched it from the OneRoster source',
+});
+export type RunTrigger = Static<typeof RunTrigger>;
 
 export const RunSummary = Type.Object({
   id: Uuid(),
   kind: RunKind,
   credential: RunCredential,
+  trigger: RunTrigger,
   cohort_id: Nullable(Uuid('Roster runs: the cohort pushed')),
   sections: Type.Array(Type.String(), { description: 'Enrolments runs: the sections the request carried' }),
   dry_run: Type.Boolean(),
@@ -55,6 +67,8 @@ export interface NewRun {
   institutionId: string;
   kind: RunKind;
   credential: RunCredential;
+  /** Default push. */
+  trigger?: RunTrigger;
   cohortId?: string;
   sections?: string[];
   dryRun: boolean;

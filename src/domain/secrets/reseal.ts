@@ -12,6 +12,7 @@ const sealedColumns = [
   { table: 'sign_in_flows', key: 'state_hash', column: 'code_verifier_encrypted' },
   { table: 'webhook_endpoints', key: 'id', column: 'secret' },
   { table: 'webhook_endpoints', key: 'id', column: 'previous_secret' },
+  { table: 'oneroster_sources', key: 'id', column: 'client_secret_encrypted' },
 ] as const;
 
 /** A stored value: sealed, or plaintext from before encryption at rest. */

@@ -5,19 +5,29 @@
 // Validated here, field by field, so a bad contact is a 400 naming the field
 // (`contacts[2].url`) whatever shape the body had. Cost: reading is one indexed SELECT; a
 // replace is one transaction of a DELETE and one INSERT of every row (never a query per row).
+import { type Static, Type } from 'typebox';
 import type { Db, Queryable } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 import { isStorableText } from '../../lib/text.ts';
 
 export const MAX_CRISIS_CONTACTS = 10;
 
-export interface CrisisContact {
-  name: string;
-  phone: string | null;
-  url: string | null;
-  hours: string | null;
-  description: string | null;
-}
+const OrNull = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+
+/** A crisis contact as the admin API answers and the console and the student pages show it. */
+export const CrisisContact = Type.Object({
+  name: Type.String({ description: 'Who to contact (1 to 200 characters)', examples: ['Campus security'] }),
+  phone: OrNull(Type.String({ description: 'A phone number (digits, spaces, + ( ) - .; up to 50)' })),
+  url: OrNull(Type.String({ description: 'An https:// or http:// address (up to 500)' })),
+  hours: OrNull(Type.String({ description: 'When they answer, as text (up to 200)', examples: ['24/7'] })),
+  description: OrNull(Type.String({ description: 'What they help with (up to 1000)' })),
+});
+export type CrisisContact = Static<typeof CrisisContact>;
+
+export const CrisisContactList = Type.Object({ contacts: Type.Array(CrisisContact) });
+
+/** What replacing the list takes: the envelope only; each contact is checked here, row by row. */
+export const CrisisContactsBody = Type.Object({ contacts: Type.Array(Type.Unknown()) });
 
 const limits = { name: 200, phone: 50, url: 500, hours: 200, description: 1000 } as const;
 type Field = keyof typeof limits;

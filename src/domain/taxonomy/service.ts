@@ -66,7 +66,7 @@ export async function pushTaxonomy(
   deps: { db: Db; clock: Clock },
   institution: { id: string; slug: string },
   body: PushBody,
-  options: { dryRun: boolean; credential: RunCredential },
+  options: { dryRun: boolean; credential: RunCredential; unrecorded?: boolean },
 ): Promise<PushResult & { run_id: string }> {
   checkLimits(body);
   const result: PushResult = {
@@ -94,9 +94,9 @@ export async function pushTaxonomy(
     // Pushes into one institution run one at a time, so a section's read-then-write is consistent.
     else await lockInstitution(q, institution.id, InstitutionLock.taxonomy);
     await applySections(q, { institutionId: institution.id, now, dryRun: options.dryRun }, body, result);
-    return options.dryRun ? undefined : record(q);
+    return options.dryRun || options.unrecorded ? undefined : record(q);
   });
-  return { run_id: runId ?? (await record(deps.db)), ...result };
+  return { run_id: runId ?? (options.unrecorded ? '' : await record(deps.db)), ...result };
 }
 
 /** Runs each section present, in dependency order, adding its report and row errors to `result`. */
@@ -144,7 +144,8 @@ export function createTaxonomyService(db: Db, clock: Clock) {
     push: (
       institution: { id: string; slug: string },
       body: PushBody,
-      options: { dryRun: boolean; credential: RunCredential },
+      /** unrecorded: the caller records the run itself (a OneRoster pull). */
+      options: { dryRun: boolean; credential: RunCredential; unrecorded?: boolean },
     ) => pushTaxonomy({ db, clock }, institution, body, options),
 
     /** The institution's terms, by start date then code (queries.ts). */

@@ -1,26 +1,15 @@
 // Admin API: an institution's crisis contacts, shown to students on the crisis path of the
 // student pages (docs/student-app.md). The list is replaced as a whole.
-import { Type } from 'typebox';
 import {
   type CrisisContact as Contact,
+  CrisisContactList as ContactList,
+  CrisisContactsBody,
   MAX_CRISIS_CONTACTS,
 } from '../../../domain/students/crisis-contacts.ts';
 import type { Services } from '../../../services.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import { adminSecurity, errorResponses, SlugParams } from '../schemas.ts';
-
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
-
-const CrisisContact = Type.Object({
-  name: Type.String({ description: 'Who to contact (1 to 200 characters)', examples: ['Campus security'] }),
-  phone: Nullable(Type.String({ description: 'A phone number (digits, spaces, + ( ) - .; up to 50)' })),
-  url: Nullable(Type.String({ description: 'An https:// or http:// address (up to 500)' })),
-  hours: Nullable(Type.String({ description: 'When they answer, as text (up to 200)', examples: ['24/7'] })),
-  description: Nullable(Type.String({ description: 'What they help with (up to 1000)' })),
-});
-
-const ContactList = Type.Object({ contacts: Type.Array(CrisisContact) });
 
 export function adminCrisisContactRoutes(app: App, services: Services): void {
   const tags = ['admin: student app'];
@@ -57,7 +46,7 @@ export function adminCrisisContactRoutes(app: App, services: Services): void {
           'invalid_field naming it, for example contacts[1].url.',
         params: SlugParams,
         // The envelope only: each contact is checked in the domain, so any shape is a 400 naming it.
-        body: Type.Object({ contacts: Type.Array(Type.Unknown()) }),
+        body: CrisisContactsBody,
         response: { 200: ContactList, ...errorResponses(400, 401, 404) },
       },
     },

@@ -18,6 +18,7 @@ import { fullSyncRoutes } from './full-syncs.ts';
 import { healthRoutes } from './health.ts';
 import { inboxRoutes } from './inbox.ts';
 import { notificationRoutes } from './notifications.ts';
+import { oneRosterSourceRoutes } from './oneroster-source.ts';
 import { operatorRoutes } from './operator.ts';
 import { peopleRoutes } from './people.ts';
 import { runRoutes } from './runs.ts';
@@ -35,6 +36,7 @@ const pages: PageModule[] = [
   runRoutes,
   webhookPortalRoutes,
   webhookRoutes,
+  oneRosterSourceRoutes,
   fullSyncRoutes,
   calendarFeedRoutes,
   crisisContactRoutes,

@@ -24,15 +24,23 @@ export function navigation(path: string, caller: StaffCaller, institution?: Inst
     items.push(
       { href: `${base}/`, label: 'Integration health', show: may('admin') },
       { href: `${base}/inbox`, label: 'Help requests', show: may('helpdesk') },
+      // A person's own notification settings (the operator has none).
+      {
+        href: `${base}/me/notifications`,
+        label: 'Your notifications',
+        show: caller.kind === 'person' && may('helpdesk'),
+      },
       { href: `${base}/runs`, label: 'Push history', show: may('admin') },
       { href: `${base}/full-syncs`, label: 'Full syncs', show: may('admin') },
       { href: `${base}/secrets`, label: 'Secrets', show: may('admin') },
       { href: `${base}/webhooks`, label: 'Webhooks', show: may('integrations') },
+      { href: `${base}/oneroster-source`, label: 'OneRoster source', show: may('integrations') },
       { href: `${base}/people`, label: 'People', show: may('admin') },
       { href: `${base}/audit`, label: 'Audit', show: may('admin') },
       // What students see: the calendar feeds, the crisis path's contacts, cohort start dates.
       { href: `${base}/calendar-feeds`, label: 'Calendar feeds', show: may('admin') },
       { href: `${base}/crisis-contacts`, label: 'Crisis contacts', show: may('admin') },
+      { href: `${base}/notifications`, label: 'Notifications', show: may('admin') },
       { href: `${base}/cohorts`, label: 'Cohorts', show: may('admin') },
     );
     // What the SIS pushed, read through the API's listings (staff and admins may read them).

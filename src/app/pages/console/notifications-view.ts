@@ -19,12 +19,18 @@ export const stateWords: Record<NotificationRow['state'], string> = {
 /** What the pages say about email being on or off. */
 export function emailView(email: EmailStatus) {
   return email.enabled
-    ? { on: true, summary: `Emails are sent from ${email.from} through ${email.server}.` }
+    ? {
+        on: true,
+        summary: `Emails are sent from ${email.from} through ${email.server}.`,
+        // What a staff member needs to know (to find the emails), without the server's address.
+        from: `Emails come from ${email.from}.`,
+      }
     : {
         on: false,
         summary:
           'Notifications are off: this service has no mail server configured (SMTP_URL), so no email is sent. ' +
           'Requests that would have been notified are listed below as not sent.',
+        from: '',
       };
 }
 
@@ -43,18 +49,22 @@ export function personRow(p: PersonSettings) {
 }
 
 export function notificationRow(n: NotificationRow, base: string, time: (value: unknown) => string) {
-  const state =
-    n.state === 'pending' && n.attempts > 0
-      ? `Retrying (next try ${time(n.next_attempt_at)})`
-      : n.state === 'sent'
-        ? `Sent ${time(n.finished_at)}`
-        : stateWords[n.state];
+  const retrying = n.state === 'pending' && n.attempts > 0;
+  const detail =
+    n.state === 'sent' || n.state === 'failed' || n.state === 'skipped'
+      ? time(n.finished_at)
+      : retrying
+        ? `next try ${time(n.next_attempt_at)}`
+        : '';
   return {
     queued: time(n.created_at),
-    to: `${n.person_name} <${n.person_email}>`,
+    name: n.person_name,
+    email: n.person_email,
     reason: reasonWords[n.reason],
+    crisis: n.reason === 'crisis',
     link: `${base}/inbox/${n.help_request_id}`,
-    state,
+    state: retrying ? 'Retrying' : stateWords[n.state],
+    stateDetail: detail,
     stateClass: n.state,
     attempts: n.attempts,
     problem: n.last_error ?? '',

@@ -52,6 +52,10 @@ export function notificationRoutes(app: App, services: Services): void {
           current: value === filter,
         })),
         filtered: filter !== '',
+        filterError:
+          requested && !filter
+            ? `There is no state “${requested.slice(0, 20)}”: showing every state. Choose one of the links.`
+            : undefined,
         zone: institution.time_zone,
         errors: {},
         ...extra,

@@ -1,24 +1,36 @@
 // The operator's pages: every institution (create, list) and a way into each one's console.
 // `/console/` itself is the entry: a person goes to their institution, the operator sees the list.
-
+// The pages call the institutions domain's functions, as the admin API does; the create form is
+// checked against the API's schema and a refusal shown next to the field it names.
+import type { FastifyRequest } from 'fastify';
+import {
+  createInstitution,
+  institutionById,
+  institutionOrder,
+  listInstitutions,
+} from '../../../domain/institutions/institutions.ts';
+import { NewInstitutionBody } from '../../../domain/institutions/schemas.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
+import { checkForm } from '../form-check.ts';
 import { ctx } from './context.ts';
-import { formErrors, text, timeZoneChoices, when } from './forms.ts';
-import { CursorQuery, listPage } from './listing.ts';
+import { checkErrors, refusalOf } from './forms.ts';
+import { CursorQuery, readListing } from './listing.ts';
+import { institutionFields, institutionInput, institutionsView, institutionValues } from './operator-view.ts';
 
-export function operatorRoutes(app: App, services: Services): void {
-  const listInstitutions = async (
-    request: Parameters<typeof ctx>[0],
+export function operatorRoutes(app: App, { db }: Services): void {
+  const listInstitutionsPage = async (
+    request: FastifyRequest,
     extra: Record<string, unknown>,
     status = 200,
   ) => {
-    const c = ctx(request);
-    const cursor = (request.query as { cursor?: string }).cursor;
-    const institutions = await listPage(c.api, '/admin/v1/institutions', {}, { cursor, size: 100 });
-    return c.render(
+    const cursor = (request.query as { cursor?: string } | undefined)?.cursor;
+    const institutions = await readListing(institutionOrder, { cursor, size: 100 }, (page) =>
+      listInstitutions(db, page),
+    );
+    return ctx(request).render(
       'console/institutions.eta',
-      { title: 'Institutions', institutions, zones: timeZoneChoices, when, ...extra },
+      { ...institutionsView(institutions), ...extra },
       status,
     );
   };
@@ -32,34 +44,25 @@ export function operatorRoutes(app: App, services: Services): void {
       if (request.caller?.kind === 'student') return reply.redirect('/app/', 303);
       const { caller } = ctx(request);
       if (caller.kind === 'person') {
-        const { rows } = await services.db.query<{ slug: string }>(
-          'SELECT slug FROM institutions WHERE id = $1',
-          [caller.institutionId],
-        );
-        if (!rows[0]) return reply.redirect('/auth/sign-in', 303);
-        return reply.redirect(`/console/${rows[0].slug}/`, 303);
+        const own = await institutionById(db, caller.institutionId);
+        if (!own) return reply.redirect('/auth/sign-in', 303);
+        return reply.redirect(`/console/${own.slug}/`, 303);
       }
-      return listInstitutions(request, { values: { time_zone: 'UTC' }, errors: {} });
+      return listInstitutionsPage(request, {});
     },
   );
 
   app.post('/', { config: { access: 'operator' }, schema: { hide: true } }, async (request, reply) => {
-    const c = ctx(request);
-    const values = {
-      slug: text(request.body, 'slug'),
-      name: text(request.body, 'name'),
-      time_zone: text(request.body, 'time_zone'),
-    };
-    const answer = await c.api.call<{ slug: string }>('POST', '/admin/v1/institutions', {
-      slug: values.slug,
-      name: values.name,
-      ...(values.time_zone ? { time_zone: values.time_zone } : {}),
-    });
-    if (answer.ok) return reply.redirect(`/console/${answer.body.slug}/?done=institution_created`, 303);
-    return listInstitutions(
-      request,
-      { values, ...formErrors(answer.problem, ['slug', 'name', 'time_zone']) },
-      answer.status,
-    );
+    const values = institutionValues(request.body);
+    const checked = checkForm(NewInstitutionBody, institutionInput(values), institutionFields);
+    if (!checked.ok) return listInstitutionsPage(request, { values, ...checkErrors(checked.errors) }, 400);
+    let created: Awaited<ReturnType<typeof createInstitution>>;
+    try {
+      created = await createInstitution(db, checked.value);
+    } catch (error) {
+      const refused = refusalOf(error, Object.keys(institutionFields));
+      return listInstitutionsPage(request, { values, ...refused }, refused.status);
+    }
+    return reply.redirect(`/console/${created.slug}/?done=institution_created`, 303);
   });
 }

@@ -1,190 +1,155 @@
 // People (admins): invite staff and admins, set roles and Manage integrations, end someone's
 // sessions, remove someone; and the institution's identity-provider settings.
+//
+// Every page calls the people domain's functions with the request's context, as the admin API
+// does: the same access (`admin`), the same rules (who may change whose grants is the domain's),
+// the forms checked against the API's schemas; a refusal is shown next to the field it names.
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { findProvider, putProvider } from '../../../domain/people/identity-providers.ts';
+import {
+  endPersonSessions,
+  getPerson,
+  invitePerson,
+  listPeople,
+  removePerson,
+  updatePerson,
+} from '../../../domain/people/people.ts';
+import { InviteBody, PersonChangeBody, ProviderBody } from '../../../domain/people/schemas.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
+import { checkForm } from '../form-check.ts';
 import { ctx, institutionOf } from './context.ts';
-import { confirmed, formErrors, list, text, when } from './forms.ts';
+import { checkErrors, confirmed, refusalOf, text } from './forms.ts';
+import {
+  inviteValues,
+  peopleView,
+  personConfirmView,
+  personFields,
+  personValues,
+  personView,
+  providerFields,
+  providerInput,
+  providerValues,
+} from './people-view.ts';
 
 const Params = Type.Object({ slug: Type.String() });
 const PersonParams = Type.Object({ slug: Type.String(), id: Type.String({ format: 'uuid' }) });
+const config = { access: 'admin' as const };
+const listSchema = { hide: true, params: Params };
+const schema = { hide: true, params: PersonParams };
 
-interface Person {
-  id: string;
-  email: string;
-  name: string;
-  roles: string[];
-  permissions: string[];
-  linked: boolean;
-  last_sign_in_at: string | null;
-}
+type PageData = Record<string, unknown>;
 
-export function peopleRoutes(app: App, _services: Services): void {
-  const paths = (request: FastifyRequest) => {
-    const slug = institutionOf(request).slug;
-    return { api: `/admin/v1/institutions/${slug}`, page: `/console/${slug}/people` };
+export function peopleRoutes(app: App, services: Services): void {
+  const { db, clock, sessions, keyring, oidc } = services;
+  const deps = { db, clock, sessions };
+  const pageOf = (request: FastifyRequest) => `/console/${institutionOf(request).slug}/people`;
+
+  const overview = async (request: FastifyRequest, extra: PageData = {}, status = 200) => {
+    const institutionId = institutionOf(request).id;
+    const [people, idp] = await Promise.all([listPeople(db, institutionId), findProvider(db, institutionId)]);
+    return ctx(request).render('console/people.eta', { ...peopleView(people, idp), ...extra }, status);
   };
 
-  const overview = async (request: FastifyRequest, extra: Record<string, unknown> = {}, status = 200) => {
-    const c = ctx(request);
-    const { api } = paths(request);
-    const [people, provider] = await Promise.all([
-      c.api.get<{ items: Person[] }>(`${api}/people`),
-      c.api.call<Record<string, unknown>>('GET', `${api}/identity-provider`),
-    ]);
-    const idp = provider.ok ? provider.body : undefined;
-    return c.render(
-      'console/people.eta',
-      {
-        title: 'People',
-        people: people.items,
-        idp,
-        invite: { roles: ['staff'], permissions: [] },
-        provider: {
-          issuer: idp?.issuer ?? '',
-          client_id: idp?.client_id ?? '',
-          email_domains: ((idp?.email_domains as string[] | undefined) ?? []).join(', '),
-        },
-        errors: {},
-        providerErrors: {},
-        when,
-        ...extra,
-      },
-      status,
-    );
-  };
-
-  app.get(
-    '/:slug/people',
-    { config: { access: 'admin' }, schema: { hide: true, params: Params } },
-    async (request) => overview(request),
-  );
-
-  app.post(
-    '/:slug/people',
-    { config: { access: 'admin' }, schema: { hide: true, params: Params } },
-    async (request, reply) => {
-      const c = ctx(request);
-      const { api, page } = paths(request);
-      const invite = {
-        email: text(request.body, 'email'),
-        name: text(request.body, 'name'),
-        roles: list(request.body, 'roles'),
-        permissions: list(request.body, 'permissions'),
-      };
-      const answer = await c.api.call('POST', `${api}/people`, invite);
-      if (answer.ok) return reply.redirect(`${page}?done=person_invited`, 303);
-      return overview(
-        request,
-        { invite, ...formErrors(answer.problem, ['email', 'name', 'roles', 'permissions']) },
-        answer.status,
-      );
-    },
-  );
-
-  app.post(
-    '/:slug/identity-provider',
-    { config: { access: 'admin' }, schema: { hide: true, params: Params } },
-    async (request, reply) => {
-      const c = ctx(request);
-      const { api, page } = paths(request);
-      const secret = text(request.body, 'client_secret');
-      const provider = {
-        issuer: text(request.body, 'issuer'),
-        client_id: text(request.body, 'client_id'),
-        email_domains: text(request.body, 'email_domains'),
-      };
-      const answer = await c.api.call('PUT', `${api}/identity-provider`, {
-        issuer: provider.issuer,
-        client_id: provider.client_id,
-        ...(secret ? { client_secret: secret } : {}),
-        email_domains: provider.email_domains
-          .split(/[\s,]+/)
-          .map((d) => d.trim())
-          .filter(Boolean),
-      });
-      if (answer.ok) return reply.redirect(`${page}?done=provider_saved`, 303);
-      const { errors, formError } = formErrors(answer.problem, [
-        'issuer',
-        'client_id',
-        'client_secret',
-        'email_domains',
-      ]);
-      return overview(request, { provider, providerErrors: errors, providerError: formError }, answer.status);
-    },
-  );
-
-  const personPage = async (request: FastifyRequest, extra: Record<string, unknown> = {}, status = 200) => {
-    const c = ctx(request);
-    const { api, page } = paths(request);
+  const personPage = async (request: FastifyRequest, extra: PageData = {}, status = 200) => {
     const { id } = request.params as { id: string };
-    const person = await c.api.get<Person>(`${api}/people/${id}`);
-    return c.render(
+    const person = await getPerson(db, institutionOf(request).id, id);
+    return ctx(request).render(
       'console/person.eta',
-      { title: person.name, person, values: person, errors: {}, back: page, when, ...extra },
+      { ...personView(person, pageOf(request)), ...extra },
       status,
     );
   };
 
-  app.get(
-    '/:slug/people/:id',
-    { config: { access: 'admin' }, schema: { hide: true, params: PersonParams } },
-    async (request) => personPage(request),
-  );
+  app.get('/:slug/people', { config, schema: listSchema }, async (request) => overview(request));
 
-  app.post(
-    '/:slug/people/:id',
-    { config: { access: 'admin' }, schema: { hide: true, params: PersonParams } },
-    async (request, reply) => {
-      const c = ctx(request);
-      const { api, page } = paths(request);
-      const values = {
-        name: text(request.body, 'name'),
-        roles: list(request.body, 'roles'),
-        permissions: list(request.body, 'permissions'),
-      };
-      const answer = await c.api.call('PATCH', `${api}/people/${request.params.id}`, values);
-      if (answer.ok) return reply.redirect(`${page}/${request.params.id}?done=person_updated`, 303);
-      return personPage(
-        request,
-        { values, ...formErrors(answer.problem, ['name', 'roles', 'permissions']) },
-        answer.status,
+  app.post('/:slug/people', { config, schema: listSchema }, async (request, reply) => {
+    const invite = inviteValues(request.body);
+    const checked = checkForm(InviteBody, invite, personFields);
+    if (!checked.ok) return overview(request, { invite, ...checkErrors(checked.errors) }, 400);
+    try {
+      await invitePerson(
+        deps,
+        institutionOf(request).id,
+        { ...checked.value, permissions: checked.value.permissions ?? [] },
+        ctx(request).caller,
       );
-    },
-  );
+    } catch (error) {
+      const refused = refusalOf(error, Object.keys(personFields));
+      return overview(request, { invite, ...refused }, refused.status);
+    }
+    return reply.redirect(`${pageOf(request)}?done=person_invited`, 303);
+  });
+
+  app.post('/:slug/identity-provider', { config, schema: listSchema }, async (request, reply) => {
+    const provider = providerValues(request.body);
+    const shown = (errors: { errors: Record<string, string>; formError?: string }) => ({
+      provider,
+      providerErrors: errors.errors,
+      providerError: errors.formError,
+    });
+    const input = providerInput(provider, text(request.body, 'client_secret'));
+    const checked = checkForm(ProviderBody, input, providerFields);
+    if (!checked.ok) return overview(request, shown(checkErrors(checked.errors)), 400);
+    try {
+      await putProvider(
+        { db, clock, keyring, oidc },
+        institutionOf(request).id,
+        checked.value,
+        ctx(request).caller,
+      );
+    } catch (error) {
+      const refused = refusalOf(error, Object.keys(providerFields));
+      return overview(request, shown(refused), refused.status);
+    }
+    return reply.redirect(`${pageOf(request)}?done=provider_saved`, 303);
+  });
+
+  app.get('/:slug/people/:id', { config, schema }, async (request) => personPage(request));
+
+  app.post('/:slug/people/:id', { config, schema }, async (request, reply) => {
+    const values = personValues(request.body);
+    const checked = checkForm(PersonChangeBody, values, personFields);
+    if (!checked.ok) return personPage(request, { values, ...checkErrors(checked.errors) }, 400);
+    try {
+      await updatePerson(
+        deps,
+        institutionOf(request).id,
+        request.params.id,
+        checked.value,
+        ctx(request).caller,
+      );
+    } catch (error) {
+      const refused = refusalOf(error, Object.keys(personFields));
+      return personPage(request, { values, ...refused }, refused.status);
+    }
+    return reply.redirect(`${pageOf(request)}/${request.params.id}?done=person_updated`, 303);
+  });
 
   for (const action of ['sessions', 'remove'] as const) {
-    app.post(
-      `/:slug/people/:id/${action}`,
-      { config: { access: 'admin' }, schema: { hide: true, params: PersonParams } },
-      async (request, reply) => {
-        const c = ctx(request);
-        const { api, page } = paths(request);
-        const id = request.params.id;
-        if (!confirmed(request.body)) {
-          const person = await c.api.get<Person>(`${api}/people/${id}`);
-          return c.render('console/confirm.eta', {
-            title: action === 'remove' ? `Remove ${person.name}?` : `End ${person.name}’s sessions?`,
-            message:
-              action === 'remove'
-                ? `${person.name} (${person.email}) loses access at once: their sessions end and their sign-in link goes. Invite them again to undo.`
-                : `${person.name} is signed out everywhere and must sign in again.`,
-            action: `${page}/${id}/${action}`,
-            button: action === 'remove' ? 'Remove this person' : 'End their sessions',
-            back: `${page}/${id}`,
-          });
-        }
-        const answer = await c.api.call(
-          'DELETE',
-          `${api}/people/${id}${action === 'sessions' ? '/sessions' : ''}`,
-        );
-        if (!answer.ok) return personPage(request, formErrors(answer.problem, []), answer.status);
-        return reply.redirect(
-          action === 'remove' ? `${page}?done=person_removed` : `${page}/${id}?done=sessions_ended`,
-          303,
-        );
-      },
-    );
+    app.post(`/:slug/people/:id/${action}`, { config, schema }, async (request, reply) => {
+      const c = ctx(request);
+      const page = pageOf(request);
+      const institutionId = institutionOf(request).id;
+      const id = request.params.id;
+      if (!confirmed(request.body)) {
+        // Asking first changes nothing: no audit entry for it.
+        request.unchanged = true;
+        const person = await getPerson(db, institutionId, id);
+        return c.render('console/confirm.eta', personConfirmView(person, action, page));
+      }
+      try {
+        if (action === 'remove') await removePerson(deps, institutionId, id);
+        else await endPersonSessions(deps, institutionId, id);
+      } catch (error) {
+        const refused = refusalOf(error, []);
+        return personPage(request, refused, refused.status);
+      }
+      return reply.redirect(
+        action === 'remove' ? `${page}?done=person_removed` : `${page}/${id}?done=sessions_ended`,
+        303,
+      );
+    });
   }
 }

@@ -18,6 +18,7 @@ const run: Run = {
   id: 'r1',
   kind: 'roster',
   credential: 'institution_secret',
+  trigger: 'push',
   cohort_id: null,
   sections: [],
   dry_run: false,

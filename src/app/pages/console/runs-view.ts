@@ -21,7 +21,10 @@ export interface RunFilters {
 /** The filters of a push-history URL; a value the form does not offer is no filter. */
 export function runFilters(query: { kind?: string; day?: string; errors?: string }): RunFilters {
   return {
-    kind: query.kind === 'roster' || query.kind === 'enrolments' ? query.kind : undefined,
+    kind:
+      query.kind === 'roster' || query.kind === 'enrolments' || query.kind === 'oneroster'
+        ? query.kind
+        : undefined,
     day: query.day && /^\d{4}-\d{2}-\d{2}$/.test(query.day) ? query.day : undefined,
     errors: query.errors === 'yes',
   };
@@ -126,7 +129,10 @@ function warningsOf(run: Run): unknown[] {
  */
 export function runView(run: Run, back: string, time: (value: unknown) => string = when) {
   return {
-    title: `${run.kind === 'roster' ? 'Roster' : 'Enrolments'} push of ${time(run.finished_at)}`,
+    title:
+      run.kind === 'oneroster'
+        ? `OneRoster pull of ${time(run.finished_at)}`
+        : `${run.kind === 'roster' ? 'Roster' : 'Enrolments'} push of ${time(run.finished_at)}`,
     run,
     columns: orderedColumns(run.errors),
     warnings: warningsOf(run).map(warningSentence),

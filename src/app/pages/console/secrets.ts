@@ -2,134 +2,119 @@
 // help-sync secret (Manage integrations: issue, rotate, revoke). Replacing or revoking a working
 // secret asks for confirmation first: the form posts once without `confirmed`, gets the
 // confirmation page, and posts again with it.
-import type { FastifyRequest } from 'fastify';
+//
+// Every page calls the secrets domain's functions with the request's institution, as the admin
+// API does, with the same access (`admin` for the roster secret, `integrations` for the help-sync
+// secret); the help-sync panel is shown to those the policy grants it.
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import {
+  issueSyncSecret,
+  revokeSyncSecret,
+  rotateSyncSecret,
+  syncSecretStatus,
+} from '../../../domain/secrets/help-sync-secrets.ts';
+import {
+  issueRosterSecret,
+  revokeRosterSecret,
+  rosterSecretStatus,
+} from '../../../domain/secrets/roster-secrets.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { ctx, institutionOf } from './context.ts';
-import { confirmed, formErrors, when } from './forms.ts';
+import { confirmed, refusalOf } from './forms.ts';
+import { type SecretAction, secretConfirmView, secretShownView, secretsView } from './secrets-view.ts';
 
-const Params = Type.Object({ slug: Type.String() });
-const schema = { hide: true, params: Params };
+const schema = { hide: true, params: Type.Object({ slug: Type.String() }) };
+const admin = { access: 'admin' as const };
+const integrations = { access: 'integrations' as const };
 
-interface Status {
-  state: string;
-  issued_at?: string;
-  rotate_by?: string;
-  revoked_at?: string;
-}
+/** The absence of an active secret to revoke, as the admin API answers it. */
+const noActive = (which: string) => ({
+  errors: {},
+  formError: `no active ${which} (not_found)`,
+  status: 404,
+});
 
-export function secretRoutes(app: App, _services: Services): void {
-  const paths = (request: FastifyRequest) => {
-    const slug = institutionOf(request).slug;
-    return { api: `/admin/v1/institutions/${slug}`, page: `/console/${slug}/secrets` };
-  };
+export function secretRoutes(app: App, { db, config }: Services): void {
+  const rosterDeps = { db, bootstrapHash: config.bootstrapRosterSecretHash };
+  const pageOf = (request: FastifyRequest) => `/console/${institutionOf(request).slug}/secrets`;
 
   const overview = async (request: FastifyRequest, extra: Record<string, unknown> = {}, status = 200) => {
     const c = ctx(request);
-    const { api } = paths(request);
+    const institutionId = institutionOf(request).id;
     const [roster, sync] = await Promise.all([
-      c.api.get<Status>(`${api}/roster-secret`),
-      c.api.tryGet<Status>(`${api}/help-sync-secret`),
+      rosterSecretStatus(rosterDeps, institutionId),
+      c.may('integrations') ? syncSecretStatus(db, institutionId) : undefined,
     ]);
-    return c.render('console/secrets.eta', { title: 'Secrets', roster, sync, when, ...extra }, status);
+    return c.render('console/secrets.eta', { ...secretsView(roster, sync), ...extra }, status);
   };
 
-  app.get('/:slug/secrets', { config: { access: 'admin' }, schema }, async (request) => overview(request));
+  /** Asks first (changing nothing, so left out of the audit) unless the form says it was confirmed. */
+  const unconfirmed = (request: FastifyRequest, action: SecretAction) => {
+    if (confirmed(request.body)) return undefined;
+    request.unchanged = true;
+    return ctx(request).render('console/confirm.eta', secretConfirmView(action, pageOf(request)));
+  };
 
-  const shown = (request: FastifyRequest, which: string, secret: string) =>
-    ctx(request).render('console/secret-shown.eta', {
-      title: `New ${which}`,
-      which,
-      secret,
-      back: paths(request).page,
-    });
+  /** Runs a change; a refusal is shown above the secrets. */
+  const act = async (request: FastifyRequest, run: () => Promise<FastifyReply>) => {
+    try {
+      return await run();
+    } catch (error) {
+      const refused = refusalOf(error, []);
+      return overview(request, refused, refused.status);
+    }
+  };
 
-  const confirm = (request: FastifyRequest, action: string, title: string, message: string, button: string) =>
-    ctx(request).render('console/confirm.eta', { title, message, action, button, back: paths(request).page });
+  const shown = (request: FastifyRequest, which: 'roster secret' | 'help-sync secret', secret: string) =>
+    ctx(request).render('console/secret-shown.eta', secretShownView(which, secret, pageOf(request)));
 
-  app.post('/:slug/secrets/roster', { config: { access: 'admin' }, schema }, async (request) => {
-    const c = ctx(request);
-    const { api, page } = paths(request);
-    const current = await c.api.get<Status>(`${api}/roster-secret`);
-    if (current.state === 'active' && !confirmed(request.body))
-      return confirm(
-        request,
-        `${page}/roster`,
-        'Replace the roster secret?',
-        'Issuing a new roster secret revokes the current one at once: the SIS stops being able to push until it is given the new secret.',
-        'Issue a new secret and revoke the current one',
-      );
-    const answer = await c.api.call<{ secret: string }>('POST', `${api}/roster-secret`);
-    if (!answer.ok) return overview(request, formErrors(answer.problem, []), answer.status);
-    return shown(request, 'roster secret', answer.body.secret);
+  app.get('/:slug/secrets', { config: admin, schema }, async (request) => overview(request));
+
+  app.post('/:slug/secrets/roster', { config: admin, schema }, async (request) => {
+    const institution = institutionOf(request);
+    const current = await rosterSecretStatus(rosterDeps, institution.id);
+    if (current.state === 'active') {
+      const asked = unconfirmed(request, 'roster');
+      if (asked) return asked;
+    }
+    return act(request, async () =>
+      shown(request, 'roster secret', (await issueRosterSecret(db, institution)).secret),
+    );
   });
 
-  app.post(
-    '/:slug/secrets/roster/revoke',
-    { config: { access: 'admin' }, schema },
-    async (request, reply) => {
-      const c = ctx(request);
-      const { api, page } = paths(request);
-      if (!confirmed(request.body))
-        return confirm(
-          request,
-          `${page}/roster/revoke`,
-          'Revoke the roster secret?',
-          'The roster feed closes at once, with no fallback: every push is refused until a new secret is issued.',
-          'Revoke the roster secret',
-        );
-      const answer = await c.api.call('DELETE', `${api}/roster-secret`);
-      if (!answer.ok) return overview(request, formErrors(answer.problem, []), answer.status);
-      return reply.redirect(`${page}?done=roster_secret_revoked`, 303);
-    },
-  );
-
-  app.post('/:slug/secrets/help-sync', { config: { access: 'integrations' }, schema }, async (request) => {
-    const c = ctx(request);
-    const { api } = paths(request);
-    const answer = await c.api.call<{ secret: string }>('POST', `${api}/help-sync-secret`);
-    if (!answer.ok) return overview(request, formErrors(answer.problem, []), answer.status);
-    return shown(request, 'help-sync secret', answer.body.secret);
+  app.post('/:slug/secrets/roster/revoke', { config: admin, schema }, async (request, reply) => {
+    const asked = unconfirmed(request, 'roster/revoke');
+    if (asked) return asked;
+    if (!(await revokeRosterSecret(db, institutionOf(request).id))) {
+      const refused = noActive('roster secret');
+      return overview(request, refused, refused.status);
+    }
+    return reply.redirect(`${pageOf(request)}?done=roster_secret_revoked`, 303);
   });
 
-  app.post(
-    '/:slug/secrets/help-sync/rotate',
-    { config: { access: 'integrations' }, schema },
-    async (request) => {
-      const c = ctx(request);
-      const { api, page } = paths(request);
-      if (!confirmed(request.body))
-        return confirm(
-          request,
-          `${page}/help-sync/rotate`,
-          'Rotate the help-sync secret?',
-          'The current help-sync secret stops working at once; the help desk must be given the new one.',
-          'Rotate the help-sync secret',
-        );
-      const answer = await c.api.call<{ secret: string }>('POST', `${api}/help-sync-secret/rotate`);
-      if (!answer.ok) return overview(request, formErrors(answer.problem, []), answer.status);
-      return shown(request, 'help-sync secret', answer.body.secret);
-    },
+  app.post('/:slug/secrets/help-sync', { config: integrations, schema }, async (request) =>
+    act(request, async () =>
+      shown(request, 'help-sync secret', (await issueSyncSecret(db, institutionOf(request))).secret),
+    ),
   );
 
-  app.post(
-    '/:slug/secrets/help-sync/revoke',
-    { config: { access: 'integrations' }, schema },
-    async (request, reply) => {
-      const c = ctx(request);
-      const { api, page } = paths(request);
-      if (!confirmed(request.body))
-        return confirm(
-          request,
-          `${page}/help-sync/revoke`,
-          'Revoke the help-sync secret?',
-          'The help-desk sync is refused at once until a new secret is issued.',
-          'Revoke the help-sync secret',
-        );
-      const answer = await c.api.call('DELETE', `${api}/help-sync-secret`);
-      if (!answer.ok) return overview(request, formErrors(answer.problem, []), answer.status);
-      return reply.redirect(`${page}?done=sync_secret_revoked`, 303);
-    },
-  );
+  app.post('/:slug/secrets/help-sync/rotate', { config: integrations, schema }, async (request) => {
+    const asked = unconfirmed(request, 'help-sync/rotate');
+    if (asked) return asked;
+    return act(request, async () =>
+      shown(request, 'help-sync secret', (await rotateSyncSecret(db, institutionOf(request))).secret),
+    );
+  });
+
+  app.post('/:slug/secrets/help-sync/revoke', { config: integrations, schema }, async (request, reply) => {
+    const asked = unconfirmed(request, 'help-sync/revoke');
+    if (asked) return asked;
+    if (!(await revokeSyncSecret(db, institutionOf(request).id))) {
+      const refused = noActive('help-sync secret');
+      return overview(request, refused, refused.status);
+    }
+    return reply.redirect(`${pageOf(request)}?done=sync_secret_revoked`, 303);
+  });
 }

@@ -5,12 +5,14 @@
 // addresses, so the address actually connected to is checked, not only the URL when saved.
 // The attempt timeout covers everything: connect, send, response headers and body (discarded,
 // at most 64 KiB read). Every failure becomes an outcome; nothing is thrown.
+
+import type { KeyObject } from 'node:crypto';
 import type dns from 'node:dns';
 import { Agent, type Dispatcher, request } from 'undici';
 import type { Clock } from '../../../lib/clock.ts';
 import { checkUrlSyntax, guardedLookup, type OutboundPolicy } from '../../../lib/outbound-url.ts';
 import { type AttemptResult, parseRetryAfter } from '../schedule.ts';
-import { secretKey, signatureHeader } from '../signing.ts';
+import { signatureHeader, signingKey } from '../signing.ts';
 import type { Claimed } from './claim.ts';
 
 export interface Attempt extends AttemptResult {
@@ -169,13 +171,13 @@ async function bodyStart(body: Dispatcher.ResponseData['body']): Promise<string>
 }
 
 /** The current secret, and the previous one while its rotation window lasts. */
-function signingKeys(delivery: Claimed, at: Date): Buffer[] {
-  const keys = [secretKey(delivery.secret)];
+function signingKeys(delivery: Claimed, at: Date): KeyObject[] {
+  const keys = [signingKey(delivery.secret)];
   if (
     delivery.previous_secret &&
     delivery.previous_secret_expires_at &&
     delivery.previous_secret_expires_at.getTime() > at.getTime()
   )
-    keys.push(secretKey(delivery.previous_secret));
+    keys.push(signingKey(delivery.previous_secret));
   return keys;
 }

@@ -102,8 +102,16 @@ export function createLeaseKeeper(deps: {
       }
       return abandon;
     },
-    /** The attempt is over; returns whether the lease was still held (its result may count). */
-    release(delivery: Claimed): boolean {
+    /** Whether the lease is still held (the attempt's result may count). */
+    isHeld(delivery: { id: string; lease_token: string }): boolean {
+      return held.get(delivery.id)?.token === delivery.lease_token;
+    },
+    /**
+     * The result is recorded (or the attempt is over without one); returns whether the lease was
+     * still held. Until then the lease is renewed, so that a result waiting for its batch to be
+     * written is never claimed and sent again by another worker.
+     */
+    release(delivery: { id: string; lease_token: string }): boolean {
       const h = held.get(delivery.id);
       if (!h || h.token !== delivery.lease_token) return false;
       held.delete(delivery.id);

@@ -93,6 +93,24 @@ function openSecret(keyring: Keyring, stored: string): string {
   return isSealed(stored) ? keyring.decrypt(stored) : stored;
 }
 
+/**
+ * Opens stored keys, keeping the opened ones by their sealed value (up to 1000, then the set
+ * starts again): opening one (AES-GCM) cost about as much as signing a delivery, for every
+ * delivery of a batch.
+ */
+function secretOpener(keyring: Keyring): (stored: string) => string {
+  const opened = new Map<string, string>();
+  return (stored) => {
+    let secret = opened.get(stored);
+    if (secret === undefined) {
+      if (opened.size >= 1000) opened.clear();
+      secret = openSecret(keyring, stored);
+      opened.set(stored, secret);
+    }
+    return secret;
+  };
+}
+
 export function createWebhookWorker(options: WebhookWorkerOptions) {
   const { db, clock, policy } = options;
   const attemptTimeoutMs = options.attemptTimeoutMs ?? 10_000;
@@ -120,6 +138,7 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
   const inflight = createInflight({ slowMemoryMs: Math.max(60_000, attemptTimeoutMs * 3) });
   const leases = createLeaseKeeper({ db, clock, leaseMs, renewEveryMs, log });
   const vacuum = createVacuumer(db);
+  const open = secretOpener(options.keyring);
 
   /** Claims up to `limit` due deliveries, respecting the capacity classes. */
   async function claim(limit: number): Promise<Claimed[]> {
@@ -134,9 +153,8 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
     });
     // Keys are opened here, in memory, for the attempt; they are never written back or logged.
     for (const delivery of claimed) {
-      delivery.secret = openSecret(options.keyring, delivery.secret);
-      if (delivery.previous_secret)
-        delivery.previous_secret = openSecret(options.keyring, delivery.previous_secret);
+      delivery.secret = open(delivery.secret);
+      if (delivery.previous_secret) delivery.previous_secret = open(delivery.previous_secret);
     }
     return claimed;
   }
@@ -151,16 +169,34 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
         { agent, clock, policy, timeoutMs: attemptTimeoutMs },
         abandon,
       );
-      const leaseHeld = leases.release(delivery);
+      // The lease stays held (and renewed) until the result is recorded: see record().
+      const leaseHeld = leases.isHeld(delivery);
       if (leaseHeld) inflight.noteOutcome(delivery.endpoint_id, attempt.outcome);
+      else leases.release(delivery);
       return resultOf(delivery, attempt, { random, leaseHeld });
-    } finally {
+    } catch (error) {
       leases.release(delivery);
+      throw error;
+    } finally {
       inflight.remove(delivery);
     }
   }
 
-  const record = (results: Result[]) => recordResults(db, results, clock.now(), log);
+  /**
+   * Records a batch of results, then lets their leases go. A result waits for its batch (and a
+   * batch for the one before it) while its lease is still renewed: released at the end of the
+   * attempt, a lease could expire before the result was written, and another worker would
+   * claim the delivery and send it again.
+   */
+  const record = async (results: Result[]) => {
+    try {
+      await recordResults(db, results, clock.now(), log);
+    } finally {
+      for (const result of results) {
+        if (result.lease_token) leases.release({ id: result.delivery_id, lease_token: result.lease_token });
+      }
+    }
+  };
 
   /** One round, for tests and tools: claim what is due, deliver all, record, return a summary. */
   async function runOnce(): Promise<RunSummary> {

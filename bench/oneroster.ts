@@ -1,0 +1,290 @@
+// Benchmark: a full pull of a OneRoster source (20,000 students, 60,000 enrolments) from a
+// local OneRoster 1.2 REST provider, against the same data pushed by `ssp push oneroster` as
+// a CSV bundle. The provider runs in a process of its own (`ssp dev-oneroster`), so the
+// service's peak memory (RSS, sampled every 20 ms, above what it held before) is its own; the
+// push runs the real command in a process of its own against the same service, timed from
+// start to exit, with --full-sync (a full pull is a full sync). Each run goes into an institution of its own. PGlite, then PostgreSQL when a
+// database is given (a scratch schema, dropped afterwards).
+//
+//   npm run bench -- oneroster          BENCH_ONEROSTER_STUDENTS=2000 for a quicker run
+
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { buildApp } from '../src/app/app.ts';
+import { loadConfig } from '../src/config.ts';
+import type { Db } from '../src/db/db.ts';
+import { generateRoster, type Json } from '../src/dev-oneroster/data.ts';
+import { pullNow } from '../src/domain/oneroster/pull/pull.ts';
+import { createServices } from '../src/services.ts';
+import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
+import type { BenchOptions } from './run.ts';
+import { size } from './size.ts';
+
+const STUDENTS = size(20_000, 50, 'BENCH_ONEROSTER_STUDENTS');
+const PER_STUDENT = 3;
+const CLI = path.resolve('bin/ssp.js');
+
+async function seed(db: Db, slug: string) {
+  const { rows } = await db.query<{ id: string }>(
+    'INSERT INTO institutions (slug, name) VALUES ($1, $1) RETURNING id',
+    [slug],
+  );
+  const cohort = await db.query<{ id: string }>(
+    'INSERT INTO cohorts (institution_id, name) VALUES ($1, $2) RETURNING id',
+    [rows[0].id, 'Bench cohort'],
+  );
+  return { id: rows[0].id, slug, cohortId: cohort.rows[0].id };
+}
+
+const cell = (v: unknown) => {
+  const t = String(v ?? '');
+  return /[",\n]/.test(t) ? `"${t.replace(/"/g, '""')}"` : t;
+};
+
+/** The provider's data as a OneRoster 1.2 CSV bundle (the columns the mapping reads). */
+function writeBundle(dir: string): void {
+  const data = generateRoster({
+    students: STUDENTS,
+    courses: PER_STUDENT * 4,
+    enrolmentsPerStudent: PER_STUDENT,
+  });
+  const ref = (v: unknown) => (v as { sourcedId?: string } | undefined)?.sourcedId ?? '';
+  const write = (name: string, header: string[], rows: (o: Json) => unknown[][], items: Json[]) => {
+    const lines = [header.join(',')];
+    for (const item of items) for (const row of rows(item)) lines.push(row.map(cell).join(','));
+    fs.writeFileSync(path.join(dir, `${name}.csv`), `${lines.join('\n')}\n`);
+  };
+  write(
+    'orgs',
+    ['sourcedId', 'status', 'name', 'type', 'identifier', 'parentSourcedId'],
+    (o) => [[o.sourcedId, '', o.name, o.type, o.identifier, ref(o.parent)]],
+    data.orgs,
+  );
+  write(
+    'academicSessions',
+    ['sourcedId', 'status', 'title', 'type', 'startDate', 'endDate', 'parentSourcedId'],
+    (o) => [[o.sourcedId, '', o.title, o.type, o.startDate, o.endDate, ref(o.parent)]],
+    data.academicSessions,
+  );
+  write(
+    'courses',
+    ['sourcedId', 'status', 'title', 'courseCode', 'orgSourcedId'],
+    (o) => [[o.sourcedId, '', o.title, o.courseCode, ref(o.org)]],
+    data.courses,
+  );
+  write(
+    'classes',
+    ['sourcedId', 'status', 'title', 'courseSourcedId', 'schoolSourcedId', 'termSourcedIds'],
+    (o) => [
+      [o.sourcedId, '', o.title, ref(o.course), ref(o.school), (o.terms as unknown[]).map(ref).join(' ')],
+    ],
+    data.classes,
+  );
+  write(
+    'users',
+    [
+      'sourcedId',
+      'status',
+      'username',
+      'givenName',
+      'familyName',
+      'identifier',
+      'email',
+      'primaryOrgSourcedId',
+    ],
+    (o) => [
+      [o.sourcedId, '', o.username, o.givenName, o.familyName, o.identifier, o.email, ref(o.primaryOrg)],
+    ],
+    data.users,
+  );
+  write(
+    'roles',
+    ['sourcedId', 'status', 'userSourcedId', 'roleType', 'role', 'orgSourcedId'],
+    (o) =>
+      (o.roles as Json[]).map((r, i) => [
+        `${o.sourcedId}-r${i}`,
+        '',
+        o.sourcedId,
+        r.roleType,
+        r.role,
+        ref(r.org),
+      ]),
+    data.users,
+  );
+  write(
+    'enrollments',
+    ['sourcedId', 'status', 'classSourcedId', 'schoolSourcedId', 'userSourcedId', 'role'],
+    (o) => [[o.sourcedId, '', ref(o.class), ref(o.school), ref(o.user), o.role]],
+    data.enrollments,
+  );
+  const files = ['orgs', 'academicSessions', 'courses', 'classes', 'users', 'roles', 'enrollments'];
+  fs.writeFileSync(
+    path.join(dir, 'manifest.csv'),
+    `propertyName,value\nmanifest.version,1.0\noneroster.version,1.2\n${files.map((f) => `file.${f},bulk`).join('\n')}\n`,
+  );
+}
+
+function runCommand(
+  command: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; ms: number; out: string }> {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const child = spawn(command[0], command.slice(1), {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.on('exit', (code) => resolve({ code: code ?? 1, ms: performance.now() - started, out }));
+  });
+}
+
+/** `ssp dev-oneroster` in a process of its own; resolves once it prints its base URL. */
+function startProvider(): Promise<{ baseUrl: string; tokenUrl: string; stop: () => void }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [
+        CLI,
+        'dev-oneroster',
+        '--port',
+        '0',
+        '--students',
+        String(STUDENTS),
+        '--enrolments-per-student',
+        String(PER_STUDENT),
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const base = /base URL:\s+(\S+)/.exec(out)?.[1];
+      const token = /token URL:\s+(\S+)/.exec(out)?.[1];
+      if (base && token) resolve({ baseUrl: base, tokenUrl: token, stop: () => child.kill('SIGTERM') });
+    });
+    child.on('exit', (code) => reject(new Error(`ssp dev-oneroster exited ${code}: ${out}`)));
+  });
+}
+
+async function benchOne(kind: 'pglite' | 'postgres', databaseUrl?: string): Promise<void> {
+  const db =
+    kind === 'pglite'
+      ? await openScratchPglite()
+      : await openScratchPostgres(databaseUrl!, { prefix: 'bench_or' });
+  const services = createServices({
+    db,
+    config: {
+      ...loadConfig({ LOG_LEVEL: 'silent' }),
+      rosterRateLimitPerMinute: 1_000_000,
+      enrolmentsRateLimitPerMinute: 1_000_000,
+      allowLoopbackOutbound: true,
+      runWorkers: false,
+    },
+  });
+  const app = await buildApp(services, { logger: false });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ssp-bench-oneroster-'));
+  const provider = await startProvider();
+  try {
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+
+    // The pull, with the service's RSS sampled.
+    const pulled = await seed(db, 'bench-or-pull');
+    await services.oneRosterSources.put(
+      pulled.id,
+      {
+        base_url: provider.baseUrl,
+        token_url: provider.tokenUrl,
+        client_id: 'demo-client',
+        client_secret: 'demo-secret',
+        cohort_id: pulled.cohortId,
+        org_ids: [],
+        term_types: ['term', 'semester'],
+        campus_org_types: ['school'],
+        programs_from: 'orgs',
+        program_org_types: ['department'],
+        student_id: 'identifier',
+        pull_every_minutes: null,
+        full_every_hours: 24,
+      },
+      new Date(),
+    );
+    global.gc?.();
+    const before = process.memoryUsage().rss;
+    let peak = before;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage().rss);
+    }, 20);
+    const started = performance.now();
+    const outcome = await pullNow(services.oneRosterPull, pulled.id, 'full');
+    const pullMs = performance.now() - started;
+    clearInterval(sampler);
+    if (outcome.status !== 'ok') throw new Error(`the pull failed: ${outcome.error}`);
+    const roster = outcome.sections.roster;
+    const enrolments = outcome.sections.enrolments;
+    if (roster?.created !== STUDENTS || enrolments?.created !== STUDENTS * PER_STUDENT)
+      throw new Error(`the pull created ${roster?.created} students and ${enrolments?.created} enrolments`);
+
+    // The same data as a bundle, pushed by the command.
+    const pushed = await seed(db, 'bench-or-push');
+    const secret = (await services.rosterSecrets.issue(pushed.id, pushed.slug)).secret;
+    const bundle = path.join(dir, 'bundle');
+    fs.mkdirSync(bundle);
+    writeBundle(bundle);
+    const push = await runCommand(
+      [
+        process.execPath,
+        CLI,
+        '--url',
+        url,
+        'push',
+        'oneroster',
+        bundle,
+        '--institution',
+        pushed.slug,
+        '--cohort',
+        pushed.cohortId,
+        // A full pull is a full sync: the push is one too.
+        '--full-sync',
+        '--errors',
+        path.join(dir, 'errors.csv'),
+        '--state',
+        path.join(dir, 'state.json'),
+        '--known',
+        path.join(dir, 'known.json'),
+      ],
+      { SSP_ROSTER_SECRET: secret },
+    );
+    if (push.code !== 0) throw new Error(`ssp push oneroster exited ${push.code}: ${push.out.slice(-800)}`);
+
+    const rows = STUDENTS + STUDENTS * PER_STUDENT;
+    process.stdout.write(`  ${STUDENTS} students, ${STUDENTS * PER_STUDENT} enrolments (${kind})\n`);
+    process.stdout.write(
+      '  run                                           ms    rows/s   service peak RSS above start MB\n',
+    );
+    process.stdout.write(
+      `  ${'full pull from a local OneRoster provider'.padEnd(42)} ${pullMs.toFixed(0).padStart(7)} ${(rows / (pullMs / 1000)).toFixed(0).padStart(9)} ${((peak - before) / 1024 / 1024).toFixed(1).padStart(12)}\n`,
+    );
+    process.stdout.write(
+      `  ${'ssp push oneroster of the same data (bundle)'.padEnd(42)} ${push.ms.toFixed(0).padStart(7)} ${(rows / (push.ms / 1000)).toFixed(0).padStart(9)}\n`,
+    );
+    process.stdout.write(`  pull / push: ${(pullMs / push.ms).toFixed(2)}x\n`);
+  } finally {
+    provider.stop();
+    await app.close();
+    await services.close();
+    await db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function run(options: BenchOptions): Promise<void> {
+  await benchOne('pglite');
+  if (options.databaseUrl) await benchOne('postgres', options.databaseUrl);
+}

@@ -1,0 +1,63 @@
+// What the cohort pages show and send, built from the institutions domain's own types by pure
+// functions: the cohorts with the create form and the institution's time zone, a cohort's page,
+// and a cohort form as posted and as the domain takes it (an empty start date clears it).
+import type { Cohort, CohortChangeBody } from '../../../domain/institutions/schemas.ts';
+import type { FieldText } from '../form-check.ts';
+import { text, timeZoneChoices, when } from './forms.ts';
+import type { Listing } from './listing.ts';
+
+/** How the cohort forms name their fields. */
+export const cohortFields: Record<string, FieldText> = {
+  name: { label: 'Name' },
+  clock: { label: 'Clock', hint: 'Choose the cohort clock or the individual clock' },
+  start_date: { label: 'Start date', hint: 'Enter the start date as YYYY-MM-DD' },
+};
+
+export const timeZoneFields: Record<string, FieldText> = {
+  time_zone: { label: 'Time zone', hint: 'Enter a time zone such as Australia/Sydney or UTC' },
+};
+
+export interface CohortValues {
+  name: string;
+  clock: string;
+  start_date: string;
+}
+
+/** A cohort form as posted (shown again when refused). */
+export function cohortValues(form: unknown): CohortValues {
+  return { name: text(form, 'name'), clock: text(form, 'clock'), start_date: text(form, 'start_date') };
+}
+
+/** What a cohort form asks the domain for: no clock given keeps (or defaults) it; no date clears it. */
+export function cohortInput(values: CohortValues): CohortChangeBody {
+  return {
+    name: values.name,
+    ...(values.clock ? { clock: values.clock as CohortChangeBody['clock'] } : {}),
+    start_date: values.start_date || null,
+  };
+}
+
+/** The cohorts page: a page of cohorts, the create form, and the institution's time zone. */
+export function cohortsView(listing: Listing<Cohort>, timeZone: string) {
+  return {
+    title: 'Cohorts',
+    listing,
+    values: { name: '', clock: 'cohort', start_date: '' } as CohortValues,
+    errors: {} as Record<string, string>,
+    timeZone: { value: timeZone } as { value: string; error?: string },
+    zones: timeZoneChoices,
+    when,
+  };
+}
+
+/** A cohort's page, its form filled in from the record. */
+export function cohortView(cohort: Cohort) {
+  return {
+    // By its name alone: names are often "Cohort A" already.
+    title: cohort.name,
+    cohort,
+    values: { name: cohort.name, clock: cohort.clock, start_date: cohort.start_date ?? '' } as CohortValues,
+    errors: {} as Record<string, string>,
+    when,
+  };
+}

@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { MAX_CRISIS_CONTACTS } from '../../../domain/students/crisis-contacts.ts';
+import { blank, contactsOf, placeRefusal, postedRows, savedRows } from './crisis-contacts-view.ts';
+
+const contact = { name: 'Security', phone: '555 0100', url: null, hours: '24/7', description: null };
+
+test('saved contacts become rows, with a blank row to add one while there is room', () => {
+  const { rows, saved } = savedRows([contact]);
+  assert.deepEqual(rows, [
+    { name: 'Security', phone: '555 0100', url: '', hours: '24/7', description: '' },
+    blank(),
+  ]);
+  assert.deepEqual(saved, [true]);
+  assert.equal(savedRows(Array(MAX_CRISIS_CONTACTS).fill(contact)).rows.length, MAX_CRISIS_CONTACTS);
+});
+
+test('posted rows: blank and removed rows are left out; each contact knows its row', () => {
+  const posted = postedRows({
+    rows: '3',
+    name_0: 'A',
+    phone_0: '1',
+    remove_0: 'yes',
+    saved_0: 'yes',
+    name_2: ' C ',
+    url_2: 'https://c.example',
+  });
+  assert.deepEqual(posted.removed, [true, false, false]);
+  assert.deepEqual(posted.saved, [true, false, false]);
+  const { contacts, rowOf } = contactsOf(posted.rows, posted.removed);
+  assert.deepEqual(contacts, [
+    { name: 'C', phone: null, url: 'https://c.example', hours: null, description: null },
+  ]);
+  assert.deepEqual(rowOf, [2]);
+  assert.equal(postedRows({ rows: '500' }).rows.length, MAX_CRISIS_CONTACTS);
+});
+
+test("a refusal of contacts[i].field sits next to that field of its row, in the field's words", () => {
+  const placed = placeRefusal(
+    {
+      error: 'invalid_field',
+      field: 'contacts[0].url',
+      detail: 'contacts[0].url must be an https:// or http:// address',
+    },
+    [2],
+  );
+  assert.deepEqual(placed, {
+    errors: { url_2: 'The web address must be an https:// or http:// address (invalid_field)' },
+  });
+  assert.deepEqual(placeRefusal({ error: 'invalid_field', field: 'contacts', detail: 'at most 10' }, []), {
+    errors: {},
+    formError: 'at most 10 (invalid_field)',
+  });
+});

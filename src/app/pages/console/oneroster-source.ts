@@ -1,0 +1,73 @@
+// The OneRoster source (Manage integrations): the institution's OneRoster 1.2 REST provider,
+// configured here (the client secret written, never shown back), "Sync now" (a full or delta
+// pull, then its run's page), and the pull history with the source's health. Every page calls
+// the domain with the request's context, as the admin API does (the same access, the same rules);
+// a refusal is shown next to the field it names.
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { pullNow } from '../../../domain/oneroster/pull/pull.ts';
+import { listRuns } from '../../../domain/runs/runs.ts';
+import type { Services } from '../../../services.ts';
+import type { App } from '../../types.ts';
+import { ctx, institutionOf } from './context.ts';
+import { refusalOf, text, when } from './forms.ts';
+import { postedValues, pullRow, settingsOf, sourceFields, sourceValues } from './oneroster-source-view.ts';
+
+const schema = { hide: true, params: Type.Object({ slug: Type.String() }) };
+const access = { access: 'integrations' as const };
+const HISTORY = 20;
+
+export function oneRosterSourceRoutes(app: App, services: Services): void {
+  const { oneRosterSources, oneRosterPull, institutions, db, clock } = services;
+  const pagePath = (request: FastifyRequest) => `/console/${institutionOf(request).slug}/oneroster-source`;
+
+  const page = async (request: FastifyRequest, extra: Record<string, unknown> = {}, status = 200) => {
+    const institutionId = institutionOf(request).id;
+    const [source, cohorts, history] = await Promise.all([
+      oneRosterSources.find(institutionId),
+      institutions.listCohorts(institutionId, { limit: 200 }),
+      listRuns(db, institutionId, { limit: HISTORY, kind: 'oneroster' }),
+    ]);
+    const done = (request.query as { done?: unknown } | undefined)?.done;
+    return ctx(request).render(
+      'console/oneroster-source.eta',
+      {
+        title: 'OneRoster source',
+        source,
+        cohorts: cohorts.items,
+        pulls: history.items.map(pullRow),
+        values: sourceValues(source),
+        errors: {},
+        done: typeof done === 'string' ? done : undefined,
+        when,
+        ...extra,
+      },
+      status,
+    );
+  };
+
+  app.get('/:slug/oneroster-source', { config: access, schema }, async (request) => page(request));
+
+  app.post('/:slug/oneroster-source', { config: access, schema }, async (request, reply) => {
+    const values = postedValues(request.body);
+    try {
+      await oneRosterSources.put(institutionOf(request).id, settingsOf(values), clock.now());
+    } catch (error) {
+      const refused = refusalOf(error, sourceFields);
+      return page(request, { values: { ...values, client_secret: '' }, ...refused }, refused.status);
+    }
+    return reply.redirect(`${pagePath(request)}?done=saved`, 303);
+  });
+
+  app.post('/:slug/oneroster-source/sync', { config: access, schema }, async (request, reply) => {
+    const mode = text(request.body, 'mode') === 'delta' ? 'delta' : 'full';
+    let outcome: Awaited<ReturnType<typeof pullNow>>;
+    try {
+      outcome = await pullNow(oneRosterPull, institutionOf(request).id, mode);
+    } catch (error) {
+      const refused = refusalOf(error, []);
+      return page(request, refused, refused.status);
+    }
+    return reply.redirect(`/console/${institutionOf(request).slug}/runs/${outcome.run_id}`, 303);
+  });
+}

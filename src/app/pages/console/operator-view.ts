@@ -1,0 +1,46 @@
+// What the operator's institutions page shows and sends, by pure functions: a page of
+// institutions with the create form, and that form as posted and as the domain takes it (no time
+// zone given is UTC).
+import type { Institution, NewInstitutionBody } from '../../../domain/institutions/schemas.ts';
+import type { FieldText } from '../form-check.ts';
+import { text, timeZoneChoices, when } from './forms.ts';
+import type { Listing } from './listing.ts';
+
+export const institutionFields: Record<string, FieldText> = {
+  slug: {
+    label: 'Slug',
+    hint: 'Enter a slug of lower-case letters, digits and hyphens, starting with a letter or digit',
+  },
+  name: { label: 'Name' },
+  time_zone: { label: 'Time zone', hint: 'Enter a time zone such as Australia/Sydney or UTC' },
+};
+
+export interface InstitutionValues {
+  slug: string;
+  name: string;
+  time_zone: string;
+}
+
+export function institutionValues(form: unknown): InstitutionValues {
+  return { slug: text(form, 'slug'), name: text(form, 'name'), time_zone: text(form, 'time_zone') };
+}
+
+export function institutionInput(values: InstitutionValues): NewInstitutionBody {
+  return {
+    slug: values.slug,
+    name: values.name,
+    ...(values.time_zone ? { time_zone: values.time_zone } : {}),
+  };
+}
+
+/** The institutions page: a page of them and the empty create form (its zone UTC). */
+export function institutionsView(institutions: Listing<Institution>) {
+  return {
+    title: 'Institutions',
+    institutions,
+    zones: timeZoneChoices,
+    values: { slug: '', name: '', time_zone: 'UTC' } as InstitutionValues,
+    errors: {} as Record<string, string>,
+    when,
+  };
+}

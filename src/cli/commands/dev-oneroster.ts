@@ -1,0 +1,75 @@
+// ssp dev-oneroster: a development OneRoster 1.2 REST provider serving generated students,
+// courses, classes and enrollments, for trying the service's OneRoster source without a SIS.
+// Listens on loopback only; never for production.
+import type { Command } from 'commander';
+import { checkAddress } from '../../lib/outbound-url.ts';
+import { CliError } from '../admin-client.ts';
+
+export function registerDevOneRosterCommand(program: Command): void {
+  program
+    .command('dev-oneroster')
+    .description('Start a development OneRoster 1.2 REST provider with generated students (development only)')
+    .option('--port <port>', 'port to listen on (0 picks a free one)', '4100')
+    .option('--host <host>', 'loopback address to listen on', '127.0.0.1')
+    .option('--students <n>', 'students to generate', '200')
+    .option('--enrolments-per-student <n>', 'classes each student is enrolled in', '3')
+    .action(
+      async (options: { port: string; host: string; students: string; enrolmentsPerStudent: string }) => {
+        const port = Number(options.port);
+        const students = Number(options.students);
+        const perStudent = Number(options.enrolmentsPerStudent);
+        if (!Number.isInteger(port) || port < 0 || port > 65535)
+          throw new CliError(`invalid port: ${options.port}`);
+        if (!Number.isInteger(students) || students < 0)
+          throw new CliError('--students takes a whole number');
+        if (!Number.isInteger(perStudent) || perStudent < 1)
+          throw new CliError('--enrolments-per-student takes a whole number');
+        const verdict = checkAddress(options.host, { allowLoopback: true });
+        if (options.host !== 'localhost' && !(verdict.ok && verdict.loopback))
+          throw new CliError(`the development provider listens on loopback only, not on ${options.host}`);
+        const [{ generateRoster }, { startOneRosterProvider }] = await Promise.all([
+          import('../../dev-oneroster/data.ts'),
+          import('../../dev-oneroster/provider.ts'),
+        ]);
+        const provider = await startOneRosterProvider({
+          data: generateRoster({
+            students,
+            courses: Math.max(2, perStudent * 4),
+            enrolmentsPerStudent: perStudent,
+          }),
+          port,
+          host: options.host,
+        });
+        const out = (line = '') => process.stdout.write(`${line}\n`);
+        out('*** DEVELOPMENT ONLY, NEVER FOR PRODUCTION: generated data, a fixed client secret. ***');
+        out();
+        out(`base URL:      ${provider.baseUrl}`);
+        out(`token URL:     ${provider.tokenUrl}`);
+        out(`client_id:     ${provider.clientId}`);
+        out(`client_secret: ${provider.clientSecret}`);
+        out(`students:      ${students}, each in ${perStudent} classes`);
+        out();
+        out(
+          'OneRoster source settings (PUT /admin/v1/institutions/{slug}/oneroster-source, with your cohort_id):',
+        );
+        out(
+          JSON.stringify({
+            base_url: provider.baseUrl,
+            token_url: provider.tokenUrl,
+            client_id: provider.clientId,
+            client_secret: provider.clientSecret,
+          }),
+        );
+        out();
+        out(
+          'The service must run with ALLOW_LOOPBACK_OUTBOUND=true to reach this plain-http loopback provider.',
+        );
+        out('Press Ctrl+C to stop.');
+        await new Promise<void>((resolve) => {
+          process.once('SIGINT', resolve);
+          process.once('SIGTERM', resolve);
+        });
+        await provider.close();
+      },
+    );
+}

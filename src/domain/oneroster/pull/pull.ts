@@ -1,0 +1,270 @@
+// One pull of an institution's OneRoster source, start to end: claim it (a lease: one pull of
+// a source at a time, across any number of workers), read the provider whole (fetch.ts: a
+// provider failing half-way changes nothing), map it (the mapping `ssp push oneroster` uses),
+// apply it (apply.ts), and record it: one run in the push history (kind oneroster, trigger
+// pull), and the source's health, memory and next due time.
+
+import type dns from 'node:dns';
+import type { Db } from '../../../db/db.ts';
+import { ApiError } from '../../../errors.ts';
+import type { Clock } from '../../../lib/clock.ts';
+import type { Keyring } from '../../../lib/encryption.ts';
+import type { OutboundPolicy } from '../../../lib/outbound-url.ts';
+import type { RosterSyncService } from '../../roster/sync.ts';
+import { recordRun } from '../../runs/runs.ts';
+import type { TaxonomyService } from '../../taxonomy/service.ts';
+import { parseKnown } from '../known.ts';
+import type { OneRosterMapping } from '../mapping.ts';
+import { mapOneRoster } from '../plan.ts';
+import { type Applied, applyMapped } from './apply.ts';
+import { createOneRosterClient, PullFailure, type PullLimits } from './client.ts';
+import { fetchAll, keepOrgs, PULLED, sourceOf } from './fetch.ts';
+import { CLAIM_DUE_SQL, CLAIM_SQL, FINISH_SQL } from './queries.ts';
+import { DEFAULT_SOURCE_MAPPING, type SourceMapping } from './sources.ts';
+
+export interface PullDeps {
+  db: Db;
+  clock: Clock;
+  keyring: Keyring;
+  policy: OutboundPolicy;
+  limits: PullLimits;
+  rosterSync: RosterSyncService;
+  taxonomy: TaxonomyService;
+  lookup?: typeof dns.lookup;
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+}
+
+export interface ClaimedSource {
+  id: string;
+  institution_id: string;
+  base_url: string;
+  token_url: string;
+  client_id: string;
+  client_secret_encrypted: string;
+  cohort_id: string;
+  org_ids: string[];
+  mapping: Partial<SourceMapping>;
+  pull_every_minutes: number | null;
+  full_every_hours: number;
+  delta_since: Date | null;
+  last_full_at: Date | null;
+  known: unknown;
+  failure_count: number;
+  lease_token: string;
+}
+
+export type PullMode = 'full' | 'delta';
+
+export interface PullOutcome {
+  run_id: string;
+  mode: PullMode;
+  status: 'ok' | 'failed';
+  error: string | null;
+  sections: Applied['sections'];
+  error_count: number;
+  notes: string[];
+  full_sync?: unknown;
+}
+
+/** A pull holds its source this long at most; a worker that dies lets the lease lapse. */
+const LEASE_MS = 60 * 60_000;
+
+export async function claimSource(deps: PullDeps, institutionId: string): Promise<ClaimedSource | null> {
+  const now = deps.clock.now();
+  const { rows } = await deps.db.query<ClaimedSource>(CLAIM_SQL, [
+    institutionId,
+    now,
+    new Date(now.getTime() + LEASE_MS),
+  ]);
+  return rows[0] ?? null;
+}
+
+export async function claimDueSources(deps: PullDeps, limit: number, institutionIds?: string[]) {
+  const now = deps.clock.now();
+  const { rows } = await deps.db.query<ClaimedSource>(CLAIM_DUE_SQL, [
+    now,
+    limit,
+    new Date(now.getTime() + LEASE_MS),
+    institutionIds ?? null,
+  ]);
+  return rows;
+}
+
+/** A scheduled pull is full when no full pull succeeded within full_every_hours (or never). */
+export function scheduledMode(source: ClaimedSource, now: Date): PullMode {
+  if (!source.delta_since || !source.last_full_at) return 'full';
+  return now.getTime() - source.last_full_at.getTime() >= source.full_every_hours * 3_600_000
+    ? 'full'
+    : 'delta';
+}
+
+function mappingOf(source: ClaimedSource): OneRosterMapping {
+  const m = { ...DEFAULT_SOURCE_MAPPING, ...source.mapping };
+  return {
+    campusOrgTypes: m.campus_org_types,
+    programsFrom: m.programs_from,
+    programOrgTypes: m.program_org_types,
+    termTypes: m.term_types,
+    studentRoles: ['student'],
+    studentId: m.student_id,
+    cohortForOrg: new Map(),
+    cohort: source.cohort_id,
+  };
+}
+
+/** Pulls a claimed source and records the outcome; a failure of the provider is an outcome, not a throw. */
+export async function pullSource(
+  deps: PullDeps,
+  source: ClaimedSource,
+  options: { mode?: PullMode; trigger: 'schedule' | 'manual' },
+): Promise<PullOutcome> {
+  const startedAt = deps.clock.now();
+  const mode: PullMode =
+    options.mode === 'delta' && !source.delta_since
+      ? 'full'
+      : (options.mode ?? scheduledMode(source, startedAt));
+  const retries: string[] = [];
+  const { rows: institutions } = await deps.db.query<{ id: string; slug: string }>(
+    'SELECT id, slug FROM institutions WHERE id = $1',
+    [source.institution_id],
+  );
+  const institution = institutions[0];
+  let applied: Applied | undefined;
+  let known: unknown = source.known;
+  let error: string | null = null;
+  let fetched: Record<string, number> = {};
+  let clientSecret = '';
+  try {
+    clientSecret = deps.keyring.decrypt(source.client_secret_encrypted);
+  } catch (caught) {
+    error = `the client secret cannot be decrypted (${(caught as Error).message}): enter it again`;
+  }
+  const client = createOneRosterClient(
+    {
+      baseUrl: source.base_url,
+      tokenUrl: source.token_url,
+      clientId: source.client_id,
+      clientSecret,
+    },
+    {
+      policy: deps.policy,
+      limits: deps.limits,
+      lookup: deps.lookup,
+      sleep: deps.sleep,
+      random: deps.random,
+      onRetry: (r) => retries.push(r),
+    },
+  );
+  try {
+    if (error) throw new PullFailure(error);
+    const pulled = keepOrgs(
+      await fetchAll(client, mode === 'delta' ? (source.delta_since ?? undefined) : undefined),
+      source.org_ids,
+    );
+    fetched = Object.fromEntries(PULLED.map((name) => [name, pulled[name].length]));
+    const mapped = await mapOneRoster(
+      {
+        orgs: sourceOf(pulled.orgs),
+        academicSessions: sourceOf(pulled.academicSessions),
+        courses: sourceOf(pulled.courses),
+        classes: sourceOf(pulled.classes),
+        users: sourceOf(pulled.users),
+        roles: sourceOf(pulled.roles),
+        enrollments: sourceOf(pulled.enrollments),
+      },
+      mappingOf(source),
+      // An API's user carries all of its roles: a user without a student role holds none.
+      { rolesInUsers: false, rolesComplete: true, known: parseKnown(source.known) },
+    );
+    applied = await applyMapped(deps, institution, source.cohort_id, mapped, { full: mode === 'full' });
+    known = mapped.known();
+  } catch (caught) {
+    // The provider failed (nothing was applied), or applying failed part-way (the database):
+    // either way the pull is recorded as failed and the lease released.
+    error =
+      caught instanceof PullFailure
+        ? caught.message
+        : `the pull could not be applied: ${String((caught as Error)?.message ?? caught).slice(0, 300)}`;
+  } finally {
+    await client.close();
+  }
+  const finishedAt = deps.clock.now();
+  const sections = applied?.sections ?? {};
+  const total = (key: 'created' | 'updated') =>
+    Object.values(sections).reduce((sum, report) => sum + (report?.[key] ?? 0), 0);
+  const notes = [...(applied?.notes ?? []), ...retries.slice(0, 20)];
+  const runId = await recordRun(deps.db, {
+    institutionId: source.institution_id,
+    kind: 'oneroster',
+    credential: 'oneroster_source',
+    trigger: 'pull',
+    cohortId: source.cohort_id,
+    sections: Object.keys(sections),
+    dryRun: false,
+    received: Object.values(sections).reduce((sum, report) => sum + (report?.received ?? 0), 0),
+    counts: {
+      mode,
+      status: error ? 'failed' : 'ok',
+      ...(error ? { error } : {}),
+      created: total('created'),
+      updated: total('updated'),
+      fetched,
+      ...sections,
+    },
+    errors: applied?.errors ?? [],
+    details: {
+      source_id: source.id,
+      schedule: options.trigger,
+      // Shown as the run's warnings (the console's run page, its CSV).
+      warnings: notes,
+      ...(error ? { error } : {}),
+      ...(applied?.full_sync ? { full_sync: applied.full_sync } : {}),
+    },
+    startedAt,
+  });
+  const ok = error === null;
+  const failures = ok ? 0 : source.failure_count + 1;
+  const next = source.pull_every_minutes
+    ? new Date(
+        finishedAt.getTime() +
+          Math.min(24 * 60, source.pull_every_minutes * 2 ** Math.min(failures, 6)) * 60_000,
+      )
+    : null;
+  await deps.db.query(FINISH_SQL, [
+    source.id,
+    source.lease_token,
+    finishedAt,
+    ok,
+    error,
+    startedAt,
+    mode === 'full',
+    JSON.stringify(known ?? {}),
+    next,
+  ]);
+  return {
+    run_id: runId,
+    mode,
+    status: ok ? 'ok' : 'failed',
+    error,
+    sections,
+    error_count: applied?.errors.length ?? 0,
+    notes,
+    ...(applied?.full_sync ? { full_sync: applied.full_sync } : {}),
+  };
+}
+
+/** "Sync now": claims the institution's source and pulls it; 409 while a pull of it runs. */
+export async function pullNow(deps: PullDeps, institutionId: string, mode?: PullMode): Promise<PullOutcome> {
+  const claimed = await claimSource(deps, institutionId);
+  if (!claimed) {
+    const { rows } = await deps.db.query('SELECT 1 FROM oneroster_sources WHERE institution_id = $1', [
+      institutionId,
+    ]);
+    if (!rows[0]) throw new ApiError('not_found', { detail: 'this institution has no OneRoster source' });
+    throw new ApiError('pull_in_progress', {
+      detail: 'a pull of this source is under way; try again when it ends',
+    });
+  }
+  return pullSource(deps, claimed, { mode, trigger: 'manual' });
+}

@@ -1,0 +1,91 @@
+// OneRoster pull worker: every `pollMs` it claims the sources that are due (FOR UPDATE SKIP
+// LOCKED under a lease, src/domain/oneroster/pull/pull.ts) and pulls them one after another:
+// a pull is long and heavy (a whole roster), so one at a time per worker. Any number of
+// workers share the schedule; a worker that dies mid-pull lets its source fall due again when
+// the lease lapses.
+import { claimDueSources, type PullDeps, pullSource } from '../domain/oneroster/pull/pull.ts';
+
+export interface OneRosterWorkerLogger {
+  info(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface OneRosterWorkerOptions {
+  deps: PullDeps;
+  logger?: OneRosterWorkerLogger;
+  pollMs?: number;
+  /** Only these institutions' sources (tests; dedicated workers). */
+  institutionIds?: string[];
+}
+
+export function createOneRosterPullWorker(options: OneRosterWorkerOptions) {
+  const pollMs = options.pollMs ?? 60_000;
+  const log = options.logger;
+
+  /** Claims one due source and pulls it; returns how many were pulled (0 or 1). */
+  async function runOnce(): Promise<{ claimed: number; ok: number; failed: number }> {
+    const claimed = await claimDueSources(options.deps, 1, options.institutionIds);
+    const summary = { claimed: claimed.length, ok: 0, failed: 0 };
+    for (const source of claimed) {
+      try {
+        const outcome = await pullSource(options.deps, source, { trigger: 'schedule' });
+        summary[outcome.status === 'ok' ? 'ok' : 'failed']++;
+        if (outcome.status === 'failed')
+          log?.info({ institution_id: source.institution_id, error: outcome.error }, 'OneRoster pull failed');
+      } catch (error) {
+        summary.failed++;
+        log?.error(
+          { err: error, institution_id: source.institution_id },
+          'a OneRoster pull could not be applied',
+        );
+      }
+    }
+    return summary;
+  }
+
+  let running = false;
+  let loopDone: Promise<void> | undefined;
+  let wake: (() => void) | undefined;
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wake = undefined;
+        resolve();
+      }
+      wake = done;
+    });
+
+  async function loop(): Promise<void> {
+    while (running) {
+      let claimed = 0;
+      try {
+        claimed = (await runOnce()).claimed;
+      } catch (error) {
+        log?.error({ err: error }, 'claiming OneRoster sources failed');
+      }
+      if (running && claimed === 0) await sleep(pollMs);
+    }
+  }
+
+  return {
+    runOnce,
+    start(): void {
+      if (running) return;
+      running = true;
+      log?.info({}, 'OneRoster pull worker started');
+      loopDone = loop();
+    },
+    /** Stops claiming; a pull in flight is waited for at most `stopWaitMs` (its lease then lapses). */
+    async stop(stopWaitMs = 5_000): Promise<void> {
+      running = false;
+      wake?.();
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([loopDone, new Promise((resolve) => (timer = setTimeout(resolve, stopWaitMs)))]);
+      clearTimeout(timer);
+    },
+  };
+}
+
+export type OneRosterPullWorker = ReturnType<typeof createOneRosterPullWorker>;

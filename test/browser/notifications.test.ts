@@ -1,0 +1,110 @@
+// Notifications in a real browser, with a real SMTP server started here: an admin sees that email
+// is on and chooses who is told of crisis requests; a staff member asks for every new request on
+// their own page; a crisis request is emailed (the worker run by the test), one address refused
+// for good, and the admin's page shows the sent and the failed email with the server's answer.
+// axe-core runs on every page and each is photographed.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { createNotificationWorker } from '../../src/domain/notifications/worker.ts';
+import { seedTenant } from '../helpers/app.ts';
+import { insertStudents } from '../helpers/helpdesk.ts';
+import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp.ts';
+import { browserSuite } from './harness.ts';
+
+let smtp: TestSmtpServer;
+before(async () => {
+  smtp = await startSmtpServer();
+});
+after(async () => {
+  await smtp.close();
+});
+
+browserSuite(
+  'console: notifications',
+  (h) => {
+    test('an admin chooses crisis recipients, a person opts in, and the emails show with their state', async () => {
+      const { ctx } = h();
+      const tenant = await seedTenant(ctx);
+      const [studentId] = await insertStudents(ctx, tenant, 1);
+      const admin = await h().person(tenant, { roles: ['admin'], name: 'Noor Admin' });
+      const kai = await h().person(tenant, { roles: ['staff'], name: 'Kai Lee' });
+      const gone = await h().person(tenant, { roles: ['staff'], name: 'Bounce Person' });
+      const [goneEmail] = (
+        await ctx.db.query<{ email: string }>('SELECT email FROM people WHERE id = $1', [gone.personId])
+      ).rows.map((r) => r.email);
+
+      const { page, context } = await h().open(admin);
+      try {
+        await page.goto(`/console/${tenant.slug}/`);
+        await page.getByRole('navigation').getByRole('link', { name: 'Notifications', exact: true }).click();
+        await page.locator('h1', { hasText: 'Notifications' }).waitFor();
+        assert.match((await page.locator('#email-state').textContent()) ?? '', /Email on/);
+        await page.getByRole('checkbox', { name: /Kai Lee/ }).check();
+        await page.getByRole('checkbox', { name: /Bounce Person/ }).check();
+        await page.getByRole('button', { name: 'Save who is told' }).click();
+        await page.getByText('Saved: the people ticked are told of every new crisis request').waitFor();
+        assert.ok(await page.getByRole('checkbox', { name: /Kai Lee/ }).isChecked());
+        await h().check(page, 'notifications-chosen');
+      } finally {
+        await context.close();
+      }
+
+      const staff = await h().open(kai);
+      try {
+        await staff.page.goto(`/console/${tenant.slug}/inbox`);
+        await staff.page.getByRole('navigation').getByRole('link', { name: 'Your notifications' }).click();
+        await staff.page
+          .getByText('An admin has chosen you to be told of every new crisis request.')
+          .waitFor();
+        await staff.page.getByRole('checkbox', { name: 'Every new help request' }).check();
+        await staff.page.getByRole('button', { name: 'Save' }).click();
+        await staff.page.getByText('Your notification settings were saved.').waitFor();
+        assert.ok(await staff.page.getByRole('checkbox', { name: 'Every new help request' }).isChecked());
+        await h().check(staff.page, 'notifications-own');
+      } finally {
+        await staff.context.close();
+      }
+
+      // A crisis request: Kai's email is delivered, Bounce Person's address is refused for good.
+      smtp.refuse = (to) => (to.includes(goneEmail) ? 550 : undefined);
+      try {
+        const created = await ctx.services.helpRequests.create(tenant.institutionId, {
+          studentId,
+          priority: 'crisis',
+          summary: 'Private words that never leave the console',
+        });
+        const round = await createNotificationWorker({
+          db: ctx.db,
+          clock: ctx.services.clock,
+          smtp: { url: smtp.url, from: 'Support <support@example.edu>' },
+          publicBaseUrl: h().base,
+          institutionIds: [tenant.institutionId],
+        }).runOnce();
+        assert.deepEqual([round.sent, round.failed], [1, 1]);
+        const [mail] = await smtp.waitFor(1);
+        assert.match(mail.subject, /^New crisis request at /);
+        assert.ok(mail.text.includes(`${h().base}/console/${tenant.slug}/inbox/${created.id}`));
+        assert.ok(!mail.text.includes('Private words'));
+      } finally {
+        smtp.refuse = undefined;
+      }
+
+      const again = await h().open(admin);
+      try {
+        await again.page.goto(`/console/${tenant.slug}/notifications`);
+        const rows = again.page.locator('#recent ~ .scroll tbody tr');
+        assert.equal(await rows.count(), 2);
+        const text = (await again.page.locator('#recent ~ .scroll tbody').textContent()) ?? '';
+        assert.match(text, /Kai Lee[\s\S]*Sent/);
+        assert.match(text, /Bounce Person[\s\S]*Failed[\s\S]*refused by the mail server: .*550/);
+        await h().check(again.page, 'notifications-admin');
+        await again.page.getByRole('link', { name: 'Failed', exact: true }).click();
+        await again.page.waitForURL(/state=failed/);
+        assert.equal(await again.page.locator('#recent ~ .scroll tbody tr').count(), 1);
+      } finally {
+        await again.context.close();
+      }
+    });
+  },
+  () => ({ smtpUrl: smtp.url, smtpFrom: 'Support <support@example.edu>' }),
+);

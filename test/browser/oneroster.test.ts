@@ -1,0 +1,66 @@
+// An integration manager configures the institution's OneRoster source in a real browser against
+// a real provider over HTTP (the guard's refusal next to the base URL), syncs now, lands on the
+// pull's run, and sees the pull history; a failing provider shows on the health page.
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { seedTenant } from '../helpers/app.ts';
+import {
+  generateRoster,
+  type OneRosterProvider,
+  startOneRosterProvider,
+} from '../helpers/oneroster-provider.ts';
+import { browserSuite } from './harness.ts';
+
+const providers: OneRosterProvider[] = [];
+after(async () => {
+  for (const p of providers) await p.close();
+});
+
+browserSuite('console: OneRoster source', (h) => {
+  test('configures the source, syncs now and sees the pull history', async () => {
+    const { ctx } = h();
+    const tenant = await seedTenant(ctx);
+    const provider = await startOneRosterProvider({ data: generateRoster({ students: 8 }) });
+    providers.push(provider);
+    const manager = await h().person(tenant, { roles: ['admin'], permissions: ['manage_integrations'] });
+    const { page, context } = await h().open(manager);
+    try {
+      await page.goto(`/console/${tenant.slug}/`);
+      await page.getByRole('link', { name: 'OneRoster source', exact: true }).first().click();
+      await page.locator('h1', { hasText: 'OneRoster source' }).waitFor();
+      await h().check(page, 'oneroster-source-empty');
+
+      await page.getByLabel('Base URL').fill('https://10.0.0.8/ims/oneroster/rostering/v1p2');
+      await page.getByLabel('Token URL').fill(provider.tokenUrl);
+      await page.getByLabel('Client id').fill(provider.clientId);
+      await page.getByLabel('Client secret').fill(provider.clientSecret);
+      await page.getByLabel('Cohort for its students').selectOption({ label: 'Cohort A' });
+      await page.getByRole('button', { name: 'Save the OneRoster source' }).click();
+      await page.locator('#or-base_url-error').waitFor();
+      assert.match((await page.locator('#or-base_url-error').textContent()) ?? '', /url_not_allowed/);
+      await h().check(page, 'oneroster-source-refused');
+
+      await page.getByLabel('Base URL').fill(provider.baseUrl);
+      await page.getByLabel('Client secret').fill(provider.clientSecret);
+      await page.getByRole('button', { name: 'Save the OneRoster source' }).click();
+      await page.getByText('The OneRoster source was saved').waitFor();
+      await page.getByRole('button', { name: 'Sync now (full)' }).click();
+      await page.locator('h1', { hasText: 'OneRoster pull of' }).waitFor();
+      await h().check(page, 'oneroster-pull-run');
+
+      await page.goto(`/console/${tenant.slug}/oneroster-source`);
+      await page.locator('#pulls-title').waitFor();
+      assert.match((await page.locator('section', { hasText: 'Pull history' }).textContent()) ?? '', /full/);
+      await h().check(page, 'oneroster-source-history');
+
+      provider.down('all', 503);
+      await page.getByRole('button', { name: 'Sync changes only (delta)' }).click();
+      await page.locator('h1', { hasText: 'OneRoster pull of' }).waitFor();
+      await page.goto(`/console/${tenant.slug}/`);
+      await page.getByText('The OneRoster source is failing since').waitFor();
+      await h().check(page, 'oneroster-health-failing');
+    } finally {
+      await context.close();
+    }
+  });
+});

@@ -1,0 +1,104 @@
+// The console's OneRoster source page (Manage integrations): configure against a real provider
+// over HTTP (the guard's refusal next to its field; the secret never shown back), Sync now
+// leading to the pull's run, the pull history, and a failing source on the health page.
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { describeEachDatabase, seedTenant, type TestContext } from '../helpers/app.ts';
+import {
+  generateRoster,
+  type OneRosterProvider,
+  startOneRosterProvider,
+} from '../helpers/oneroster-provider.ts';
+import { type Browser, personBrowser } from '../helpers/people.ts';
+
+function postForm(ctx: TestContext, who: Browser, url: string, fields: [string, string][]) {
+  return ctx.app.inject({
+    method: 'POST',
+    url,
+    headers: { cookie: who.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams([['_csrf', who.csrf], ...fields]).toString(),
+  });
+}
+
+describeEachDatabase(
+  'console: OneRoster source',
+  (context) => {
+    const providers: OneRosterProvider[] = [];
+    after(async () => {
+      for (const p of providers) await p.close();
+    });
+
+    test('configure, Sync now, the pull history; failing on the health page; admins without the permission refused', async () => {
+      const ctx = context();
+      const tenant = await seedTenant(ctx, { rosterSecret: false });
+      const provider = await startOneRosterProvider({ data: generateRoster({ students: 5 }) });
+      providers.push(provider);
+      const manager = await personBrowser(ctx, tenant, {
+        roles: ['admin'],
+        permissions: ['manage_integrations'],
+      });
+      const admin = await personBrowser(ctx, tenant, { roles: ['admin'] });
+      const page = `/console/${tenant.slug}/oneroster-source`;
+
+      assert.equal((await admin.request('GET', page)).statusCode, 403);
+      const empty = await manager.request('GET', page);
+      assert.equal(empty.statusCode, 200);
+      assert.match(empty.body, /Configure the OneRoster source/);
+
+      const fields = (overrides: Record<string, string> = {}): [string, string][] =>
+        Object.entries({
+          base_url: provider.baseUrl,
+          token_url: provider.tokenUrl,
+          client_id: provider.clientId,
+          client_secret: provider.clientSecret,
+          cohort_id: tenant.cohortId,
+          org_ids: '',
+          term_types: 'term, semester',
+          campus_org_types: 'school',
+          programs_from: 'orgs',
+          program_org_types: 'department',
+          student_id: 'identifier',
+          pull_every_minutes: '',
+          full_every_hours: '24',
+          ...overrides,
+        });
+      const refused = await postForm(ctx, manager, page, fields({ base_url: 'https://10.0.0.8/oneroster' }));
+      assert.equal(refused.statusCode, 400);
+      assert.match(refused.body, /id="or-base_url-error"[^>]*>[^<]*url_not_allowed/);
+      assert.ok(!refused.body.includes(provider.clientSecret), 'the secret is not shown back');
+
+      const saved = await postForm(ctx, manager, page, fields());
+      assert.equal(saved.statusCode, 303, saved.body);
+      const shown = await manager.request('GET', `${page}?done=saved`);
+      assert.match(shown.body, /The OneRoster source was saved/);
+      assert.ok(!shown.body.includes(provider.clientSecret));
+
+      const synced = await postForm(ctx, manager, `${page}/sync`, [['mode', 'full']]);
+      assert.equal(synced.statusCode, 303, synced.body);
+      assert.match(
+        String(synced.headers.location),
+        new RegExp(`^/console/${tenant.slug}/runs/[0-9a-f-]{36}$`),
+      );
+      const runPage = await manager.request('GET', String(synced.headers.location));
+      assert.equal(runPage.statusCode, 200);
+      assert.match(runPage.body, /OneRoster pull of/);
+      const history = await manager.request('GET', page);
+      assert.match(history.body, /Pull history/);
+      assert.match(history.body, /<td>full<\/td>/);
+      assert.equal(
+        (await ctx.admin('GET', `/admin/v1/institutions/${tenant.slug}/students`)).json().items.length,
+        5,
+      );
+
+      provider.down('all', 503);
+      const failed = await postForm(ctx, manager, `${page}/sync`, [['mode', 'delta']]);
+      assert.equal(failed.statusCode, 303);
+      const failedRun = await manager.request('GET', String(failed.headers.location));
+      assert.match(failedRun.body, /HTTP 503/, 'the reason on the run page');
+      const health = await manager.request('GET', `/console/${tenant.slug}/`);
+      assert.match(health.body, /The OneRoster source is failing since/);
+      assert.match((await manager.request('GET', page)).body, /badge bad">failing/);
+    });
+  },
+  { config: { allowLoopbackOutbound: true }, env: {} },
+);

@@ -1,0 +1,239 @@
+// The service pulling an institution's OneRoster 1.2 REST source, against a real provider over
+// HTTP: configuration (secret sealed, never shown; the URL guard), full and delta pulls through
+// the feeds' domain paths, paging, token expiry, rate limiting and 5xx, a failing provider
+// changing nothing, row errors naming the sourcedId, departures of a full pull, the schedule.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { type PullDeps, pullNow } from '../../src/domain/oneroster/pull/pull.ts';
+import { createOneRosterPullWorker } from '../../src/workers/oneroster-pull.ts';
+import { describeEachDatabase, seedTenant, type TestContext } from '../helpers/app.ts';
+import {
+  configureSource,
+  generateRoster,
+  type OneRosterProvider,
+  startOneRosterProvider,
+  touch,
+} from '../helpers/oneroster-provider.ts';
+
+describeEachDatabase(
+  'OneRoster pulls',
+  (context) => {
+    let ctx: TestContext;
+    let deps: PullDeps;
+    const providers: OneRosterProvider[] = [];
+    const waits: number[] = [];
+    before(() => {
+      ctx = context();
+      deps = {
+        ...ctx.services.oneRosterPull,
+        limits: { ...ctx.services.oneRosterPull.limits, pageSize: 5 },
+        sleep: async (ms) => {
+          waits.push(ms);
+        },
+        random: () => 0.5,
+      };
+    });
+    after(async () => {
+      for (const p of providers) await p.close();
+    });
+    const provider = async (students: number, maxLimit = 1000) => {
+      const p = await startOneRosterProvider({ data: generateRoster({ students }), maxLimit });
+      providers.push(p);
+      return p;
+    };
+    const list = async (slug: string, what: string) =>
+      (await ctx.admin('GET', `/admin/v1/institutions/${slug}/${what}?limit=1000`)).json().items;
+
+    test('configure: the secret is sealed and never shown; the URL guard refuses private addresses', async () => {
+      const tenant = await seedTenant(ctx);
+      const p = await provider(1);
+      const put = await configureSource(ctx, tenant.slug, p, { cohort_id: tenant.cohortId, org_ids: [] });
+      assert.equal(put.statusCode, 200, put.body);
+      assert.equal(put.json().client_secret_set, true);
+      assert.ok(!put.body.includes(p.clientSecret));
+      const { rows } = await ctx.db.query<{ client_secret_encrypted: string }>(
+        'SELECT client_secret_encrypted FROM oneroster_sources WHERE institution_id = $1',
+        [tenant.institutionId],
+      );
+      assert.match(rows[0].client_secret_encrypted, /^enc:v1:/);
+      const got = await ctx.admin('GET', `/admin/v1/institutions/${tenant.slug}/oneroster-source`);
+      assert.ok(!got.body.includes(p.clientSecret));
+      const refused = await configureSource(ctx, tenant.slug, p, {
+        cohort_id: tenant.cohortId,
+        base_url: 'https://169.254.169.254/ims/oneroster/rostering/v1p2',
+      });
+      assert.equal(refused.statusCode, 400);
+      assert.equal(refused.json().error, 'url_not_allowed');
+      assert.equal(refused.json().field, 'base_url');
+    });
+
+    test('Sync now: a full pull with paging applies taxonomy, students and enrolments; one run with trigger pull', async () => {
+      const tenant = await seedTenant(ctx);
+      const p = await provider(12, 5);
+      assert.equal(
+        (await configureSource(ctx, tenant.slug, p, { cohort_id: tenant.cohortId })).statusCode,
+        200,
+      );
+      const r = await ctx.admin('POST', `/admin/v1/institutions/${tenant.slug}/oneroster-source/pulls`, {
+        mode: 'full',
+      });
+      assert.equal(r.statusCode, 200, r.body);
+      const outcome = r.json();
+      assert.equal(outcome.status, 'ok', outcome.error);
+      assert.equal(outcome.mode, 'full');
+      const students = await list(tenant.slug, 'students');
+      assert.equal(students.length, 12, 'students only, not the teacher');
+      assert.equal(
+        students.find((s: { email: string }) => s.email === 'student0@nbu.example.edu').student_id_ext,
+        'S0',
+      );
+      assert.equal((await list(tenant.slug, 'enrolments')).length, 12);
+      assert.deepEqual(
+        (await list(tenant.slug, 'programs')).map((x: { program_code: string }) => x.program_code),
+        ['BN'],
+      );
+      // Paging: users read 5 at a time until X-Total-Count (13 users: 3 pages).
+      assert.equal(p.requests.filter((q) => q.path.endsWith('/users')).length, 3);
+      const runs = (
+        await ctx.admin('GET', `/admin/v1/institutions/${tenant.slug}/runs?kind=oneroster`)
+      ).json().items;
+      assert.equal(runs.length, 1, 'one run for the pull, none for its pages');
+      assert.equal(runs[0].trigger, 'pull');
+      assert.equal(runs[0].credential, 'oneroster_source');
+      assert.equal(runs[0].counts.status, 'ok');
+      assert.equal((await list(tenant.slug, 'runs')).length, 1);
+    });
+
+    test('faults: 429 waits Retry-After, 5xx backs off, an expired token is renewed once', async () => {
+      const tenant = await seedTenant(ctx);
+      const p = await provider(6, 5);
+      await configureSource(ctx, tenant.slug, p, { cohort_id: tenant.cohortId });
+      await pullNow(deps, tenant.institutionId, 'full');
+      p.expireTokens();
+      p.rateLimit(1, 7);
+      waits.length = 0;
+      const first = await pullNow(deps, tenant.institutionId, 'full');
+      assert.equal(first.status, 'ok', first.error ?? '');
+      assert.ok(waits.includes(7000), `waited the Retry-After: ${waits}`);
+      p.fail(2, 503);
+      waits.length = 0;
+      const second = await pullNow(deps, tenant.institutionId, 'full');
+      assert.equal(second.status, 'ok', second.error ?? '');
+      assert.equal(waits.length, 2, 'two backoffs');
+      assert.ok(second.notes.some((n) => /HTTP 503/.test(n)));
+      const tokenRequests = p.requests.filter((q) => q.path === '/oauth/token').length;
+      assert.ok(tokenRequests >= 3);
+    });
+
+    test('a provider that fails keeps the stored data as it was; the source shows as failing', async () => {
+      const tenant = await seedTenant(ctx);
+      const p = await provider(4);
+      await configureSource(ctx, tenant.slug, p, { cohort_id: tenant.cohortId });
+      assert.equal((await pullNow(deps, tenant.institutionId, 'full')).status, 'ok');
+      touch(p.data.users[1], { givenName: 'Changed' });
+      p.down('enrollments', 500);
+      const failed = await pullNow(deps, tenant.institutionId, 'full');
+      assert.equal(failed.status, 'failed');
+      assert.match(failed.error ?? '', /enrollments .*HTTP 500/);
+      const students = await list(tenant.slug, 'students');
+      assert.ok(
+        students.every((s: { first_name: string }) => s.first_name !== 'Changed'),
+        'users read before the failure are not applied',
+      );
+      const failing = await ctx.services.oneRosterSources.failing(tenant.institutionId);
+      assert.equal(failing.length, 1);
+      assert.match(failing[0].last_error ?? '', /HTTP 500/);
+      p.down(null);
+      assert.equal((await pullNow(deps, tenant.institutionId, 'full')).status, 'ok');
+      assert.equal((await ctx.services.oneRosterSources.failing(tenant.institutionId)).length, 0);
+      // A wrong secret: the token request fails, named so.
+      await configureSource(ctx, tenant.slug, p, { cohort_id: tenant.cohortId, client_secret: 'wrong' });
+      const refused = await pullNow(deps, tenant.institutionId, 'full');
+      assert.match(refused.error ?? '', /token request failed: HTTP 401.*client id and secret/);
+    });
+
+    test('delta pulls ask for what changed; a full pull departs who the provider no longer lists', async () => {
+      const tenant = await seedTenant(ctx);
+      const p = await provider(20);
+      await configureSource(ctx, tenant.slug, p, { cohort_id: tenant.cohortId });
+      assert.equal((await pullNow(deps, tenant.institutionId, 'full')).status, 'ok');
+      const later = new Date(Date.now() + 1000);
+      touch(p.data.users[2], { givenName: 'Renamed' }, later);
+      touch(p.data.enrollments[3], { status: 'tobedeleted' }, later);
+      p.data.enrollments.push({
+        sourcedId: 'e-new',
+        status: 'active',
+        dateLastModified: later.toISOString(),
+        role: 'student',
+        user: { sourcedId: 'u-4' },
+        class: { sourcedId: 'cl-102-a' },
+      });
+      const delta = await pullNow(deps, tenant.institutionId, 'delta');
+      assert.equal(delta.status, 'ok', delta.error ?? '');
+      assert.equal(delta.mode, 'delta');
+      const filtered = p.requests.filter((q) => q.query.filter);
+      assert.ok(
+        filtered.length >= 6 && filtered.every((q) => q.query.filter.startsWith("dateLastModified>'")),
+      );
+      const students = await list(tenant.slug, 'students');
+      assert.equal(
+        students.find((s: { student_id_ext: string }) => s.student_id_ext === 'S1').first_name,
+        'Renamed',
+      );
+      const enrolments = await list(tenant.slug, 'enrolments');
+      assert.equal(enrolments.length, 21);
+      assert.equal(enrolments.filter((e: { status: string }) => e.status === 'withdrawn').length, 1);
+
+      // A full pull without student 7 and a student without email: one departure, one finding.
+      p.data.users.splice(8, 1);
+      touch(p.data.users[4], { email: '' });
+      const full = await pullNow(deps, tenant.institutionId, 'full');
+      assert.equal(full.status, 'ok', full.error ?? '');
+      const departed = (await list(tenant.slug, 'students')).filter(
+        (s: { departed_at: string | null }) => s.departed_at,
+      );
+      assert.deepEqual(
+        departed.map((s: { student_id_ext: string }) => s.student_id_ext),
+        ['S7'],
+      );
+      const run = (
+        await ctx.admin('GET', `/admin/v1/institutions/${tenant.slug}/runs/${full.run_id}`)
+      ).json();
+      assert.equal(run.errors.length, 1);
+      assert.equal(run.errors[0].code, 'no_email');
+      assert.equal(run.errors[0].collection, 'users');
+      assert.equal(run.errors[0].sourcedId, 'u-3');
+    });
+
+    test("orgs to take: only the chosen orgs' students and classes", async () => {
+      const tenant = await seedTenant(ctx);
+      const p = await provider(10);
+      await configureSource(ctx, tenant.slug, p, { cohort_id: tenant.cohortId, org_ids: ['org-river'] });
+      const outcome = await pullNow(deps, tenant.institutionId, 'full');
+      assert.equal(outcome.status, 'ok', outcome.error ?? '');
+      const students = await list(tenant.slug, 'students');
+      assert.deepEqual(
+        students.map((s: { student_id_ext: string }) => s.student_id_ext).sort(),
+        ['S1', 'S3', 'S5', 'S7', 'S9'],
+        'the Riverside students only',
+      );
+      assert.equal((await list(tenant.slug, 'enrolments')).length, 0, 'their classes are at City Campus');
+    });
+
+    test('the schedule: the worker pulls a due source', async () => {
+      const tenant = await seedTenant(ctx);
+      const p = await provider(3);
+      await configureSource(ctx, tenant.slug, p, { cohort_id: tenant.cohortId, pull_every_minutes: 60 });
+      const worker = createOneRosterPullWorker({ deps, institutionIds: [tenant.institutionId] });
+      const first = await worker.runOnce();
+      assert.deepEqual(first, { claimed: 1, ok: 1, failed: 0 });
+      assert.equal((await list(tenant.slug, 'students')).length, 3);
+      assert.deepEqual(await worker.runOnce(), { claimed: 0, ok: 0, failed: 0 }, 'not due again for an hour');
+      const source = (
+        await ctx.admin('GET', `/admin/v1/institutions/${tenant.slug}/oneroster-source`)
+      ).json();
+      assert.ok(Date.parse(source.next_pull_at) > Date.now() + 50 * 60_000);
+    });
+  },
+  { config: { allowLoopbackOutbound: true } },
+);
