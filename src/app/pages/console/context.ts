@@ -9,7 +9,6 @@ import type { Institution } from '../../../domain/institutions/service.ts';
 import { csrfToken } from '../../context/session-cookies.ts';
 import type { App } from '../../types.ts';
 import { type Surface, signInFor } from '../page-scope.ts';
-import { ApiRefusal, type ConsoleApi, consoleApi } from './api.ts';
 import { timesIn } from './institution-time.ts';
 import { navigation, type StaffCaller } from './navigation.ts';
 
@@ -17,7 +16,6 @@ export interface ConsoleContext {
   caller: StaffCaller;
   /** The institution the URL names (undefined on /console/ and the operator's pages). */
   institution?: Institution;
-  api: ConsoleApi;
   /** Renders a console page inside the layout with the navigation. */
   render(template: string, data: Record<string, unknown>, status?: number): FastifyReply;
   /** The CSRF token for forms on this page. */
@@ -140,14 +138,13 @@ export function consoleSurface(): Surface {
 }
 
 /** Builds each console request's context from what the request context resolved. */
-export function consoleContextHook(app: App) {
+export function consoleContextHook() {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const caller = request.caller;
     if (!caller || caller.kind === 'student') return;
     request.console = {
       caller,
       institution: request.institution,
-      api: consoleApi(app, request),
       get csrf() {
         return csrfOf(request, reply);
       },
@@ -156,5 +153,3 @@ export function consoleContextHook(app: App) {
     };
   };
 }
-
-export { ApiRefusal };

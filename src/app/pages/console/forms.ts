@@ -1,8 +1,14 @@
-// Form posts: what a field of the form is called, and where the API's answer is shown. The
-// API names the field at fault (`field`, dotted); the page shows its detail and code next to
+// Form posts: what a field of the form is called, and where the domain's refusal is shown. A
+// refusal names the field at fault (`field`, dotted); the page shows its detail and code next to
 // that control, or above the form when the field is not one of the form's.
 import { ApiError } from '../../../errors.ts';
-import type { ApiProblem } from './api.ts';
+
+/** A refusal as the API writes it: its code, and the detail and field it names. */
+interface Refusal {
+  error: string;
+  detail?: unknown;
+  field?: unknown;
+}
 
 export type FormErrors = {
   /** Messages keyed by form field name. */
@@ -11,9 +17,10 @@ export type FormErrors = {
   formError?: string;
 };
 
-export function formErrors(problem: ApiProblem, fields: readonly string[]): FormErrors {
+export function formErrors(problem: Refusal, fields: readonly string[]): FormErrors {
   const message = `${problem.detail ?? 'The request was refused.'} (${problem.error})`;
-  const field = problem.field?.replace(/^body\.?/, '').split('.')[0];
+  const field =
+    typeof problem.field === 'string' ? problem.field.replace(/^body\.?/, '').split('.')[0] : undefined;
   if (field && fields.includes(field)) return { errors: { [field]: message } };
   return { errors: {}, formError: message };
 }
@@ -25,7 +32,7 @@ export function formErrors(problem: ApiProblem, fields: readonly string[]): Form
  */
 export function refusalOf(error: unknown, fields: readonly string[]): FormErrors & { status: number } {
   if (!(error instanceof ApiError) || error.status >= 500) throw error;
-  const problem = { ...error.extra, error: error.code } as ApiProblem;
+  const problem: Refusal = { ...error.extra, error: error.code };
   return { ...formErrors(problem, fields), status: error.status };
 }
 

@@ -9,8 +9,6 @@ import type { KeysetPage, Paged } from '../../../db/keyset.ts';
 import { ApiError } from '../../../errors.ts';
 import { decodeCursor, encodeCursor, type KeysetOrder, MAX_CURSOR_LENGTH } from '../../../lib/cursor.ts';
 import { checkForm, type FieldText } from '../form-check.ts';
-import type { ConsoleApi } from './api.ts';
-import { ApiRefusal, query } from './api.ts';
 
 /**
  * A page's `cursor` as its querystring schema takes it: as long as the API accepts, since a
@@ -105,29 +103,4 @@ export function searchOf(filters: Record<string, string | undefined>): string {
 /** A page's URL with its filters, ready for a `cursor` to be added (the pager's base). */
 export function listingUrl(page: string, filters: Record<string, string | undefined>): string {
   return `${page}?${searchOf(filters)}`;
-}
-
-/** A listing through the admin API in-process (the pages not yet reading the domain). */
-export async function listPage<T = Record<string, unknown>>(
-  api: ConsoleApi,
-  path: string,
-  filters: Record<string, string | number | boolean | undefined | null>,
-  options: { cursor?: string; size?: number } = {},
-): Promise<Listing<T>> {
-  const size = options.size ?? 50;
-  const cursor = options.cursor || undefined;
-  const answer = await api.call<{ items: T[]; next_cursor?: string | null }>(
-    'GET',
-    `${path}${query({ ...filters, limit: size, cursor })}`,
-  );
-  if (!answer.ok) {
-    if (answer.status !== 400) throw new ApiRefusal(answer.status, answer.problem);
-    const detail = answer.problem.detail ?? 'the listing could not be read with these values';
-    return { items: [], paged: Boolean(cursor), problem: `${detail} (${answer.problem.error})` };
-  }
-  return {
-    items: answer.body.items,
-    next: answer.body.next_cursor ?? undefined,
-    paged: Boolean(cursor),
-  };
 }
