@@ -57,7 +57,7 @@ describeEachDatabase('console push history: row keys, warning sentences, full sy
       page.body,
       /<li>2 rows name program code XYZ, which is not in your programs: rows 0, 3\. They imported without a program/,
     );
-    assert.match(page.body, /<dt>Full sync<\/dt><dd>a page of a full sync<\/dd>/);
+    assert.match(page.body, /<dt>Full sync<\/dt><dd>a page of the full sync nightly-1 \(open\)<\/dd>/);
     const csv = await admin.request('GET', `${base}/${roster.json().run_id}/errors.csv`);
     const lines = csv.body.split('\r\n');
     assert.match(lines[0], /^kind,row,email,student_id_ext,code,field,message/);

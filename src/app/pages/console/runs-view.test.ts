@@ -117,7 +117,7 @@ test("a run's warnings as sentences, its duration, and a full sync's mark", () =
       'They imported without a program (a stored one is kept).',
   ]);
   assert.equal(view.duration, '0.4 s');
-  assert.equal(view.fullSync, 'the final page of a full sync');
+  assert.equal(view.fullSync, 'the final page of the full sync n1');
   assert.equal(runView(run, '/p').fullSync, undefined);
   assert.match(
     toCsv(runCsvRows(warned)),

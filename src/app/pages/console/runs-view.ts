@@ -94,6 +94,16 @@ export function fullSyncLabel(counts: Record<string, unknown>): string | undefin
   return page && (page === 'final' ? 'full sync, final page' : 'full sync');
 }
 
+/** The run page's words for a full-sync page: "the final page of the full sync nightly-1 (applied)". */
+function fullSyncSentence(counts: Record<string, unknown>): string | undefined {
+  const page = fullSyncPage(counts);
+  if (!page) return undefined;
+  const { sync_id, status } = counts.full_sync as { sync_id?: unknown; status?: unknown };
+  const name = typeof sync_id === 'string' ? ` ${sync_id}` : '';
+  const state = typeof status === 'string' ? ` (${status})` : '';
+  return `${page === 'final' ? 'the final page' : 'a page'} of the full sync${name}${state}`;
+}
+
 /** The push-history page. */
 export function runsView(listing: Listing<RunSummary>, days: DailyRuns[], filters: RunFilters, page: string) {
   const search = new URLSearchParams({
@@ -137,9 +147,7 @@ export function runView(run: Run, back: string, time: (value: unknown) => string
     columns: orderedColumns(run.errors),
     warnings: warningsOf(run).map(warningSentence),
     duration: duration(run.started_at, run.finished_at),
-    fullSync: { final: 'the final page of a full sync', page: 'a page of a full sync', none: undefined }[
-      fullSyncPage(run.counts) ?? 'none'
-    ],
+    fullSync: fullSyncSentence(run.counts),
     back,
     when,
   };
