@@ -45,7 +45,12 @@ export const Run = Type.Intersect([
   RunSummary,
   Type.Object({
     errors: Type.Array(Type.Unknown(), {
-      description: 'Row errors as the response reported them (first 1000)',
+      description:
+        'Row errors as the response reported them (first 1000). Each has `row`, `code`, `message` and, when ' +
+        'one is at fault, `field`; beside `row`, the keys the row was sent with (null when absent or unusable): ' +
+        '`email` and `student_id_ext` for a roster error; `email`, `student_id_ext`, `unit_code` and ' +
+        '`term_code` for an error of the enrolments section (which also has `section`). Runs recorded before ' +
+        'the keys were added have none.',
     }),
     errors_truncated: Type.Boolean(),
     details: Type.Record(Type.String(), Type.Unknown()),
