@@ -90,9 +90,11 @@ async function storeFloor(db: Db, rows: object[]): Promise<number> {
 }
 
 async function newInstitution(db: Db): Promise<string> {
+  // Names are unique too (the stall part adds a second institution).
+  const slug = `bench-${randomBytes(4).toString('hex')}`;
   const { rows } = await db.query<{ id: string }>(
-    `INSERT INTO institutions (slug, name) VALUES ($1, 'Bench') RETURNING id`,
-    [`bench-${randomBytes(4).toString('hex')}`],
+    'INSERT INTO institutions (slug, name) VALUES ($1, $2) RETURNING id',
+    [slug, `Bench ${slug}`],
   );
   return rows[0].id;
 }

@@ -18,6 +18,7 @@ const table: [RegExp, Access][] = [
     'operator',
   ],
   [/^GET \/metrics$/, 'operator'],
+  [/^GET \/admin\/v1\/roster-secrets\/due$/, 'operator'],
   [/^POST .*\/campuses\/merge$/, 'operator'],
   [
     /^GET \/admin\/v1\/institutions\/\{slug\}(\/(cohorts|programs|campuses|audience-tags|students|campus-aliases|terms|units|enrolments|calendar-events|students\.csv|crisis-contacts))?$/,

@@ -29,6 +29,7 @@ import { helpSyncRoutes } from './feeds/help-sync.ts';
 import { sisEnrolmentsRoutes } from './feeds/sis-enrolments.ts';
 import { sisSyncRoutes } from './feeds/sis-sync.ts';
 import { healthRoutes } from './health.ts';
+import { acceptOmittedBodies } from './optional-body.ts';
 import { refuseUnknownParameters } from './query-parameters.ts';
 
 type RouteModule = (app: App, services: Services) => void;
@@ -65,6 +66,7 @@ const routeModules: RouteModule[] = [
 export async function registerApi(app: App, services: Services): Promise<void> {
   await app.register(async (scope) => {
     refuseUnknownParameters(scope as App);
+    acceptOmittedBodies(scope as App);
     for (const routes of routeModules) routes(scope as App, services);
   });
 }

@@ -135,9 +135,21 @@ function registerRosterSecret(program: Command, admin: () => AdminCall, print: (
   const secret = program.command('roster-secret').description('The roster feed secret of an institution');
   secret
     .command('issue <institution>')
-    .description('Issue a new secret (shown once; replaces the active one)')
-    .action(async (slug: string) =>
-      print(await admin()('POST', `/admin/v1/institutions/${slug}/roster-secret`)),
+    .description('Issue a new secret (shown once; replaces the active one, at once or after an overlap)')
+    .option(
+      '--previous-valid-days <days>',
+      'keep the current secret working for 1 to 7 days (default: stop it at once)',
+    )
+    .action(async (slug: string, o) =>
+      print(
+        await admin()(
+          'POST',
+          `/admin/v1/institutions/${slug}/roster-secret`,
+          o.previousValidDays === undefined
+            ? undefined
+            : { previous_secret_valid_days: Number(o.previousValidDays) },
+        ),
+      ),
     );
   secret
     .command('revoke <institution>')

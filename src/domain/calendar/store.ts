@@ -30,7 +30,7 @@ export interface BatchSizes {
 }
 
 /** CPU time one PGlite statement should hold the event loop for. */
-export const TARGET_STATEMENT_MS = 20;
+export const TARGET_STATEMENT_MS = 15;
 
 export function batchSizes(kind: Db['kind']): BatchSizes {
   return kind === 'pglite'
@@ -40,7 +40,7 @@ export function batchSizes(kind: Db['kind']): BatchSizes {
 
 /** Bounds of an adaptive batch: one statement's time is noisy, so never far off. */
 const MIN_ROWS = 50;
-const MAX_ROWS = 500;
+const MAX_ROWS = 300;
 
 function nextSize(rows: number, ms: number): number {
   const scaled = rows * (TARGET_STATEMENT_MS / Math.max(ms, 1));

@@ -51,16 +51,6 @@ export async function insertSecret(
   return rows[0].created_at;
 }
 
-/** The institution's latest roster secret (the one its state is told from). */
-export async function latestRosterSecret(db: Queryable, institutionId: string) {
-  const { rows } = await db.query<{ created_at: Date; revoked_at: Date | null }>(
-    `SELECT created_at, revoked_at FROM roster_secrets WHERE institution_id = $1
-     ORDER BY created_at DESC LIMIT 1`,
-    [institutionId],
-  );
-  return rows[0];
-}
-
 /** The institution's latest help-sync secret; of two issued together, the active one. */
 export async function latestSyncSecret(db: Queryable, institutionId: string) {
   const { rows } = await db.query<{ created_at: Date; revoked_at: Date | null }>(
@@ -73,11 +63,77 @@ export async function latestSyncSecret(db: Queryable, institutionId: string) {
 
 /** The active roster secret with this hash. */
 export async function activeRosterSecretByHash(db: Queryable, hash: string) {
-  const { rows } = await db.query<{ institution_id: string; secret_hash: string }>(
-    'SELECT institution_id, secret_hash FROM roster_secrets WHERE secret_hash = $1 AND revoked_at IS NULL',
+  const { rows } = await db.query<{ id: string; institution_id: string; secret_hash: string }>(
+    `SELECT id, institution_id, secret_hash FROM roster_secrets
+     WHERE secret_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
     [hash],
   );
   return rows[0];
+}
+
+/**
+ * Records that a roster secret authenticated a push. At most one write a minute per secret, so a
+ * burst of pages costs one UPDATE, not one each.
+ */
+export async function touchRosterSecret(db: Queryable, id: string): Promise<void> {
+  await db.query(
+    `UPDATE roster_secrets SET last_used_at = now()
+     WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+    [id],
+  );
+}
+
+/**
+ * Keeps the institution's current roster secret working until `until` as the previous one
+ * (revoking an older previous one: there is at most one); returns how many were kept (0 or 1).
+ */
+export async function keepCurrentUntil(tx: Queryable, institutionId: string, until: Date): Promise<number> {
+  await tx.query(
+    `UPDATE roster_secrets SET revoked_at = now()
+     WHERE institution_id = $1 AND revoked_at IS NULL AND expires_at IS NOT NULL`,
+    [institutionId],
+  );
+  const { rowCount } = await tx.query(
+    `UPDATE roster_secrets SET expires_at = $2
+     WHERE institution_id = $1 AND revoked_at IS NULL AND expires_at IS NULL`,
+    [institutionId, until],
+  );
+  return rowCount;
+}
+
+export interface RosterSecretRow {
+  created_at: Date;
+  revoked_at: Date | null;
+  expires_at: Date | null;
+  last_used_at: Date | null;
+}
+
+/** The institution's current roster secret (or its latest, revoked) and a previous one still working. */
+export async function rosterSecretRows(
+  db: Queryable,
+  institutionId: string,
+): Promise<{ latest?: RosterSecretRow; previous?: RosterSecretRow }> {
+  const { rows } = await db.query<RosterSecretRow & { previous: boolean }>(
+    `(SELECT created_at, revoked_at, expires_at, last_used_at, false AS previous FROM roster_secrets
+      WHERE institution_id = $1 AND expires_at IS NULL ORDER BY created_at DESC LIMIT 1)
+     UNION ALL
+     (SELECT created_at, revoked_at, expires_at, last_used_at, true FROM roster_secrets
+      WHERE institution_id = $1 AND revoked_at IS NULL AND expires_at > now() ORDER BY created_at DESC LIMIT 1)`,
+    [institutionId],
+  );
+  return { latest: rows.find((r) => !r.previous), previous: rows.find((r) => r.previous) };
+}
+
+/** Institutions whose current roster secret is at least `days` old, oldest first (the operator's list). */
+export async function rosterSecretsDue(db: Queryable, days: number) {
+  const { rows } = await db.query<{ slug: string; name: string; issued_at: Date; last_used_at: Date | null }>(
+    `SELECT i.slug, i.name, s.created_at AS issued_at, s.last_used_at FROM roster_secrets s
+     JOIN institutions i ON i.id = s.institution_id
+     WHERE s.revoked_at IS NULL AND s.expires_at IS NULL AND s.created_at <= now() - make_interval(days => $1)
+     ORDER BY s.created_at, i.slug`,
+    [days],
+  );
+  return rows;
 }
 
 /** Whether any roster secret was ever issued: to this institution, or (null) to any. */

@@ -5,14 +5,19 @@ import {
   issueRosterSecret,
   revokeRosterSecret,
   rosterSecretStatus,
+  rosterSecretsDueForRotation,
 } from '../../../domain/secrets/roster-secrets.ts';
-import { IssuedRosterSecret, RosterSecretStatus } from '../../../domain/secrets/schemas.ts';
+import {
+  IssuedRosterSecret,
+  IssueRosterSecretBody,
+  RosterSecretStatus,
+} from '../../../domain/secrets/schemas.ts';
 import type { Services } from '../../../services.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
-import { adminSecurity, errorResponses, SlugParams } from '../schemas.ts';
+import { adminSecurity, DateTime, errorResponses, Nullable, SlugParams } from '../schemas.ts';
 
-export function adminRosterSecretRoutes(app: App, { db, config }: Services): void {
+export function adminRosterSecretRoutes(app: App, { db, config, clock }: Services): void {
   const tags = ['admin'];
   const security = adminSecurity;
   const deps = { db, bootstrapHash: config.bootstrapRosterSecretHash };
@@ -24,16 +29,24 @@ export function adminRosterSecretRoutes(app: App, { db, config }: Services): voi
       schema: {
         tags,
         security,
-        summary: 'Issue the roster feed secret (replaces any active one)',
+        summary: 'Issue the roster feed secret (replaces the current one, at once or after an overlap)',
         description:
-          'Returns the plaintext secret once; only its SHA-256 is stored. Issuing again revokes the previous secret at once.',
+          'Returns the plaintext secret once; only its SHA-256 is stored. By default the current secret stops ' +
+          'working at once. With `previous_secret_valid_days` (1 to 7) it keeps working beside the new one ' +
+          'until then, so the SIS can be switched without a hard cut-over; the status shows when each was last ' +
+          'used. Revoking ends both.',
         params: SlugParams,
-        response: { 201: IssuedRosterSecret, ...errorResponses(401, 404) },
+        body: Type.Optional(IssueRosterSecretBody),
+        response: { 201: IssuedRosterSecret, ...errorResponses(400, 401, 404) },
       },
     },
     async (request, reply) => {
       const institution = institutionOf(request);
-      return reply.status(201).send(await issueRosterSecret(db, institution));
+      const issued = await issueRosterSecret(db, institution, {
+        previousValidDays: request.body?.previous_secret_valid_days,
+        now: clock.now(),
+      });
+      return reply.status(201).send(issued);
     },
   );
 
@@ -44,12 +57,13 @@ export function adminRosterSecretRoutes(app: App, { db, config }: Services): voi
       schema: {
         tags,
         security,
-        summary: 'Roster feed secret status',
+        summary:
+          'Roster feed secret status: age, rotation date, last use, and a previous secret still working',
         params: SlugParams,
         response: { 200: RosterSecretStatus, ...errorResponses(401, 404) },
       },
     },
-    async (request) => rosterSecretStatus(deps, institutionOf(request).id),
+    async (request) => rosterSecretStatus(deps, institutionOf(request).id, clock.now()),
   );
 
   app.delete(
@@ -59,7 +73,8 @@ export function adminRosterSecretRoutes(app: App, { db, config }: Services): voi
       schema: {
         tags,
         security,
-        summary: 'Revoke the roster feed secret: the feed closes, with no fallback to the bootstrap secret',
+        summary:
+          'Revoke the roster feed secret (and a previous one still working): the feed closes, with no fallback to the bootstrap secret',
         params: SlugParams,
         response: { 204: Type.Null(), ...errorResponses(401, 404) },
       },
@@ -70,5 +85,31 @@ export function adminRosterSecretRoutes(app: App, { db, config }: Services): voi
       if (!revoked) return reply.status(404).send({ error: 'not_found', detail: 'no active roster secret' });
       return reply.status(204).send(null);
     },
+  );
+
+  app.get(
+    '/admin/v1/roster-secrets/due',
+    {
+      config: { access: 'operator' },
+      schema: {
+        tags,
+        security,
+        summary: 'Institutions whose roster secret is due for rotation (90 days old or more), oldest first',
+        response: {
+          200: Type.Object({
+            items: Type.Array(
+              Type.Object({
+                slug: Type.String(),
+                name: Type.String(),
+                issued_at: DateTime(),
+                last_used_at: Nullable(DateTime()),
+              }),
+            ),
+          }),
+          ...errorResponses(401, 403),
+        },
+      },
+    },
+    async () => ({ items: await rosterSecretsDueForRotation(db) }),
   );
 }

@@ -38,7 +38,7 @@ export function healthRoutes(app: App, services: Services): void {
           listRuns(db, id, { kind: 'roster', limit: 1 }),
           listRuns(db, id, { kind: 'enrolments', limit: 1 }),
           listFullSyncs(db, id, { status: 'held', limit: 20 }),
-          rosterSecretStatus(rosterDeps, id),
+          rosterSecretStatus(rosterDeps, id, clock.now()),
           integrations ? syncSecretStatus(db, id) : undefined,
           integrations ? webhooks.list(id, { limit: MOST }) : undefined,
           calendar.list(id, { limit: MOST, offset: 0 }),

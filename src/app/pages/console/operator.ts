@@ -10,6 +10,7 @@ import {
   listInstitutions,
 } from '../../../domain/institutions/institutions.ts';
 import { NewInstitutionBody } from '../../../domain/institutions/schemas.ts';
+import { rosterSecretsDueForRotation } from '../../../domain/secrets/roster-secrets.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { checkForm } from '../form-check.ts';
@@ -25,12 +26,13 @@ export function operatorRoutes(app: App, { db }: Services): void {
     status = 200,
   ) => {
     const cursor = (request.query as { cursor?: string } | undefined)?.cursor;
-    const institutions = await readListing(institutionOrder, { cursor, size: 100 }, (page) =>
-      listInstitutions(db, page),
-    );
+    const [institutions, due] = await Promise.all([
+      readListing(institutionOrder, { cursor, size: 100 }, (page) => listInstitutions(db, page)),
+      rosterSecretsDueForRotation(db),
+    ]);
     return ctx(request).render(
       'console/institutions.eta',
-      { ...institutionsView(institutions), ...extra },
+      { ...institutionsView(institutions), rotationDue: due, ...extra },
       status,
     );
   };

@@ -6,7 +6,7 @@ import { when } from './forms.ts';
 
 /** The secrets page; `sync` is undefined for a caller who may not see the help-sync secret. */
 export function secretsView(roster: RosterSecretStatus, sync: HelpSyncSecretStatus | undefined) {
-  return { title: 'Secrets', roster, sync, when };
+  return { title: 'Secrets', roster, sync, when, overlapChoices };
 }
 
 /** A secret just issued, shown this once. */
@@ -42,7 +42,29 @@ export const secretConfirmations = {
 
 export type SecretAction = keyof typeof secretConfirmations;
 
-/** The confirmation page of an action on the secrets page at `page`. */
-export function secretConfirmView(action: SecretAction, page: string) {
+/** The overlap choices of a new roster secret: how long the current one keeps working. */
+export const overlapChoices = [
+  { days: 0, label: 'At once' },
+  { days: 1, label: 'After 1 day' },
+  { days: 3, label: 'After 3 days' },
+  { days: 7, label: 'After 7 days' },
+] as const;
+
+/** The overlap a form chose (0 when absent or not one of the choices: the API's default). */
+export function overlapOf(value: unknown): number {
+  return overlapChoices.find((c) => String(c.days) === value)?.days ?? 0;
+}
+
+/** The confirmation page of an action on the secrets page at `page` (a new roster secret's overlap kept). */
+export function secretConfirmView(action: SecretAction, page: string, overlapDays = 0) {
+  if (action === 'roster' && overlapDays > 0)
+    return {
+      title: 'Issue a new roster secret?',
+      message: `A new roster secret is issued and shown once. The current one keeps working beside it for ${overlapDays} ${overlapDays === 1 ? 'day' : 'days'}, so the SIS can be switched in that time; after that only the new one works. Each secret's last use is shown on this page.`,
+      button: 'Issue a new secret',
+      action: `${page}/${action}`,
+      back: page,
+      fields: { previous_secret_valid_days: String(overlapDays) },
+    };
   return { ...secretConfirmations[action], action: `${page}/${action}`, back: page };
 }

@@ -22,8 +22,14 @@ import {
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { ctx, institutionOf } from './context.ts';
-import { confirmed, refusalOf } from './forms.ts';
-import { type SecretAction, secretConfirmView, secretShownView, secretsView } from './secrets-view.ts';
+import { confirmed, refusalOf, text } from './forms.ts';
+import {
+  overlapOf,
+  type SecretAction,
+  secretConfirmView,
+  secretShownView,
+  secretsView,
+} from './secrets-view.ts';
 
 const schema = { hide: true, params: Type.Object({ slug: Type.String() }) };
 const admin = { access: 'admin' as const };
@@ -36,7 +42,7 @@ const noActive = (which: string) => ({
   status: 404,
 });
 
-export function secretRoutes(app: App, { db, config }: Services): void {
+export function secretRoutes(app: App, { db, config, clock }: Services): void {
   const rosterDeps = { db, bootstrapHash: config.bootstrapRosterSecretHash };
   const pageOf = (request: FastifyRequest) => `/console/${institutionOf(request).slug}/secrets`;
 
@@ -44,17 +50,20 @@ export function secretRoutes(app: App, { db, config }: Services): void {
     const c = ctx(request);
     const institutionId = institutionOf(request).id;
     const [roster, sync] = await Promise.all([
-      rosterSecretStatus(rosterDeps, institutionId),
+      rosterSecretStatus(rosterDeps, institutionId, clock.now()),
       c.may('integrations') ? syncSecretStatus(db, institutionId) : undefined,
     ]);
     return c.render('console/secrets.eta', { ...secretsView(roster, sync), ...extra }, status);
   };
 
   /** Asks first (changing nothing, so left out of the audit) unless the form says it was confirmed. */
-  const unconfirmed = (request: FastifyRequest, action: SecretAction) => {
+  const unconfirmed = (request: FastifyRequest, action: SecretAction, overlapDays = 0) => {
     if (confirmed(request.body)) return undefined;
     request.unchanged = true;
-    return ctx(request).render('console/confirm.eta', secretConfirmView(action, pageOf(request)));
+    return ctx(request).render(
+      'console/confirm.eta',
+      secretConfirmView(action, pageOf(request), overlapDays),
+    );
   };
 
   /** Runs a change; a refusal is shown above the secrets. */
@@ -75,13 +84,19 @@ export function secretRoutes(app: App, { db, config }: Services): void {
   app.post('/:slug/secrets/roster', { config: admin, schema }, async (request) => {
     const institution = institutionOf(request);
     const current = await rosterSecretStatus(rosterDeps, institution.id);
+    const overlapDays =
+      current.state === 'active' ? overlapOf(text(request.body, 'previous_secret_valid_days')) : 0;
     if (current.state === 'active') {
-      const asked = unconfirmed(request, 'roster');
+      const asked = unconfirmed(request, 'roster', overlapDays);
       if (asked) return asked;
     }
-    return act(request, async () =>
-      shown(request, 'roster secret', (await issueRosterSecret(db, institution)).secret),
-    );
+    return act(request, async () => {
+      const issued = await issueRosterSecret(db, institution, {
+        previousValidDays: overlapDays,
+        now: clock.now(),
+      });
+      return shown(request, 'roster secret', issued.secret);
+    });
   });
 
   app.post('/:slug/secrets/roster/revoke', { config: admin, schema }, async (request, reply) => {
