@@ -67,8 +67,14 @@ browserSuite('console: institution admin', (h) => {
         headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
         body: JSON.stringify({
           cohort_id: tenant.cohortId,
+          sync_id: 'nightly-1',
           students: [
-            { email: 'ok@student.example.edu', student_id_ext: 'S-1', first_name: 'Ana' },
+            {
+              email: 'ok@student.example.edu',
+              student_id_ext: 'S-1',
+              first_name: 'Ana',
+              program_code: 'XYZ',
+            },
             { email: 'not-an-email', student_id_ext: 'S-2' },
             { student_id_ext: 'S-3', first_name: '=cmd()' },
           ],
@@ -81,12 +87,42 @@ browserSuite('console: institution admin', (h) => {
       await page.getByRole('link', { name: 'Push history' }).click();
       await page.locator('h1', { hasText: 'Push history' }).waitFor();
       await page.locator('#runs-chart canvas').first().waitFor();
+      // The push is marked as a page of a full sync, with how long it took.
+      await page.locator('table tbody tr .badge', { hasText: 'full sync' }).first().waitFor();
+      assert.match(
+        (await page
+          .getByRole('table', { name: 'Pushes, newest first' })
+          .locator('tbody tr td')
+          .nth(1)
+          .textContent()) ?? '',
+        /^\d+(\.\d)? s$/,
+      );
       await h().check(page, 'admin-push-history');
       await page.getByLabel('With row errors only').check();
       await page.getByRole('button', { name: 'Filter' }).click();
       await page.locator('table tbody tr td a').first().click();
       await page.locator('#row-errors').waitFor();
       assert.equal(await page.locator('#row-errors tbody tr').count(), 2);
+      // Each error names its record by the keys the row was sent with, beside the row.
+      assert.deepEqual((await page.locator('#row-errors thead th').allTextContents()).slice(0, 4), [
+        'row',
+        'email',
+        'student_id_ext',
+        'code',
+      ]);
+      assert.deepEqual(
+        (await page.locator('#row-errors tbody tr').first().locator('td').allTextContents()).slice(0, 3),
+        ['1', 'not-an-email', 'S-2'],
+      );
+      assert.deepEqual(
+        (await page.locator('#row-errors tbody tr').nth(1).locator('td').allTextContents()).slice(0, 3),
+        ['2', '', 'S-3'],
+      );
+      // Warnings are sentences naming the rows they affect.
+      assert.match(
+        (await page.locator('li', { hasText: 'program code XYZ' }).textContent()) ?? '',
+        /^1 row names program code XYZ, which is not in your programs: row 0\./,
+      );
       await h().check(page, 'admin-push');
 
       const [download] = await Promise.all([
@@ -95,8 +131,11 @@ browserSuite('console: institution admin', (h) => {
       ]);
       const csv = await readFile(await download.path(), 'utf8');
       const lines = csv.trim().split('\r\n');
-      assert.equal(lines.length, 3, csv);
-      assert.match(lines[0], /kind/);
+      assert.equal(lines.length, 4, csv);
+      assert.match(lines[0], /^kind,row,email,student_id_ext,code,/);
+      assert.match(lines[1], /^error,1,not-an-email,S-2,invalid_field,/);
+      assert.match(lines[2], /^error,2,,S-3,missing_field,/);
+      assert.match(lines[3], /^warning,.*1 row names program code XYZ/);
       assert.ok(!/,=cmd/.test(csv), 'formula-like cells are neutralised');
 
       // The help-sync secret (Manage integrations).

@@ -287,6 +287,7 @@ export function createRosterSyncService(db: Db, options: RosterSyncOptions) {
         errors,
         details: { warnings },
         startedAt,
+        finishedAt: options.clock.now(),
       });
     };
 

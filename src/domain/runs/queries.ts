@@ -14,8 +14,9 @@ const summaryColumns = `id, kind, credential, trigger, cohort_id, sections, dry_
 export async function insertRun(q: Queryable, run: NewRun, kept: unknown[]): Promise<string> {
   const { rows } = await q.query<{ id: string }>(
     `INSERT INTO sis_runs (institution_id, kind, credential, cohort_id, sections, dry_run, received, counts,
-                           error_count, errors, errors_truncated, details, started_at, trigger)
-     VALUES ($1, $2, $3, $4, $5::text[], $6, $7, $8::jsonb, $9, $10::jsonb, $11, $12::jsonb, $13, $14)
+                           error_count, errors, errors_truncated, details, started_at, trigger, finished_at)
+     VALUES ($1, $2, $3, $4, $5::text[], $6, $7, $8::jsonb, $9, $10::jsonb, $11, $12::jsonb, $13, $14,
+             COALESCE($15::timestamptz, now()))
      RETURNING id`,
     [
       run.institutionId,
@@ -32,6 +33,7 @@ export async function insertRun(q: Queryable, run: NewRun, kept: unknown[]): Pro
       storableJson(run.details ?? {}),
       run.startedAt,
       run.trigger ?? 'push',
+      run.finishedAt ?? null,
     ],
   );
   return rows[0].id;

@@ -36,8 +36,8 @@ export const RunSummary = Type.Object({
   received: Type.Integer({ description: 'Rows received, all sections together' }),
   counts: Type.Record(Type.String(), Type.Unknown(), { description: 'The counts the response reported' }),
   error_count: Type.Integer(),
-  started_at: DateTime(),
-  finished_at: DateTime(),
+  started_at: DateTime('When the push was received'),
+  finished_at: DateTime('When the push was processed and recorded; minus started_at, its duration'),
 });
 export type RunSummary = Static<typeof RunSummary>;
 
@@ -45,7 +45,12 @@ export const Run = Type.Intersect([
   RunSummary,
   Type.Object({
     errors: Type.Array(Type.Unknown(), {
-      description: 'Row errors as the response reported them (first 1000)',
+      description:
+        'Row errors as the response reported them (first 1000). Each has `row`, `code`, `message` and, when ' +
+        'one is at fault, `field`; beside `row`, the keys the row was sent with (null when absent or unusable): ' +
+        '`email` and `student_id_ext` for a roster error; `email`, `student_id_ext`, `unit_code` and ' +
+        '`term_code` for an error of the enrolments section (which also has `section`). Runs recorded before ' +
+        'the keys were added have none.',
     }),
     errors_truncated: Type.Boolean(),
     details: Type.Record(Type.String(), Type.Unknown()),
@@ -78,6 +83,11 @@ export interface NewRun {
   /** Anything else worth keeping (dry-run findings, departures). */
   details?: Record<string, unknown>;
   startedAt: Date;
+  /**
+   * When the push's work ended, by the same clock as startedAt. Without it, the database's now():
+   * inside a push's transaction that is when the transaction began, not when it finished.
+   */
+  finishedAt?: Date;
 }
 
 export interface RunFilter {

@@ -87,6 +87,7 @@ export async function pushTaxonomy(
       counts: result.sections,
       errors: result.errors,
       startedAt: now,
+      finishedAt: deps.clock.now(),
     });
   const runId = await deps.db.transaction(async (q) => {
     if (options.dryRun) await q.query('SET TRANSACTION READ ONLY');

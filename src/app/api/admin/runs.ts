@@ -19,7 +19,18 @@ import {
 } from '../schemas.ts';
 
 const ERRORS_BATCH = 500;
-const errorColumns = ['section', 'row', 'code', 'field', 'message'] as const;
+// The keys a row was sent with come last, so that files read by position keep their columns.
+const errorColumns = [
+  'section',
+  'row',
+  'code',
+  'field',
+  'message',
+  'email',
+  'student_id_ext',
+  'unit_code',
+  'term_code',
+] as const;
 
 /** One field of a kept row error (roster and enrolments errors share these names). */
 function errorField(error: unknown, field: string): unknown {
@@ -150,7 +161,9 @@ export function adminRunRoutes(app: App, services: Services): void {
         summary: "Export a run's row errors as CSV",
         description:
           'The row errors kept with the run (the first 1000; the run says errors_truncated when there were ' +
-          'more), one per line: section (enrolments runs), row, code, field, message. RFC 4180, with a ' +
+          'more), one per line: section (enrolments runs), row, code, field, message, then the keys the row was ' +
+          'sent with: email, student_id_ext (roster and enrolments), unit_code, term_code (enrolments), empty when ' +
+          'absent or unusable, and for runs recorded before errors carried them. RFC 4180, with a ' +
           "header row; cells starting with =, +, -, @, tab or carriage return are prefixed with '.",
         params: Type.Intersect([SlugParams, Type.Object({ runId: Type.String() })]),
         produces: ['text/csv'],

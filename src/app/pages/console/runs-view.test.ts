@@ -1,7 +1,17 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Run } from '../../../domain/runs/schemas.ts';
-import { chartDays, chartSpan, runCsvRows, runFilters, runsView, runView, toCsv } from './runs-view.ts';
+import {
+  chartDays,
+  chartSpan,
+  duration,
+  fullSyncLabel,
+  runCsvRows,
+  runFilters,
+  runsView,
+  runView,
+  toCsv,
+} from './runs-view.ts';
 
 const at = new Date('2026-03-04T10:00:00Z');
 const run: Run = {
@@ -75,4 +85,46 @@ test("a run's page and its CSV: a column per field of its errors, then its warni
   assert.equal(lines[2], "error,3,,'=cmd()");
   assert.equal(lines[3], 'warning,,,cohort nearly empty');
   assert.equal(toCsv([], ['kind', 'row', 'message']), 'kind,row,message\r\n');
+});
+
+test("a run's error columns: the row, the keys it was sent with, then what is wrong, whatever the stored order", () => {
+  const stored = [
+    { code: 'missing_field', email: null, message: 'm', row: 1, student_id_ext: 'S1' },
+    { row: 2, extra: 1, email: 'a@x.edu', student_id_ext: null, code: 'invalid_field', field: 'email' },
+  ];
+  const view = runView({ ...run, errors: stored }, '/p');
+  assert.deepEqual(view.columns, ['row', 'email', 'student_id_ext', 'code', 'field', 'message', 'extra']);
+  const csv = toCsv(runCsvRows({ ...run, errors: stored, details: {} }));
+  assert.equal(csv.split('\r\n')[0], 'kind,row,email,student_id_ext,code,field,message,extra');
+  assert.equal(csv.split('\r\n')[1], 'error,1,,S1,missing_field,,m,');
+});
+
+test("a run's warnings as sentences, its duration, and a full sync's mark", () => {
+  const warned: Run = {
+    ...run,
+    started_at: new Date('2026-03-04T10:00:00.000Z'),
+    finished_at: new Date('2026-03-04T10:00:00.420Z'),
+    counts: { created: 1, full_sync: { sync_id: 'n1', final_page: true, threshold: 0.1 } },
+    details: {
+      warnings: [
+        { code: 'unknown_program_code', field: 'program_code', value: 'XYZ', rows: [4, 9], message: 'm' },
+      ],
+    },
+  };
+  const view = runView(warned, '/p');
+  assert.deepEqual(view.warnings, [
+    '2 rows name program code XYZ, which is not in your programs: rows 4, 9. ' +
+      'They imported without a program (a stored one is kept).',
+  ]);
+  assert.equal(view.duration, '0.4 s');
+  assert.equal(view.fullSync, 'the final page of the full sync n1');
+  assert.equal(runView(run, '/p').fullSync, undefined);
+  assert.match(
+    toCsv(runCsvRows(warned)),
+    /warning,,unknown_program_code,program_code,"2 rows name program code XYZ, which/,
+  );
+  assert.equal(duration('2026-03-04T10:00:00Z', '2026-03-04T10:00:42Z'), '42 s');
+  assert.equal(duration('2026-03-04T10:00:00Z', '2026-03-04T10:03:05Z'), '3 min 5 s');
+  assert.equal(fullSyncLabel({ full_sync: { final_page: false } }), 'full sync');
+  assert.equal(fullSyncLabel({ created: 2 }), undefined);
 });

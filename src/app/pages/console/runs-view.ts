@@ -4,6 +4,7 @@
 import type { DailyRuns, Run, RunKind, RunSummary } from '../../../domain/runs/schemas.ts';
 import { when } from './forms.ts';
 import type { Listing } from './listing.ts';
+import { warningSentence } from './run-warnings.ts';
 
 const DAY_MS = 86_400_000;
 /** Days the chart draws, today included. */
@@ -48,6 +49,61 @@ export function chartDays(from: string, daily: readonly DailyRuns[]): DailyRuns[
 
 const num = (value: unknown) => (typeof value === 'number' ? value : 0);
 
+/**
+ * The columns of a run's errors, in one order whatever the order the stored JSON gives: where
+ * the row is, the keys it was sent with, then what is wrong; any other field after.
+ */
+export const errorColumnOrder = [
+  'section',
+  'row',
+  'email',
+  'student_id_ext',
+  'unit_code',
+  'term_code',
+  'code',
+  'field',
+  'message',
+];
+
+export function orderedColumns(rows: readonly unknown[], first: readonly string[] = []): string[] {
+  const found = new Set(rows.flatMap((row) => Object.keys(row ?? {})));
+  const known = [...first, ...errorColumnOrder].filter((c) => found.delete(c));
+  return [...new Set(known), ...found];
+}
+
+/** How long a push took, from its start to its record: "0.4 s", "12 s", "3 min 5 s". */
+export function duration(startedAt: Date | string, finishedAt: Date | string): string {
+  const ms = Math.max(0, new Date(finishedAt).getTime() - new Date(startedAt).getTime());
+  if (Number.isNaN(ms)) return '';
+  if (ms < 10_000) return `${(ms / 1000).toFixed(1)} s`;
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 60) return `${seconds} s`;
+  return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+}
+
+/** Whether a roster run was a page of a full sync (its counts carry the sync's report), and which. */
+function fullSyncPage(counts: Record<string, unknown>): 'final' | 'page' | undefined {
+  const sync = counts.full_sync;
+  if (typeof sync !== 'object' || sync === null) return undefined;
+  return (sync as { final_page?: unknown }).final_page === true ? 'final' : 'page';
+}
+
+/** The push-history list's mark of a full-sync page: "full sync", "full sync, final page". */
+export function fullSyncLabel(counts: Record<string, unknown>): string | undefined {
+  const page = fullSyncPage(counts);
+  return page && (page === 'final' ? 'full sync, final page' : 'full sync');
+}
+
+/** The run page's words for a full-sync page: "the final page of the full sync nightly-1 (applied)". */
+function fullSyncSentence(counts: Record<string, unknown>): string | undefined {
+  const page = fullSyncPage(counts);
+  if (!page) return undefined;
+  const { sync_id, status } = counts.full_sync as { sync_id?: unknown; status?: unknown };
+  const name = typeof sync_id === 'string' ? ` ${sync_id}` : '';
+  const state = typeof status === 'string' ? ` (${status})` : '';
+  return `${page === 'final' ? 'the final page' : 'a page'} of the full sync${name}${state}`;
+}
+
 /** The push-history page. */
 export function runsView(listing: Listing<RunSummary>, days: DailyRuns[], filters: RunFilters, page: string) {
   const search = new URLSearchParams({
@@ -65,6 +121,8 @@ export function runsView(listing: Listing<RunSummary>, days: DailyRuns[], filter
     self: `${page}?${search}`,
     when,
     num,
+    duration,
+    fullSyncLabel,
   };
 }
 
@@ -80,15 +138,16 @@ function warningsOf(run: Run): unknown[] {
  * title's time written by `time` (the institution's zone on the console).
  */
 export function runView(run: Run, back: string, time: (value: unknown) => string = when) {
-  const columns = [...new Set(run.errors.flatMap((e) => Object.keys(e ?? {})))];
   return {
     title:
       run.kind === 'oneroster'
         ? `OneRoster pull of ${time(run.finished_at)}`
         : `${run.kind === 'roster' ? 'Roster' : 'Enrolments'} push of ${time(run.finished_at)}`,
     run,
-    columns,
-    warnings: warningsOf(run),
+    columns: orderedColumns(run.errors),
+    warnings: warningsOf(run).map(warningSentence),
+    duration: duration(run.started_at, run.finished_at),
+    fullSync: fullSyncSentence(run.counts),
     back,
     when,
   };
@@ -100,12 +159,18 @@ export function runCsvRows(run: Run): Row[] {
     kind,
     ...(typeof value === 'object' ? (value as Row) : { message: value }),
   });
-  return [...run.errors.map((e) => row('error', e)), ...warningsOf(run).map((w) => row('warning', w))];
+  // A warning's message is its sentence, naming the rows as the run page does.
+  const warning = (w: unknown) =>
+    typeof w === 'object' && w !== null ? { ...w, message: warningSentence(w) } : w;
+  return [
+    ...run.errors.map((e) => row('error', e)),
+    ...warningsOf(run).map((w) => row('warning', warning(w))),
+  ];
 }
 
 /** Rows as CSV (RFC 4180 quoting; cells that a spreadsheet would run as formulas are quoted). */
 export function toCsv(rows: Row[], fallback: string[] = []): string {
-  const found = [...new Set(rows.flatMap((row) => Object.keys(row)))];
+  const found = orderedColumns(rows, ['kind']);
   const columns = found.length ? found : fallback;
   const cell = (value: unknown) => {
     let text =

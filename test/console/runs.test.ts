@@ -1,0 +1,77 @@
+// The push history in the console, fed by the real feeds: a push's row errors name their
+// records by the keys they were sent with (page and CSV), its warnings are sentences, and the
+// list marks full syncs and shows how long each push took.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
+import { personBrowser } from '../helpers/people.ts';
+
+describeEachDatabase('console push history: row keys, warning sentences, full syncs, durations', (ctx) => {
+  test('a roster and an enrolments push with errors, as the console shows them', async () => {
+    const tenant = await seedTenant(ctx());
+    const roster = await ctx().request({
+      method: 'POST',
+      url: '/api/sis/sync',
+      token: tenant.rosterSecret,
+      body: {
+        cohort_id: tenant.cohortId,
+        sync_id: 'nightly-1',
+        students: [
+          { email: 'ada@example.edu', student_id_ext: 'S1', program_code: 'XYZ' },
+          { email: 'not-an-email', student_id_ext: 'S2' },
+          { student_id_ext: 'S3' },
+          { email: 'ben@example.edu', student_id_ext: 'S4', program_code: 'xyz' },
+        ],
+      },
+    });
+    assert.equal(roster.statusCode, 200, roster.body);
+    const enrolments = await ctx().request({
+      method: 'POST',
+      url: '/api/sis/enrolments',
+      token: tenant.rosterSecret,
+      body: {
+        institution: tenant.slug,
+        enrolments: [{ student_id_ext: 'S404', unit_code: 'NURS9', term_code: '2026-S1' }],
+      },
+    });
+    assert.equal(enrolments.statusCode, 200, enrolments.body);
+    const admin = await personBrowser(ctx(), tenant, { roles: ['admin'] });
+    const base = `/console/${tenant.slug}/runs`;
+
+    const list = await admin.request('GET', base);
+    assert.equal(list.statusCode, 200);
+    assert.match(list.body, /<th scope="col">Took<\/th>/);
+    assert.match(list.body, /<span class="badge">full sync<\/span>/);
+    assert.match(list.body, /<td>\d+(\.\d)? s<\/td>/);
+
+    const page = await admin.request('GET', `${base}/${roster.json().run_id}`);
+    assert.equal(page.statusCode, 200);
+    const head = /<table id="row-errors">[\s\S]*?<\/thead>/.exec(page.body)?.[0] ?? '';
+    assert.match(
+      head,
+      /<th scope="col">row<\/th><th scope="col">email<\/th><th scope="col">student_id_ext<\/th>/,
+    );
+    assert.match(page.body, /<td>1<\/td><td>not-an-email<\/td><td>S2<\/td>/);
+    assert.match(page.body, /<td>2<\/td><td><\/td><td>S3<\/td>/);
+    assert.match(
+      page.body,
+      /<li>2 rows name program code XYZ, which is not in your programs: rows 0, 3\. They imported without a program/,
+    );
+    assert.match(page.body, /<dt>Full sync<\/dt><dd>a page of the full sync nightly-1 \(open\)<\/dd>/);
+    const csv = await admin.request('GET', `${base}/${roster.json().run_id}/errors.csv`);
+    const lines = csv.body.split('\r\n');
+    assert.match(lines[0], /^kind,row,email,student_id_ext,code,field,message/);
+    assert.match(lines[1], /^error,1,not-an-email,S2,invalid_field,email,/);
+    assert.match(lines[2], /^error,2,,S3,missing_field,email,/);
+
+    const run = await admin.request('GET', `${base}/${enrolments.json().run_id}`);
+    assert.match(
+      run.body,
+      /<th scope="col">section<\/th><th scope="col">row<\/th><th scope="col">email<\/th><th scope="col">student_id_ext<\/th><th scope="col">unit_code<\/th><th scope="col">term_code<\/th>/,
+    );
+    assert.match(
+      run.body,
+      /<td>enrolments<\/td><td>0<\/td><td><\/td><td>S404<\/td><td>NURS9<\/td><td>2026-S1<\/td>/,
+    );
+  });
+});
