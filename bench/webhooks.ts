@@ -233,7 +233,7 @@ async function measure(
 ): Promise<void> {
   const receiver = await startReceiver();
   const { rows } = await db.query<{ id: string }>(
-    "INSERT INTO institutions (slug, name) VALUES ($1, $1) RETURNING id",
+    'INSERT INTO institutions (slug, name) VALUES ($1, $1) RETURNING id',
     [`bench-${randomBytes(4).toString('hex')}`],
   );
   const institutionId = rows[0].id;

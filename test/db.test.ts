@@ -23,7 +23,9 @@ for (const kind of databaseKinds()) {
           "INSERT INTO institutions (slug, name) VALUES ('seam-a', 'A'), ('seam-b', 'B')",
         );
         assert.equal(inserted.rowCount, 2);
-        const updated = await db.query("UPDATE institutions SET name = name || ' renamed' WHERE slug LIKE 'seam-%'");
+        const updated = await db.query(
+          "UPDATE institutions SET name = name || ' renamed' WHERE slug LIKE 'seam-%'",
+        );
         assert.equal(updated.rowCount, 2);
 
         await assert.rejects(
