@@ -25,6 +25,7 @@ import type { Outcome } from '../schedule.ts';
 import { attemptDelivery, createDeliveryAgent } from './attempt.ts';
 import { capacity, sharesFor, wakeAfter } from './capacity.ts';
 import { type Claimed, claimDeliveries } from './claim.ts';
+import { continuousMode } from './continuous.ts';
 import { createInflight } from './inflight.ts';
 import { createLeaseKeeper } from './leases.ts';
 import { createVacuumer, PRUNE_EVERY_MS, pruneDeliveries, RETENTION_MS } from './maintenance.ts';
@@ -111,7 +112,12 @@ function secretOpener(keyring: Keyring): (stored: string) => string {
   };
 }
 
-export function createWebhookWorker(options: WebhookWorkerOptions) {
+/**
+ * The worker's rounds: claiming due deliveries within the capacity classes, attempting each under
+ * its lease, recording results in batches, pruning; used one round at a time (runOnce, drain) and
+ * by the continuous mode (./continuous.ts).
+ */
+function deliveryRounds(options: WebhookWorkerOptions) {
   const { db, clock, policy } = options;
   const attemptTimeoutMs = options.attemptTimeoutMs ?? 10_000;
   const shares = sharesFor({
@@ -243,100 +249,7 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
     }
   }
 
-  // --- continuous mode -------------------------------------------------------------------
-  let running = false;
   let closed = false;
-  let loopDone: Promise<void> | undefined;
-  let wakeUp: (() => void) | undefined;
-  let finishedSinceClaim = 0;
-  const pendingResults: Result[] = [];
-  let flushing: Promise<void> | undefined;
-  const attempts = new Set<Promise<void>>();
-
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        wakeUp = undefined;
-        resolve();
-      }
-      wakeUp = done;
-    });
-
-  // Results are recorded in batches: a flush starts on a later turn of the event loop (after
-  // every response already received has been handled) and one flush runs at a time.
-  let flushScheduled = false;
-  function flushSoon(): void {
-    if (flushScheduled || flushing) return;
-    flushScheduled = true;
-    setImmediate(flushNow);
-  }
-  function flushNow(): void {
-    flushScheduled = false;
-    if (flushing || pendingResults.length === 0) return;
-    const batch = pendingResults.splice(0, pendingResults.length);
-    flushing = record(batch)
-      .then(() => vacuum(batch.length))
-      .catch((error) => {
-        log?.error(
-          { err: error, count: batch.length },
-          'recording webhook results failed; leases will expire',
-        );
-      })
-      .finally(() => {
-        flushing = undefined;
-        if (pendingResults.length > 0) flushSoon();
-      });
-  }
-
-  function launch(delivery: Claimed): void {
-    const p: Promise<void> = attemptOne(delivery)
-      .then((result) => {
-        pendingResults.push(result);
-        flushSoon();
-      })
-      .catch((error) => {
-        // Not expected (an attempt reports every failure as a result); the lease will expire.
-        log?.error({ err: error, delivery_id: delivery.id }, 'webhook delivery attempt crashed');
-      })
-      .finally(() => {
-        attempts.delete(p);
-        finishedSinceClaim++;
-        if (finishedSinceClaim >= wakeAfterFinished || inflight.count === 0) wakeUp?.();
-      });
-    attempts.add(p);
-  }
-
-  async function loop(): Promise<void> {
-    while (running) {
-      if (shares.concurrency - inflight.count < wakeAfterFinished) {
-        await sleep(idlePollMs * 20); // woken as deliveries finish
-        continue;
-      }
-      let claimed: Claimed[];
-      let requested: number;
-      try {
-        finishedSinceClaim = 0;
-        requested = Math.min(batchSize, shares.concurrency - inflight.count);
-        claimed = await claim(requested);
-      } catch (error) {
-        log?.error({ err: error }, 'claiming webhook deliveries failed');
-        await sleep(1_000);
-        continue;
-      }
-      for (const delivery of claimed) launch(delivery);
-      if (!running) break;
-      // Fewer than asked for (nothing more due, or endpoints at their in-flight limit): sleep until
-      // the poll interval or until enough deliveries finish to make the next claim a batch.
-      // A full claim: claim again at once.
-      if (claimed.length < requested) {
-        await pruneWhenDue();
-        await sleep(idlePollMs);
-      } else await new Promise((resolve) => setImmediate(resolve));
-    }
-  }
-
   async function close(): Promise<void> {
     if (closed) return;
     closed = true;
@@ -346,35 +259,46 @@ export function createWebhookWorker(options: WebhookWorkerOptions) {
 
   return {
     workerId,
+    shares,
+    wakeAfterFinished,
+    batchSize,
+    idlePollMs,
+    leaseMs,
+    renewEveryMs,
+    log,
+    inflight,
     claim,
+    attemptOne,
+    record,
+    vacuum,
     deliver,
-    prune,
     runOnce,
     drain,
-    /** Starts the continuous loop. */
-    start(): void {
-      if (running || closed) return;
-      running = true;
-      log?.info(
-        { worker: workerId, lease_ms: leaseMs, renew_every_ms: renewEveryMs },
-        'webhook delivery worker started',
-      );
-      loopDone = loop();
-    },
-    /** Stops claiming, lets in-flight attempts finish (keeping their leases), records them, closes connections. */
-    async stop(): Promise<void> {
-      running = false;
-      wakeUp?.();
-      await loopDone;
-      await Promise.allSettled([...attempts]);
-      while (flushing || pendingResults.length > 0) {
-        if (!flushing) flushNow();
-        await flushing;
-      }
-      await close();
-    },
-    /** Closes the HTTP agent (runOnce users). */
+    prune,
+    pruneWhenDue,
     close,
+    isClosed: () => closed,
+  };
+}
+
+export type DeliveryRounds = ReturnType<typeof deliveryRounds>;
+
+export function createWebhookWorker(options: WebhookWorkerOptions) {
+  const rounds = deliveryRounds(options);
+  const continuous = continuousMode(rounds);
+  return {
+    workerId: rounds.workerId,
+    claim: rounds.claim,
+    deliver: rounds.deliver,
+    prune: rounds.prune,
+    runOnce: rounds.runOnce,
+    drain: rounds.drain,
+    /** Starts the continuous loop. */
+    start: continuous.start,
+    /** Stops claiming, lets in-flight attempts finish (keeping their leases), records them, closes connections. */
+    stop: continuous.stop,
+    /** Closes the HTTP agent (runOnce users). */
+    close: rounds.close,
   };
 }
 

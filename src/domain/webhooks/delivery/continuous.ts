@@ -1,0 +1,125 @@
+// The delivery worker's continuous mode: claim as capacity frees up, launch each attempt, record
+// results in batches on a later turn of the event loop (one flush at a time), and stop by letting
+// in-flight attempts finish and their results be recorded before the connections close.
+import type { Claimed } from './claim.ts';
+import type { Result } from './state.ts';
+import type { DeliveryRounds } from './worker.ts';
+
+export function continuousMode(rounds: DeliveryRounds) {
+  const { shares, wakeAfterFinished, batchSize, idlePollMs, leaseMs, renewEveryMs, log, inflight } = rounds;
+  const { claim, attemptOne, record, vacuum, pruneWhenDue } = rounds;
+  let running = false;
+  let loopDone: Promise<void> | undefined;
+  let wakeUp: (() => void) | undefined;
+  let finishedSinceClaim = 0;
+  const pendingResults: Result[] = [];
+  let flushing: Promise<void> | undefined;
+  const attempts = new Set<Promise<void>>();
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wakeUp = undefined;
+        resolve();
+      }
+      wakeUp = done;
+    });
+
+  // Results are recorded in batches: a flush starts on a later turn of the event loop (after
+  // every response already received has been handled) and one flush runs at a time.
+  let flushScheduled = false;
+  function flushSoon(): void {
+    if (flushScheduled || flushing) return;
+    flushScheduled = true;
+    setImmediate(flushNow);
+  }
+  function flushNow(): void {
+    flushScheduled = false;
+    if (flushing || pendingResults.length === 0) return;
+    const batch = pendingResults.splice(0, pendingResults.length);
+    flushing = record(batch)
+      .then(() => vacuum(batch.length))
+      .catch((error) => {
+        log?.error(
+          { err: error, count: batch.length },
+          'recording webhook results failed; leases will expire',
+        );
+      })
+      .finally(() => {
+        flushing = undefined;
+        if (pendingResults.length > 0) flushSoon();
+      });
+  }
+
+  function launch(delivery: Claimed): void {
+    const p: Promise<void> = attemptOne(delivery)
+      .then((result) => {
+        pendingResults.push(result);
+        flushSoon();
+      })
+      .catch((error) => {
+        // Not expected (an attempt reports every failure as a result); the lease will expire.
+        log?.error({ err: error, delivery_id: delivery.id }, 'webhook delivery attempt crashed');
+      })
+      .finally(() => {
+        attempts.delete(p);
+        finishedSinceClaim++;
+        if (finishedSinceClaim >= wakeAfterFinished || inflight.count === 0) wakeUp?.();
+      });
+    attempts.add(p);
+  }
+
+  async function loop(): Promise<void> {
+    while (running) {
+      if (shares.concurrency - inflight.count < wakeAfterFinished) {
+        await sleep(idlePollMs * 20); // woken as deliveries finish
+        continue;
+      }
+      let claimed: Claimed[];
+      let requested: number;
+      try {
+        finishedSinceClaim = 0;
+        requested = Math.min(batchSize, shares.concurrency - inflight.count);
+        claimed = await claim(requested);
+      } catch (error) {
+        log?.error({ err: error }, 'claiming webhook deliveries failed');
+        await sleep(1_000);
+        continue;
+      }
+      for (const delivery of claimed) launch(delivery);
+      if (!running) break;
+      // Fewer than asked for (nothing more due, or endpoints at their in-flight limit): sleep until
+      // the poll interval or until enough deliveries finish to make the next claim a batch.
+      // A full claim: claim again at once.
+      if (claimed.length < requested) {
+        await pruneWhenDue();
+        await sleep(idlePollMs);
+      } else await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  return {
+    start(): void {
+      if (running || rounds.isClosed()) return;
+      running = true;
+      log?.info(
+        { worker: rounds.workerId, lease_ms: leaseMs, renew_every_ms: renewEveryMs },
+        'webhook delivery worker started',
+      );
+      loopDone = loop();
+    },
+    async stop(): Promise<void> {
+      running = false;
+      wakeUp?.();
+      await loopDone;
+      await Promise.allSettled([...attempts]);
+      while (flushing || pendingResults.length > 0) {
+        if (!flushing) flushNow();
+        await flushing;
+      }
+      await rounds.close();
+    },
+  };
+}
