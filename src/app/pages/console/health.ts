@@ -8,6 +8,7 @@
 // no in-process request.
 import { Type } from 'typebox';
 import { listFullSyncs } from '../../../domain/departures/departures.ts';
+import { integrationChecklist } from '../../../domain/runs/onboarding.ts';
 import { listRuns } from '../../../domain/runs/runs.ts';
 import { syncSecretStatus } from '../../../domain/secrets/help-sync-secrets.ts';
 import { rosterSecretStatus } from '../../../domain/secrets/roster-secrets.ts';
@@ -33,17 +34,27 @@ export function healthRoutes(app: App, services: Services): void {
       if (!c.may('admin')) return reply.redirect(`/console/${institution.slug}/inbox`, 303);
       const id = institution.id;
       const integrations = c.may('integrations');
-      const [roster, enrolments, held, rosterSecret, syncSecret, endpoints, feeds, failingSources] =
-        await Promise.all([
-          listRuns(db, id, { kind: 'roster', limit: 1 }),
-          listRuns(db, id, { kind: 'enrolments', limit: 1 }),
-          listFullSyncs(db, id, { status: 'held', limit: 20 }),
-          rosterSecretStatus(rosterDeps, id, clock.now()),
-          integrations ? syncSecretStatus(db, id) : undefined,
-          integrations ? webhooks.list(id, { limit: MOST }) : undefined,
-          calendar.list(id, { limit: MOST, offset: 0 }),
-          oneRosterSources.failing(id),
-        ]);
+      const [
+        roster,
+        enrolments,
+        held,
+        rosterSecret,
+        syncSecret,
+        endpoints,
+        feeds,
+        failingSources,
+        checklist,
+      ] = await Promise.all([
+        listRuns(db, id, { kind: 'roster', limit: 1 }),
+        listRuns(db, id, { kind: 'enrolments', limit: 1 }),
+        listFullSyncs(db, id, { status: 'held', limit: 20 }),
+        rosterSecretStatus(rosterDeps, id, clock.now()),
+        integrations ? syncSecretStatus(db, id) : undefined,
+        integrations ? webhooks.list(id, { limit: MOST }) : undefined,
+        calendar.list(id, { limit: MOST, offset: 0 }),
+        oneRosterSources.failing(id),
+        integrationChecklist(db, id, clock.now()),
+      ]);
       const facts = {
         roster: roster.items[0],
         enrolments: enrolments.items[0],
@@ -58,6 +69,7 @@ export function healthRoutes(app: App, services: Services): void {
         ...healthView(facts, institution.slug, clock.now(), timesIn(institution.time_zone)),
         // Whether notification emails are sent (SMTP_URL): the Notifications card says so.
         notificationsOn: services.notifications.email.enabled,
+        checklist,
       });
     },
   );
