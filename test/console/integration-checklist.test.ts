@@ -25,7 +25,10 @@ describeEachDatabase('the integration checklist', (ctx) => {
     assert.match(await health(), /Setting up the integration/);
     assert.equal(todo(await health()), 5);
 
-    const taxonomy = await feed('/api/sis/enrolments', { institution: tenant.slug, programs: [{ code: 'NURS', name: 'Nursing' }] });
+    const taxonomy = await feed('/api/sis/enrolments', {
+      institution: tenant.slug,
+      programs: [{ code: 'NURS', name: 'Nursing' }],
+    });
     assert.equal(taxonomy.statusCode, 200, taxonomy.body);
     const students = [{ email: 'ada@example.edu', student_id_ext: 'S1' }, { student_id_ext: 'S2' }];
     const dry = await feed('/api/sis/sync', { cohort_id: tenant.cohortId, dry_run: true, students });
