@@ -117,6 +117,14 @@ export async function registerSurface(
         const own = surface.recognise?.(error);
         if (own) return errorPage(request, reply, own);
         const known = toApiError(error);
+        // A path part that cannot name anything (an id that is not an id) is a page that does
+        // not exist, said in words, never a schema path.
+        if (known?.code === 'invalid_field' && String(known.extra.field ?? '').startsWith('params.'))
+          return errorPage(request, reply, {
+            status: 404,
+            code: 'not_found',
+            message: 'There is no page at this address.',
+          });
         if (known && known.status < 500) {
           const to = surface.redirect?.(request, known);
           if (to) return reply.header('cache-control', 'no-store').redirect(to, 303);

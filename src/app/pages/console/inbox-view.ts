@@ -47,6 +47,30 @@ export function inboxFilters(query: {
   };
 }
 
+const filterNames = { status: 'status', priority: 'priority', assigned: 'assignment choice' } as const;
+
+/**
+ * What the inbox says of filter values its form does not offer (`?status=bogus`): a sentence per
+ * value, shown above an empty list, rather than silently listing everything.
+ */
+export function inboxRefusal(query: {
+  status?: unknown;
+  priority?: unknown;
+  assigned?: unknown;
+}): string | undefined {
+  const offered = { status: statuses, priority: priorities, assigned: assignedChoices } as const;
+  const problems: string[] = [];
+  for (const name of ['status', 'priority', 'assigned'] as const) {
+    const value = query[name];
+    if (value === undefined || value === '') continue;
+    if (!(offered[name] as readonly unknown[]).includes(value))
+      problems.push(
+        `“${String(value).slice(0, 40)}” is not a ${filterNames[name]} this list offers: choose one from the form`,
+      );
+  }
+  return problems.length ? problems.join('. ') : undefined;
+}
+
 /** The listing query of the inbox's filters: exact over the whole listing, open crisis requests first. */
 export function inboxQuery(filters: InboxFilters): HelpRequestFilters {
   return {

@@ -23,7 +23,14 @@ import type { App } from '../../types.ts';
 import { checkForm, type FieldText } from '../form-check.ts';
 import { ctx, institutionOf } from './context.ts';
 import { checkErrors, refusalOf, text } from './forms.ts';
-import { assignmentOf, helpRequestView, inboxFilters, inboxQuery, inboxView } from './inbox-view.ts';
+import {
+  assignmentOf,
+  helpRequestView,
+  inboxFilters,
+  inboxQuery,
+  inboxRefusal,
+  inboxView,
+} from './inbox-view.ts';
 import { CursorParam, readListing } from './listing.ts';
 
 const Params = Type.Object({ slug: Type.String() });
@@ -58,6 +65,13 @@ export function inboxRoutes(app: App, services: Services): void {
       const filters = inboxFilters(request.query);
       const query = inboxQuery(filters);
       const institutionId = institutionOf(request).id;
+      const refused = inboxRefusal(request.query);
+      if (refused)
+        return c.render(
+          'console/inbox.eta',
+          inboxView({ items: [], paged: false, problem: refused }, filters, pageOf(request)),
+          400,
+        );
       const listing = await readListing(
         keysetOrderOf(query.order),
         { cursor: request.query.cursor, size: 50 },
