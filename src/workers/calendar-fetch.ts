@@ -5,12 +5,14 @@
 // mid-fetch lets its feeds fall due again when their leases expire.
 //
 // The clock is injected: tests drive the schedule with runOnce() and a clock they move.
+
 import type dns from 'node:dns';
 import type { Db } from '../db/db.ts';
 import { claimDueFeeds, type RefreshDeps, refreshFeed } from '../domain/calendar/refresh.ts';
 import { DEFAULT_LIMITS, type FetchLimits } from '../domain/calendar/schedule.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { OutboundPolicy } from '../lib/outbound-url.ts';
+import { pollLoop } from '../lib/poll-loop.ts';
 
 export interface CalendarWorkerLogger {
   info(obj: object, msg?: string): void;
@@ -76,52 +78,26 @@ export function createCalendarFetchWorker(options: CalendarWorkerOptions) {
     return summary;
   }
 
-  let running = false;
-  let loopDone: Promise<void> | undefined;
-  let wake: (() => void) | undefined;
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        wake = undefined;
-        resolve();
-      }
-      wake = done;
-    });
-
-  async function loop(): Promise<void> {
-    while (running) {
-      let claimed = 0;
-      try {
-        claimed = (await runOnce()).claimed;
-      } catch (error) {
-        log?.error({ err: error }, 'claiming calendar feeds failed');
-      }
-      // A full claim: more may be due, claim again at once.
-      if (running && claimed < concurrency) await sleep(pollMs);
-    }
-  }
+  // A full claim: more may be due, claim again at once.
+  const poller = pollLoop({
+    round: runOnce,
+    full: (claimed) => claimed >= concurrency,
+    pollMs,
+    onError: (error) => log?.error({ err: error }, 'claiming calendar feeds failed'),
+  });
 
   return {
     runOnce,
     start(): void {
-      if (running) return;
-      running = true;
+      if (poller.running) return;
       log?.info({}, 'calendar fetch worker started');
-      loopDone = loop();
+      poller.start();
     },
     /**
      * Stops claiming and waits for the fetches in flight, at most `stopWaitMs` (a hanging feed
      * must not hold up a shutdown; its lease simply expires and another worker fetches it).
      */
-    async stop(stopWaitMs = 5_000): Promise<void> {
-      running = false;
-      wake?.();
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([loopDone, new Promise((resolve) => (timer = setTimeout(resolve, stopWaitMs)))]);
-      clearTimeout(timer);
-    },
+    stop: (stopWaitMs = 5_000) => poller.stop(stopWaitMs),
   };
 }
 

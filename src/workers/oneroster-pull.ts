@@ -3,7 +3,9 @@
 // a pull is long and heavy (a whole roster), so one at a time per worker. Any number of
 // workers share the schedule; a worker that dies mid-pull lets its source fall due again when
 // the lease lapses.
+
 import { claimDueSources, type PullDeps, pullSource } from '../domain/oneroster/pull/pull.ts';
+import { pollLoop } from '../lib/poll-loop.ts';
 
 export interface OneRosterWorkerLogger {
   info(obj: object, msg?: string): void;
@@ -43,48 +45,23 @@ export function createOneRosterPullWorker(options: OneRosterWorkerOptions) {
     return summary;
   }
 
-  let running = false;
-  let loopDone: Promise<void> | undefined;
-  let wake: (() => void) | undefined;
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        wake = undefined;
-        resolve();
-      }
-      wake = done;
-    });
-
-  async function loop(): Promise<void> {
-    while (running) {
-      let claimed = 0;
-      try {
-        claimed = (await runOnce()).claimed;
-      } catch (error) {
-        log?.error({ err: error }, 'claiming OneRoster sources failed');
-      }
-      if (running && claimed === 0) await sleep(pollMs);
-    }
-  }
+  // A round that pulled something: another source may be due, look again at once.
+  const poller = pollLoop({
+    round: runOnce,
+    full: (claimed) => claimed > 0,
+    pollMs,
+    onError: (error) => log?.error({ err: error }, 'claiming OneRoster sources failed'),
+  });
 
   return {
     runOnce,
     start(): void {
-      if (running) return;
-      running = true;
+      if (poller.running) return;
       log?.info({}, 'OneRoster pull worker started');
-      loopDone = loop();
+      poller.start();
     },
     /** Stops claiming; a pull in flight is waited for at most `stopWaitMs` (its lease then lapses). */
-    async stop(stopWaitMs = 5_000): Promise<void> {
-      running = false;
-      wake?.();
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([loopDone, new Promise((resolve) => (timer = setTimeout(resolve, stopWaitMs)))]);
-      clearTimeout(timer);
-    },
+    stop: (stopWaitMs = 5_000) => poller.stop(stopWaitMs),
   };
 }
 

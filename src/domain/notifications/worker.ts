@@ -12,8 +12,10 @@
 //
 // Cost: an idle round is one indexed query (the due index holds pending rows only); a busy round
 // one claim for up to `batchSize` rows, then one UPDATE per email by primary key.
+
 import type { Db } from '../../db/db.ts';
 import type { Clock } from '../../lib/clock.ts';
+import { pollLoop } from '../../lib/poll-loop.ts';
 import { composeEmail } from './email.ts';
 import { createMailer, type Mailer } from './mailer.ts';
 import { type ClaimedNotification, claimDue, pruneFinished, recordOutcome, skipDue } from './queries.ts';
@@ -151,50 +153,26 @@ export function createNotificationWorker(options: NotificationWorkerOptions) {
     return round;
   }
 
-  let running = false;
-  let loopDone: Promise<void> | undefined;
-  let wake: (() => void) | undefined;
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        wake = undefined;
-        resolve();
-      }
-      wake = done;
-    });
-
-  async function loop(): Promise<void> {
-    while (running) {
-      let claimed = 0;
-      try {
-        claimed = (await runOnce()).claimed;
-      } catch (error) {
-        log?.error({ err: error }, 'claiming notifications failed');
-      }
-      // A full batch: more may be due, claim again at once.
-      if (running && claimed < batchSize) await sleep(pollMs);
-    }
-  }
+  // A full batch: more may be due, claim again at once.
+  const poller = pollLoop({
+    round: runOnce,
+    full: (claimed) => claimed >= batchSize,
+    pollMs,
+    onError: (error) => log?.error({ err: error }, 'claiming notifications failed'),
+  });
 
   return {
     runOnce,
     /** Whether emails are sent (SMTP configured). */
     enabled: Boolean(options.smtp),
     start(): void {
-      if (running) return;
-      running = true;
+      if (poller.running) return;
       log?.info({ email: options.smtp ? 'on' : 'off' }, 'notification worker started');
-      loopDone = loop();
+      poller.start();
     },
     /** Stops claiming and waits for the emails in flight (at most `stopWaitMs`). */
     async stop(stopWaitMs = 5_000): Promise<void> {
-      running = false;
-      wake?.();
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([loopDone, new Promise((resolve) => (timer = setTimeout(resolve, stopWaitMs)))]);
-      clearTimeout(timer);
+      await poller.stop(stopWaitMs);
       mailer?.close();
       mailer = undefined;
     },

@@ -1,0 +1,63 @@
+// The polling loop of the background workers (calendar fetches, OneRoster pulls, notification
+// emails), in one place: run a round; when the round found a full batch, more may be due, so run
+// again at once, otherwise sleep `pollMs` (stop wakes the sleep). A round that throws (the
+// database unavailable, say) is reported and the loop goes on after its sleep.
+
+export interface PollLoop {
+  readonly running: boolean;
+  start(): void;
+  /** Stops claiming; the round in flight is waited for at most `waitMs` (its leases then lapse). */
+  stop(waitMs?: number): Promise<void>;
+}
+
+export function pollLoop(options: {
+  round: () => Promise<{ claimed: number }>;
+  /** Whether a round that claimed this many took all it could (claim again at once). */
+  full: (claimed: number) => boolean;
+  pollMs: number;
+  onError: (error: unknown) => void;
+}): PollLoop {
+  let running = false;
+  let loopDone: Promise<void> | undefined;
+  let wake: (() => void) | undefined;
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wake = undefined;
+        resolve();
+      }
+      wake = done;
+    });
+
+  async function loop(): Promise<void> {
+    while (running) {
+      let claimed = 0;
+      try {
+        claimed = (await options.round()).claimed;
+      } catch (error) {
+        options.onError(error);
+      }
+      if (running && !options.full(claimed)) await sleep(options.pollMs);
+    }
+  }
+
+  return {
+    get running() {
+      return running;
+    },
+    start(): void {
+      if (running) return;
+      running = true;
+      loopDone = loop();
+    },
+    async stop(waitMs = 5_000): Promise<void> {
+      running = false;
+      wake?.();
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([loopDone, new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+      clearTimeout(timer);
+    },
+  };
+}
