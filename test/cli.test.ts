@@ -6,6 +6,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { OPERATOR_TOKEN, startTestApp, type TestContext } from './helpers/app.ts';
+import { runSsp } from './helpers/cli.ts';
 
 const run = promisify(execFile);
 const bin = path.resolve(import.meta.dirname, '../bin/ssp.js');
@@ -20,9 +21,7 @@ before(async () => {
 after(() => ctx.close());
 
 async function ssp(...args: string[]) {
-  const { stdout } = await run(process.execPath, [bin, '--url', url, ...args], {
-    env: { ...process.env, SSP_OPERATOR_TOKEN: OPERATOR_TOKEN },
-  });
+  const stdout = await runSsp(url, args);
   return JSON.parse(stdout);
 }
 

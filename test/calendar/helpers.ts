@@ -1,18 +1,17 @@
 // Calendar feed tests: a real local HTTP server whose answers each test sets, and an app whose
 // calendar service has test limits (short time limit, small size limit) and DNS that never
 // leaves this machine.
+
 import dns from 'node:dns';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe } from 'node:test';
-import { buildApp } from '../../src/app/app.ts';
 import type { FetchLimits } from '../../src/domain/calendar/schedule.ts';
 import { createCalendarService } from '../../src/domain/calendar/service.ts';
-import type { Clock } from '../../src/lib/clock.ts';
 import type { Resolver } from '../../src/lib/outbound-url.ts';
-import { createServices } from '../../src/services.ts';
-import { OPERATOR_TOKEN, type TestContext, testConfig } from '../helpers/app.ts';
-import { type DatabaseKind, databaseKinds, openTestDb } from '../helpers/db.ts';
+import { startTestApp, type TestContext } from '../helpers/app.ts';
+import { type TestClock, testClock } from '../helpers/clock.ts';
+import { type DatabaseKind, databaseKinds } from '../helpers/db.ts';
 
 export const TEST_LIMITS = { timeoutMs: 1_500, maxBytes: 256 * 1024, maxRedirects: 5 };
 
@@ -94,21 +93,11 @@ export const loopbackLookup = ((_host: string, options: dns.LookupOptions, callb
   dns.lookup('localhost', options, callback)) as unknown as typeof dns.lookup;
 
 export interface CalendarTestContext extends TestContext {
-  clock: Clock & { set(iso: string): void; advance(ms: number): void };
+  clock: TestClock;
 }
 
-export function testClock(iso = '2026-09-01T06:00:00Z') {
-  let now = Date.parse(iso);
-  return {
-    now: () => new Date(now),
-    set: (to: string) => {
-      now = Date.parse(to);
-    },
-    advance: (ms: number) => {
-      now += ms;
-    },
-  };
-}
+/** The calendar tests' clock: 06:00 UTC on 1 September 2026 unless a test moves it. */
+export const calendarClock = (iso = '2026-09-01T06:00:00Z') => testClock(iso);
 
 export interface CalendarAppOptions {
   allowLoopback?: boolean;
@@ -120,50 +109,25 @@ export async function startCalendarApp(
   kind: DatabaseKind,
   options: CalendarAppOptions = {},
 ): Promise<CalendarTestContext> {
-  const db = await openTestDb(kind);
-  const clock = testClock();
+  const clock = calendarClock();
   const allowLoopback = options.allowLoopback ?? true;
-  const services = createServices({
-    db,
-    config: testConfig({ allowLoopbackOutbound: allowLoopback }),
+  const ctx = await startTestApp(kind, {
+    config: { allowLoopbackOutbound: allowLoopback },
     clock,
-  });
-  services.calendar = createCalendarService({
-    db,
-    clock,
-    policy: { allowLoopback },
-    resolve: testResolver,
-    lookup: loopbackLookup,
-    limits: { ...TEST_LIMITS, ...options.limits },
-    random: () => 0,
-  });
-  const app = await buildApp(services, { logger: false });
-  await app.ready();
-  const request: TestContext['request'] = ({ method, url, body, token, headers }) =>
-    app.inject({
-      method,
-      url,
-      headers: {
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-        ...(token ? { authorization: `Bearer ${token}` } : {}),
-        ...headers,
-      },
-      payload: body === undefined ? undefined : JSON.stringify(body),
-    });
-  return {
-    kind,
-    db,
-    app,
-    services,
-    clock,
-    request,
-    admin: (method, url, body) => request({ method, url, body, token: OPERATOR_TOKEN }),
-    async close() {
-      await app.close();
-      await services.close();
-      await db.close();
+    // The calendar service with the tests' resolver and limits: feeds are local servers.
+    customize: (services) => {
+      services.calendar = createCalendarService({
+        db: services.db,
+        clock,
+        policy: { allowLoopback },
+        resolve: testResolver,
+        lookup: loopbackLookup,
+        limits: { ...TEST_LIMITS, ...options.limits },
+        random: () => 0,
+      });
     },
-  };
+  });
+  return { ...ctx, clock };
 }
 
 export function describeCalendar(

@@ -10,13 +10,8 @@ import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import type { Command } from 'commander';
 import { program } from '../../src/cli/main.ts';
-import {
-  OPERATOR_TOKEN,
-  type SeededTenant,
-  seedTenant,
-  startTestApp,
-  type TestContext,
-} from '../helpers/app.ts';
+import { type SeededTenant, seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
+import { runSsp } from '../helpers/cli.ts';
 
 const run = promisify(execFile);
 const bin = path.resolve(import.meta.dirname, '../../bin/ssp.js');
@@ -46,9 +41,7 @@ before(async () => {
 after(() => ctx.close());
 
 async function ssp(...args: string[]) {
-  const { stdout } = await run(process.execPath, [bin, '--url', url, ...args], {
-    env: { ...process.env, SSP_OPERATOR_TOKEN: OPERATOR_TOKEN },
-  });
+  const stdout = await runSsp(url, args);
   return stdout;
 }
 

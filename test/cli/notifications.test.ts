@@ -1,15 +1,11 @@
 // `ssp notifications`: through the admin API on a real socket.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { promisify } from 'node:util';
-import { OPERATOR_TOKEN, seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
+import { seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
+import { runSsp } from '../helpers/cli.ts';
 import { invitePerson } from '../helpers/people.ts';
 
-const run = promisify(execFile);
-const bin = path.resolve(import.meta.dirname, '../../bin/ssp.js');
 let ctx: TestContext;
 let url: string;
 
@@ -21,9 +17,7 @@ before(async () => {
 after(() => ctx.close());
 
 async function ssp(...args: string[]) {
-  const { stdout } = await run(process.execPath, [bin, '--url', url, ...args], {
-    env: { ...process.env, SSP_OPERATOR_TOKEN: OPERATOR_TOKEN },
-  });
+  const stdout = await runSsp(url, args);
   return JSON.parse(stdout);
 }
 

@@ -60,6 +60,8 @@ export interface StartOptions {
   redis?: Redis;
   /** Rate-limit key prefix; defaults to a random one per app. */
   rateLimitNameSpace?: string;
+  /** Replaces services before the app is built (a calendar service with test resolvers, say). */
+  customize?: (services: Services) => void;
 }
 
 export async function startTestApp(kind: DatabaseKind, options: StartOptions = {}): Promise<TestContext> {
@@ -70,6 +72,7 @@ export async function startTestApp(kind: DatabaseKind, options: StartOptions = {
     clock: options.clock,
     redis: options.redis,
   });
+  options.customize?.(services);
   const app = await buildApp(services, {
     logger: false,
     rateLimitNameSpace: options.rateLimitNameSpace ?? `ssp-test-${randomBytes(6).toString('hex')}:`,

@@ -6,24 +6,7 @@ import { createWebhookWorker, type WebhookWorkerOptions } from '../../src/domain
 import type { Clock } from '../../src/lib/clock.ts';
 import type { SeededTenant, TestContext } from './app.ts';
 
-export interface TestClock extends Clock {
-  advance(ms: number): void;
-  set(date: Date): void;
-}
-
-/** Starts at the real current time (so signatures verify) and moves only when told. */
-export function testClock(start = new Date()): TestClock {
-  let t = start.getTime();
-  return {
-    now: () => new Date(t),
-    advance(ms) {
-      t += ms;
-    },
-    set(date) {
-      t = date.getTime();
-    },
-  };
-}
+export { type TestClock, testClock } from './clock.ts';
 
 export async function emitEvent(
   ctx: TestContext,
