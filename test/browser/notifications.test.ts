@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createNotificationWorker } from '../../src/domain/notifications/worker.ts';
 import { seedTenant } from '../helpers/app.ts';
-import { insertStudents } from '../helpers/helpdesk.ts';
+import { seedStudents } from '../helpers/helpdesk.ts';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp.ts';
 import { browserSuite } from './harness.ts';
 
@@ -25,7 +25,7 @@ browserSuite(
     test('an admin chooses crisis recipients, a person opts in, and the emails show with their state', async () => {
       const { ctx } = h();
       const tenant = await seedTenant(ctx);
-      const [studentId] = await insertStudents(ctx, tenant, 1);
+      const [studentId] = await seedStudents(ctx, tenant, 1);
       const admin = await h().person(tenant, { roles: ['admin'], name: 'Noor Admin' });
       const kai = await h().person(tenant, { roles: ['staff'], name: 'Kai Lee' });
       const gone = await h().person(tenant, { roles: ['staff'], name: 'Bounce Person' });

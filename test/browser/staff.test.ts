@@ -5,14 +5,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { seedTenant } from '../helpers/app.ts';
-import { insertStudents } from '../helpers/helpdesk.ts';
+import { seedStudents } from '../helpers/helpdesk.ts';
 import { browserSuite } from './harness.ts';
 
 browserSuite('console: staff', (h) => {
   test('works a crisis request from the inbox to resolved', async () => {
     const { ctx } = h();
     const tenant = await seedTenant(ctx);
-    const [student] = await insertStudents(ctx, tenant, 2);
+    const [student] = await seedStudents(ctx, tenant, 2);
     const create = (priority: string, summary: string) =>
       ctx.admin('POST', `/admin/v1/institutions/${tenant.slug}/help-requests`, {
         student_id: student,

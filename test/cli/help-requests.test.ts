@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { OPERATOR_TOKEN, seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
-import { insertStudents } from '../helpers/helpdesk.ts';
+import { seedStudents } from '../helpers/helpdesk.ts';
 import { invitePerson } from '../helpers/people.ts';
 
 const run = promisify(execFile);
@@ -28,7 +28,7 @@ describe('ssp help-requests, help-sync-secret and events (CLI)', () => {
 
   test('creates, changes, lists and shows a help request; issues and rotates the sync secret', async () => {
     const tenant = await seedTenant(ctx, { rosterSecret: false });
-    const [studentId] = await insertStudents(ctx, tenant, 1);
+    const [studentId] = await seedStudents(ctx, tenant, 1);
     const created = await ssp('help-requests', 'create', tenant.slug, studentId, '--priority', 'crisis');
     assert.equal(created.priority, 'crisis');
     await ssp('help-requests', 'status', tenant.slug, created.id, 'in_progress', '--staff', 'Dana');

@@ -1,29 +1,15 @@
-// Help-desk fixtures: students (inserted directly), help requests and a help-sync secret
-// (through the admin API), and a help-sync call.
-import { randomBytes } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { type SeededTenant, seedTenant, type TestContext } from './app.ts';
+import { insertStudents, numberedStudents } from './students.ts';
 
 export interface HelpdeskTenant extends SeededTenant {
   syncSecret: string;
   studentIds: string[];
 }
 
-/** Inserts `count` students into the tenant's cohort and returns their ids. */
-export async function insertStudents(
-  ctx: TestContext,
-  tenant: SeededTenant,
-  count: number,
-): Promise<string[]> {
-  const prefix = randomBytes(4).toString('hex');
-  const { rows } = await ctx.db.query<{ id: string }>(
-    `INSERT INTO students (institution_id, cohort_id, email, student_id_ext, first_name)
-     SELECT $1, $2, 's' || g || '-' || $3 || '@example.edu', 'ext-' || $3 || '-' || g, 'Student ' || g
-     FROM generate_series(1, $4::int) AS g
-     RETURNING id`,
-    [tenant.institutionId, tenant.cohortId, prefix, count],
-  );
-  return rows.map((r) => r.id);
+/** Inserts `count` numbered students into the tenant's cohort and returns their ids. */
+export function seedStudents(ctx: TestContext, tenant: SeededTenant, count: number): Promise<string[]> {
+  return insertStudents(ctx.db, tenant, numberedStudents(count));
 }
 
 /** A tenant with students and an issued help-sync secret. */
@@ -32,7 +18,7 @@ export async function seedHelpdesk(
   options: { students?: number; syncSecret?: boolean } = {},
 ): Promise<HelpdeskTenant> {
   const tenant = await seedTenant(ctx);
-  const studentIds = await insertStudents(ctx, tenant, options.students ?? 3);
+  const studentIds = await seedStudents(ctx, tenant, options.students ?? 3);
   let syncSecret = '';
   if (options.syncSecret !== false) {
     const issued = await ctx.admin('POST', `/admin/v1/institutions/${tenant.slug}/help-sync-secret`);

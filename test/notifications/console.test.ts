@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createNotificationWorker } from '../../src/domain/notifications/worker.ts';
 import { describeEachDatabase, seedTenant, type TestContext } from '../helpers/app.ts';
-import { insertStudents } from '../helpers/helpdesk.ts';
+import { seedStudents } from '../helpers/helpdesk.ts';
 import { type Browser, invitePerson, operatorBrowser, personBrowser } from '../helpers/people.ts';
 
 function postForm(ctx: TestContext, who: Browser, url: string, fields: [string, string][]) {
@@ -64,7 +64,7 @@ describeEachDatabase('console: notifications (email off)', (ctx) => {
     );
 
     // A crisis request with email off: recorded, then marked not sent by the worker, and shown so.
-    const [studentId] = await insertStudents(ctx(), tenant, 1);
+    const [studentId] = await seedStudents(ctx(), tenant, 1);
     await ctx().services.helpRequests.create(tenant.institutionId, { studentId, priority: 'crisis' });
     await createNotificationWorker({
       db: ctx().db,

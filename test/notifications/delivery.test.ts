@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { createNotificationWorker, EMAIL_OFF_REASON } from '../../src/domain/notifications/worker.ts';
 import { type SeededTenant, seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/db.ts';
-import { insertStudents } from '../helpers/helpdesk.ts';
+import { seedStudents } from '../helpers/helpdesk.ts';
 import { invitePerson } from '../helpers/people.ts';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp.ts';
 
@@ -50,7 +50,7 @@ for (const kind of databaseKinds()) {
     /** A tenant with a student (named) and people: two crisis recipients, one opted in to all, one not. */
     async function tenantWithPeople() {
       const tenant = await seedTenant(ctx);
-      const [studentId] = await insertStudents(ctx, tenant, 1);
+      const [studentId] = await seedStudents(ctx, tenant, 1);
       await ctx.db.query(`UPDATE students SET first_name = 'Zephyrine', last_name = 'Quark' WHERE id = $1`, [
         studentId,
       ]);
