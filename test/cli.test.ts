@@ -1,29 +1,14 @@
 // The ssp CLI against a real server on a real socket.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { promisify } from 'node:util';
-import { OPERATOR_TOKEN, startTestApp, type TestContext } from './helpers/app.ts';
-import { runSsp } from './helpers/cli.ts';
+import { OPERATOR_TOKEN } from './helpers/app.ts';
+import { sspBin as bin, cliServer } from './helpers/cli.ts';
 
 const run = promisify(execFile);
-const bin = path.resolve(import.meta.dirname, '../bin/ssp.js');
-let ctx: TestContext;
-let url: string;
-
-before(async () => {
-  ctx = await startTestApp('pglite');
-  await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-  url = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
-});
-after(() => ctx.close());
-
-async function ssp(...args: string[]) {
-  const stdout = await runSsp(url, args);
-  return JSON.parse(stdout);
-}
+const server = cliServer();
+const ssp = server.ssp;
 
 test('admin commands go through the HTTP API', async () => {
   const institution = await ssp('institutions', 'create', 'cli-college', 'CLI College');
@@ -39,7 +24,7 @@ test('admin commands go through the HTTP API', async () => {
 
 test('errors are reported with their code and a non-zero exit', async () => {
   await assert.rejects(
-    run(process.execPath, [bin, '--url', url, 'cohorts', 'list', 'no-such-college'], {
+    run(process.execPath, [bin, '--url', server.url, 'cohorts', 'list', 'no-such-college'], {
       env: { ...process.env, SSP_OPERATOR_TOKEN: OPERATOR_TOKEN },
     }),
     (error: { code: number; stderr: string }) => {
@@ -49,7 +34,7 @@ test('errors are reported with their code and a non-zero exit', async () => {
     },
   );
   await assert.rejects(
-    run(process.execPath, [bin, '--url', url, 'institutions', 'list'], {
+    run(process.execPath, [bin, '--url', server.url, 'institutions', 'list'], {
       env: { ...process.env, SSP_OPERATOR_TOKEN: 'wrong' },
     }),
     /401 unauthorized/,

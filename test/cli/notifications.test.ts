@@ -1,29 +1,16 @@
 // `ssp notifications`: through the admin API on a real socket.
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
-import { after, before, test } from 'node:test';
-import { seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
-import { runSsp } from '../helpers/cli.ts';
+import { test } from 'node:test';
+import { seedTenant } from '../helpers/app.ts';
+import { cliServer } from '../helpers/cli.ts';
 import { invitePerson } from '../helpers/people.ts';
 
-let ctx: TestContext;
-let url: string;
-
-before(async () => {
-  ctx = await startTestApp('pglite');
-  await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-  url = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
-});
-after(() => ctx.close());
-
-async function ssp(...args: string[]) {
-  const stdout = await runSsp(url, args);
-  return JSON.parse(stdout);
-}
+const server = cliServer();
+const ssp = server.ssp;
 
 test('set the crisis recipients, read who is told and the recent notifications', async () => {
-  const tenant = await seedTenant(ctx);
-  const kai = await invitePerson(ctx, tenant, { roles: ['staff'], name: 'Kai Lee' });
+  const tenant = await seedTenant(server.ctx);
+  const kai = await invitePerson(server.ctx, tenant, { roles: ['staff'], name: 'Kai Lee' });
   const set = await ssp('notifications', 'set-crisis-recipients', tenant.slug, kai.id);
   assert.equal(set.email.enabled, false);
   assert.deepEqual(

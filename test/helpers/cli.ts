@@ -1,9 +1,11 @@
 // The `ssp` command as a person runs it: a real subprocess of bin/ssp.js against a running
 // server's URL, with the operator token (the one runner of every CLI test that needs one).
 import { execFile } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { after, before } from 'node:test';
 import { promisify } from 'node:util';
-import { OPERATOR_TOKEN } from './app.ts';
+import { OPERATOR_TOKEN, startTestApp, type TestContext } from './app.ts';
 
 const run = promisify(execFile);
 export const sspBin = path.resolve(import.meta.dirname, '../../bin/ssp.js');
@@ -14,4 +16,29 @@ export async function runSsp(url: string, args: string[], env: NodeJS.ProcessEnv
     env: { ...process.env, SSP_OPERATOR_TOKEN: OPERATOR_TOKEN, ...env },
   });
   return stdout;
+}
+
+/**
+ * A test app listening on a free port for a file of CLI tests (started before them, closed
+ * after), with `ssp` bound to its URL and its JSON output parsed.
+ */
+export function cliServer() {
+  let ctx: TestContext | undefined;
+  let url = '';
+  before(async () => {
+    ctx = await startTestApp('pglite');
+    await ctx.app.listen({ host: '127.0.0.1', port: 0 });
+    url = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
+  });
+  after(() => ctx?.close());
+  return {
+    get ctx(): TestContext {
+      if (!ctx) throw new Error('the CLI test server is not started yet');
+      return ctx;
+    },
+    get url() {
+      return url;
+    },
+    ssp: async (...args: string[]) => JSON.parse(await runSsp(url, args)),
+  };
 }
