@@ -1,4 +1,4 @@
-// The embedded default's memory: the real server (`node src/main.ts`, PGlite in DATA_DIR, its
+// The embedded default's memory: the real server as `npm start` runs it (PGlite in DATA_DIR, its
 // workers running) holding BENCH_MEMORY_STUDENTS students (60,000), its RSS idle after a
 // restart and after a nightly push of every student again with a change (pages of 5000 over
 // HTTP), as the kernel counts it (VmRSS, and VmHWM for the peak). Targets: idle under 200 MB,
@@ -40,9 +40,16 @@ interface Server {
   stop(): Promise<void>;
 }
 
+/** The arguments `npm start` gives node (its V8 flags and entry), read from package.json. */
+function startArguments(): string[] {
+  const pkg = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '../package.json'), 'utf8'));
+  const words = String(pkg.scripts.start).split(/\s+/);
+  return words.slice(words.indexOf('node') + 1);
+}
+
 async function startServer(dataDir: string): Promise<Server> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['src/main.ts'], {
+  const child = spawn(process.execPath, startArguments(), {
     env: {
       ...process.env,
       DATABASE_URL: '',
