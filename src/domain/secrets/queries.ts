@@ -152,8 +152,9 @@ export async function syncSecretByHash(db: Queryable, hash: string) {
     slug: string;
     secret_hash: string;
     revoked: boolean;
+    archived_at: Date | null;
   }>(
-    `SELECT s.institution_id, i.slug, s.secret_hash, s.revoked_at IS NOT NULL AS revoked
+    `SELECT s.institution_id, i.slug, s.secret_hash, s.revoked_at IS NOT NULL AS revoked, i.archived_at
      FROM help_sync_secrets s JOIN institutions i ON i.id = s.institution_id
      WHERE s.secret_hash = $1`,
     [hash],

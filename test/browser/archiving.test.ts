@@ -1,0 +1,59 @@
+// Archiving in a real browser (docs/archiving.md): the operator archives an institution from the
+// institutions page after a confirmation naming what will stop, finds it under Archived, its
+// admin reads its console under the banner, and the operator restores it.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { seedTenant } from '../helpers/app.ts';
+import { browserSuite } from './harness.ts';
+
+browserSuite('console: archiving an institution', (h) => {
+  test('archive after a confirmation, the banner its admin sees, restore', async () => {
+    const tenant = await seedTenant(h().ctx);
+    const renamed = await h().ctx.admin('PATCH', `/admin/v1/institutions/${tenant.slug}`, {
+      name: `Mistaken College ${tenant.slug.slice(-6)}`,
+    });
+    const name: string = renamed.json().name;
+    const { page, context } = await h().open(await h().operator());
+    try {
+      await page.goto('/console/');
+      await page.getByRole('button', { name: `Archive ${name}` }).click();
+      await page.waitForURL(`**/console/${tenant.slug}/archive`);
+      assert.equal(await page.locator('h1').textContent(), `Archive ${name}?`);
+      const notice = (await page.locator('.notice').textContent()) ?? '';
+      assert.match(notice, /Nothing is deleted/);
+      assert.match(notice, /calendar feeds are not fetched/);
+      await h().check(page, 'archiving-confirm');
+
+      await page.getByRole('button', { name: `Archive ${name}` }).click();
+      await page.waitForURL('**/console/?archived=true&done=institution_archived');
+      assert.match((await page.locator('.success').textContent()) ?? '', /institution was archived/);
+      const row = page.getByRole('row').filter({ hasText: name });
+      assert.match((await row.textContent()) ?? '', /archived/);
+      await h().check(page, 'archiving-archived-list');
+      await page.getByRole('link', { name: 'Active', exact: true }).click();
+      await page.waitForURL('**/console/');
+      assert.equal(await page.getByRole('row').filter({ hasText: name }).count(), 0, 'hidden from the active list');
+
+      const admin = await h().open(await h().person(tenant, { roles: ['admin'] }));
+      try {
+        await admin.page.goto(`/console/${tenant.slug}/cohorts`);
+        assert.match((await admin.page.locator('.archived-banner').textContent()) ?? '', /This institution is archived/);
+        await h().check(admin.page, 'archiving-admin-banner');
+        await admin.page.getByRole('button', { name: 'Create the cohort' }).click();
+        assert.match((await admin.page.locator('main').textContent()) ?? '', /institution_archived/);
+        await h().check(admin.page, 'archiving-admin-refused');
+      } finally {
+        await admin.context.close();
+      }
+
+      await page.goto('/console/?archived=true');
+      await page.getByRole('button', { name: `Restore ${name}` }).click();
+      await page.waitForURL('**/console/?done=institution_restored');
+      assert.match((await page.locator('.success').textContent()) ?? '', /institution was restored/);
+      assert.equal(await page.getByRole('row').filter({ hasText: name }).count(), 1, 'back in the active list');
+      await h().check(page, 'archiving-restored');
+    } finally {
+      await context.close();
+    }
+  });
+});
