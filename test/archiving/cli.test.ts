@@ -21,9 +21,20 @@ test('ssp push stops with cohort_archived and institution_archived; ssp archives
     ]),
   );
   fs.writeFileSync(path.join(dir, 'programs.csv'), csvText([['program_code', 'name'], ['BN', 'Nursing']]));
-  const roster = () => pushInProcess(server.url, tenant.rosterSecret, dir, ['roster', '--cohort', tenant.cohortId, 'roster.csv']);
+  // Each push with a state file of its own: a refused push is not one to resume.
+  let pushes = 0;
+  const state = () => ['--state', path.join(dir, `state-${++pushes}.json`)];
+  const roster = () =>
+    pushInProcess(server.url, tenant.rosterSecret, dir, ['roster', '--cohort', tenant.cohortId, 'roster.csv', ...state()]);
   const taxonomy = () =>
-    pushInProcess(server.url, tenant.rosterSecret, dir, ['taxonomy', '--institution', tenant.slug, '--programs', 'programs.csv']);
+    pushInProcess(server.url, tenant.rosterSecret, dir, [
+      'taxonomy',
+      '--institution',
+      tenant.slug,
+      '--programs',
+      'programs.csv',
+      ...state(),
+    ]);
 
   const archivedCohort = await server.ssp('cohorts', 'archive', tenant.slug, tenant.cohortId);
   assert.ok(archivedCohort.archived_at);
