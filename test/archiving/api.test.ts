@@ -89,6 +89,7 @@ describeEachDatabase('archiving', (ctx) => {
   test('an archived institution refuses every feed and every write with 409 institution_archived; reads go on', async () => {
     const tenant = await seedHelpdesk(ctx());
     const base = `/admin/v1/institutions/${tenant.slug}`;
+    const admin = await personBrowser(ctx(), tenant, { roles: ['admin'] });
     assert.equal((await rosterPush(ctx(), tenant)).statusCode, 200);
     assert.equal((await ctx().admin('POST', `${base}/archive`)).statusCode, 200);
 
@@ -111,7 +112,6 @@ describeEachDatabase('archiving', (ctx) => {
     const students = await ctx().admin('GET', `${base}/students`);
     assert.equal(students.json().items.length, 4, 'the seeded students and the pushed one stay');
     assert.equal((await ctx().admin('GET', `${base}/cohorts`)).statusCode, 200);
-    const admin = await personBrowser(ctx(), tenant, { roles: ['admin'] });
     assert.equal((await admin.request('GET', base)).statusCode, 200, 'its admins can read');
     const refused = await admin.request('PATCH', base, { name: 'Mine' });
     assert.equal(refused.statusCode, 409);
@@ -155,7 +155,10 @@ describeEachDatabase('archiving', (ctx) => {
     const foreign = await admin.request('POST', `${base}/cohorts/${other.cohortId}/archive`);
     assert.equal(foreign.statusCode, 404);
     assert.equal(foreign.json().error, 'cohort_not_found');
-    const otherInstitution = await admin.request('POST', `/admin/v1/institutions/${other.slug}/cohorts/${other.cohortId}/archive`);
+    const otherInstitution = await admin.request(
+      'POST',
+      `/admin/v1/institutions/${other.slug}/cohorts/${other.cohortId}/archive`,
+    );
     assert.equal(otherInstitution.statusCode, 404);
     assert.equal(otherInstitution.json().error, 'institution_not_found');
     const { rows } = await ctx().db.query('SELECT 1 FROM cohorts WHERE id = $1 AND archived_at IS NOT NULL', [

@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import { csvText, pushInProcess, scratchDir } from '../cli/push-helpers.ts';
 import { seedTenant } from '../helpers/app.ts';
 import { cliServer } from '../helpers/cli.ts';
-import { csvText, pushInProcess, scratchDir } from '../cli/push-helpers.ts';
 
 const server = cliServer();
 
@@ -20,12 +20,24 @@ test('ssp push stops with cohort_archived and institution_archived; ssp archives
       ['ada@example.edu', 'S1'],
     ]),
   );
-  fs.writeFileSync(path.join(dir, 'programs.csv'), csvText([['program_code', 'name'], ['BN', 'Nursing']]));
+  fs.writeFileSync(
+    path.join(dir, 'programs.csv'),
+    csvText([
+      ['program_code', 'name'],
+      ['BN', 'Nursing'],
+    ]),
+  );
   // Each push with a state file of its own: a refused push is not one to resume.
   let pushes = 0;
   const state = () => ['--state', path.join(dir, `state-${++pushes}.json`)];
   const roster = () =>
-    pushInProcess(server.url, tenant.rosterSecret, dir, ['roster', '--cohort', tenant.cohortId, 'roster.csv', ...state()]);
+    pushInProcess(server.url, tenant.rosterSecret, dir, [
+      'roster',
+      '--cohort',
+      tenant.cohortId,
+      'roster.csv',
+      ...state(),
+    ]);
   const taxonomy = () =>
     pushInProcess(server.url, tenant.rosterSecret, dir, [
       'taxonomy',
@@ -51,7 +63,10 @@ test('ssp push stops with cohort_archived and institution_archived; ssp archives
   for (const push of [roster, taxonomy]) {
     const result = await push();
     assert.equal(result.code, 1, result.stdout);
-    assert.match(result.stderr, /409 institution_archived: the institution ".*" was archived on .* by the operator/);
+    assert.match(
+      result.stderr,
+      /409 institution_archived: the institution ".*" was archived on .* by the operator/,
+    );
   }
   const restored = await server.ssp('institutions', 'restore', tenant.slug);
   assert.equal(restored.archived_at, null);

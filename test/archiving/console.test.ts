@@ -29,6 +29,8 @@ describeEachDatabase('console: archiving', (ctx) => {
   test('the operator archives an institution after a confirmation, finds it under Archived, and restores it', async () => {
     const tenant = await seedTenant(ctx());
     const operator = await operatorBrowser(ctx());
+    // Invited before the archive: an archived institution takes no new people.
+    const admin = await personBrowser(ctx(), tenant, { roles: ['admin'] });
     const archiveUrl = `/console/${tenant.slug}/archive`;
 
     const list = await page(ctx(), operator, '/console/?archived=any');
@@ -46,7 +48,11 @@ describeEachDatabase('console: archiving', (ctx) => {
     assert.match(asked.body, /institution_archived/);
     assert.match(asked.body, /calendar feeds are not fetched/);
     assert.match(asked.body, /students see a page saying the service is not available/);
-    assert.equal(await archivedAt(ctx(), 'institutions', tenant.institutionId), null, 'asking changes nothing');
+    assert.equal(
+      await archivedAt(ctx(), 'institutions', tenant.institutionId),
+      null,
+      'asking changes nothing',
+    );
 
     const done = await postForm(ctx(), operator, archiveUrl, [['confirmed', 'yes']]);
     assert.equal(done.statusCode, 303);
@@ -61,7 +67,6 @@ describeEachDatabase('console: archiving', (ctx) => {
     assert.equal((await page(ctx(), operator, '/console/?archived=perhaps')).statusCode, 400);
 
     // Its admins read under the banner; a change is refused with the code.
-    const admin = await personBrowser(ctx(), tenant, { roles: ['admin'] });
     const cohorts = await page(ctx(), admin, `/console/${tenant.slug}/cohorts`);
     assert.equal(cohorts.statusCode, 200);
     assert.match(cohorts.body, /This institution is archived/);
@@ -72,7 +77,10 @@ describeEachDatabase('console: archiving', (ctx) => {
     const restored = await postForm(ctx(), operator, `/console/${tenant.slug}/restore`);
     assert.equal(restored.statusCode, 303);
     assert.equal(await archivedAt(ctx(), 'institutions', tenant.institutionId), null);
-    assert.doesNotMatch((await page(ctx(), admin, `/console/${tenant.slug}/cohorts`)).body, /This institution is archived/);
+    assert.doesNotMatch(
+      (await page(ctx(), admin, `/console/${tenant.slug}/cohorts`)).body,
+      /This institution is archived/,
+    );
 
     const audit = await ctx().admin('GET', `/admin/v1/institutions/${tenant.slug}/audit`);
     const actions = audit.json().items.map((e: { action: string }) => e.action);

@@ -53,7 +53,10 @@ async function addFeed(ctx: CalendarTestContext, tenant: SeededTenant): Promise<
 }
 
 async function setArchived(ctx: CalendarTestContext, tenant: SeededTenant, archived: boolean) {
-  const res = await ctx.admin('POST', `/admin/v1/institutions/${tenant.slug}/${archived ? 'archive' : 'restore'}`);
+  const res = await ctx.admin(
+    'POST',
+    `/admin/v1/institutions/${tenant.slug}/${archived ? 'archive' : 'restore'}`,
+  );
   assert.equal(res.statusCode, 200, res.body);
 }
 

@@ -13,6 +13,8 @@ browserSuite('console: archiving an institution', (h) => {
       name: `Mistaken College ${tenant.slug.slice(-6)}`,
     });
     const name: string = renamed.json().name;
+    // Invited before the archive: an archived institution takes no new people.
+    const adminSession = await h().person(tenant, { roles: ['admin'] });
     const { page, context } = await h().open(await h().operator());
     try {
       await page.goto('/console/');
@@ -32,12 +34,19 @@ browserSuite('console: archiving an institution', (h) => {
       await h().check(page, 'archiving-archived-list');
       await page.getByRole('link', { name: 'Active', exact: true }).click();
       await page.waitForURL('**/console/');
-      assert.equal(await page.getByRole('row').filter({ hasText: name }).count(), 0, 'hidden from the active list');
+      assert.equal(
+        await page.getByRole('row').filter({ hasText: name }).count(),
+        0,
+        'hidden from the active list',
+      );
 
-      const admin = await h().open(await h().person(tenant, { roles: ['admin'] }));
+      const admin = await h().open(adminSession);
       try {
         await admin.page.goto(`/console/${tenant.slug}/cohorts`);
-        assert.match((await admin.page.locator('.archived-banner').textContent()) ?? '', /This institution is archived/);
+        assert.match(
+          (await admin.page.locator('.archived-banner').textContent()) ?? '',
+          /This institution is archived/,
+        );
         await h().check(admin.page, 'archiving-admin-banner');
         await admin.page.getByRole('button', { name: 'Create the cohort' }).click();
         assert.match((await admin.page.locator('main').textContent()) ?? '', /institution_archived/);
@@ -50,7 +59,11 @@ browserSuite('console: archiving an institution', (h) => {
       await page.getByRole('button', { name: `Restore ${name}` }).click();
       await page.waitForURL('**/console/?done=institution_restored');
       assert.match((await page.locator('.success').textContent()) ?? '', /institution was restored/);
-      assert.equal(await page.getByRole('row').filter({ hasText: name }).count(), 1, 'back in the active list');
+      assert.equal(
+        await page.getByRole('row').filter({ hasText: name }).count(),
+        1,
+        'back in the active list',
+      );
       await h().check(page, 'archiving-restored');
     } finally {
       await context.close();

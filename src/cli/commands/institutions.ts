@@ -47,7 +47,10 @@ function registerInstitutions(program: Command, admin: () => AdminCall, print: (
       print(await admin()('GET', `/admin/v1/institutions?${listingQuery(o, { archived: 'archived' })}`)),
     );
   for (const [action, text] of [
-    ['archive', 'Archive an institution made by mistake: pushes refused, background work stopped, nothing deleted'],
+    [
+      'archive',
+      'Archive an institution made by mistake: pushes refused, background work stopped, nothing deleted',
+    ],
     ['restore', 'Restore an archived institution'],
   ] as const) {
     institutions

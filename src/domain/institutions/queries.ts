@@ -191,7 +191,10 @@ export async function selectCohort(
  * A cohort by id, of whichever institution (the roster feed checks whose it is), with its
  * institution's slug and archived_at (a push into an archived institution is refused).
  */
-export async function selectCohortById(db: Queryable, cohortId: string): Promise<CohortOfInstitution | undefined> {
+export async function selectCohortById(
+  db: Queryable,
+  cohortId: string,
+): Promise<CohortOfInstitution | undefined> {
   const { rows } = await db.query<CohortOfInstitution>(
     `SELECT ${cohortColumnsOf('c.')},
        i.slug AS institution_slug, i.archived_at AS institution_archived_at

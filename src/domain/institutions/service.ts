@@ -3,6 +3,7 @@
 // roster feed, the CLI and the benchmarks. Nothing is decided here. The shapes are ./schemas.ts.
 import type { Db } from '../../db/db.ts';
 import type { KeysetPage } from '../../db/keyset.ts';
+import { archiveInstitution, restoreInstitution, setCohortArchive } from './archiving.ts';
 import {
   cohortById,
   createCohort,
@@ -15,7 +16,6 @@ import {
   updateCohort,
   updateInstitution,
 } from './institutions.ts';
-import { archiveInstitution, restoreInstitution, setCohortArchive } from './archiving.ts';
 import { getStudent, listAudienceTags, listCampuses, listPrograms, listStudents } from './listings.ts';
 import { selectInstitutionBySlug } from './queries.ts';
 import type { ArchivedFilter, CohortClock, StudentFilter } from './schemas.ts';
@@ -23,9 +23,9 @@ import type { ArchivedFilter, CohortClock, StudentFilter } from './schemas.ts';
 export { checkStartDate, checkTimeZone, cohortOrder, institutionOrder } from './institutions.ts';
 export { audienceTagOrder, campusOrder, programOrder, studentOrder } from './listings.ts';
 export type {
+  ArchivedFilter,
   AudienceTagListing,
   CampusListing,
-  ArchivedFilter,
   Cohort,
   CohortClock,
   CohortOfInstitution,

@@ -13,8 +13,8 @@
 import type { Db } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 import { slugPattern } from '../../lib/ids.ts';
-import { refuseArchivedInstitution } from '../institutions/archiving.ts';
 import { digestsEqual, generateSecret, sha256Hex } from '../../lib/secrets.ts';
+import { refuseArchivedInstitution } from '../institutions/archiving.ts';
 import {
   hasActive,
   insertSecret,

@@ -3,11 +3,12 @@
 // actions on the resource, as a full sync's confirm and discard are: POST …/archive, …/restore,
 // each answering the resource as it now is. Both are idempotent: archiving an archived one keeps
 // its first archived_at. The request context audits each like every admin write.
+
+import { Cohort, Institution } from '../../../domain/institutions/schemas.ts';
 import type { Services } from '../../../services.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import { adminSecurity, errorResponses, SlugParams } from '../schemas.ts';
-import { Cohort, Institution } from '../../../domain/institutions/schemas.ts';
 import { CohortParams } from './cohorts.ts';
 
 const institutionActions = {

@@ -10,6 +10,7 @@
 // next to the field it names.
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { setCohortArchive } from '../../../domain/institutions/archiving.ts';
 import {
   cohortOrder,
   createCohort,
@@ -18,7 +19,6 @@ import {
   updateCohort,
   updateInstitution,
 } from '../../../domain/institutions/institutions.ts';
-import { setCohortArchive } from '../../../domain/institutions/archiving.ts';
 import {
   type ArchivedFilter,
   ArchivedQuery,
@@ -147,7 +147,10 @@ export function cohortRoutes(app: App, { db, config: settings }: Services): void
         // Asking first changes nothing: no audit entry for it.
         request.unchanged = true;
         const found = await getCohort(db, institutionId, id);
-        return ctx(request).render('console/confirm.eta', cohortArchiveConfirmation(found, pageOf(request, id)));
+        return ctx(request).render(
+          'console/confirm.eta',
+          cohortArchiveConfirmation(found, pageOf(request, id)),
+        );
       }
       await setCohortArchive(db, institutionId, id, action === 'archive');
       return reply.redirect(`${pageOf(request, id)}?done=cohort_${action}d`, 303);

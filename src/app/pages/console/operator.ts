@@ -5,14 +5,18 @@
 // checked against the API's schema and a refusal shown next to the field it names.
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { archiveInstitution, restoreInstitution } from '../../../domain/institutions/archiving.ts';
 import {
   createInstitution,
   institutionById,
   institutionOrder,
   listInstitutions,
 } from '../../../domain/institutions/institutions.ts';
-import { archiveInstitution, restoreInstitution } from '../../../domain/institutions/archiving.ts';
-import { type ArchivedFilter, ArchivedQuery, NewInstitutionBody } from '../../../domain/institutions/schemas.ts';
+import {
+  type ArchivedFilter,
+  ArchivedQuery,
+  NewInstitutionBody,
+} from '../../../domain/institutions/schemas.ts';
 import { rosterSecretsDueForRotation } from '../../../domain/secrets/roster-secrets.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';

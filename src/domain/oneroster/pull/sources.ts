@@ -5,9 +5,9 @@
 
 import type { Db } from '../../../db/db.ts';
 import { ApiError } from '../../../errors.ts';
-import { refuseArchivedCohort } from '../../institutions/archiving.ts';
 import type { Keyring } from '../../../lib/encryption.ts';
 import { checkOutboundUrl, type OutboundPolicy, type Resolver } from '../../../lib/outbound-url.ts';
+import { refuseArchivedCohort } from '../../institutions/archiving.ts';
 import {
   DEFAULT_MAPPING,
   PROGRAM_SOURCES,
