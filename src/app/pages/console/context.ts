@@ -132,7 +132,13 @@ export function consoleSurface(): Surface {
       return { when: timesIn(zone), zone };
     },
     // A not-found page names no institution: the URL may point at one the caller may not know of.
-    errorData: (_request, failure) => (failure.status === 404 ? { institution: undefined, nav: [] } : {}),
+    // A change refused because the institution is archived says so in its title (docs/archiving.md).
+    errorData: (_request, failure) =>
+      failure.status === 404
+        ? { institution: undefined, nav: [] }
+        : failure.code === 'institution_archived'
+          ? { title: 'Not while the institution is archived' }
+          : {},
     redirect(request, error) {
       if (error.code === 'unauthorized') return signInFor(request);
       if (error.code === 'forbidden' && request.caller?.kind === 'student') return '/app/';
