@@ -13,8 +13,21 @@ browserSuite('console: archiving an institution', (h) => {
       name: `Mistaken College ${tenant.slug.slice(-6)}`,
     });
     const name: string = renamed.json().name;
-    // Invited before the archive: an archived institution takes no new people.
+    // Invited (and pushed) before the archive: an archived institution takes no new people.
     const adminSession = await h().person(tenant, { roles: ['admin'] });
+    const pushed = await h().ctx.request({
+      method: 'POST',
+      url: '/api/sis/sync',
+      token: tenant.rosterSecret,
+      body: { cohort_id: tenant.cohortId, students: [{ email: 'sam@example.edu', student_id_ext: 'S-1' }] },
+    });
+    assert.equal(pushed.statusCode, 200, pushed.body);
+    const listed = await h().ctx.admin('GET', `/admin/v1/institutions/${tenant.slug}/students`);
+    const studentSession = await h().ctx.services.sessions.create({
+      kind: 'student',
+      studentId: listed.json().items[0].id,
+      institutionId: tenant.institutionId,
+    });
     const { page, context } = await h().open(await h().operator());
     try {
       await page.goto('/console/');
@@ -53,6 +66,22 @@ browserSuite('console: archiving an institution', (h) => {
         await h().check(admin.page, 'archiving-admin-refused');
       } finally {
         await admin.context.close();
+      }
+
+      // Its students see a plain page: the service is not available.
+      const student = await h().open(studentSession);
+      try {
+        await student.page.setViewportSize({ width: 390, height: 844 });
+        const answer = await student.page.goto('/app/');
+        assert.equal(answer?.status(), 409);
+        assert.equal(await student.page.locator('h1').textContent(), 'Service not available');
+        assert.match(
+          (await student.page.locator('main').textContent()) ?? '',
+          /This service is not available/,
+        );
+        await h().check(student.page, 'archiving-student-unavailable');
+      } finally {
+        await student.context.close();
       }
 
       await page.goto('/console/?archived=true');
