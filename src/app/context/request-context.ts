@@ -10,9 +10,9 @@
 //   neither), then the institution of a `:slug` path, then the policy's decision. This runs
 //   before the body is parsed: a caller who may not touch an institution learns nothing from how
 //   the route would have judged their input. Then the archived institution's rule (read-only;
-//   closed to its students: src/domain/institutions/archiving.ts). A refusal is thrown as an ApiError, and each
-//   surface's error handler gives it its own form (a JSON body, an HTML page, a redirect to
-//   sign-in);
+//   closed to its students: src/domain/institutions/archiving.ts). A refusal is thrown as an
+//   ApiError, and each surface's error handler gives it its own form (a JSON body, an HTML page,
+//   a redirect to sign-in);
 // - preValidation: the CSRF token of a state-changing request authenticated by a cookie (from the
 //   `x-csrf-token` header, or the `_csrf` field of a form, which is parsed by then);
 // - onSend: the admin audit of every change a person or the operator made (who, when, which
