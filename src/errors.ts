@@ -51,6 +51,10 @@ export const errorStatus = {
   fetch_in_progress: 409,
   // a pull of the institution's OneRoster source is under way
   pull_in_progress: 409,
+  // 409: the institution, or the cohort a push names, is archived (docs/archiving.md): pushes and
+  // changes are refused until it is restored; reading goes on
+  institution_archived: 409,
+  cohort_archived: 409,
   // 409: notification settings are a person's own; the operator has none
   not_a_person: 409,
   // 409: the first request with this Idempotency-Key is still running

@@ -98,6 +98,31 @@ for (const kind of databaseKinds()) {
       }
     });
 
+    test("an archived institution's emails are not attempted: they wait, pending, and go on restore", async () => {
+      const t = await tenantWithPeople();
+      const before = smtp.received.length;
+      await ctx.services.helpRequests.create(t.tenant.institutionId, {
+        studentId: t.studentId,
+        priority: 'crisis',
+      });
+      const base = `/admin/v1/institutions/${t.tenant.slug}`;
+      assert.equal((await ctx.admin('POST', `${base}/archive`)).statusCode, 200);
+      const worker = workerFor(t.tenant);
+      assert.equal((await worker.runOnce()).claimed, 0, 'nothing claimed while archived (docs/archiving.md)');
+      assert.equal(smtp.received.length, before);
+      const { rows } = await ctx.db.query<{ state: string; attempts: number }>(
+        'SELECT state, attempts FROM notifications WHERE institution_id = $1',
+        [t.tenant.institutionId],
+      );
+      assert.deepEqual(
+        rows.map((r) => `${r.state}/${r.attempts}`),
+        ['pending/0', 'pending/0', 'pending/0'],
+      );
+      assert.equal((await ctx.admin('POST', `${base}/restore`)).statusCode, 200);
+      assert.deepEqual(await worker.runOnce(), { claimed: 3, sent: 3, retried: 0, failed: 0, skipped: 0 });
+      await smtp.waitFor(before + 3);
+    });
+
     test('a crisis request reaches the chosen people and the opted-in, with a link and nothing sensitive', async () => {
       const t = await tenantWithPeople();
       // Another institution with its own crisis recipient: never told of this one's requests.

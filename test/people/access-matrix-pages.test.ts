@@ -30,6 +30,7 @@ const table: [RegExp, Access][] = [
   [/^GET \/console$/, 'self'],
   [/^POST \/console$/, 'operator'],
   [/^POST \/console\/:slug\/campuses\/merge$/, 'operator'],
+  [/^POST \/console\/:slug\/(archive|restore)$/, 'operator'],
   [/^GET \/console\/:slug\/$/, 'read'],
   [
     /^GET \/console\/:slug\/(students|students\.csv|students\/:id|programs|terms|units|enrolments|campuses)$/,
@@ -82,6 +83,10 @@ const sameChange: [console: string, api: string][] = [
   ['POST /console/:slug/calendar-feeds', 'POST /admin/v1/institutions/:slug/calendar-feeds'],
   ['POST /console/:slug/cohorts', 'POST /admin/v1/institutions/:slug/cohorts'],
   ['POST /console/:slug/cohorts/:id', 'PATCH /admin/v1/institutions/:slug/cohorts/:id'],
+  ['POST /console/:slug/cohorts/:id/archive', 'POST /admin/v1/institutions/:slug/cohorts/:id/archive'],
+  ['POST /console/:slug/cohorts/:id/restore', 'POST /admin/v1/institutions/:slug/cohorts/:id/restore'],
+  ['POST /console/:slug/archive', 'POST /admin/v1/institutions/:slug/archive'],
+  ['POST /console/:slug/restore', 'POST /admin/v1/institutions/:slug/restore'],
   ['POST /console/:slug/time-zone', 'PATCH /admin/v1/institutions/:slug'],
   ['POST /console/:slug/crisis-contacts', 'PUT /admin/v1/institutions/:slug/crisis-contacts'],
   ['POST /console/:slug/notifications', 'PUT /admin/v1/institutions/:slug/notification-recipients'],

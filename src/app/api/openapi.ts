@@ -18,7 +18,9 @@ export async function registerOpenApi(app: App, services: Services): Promise<voi
           'Platform: the SIS feeds (roster, programs, campuses, terms, units and enrolments), the help-desk ' +
           'sync, signed webhooks, and the admin API. Errors are JSON objects {"error": "<stable_code>", ...} ' +
           'with optional `detail`, `field` and `max`. Admin listings page by cursor (`limit`, `cursor`, ' +
-          '`next_cursor`).',
+          '`next_cursor`). An archived institution (POST /admin/v1/institutions/{slug}/archive) can be read ' +
+          'but refuses every push and every change with 409 `institution_archived`, until the operator ' +
+          'restores it; a push naming an archived cohort is 409 `cohort_archived`.',
       },
       // Every example request carries this host (PUBLIC_BASE_URL, default http://localhost:PORT).
       servers: [{ url: services.config.publicBaseUrl }],

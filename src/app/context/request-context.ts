@@ -9,9 +9,10 @@
 // - onRequest: the caller (operator token, else session cookie; `public` and `feed` routes read
 //   neither), then the institution of a `:slug` path, then the policy's decision. This runs
 //   before the body is parsed: a caller who may not touch an institution learns nothing from how
-//   the route would have judged their input. A refusal is thrown as an ApiError, and each
-//   surface's error handler gives it its own form (a JSON body, an HTML page, a redirect to
-//   sign-in);
+//   the route would have judged their input. Then the archived institution's rule (read-only;
+//   closed to its students: src/domain/institutions/archiving.ts). A refusal is thrown as an
+//   ApiError, and each surface's error handler gives it its own form (a JSON body, an HTML page,
+//   a redirect to sign-in);
 // - preValidation: the CSRF token of a state-changing request authenticated by a cookie (from the
 //   `x-csrf-token` header, or the `_csrf` field of a form, which is parsed by then);
 // - onSend: the admin audit of every change a person or the operator made (who, when, which
@@ -27,6 +28,7 @@ import {
   authorize,
   type Caller,
 } from '../../domain/access/policy.ts';
+import { refuseWhileArchived } from '../../domain/institutions/archiving.ts';
 import type { Institution } from '../../domain/institutions/service.ts';
 import { bearerToken } from '../../lib/secrets.ts';
 import type { Services } from '../../services.ts';
@@ -48,6 +50,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** What the route needs (see Access in src/domain/access/policy.ts). */
     access?: Access;
+    /** The route archives or restores its institution: it is not refused while archived. */
+    whileArchived?: boolean;
   }
   interface FastifyRequest {
     caller?: Caller;
@@ -111,6 +115,14 @@ export function registerRequestContext(app: App, services: Services): void {
         : undefined;
     authorize(caller, access, institution);
     request.institution = institution;
+    // An archived institution is read-only, and closed to its students (docs/archiving.md).
+    refuseWhileArchived({
+      method: request.method,
+      access,
+      caller,
+      institution,
+      allowedWhileArchived: request.routeOptions.config?.whileArchived === true,
+    });
   });
 
   app.addHook('preValidation', requireCsrf(app));

@@ -41,9 +41,23 @@ function registerInstitutions(program: Command, admin: () => AdminCall, print: (
     .action(async (slug: string, o) =>
       print(await admin()('PATCH', institutionPath(slug), { name: o.name, time_zone: o.timeZone })),
     );
-  pagingOptions(institutions.command('list').description('List institutions, by slug')).action(async (o) =>
-    print(await admin()('GET', `/admin/v1/institutions?${listingQuery(o)}`)),
-  );
+  pagingOptions(institutions.command('list').description('List institutions, by slug'))
+    .option('--archived <which>', 'false (default): active ones; true: archived ones; any: both')
+    .action(async (o) =>
+      print(await admin()('GET', `/admin/v1/institutions?${listingQuery(o, { archived: 'archived' })}`)),
+    );
+  for (const [action, text] of [
+    [
+      'archive',
+      'Archive an institution made by mistake: pushes refused, background work stopped, nothing deleted',
+    ],
+    ['restore', 'Restore an archived institution'],
+  ] as const) {
+    institutions
+      .command(`${action} <slug>`)
+      .description(`${text} (operator; docs/archiving.md)`)
+      .action(async (slug: string) => print(await admin()('POST', `${institutionPath(slug)}/${action}`)));
+  }
 }
 
 /** Cohorts of an institution. */
@@ -88,10 +102,27 @@ function registerCohorts(program: Command, admin: () => AdminCall, print: (v: un
         }),
       ),
     );
-  pagingOptions(cohorts.command('list <institution>').description('List cohorts, oldest first')).action(
-    async (slug: string, o) =>
-      print(await admin()('GET', `/admin/v1/institutions/${enc(slug)}/cohorts?${listingQuery(o)}`)),
-  );
+  pagingOptions(cohorts.command('list <institution>').description('List cohorts, oldest first'))
+    .option('--archived <which>', 'false (default): active ones; true: archived ones; any: both')
+    .action(async (slug: string, o) =>
+      print(
+        await admin()(
+          'GET',
+          `/admin/v1/institutions/${enc(slug)}/cohorts?${listingQuery(o, { archived: 'archived' })}`,
+        ),
+      ),
+    );
+  for (const [action, text] of [
+    ['archive', 'Archive a cohort made by mistake: pushes naming it refused, its students stay'],
+    ['restore', 'Restore an archived cohort'],
+  ] as const) {
+    cohorts
+      .command(`${action} <institution> <cohort-id>`)
+      .description(`${text} (docs/archiving.md)`)
+      .action(async (slug: string, id: string) =>
+        print(await admin()('POST', `/admin/v1/institutions/${enc(slug)}/cohorts/${enc(id)}/${action}`)),
+      );
+  }
 }
 
 /** Crisis contacts of an institution. */

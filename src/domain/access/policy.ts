@@ -44,6 +44,8 @@ export type Caller =
       sessionId: string;
       /** The institution's time zone, in which the student pages print times. */
       timeZone: string;
+      /** Set while the student's institution is archived: the student pages are closed (docs/archiving.md). */
+      institutionArchivedAt?: Date | null;
     };
 
 /**

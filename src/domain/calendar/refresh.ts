@@ -58,16 +58,18 @@ export function leaseMs(limits: FetchLimits): number {
  * Claims up to `limit` due feeds for the scheduled fetch. FOR UPDATE SKIP LOCKED lets any
  * number of workers claim at once without waiting on each other or taking the same feed; the
  * claim moves next_fetch_at to the lease expiry, so a feed claimed by a worker that then dies
- * falls due again by itself.
+ * falls due again by itself. An archived institution's feeds are skipped (docs/archiving.md): they
+ * keep their due time and are fetched on the first round after it is restored.
  */
 export async function claimDueFeeds(deps: RefreshDeps, limit: number, institutionIds?: string[]) {
   const now = deps.clock.now();
   const { rows } = await deps.db.query<ClaimedFeed>(
     `WITH due AS (
-       SELECT id FROM calendar_feeds
-       WHERE next_fetch_at <= $1 AND ($4::uuid[] IS NULL OR institution_id = ANY ($4::uuid[]))
-       ORDER BY next_fetch_at LIMIT $2
-       FOR UPDATE SKIP LOCKED
+       SELECT c.id FROM calendar_feeds c
+       WHERE c.next_fetch_at <= $1 AND ($4::uuid[] IS NULL OR c.institution_id = ANY ($4::uuid[]))
+         AND NOT EXISTS (SELECT 1 FROM institutions i WHERE i.id = c.institution_id AND i.archived_at IS NOT NULL)
+       ORDER BY c.next_fetch_at LIMIT $2
+       FOR UPDATE OF c SKIP LOCKED
      )
      UPDATE calendar_feeds f SET lease_token = gen_random_uuid(), next_fetch_at = $3
      FROM due WHERE f.id = due.id

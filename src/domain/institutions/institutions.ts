@@ -20,7 +20,7 @@ import {
   updateCohortRow,
   updateInstitutionRow,
 } from './queries.ts';
-import type { Cohort, CohortClock, Institution } from './schemas.ts';
+import type { ArchivedFilter, Cohort, CohortClock, CohortOfInstitution, Institution } from './schemas.ts';
 
 /** The listings' orders; a cursor of one is refused by the others. */
 export const institutionOrder: KeysetOrder = { listing: 'institutions', key: ['text'] };
@@ -61,7 +61,8 @@ export function checkStartDate(value: string | null | undefined): string | null 
   return value;
 }
 
-const cohortNotFound = (id: string) =>
+/** 404 cohort_not_found: an unknown id, or a cohort of another institution. */
+export const cohortNotFound = (id: string) =>
   new ApiError('cohort_not_found', { detail: `no cohort with id "${id}" in this institution` });
 
 /** The institution named by slug; undefined for an unknown or malformed slug. */
@@ -136,9 +137,12 @@ export async function updateInstitution(
   }
 }
 
-/** A page of every institution, by slug (the operator's listing). */
-export function listInstitutions(db: Db, page: KeysetPage): Promise<Paged<Institution>> {
-  return selectInstitutionPage(db, page);
+/** A page of the institutions, by slug (the operator's listing): the active ones unless `archived` says. */
+export function listInstitutions(
+  db: Db,
+  page: KeysetPage & { archived?: ArchivedFilter },
+): Promise<Paged<Institution>> {
+  return selectInstitutionPage(db, { ...page, archived: page.archived ?? 'false' });
 }
 
 export async function createCohort(
@@ -173,9 +177,13 @@ export async function updateCohort(
   return updated;
 }
 
-/** A page of the institution's cohorts, oldest first. */
-export function listCohorts(db: Db, institutionId: string, page: KeysetPage): Promise<Paged<Cohort>> {
-  return selectCohortPage(db, institutionId, page);
+/** A page of the institution's cohorts, oldest first: the active ones unless `archived` says. */
+export function listCohorts(
+  db: Db,
+  institutionId: string,
+  page: KeysetPage & { archived?: ArchivedFilter },
+): Promise<Paged<Cohort>> {
+  return selectCohortPage(db, institutionId, { ...page, archived: page.archived ?? 'false' });
 }
 
 /** A cohort of the institution; another institution's is cohort_not_found like an unknown id. */
@@ -186,7 +194,10 @@ export async function getCohort(db: Db, institutionId: string, cohortId: string)
   return found;
 }
 
-/** A cohort by id, or undefined when absent (or the id is not a UUID). */
-export async function cohortById(db: Db, cohortId: string): Promise<Cohort | undefined> {
+/**
+ * A cohort by id, with its institution's slug and archived state (the roster feed's lookup), or
+ * undefined when absent (or the id is not a UUID).
+ */
+export async function cohortById(db: Db, cohortId: string): Promise<CohortOfInstitution | undefined> {
   return uuidPattern.test(cohortId) ? selectCohortById(db, cohortId) : undefined;
 }

@@ -10,17 +10,19 @@ import type { KeysetPage } from '../../db/keyset.ts';
 import { keysetPage, type Paged } from '../../db/keyset.ts';
 import type { CursorKey } from '../../lib/cursor.ts';
 import type {
+  ArchivedFilter,
   AudienceTagListing,
   CampusListing,
   Cohort,
   CohortClock,
+  CohortOfInstitution,
   Institution,
   ProgramListing,
   StudentFilter,
   StudentListing,
 } from './schemas.ts';
 
-const institutionColumns = 'id, slug, name, time_zone, created_at';
+const institutionColumns = 'id, slug, name, time_zone, created_at, archived_at';
 
 export async function selectInstitutionBySlug(db: Queryable, slug: string): Promise<Institution | undefined> {
   const { rows } = await db.query<Institution>(
@@ -64,16 +66,64 @@ export async function updateInstitutionRow(
   return rows[0];
 }
 
-export async function selectInstitutionPage(db: Queryable, page: KeysetPage): Promise<Paged<Institution>> {
+/** The condition of a listing's `archived` filter on a table's archived_at (one of three fixed texts). */
+function archivedCondition(column: string, archived: ArchivedFilter): string {
+  if (archived === 'any') return 'true';
+  return `${column} IS ${archived === 'true' ? 'NOT ' : ''}NULL`;
+}
+
+export async function selectInstitutionPage(
+  db: Queryable,
+  page: KeysetPage & { archived: ArchivedFilter },
+): Promise<Paged<Institution>> {
   const { rows } = await db.query<Institution & { sort_key: CursorKey }>(
     `SELECT ${institutionColumns}, json_build_array(slug) AS sort_key FROM institutions
-     WHERE $1::text IS NULL OR slug > $1::text ORDER BY slug LIMIT $2`,
+     WHERE ($1::text IS NULL OR slug > $1::text) AND ${archivedCondition('archived_at', page.archived)}
+     ORDER BY slug LIMIT $2`,
     [page.after?.[0] ?? null, page.limit + 1],
   );
   return keysetPage(rows, page.limit);
 }
 
-const cohortColumns = `id, institution_id, name, clock, to_char(start_date, 'YYYY-MM-DD') AS start_date, created_at`;
+/**
+ * Archives (`archive` true) or restores an institution. Archiving an archived one keeps its
+ * first archived_at, restoring an active one changes nothing: both are idempotent.
+ */
+export async function setInstitutionArchived(
+  db: Queryable,
+  institutionId: string,
+  archive: boolean,
+  now: Date,
+): Promise<Institution> {
+  const { rows } = await db.query<Institution>(
+    `UPDATE institutions SET archived_at = CASE WHEN $2 THEN coalesce(archived_at, $3) END
+     WHERE id = $1 RETURNING ${institutionColumns}`,
+    [institutionId, archive, now],
+  );
+  return rows[0];
+}
+
+/** Archives or restores a cohort of the institution (idempotent); undefined when it has no such cohort. */
+export async function setCohortArchived(
+  db: Queryable,
+  institutionId: string,
+  cohortId: string,
+  archive: boolean,
+  now: Date,
+): Promise<Cohort | undefined> {
+  const { rows } = await db.query<Cohort>(
+    `UPDATE cohorts SET archived_at = CASE WHEN $3 THEN coalesce(archived_at, $4) END
+     WHERE institution_id = $1 AND id = $2 RETURNING ${cohortColumns}`,
+    [institutionId, cohortId, archive, now],
+  );
+  return rows[0];
+}
+
+/** A cohort's columns, of the table or of its alias `t` ("c."). */
+const cohortColumnsOf = (t = '') =>
+  `${t}id, ${t}institution_id, ${t}name, ${t}clock, to_char(${t}start_date, 'YYYY-MM-DD') AS start_date,
+   ${t}created_at, ${t}archived_at`;
+const cohortColumns = cohortColumnsOf();
 
 export async function insertCohort(
   db: Queryable,
@@ -111,12 +161,13 @@ export async function updateCohortRow(
 export async function selectCohortPage(
   db: Queryable,
   institutionId: string,
-  page: KeysetPage,
+  page: KeysetPage & { archived: ArchivedFilter },
 ): Promise<Paged<Cohort>> {
   const { rows } = await db.query<Cohort & { sort_key: CursorKey }>(
     `SELECT ${cohortColumns}, json_build_array(created_at, id) AS sort_key
      FROM cohorts
      WHERE institution_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id) > ($2::timestamptz, $3::uuid))
+       AND ${archivedCondition('archived_at', page.archived)}
      ORDER BY created_at, id LIMIT $4`,
     [institutionId, page.after?.[0] ?? null, page.after?.[1] ?? null, page.limit + 1],
   );
@@ -136,9 +187,20 @@ export async function selectCohort(
   return rows[0];
 }
 
-/** A cohort by id, of whichever institution (the roster feed checks whose it is). */
-export async function selectCohortById(db: Queryable, cohortId: string): Promise<Cohort | undefined> {
-  const { rows } = await db.query<Cohort>(`SELECT ${cohortColumns} FROM cohorts WHERE id = $1`, [cohortId]);
+/**
+ * A cohort by id, of whichever institution (the roster feed checks whose it is), with its
+ * institution's slug and archived_at (a push into an archived institution is refused).
+ */
+export async function selectCohortById(
+  db: Queryable,
+  cohortId: string,
+): Promise<CohortOfInstitution | undefined> {
+  const { rows } = await db.query<CohortOfInstitution>(
+    `SELECT ${cohortColumnsOf('c.')},
+       i.slug AS institution_slug, i.archived_at AS institution_archived_at
+     FROM cohorts c JOIN institutions i ON i.id = c.institution_id WHERE c.id = $1`,
+    [cohortId],
+  );
   return rows[0];
 }
 

@@ -3,7 +3,7 @@
 // checks its forms with them, so the two cannot drift apart.
 import { type Static, Type } from 'typebox';
 import { slugPattern } from '../../lib/ids.ts';
-import { DateTime, Nullable, Text, Uuid } from '../../lib/schema.ts';
+import { DateTime, Nullable, StringEnum, Text, Uuid } from '../../lib/schema.ts';
 
 export const Institution = Type.Object({
   id: Uuid(),
@@ -14,6 +14,12 @@ export const Institution = Type.Object({
       "IANA time zone the student pages count days in: a student's today, their six weeks and the times they read",
   }),
   created_at: DateTime(),
+  archived_at: Nullable(
+    DateTime(
+      'When the operator archived the institution (docs/archiving.md); null while it is active. ' +
+        'An archived institution refuses pushes and writes with 409 `institution_archived`.',
+    ),
+  ),
 });
 export type Institution = Static<typeof Institution>;
 
@@ -54,8 +60,17 @@ export const Cohort = Type.Object({
       "First day of the cohort's six weeks (cohort clock); null until set. An individual cohort ignores it.",
   }),
   created_at: DateTime(),
+  archived_at: Nullable(
+    DateTime(
+      'When the cohort was archived (docs/archiving.md); null while it is active. A push naming an archived ' +
+        'cohort is 409 `cohort_archived`; its students stay.',
+    ),
+  ),
 });
 export type Cohort = Static<typeof Cohort>;
+
+/** A cohort with its institution's slug and archived state (the roster feed's lookup). */
+export type CohortOfInstitution = Cohort & { institution_slug: string; institution_archived_at: Date | null };
 
 const StartDate = Type.Union([Type.String({ maxLength: 10, description: 'YYYY-MM-DD' }), Type.Null()], {
   description:
@@ -78,6 +93,19 @@ export const CohortChangeBody = Type.Object({
   start_date: Type.Optional(StartDate),
 });
 export type CohortChangeBody = Static<typeof CohortChangeBody>;
+
+/** Which institutions or cohorts a listing shows: the active ones (the default), the archived ones, or both. */
+export const archivedChoices = ['false', 'true', 'any'] as const;
+export type ArchivedFilter = (typeof archivedChoices)[number];
+
+export const ArchivedQuery = Type.Object({
+  archived: Type.Optional(
+    StringEnum(
+      archivedChoices,
+      'false (the default): active ones only; true: archived ones only; any: both. Any other value is 400.',
+    ),
+  ),
+});
 
 export const Student = Type.Object({
   id: Uuid(),

@@ -3,6 +3,7 @@
 // roster feed, the CLI and the benchmarks. Nothing is decided here. The shapes are ./schemas.ts.
 import type { Db } from '../../db/db.ts';
 import type { KeysetPage } from '../../db/keyset.ts';
+import { archiveInstitution, restoreInstitution, setCohortArchive } from './archiving.ts';
 import {
   cohortById,
   createCohort,
@@ -17,15 +18,17 @@ import {
 } from './institutions.ts';
 import { getStudent, listAudienceTags, listCampuses, listPrograms, listStudents } from './listings.ts';
 import { selectInstitutionBySlug } from './queries.ts';
-import type { CohortClock, StudentFilter } from './schemas.ts';
+import type { ArchivedFilter, CohortClock, StudentFilter } from './schemas.ts';
 
 export { checkStartDate, checkTimeZone, cohortOrder, institutionOrder } from './institutions.ts';
 export { audienceTagOrder, campusOrder, programOrder, studentOrder } from './listings.ts';
 export type {
+  ArchivedFilter,
   AudienceTagListing,
   CampusListing,
   Cohort,
   CohortClock,
+  CohortOfInstitution,
   Institution,
   ProgramListing,
   StudentFilter,
@@ -44,7 +47,12 @@ export function createInstitutionsService(db: Db) {
     /** Renames an institution or changes its time zone; fields not given are kept. */
     update: (institutionId: string, changes: { name?: string; time_zone?: string }) =>
       updateInstitution(db, institutionId, changes),
-    list: (page: KeysetPage) => listInstitutions(db, page),
+    /** A page of the institutions: the active ones unless `archived` says. */
+    list: (page: KeysetPage & { archived?: ArchivedFilter }) => listInstitutions(db, page),
+    /** Archives an institution (idempotent; docs/archiving.md). */
+    archive: (institutionId: string) => archiveInstitution(db, institutionId),
+    /** Restores an archived institution (idempotent). */
+    restore: (institutionId: string) => restoreInstitution(db, institutionId),
     createCohort: (
       institutionId: string,
       input: { name: string; clock: CohortClock; startDate?: string | null },
@@ -55,7 +63,12 @@ export function createInstitutionsService(db: Db) {
       cohortId: string,
       input: { name?: string; clock?: CohortClock; startDate?: string | null },
     ) => updateCohort(db, institutionId, cohortId, input),
-    listCohorts: (institutionId: string, page: KeysetPage) => listCohorts(db, institutionId, page),
+    /** A page of the institution's cohorts: the active ones unless `archived` says. */
+    listCohorts: (institutionId: string, page: KeysetPage & { archived?: ArchivedFilter }) =>
+      listCohorts(db, institutionId, page),
+    /** Archives (`archive`) or restores a cohort of the institution (idempotent). */
+    setCohortArchive: (institutionId: string, cohortId: string, archive: boolean) =>
+      setCohortArchive(db, institutionId, cohortId, archive),
     /** A cohort of the institution; another institution's is cohort_not_found like an unknown id. */
     getCohort: (institutionId: string, cohortId: string) => getCohort(db, institutionId, cohortId),
     /** A cohort by id, or undefined when absent (or the id is not a UUID). */

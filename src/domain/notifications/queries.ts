@@ -148,7 +148,8 @@ export interface ClaimedNotification {
 /**
  * Claims up to `limit` due rows under a new lease (FOR UPDATE SKIP LOCKED: any number of workers
  * share the outbox and a row is claimed by one of them at a time). The due time moves to the end
- * of the lease, so a worker that dies mid-send lets the row fall due again then.
+ * of the lease, so a worker that dies mid-send lets the row fall due again then. An archived
+ * institution's rows wait, unclaimed, until it is restored (docs/archiving.md).
  */
 export async function claimDue(
   db: Queryable,
@@ -157,12 +158,13 @@ export async function claimDue(
   const leaseUntil = new Date(request.now.getTime() + request.leaseMs);
   const { rows } = await db.query<ClaimedNotification>(
     `WITH due AS (
-       SELECT id FROM notifications
-       WHERE state = 'pending' AND next_attempt_at <= $1
-         AND ($5::uuid[] IS NULL OR institution_id = ANY ($5::uuid[]))
-       ORDER BY next_attempt_at
+       SELECT o.id FROM notifications o
+       WHERE o.state = 'pending' AND o.next_attempt_at <= $1
+         AND ($5::uuid[] IS NULL OR o.institution_id = ANY ($5::uuid[]))
+         AND NOT EXISTS (SELECT 1 FROM institutions a WHERE a.id = o.institution_id AND a.archived_at IS NOT NULL)
+       ORDER BY o.next_attempt_at
        LIMIT $2
-       FOR UPDATE SKIP LOCKED
+       FOR UPDATE OF o SKIP LOCKED
      )
      UPDATE notifications n
      SET lease_token = $3, lease_until = $4, next_attempt_at = $4, attempts = n.attempts + 1

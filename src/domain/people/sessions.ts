@@ -37,6 +37,8 @@ interface SessionRow {
   student_email: string | null;
   /** The student's institution's time zone (students only). */
   time_zone: string | null;
+  /** When the student's institution was archived (students only; docs/archiving.md). */
+  archived_at: Date | null;
 }
 
 const TOUCH_AFTER_MS = 60_000;
@@ -76,7 +78,7 @@ export function createSessions(db: Db, clock: Clock, policy: SessionPolicy) {
         `SELECT s.id, s.institution_id, s.person_id, s.student_id, s.operator, s.last_seen_at, s.expires_at,
                 p.name AS person_name, p.email AS person_email, p.roles, p.permissions,
                 nullif(concat_ws(' ', st.first_name, st.last_name), '') AS student_name, st.email AS student_email,
-                i.time_zone
+                i.time_zone, i.archived_at
          FROM sessions s
          LEFT JOIN people p ON p.id = s.person_id AND p.removed_at IS NULL
          LEFT JOIN students st ON st.id = s.student_id AND st.departed_at IS NULL
@@ -153,6 +155,7 @@ function toCaller(row: SessionRow): Caller | undefined {
       actor: row.student_name ?? row.student_email,
       sessionId: row.id,
       timeZone: row.time_zone ?? 'UTC',
+      institutionArchivedAt: row.archived_at,
     };
   }
   return undefined;

@@ -10,14 +10,18 @@
 //   its own secret is 401;
 // - enrolments (institution slug): 401 for another institution's slug (spec 4.2 rule 4); the
 //   bootstrap secret is told plainly that a slug is unknown (404 institution_not_found).
+// Once the caller may push there, an archived institution (409 institution_archived) or an
+// archived cohort (409 cohort_archived) refuses the push (src/domain/institutions/archiving.ts):
+// only a caller who may push into an institution learns that it is archived.
 import { ApiError } from '../../errors.ts';
 import { slugPattern } from '../../lib/ids.ts';
-import type { Cohort, Institution } from '../institutions/service.ts';
+import { refuseArchivedCohort, refuseArchivedInstitution } from '../institutions/archiving.ts';
+import type { CohortOfInstitution, Institution } from '../institutions/service.ts';
 import type { RosterCaller } from '../secrets/roster-secrets.ts';
 
 export interface FeedAccessDeps {
   institutions: {
-    cohort(cohortId: string): Promise<Cohort | undefined>;
+    cohort(cohortId: string): Promise<CohortOfInstitution | undefined>;
     bySlug(slug: string): Promise<Institution | undefined>;
   };
   rosterSecrets: { mayAccess(caller: RosterCaller, institutionId: string): Promise<boolean> };
@@ -42,12 +46,15 @@ export async function pushVerdict(
 export const credentialOf = (caller: RosterCaller) =>
   caller.kind === 'bootstrap' ? ('bootstrap_secret' as const) : ('institution_secret' as const);
 
-/** The cohort a roster push names, once the caller may push into its institution; else throws. */
+/**
+ * The cohort a roster push names, once the caller may push into its institution and neither is
+ * archived; else throws.
+ */
 export async function cohortForPush(
   deps: FeedAccessDeps,
   caller: RosterCaller,
   cohortId: string,
-): Promise<Cohort> {
+): Promise<CohortOfInstitution> {
   const cohort = await deps.institutions.cohort(cohortId);
   const verdict = cohort ? await pushVerdict(deps, caller, cohort.institution_id) : 'other_institution';
   if (verdict === 'bootstrap_closed') throw new ApiError('unauthorized', { detail: bootstrapClosed });
@@ -56,10 +63,15 @@ export async function cohortForPush(
       detail: 'cohort_id is not among the cohorts this secret may push to',
     });
   }
+  refuseArchivedInstitution({ slug: cohort.institution_slug, archived_at: cohort.institution_archived_at });
+  refuseArchivedCohort(cohort);
   return cohort;
 }
 
-/** The institution an enrolments push names by slug, once the caller may push into it; else throws. */
+/**
+ * The institution an enrolments push names by slug, once the caller may push into it and it is
+ * not archived; else throws.
+ */
 export async function institutionForPush(
   deps: FeedAccessDeps,
   caller: RosterCaller,
@@ -80,5 +92,6 @@ export async function institutionForPush(
   if (verdict !== 'allowed') {
     throw new ApiError('unauthorized', { detail: 'the bearer secret is not valid for this institution' });
   }
+  refuseArchivedInstitution(institution);
   return institution;
 }

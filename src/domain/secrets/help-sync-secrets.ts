@@ -14,6 +14,7 @@ import type { Db } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 import { slugPattern } from '../../lib/ids.ts';
 import { digestsEqual, generateSecret, sha256Hex } from '../../lib/secrets.ts';
+import { refuseArchivedInstitution } from '../institutions/archiving.ts';
 import {
   hasActive,
   insertSecret,
@@ -87,7 +88,8 @@ export async function syncSecretStatus(db: Db, institutionId: string): Promise<H
 }
 
 /**
- * Identifies the caller from a bearer token, or throws a 401 naming the case. `slug` is
+ * Identifies the caller from a bearer token, or throws a 401 naming the case (or 409
+ * institution_archived for a valid secret of an archived institution). `slug` is
  * the institution named in the request body, used only to tell "never issued" from
  * "wrong" when the token matches no secret.
  */
@@ -107,6 +109,8 @@ export async function authenticateSync(
         detail: 'this help-sync secret was revoked or rotated; use the current secret',
       });
     }
+    // A valid secret of an archived institution is told so (docs/archiving.md).
+    refuseArchivedInstitution(match);
     return { institutionId: match.institution_id, slug: match.slug };
   }
   if (

@@ -124,11 +124,14 @@ export async function rosterSecretRows(
   return { latest: rows.find((r) => !r.previous), previous: rows.find((r) => r.previous) };
 }
 
-/** Institutions whose current roster secret is at least `days` old, oldest first (the operator's list). */
+/**
+ * Active institutions whose current roster secret is at least `days` old, oldest first (the
+ * operator's list; an archived institution is not asked to rotate).
+ */
 export async function rosterSecretsDue(db: Queryable, days: number) {
   const { rows } = await db.query<{ slug: string; name: string; issued_at: Date; last_used_at: Date | null }>(
     `SELECT i.slug, i.name, s.created_at AS issued_at, s.last_used_at FROM roster_secrets s
-     JOIN institutions i ON i.id = s.institution_id
+     JOIN institutions i ON i.id = s.institution_id AND i.archived_at IS NULL
      WHERE s.revoked_at IS NULL AND s.expires_at IS NULL AND s.created_at <= now() - make_interval(days => $1)
      ORDER BY s.created_at, i.slug`,
     [days],
@@ -152,8 +155,9 @@ export async function syncSecretByHash(db: Queryable, hash: string) {
     slug: string;
     secret_hash: string;
     revoked: boolean;
+    archived_at: Date | null;
   }>(
-    `SELECT s.institution_id, i.slug, s.secret_hash, s.revoked_at IS NOT NULL AS revoked
+    `SELECT s.institution_id, i.slug, s.secret_hash, s.revoked_at IS NOT NULL AS revoked, i.archived_at
      FROM help_sync_secrets s JOIN institutions i ON i.id = s.institution_id
      WHERE s.secret_hash = $1`,
     [hash],

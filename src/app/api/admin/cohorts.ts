@@ -8,7 +8,12 @@ import {
   listCohorts,
   updateCohort,
 } from '../../../domain/institutions/institutions.ts';
-import { Cohort, CohortChangeBody, NewCohortBody } from '../../../domain/institutions/schemas.ts';
+import {
+  ArchivedQuery,
+  Cohort,
+  CohortChangeBody,
+  NewCohortBody,
+} from '../../../domain/institutions/schemas.ts';
 import type { Services } from '../../../services.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
@@ -23,7 +28,7 @@ import {
   Uuid,
 } from '../schemas.ts';
 
-const CohortParams = Type.Intersect([SlugParams, Type.Object({ id: Uuid('Cohort id') })]);
+export const CohortParams = Type.Intersect([SlugParams, Type.Object({ id: Uuid('Cohort id') })]);
 
 export function adminCohortRoutes(app: App, services: Services): void {
   const { db } = services;
@@ -100,16 +105,21 @@ export function adminCohortRoutes(app: App, services: Services): void {
         tags,
         security,
         summary: 'List cohorts',
-        description: 'Oldest first.',
+        description:
+          'Oldest first. Archived cohorts are left out unless `archived` says otherwise (`true`: only them; ' +
+          '`any`: every cohort); their students stay in the students listing either way.',
         params: SlugParams,
-        querystring: CursorQuery,
+        querystring: Type.Intersect([CursorQuery, ArchivedQuery]),
         response: { 200: Page(Cohort), ...errorResponses(400, 401, 404) },
       },
     },
     async (request) =>
       pageReply(
         cohortOrder,
-        await listCohorts(db, institutionOf(request).id, pageOf(cohortOrder, request.query)),
+        await listCohorts(db, institutionOf(request).id, {
+          ...pageOf(cohortOrder, request.query),
+          archived: request.query.archived,
+        }),
       ),
   );
 }

@@ -13,6 +13,7 @@ import {
   studentOrder,
 } from '../../../domain/institutions/listings.ts';
 import {
+  ArchivedQuery,
   AudienceTag,
   Campus,
   Institution,
@@ -35,6 +36,7 @@ import {
   SlugParams,
   Uuid,
 } from '../schemas.ts';
+import { adminArchiveRoutes } from './archiving.ts';
 import { adminRosterSecretRoutes } from './roster-secret.ts';
 import { StudentQuery, sendStudentsCsv, studentFilter } from './students-csv.ts';
 
@@ -69,13 +71,21 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
         tags,
         security,
         summary: 'List institutions',
-        description: 'Ordered by slug.',
-        querystring: CursorQuery,
+        description:
+          'Ordered by slug. Archived institutions are left out unless `archived` says otherwise ' +
+          '(`true`: only them; `any`: every institution). Pass the same `archived` with the cursor.',
+        querystring: Type.Intersect([CursorQuery, ArchivedQuery]),
         response: { 200: Page(Institution), ...errorResponses(400, 401) },
       },
     },
     async (request) =>
-      pageReply(institutionOrder, await listInstitutions(db, pageOf(institutionOrder, request.query))),
+      pageReply(
+        institutionOrder,
+        await listInstitutions(db, {
+          ...pageOf(institutionOrder, request.query),
+          archived: request.query.archived,
+        }),
+      ),
   );
 
   app.get(
@@ -114,6 +124,7 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
   );
 
   adminRosterSecretRoutes(app, services);
+  adminArchiveRoutes(app, services);
   listingRoutes(app, services);
 }
 

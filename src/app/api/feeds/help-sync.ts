@@ -219,7 +219,8 @@ export function helpSyncRoutes(app: App, services: Services): void {
           'Authentication: `Authorization: Bearer ssp_sync_…`. 401 codes: `sync_secret_missing`, ' +
           '`sync_secret_wrong`, `sync_secret_revoked` (revoked or rotated away), `sync_secret_never_issued` ' +
           '(the named institution has never been issued a sync secret, so this surface does not exist for it). ' +
-          'A roster secret is never accepted here.\n\n' +
+          'A roster secret is never accepted here. A valid secret of an archived institution is 409 ' +
+          '`institution_archived` (docs/archiving.md).\n\n' +
           `Limits: ${MAX_UPDATES} updates per request (413 \`batch_too_large\`, \`max\`); ` +
           `${services.config.helpSyncRateLimitPerMinute} requests per minute per client IP ` +
           '(HELP_SYNC_RATE_LIMIT_PER_MINUTE; 429 `rate_limited` with `Retry-After`).',
@@ -249,7 +250,7 @@ export function helpSyncRoutes(app: App, services: Services): void {
               ],
             },
           ),
-          ...errorResponses(400, 401, 413, 415, 429, 500, 503),
+          ...errorResponses(400, 401, 409, 413, 415, 429, 500, 503),
         },
       },
       // The one hook that authenticates: after parsing, since the institution the body names

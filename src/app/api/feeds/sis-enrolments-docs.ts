@@ -62,7 +62,8 @@ export function enrolmentsDescription(ratePerMinute: number): string {
     '',
     "**Authentication**: the institution's roster secret, or the platform bootstrap secret while the institution " +
       "has never been issued one. A valid slug with another institution's secret is 401 `unauthorized`; an unknown " +
-      'slug is 401 for an institution secret and 404 `institution_not_found` for the bootstrap secret.',
+      'slug is 401 for an institution secret and 404 `institution_not_found` for the bootstrap secret. An archived ' +
+      'institution refuses every push with 409 `institution_archived` and a sentence (docs/archiving.md).',
     '',
     '**Request errors**: 400 (`malformed_json`, `empty_body`, `missing_field`, `invalid_field`, `unknown_section` ' +
       'for a top-level field that is not one of the above, with `field` and, when a field is close, `suggestion`), 413 `batch_too_large` with `max` and `field` naming ' +

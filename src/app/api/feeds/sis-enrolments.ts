@@ -102,7 +102,7 @@ export function sisEnrolmentsRoutes(app: App, services: Services): void {
         summary: 'Push programs, campuses, terms, units and enrolments',
         description: enrolmentsDescription(services.config.enrolmentsRateLimitPerMinute),
         body: Body,
-        response: { 200: Result, ...errorResponses(400, 401, 404, 413, 415, 429, 500, 503) },
+        response: { 200: Result, ...errorResponses(400, 401, 404, 409, 413, 415, 429, 500, 503) },
       },
       // The secret is checked after the rate limit (an onRequest hook, so guessing secrets is
       // limited too) and before the body is parsed: an unauthenticated caller learns nothing.

@@ -47,7 +47,8 @@ const SyncBody = Type.Object(
     cohort_id: Type.String({
       description:
         "The cohort's UUID; the institution is derived from it. A cohort of another institution, " +
-        'or one that does not exist (or is not a UUID), is 404 cohort_not_found.',
+        'or one that does not exist (or is not a UUID), is 404 cohort_not_found; an archived one is 409 ' +
+        'cohort_archived.',
     }),
     students: Type.Array(StudentRow, {
       description: `Up to ${MAX_STUDENTS_PER_PAGE} student rows; more is 413 batch_too_large with max.`,
@@ -303,7 +304,8 @@ secret accepts only that secret; once revoked, the feed is closed (no fallback).
 issued a secret accepts the platform-wide bootstrap secret. 401 \`unauthorized\` for a missing or wrong
 secret; 503 \`not_configured\` when no bootstrap secret and no institution secret exist at all. The bootstrap
 secret used on a cohort of an institution that has (or had) its own secret is 401. A cohort of another
-institution is 404 \`cohort_not_found\`, the same as a cohort that does not exist.
+institution is 404 \`cohort_not_found\`, the same as a cohort that does not exist. A cohort whose institution is
+archived is 409 \`institution_archived\`; an archived cohort is 409 \`cohort_archived\` (docs/archiving.md).
 
 **Rows** are validated one by one; a bad row is reported in \`errors\` as
 \`{row, email, student_id_ext, code, field, message}\` (\`row\` is the 0-based index in \`students\`,
@@ -368,7 +370,7 @@ export function sisSyncRoutes(app: App, services: Services): void {
         summary: 'Roster sync: push a page of students',
         description,
         body: SyncBody,
-        response: { 200: SyncResponse, ...errorResponses(400, 401, 404, 413, 415, 429, 500, 503) },
+        response: { 200: SyncResponse, ...errorResponses(400, 401, 404, 409, 413, 415, 429, 500, 503) },
       },
     },
     async (request) => {

@@ -24,6 +24,7 @@ const cohort: Cohort = {
   clock: 'individual',
   start_date: null,
   created_at: new Date('2026-03-04T10:00:00Z'),
+  archived_at: null,
 };
 
 test('a cohort form: no clock keeps it, an empty start date clears it', () => {

@@ -1,7 +1,7 @@
 // What the cohort pages show and send, built from the institutions domain's own types by pure
 // functions: the cohorts with the create form and the institution's time zone, a cohort's page,
 // and a cohort form as posted and as the domain takes it (an empty start date clears it).
-import type { Cohort, CohortChangeBody } from '../../../domain/institutions/schemas.ts';
+import type { ArchivedFilter, Cohort, CohortChangeBody } from '../../../domain/institutions/schemas.ts';
 import type { FieldText } from '../form-check.ts';
 import { text, timeZoneChoices, when } from './forms.ts';
 import type { Listing } from './listing.ts';
@@ -38,10 +38,11 @@ export function cohortInput(values: CohortValues): CohortChangeBody {
 }
 
 /** The cohorts page: a page of cohorts, the create form, and the institution's time zone. */
-export function cohortsView(listing: Listing<Cohort>, timeZone: string) {
+export function cohortsView(listing: Listing<Cohort>, timeZone: string, archived: ArchivedFilter = 'false') {
   return {
     title: 'Cohorts',
     listing,
+    archived,
     values: { name: '', clock: 'cohort', start_date: '' } as CohortValues,
     errors: {} as Record<string, string>,
     timeZone: { value: timeZone } as { value: string; error?: string },
@@ -76,5 +77,22 @@ export function cohortView(cohort: Cohort, baseUrl = 'http://127.0.0.1:3000') {
     values: { name: cohort.name, clock: cohort.clock, start_date: cohort.start_date ?? '' } as CohortValues,
     errors: {} as Record<string, string>,
     when,
+  };
+}
+
+/** The page that asks before a cohort is archived, naming what stops and what stays. */
+export function cohortArchiveConfirmation(cohort: Cohort, page: string) {
+  return {
+    title: `Archive ${cohort.name}?`,
+    message: `Archive the cohort ${cohort.name}? Nothing is deleted, and you can restore it from its page. While it is archived:`,
+    details: [
+      'A roster push naming it (ssp push roster --cohort, a OneRoster push) is refused with the code cohort_archived.',
+      'A OneRoster source that pulls into it is not pulled.',
+      'It is left out of the cohort lists unless you ask for archived ones.',
+      'Its students stay, and are listed and can sign in as before.',
+    ],
+    action: `${page}/archive`,
+    button: `Archive ${cohort.name}`,
+    back: page,
   };
 }

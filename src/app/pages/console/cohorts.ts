@@ -2,13 +2,15 @@
 // a cohort's page where its name, clock and start date are set. The student pages count a
 // cohort-clock student's six weeks from the cohort's start date (docs/student-app.md), so changing
 // it moves every student of the cohort at once; the institution's time zone, set here too, decides
-// which days those are.
+// which days those are. A cohort made by mistake is archived here (and restored): pushes naming it
+// are refused, its students stay (docs/archiving.md).
 //
 // Every page calls the institutions domain's functions with the request's institution, as the
 // admin API does: the same rules, the forms checked against the API's schemas, a refusal shown
 // next to the field it names.
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { setCohortArchive } from '../../../domain/institutions/archiving.ts';
 import {
   cohortOrder,
   createCohort,
@@ -18,6 +20,8 @@ import {
   updateInstitution,
 } from '../../../domain/institutions/institutions.ts';
 import {
+  type ArchivedFilter,
+  ArchivedQuery,
   CohortChangeBody,
   InstitutionChangeBody,
   NewCohortBody,
@@ -26,6 +30,7 @@ import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { checkForm } from '../form-check.ts';
 import {
+  cohortArchiveConfirmation,
   cohortFields,
   cohortInput,
   cohortsView,
@@ -34,12 +39,12 @@ import {
   timeZoneFields,
 } from './cohorts-view.ts';
 import { ctx, institutionOf } from './context.ts';
-import { checkErrors, refusalOf, text } from './forms.ts';
+import { checkErrors, confirmed, refusalOf, text } from './forms.ts';
 import { CursorQuery, readListing } from './listing.ts';
 
 const Params = Type.Object({ slug: Type.String() });
 const CohortParams = Type.Object({ slug: Type.String(), id: Type.String() });
-const listSchema = { hide: true, params: Params, querystring: CursorQuery };
+const listSchema = { hide: true, params: Params, querystring: Type.Intersect([CursorQuery, ArchivedQuery]) };
 const schema = { hide: true, params: CohortParams };
 const config = { access: 'admin' as const };
 const FIELDS = Object.keys(cohortFields);
@@ -54,13 +59,14 @@ export function cohortRoutes(app: App, { db, config: settings }: Services): void
 
   const cohorts = async (request: FastifyRequest, extra: PageData = {}, status = 200) => {
     const institution = institutionOf(request);
-    const cursor = (request.query as { cursor?: string } | undefined)?.cursor;
-    const listing = await readListing(cohortOrder, { cursor }, (page) =>
-      listCohorts(db, institution.id, page),
+    const query = request.query as { cursor?: string; archived?: ArchivedFilter } | undefined;
+    const archived = query?.archived ?? 'false';
+    const listing = await readListing(cohortOrder, { cursor: query?.cursor }, (page) =>
+      listCohorts(db, institution.id, { ...page, archived }),
     );
     return ctx(request).render(
       'console/cohorts.eta',
-      { ...cohortsView(listing, institution.time_zone), ...extra },
+      { ...cohortsView(listing, institution.time_zone, archived), ...extra },
       status,
     );
   };
@@ -131,4 +137,23 @@ export function cohortRoutes(app: App, { db, config: settings }: Services): void
     }
     return reply.redirect(`${pageOf(request, id)}?done=cohort_updated`, 303);
   });
+
+  // Archiving a cohort asks first, naming what stops; restoring does not (docs/archiving.md).
+  for (const action of ['archive', 'restore'] as const) {
+    app.post(`/:slug/cohorts/:id/${action}`, { config, schema }, async (request, reply) => {
+      const { id } = request.params;
+      const institutionId = institutionOf(request).id;
+      if (action === 'archive' && !confirmed(request.body)) {
+        // Asking first changes nothing: no audit entry for it.
+        request.unchanged = true;
+        const found = await getCohort(db, institutionId, id);
+        return ctx(request).render(
+          'console/confirm.eta',
+          cohortArchiveConfirmation(found, pageOf(request, id)),
+        );
+      }
+      await setCohortArchive(db, institutionId, id, action === 'archive');
+      return reply.redirect(`${pageOf(request, id)}?done=cohort_${action}d`, 303);
+    });
+  }
 }

@@ -47,6 +47,11 @@ const may = (caller: StaffCaller, access: Access) => caller.kind === 'operator' 
 /** Messages shown after a change, named by the `done` query parameter of the redirect. */
 const notices: Record<string, string> = {
   institution_created: 'The institution was created. Invite its first admin from People.',
+  institution_archived:
+    'The institution was archived: its pushes are refused and its background work stopped. Nothing was deleted.',
+  institution_restored: 'The institution was restored: pushes, changes and its background work resume.',
+  cohort_archived: 'The cohort was archived: pushes naming it are refused. Its students stay.',
+  cohort_restored: 'The cohort was restored: pushes naming it are accepted again.',
   roster_secret_revoked:
     'The roster secret was revoked: the roster feed is closed until a new secret is issued.',
   sync_secret_revoked: 'The help-sync secret was revoked.',
@@ -127,7 +132,13 @@ export function consoleSurface(): Surface {
       return { when: timesIn(zone), zone };
     },
     // A not-found page names no institution: the URL may point at one the caller may not know of.
-    errorData: (_request, failure) => (failure.status === 404 ? { institution: undefined, nav: [] } : {}),
+    // A change refused because the institution is archived says so in its title (docs/archiving.md).
+    errorData: (_request, failure) =>
+      failure.status === 404
+        ? { institution: undefined, nav: [] }
+        : failure.code === 'institution_archived'
+          ? { title: 'Not while the institution is archived' }
+          : {},
     redirect(request, error) {
       if (error.code === 'unauthorized') return signInFor(request);
       if (error.code === 'forbidden' && request.caller?.kind === 'student') return '/app/';

@@ -11,6 +11,7 @@ const cohort: Cohort = {
   clock: 'cohort',
   start_date: '2026-09-07',
   created_at: at,
+  archived_at: null,
 };
 const student: StudentListing = {
   id: 's1',

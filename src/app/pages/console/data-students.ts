@@ -49,7 +49,8 @@ export function dataStudentRoutes(app: App, services: Services): void {
           { cursor: request.query.cursor, size: 50 },
           (query, page) => institutions.listStudents(institution.id, { ...page, ...studentFilter(query) }),
         ),
-        allOrNone((page) => institutions.listCohorts(institution.id, page)),
+        // Every cohort, archived ones too: their students stay and are listed as before.
+        allOrNone((page) => institutions.listCohorts(institution.id, { ...page, archived: 'any' })),
         allOrNone((page) => institutions.listPrograms(institution.id, page)),
         allOrNone((page) => institutions.listCampuses(institution.id, page)),
       ]);

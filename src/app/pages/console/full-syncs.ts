@@ -36,7 +36,9 @@ export function fullSyncRoutes(app: App, services: Services): void {
     return id ? `${page}/${encodeURIComponent(id)}` : page;
   };
   const cohortsOf = async (institutionId: string) =>
-    cohortNames((await institutions.listCohorts(institutionId, { limit: MAX_COHORTS })).items);
+    cohortNames(
+      (await institutions.listCohorts(institutionId, { limit: MAX_COHORTS, archived: 'any' })).items,
+    );
 
   app.get(
     '/:slug/full-syncs',

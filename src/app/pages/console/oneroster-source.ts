@@ -25,7 +25,7 @@ export function oneRosterSourceRoutes(app: App, services: Services): void {
     const institutionId = institutionOf(request).id;
     const [source, cohorts, history] = await Promise.all([
       oneRosterSources.find(institutionId),
-      institutions.listCohorts(institutionId, { limit: 200 }),
+      institutions.listCohorts(institutionId, { limit: 200, archived: 'any' }),
       listRuns(db, institutionId, { limit: HISTORY, kind: 'oneroster' }),
     ]);
     const done = (request.query as { done?: unknown } | undefined)?.done;

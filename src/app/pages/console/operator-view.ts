@@ -1,7 +1,11 @@
 // What the operator's institutions page shows and sends, by pure functions: a page of
 // institutions with the create form, and that form as posted and as the domain takes it (no time
 // zone given is UTC).
-import type { Institution, NewInstitutionBody } from '../../../domain/institutions/schemas.ts';
+import type {
+  ArchivedFilter,
+  Institution,
+  NewInstitutionBody,
+} from '../../../domain/institutions/schemas.ts';
 import type { FieldText } from '../form-check.ts';
 import { text, timeZoneChoices, when } from './forms.ts';
 import type { Listing } from './listing.ts';
@@ -33,14 +37,38 @@ export function institutionInput(values: InstitutionValues): NewInstitutionBody 
   };
 }
 
-/** The institutions page: a page of them and the empty create form (its zone UTC). */
-export function institutionsView(institutions: Listing<Institution>) {
+/** The institutions page: a page of them (as `archived` chose) and the empty create form (its zone UTC). */
+export function institutionsView(institutions: Listing<Institution>, archived: ArchivedFilter = 'false') {
   return {
     title: 'Institutions',
     institutions,
+    archived,
+    base: archived === 'false' ? '/console/' : `/console/?archived=${archived}`,
     zones: timeZoneChoices,
     values: { slug: '', name: '', time_zone: 'UTC' } as InstitutionValues,
     errors: {} as Record<string, string>,
     when,
+  };
+}
+
+/** What archiving stops, named on the confirmation page (docs/archiving.md). */
+export const archivingStops = [
+  'Every push is refused with the code institution_archived: the roster and enrolment feeds, help-sync and ssp push.',
+  'Its calendar feeds are not fetched, its OneRoster source is not pulled, and no webhook or notification email is sent for it.',
+  'Its admins and staff can still sign in and read, but change nothing.',
+  'Its students see a page saying the service is not available.',
+];
+
+/** The page that asks before an institution is archived, naming what will stop. */
+export function archiveConfirmation(institution: Institution) {
+  return {
+    title: `Archive ${institution.name}?`,
+    message:
+      `Archive ${institution.name} (${institution.slug})? Nothing is deleted, and you can restore it from the ` +
+      'institutions page at any time. While it is archived:',
+    details: archivingStops,
+    action: `/console/${institution.slug}/archive`,
+    button: `Archive ${institution.name}`,
+    back: '/console/',
   };
 }

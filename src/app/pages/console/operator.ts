@@ -1,23 +1,38 @@
-// The operator's pages: every institution (create, list) and a way into each one's console.
+// The operator's pages: every institution (create, list, archive and restore: docs/archiving.md)
+// and a way into each one's console.
 // `/console/` itself is the entry: a person goes to their institution, the operator sees the list.
 // The pages call the institutions domain's functions, as the admin API does; the create form is
 // checked against the API's schema and a refusal shown next to the field it names.
 import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { archiveInstitution, restoreInstitution } from '../../../domain/institutions/archiving.ts';
 import {
   createInstitution,
   institutionById,
   institutionOrder,
   listInstitutions,
 } from '../../../domain/institutions/institutions.ts';
-import { NewInstitutionBody } from '../../../domain/institutions/schemas.ts';
+import {
+  type ArchivedFilter,
+  ArchivedQuery,
+  NewInstitutionBody,
+} from '../../../domain/institutions/schemas.ts';
 import { rosterSecretsDueForRotation } from '../../../domain/secrets/roster-secrets.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { checkForm } from '../form-check.ts';
-import { ctx } from './context.ts';
-import { checkErrors, refusalOf } from './forms.ts';
+import { ctx, institutionOf } from './context.ts';
+import { checkErrors, confirmed, refusalOf } from './forms.ts';
 import { CursorQuery, readListing } from './listing.ts';
-import { institutionFields, institutionInput, institutionsView, institutionValues } from './operator-view.ts';
+import {
+  archiveConfirmation,
+  institutionFields,
+  institutionInput,
+  institutionsView,
+  institutionValues,
+} from './operator-view.ts';
+
+const ListQuery = Type.Intersect([CursorQuery, ArchivedQuery]);
 
 export function operatorRoutes(app: App, { db }: Services): void {
   const listInstitutionsPage = async (
@@ -25,21 +40,24 @@ export function operatorRoutes(app: App, { db }: Services): void {
     extra: Record<string, unknown>,
     status = 200,
   ) => {
-    const cursor = (request.query as { cursor?: string } | undefined)?.cursor;
+    const query = request.query as { cursor?: string; archived?: ArchivedFilter } | undefined;
+    const archived = query?.archived ?? 'false';
     const [institutions, due] = await Promise.all([
-      readListing(institutionOrder, { cursor, size: 100 }, (page) => listInstitutions(db, page)),
+      readListing(institutionOrder, { cursor: query?.cursor, size: 100 }, (page) =>
+        listInstitutions(db, { ...page, archived }),
+      ),
       rosterSecretsDueForRotation(db),
     ]);
     return ctx(request).render(
       'console/institutions.eta',
-      { ...institutionsView(institutions), rotationDue: due, ...extra },
+      { ...institutionsView(institutions, archived), rotationDue: due, ...extra },
       status,
     );
   };
 
   app.get(
     '/',
-    { config: { access: 'self' }, schema: { hide: true, querystring: CursorQuery } },
+    { config: { access: 'self' }, schema: { hide: true, querystring: ListQuery } },
     async (request, reply) => {
       // The console's front door: a student belongs on the student pages, a person in their own
       // institution's console, the operator here.
@@ -66,5 +84,24 @@ export function operatorRoutes(app: App, { db }: Services): void {
       return listInstitutionsPage(request, { values, ...refused }, refused.status);
     }
     return reply.redirect(`/console/${created.slug}/?done=institution_created`, 303);
+  });
+
+  // Archiving asks first, naming what will stop; restoring does not (it only turns things back on).
+  // Both are the operator's, and the only writes an archived institution takes.
+  const archiving = { config: { access: 'operator' as const, whileArchived: true }, schema: { hide: true } };
+  app.post('/:slug/archive', archiving, async (request, reply) => {
+    const institution = institutionOf(request);
+    if (!confirmed(request.body)) {
+      // Asking first changes nothing: no audit entry for it.
+      request.unchanged = true;
+      return ctx(request).render('console/confirm.eta', archiveConfirmation(institution));
+    }
+    await archiveInstitution(db, institution.id);
+    return reply.redirect('/console/?archived=true&done=institution_archived', 303);
+  });
+
+  app.post('/:slug/restore', archiving, async (request, reply) => {
+    await restoreInstitution(db, institutionOf(request).id);
+    return reply.redirect('/console/?done=institution_restored', 303);
   });
 }

@@ -60,6 +60,10 @@ const studentSurface: Surface = {
       path: request.url.split('?')[0],
     };
   },
+  // An archived institution's students are told, plainly, that the service is not available
+  // (docs/archiving.md): no tabs or links to pages that would say the same.
+  errorData: (_request, failure) =>
+    failure.code === 'institution_archived' ? { title: 'Service not available', unavailable: true } : {},
   redirect(request, error) {
     if (error.code === 'unauthorized') return signInFor(request);
     // The student pages are for students; staff and operators have the console.

@@ -10,6 +10,7 @@ import { ApiError } from '../../../errors.ts';
 import type { Clock } from '../../../lib/clock.ts';
 import type { Keyring } from '../../../lib/encryption.ts';
 import type { OutboundPolicy } from '../../../lib/outbound-url.ts';
+import { refuseArchivedCohort } from '../../institutions/archiving.ts';
 import type { RosterSyncService } from '../../roster/sync.ts';
 import { recordRun } from '../../runs/runs.ts';
 import type { TaxonomyService } from '../../taxonomy/service.ts';
@@ -19,7 +20,7 @@ import { mapOneRoster } from '../plan.ts';
 import { type Applied, applyMapped } from './apply.ts';
 import { createOneRosterClient, PullFailure, type PullLimits } from './client.ts';
 import { fetchAll, keepOrgs, PULLED, sourceOf } from './fetch.ts';
-import { CLAIM_DUE_SQL, CLAIM_SQL, FINISH_SQL } from './queries.ts';
+import { CLAIM_DUE_SQL, CLAIM_SQL, FINISH_SQL, SOURCE_COHORT_SQL } from './queries.ts';
 import { DEFAULT_SOURCE_MAPPING, type SourceMapping } from './sources.ts';
 
 export interface PullDeps {
@@ -254,14 +255,19 @@ export async function pullSource(
   };
 }
 
-/** "Sync now": claims the institution's source and pulls it; 409 while a pull of it runs. */
+/**
+ * "Sync now": claims the institution's source and pulls it; 409 pull_in_progress while a pull of
+ * it runs, 409 cohort_archived when its cohort is archived.
+ */
 export async function pullNow(deps: PullDeps, institutionId: string, mode?: PullMode): Promise<PullOutcome> {
   const claimed = await claimSource(deps, institutionId);
   if (!claimed) {
-    const { rows } = await deps.db.query('SELECT 1 FROM oneroster_sources WHERE institution_id = $1', [
-      institutionId,
-    ]);
+    const { rows } = await deps.db.query<{ id: string; name: string; archived_at: Date | null }>(
+      SOURCE_COHORT_SQL,
+      [institutionId],
+    );
     if (!rows[0]) throw new ApiError('not_found', { detail: 'this institution has no OneRoster source' });
+    refuseArchivedCohort(rows[0]);
     throw new ApiError('pull_in_progress', {
       detail: 'a pull of this source is under way; try again when it ends',
     });

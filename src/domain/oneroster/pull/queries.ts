@@ -25,20 +25,40 @@ export const claimedColumns = `id, institution_id, base_url, token_url, client_i
   cohort_id, org_ids, mapping, pull_every_minutes, full_every_hours, delta_since, last_full_at, known,
   failure_count, lease_token`;
 
-/** One institution's source for a pull now; none when a pull of it holds the lease. */
+/** A source whose cohort is archived is not pulled (docs/archiving.md). */
+const cohortActive = (source: string) =>
+  `NOT EXISTS (SELECT 1 FROM cohorts c WHERE c.id = ${source}.cohort_id AND c.archived_at IS NOT NULL)`;
+
+/**
+ * One institution's source for a pull now; none when a pull of it holds the lease or its cohort
+ * is archived (the caller tells which). An archived institution never gets here: its writes are
+ * refused by the request context.
+ */
 export const CLAIM_SQL = `
 UPDATE oneroster_sources SET lease_token = gen_random_uuid(), lease_until = $3
 WHERE institution_id = $1 AND (lease_until IS NULL OR lease_until <= $2)
+  AND ${cohortActive('oneroster_sources')}
 RETURNING ${claimedColumns}`;
 
-/** Due sources, for the worker; SKIP LOCKED so any number of workers claim without waiting. */
+/** Why CLAIM_SQL claimed nothing: the source's cohort (none: no source). */
+export const SOURCE_COHORT_SQL = `
+SELECT c.id, c.name, c.archived_at FROM oneroster_sources s JOIN cohorts c ON c.id = s.cohort_id
+WHERE s.institution_id = $1`;
+
+/**
+ * Due sources, for the worker; SKIP LOCKED so any number of workers claim without waiting. An
+ * archived institution's source, or one whose cohort is archived, is skipped (and falls due at
+ * once when restored: its next_pull_at stays where it was).
+ */
 export const CLAIM_DUE_SQL = `
 WITH due AS (
-  SELECT id FROM oneroster_sources
-  WHERE next_pull_at <= $1 AND (lease_until IS NULL OR lease_until <= $1)
-    AND ($4::uuid[] IS NULL OR institution_id = ANY ($4::uuid[]))
-  ORDER BY next_pull_at LIMIT $2
-  FOR UPDATE SKIP LOCKED
+  SELECT s.id FROM oneroster_sources s
+  WHERE s.next_pull_at <= $1 AND (s.lease_until IS NULL OR s.lease_until <= $1)
+    AND ($4::uuid[] IS NULL OR s.institution_id = ANY ($4::uuid[]))
+    AND NOT EXISTS (SELECT 1 FROM institutions i WHERE i.id = s.institution_id AND i.archived_at IS NOT NULL)
+    AND ${cohortActive('s')}
+  ORDER BY s.next_pull_at LIMIT $2
+  FOR UPDATE OF s SKIP LOCKED
 )
 UPDATE oneroster_sources s SET lease_token = gen_random_uuid(), lease_until = $3
 FROM due WHERE s.id = due.id

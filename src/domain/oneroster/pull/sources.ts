@@ -7,6 +7,7 @@ import type { Db } from '../../../db/db.ts';
 import { ApiError } from '../../../errors.ts';
 import type { Keyring } from '../../../lib/encryption.ts';
 import { checkOutboundUrl, type OutboundPolicy, type Resolver } from '../../../lib/outbound-url.ts';
+import { refuseArchivedCohort } from '../../institutions/archiving.ts';
 import {
   DEFAULT_MAPPING,
   PROGRAM_SOURCES,
@@ -126,15 +127,16 @@ export function createOneRosterSources(deps: {
     async put(institutionId: string, body: SourceSettings, now: Date): Promise<OneRosterSource> {
       const baseUrl = await url('base_url', body.base_url);
       const tokenUrl = await url('token_url', body.token_url);
-      const { rows: cohort } = await db.query('SELECT 1 FROM cohorts WHERE id = $1 AND institution_id = $2', [
-        body.cohort_id,
-        institutionId,
-      ]);
+      const { rows: cohort } = await db.query<{ id: string; name: string; archived_at: Date | null }>(
+        'SELECT id, name, archived_at FROM cohorts WHERE id = $1 AND institution_id = $2',
+        [body.cohort_id, institutionId],
+      );
       if (!cohort[0])
         throw new ApiError('cohort_not_found', {
           field: 'cohort_id',
           detail: 'no such cohort in this institution',
         });
+      refuseArchivedCohort(cohort[0]);
       const mapping: SourceMapping = {
         term_types: words('term_types', body.term_types, DEFAULT_SOURCE_MAPPING.term_types),
         campus_org_types: words(

@@ -15,6 +15,10 @@
 // numbered on from what this worker already has in flight, and cut at the per-endpoint limit,
 // the fair share and the overflow room.
 //
+// An archived institution's deliveries are not claimed (docs/archiving.md): they stay pending with
+// their due time and go out when it is restored. Its due rows are skipped by the scan of the due
+// index, one primary-key probe of institutions each: an institution archived by mistake has few.
+//
 // On failure (a database error) nothing is claimed: the loop logs it and tries again later.
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../../../db/db.ts';
@@ -59,6 +63,7 @@ export async function claimDeliveries(db: Queryable, request: ClaimRequest): Pro
        WHERE d.state = 'pending' AND d.next_attempt_at <= $1
          AND NOT (d.endpoint_id = ANY ($4::uuid[])) AND NOT (d.endpoint_id = ANY ($9::uuid[]))
          AND ($7::uuid[] IS NULL OR d.institution_id = ANY ($7::uuid[]))
+         AND NOT EXISTS (SELECT 1 FROM institutions i WHERE i.id = d.institution_id AND i.archived_at IS NOT NULL)
        ORDER BY d.next_attempt_at
        LIMIT $2
        FOR UPDATE OF d SKIP LOCKED
@@ -74,6 +79,7 @@ export async function claimDeliveries(db: Queryable, request: ClaimRequest): Pro
        WHERE $10 > 0 AND w.enabled AND (w.failing_since IS NOT NULL OR w.id = ANY ($9::uuid[]))
          AND NOT (w.id = ANY ($4::uuid[]))
          AND ($7::uuid[] IS NULL OR w.institution_id = ANY ($7::uuid[]))
+         AND NOT EXISTS (SELECT 1 FROM institutions i WHERE i.id = w.institution_id AND i.archived_at IS NOT NULL)
      ), ranked AS (
        SELECT id, slow, COALESCE((($6::jsonb) ->> endpoint_id::text)::int, 0)
          + row_number() OVER (PARTITION BY endpoint_id ORDER BY id) AS n
