@@ -73,7 +73,8 @@ export function fieldMessage(text: FieldText, error: SchemaError, value: unknown
 
 /**
  * Checks form values against a schema. Every field with a problem gets its message (the first
- * problem of each field); fields the form does not name are reported under `_form`.
+ * problem of each field, or its length when it is too long); fields the form does not name are
+ * reported under `_form`.
  */
 export function checkForm<T extends TSchema>(
   schema: T,
@@ -88,9 +89,12 @@ export function checkForm<T extends TSchema>(
       error.keyword === 'required'
         ? ((error.params.requiredProperties as string[] | undefined) ?? [])
         : [error.instancePath.split('/')[1] ?? ''];
+    // A value too long says so, whatever else is wrong with it ("Slug must be 63 characters or
+    // fewer" rather than the slug's pattern): shortening it is the first thing to do.
+    const overrides = error.keyword === 'maxLength' || error.keyword === 'maxItems';
     for (const name of names) {
       const key = name in fields ? name : '_form';
-      if (errors[key]) continue;
+      if (errors[key] && !(overrides && key !== '_form' && error.instancePath === `/${name}`)) continue;
       const text = fields[name] ?? { label: name || 'The form' };
       errors[key] = fieldMessage(text, error, values[name]);
     }

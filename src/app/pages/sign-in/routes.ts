@@ -85,14 +85,11 @@ function signInRoutes(app: App, services: Services): void {
         q && !problem ? identityProviders.findInstitutions(q) : Promise.resolve([]),
         identityProviders.forSignIn(null),
       ]);
-      if (problem) reply.code(400);
-      return reply.render('auth/sign-in.eta', {
-        title: 'Sign in',
-        q,
-        problem,
-        matches,
-        operatorSso: Boolean(operator),
-      });
+      return reply.render(
+        'auth/sign-in.eta',
+        { title: 'Sign in', q, problem, matches, operatorSso: Boolean(operator) },
+        problem ? 400 : 200,
+      );
     },
   );
 
