@@ -66,7 +66,10 @@ browserSuite('pages with long unbroken text', (h) => {
     assert.equal(feed.statusCode, 201, feed.body);
     const feedId = feed.json().id as string;
 
-    const admin = await h().person(tenant, { roles: ['admin', 'staff'], permissions: ['manage_integrations'] });
+    const admin = await h().person(tenant, {
+      roles: ['admin', 'staff'],
+      permissions: ['manage_integrations'],
+    });
     const at = `/console/${tenant.slug}`;
     const pages: [string, string][] = [
       ['inbox', `${at}/inbox`],
@@ -88,13 +91,17 @@ browserSuite('pages with long unbroken text', (h) => {
           await page.setViewportSize({ width, height: 900 });
           const res = await page.goto(url);
           assert.equal(res?.status(), 200, `${name}: ${url}`);
-          const { scrollWidth, innerWidth } = await page.evaluate(() => ({
-            scrollWidth: document.documentElement.scrollWidth,
-            innerWidth: window.innerWidth,
-          }));
+          const { scrollWidth, innerWidth } = await page.evaluate<{
+            scrollWidth: number;
+            innerWidth: number;
+          }>('({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth })');
           assert.ok(scrollWidth <= innerWidth, `${name} at ${width} px is ${scrollWidth} px wide`);
           if (width === 390) await h().check(page, `long-text-${name}-390`);
-          else await page.screenshot({ path: path.join(SCREENSHOTS, `long-text-${name}-1280.png`), fullPage: true });
+          else
+            await page.screenshot({
+              path: path.join(SCREENSHOTS, `long-text-${name}-1280.png`),
+              fullPage: true,
+            });
         }
       }
     } finally {
@@ -113,8 +120,8 @@ browserSuite('pages with long unbroken text', (h) => {
         await mine.page.setViewportSize({ width, height: 900 });
         const res = await mine.page.goto(`/app/requests/${requestId}`);
         assert.equal(res?.status(), 200);
-        const wide = await mine.page.evaluate(
-          () => document.documentElement.scrollWidth - window.innerWidth,
+        const wide = await mine.page.evaluate<number>(
+          'document.documentElement.scrollWidth - window.innerWidth',
         );
         assert.ok(wide <= 0, `the student's request at ${width} px is ${wide} px too wide`);
         await mine.page.screenshot({

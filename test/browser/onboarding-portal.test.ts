@@ -26,11 +26,14 @@ browserSuite('console: onboarding and the webhook portal', (h) => {
         await page.locator('#ssp-command').inputValue(),
         new RegExp(`ssp push roster --cohort ${tenant.cohortId} roster.csv --dry-run`),
       );
-      assert.match(await page.locator('#curl-command').inputValue(), new RegExp(`^curl .*${base}/api/sis/sync`));
+      assert.match(
+        await page.locator('#curl-command').inputValue(),
+        new RegExp(`^curl .*${base}/api/sis/sync`),
+      );
       const copyId = page.getByRole('button', { name: 'Copy the id' });
       await copyId.click();
       await page.getByRole('button', { name: 'Copied' }).first().waitFor();
-      assert.equal(await page.evaluate(() => navigator.clipboard.readText()), tenant.cohortId);
+      assert.equal(await page.evaluate<string>('navigator.clipboard.readText()'), tenant.cohortId);
       for (const name of ['ssp-command', 'curl-command']) {
         assert.equal(await page.locator(`[data-copy="${name}"]`).isVisible(), true, name);
       }
@@ -51,7 +54,7 @@ browserSuite('console: onboarding and the webhook portal', (h) => {
       assert.equal(await redirect.inputValue(), `${base}/auth/callback`);
       await page.getByRole('button', { name: 'Copy the redirect URI' }).click();
       await page.getByRole('button', { name: 'Copied' }).waitFor();
-      assert.equal(await page.evaluate(() => navigator.clipboard.readText()), `${base}/auth/callback`);
+      assert.equal(await page.evaluate<string>('navigator.clipboard.readText()'), `${base}/auth/callback`);
       await h().check(page, 'onboarding-people-redirect-uri');
     } finally {
       await context.close();

@@ -187,7 +187,10 @@ describeCalendar('console: calendar feeds, crisis contacts, cohorts', (ctx) => {
       ['url_2', 'javascript:alert(1)'],
     ]);
     assert.equal(bad.statusCode, 400);
-    assert.match(bad.body, /id="contact-2-url-error">Enter a web address starting with https:\/\/ or http:\/\//);
+    assert.match(
+      bad.body,
+      /id="contact-2-url-error">Enter a web address starting with https:\/\/ or http:\/\//,
+    );
     assert.match(bad.body, /value="Night line"/);
     assert.deepEqual((await ctx().admin('GET', api)).json(), { contacts: [] });
 

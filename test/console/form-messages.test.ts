@@ -20,7 +20,8 @@ function postForm(ctx: TestContext, who: Browser, url: string, fields: [string, 
 }
 
 /** What a schema path or a validator's wording looks like on a page. */
-const schemaSpeak = /must match|must NOT|must be equal to|must have required|\b(?:querystring|body|params|headers)\.\w/;
+const schemaSpeak =
+  /must match|must NOT|must be equal to|must have required|\b(?:querystring|body|params|headers)\.\w/;
 
 const count = async (ctx: TestContext, sql: string, params: unknown[]) =>
   Number((await ctx.db.query<{ n: string }>(`SELECT count(*) AS n FROM ${sql}`, params)).rows[0].n);
@@ -115,8 +116,7 @@ describeEachDatabase('forms speak people’s language', (ctx) => {
       permissions: ['manage_integrations'],
     });
     const endpoint = await addEndpoint(ctx(), tenant, { url: 'https://hooks.example.edu/ssp' });
-    const person = await personBrowser(ctx(), tenant, { roles: ['staff'] });
-    const personId = (await person.request('GET', '/admin/v1/me')).json().id as string;
+    const { personId } = await personBrowser(ctx(), tenant, { roles: ['staff'] });
     const at = `/console/${tenant.slug}`;
     const id = fc.constantFrom('not-a-uuid', '00000000-0000-4000-8000-000000000000', 'x'.repeat(300));
     const posts: fc.Arbitrary<string>[] = [
@@ -151,12 +151,45 @@ describeEachDatabase('forms speak people’s language', (ctx) => {
       id.map((x) => `${at}/full-syncs/${x}/confirm`),
     ];
     const names = [
-      'name', 'slug', 'time_zone', 'clock', 'start_date', 'url', 'description', 'event_types',
-      'enabled', 'refresh_minutes', 'audience_tags', 'email', 'roles', 'permissions', 'issuer',
-      'client_id', 'client_secret', 'email_domains', 'rows', 'name_0', 'phone_0', 'url_0',
-      'from', 'into', 'since', 'event_id', 'status', 'note', 'assignee_id', 'crisis', 'base_url',
-      'token_url', 'cohort_id', 'org_ids', 'pull_every_minutes', 'full_every_hours', 'programs_from',
-      'student_id', 'mode',
+      'name',
+      'slug',
+      'time_zone',
+      'clock',
+      'start_date',
+      'url',
+      'description',
+      'event_types',
+      'enabled',
+      'refresh_minutes',
+      'audience_tags',
+      'email',
+      'roles',
+      'permissions',
+      'issuer',
+      'client_id',
+      'client_secret',
+      'email_domains',
+      'rows',
+      'name_0',
+      'phone_0',
+      'url_0',
+      'from',
+      'into',
+      'since',
+      'event_id',
+      'status',
+      'note',
+      'assignee_id',
+      'crisis',
+      'base_url',
+      'token_url',
+      'cohort_id',
+      'org_ids',
+      'pull_every_minutes',
+      'full_every_hours',
+      'programs_from',
+      'student_id',
+      'mode',
     ];
     const junk = fc.oneof(
       fc.string({ maxLength: 20 }),
@@ -174,12 +207,40 @@ describeEachDatabase('forms speak people’s language', (ctx) => {
     );
 
     const pages = [
-      'inbox', 'students', 'runs', 'audit', 'units', 'enrolments', 'terms', 'campuses',
-      'calendar-feeds', 'webhooks', 'people', 'cohorts', 'notifications',
+      'inbox',
+      'students',
+      'runs',
+      'audit',
+      'units',
+      'enrolments',
+      'terms',
+      'campuses',
+      'calendar-feeds',
+      'webhooks',
+      'people',
+      'cohorts',
+      'notifications',
     ].map((path) => `${at}/${path}`);
     const query = fc.array(
       fc.tuple(
-        fc.constantFrom('q', 'status', 'priority', 'cursor', 'from', 'to', 'person', 'program', 'campus', 'day', 'feed', 'with_errors', 'term_code', 'unit_code', 'email', 'assigned'),
+        fc.constantFrom(
+          'q',
+          'status',
+          'priority',
+          'cursor',
+          'from',
+          'to',
+          'person',
+          'program',
+          'campus',
+          'day',
+          'feed',
+          'with_errors',
+          'term_code',
+          'unit_code',
+          'email',
+          'assigned',
+        ),
         junk,
       ),
       { minLength: 1, maxLength: 4 },

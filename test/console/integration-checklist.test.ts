@@ -34,7 +34,10 @@ describeEachDatabase('the integration checklist', (ctx) => {
     const dry = await feed('/api/sis/sync', { cohort_id: tenant.cohortId, dry_run: true, students });
     assert.equal(dry.statusCode, 200, dry.body);
     assert.equal(todo(await health()), 3, 'taxonomy and the dry run done; no real roster push yet');
-    assert.match(await health(), /Done when the latest real \(not dry-run\) roster push, or OneRoster pull, had no row errors/);
+    assert.match(
+      await health(),
+      /Done when the latest real \(not dry-run\) roster push, or OneRoster pull, had no row errors/,
+    );
 
     const real = await feed('/api/sis/sync', { cohort_id: tenant.cohortId, students });
     assert.equal(real.statusCode, 200, real.body);

@@ -43,8 +43,16 @@ test('valid values pass through typed', () => {
 
 test('a value too long says so before any other problem of the field', () => {
   const schema = Type.Object({ slug: Type.String({ maxLength: 63, pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }) });
-  const checked = checkForm(schema, { slug: 'a'.repeat(70) }, { slug: { label: 'Slug', hint: 'Use lower-case letters' } });
+  const checked = checkForm(
+    schema,
+    { slug: 'a'.repeat(70) },
+    { slug: { label: 'Slug', hint: 'Use lower-case letters' } },
+  );
   assert.deepEqual(checked, { ok: false, errors: { slug: 'Slug must be 63 characters or fewer' } });
-  const pattern = checkForm(schema, { slug: 'Bad Slug' }, { slug: { label: 'Slug', hint: 'Use lower-case letters' } });
+  const pattern = checkForm(
+    schema,
+    { slug: 'Bad Slug' },
+    { slug: { label: 'Slug', hint: 'Use lower-case letters' } },
+  );
   assert.deepEqual(pattern, { ok: false, errors: { slug: 'Use lower-case letters' } });
 });

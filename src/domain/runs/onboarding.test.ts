@@ -51,5 +51,8 @@ test('each step says when it counts as done; the errors step is about the latest
   const steps = checklistOf(none, now);
   for (const step of steps) assert.match(step.means, /^Done /, step.key);
   assert.equal(steps[3].detail, 'No real roster push yet.');
-  assert.match(steps[3].means, /latest real \(not dry-run\) roster push, or OneRoster pull, had no row errors/);
+  assert.match(
+    steps[3].means,
+    /latest real \(not dry-run\) roster push, or OneRoster pull, had no row errors/,
+  );
 });

@@ -53,7 +53,8 @@ export function checklistOf(facts: Facts, now: Date): ChecklistStep[] {
       label: 'The roster tried as a dry run',
       done: facts.roster_dry_run,
       detail: facts.roster_dry_run ? 'Done.' : 'No dry run of the roster yet.',
-      means: 'Done once a roster push was sent with dry_run (--dry-run): it changes nothing and answers each row’s errors.',
+      means:
+        'Done once a roster push was sent with dry_run (--dry-run): it changes nothing and answers each row’s errors.',
     },
     {
       key: 'roster_pushed',

@@ -100,7 +100,8 @@ export function contactProblems(value: unknown, index: number): ContactProblem[]
     good.add(field);
   }
   const text = (field: Field) => (record[field] as string).trim();
-  if (good.has('phone') && !phonePattern.test(text('phone'))) problems.push({ index, field: 'phone', kind: 'phone' });
+  if (good.has('phone') && !phonePattern.test(text('phone')))
+    problems.push({ index, field: 'phone', kind: 'phone' });
   if (good.has('url') && !isWebAddress(text('url'))) problems.push({ index, field: 'url', kind: 'url' });
   if (!given('phone') && !given('url')) problems.push({ index, field: 'phone', kind: 'unreachable' });
   return problems;

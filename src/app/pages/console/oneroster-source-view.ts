@@ -30,7 +30,10 @@ export const sourceFieldTexts: Record<(typeof sourceFields)[number], FieldText> 
   cohort_id: { label: 'Cohort', required: 'Choose a cohort for its students', hint: 'Choose a cohort' },
   org_ids: { label: 'Orgs to take', hint: 'Enter at most 500 sourcedIds, separated by commas' },
   term_types: { label: 'Session types that are terms', hint: 'Enter at most 100 names, separated by commas' },
-  campus_org_types: { label: 'Org types that are campuses', hint: 'Enter at most 100 names, separated by commas' },
+  campus_org_types: {
+    label: 'Org types that are campuses',
+    hint: 'Enter at most 100 names, separated by commas',
+  },
   programs_from: { label: 'Programs come from', hint: 'Choose where programs come from' },
   program_org_types: {
     label: 'Org types that are programs',
@@ -41,7 +44,10 @@ export const sourceFieldTexts: Record<(typeof sourceFields)[number], FieldText> 
     label: 'Pull every (minutes)',
     hint: 'Enter a whole number of minutes from 5 to 10080, or leave it empty',
   },
-  full_every_hours: { label: 'Full pull every (hours)', hint: 'Enter a whole number of hours from 1 to 8760' },
+  full_every_hours: {
+    label: 'Full pull every (hours)',
+    hint: 'Enter a whole number of hours from 1 to 8760',
+  },
 };
 
 export type SourceValues = Record<(typeof sourceFields)[number], string>;

@@ -61,10 +61,11 @@ export function oneRosterSourceRoutes(app: App, services: Services): void {
     const values = postedValues(request.body);
     const shown = { ...values, client_secret: '' };
     // The API's own schema first, so every field's problem shows at once; then the domain's rules.
-    const checked = checkForm(SourceBody, settingsOf(values), sourceFieldTexts);
+    const settings = settingsOf(values);
+    const checked = checkForm(SourceBody, { ...settings }, sourceFieldTexts);
     if (!checked.ok) return page(request, { values: shown, ...checkErrors(checked.errors) }, 400);
     try {
-      await oneRosterSources.put(institutionOf(request).id, settingsOf(values), clock.now());
+      await oneRosterSources.put(institutionOf(request).id, settings, clock.now());
     } catch (error) {
       const refused = refusalOf(error, sourceFields);
       return page(request, { values: shown, ...refused }, refused.status);

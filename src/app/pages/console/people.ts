@@ -49,7 +49,11 @@ export function peopleRoutes(app: App, services: Services): void {
   const overview = async (request: FastifyRequest, extra: PageData = {}, status = 200) => {
     const institutionId = institutionOf(request).id;
     const [people, idp] = await Promise.all([listPeople(db, institutionId), findProvider(db, institutionId)]);
-    return ctx(request).render('console/people.eta', { ...peopleView(people, idp, settings.publicBaseUrl), ...extra }, status);
+    return ctx(request).render(
+      'console/people.eta',
+      { ...peopleView(people, idp, settings.publicBaseUrl), ...extra },
+      status,
+    );
   };
 
   const personPage = async (request: FastifyRequest, extra: PageData = {}, status = 200) => {

@@ -8,7 +8,8 @@ export const MAX_SEARCH = 200;
 /** The search as typed (trimmed) and, when it cannot be looked up, the sentence that says why. */
 export function signInSearch(raw: unknown): { q: string; problem?: string } {
   const q = typeof raw === 'string' ? raw.trim() : '';
-  if (q.length > MAX_SEARCH) return { q, problem: `Institution or email must be ${MAX_SEARCH} characters or fewer` };
+  if (q.length > MAX_SEARCH)
+    return { q, problem: `Institution or email must be ${MAX_SEARCH} characters or fewer` };
   if (!isStorableText(q)) return { q: '', problem: 'Institution or email is not valid' };
   return { q };
 }

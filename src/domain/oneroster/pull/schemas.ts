@@ -67,4 +67,3 @@ export const SourceBody = Type.Object(
   },
   { additionalProperties: false },
 );
-
