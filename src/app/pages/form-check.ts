@@ -4,6 +4,7 @@
 // fewer"), never a schema path or a pattern.
 import type { Static, TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
+import { ApiError } from '../../errors.ts';
 
 /** How a form names a field, and what it says when the field's value has the wrong form. */
 export interface FieldText {
@@ -100,4 +101,28 @@ export function checkForm<T extends TSchema>(
     }
   }
   return { ok: false, errors };
+}
+
+/**
+ * A form check joined with the domain's own checks of single fields (a start date that exists in
+ * the calendar, a time zone Node knows), so those problems show with the schema's, all at once
+ * rather than after them. A field the domain refuses gets its `hint` (unless the schema already
+ * named a problem of it); anything but a refusal is rethrown.
+ */
+export function withFieldChecks<T>(
+  checked: FormCheck<T>,
+  checks: Record<string, () => unknown>,
+  fields: Record<string, FieldText>,
+): FormCheck<T> {
+  const errors: Record<string, string> = checked.ok ? {} : { ...checked.errors };
+  for (const [name, check] of Object.entries(checks)) {
+    if (errors[name]) continue;
+    try {
+      check();
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status >= 500) throw error;
+      errors[name] = fields[name]?.hint ?? `${fields[name]?.label ?? name} is not valid`;
+    }
+  }
+  return Object.keys(errors).length === 0 ? checked : { ok: false, errors };
 }

@@ -4,6 +4,7 @@
 // checked against the API's schema and a refusal shown next to the field it names.
 import type { FastifyRequest } from 'fastify';
 import {
+  checkTimeZone,
   createInstitution,
   institutionById,
   institutionOrder,
@@ -13,7 +14,7 @@ import { NewInstitutionBody } from '../../../domain/institutions/schemas.ts';
 import { rosterSecretsDueForRotation } from '../../../domain/secrets/roster-secrets.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
-import { checkForm } from '../form-check.ts';
+import { checkForm, withFieldChecks } from '../form-check.ts';
 import { ctx } from './context.ts';
 import { checkErrors, refusalOf } from './forms.ts';
 import { CursorQuery, readListing } from './listing.ts';
@@ -56,7 +57,11 @@ export function operatorRoutes(app: App, { db }: Services): void {
 
   app.post('/', { config: { access: 'operator' }, schema: { hide: true } }, async (request, reply) => {
     const values = institutionValues(request.body);
-    const checked = checkForm(NewInstitutionBody, institutionInput(values), institutionFields);
+    const checked = withFieldChecks(
+      checkForm(NewInstitutionBody, institutionInput(values), institutionFields),
+      { time_zone: () => checkTimeZone(values.time_zone || 'UTC') },
+      institutionFields,
+    );
     if (!checked.ok) return listInstitutionsPage(request, { values, ...checkErrors(checked.errors) }, 400);
     let created: Awaited<ReturnType<typeof createInstitution>>;
     try {
