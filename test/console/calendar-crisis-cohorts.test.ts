@@ -290,7 +290,7 @@ describeCalendar('console: calendar feeds, crisis contacts, cohorts', (ctx) => {
       ['start_date', '2026-02-30'],
     ]);
     assert.equal(bad.statusCode, 400);
-    assert.match(bad.body, /id="edit-start-error">[^<]*\(invalid_field\)/);
+    assert.match(bad.body, /id="edit-start-error">Enter the start date as a date that exists, YYYY-MM-DD/);
     assert.match(bad.body, /value="2026-02-30"/);
     const set = await postForm(ctx, admin, cohortPage, [
       ['name', name],
