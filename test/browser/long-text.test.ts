@@ -53,7 +53,10 @@ browserSuite('pages with long unbroken text', (h) => {
       token: tenant.rosterSecret,
       body: {
         cohort_id: tenant.cohortId,
-        students: [{ email: `${word('m')}@example.edu`, student_id_ext: word('s'), first_name: word('f') }],
+        // An email that is not one, and a 200-character SIS id: the row's error shows both keys.
+        students: [
+          { email: word('m').slice(0, 250), student_id_ext: word('s').slice(0, 200), first_name: 'F' },
+        ],
       },
     });
     assert.equal(pushed.statusCode, 200, pushed.body);
@@ -95,7 +98,14 @@ browserSuite('pages with long unbroken text', (h) => {
             scrollWidth: number;
             innerWidth: number;
           }>('({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth })');
-          assert.ok(scrollWidth <= innerWidth, `${name} at ${width} px is ${scrollWidth} px wide`);
+          // On failure, name the elements reaching past the window's right edge.
+          const past =
+            scrollWidth <= innerWidth
+              ? ''
+              : await page.evaluate<string>(
+                  `[...document.querySelectorAll('main *')].filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 6).map((el) => el.tagName + '.' + el.className + '#' + el.id).join(' ')`,
+                );
+          assert.ok(scrollWidth <= innerWidth, `${name} at ${width} px is ${scrollWidth} px wide: ${past}`);
           if (width === 390) await h().check(page, `long-text-${name}-390`);
           else
             await page.screenshot({
