@@ -187,8 +187,27 @@ describeCalendar('console: calendar feeds, crisis contacts, cohorts', (ctx) => {
       ['url_2', 'javascript:alert(1)'],
     ]);
     assert.equal(bad.statusCode, 400);
-    assert.match(bad.body, /id="contact-2-url-error">The web address must be [^<]*\(invalid_field\)/);
+    assert.match(
+      bad.body,
+      /id="contact-2-url-error">Enter a web address starting with https:\/\/ or http:\/\//,
+    );
     assert.match(bad.body, /value="Night line"/);
+    assert.deepEqual((await ctx().admin('GET', api)).json(), { contacts: [] });
+
+    // Every problem of every row at once, each next to its field, in sentences.
+    const many = await postForm(ctx, admin, page, [
+      ['rows', '2'],
+      ['phone_0', 'call us'],
+      ['name_1', 'N'.repeat(250)],
+      ['url_1', 'nightline.example.org'],
+    ]);
+    assert.equal(many.statusCode, 400);
+    assert.match(many.body, /id="contact-0-name-error">Enter a name</);
+    assert.match(many.body, /id="contact-0-phone-error">Enter a phone number of digits/);
+    assert.match(many.body, /id="contact-1-name-error">Name must be 200 characters or fewer</);
+    assert.match(many.body, /id="contact-1-url-error">Enter a web address starting with/);
+    assert.match(many.body, new RegExp(`value="${'N'.repeat(250)}"`), 'the value typed is kept, not cut');
+    assert.doesNotMatch(many.body, /contacts\[|invalid_field/);
     assert.deepEqual((await ctx().admin('GET', api)).json(), { contacts: [] });
 
     const saved = await postForm(ctx, admin, page, [
@@ -271,7 +290,7 @@ describeCalendar('console: calendar feeds, crisis contacts, cohorts', (ctx) => {
       ['start_date', '2026-02-30'],
     ]);
     assert.equal(bad.statusCode, 400);
-    assert.match(bad.body, /id="edit-start-error">[^<]*\(invalid_field\)/);
+    assert.match(bad.body, /id="edit-start-error">Enter the start date as a date that exists, YYYY-MM-DD/);
     assert.match(bad.body, /value="2026-02-30"/);
     const set = await postForm(ctx, admin, cohortPage, [
       ['name', name],

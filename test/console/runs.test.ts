@@ -51,8 +51,8 @@ describeEachDatabase('console push history: row keys, warning sentences, full sy
       head,
       /<th scope="col">row<\/th><th scope="col">email<\/th><th scope="col">student_id_ext<\/th>/,
     );
-    assert.match(page.body, /<td>1<\/td><td>not-an-email<\/td><td>S2<\/td>/);
-    assert.match(page.body, /<td>2<\/td><td><\/td><td>S3<\/td>/);
+    assert.match(page.body, /<td>1<\/td><td class="wrap">not-an-email<\/td><td class="wrap">S2<\/td>/);
+    assert.match(page.body, /<td>2<\/td><td class="wrap"><\/td><td class="wrap">S3<\/td>/);
     assert.match(
       page.body,
       /<li>2 rows name program code XYZ, which is not in your programs: rows 0, 3\. They imported without a program/,
@@ -71,7 +71,7 @@ describeEachDatabase('console push history: row keys, warning sentences, full sy
     );
     assert.match(
       run.body,
-      /<td>enrolments<\/td><td>0<\/td><td><\/td><td>S404<\/td><td>NURS9<\/td><td>2026-S1<\/td>/,
+      /<td>enrolments<\/td><td>0<\/td><td class="wrap"><\/td><td class="wrap">S404<\/td><td class="wrap">NURS9<\/td><td class="wrap">2026-S1<\/td>/,
     );
   });
 });

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Type } from 'typebox';
-import { checkForm } from './form-check.ts';
+import { ApiError } from '../../errors.ts';
+import { checkForm, withFieldChecks } from './form-check.ts';
 
 const Schema = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 5 }),
@@ -39,4 +40,50 @@ test('missing fields, lengths, and fields the form does not name', () => {
 test('valid values pass through typed', () => {
   const result = checkForm(Schema, { name: 'Ann', slug: 'ann', clock: 'cohort' }, fields);
   assert.deepEqual(result, { ok: true, value: { name: 'Ann', slug: 'ann', clock: 'cohort' } });
+});
+
+test('a value too long says so before any other problem of the field', () => {
+  const schema = Type.Object({ slug: Type.String({ maxLength: 63, pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }) });
+  const checked = checkForm(
+    schema,
+    { slug: 'a'.repeat(70) },
+    { slug: { label: 'Slug', hint: 'Use lower-case letters' } },
+  );
+  assert.deepEqual(checked, { ok: false, errors: { slug: 'Slug must be 63 characters or fewer' } });
+  const pattern = checkForm(
+    schema,
+    { slug: 'Bad Slug' },
+    { slug: { label: 'Slug', hint: 'Use lower-case letters' } },
+  );
+  assert.deepEqual(pattern, { ok: false, errors: { slug: 'Use lower-case letters' } });
+});
+
+test("the domain's checks of single fields show with the schema's problems, all at once", () => {
+  const schema = Type.Object({ name: Type.String({ minLength: 1 }), start: Type.String() });
+  const fields = { name: { label: 'Name' }, start: { label: 'Start', hint: 'Enter a date that exists' } };
+  const refuse = () => {
+    throw new ApiError('invalid_field', { field: 'start' });
+  };
+  assert.deepEqual(
+    withFieldChecks(checkForm(schema, { name: '', start: '2026-02-30' }, fields), { start: refuse }, fields),
+    {
+      ok: false,
+      errors: { name: 'Enter name', start: 'Enter a date that exists' },
+    },
+  );
+  const fine = checkForm(schema, { name: 'A', start: '2026-02-28' }, fields);
+  assert.deepEqual(withFieldChecks(fine, { start: () => '2026-02-28' }, fields), fine);
+  assert.throws(
+    () =>
+      withFieldChecks(
+        fine,
+        {
+          start: () => {
+            throw new Error('boom');
+          },
+        },
+        fields,
+      ),
+    /boom/,
+  );
 });

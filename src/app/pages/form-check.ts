@@ -4,6 +4,7 @@
 // fewer"), never a schema path or a pattern.
 import type { Static, TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
+import { ApiError } from '../../errors.ts';
 
 /** How a form names a field, and what it says when the field's value has the wrong form. */
 export interface FieldText {
@@ -73,7 +74,8 @@ export function fieldMessage(text: FieldText, error: SchemaError, value: unknown
 
 /**
  * Checks form values against a schema. Every field with a problem gets its message (the first
- * problem of each field); fields the form does not name are reported under `_form`.
+ * problem of each field, or its length when it is too long); fields the form does not name are
+ * reported under `_form`.
  */
 export function checkForm<T extends TSchema>(
   schema: T,
@@ -88,12 +90,39 @@ export function checkForm<T extends TSchema>(
       error.keyword === 'required'
         ? ((error.params.requiredProperties as string[] | undefined) ?? [])
         : [error.instancePath.split('/')[1] ?? ''];
+    // A value too long says so, whatever else is wrong with it ("Slug must be 63 characters or
+    // fewer" rather than the slug's pattern): shortening it is the first thing to do.
+    const overrides = error.keyword === 'maxLength' || error.keyword === 'maxItems';
     for (const name of names) {
       const key = name in fields ? name : '_form';
-      if (errors[key]) continue;
+      if (errors[key] && !(overrides && key !== '_form' && error.instancePath === `/${name}`)) continue;
       const text = fields[name] ?? { label: name || 'The form' };
       errors[key] = fieldMessage(text, error, values[name]);
     }
   }
   return { ok: false, errors };
+}
+
+/**
+ * A form check joined with the domain's own checks of single fields (a start date that exists in
+ * the calendar, a time zone Node knows), so those problems show with the schema's, all at once
+ * rather than after them. A field the domain refuses gets its `hint` (unless the schema already
+ * named a problem of it); anything but a refusal is rethrown.
+ */
+export function withFieldChecks<T>(
+  checked: FormCheck<T>,
+  checks: Record<string, () => unknown>,
+  fields: Record<string, FieldText>,
+): FormCheck<T> {
+  const errors: Record<string, string> = checked.ok ? {} : { ...checked.errors };
+  for (const [name, check] of Object.entries(checks)) {
+    if (errors[name]) continue;
+    try {
+      check();
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status >= 500) throw error;
+      errors[name] = fields[name]?.hint ?? `${fields[name]?.label ?? name} is not valid`;
+    }
+  }
+  return Object.keys(errors).length === 0 ? checked : { ok: false, errors };
 }

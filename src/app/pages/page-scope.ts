@@ -128,7 +128,7 @@ export async function registerSurface(
         if (known && known.status < 500) {
           const to = surface.redirect?.(request, known);
           if (to) return reply.header('cache-control', 'no-store').redirect(to, 303);
-          const message = String(known.extra.detail ?? 'The request could not be read.');
+          const message = readableDetail(known, error);
           return errorPage(request, reply, { status: known.status, code: known.code, message });
         }
         if (!known) {
@@ -158,4 +158,20 @@ export function signInFor(request: FastifyRequest): string {
   return typeof slug === 'string' && /^[a-z0-9][a-z0-9-]{0,62}$/.test(slug)
     ? `/auth/${slug}/sign-in?return_to=${back}`
     : `/auth/sign-in?return_to=${back}`;
+}
+
+/**
+ * What a page says of a refusal: the domain's detail, but never a schema path. A query or form
+ * value a route's schema refused (`querystring.q must NOT have more than 1000 characters`) is told
+ * in words. Forms check their values first and say which field is at fault; this is the net under
+ * them (an address typed or edited by hand, a form posted by something else than the page).
+ */
+export function readableDetail(known: { extra: Record<string, unknown> }, error: unknown): string {
+  const validation = (error as { validation?: unknown; validationContext?: string } | null) ?? {};
+  if (validation.validation) {
+    return validation.validationContext === 'querystring'
+      ? 'This address asks for something the page cannot read: a value in it is too long or not of the kind the page takes. Go back and use the page’s own links and forms.'
+      : 'What was sent could not be read: a value is too long or not of the kind the form takes. Go back and check what you typed.';
+  }
+  return String(known.extra.detail ?? 'The request could not be read.');
 }

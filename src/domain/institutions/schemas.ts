@@ -31,7 +31,11 @@ export const TimeZone = Type.String({
 
 /** What creating an institution takes. */
 export const NewInstitutionBody = Type.Object({
-  slug: Type.String({ pattern: slugPattern.source, description: 'Lower-case key used by feeds' }),
+  slug: Type.String({
+    maxLength: 63,
+    pattern: slugPattern.source,
+    description: 'Lower-case key used by feeds (at most 63 characters)',
+  }),
   name: Text({ minLength: 1, maxLength: 200 }),
   time_zone: Type.Optional(TimeZone),
 });

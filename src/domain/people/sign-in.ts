@@ -74,9 +74,17 @@ export interface SignInComplete {
   returnTo: string | null;
 }
 
+/**
+ * The redirect URI every institution's provider must accept: the service's one callback at its
+ * public base URL (PUBLIC_BASE_URL). The people page shows it to register.
+ */
+export function redirectUriOf(publicBaseUrl: string): string {
+  return `${publicBaseUrl.replace(/\/+$/, '')}/auth/callback`;
+}
+
 export function createSignIn(deps: SignInDeps) {
   const { db, clock, keyring, oidc, sessions, providers } = deps;
-  const redirectUri = `${deps.publicBaseUrl}/auth/callback`;
+  const redirectUri = redirectUriOf(deps.publicBaseUrl);
 
   const clientFailure = (error: unknown): SignInFailure => {
     if (!(error instanceof SignInError)) throw error;

@@ -46,3 +46,13 @@ test('errors of the latest real push point to its run; a full sync older than 36
   assert.equal(fresh[3].done, true);
   assert.equal(fresh[4].done, true);
 });
+
+test('each step says when it counts as done; the errors step is about the latest real roster push', () => {
+  const steps = checklistOf(none, now);
+  for (const step of steps) assert.match(step.means, /^Done /, step.key);
+  assert.equal(steps[3].detail, 'No real roster push yet.');
+  assert.match(
+    steps[3].means,
+    /latest real \(not dry-run\) roster push, or OneRoster pull, had no row errors/,
+  );
+});

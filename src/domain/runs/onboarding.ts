@@ -1,9 +1,11 @@
 // The interface's suggested integration order (spec section 1) as a checklist with live status,
 // read from what the institution's pushes actually did: (a) a real enrolments-feed call with
-// taxonomy sections, (b) a roster dry run, (c) a real roster push, (d) the errors of the latest
-// real push read (none left: its row errors are listed on its run page until a clean push), and
-// (e) a nightly full push finished within the last 36 hours. A OneRoster pull applies taxonomy
-// and roster together, so it counts for (a) and (c).
+// taxonomy sections, (b) a roster dry run, (c) a real roster push, (d) the row errors of the
+// latest real roster push read and fixed: done when that push had none (a push with errors links
+// to its run page and stays to do until a later real roster push is clean; opening the page is
+// not recorded, which would need a column of its own), and (e) a nightly full push finished
+// within the last 36 hours. A OneRoster pull applies taxonomy and roster together, so it counts
+// for (a), (c) and (d). Each step says in `means` when it is done.
 //
 // Cost: one statement of five indexed lookups (sis_runs_institution_idx, full_syncs_key).
 import type { Queryable } from '../../db/db.ts';
@@ -17,6 +19,8 @@ export interface ChecklistStep {
   done: boolean;
   /** What the step's state means now, in a sentence. */
   detail: string;
+  /** When the step counts as done, in a sentence the page shows under it. */
+  means: string;
   /** The run page of the latest push with errors, for step (d). */
   runId?: string;
 }
@@ -41,29 +45,36 @@ export function checklistOf(facts: Facts, now: Date): ChecklistStep[] {
       label: 'Programs, campuses, terms and units pushed for real (the enrolments feed)',
       done: facts.taxonomy,
       detail: facts.taxonomy ? 'Done.' : 'No real push of taxonomy sections yet.',
+      means:
+        'Done once a real (not dry-run) enrolments push has sent programs, campuses, terms or units, or a OneRoster pull has run.',
     },
     {
       key: 'roster_dry_run',
       label: 'The roster tried as a dry run',
       done: facts.roster_dry_run,
       detail: facts.roster_dry_run ? 'Done.' : 'No dry run of the roster yet.',
+      means:
+        'Done once a roster push was sent with dry_run (--dry-run): it changes nothing and answers each row’s errors.',
     },
     {
       key: 'roster_pushed',
       label: 'The roster pushed for real, in pages of up to 5000',
       done: facts.roster_pushed,
       detail: facts.roster_pushed ? 'Done.' : 'No real roster push yet.',
+      means: 'Done once a roster push without dry_run, or a OneRoster pull, has run.',
     },
     {
       key: 'errors_read',
-      label: "Each push's row errors read and fixed in the SIS",
+      label: 'The roster’s row errors read and fixed in the SIS',
       done: facts.last_real_id !== null && errors === 0,
       detail:
         facts.last_real_id === null
-          ? 'No real push yet.'
+          ? 'No real roster push yet.'
           : errors === 0
-            ? 'The latest real push had no row errors.'
-            : `The latest real push had ${errors} row ${errors === 1 ? 'error' : 'errors'}: read ${errors === 1 ? 'it' : 'them'} on its run page.`,
+            ? 'The latest real roster push had no row errors.'
+            : `The latest real roster push had ${errors} row ${errors === 1 ? 'error' : 'errors'}: read ${errors === 1 ? 'it' : 'them'} on its run page, fix ${errors === 1 ? 'it' : 'them'} in the SIS and push again.`,
+      means:
+        'Done when the latest real (not dry-run) roster push, or OneRoster pull, had no row errors. A push with errors stays to do until a later real push is clean; opening its run page does not tick it.',
       runId: errors > 0 && facts.last_real_id ? facts.last_real_id : undefined,
     },
     {
@@ -75,6 +86,7 @@ export function checklistOf(facts: Facts, now: Date): ChecklistStep[] {
         : facts.last_full_sync
           ? 'The last full sync finished more than 36 hours ago.'
           : 'No full sync yet: schedule a nightly full push (ssp push roster --full-sync).',
+      means: `Done while a roster full sync (every page, the last one marked final) finished within the last ${NIGHTLY_WITHIN_HOURS} hours.`,
     },
   ];
 }
@@ -87,8 +99,10 @@ export async function integrationChecklist(db: Queryable, institutionId: string,
                AND (kind = 'oneroster' OR (kind = 'enrolments' AND sections && ARRAY['programs', 'campuses', 'terms', 'units']))) AS taxonomy,
        EXISTS (SELECT 1 FROM sis_runs WHERE institution_id = $1 AND kind = 'roster' AND dry_run) AS roster_dry_run,
        EXISTS (SELECT 1 FROM sis_runs WHERE institution_id = $1 AND NOT dry_run AND kind IN ('roster', 'oneroster')) AS roster_pushed,
-       (SELECT id FROM sis_runs WHERE institution_id = $1 AND NOT dry_run ORDER BY started_at DESC, id DESC LIMIT 1) AS last_real_id,
-       (SELECT error_count FROM sis_runs WHERE institution_id = $1 AND NOT dry_run ORDER BY started_at DESC, id DESC LIMIT 1) AS last_real_errors,
+       (SELECT id FROM sis_runs WHERE institution_id = $1 AND NOT dry_run AND kind IN ('roster', 'oneroster')
+        ORDER BY started_at DESC, id DESC LIMIT 1) AS last_real_id,
+       (SELECT error_count FROM sis_runs WHERE institution_id = $1 AND NOT dry_run AND kind IN ('roster', 'oneroster')
+        ORDER BY started_at DESC, id DESC LIMIT 1) AS last_real_errors,
        (SELECT max(finished_at) FROM full_syncs WHERE institution_id = $1 AND status <> 'open') AS last_full_sync`,
     [institutionId],
   );

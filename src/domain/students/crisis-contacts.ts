@@ -38,41 +38,84 @@ const phonePattern = /^(?=(?:\D*\d){3})[0-9+()\-. ]+$/;
 
 const invalid = (field: string, detail: string) => new ApiError('invalid_field', { field, detail });
 
-/** Checks one contact of the list; returns it with absent optional fields as null. */
-function checkContact(value: unknown, index: number): CrisisContact {
-  const at = (field: string) => `contacts[${index}]${field ? `.${field}` : ''}`;
+/**
+ * One problem of a contact, as data: the console words it as a sentence about the field as its
+ * form labels it; the API sends the first one as an error (`problemError`).
+ */
+export interface ContactProblem {
+  index: number;
+  /** The field at fault; null: the contact as a whole (not an object). */
+  field: string | null;
+  kind: 'not_object' | 'unknown_field' | 'required' | 'not_text' | 'phone' | 'url' | 'unreachable';
+  /** The field's most characters (not_text). */
+  max?: number;
+}
+
+/** The API's error for a problem: `invalid_field` (or `unknown_field`) naming `contacts[i].field`. */
+export function problemError(problem: ContactProblem): ApiError {
+  const at = (field: string | null) => `contacts[${problem.index}]${field ? `.${field}` : ''}`;
+  const where = at(problem.field);
+  switch (problem.kind) {
+    case 'not_object':
+      return invalid(where, `${where} must be an object {name, phone?, url?, hours?, description?}`);
+    case 'unknown_field':
+      return new ApiError('unknown_field', { field: where, detail: `a contact has ${fields.join(', ')}` });
+    case 'required':
+      return invalid(where, `${where} is required`);
+    case 'not_text':
+      return invalid(where, `${where} must be non-blank text of at most ${problem.max} characters`);
+    case 'phone':
+      return invalid(where, `${where} must be a phone number: digits, spaces, + ( ) - .`);
+    case 'url':
+      return invalid(where, `${where} must be an https:// or http:// address`);
+    case 'unreachable':
+      return invalid(where, `${at(null)} needs a phone number or a web address to reach them`);
+  }
+}
+
+/** Every problem of one contact of the list, in the order the API reports the first. */
+export function contactProblems(value: unknown, index: number): ContactProblem[] {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw invalid(at(''), `${at('')} must be an object {name, phone?, url?, hours?, description?}`);
+    return [{ index, field: null, kind: 'not_object' }];
   }
   const record = value as Record<string, unknown>;
   const unknown = Object.keys(record).find((key) => !fields.includes(key as Field));
-  if (unknown !== undefined) {
-    throw new ApiError('unknown_field', {
-      field: at(unknown.slice(0, 100)),
-      detail: `a contact has ${fields.join(', ')}`,
-    });
-  }
-  const out: Record<string, string | null> = {};
+  if (unknown !== undefined) return [{ index, field: unknown.slice(0, 100), kind: 'unknown_field' }];
+  const problems: ContactProblem[] = [];
+  const given = (field: Field) => {
+    const raw = record[field];
+    return !(raw === undefined || raw === null || (field !== 'name' && raw === ''));
+  };
+  const good = new Set<Field>();
   for (const field of fields) {
     const raw = record[field];
-    if (raw === undefined || raw === null || (field !== 'name' && raw === '')) {
-      if (field === 'name') throw invalid(at('name'), `${at('name')} is required`);
-      out[field] = null;
+    if (!given(field)) {
+      if (field === 'name') problems.push({ index, field, kind: 'required' });
       continue;
     }
     if (typeof raw !== 'string' || !isStorableText(raw) || raw.trim() === '' || raw.length > limits[field]) {
-      throw invalid(at(field), `${at(field)} must be non-blank text of at most ${limits[field]} characters`);
+      problems.push({ index, field, kind: 'not_text', max: limits[field] });
+      continue;
     }
-    out[field] = raw.trim();
+    good.add(field);
   }
-  if (out.phone !== null && !phonePattern.test(out.phone)) {
-    throw invalid(at('phone'), `${at('phone')} must be a phone number: digits, spaces, + ( ) - .`);
-  }
-  if (out.url !== null && !isWebAddress(out.url)) {
-    throw invalid(at('url'), `${at('url')} must be an https:// or http:// address`);
-  }
-  if (out.phone === null && out.url === null) {
-    throw invalid(at('phone'), `${at('')} needs a phone number or a web address to reach them`);
+  const text = (field: Field) => (record[field] as string).trim();
+  if (good.has('phone') && !phonePattern.test(text('phone')))
+    problems.push({ index, field: 'phone', kind: 'phone' });
+  if (good.has('url') && !isWebAddress(text('url'))) problems.push({ index, field: 'url', kind: 'url' });
+  if (!given('phone') && !given('url')) problems.push({ index, field: 'phone', kind: 'unreachable' });
+  return problems;
+}
+
+/** Checks one contact of the list; returns it with absent optional fields as null. */
+function checkContact(value: unknown, index: number): CrisisContact {
+  const [first] = contactProblems(value, index);
+  if (first) throw problemError(first);
+  const record = value as Record<string, unknown>;
+  const out: Record<string, string | null> = {};
+  for (const field of fields) {
+    const raw = record[field];
+    out[field] = typeof raw === 'string' && raw !== '' ? raw.trim() : null;
   }
   return out as unknown as CrisisContact;
 }

@@ -11,6 +11,7 @@ import {
   feedsView,
   feedValues,
   feedView,
+  newFeedInput,
 } from './calendar-feeds-view.ts';
 
 const at = new Date('2026-09-01T06:00:00Z');
@@ -106,4 +107,13 @@ test('the feeds page names audiences (an unknown tag by its id); a feed page sho
   assert.equal(page.title, 'Calendar feed https://calendar.example.edu/term.ics');
   assert.equal(page.values.refresh_minutes, '60');
   assert.equal(feedView(feed, [record], [], [tag]).fetched, undefined);
+});
+
+test('the add form leaves an empty address out, so the check names it with every other problem', () => {
+  const values = { url: '', name: 'N'.repeat(201), refresh_minutes: '1', audience_tags: [] };
+  const checked = checkForm(NewFeedBody, newFeedInput(values), feedFields);
+  assert.equal(checked.ok, false);
+  if (checked.ok) return;
+  assert.deepEqual(Object.keys(checked.errors).sort(), ['name', 'refresh_minutes', 'url']);
+  assert.equal(checked.errors.url, 'Enter the calendar address');
 });

@@ -70,6 +70,15 @@ export function feedInput(values: FeedValues) {
   };
 }
 
+/**
+ * The add form's input: an empty address is left out, so the schema check names it with the
+ * other fields' problems (the edit form's stays in: there an absent address means unchanged).
+ */
+export function newFeedInput(values: FeedValues) {
+  const { url, ...rest } = feedInput(values);
+  return url ? { url, ...rest } : rest;
+}
+
 /** How the feed form labels its fields. */
 export const feedFields = {
   url: { label: 'Calendar address (.ics)', required: 'Enter the calendar address' },

@@ -21,6 +21,7 @@ import {
   feedsView,
   feedValues,
   feedView,
+  newFeedInput,
   UPCOMING_DAYS,
 } from './calendar-feeds-view.ts';
 import { ctx, institutionOf } from './context.ts';
@@ -120,7 +121,7 @@ export function calendarFeedRoutes(app: App, services: Services): void {
 
   app.post('/:slug/calendar-feeds', { config: access, schema: listSchema }, async (request, reply) => {
     const values = feedValues(request.body);
-    const input = feedInput(values);
+    const input = newFeedInput(values);
     const checked = checkForm(NewFeedBody, input, feedFields);
     if (!checked.ok) return feeds(request, { values, errors: coded(checked.errors, input) }, 400);
     return act(

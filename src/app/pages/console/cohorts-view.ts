@@ -10,7 +10,10 @@ import type { Listing } from './listing.ts';
 export const cohortFields: Record<string, FieldText> = {
   name: { label: 'Name' },
   clock: { label: 'Clock', hint: 'Choose the cohort clock or the individual clock' },
-  start_date: { label: 'Start date', hint: 'Enter the start date as YYYY-MM-DD' },
+  start_date: {
+    label: 'Start date',
+    hint: 'Enter the start date as a date that exists, YYYY-MM-DD, for example 2026-09-07',
+  },
 };
 
 export const timeZoneFields: Record<string, FieldText> = {

@@ -12,6 +12,7 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { setCohortArchive } from '../../../domain/institutions/archiving.ts';
 import {
+  checkStartDate,
   cohortOrder,
   createCohort,
   getCohort,
@@ -28,7 +29,7 @@ import {
 } from '../../../domain/institutions/schemas.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
-import { checkForm } from '../form-check.ts';
+import { checkForm, withFieldChecks } from '../form-check.ts';
 import {
   cohortArchiveConfirmation,
   cohortFields,
@@ -84,7 +85,11 @@ export function cohortRoutes(app: App, { db, config: settings }: Services): void
 
   app.post('/:slug/cohorts', { config, schema: { hide: true, params: Params } }, async (request, reply) => {
     const values = cohortValues(request.body);
-    const checked = checkForm(NewCohortBody, cohortInput(values), cohortFields);
+    const checked = withFieldChecks(
+      checkForm(NewCohortBody, cohortInput(values), cohortFields),
+      { start_date: () => checkStartDate(values.start_date || null) },
+      cohortFields,
+    );
     if (!checked.ok) return cohorts(request, { values, ...checkErrors(checked.errors) }, 400);
     let created: Awaited<ReturnType<typeof createCohort>>;
     try {
@@ -123,7 +128,11 @@ export function cohortRoutes(app: App, { db, config: settings }: Services): void
   app.post('/:slug/cohorts/:id', { config, schema }, async (request, reply) => {
     const { id } = request.params;
     const values = cohortValues(request.body);
-    const checked = checkForm(CohortChangeBody, cohortInput(values), cohortFields);
+    const checked = withFieldChecks(
+      checkForm(CohortChangeBody, cohortInput(values), cohortFields),
+      { start_date: () => checkStartDate(values.start_date || null) },
+      cohortFields,
+    );
     if (!checked.ok) return cohort(request, id, { values, ...checkErrors(checked.errors) }, 400);
     try {
       await updateCohort(db, institutionOf(request).id, id, {

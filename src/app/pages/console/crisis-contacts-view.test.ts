@@ -1,7 +1,18 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MAX_CRISIS_CONTACTS } from '../../../domain/students/crisis-contacts.ts';
-import { blank, contactsOf, placeRefusal, postedRows, savedRows } from './crisis-contacts-view.ts';
+import {
+  checkContacts,
+  contactProblems,
+  MAX_CRISIS_CONTACTS,
+} from '../../../domain/students/crisis-contacts.ts';
+import {
+  blank,
+  contactsOf,
+  placeRefusal,
+  postedRows,
+  problemErrors,
+  savedRows,
+} from './crisis-contacts-view.ts';
 
 const contact = { name: 'Security', phone: '555 0100', url: null, hours: '24/7', description: null };
 
@@ -51,4 +62,26 @@ test("a refusal of contacts[i].field sits next to that field of its row, in the 
     errors: {},
     formError: 'at most 10 (invalid_field)',
   });
+});
+
+test("every contact's every problem at once, as sentences next to its row's fields", () => {
+  const rows = [blank(), blank(), blank()];
+  rows[0].phone = 'call us';
+  rows[2] = { ...rows[2], name: 'N'.repeat(201), url: 'nightline.example.org' };
+  const { contacts, rowOf } = contactsOf(rows, [false, false, false]);
+  const shown = problemErrors(contacts.flatMap(contactProblems), rowOf);
+  assert.deepEqual(shown, {
+    errors: {
+      name_0: 'Enter a name',
+      phone_0: 'Enter a phone number of digits, spaces and + ( ) - . (at least three digits)',
+      name_2: 'Name must be 200 characters or fewer',
+      url_2: 'Enter a web address starting with https:// or http://',
+    },
+  });
+  const unreachable = contactsOf([{ ...blank(), name: 'Night line' }], [false]);
+  assert.deepEqual(problemErrors(unreachable.contacts.flatMap(contactProblems), unreachable.rowOf), {
+    errors: { phone_0: 'Enter a phone number or a web address to reach them' },
+  });
+  // The API reports the first of them, as before.
+  assert.throws(() => checkContacts(contacts), /contacts\[0\]\.name is required/);
 });

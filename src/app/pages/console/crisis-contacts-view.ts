@@ -1,8 +1,13 @@
 // What the crisis contacts page shows and sends, by pure functions: the saved contacts as rows
 // of the form (with one blank row to add to), the rows of a posted form, the contacts those rows
 // make (a blank or ticked-for-removal row is left out), and the domain's refusal of
-// `contacts[i].field` placed next to that field of the row it came from.
-import { type CrisisContact, MAX_CRISIS_CONTACTS } from '../../../domain/students/crisis-contacts.ts';
+// `contacts[i].field` placed next to that field of the row it came from. Every problem of every
+// row is shown at once, as a sentence about the field as the form labels it.
+import {
+  type ContactProblem,
+  type CrisisContact,
+  MAX_CRISIS_CONTACTS,
+} from '../../../domain/students/crisis-contacts.ts';
 import type { FormErrors } from './forms.ts';
 import { text } from './forms.ts';
 
@@ -93,4 +98,50 @@ export function placeRefusal(
   return {
     errors: { [`${field}_${row}`]: `${detail.charAt(0).toUpperCase()}${detail.slice(1)} (${problem.error})` },
   };
+}
+
+const TITLES: Record<Field, string> = {
+  name: 'Name',
+  phone: 'Phone number',
+  url: 'Web address',
+  hours: 'Hours',
+  description: 'Description',
+};
+
+/** The sentence for one problem of a contact, about the field as the form labels it. */
+export function problemSentence(problem: ContactProblem): string {
+  const title = TITLES[problem.field as Field] ?? 'The contact';
+  switch (problem.kind) {
+    case 'required':
+      return 'Enter a name';
+    case 'not_text':
+      return `${title} must be ${problem.max} characters or fewer`;
+    case 'phone':
+      return 'Enter a phone number of digits, spaces and + ( ) - . (at least three digits)';
+    case 'url':
+      return 'Enter a web address starting with https:// or http://';
+    case 'unreachable':
+      return 'Enter a phone number or a web address to reach them';
+    default:
+      return `${title} is not valid`;
+  }
+}
+
+/**
+ * Every problem of the contacts (the domain's `contactProblems`), each next to its field of the
+ * row it came from (`field_row`); the first of a field wins.
+ */
+export function problemErrors(problems: readonly ContactProblem[], rowOf: readonly number[]): FormErrors {
+  const errors: Record<string, string> = {};
+  let formError: string | undefined;
+  for (const problem of problems) {
+    const row = rowOf[problem.index];
+    const field = problem.field as Field;
+    if (row === undefined || !(FIELDS as readonly string[]).includes(field)) {
+      formError ??= problemSentence(problem);
+      continue;
+    }
+    errors[`${field}_${row}`] ??= problemSentence(problem);
+  }
+  return formError === undefined ? { errors } : { errors, formError };
 }

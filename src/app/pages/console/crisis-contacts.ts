@@ -2,7 +2,8 @@
 // pages is shown first. The list is edited as rows of one form and saved at once, replacing the
 // whole list as the admin API does; it works without scripts: "Add a row" posts the form back
 // with one more blank row (nothing saved), a blank or ticked-for-removal row is left out, and the
-// domain's refusal of `contacts[i].field` is shown next to that field of the row it came from.
+// domain's problems with `contacts[i].field` are shown next to that field of the row they came
+// from, every one at once, in sentences.
 // Only a row holding a saved contact offers "Remove this contact" (a hidden `saved_i` carries
 // which rows do through post-backs); on a new row it would mean nothing, since an empty row is
 // not saved.
@@ -12,6 +13,7 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import {
+  contactProblems,
   listCrisisContacts,
   MAX_CRISIS_CONTACTS,
   replaceCrisisContacts,
@@ -26,6 +28,7 @@ import {
   crisisContactsView,
   placeRefusal,
   postedRows,
+  problemErrors,
   type Row,
   savedRows,
 } from './crisis-contacts-view.ts';
@@ -52,6 +55,11 @@ export function crisisContactRoutes(app: App, { db, clock }: Services): void {
       return render(request, rows, { focus: rows.length - 1, removed, saved });
     }
     const { contacts, rowOf } = contactsOf(rows, removed);
+    // Every row's every problem at once (the domain's own checks); the domain refuses the first.
+    const problems = contacts.flatMap(contactProblems);
+    if (problems.length > 0) {
+      return render(request, rows, { ...problemErrors(problems, rowOf), removed, saved }, 400);
+    }
     try {
       await replaceCrisisContacts(db, institutionOf(request).id, contacts, clock.now());
     } catch (error) {

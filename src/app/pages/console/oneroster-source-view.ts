@@ -2,6 +2,7 @@
 // post), the settings the form sends, and the pull history's rows.
 import type { OneRosterSource, SourceSettings } from '../../../domain/oneroster/pull/sources.ts';
 import type { RunSummary } from '../../../domain/runs/runs.ts';
+import type { FieldText } from '../form-check.ts';
 import { text } from './forms.ts';
 
 export const sourceFields = [
@@ -19,6 +20,35 @@ export const sourceFields = [
   'pull_every_minutes',
   'full_every_hours',
 ] as const;
+
+/** How the form names its fields, for the sentences of the schema check (every field at once). */
+export const sourceFieldTexts: Record<(typeof sourceFields)[number], FieldText> = {
+  base_url: { label: 'Base URL' },
+  token_url: { label: 'Token URL' },
+  client_id: { label: 'Client id' },
+  client_secret: { label: 'Client secret' },
+  cohort_id: { label: 'Cohort', required: 'Choose a cohort for its students', hint: 'Choose a cohort' },
+  org_ids: { label: 'Orgs to take', hint: 'Enter at most 500 sourcedIds, separated by commas' },
+  term_types: { label: 'Session types that are terms', hint: 'Enter at most 100 names, separated by commas' },
+  campus_org_types: {
+    label: 'Org types that are campuses',
+    hint: 'Enter at most 100 names, separated by commas',
+  },
+  programs_from: { label: 'Programs come from', hint: 'Choose where programs come from' },
+  program_org_types: {
+    label: 'Org types that are programs',
+    hint: 'Enter at most 100 names, separated by commas',
+  },
+  student_id: { label: 'Student id', hint: 'Choose which user field is the student id' },
+  pull_every_minutes: {
+    label: 'Pull every (minutes)',
+    hint: 'Enter a whole number of minutes from 5 to 10080, or leave it empty',
+  },
+  full_every_hours: {
+    label: 'Full pull every (hours)',
+    hint: 'Enter a whole number of hours from 1 to 8760',
+  },
+};
 
 export type SourceValues = Record<(typeof sourceFields)[number], string>;
 

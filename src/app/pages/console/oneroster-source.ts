@@ -6,12 +6,21 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { pullNow } from '../../../domain/oneroster/pull/pull.ts';
+import { SourceBody } from '../../../domain/oneroster/pull/schemas.ts';
 import { listRuns } from '../../../domain/runs/runs.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
+import { checkForm } from '../form-check.ts';
 import { ctx, institutionOf } from './context.ts';
-import { refusalOf, text, when } from './forms.ts';
-import { postedValues, pullRow, settingsOf, sourceFields, sourceValues } from './oneroster-source-view.ts';
+import { checkErrors, refusalOf, text, when } from './forms.ts';
+import {
+  postedValues,
+  pullRow,
+  settingsOf,
+  sourceFields,
+  sourceFieldTexts,
+  sourceValues,
+} from './oneroster-source-view.ts';
 
 const schema = { hide: true, params: Type.Object({ slug: Type.String() }) };
 const access = { access: 'integrations' as const };
@@ -50,11 +59,16 @@ export function oneRosterSourceRoutes(app: App, services: Services): void {
 
   app.post('/:slug/oneroster-source', { config: access, schema }, async (request, reply) => {
     const values = postedValues(request.body);
+    const shown = { ...values, client_secret: '' };
+    // The API's own schema first, so every field's problem shows at once; then the domain's rules.
+    const settings = settingsOf(values);
+    const checked = checkForm(SourceBody, { ...settings }, sourceFieldTexts);
+    if (!checked.ok) return page(request, { values: shown, ...checkErrors(checked.errors) }, 400);
     try {
-      await oneRosterSources.put(institutionOf(request).id, settingsOf(values), clock.now());
+      await oneRosterSources.put(institutionOf(request).id, settings, clock.now());
     } catch (error) {
       const refused = refusalOf(error, sourceFields);
-      return page(request, { values: { ...values, client_secret: '' }, ...refused }, refused.status);
+      return page(request, { values: shown, ...refused }, refused.status);
     }
     return reply.redirect(`${pagePath(request)}?done=saved`, 303);
   });

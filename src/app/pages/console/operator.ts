@@ -7,6 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { archiveInstitution, restoreInstitution } from '../../../domain/institutions/archiving.ts';
 import {
+  checkTimeZone,
   createInstitution,
   institutionById,
   institutionOrder,
@@ -20,7 +21,7 @@ import {
 import { rosterSecretsDueForRotation } from '../../../domain/secrets/roster-secrets.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
-import { checkForm } from '../form-check.ts';
+import { checkForm, withFieldChecks } from '../form-check.ts';
 import { ctx, institutionOf } from './context.ts';
 import { checkErrors, confirmed, refusalOf } from './forms.ts';
 import { CursorQuery, readListing } from './listing.ts';
@@ -74,7 +75,11 @@ export function operatorRoutes(app: App, { db }: Services): void {
 
   app.post('/', { config: { access: 'operator' }, schema: { hide: true } }, async (request, reply) => {
     const values = institutionValues(request.body);
-    const checked = checkForm(NewInstitutionBody, institutionInput(values), institutionFields);
+    const checked = withFieldChecks(
+      checkForm(NewInstitutionBody, institutionInput(values), institutionFields),
+      { time_zone: () => checkTimeZone(values.time_zone || 'UTC') },
+      institutionFields,
+    );
     if (!checked.ok) return listInstitutionsPage(request, { values, ...checkErrors(checked.errors) }, 400);
     let created: Awaited<ReturnType<typeof createInstitution>>;
     try {

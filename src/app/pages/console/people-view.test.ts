@@ -47,6 +47,17 @@ test('the people page: everyone, an invite form for staff, the provider as confi
   });
 });
 
+test('the provider form shows the full redirect URI to register, at the public base URL', () => {
+  assert.equal(
+    peopleView([], undefined, 'https://support.example.edu/').redirectUri,
+    'https://support.example.edu/auth/callback',
+  );
+  assert.equal(
+    peopleView([], undefined, 'https://example.edu/support').redirectUri,
+    'https://example.edu/support/auth/callback',
+  );
+});
+
 test('the invite form is checked with the API schema: every field at once, in sentences', () => {
   const values = inviteValues({ email: ' not an email ', name: '', permissions: 'root' });
   assert.deepEqual(values, { email: 'not an email', name: '', roles: [], permissions: ['root'] });

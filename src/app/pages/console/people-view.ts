@@ -3,6 +3,7 @@
 // values as posted and as the domain takes them, and the confirmations of removing someone or
 // ending their sessions.
 import type { IdentityProvider, Person, ProviderBody } from '../../../domain/people/schemas.ts';
+import { redirectUriOf } from '../../../domain/people/sign-in.ts';
 import type { FieldText } from '../form-check.ts';
 import { list, text, when } from './forms.ts';
 
@@ -62,12 +63,20 @@ export function providerInput(values: ReturnType<typeof providerValues>, secret:
   };
 }
 
-/** The people page: everyone, the invite form, and the identity provider (undefined: none yet). */
-export function peopleView(people: readonly Person[], idp: IdentityProvider | undefined) {
+/**
+ * The people page: everyone, the invite form, and the identity provider (undefined: none yet)
+ * with the full redirect URI to register there, at the service's public base URL.
+ */
+export function peopleView(
+  people: readonly Person[],
+  idp: IdentityProvider | undefined,
+  publicBaseUrl = 'http://localhost:3000',
+) {
   return {
     title: 'People',
     people,
     idp,
+    redirectUri: redirectUriOf(publicBaseUrl),
     invite: { roles: ['staff'], permissions: [] } as Partial<ReturnType<typeof inviteValues>>,
     provider: {
       issuer: idp?.issuer ?? '',

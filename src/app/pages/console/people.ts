@@ -42,14 +42,18 @@ const schema = { hide: true, params: PersonParams };
 type PageData = Record<string, unknown>;
 
 export function peopleRoutes(app: App, services: Services): void {
-  const { db, clock, sessions, keyring, oidc } = services;
+  const { db, clock, sessions, keyring, oidc, config: settings } = services;
   const deps = { db, clock, sessions };
   const pageOf = (request: FastifyRequest) => `/console/${institutionOf(request).slug}/people`;
 
   const overview = async (request: FastifyRequest, extra: PageData = {}, status = 200) => {
     const institutionId = institutionOf(request).id;
     const [people, idp] = await Promise.all([listPeople(db, institutionId), findProvider(db, institutionId)]);
-    return ctx(request).render('console/people.eta', { ...peopleView(people, idp), ...extra }, status);
+    return ctx(request).render(
+      'console/people.eta',
+      { ...peopleView(people, idp, settings.publicBaseUrl), ...extra },
+      status,
+    );
   };
 
   const personPage = async (request: FastifyRequest, extra: PageData = {}, status = 200) => {

@@ -55,6 +55,7 @@ test('the add form: trimmed values, an empty description is none, the event type
     event_types: ['help_request.crisis'],
   });
   assert.equal(newEndpointInput({ ...values, description: 'Help desk' }).description, 'Help desk');
+  assert.equal('url' in newEndpointInput({ ...values, url: '' }), false, 'an empty URL is named as missing');
 });
 
 test('the endpoints page starts with an empty add form and every event type offered', () => {

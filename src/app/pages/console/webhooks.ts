@@ -42,7 +42,7 @@ const access = { access: 'integrations' as const };
 const MAX_ENDPOINTS_SHOWN = 200;
 
 const newEndpointFields = {
-  url: { label: 'URL' },
+  url: { label: 'URL', required: 'Enter the URL that receives the events' },
   description: { label: 'Description' },
   event_types: { label: 'Event types', hint: 'Choose among the event types listed' },
 };

@@ -6,12 +6,12 @@ import type { Eta } from 'eta';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { SignInFailure } from '../../../domain/people/sign-in.ts';
-import { storableTextPattern } from '../../../lib/schema.ts';
 import type { Services } from '../../../services.ts';
 import { perMinute } from '../../context/rate-limit.ts';
 import { sessionCookies } from '../../context/session-cookies.ts';
 import type { App } from '../../types.ts';
 import { registerSurface, type Surface } from '../page-scope.ts';
+import { signInSearch } from './search.ts';
 
 const FLOW_COOKIE = 'ssp_signin';
 
@@ -75,23 +75,21 @@ function signInRoutes(app: App, services: Services): void {
       config: open,
       schema: {
         ...hide,
-        querystring: Type.Object({
-          q: Type.Optional(Type.String({ maxLength: 200, pattern: storableTextPattern })),
-        }),
+        // Loose on purpose: the search is checked by signInSearch, refused in a sentence.
+        querystring: Type.Object({ q: Type.Optional(Type.String({ maxLength: 4000 })) }),
       },
     },
     async (request, reply) => {
-      const q = request.query.q?.trim() ?? '';
+      const { q, problem } = signInSearch(request.query.q);
       const [matches, operator] = await Promise.all([
-        q ? identityProviders.findInstitutions(q) : Promise.resolve([]),
+        q && !problem ? identityProviders.findInstitutions(q) : Promise.resolve([]),
         identityProviders.forSignIn(null),
       ]);
-      return reply.render('auth/sign-in.eta', {
-        title: 'Sign in',
-        q,
-        matches,
-        operatorSso: Boolean(operator),
-      });
+      return reply.render(
+        'auth/sign-in.eta',
+        { title: 'Sign in', q, problem, matches, operatorSso: Boolean(operator) },
+        problem ? 400 : 200,
+      );
     },
   );
 

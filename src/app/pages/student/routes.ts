@@ -147,7 +147,7 @@ function studentRoutes(app: App, services: Services): void {
           request,
           reply,
           input.crisis,
-          { description: input.description?.slice(0, 4000), category: input.category?.slice(0, 50) },
+          { description: input.description, category: input.category?.slice(0, 50) },
           problems,
           firstString(body._idempotency_key)?.slice(0, 255),
         );
