@@ -40,7 +40,7 @@ describeEachDatabase(
       ]);
       assert.equal(res.statusCode, 400);
       assert.match(res.body, /id="slug-error">Slug must be 63 characters or fewer</);
-      assert.match(res.body, /id="name-error">Enter name</, 'every field at once');
+      assert.match(res.body, /id="name-error">Enter a name</, 'every field at once');
       assert.match(res.body, new RegExp(`id="slug" name="slug" value="${slug}"`));
       assert.doesNotMatch(res.body, /maxlength/);
       assert.equal(await count(ctx(), 'institutions', []), before, 'nothing created');
@@ -87,7 +87,7 @@ describeEachDatabase(
         ['pull_every_minutes', 'often'],
       ]);
       assert.equal(source.statusCode, 400);
-      assert.match(source.body, /id="or-base_url-error">Enter base URL</);
+      assert.match(source.body, /id="or-base_url-error">Enter a base URL</);
       assert.match(
         source.body,
         /id="or-full_every_hours-error">Full pull every \(hours\) must be 1 or more</,

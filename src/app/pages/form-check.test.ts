@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Type } from 'typebox';
 import { ApiError } from '../../errors.ts';
-import { checkForm, withFieldChecks } from './form-check.ts';
+import { checkForm, enterText, withFieldChecks } from './form-check.ts';
 
 const Schema = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 5 }),
@@ -21,7 +21,7 @@ test('every field is told its problem at once, in words about the field as label
   const result = checkForm(Schema, { name: '', slug: 'A!', start_date: 'soon', clock: 'x' }, fields);
   assert.equal(result.ok, false);
   assert.deepEqual(!result.ok && result.errors, {
-    name: 'Enter name',
+    name: 'Enter a name',
     slug: 'Use lowercase letters only',
     start_date: 'Enter start date as a date, YYYY-MM-DD',
     clock: 'Choose one of the clock options',
@@ -30,7 +30,7 @@ test('every field is told its problem at once, in words about the field as label
 
 test('missing fields, lengths, and fields the form does not name', () => {
   const missing = checkForm(Schema, {}, fields);
-  assert.deepEqual(!missing.ok && missing.errors, { name: 'Enter name', slug: 'Enter slug' });
+  assert.deepEqual(!missing.ok && missing.errors, { name: 'Enter a name', slug: 'Enter a slug' });
   const long = checkForm(Schema, { name: 'abcdefg', slug: 'ok' }, fields);
   assert.deepEqual(!long.ok && long.errors, { name: 'Name must be 5 characters or fewer' });
   const unnamed = checkForm(Schema, { name: 'a', slug: 'b' }, { name: { label: 'Name' } });
@@ -68,7 +68,7 @@ test("the domain's checks of single fields show with the schema's problems, all 
     withFieldChecks(checkForm(schema, { name: '', start: '2026-02-30' }, fields), { start: refuse }, fields),
     {
       ok: false,
-      errors: { name: 'Enter name', start: 'Enter a date that exists' },
+      errors: { name: 'Enter a name', start: 'Enter a date that exists' },
     },
   );
   const fine = checkForm(schema, { name: 'A', start: '2026-02-28' }, fields);
@@ -86,4 +86,22 @@ test("the domain's checks of single fields show with the schema's problems, all 
       ),
     /boom/,
   );
+});
+
+test('an empty field is asked for with its article, as a person would say it', () => {
+  const cases: [string, string][] = [
+    ['Name', 'Enter a name'],
+    ['Slug', 'Enter a slug'],
+    ['Email', 'Enter an email'],
+    ['Issuer URL', 'Enter an issuer URL'],
+    ['URL', 'Enter a URL'],
+    ['Base URL', 'Enter a base URL'],
+    ['Time zone', 'Enter a time zone'],
+    ['Unit code', 'Enter a unit code'],
+    ['Email domains', 'Enter email domains'],
+    ['The campus that stays', 'Enter the campus that stays'],
+    ['Which cohorts', 'Enter which cohorts'],
+    ['Status', 'Enter a status'],
+  ];
+  for (const [label, sentence] of cases) assert.equal(enterText(label), sentence, label);
 });

@@ -10,7 +10,7 @@ import { ApiError } from '../../errors.ts';
 export interface FieldText {
   /** The field's label as the form shows it ("Name", "Start date"). */
   label: string;
-  /** What to say when the field is empty but required; default "Enter <label, lower case>". */
+  /** What to say when the field is empty but required; default "Enter a <label, lower case>" (enterText). */
   required?: string;
   /** What to say when the value has the wrong form (a pattern or format); default "<Label> is not valid". */
   hint?: string;
@@ -35,6 +35,25 @@ function validatorOf(schema: TSchema) {
   return validator;
 }
 
+/**
+ * "Enter …" for a field as labelled: with its article ("Enter a name", "Enter an email", "Enter
+ * a base URL"), none for a plural or a label that brings its own ("Enter email domains", "Enter
+ * the campus that stays"). An acronym keeps its capitals and takes the article of its first
+ * letter's name ("a URL", "an SMS").
+ */
+export function enterText(label: string): string {
+  const first = label.split(/[\s(]/, 1)[0];
+  const acronym = first.length > 1 && first === first.toUpperCase() && /[A-Z]/.test(first);
+  const words = acronym ? label : label.charAt(0).toLowerCase() + label.slice(1);
+  const word = first.toLowerCase();
+  const ownArticle = /^(the|a|an|which|your|this|these|each|every|at|after|from|to)$/.test(word);
+  const noun = label.split('(')[0].trim().split(/\s+/).pop()?.toLowerCase() ?? '';
+  const plural = noun.length > 3 && noun.endsWith('s') && !/(ss|us|is)$/.test(noun);
+  if (ownArticle || plural) return `Enter ${words}`;
+  const vowelSound = acronym ? /^[AEFHILMNORSX]/.test(first) : /^[aeio]|^u(?!ni|se|sa|su|ro)/.test(word);
+  return `Enter ${vowelSound ? 'an' : 'a'} ${words}`;
+}
+
 /** The sentence for one field's first problem. */
 export function fieldMessage(text: FieldText, error: SchemaError, value: unknown): string {
   const label = text.label;
@@ -43,10 +62,10 @@ export function fieldMessage(text: FieldText, error: SchemaError, value: unknown
   const empty = value === undefined || value === '';
   switch (error.keyword) {
     case 'required':
-      return text.required ?? `Enter ${lower}`;
+      return text.required ?? enterText(label);
     case 'minLength':
       return empty || limit === 1
-        ? (text.required ?? `Enter ${lower}`)
+        ? (text.required ?? enterText(label))
         : `${label} must be at least ${limit} characters`;
     case 'maxLength':
       return `${label} must be ${limit} characters or fewer`;

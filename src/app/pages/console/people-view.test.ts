@@ -65,7 +65,7 @@ test('the invite form is checked with the API schema: every field at once, in se
   assert.equal(checked.ok, false);
   if (checked.ok) return;
   assert.deepEqual(Object.keys(checked.errors).sort(), ['email', 'name', 'permissions', 'roles']);
-  assert.equal(checked.errors.name, 'Enter name');
+  assert.equal(checked.errors.name, 'Enter a name');
   assert.equal(checked.errors.roles, 'Choose a role: admin, staff or both');
   assert.match(checked.errors.email, /^Enter an email address/);
   const good = checkForm(
