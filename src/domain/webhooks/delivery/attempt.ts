@@ -101,7 +101,7 @@ export async function attemptDelivery(
       headers: requestHeaders,
       body: delivery.body,
     });
-    response = { headers: headersOf(answer.headers), body: await bodyStart(answer.body) };
+    response = { headers: headersOf(answer.headers), body: await bodyStart(answer) };
     const status = answer.statusCode;
     if (status >= 200 && status < 300) return finish({ outcome: 'success', statusCode: status }, null);
     if (status >= 300 && status < 400)
@@ -144,7 +144,13 @@ function headersOf(headers: Record<string, string | string[] | undefined>): Reco
  * character at the cut); the rest, up to RESPONSE_BODY_READ, is read and dropped so the
  * connection can be kept alive.
  */
-async function bodyStart(body: Dispatcher.ResponseData['body']): Promise<string> {
+async function bodyStart(answer: Dispatcher.ResponseData): Promise<string> {
+  const { body } = answer;
+  // No body (the common answer of a receiver): consumed without reading it as a stream.
+  if (answer.statusCode === 204 || answer.headers['content-length'] === '0') {
+    await body.dump().catch(() => {});
+    return '';
+  }
   const kept: Buffer[] = [];
   let size = 0;
   let read = 0;
