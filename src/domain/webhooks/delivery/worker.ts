@@ -22,7 +22,7 @@ import type { Clock } from '../../../lib/clock.ts';
 import { isSealed, type Keyring } from '../../../lib/encryption.ts';
 import type { OutboundPolicy } from '../../../lib/outbound-url.ts';
 import type { Outcome } from '../schedule.ts';
-import { attemptDelivery, createDeliveryAgent } from './attempt.ts';
+import { attemptDelivery, createDeliveryAgent, urlChecker } from './attempt.ts';
 import { capacity, sharesAhead, sharesFor, wakeAfter } from './capacity.ts';
 import { type Claimed, claimDeliveries } from './claim.ts';
 import { continuousMode } from './continuous.ts';
@@ -152,6 +152,7 @@ function deliveryRounds(options: WebhookWorkerOptions) {
   const leases = createLeaseKeeper({ db, clock, leaseMs, renewEveryMs, log });
   const vacuum = createVacuumer(db);
   const open = secretOpener(options.keyring);
+  const checkUrl = urlChecker(policy);
 
   /**
    * Claims up to `limit` due deliveries, respecting the capacity classes (with the room of a
@@ -215,7 +216,7 @@ function deliveryRounds(options: WebhookWorkerOptions) {
     try {
       const attempt = await attemptDelivery(
         delivery,
-        { agent, clock, policy, timeoutMs: attemptTimeoutMs },
+        { agent, clock, policy, timeoutMs: attemptTimeoutMs, checkUrl },
         abandon,
       );
       // The lease stays held (and renewed) until the result is recorded: see record().
