@@ -41,7 +41,11 @@ export function continuousMode(rounds: DeliveryRounds) {
     timedOut: (endpoint) => inflight.timedOut(endpoint),
     start: launch,
     giveBack(deliveries) {
-      const p = giveBack(deliveries).finally(() => givingBack.delete(p));
+      // Their slots are free once given back: a claimer waiting for capacity may go on.
+      const p = giveBack(deliveries).finally(() => {
+        givingBack.delete(p);
+        wakeUp?.();
+      });
       givingBack.add(p);
     },
   });
