@@ -188,8 +188,8 @@ function deliveryRounds(options: WebhookWorkerOptions) {
   }
 
   /**
-   * Gives back taken deliveries whose attempts never started (a stopping worker's claims ahead):
-   * due again at once, the attempt the claim counted uncounted.
+   * Gives back taken deliveries whose attempts never started (waiting for an endpoint turned
+   * slow, or when the worker stops): due again at once, the attempt the claim counted uncounted.
    */
   async function giveBack(deliveries: Claimed[]): Promise<void> {
     if (deliveries.length === 0) return;
