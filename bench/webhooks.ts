@@ -120,6 +120,9 @@ async function baseline(receiver: Receiver, n: number): Promise<number> {
   return n / seconds;
 }
 
+/** User and system time together. */
+const cpuMicros = (usage: NodeJS.CpuUsage) => usage.user + usage.system;
+
 /** A backlog of `n` events for the institution, committed in one transaction. */
 async function enqueue(db: Db, institutionId: string, n: number): Promise<void> {
   await db.transaction(async (tx) => {
@@ -242,15 +245,20 @@ async function measure(
   const service = createWebhooksService({ db, clock: systemClock, policy: { allowLoopback: true }, keyring });
   await service.create(institutionId, { url: receiver.url });
 
-  const http = await baseline(receiver, size(10_000, 50));
+  const posts = size(10_000, 50);
+  const baselineCpu = process.cpuUsage();
+  const http = await baseline(receiver, posts);
+  const cpuPerPost = cpuMicros(process.cpuUsage(baselineCpu)) / posts;
   const baseCount = receiver.count;
 
   // Throughput: a backlog of events, then one worker drains it.
   await enqueue(db, institutionId, THROUGHPUT_EVENTS);
   const worker = createWebhookWorker({ db, clock: systemClock, policy: { allowLoopback: true }, keyring });
   const started = performance.now();
+  const workerCpu = process.cpuUsage();
   worker.start();
   await until(receiver, baseCount + THROUGHPUT_EVENTS);
+  const cpuPerDelivery = cpuMicros(process.cpuUsage(workerCpu)) / THROUGHPUT_EVENTS;
   const elapsed = (performance.now() - started) / 1000;
   const perSecond = THROUGHPUT_EVENTS / elapsed;
 
@@ -279,6 +287,8 @@ async function measure(
   process.stdout.write(
     `${label}: ${perSecond.toFixed(0)} deliveries/s from one worker (${THROUGHPUT_EVENTS} events, ${elapsed.toFixed(2)} s); ` +
       `baseline plain signed POSTs ${http.toFixed(0)}/s (ratio ${(perSecond / http).toFixed(2)})\n` +
+      `${label}: CPU time of this process (the receiver's included) ${cpuPerDelivery.toFixed(0)} us a delivery, ` +
+      `${cpuPerPost.toFixed(0)} us a plain POST\n` +
       `${label}: commit -> delivery latency p50 ${pct(50).toFixed(1)} ms, p95 ${pct(95).toFixed(1)} ms, max ${pct(100).toFixed(1)} ms ` +
       `(${LATENCY_EVENTS} events, one every ${LATENCY_INTERVAL_MS} ms)\n` +
       `${label}: targets >= 2000 deliveries/s: ${perSecond >= 2000 ? 'met' : 'MISSED'}; ` +

@@ -10,7 +10,12 @@ import type { KeyObject } from 'node:crypto';
 import type dns from 'node:dns';
 import { Agent, type Dispatcher, request } from 'undici';
 import type { Clock } from '../../../lib/clock.ts';
-import { checkUrlSyntax, guardedLookup, type OutboundPolicy } from '../../../lib/outbound-url.ts';
+import {
+  checkUrlSyntax,
+  guardedLookup,
+  type OutboundPolicy,
+  type UrlVerdict,
+} from '../../../lib/outbound-url.ts';
 import { type AttemptResult, parseRetryAfter } from '../schedule.ts';
 import { signatureHeader, signingKey } from '../signing.ts';
 import type { Claimed } from './claim.ts';
@@ -36,6 +41,26 @@ export interface AttemptDeps {
   clock: Clock;
   policy: OutboundPolicy;
   timeoutMs: number;
+  /** The URL check (default: checkUrlSyntax with the policy); a worker keeps its verdicts (urlChecker). */
+  checkUrl?: (raw: string) => UrlVerdict;
+}
+
+/**
+ * checkUrlSyntax with this policy, its verdicts kept by URL (up to 1000, then the set starts
+ * again): parsing the URL and its address cost a few microseconds, for every delivery. The
+ * address actually connected to is checked at every connection all the same (guardedLookup).
+ */
+export function urlChecker(policy: OutboundPolicy): (raw: string) => UrlVerdict {
+  const verdicts = new Map<string, UrlVerdict>();
+  return (raw) => {
+    let verdict = verdicts.get(raw);
+    if (verdict === undefined) {
+      if (verdicts.size >= 1000) verdicts.clear();
+      verdict = checkUrlSyntax(raw, policy);
+      verdicts.set(raw, verdict);
+    }
+    return verdict;
+  };
 }
 
 /** The keep-alive agent of one worker; `lookup` replaces the system's DNS lookup (tests). */
@@ -76,7 +101,7 @@ export async function attemptDelivery(
     responseBody: response?.body ?? null,
   });
 
-  const syntax = checkUrlSyntax(delivery.url, deps.policy);
+  const syntax = deps.checkUrl ? deps.checkUrl(delivery.url) : checkUrlSyntax(delivery.url, deps.policy);
   if (!syntax.ok) return finish({ outcome: 'blocked_address' }, `refused: ${syntax.reason}`);
 
   const timer = setTimeout(() => abort.abort(TIMED_OUT), deps.timeoutMs);
@@ -101,7 +126,7 @@ export async function attemptDelivery(
       headers: requestHeaders,
       body: delivery.body,
     });
-    response = { headers: headersOf(answer.headers), body: await bodyStart(answer.body) };
+    response = { headers: headersOf(answer.headers), body: await bodyStart(answer) };
     const status = answer.statusCode;
     if (status >= 200 && status < 300) return finish({ outcome: 'success', statusCode: status }, null);
     if (status >= 300 && status < 400)
@@ -144,7 +169,13 @@ function headersOf(headers: Record<string, string | string[] | undefined>): Reco
  * character at the cut); the rest, up to RESPONSE_BODY_READ, is read and dropped so the
  * connection can be kept alive.
  */
-async function bodyStart(body: Dispatcher.ResponseData['body']): Promise<string> {
+async function bodyStart(answer: Dispatcher.ResponseData): Promise<string> {
+  const { body } = answer;
+  // No body (the common answer of a receiver): consumed without reading it as a stream.
+  if (answer.statusCode === 204 || answer.headers['content-length'] === '0') {
+    await body.dump().catch(() => {});
+    return '';
+  }
   const kept: Buffer[] = [];
   let size = 0;
   let read = 0;

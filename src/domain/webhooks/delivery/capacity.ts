@@ -44,6 +44,19 @@ export function sharesFor(options: Partial<Shares> & { attemptTimeoutMs: number 
 }
 
 /**
+ * The shares a claim ahead of free slots is made with (continuous.ts): busy endpoints' room grows
+ * by `ahead` (one endpoint's, the overflow pool's and the worker's); the slow class's does not.
+ */
+export function sharesAhead(shares: Shares, ahead: number): Shares {
+  return {
+    ...shares,
+    concurrency: shares.concurrency + ahead,
+    perEndpoint: shares.perEndpoint + ahead,
+    overflowShare: shares.overflowShare + ahead,
+  };
+}
+
+/**
  * A claimer waiting for capacity wakes once this many deliveries have finished, so claims stay
  * batched instead of one query per freed slot.
  */

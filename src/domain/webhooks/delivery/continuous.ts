@@ -1,13 +1,33 @@
 // The delivery worker's continuous mode: claim as capacity frees up, launch each attempt, record
 // results in batches on a later turn of the event loop (one flush at a time), and stop by letting
 // in-flight attempts finish and their results be recorded before the connections close.
+//
+// Claiming ahead: a claim is a round trip of several milliseconds, in which a fast endpoint
+// answers a hundred requests or more. So the loop claims for busy endpoints beyond the slots
+// that are free (up to `claimAhead` more deliveries, with that much more room in the per-endpoint
+// limit, the overflow pool and the worker's total; the slow class gets none), keeps those
+// deliveries in a ready queue under their leases, and starts them as attempts finish, within the
+// limits on attempts in flight (per endpoint and per worker). The next claim then runs while the
+// ready queue keeps the connections busy. On stop, deliveries still waiting are given back (due
+// again at once, their attempt uncounted).
 import type { Claimed } from './claim.ts';
+import { createReadyQueue, type Waiting } from './ready.ts';
 import type { Result } from './state.ts';
 import type { DeliveryRounds } from './worker.ts';
 
 export function continuousMode(rounds: DeliveryRounds) {
-  const { shares, wakeAfterFinished, batchSize, idlePollMs, leaseMs, renewEveryMs, log, inflight } = rounds;
-  const { claim, attemptOne, record, vacuum, pruneWhenDue } = rounds;
+  const {
+    shares,
+    claimAhead,
+    wakeAfterFinished,
+    batchSize,
+    idlePollMs,
+    leaseMs,
+    renewEveryMs,
+    log,
+    inflight,
+  } = rounds;
+  const { claim, take, giveBack, attemptOne, record, vacuum, pruneWhenDue } = rounds;
   let running = false;
   let loopDone: Promise<void> | undefined;
   let wakeUp: (() => void) | undefined;
@@ -15,6 +35,20 @@ export function continuousMode(rounds: DeliveryRounds) {
   const pendingResults: Result[] = [];
   let flushing: Promise<void> | undefined;
   const attempts = new Set<Promise<void>>();
+  const givingBack = new Set<Promise<void>>();
+  const ready = createReadyQueue({
+    shares,
+    timedOut: (endpoint) => inflight.timedOut(endpoint),
+    start: launch,
+    giveBack(deliveries) {
+      // Their slots are free once given back: a claimer waiting for capacity may go on.
+      const p = giveBack(deliveries).finally(() => {
+        givingBack.delete(p);
+        wakeUp?.();
+      });
+      givingBack.add(p);
+    },
+  });
 
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -53,8 +87,8 @@ export function continuousMode(rounds: DeliveryRounds) {
       });
   }
 
-  function launch(delivery: Claimed): void {
-    const p: Promise<void> = attemptOne(delivery)
+  function launch({ delivery, abandon }: Waiting): void {
+    const p: Promise<void> = attemptOne(delivery, abandon)
       .then((result) => {
         pendingResults.push(result);
         flushSoon();
@@ -65,6 +99,7 @@ export function continuousMode(rounds: DeliveryRounds) {
       })
       .finally(() => {
         attempts.delete(p);
+        ready.finished(delivery.endpoint_id, running);
         finishedSinceClaim++;
         if (finishedSinceClaim >= wakeAfterFinished || inflight.count === 0) wakeUp?.();
       });
@@ -72,8 +107,10 @@ export function continuousMode(rounds: DeliveryRounds) {
   }
 
   async function loop(): Promise<void> {
+    // Taken (waiting or in flight) at most: the worker's slots and the claims ahead.
+    const most = shares.concurrency + claimAhead;
     while (running) {
-      if (shares.concurrency - inflight.count < wakeAfterFinished) {
+      if (most - inflight.count < wakeAfterFinished) {
         await sleep(idlePollMs * 20); // woken as deliveries finish
         continue;
       }
@@ -81,17 +118,18 @@ export function continuousMode(rounds: DeliveryRounds) {
       let requested: number;
       try {
         finishedSinceClaim = 0;
-        requested = Math.min(batchSize, shares.concurrency - inflight.count);
-        claimed = await claim(requested);
+        requested = Math.min(batchSize, most - inflight.count);
+        claimed = await claim(requested, claimAhead > 0);
       } catch (error) {
         log?.error({ err: error }, 'claiming webhook deliveries failed');
         await sleep(1_000);
         continue;
       }
-      for (const delivery of claimed) launch(delivery);
+      const since = performance.now();
+      ready.add(claimed.map((delivery) => ({ delivery, abandon: take(delivery), since })));
       if (!running) break;
-      // Fewer than asked for (nothing more due, or endpoints at their in-flight limit): sleep until
-      // the poll interval or until enough deliveries finish to make the next claim a batch.
+      // Fewer than asked for (nothing more due, or endpoints at their limit): sleep until the
+      // poll interval or until enough deliveries finish to make the next claim a batch.
       // A full claim: claim again at once.
       if (claimed.length < requested) {
         await pruneWhenDue();
@@ -114,7 +152,8 @@ export function continuousMode(rounds: DeliveryRounds) {
       running = false;
       wakeUp?.();
       await loopDone;
-      await Promise.allSettled([...attempts]);
+      await giveBack(ready.drain());
+      await Promise.allSettled([...attempts, ...givingBack]);
       while (flushing || pendingResults.length > 0) {
         if (!flushing) flushNow();
         await flushing;

@@ -29,11 +29,20 @@ export function createInflight(options: {
       attempts.set(delivery.id, performance.now());
       count++;
     },
+    /** Its attempt starts now (it was taken earlier, claimed ahead): its time counts from now. */
+    started(delivery: { id: string; endpoint_id: string }): void {
+      const attempts = byEndpoint.get(delivery.endpoint_id);
+      if (attempts?.has(delivery.id)) attempts.set(delivery.id, performance.now());
+    },
     remove(delivery: { id: string; endpoint_id: string }): void {
       const attempts = byEndpoint.get(delivery.endpoint_id);
       if (!attempts?.delete(delivery.id)) return;
       if (attempts.size === 0) byEndpoint.delete(delivery.endpoint_id);
       count--;
+    },
+    /** One of this endpoint's attempts timed out recently. */
+    timedOut(endpoint: string): boolean {
+      return (slowUntil.get(endpoint) ?? 0) > performance.now();
     },
     /** A timeout keeps the endpoint slow for a while; a success ends that at once. */
     noteOutcome(endpoint: string, outcome: Outcome): void {

@@ -163,3 +163,21 @@ export async function renewLeases(
   );
   return rows;
 }
+
+/**
+ * Gives back deliveries claimed but never attempted (where the token still matches): due again
+ * at `now`, the lease cleared and the attempt the claim counted taken back.
+ */
+export async function returnLeases(
+  db: Queryable,
+  leases: { id: string; lease_token: string }[],
+  now: Date,
+): Promise<void> {
+  await db.query(
+    `UPDATE webhook_deliveries d SET lease_token = NULL, lease_until = NULL, next_attempt_at = $2,
+       attempts = greatest(d.attempts - 1, 0)
+     FROM jsonb_to_recordset($1::jsonb) AS h(id uuid, token uuid)
+     WHERE d.id = ANY ($3::uuid[]) AND d.id = h.id AND d.lease_token = h.token AND d.state = 'pending'`,
+    [JSON.stringify(leases.map((l) => ({ id: l.id, token: l.lease_token }))), now, leases.map((l) => l.id)],
+  );
+}

@@ -4,6 +4,7 @@
 // Pruning costs one DELETE of at most PRUNE_BATCH deliveries (their attempts go by cascade), at
 // most once an hour per worker, when idle. A failed prune is logged and tried again next hour.
 import type { Db } from '../../../db/db.ts';
+import type { Clock } from '../../../lib/clock.ts';
 
 /** Default retention of the delivery log. */
 export const RETENTION_MS = 30 * 86_400_000;
@@ -31,6 +32,34 @@ export async function pruneDeliveries(
     [cutoff, PRUNE_BATCH, institutionIds],
   );
   return rowCount;
+}
+
+/** A worker's pruning: prune() at once (tools, tests), pruneWhenDue() at most every PRUNE_EVERY_MS. */
+export function createPruner(deps: {
+  db: Db;
+  clock: Clock;
+  retentionMs: number;
+  institutionIds: string[] | null;
+  log?: { info(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
+}) {
+  const { clock, log } = deps;
+  /** Deletes finished deliveries past the retention, a bounded batch; returns how many. */
+  function prune(): Promise<number> {
+    return pruneDeliveries(deps.db, new Date(clock.now().getTime() - deps.retentionMs), deps.institutionIds);
+  }
+  let lastPrune = 0;
+  async function pruneWhenDue(): Promise<void> {
+    const now = clock.now().getTime();
+    if (now - lastPrune < PRUNE_EVERY_MS) return;
+    lastPrune = now;
+    try {
+      const deleted = await prune();
+      if (deleted > 0) log?.info({ deleted }, 'pruned old webhook deliveries');
+    } catch (error) {
+      log?.error({ err: error }, 'pruning webhook deliveries failed');
+    }
+  }
+  return { prune, pruneWhenDue };
 }
 
 /**

@@ -9,7 +9,7 @@
 // count) are written by claim.ts and leases.ts only.
 //
 // Recording costs a fixed number of queries per batch of results, in one transaction: the
-// attempt lines, the deliveries, then at most three endpoint updates (healthy, failing,
+// attempt lines with the deliveries (one statement), then at most three endpoint updates (healthy, failing,
 // disabled) and one to fail the disabled endpoints' pending deliveries. Only results whose
 // lease still holds change anything beyond their attempt line. On failure the transaction
 // rolls back (retried on a deadlock or serialization failure): the leases expire and the
@@ -94,28 +94,29 @@ async function recordOnce(db: Db, results: Result[], now: Date, log?: StateLogge
   // The id list lets the planner look deliveries up by primary key instead of scanning.
   const ids = results.map((r) => r.delivery_id);
   await db.transaction(async (tx) => {
-    await tx.query(
-      `INSERT INTO webhook_attempts (institution_id, delivery_id, endpoint_id, event_id, attempted_at, outcome,
-         status_code, duration_ms, error, request_headers, response_headers, response_body)
-       SELECT r.institution_id, r.delivery_id, r.endpoint_id, r.event_id, r.attempted_at, r.outcome, r.status_code,
-         r.duration_ms, r.error, r.request_headers, r.response_headers, r.response_body
-       FROM jsonb_to_recordset($1::jsonb) AS r(institution_id uuid, delivery_id uuid, endpoint_id uuid, event_id uuid,
-         attempted_at timestamptz, outcome text, status_code int, duration_ms int, error text,
-         request_headers jsonb, response_headers jsonb, response_body text)
-       WHERE r.delivery_id IN (SELECT id FROM webhook_deliveries WHERE id = ANY ($2::uuid[]))`,
-      [json, ids],
-    );
-    // Only results whose lease still held count: a late result (lease expired and taken over)
-    // or an abandoned one changes neither the delivery nor the endpoint's health, and cannot
-    // disable it.
+    // One statement (the batch is sent and parsed once): the attempt lines, then, only for
+    // results whose lease still held, the deliveries. A late result (lease expired and taken
+    // over) or an abandoned one changes neither the delivery nor the endpoint's health, and
+    // cannot disable it.
     const updated = await tx.query<{ id: string }>(
-      `UPDATE webhook_deliveries d SET state = r.state,
+      `WITH r AS (
+         SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(institution_id uuid, delivery_id uuid, lease_token uuid,
+           endpoint_id uuid, event_id uuid, attempted_at timestamptz, outcome text, status_code int, duration_ms int,
+           error text, request_headers jsonb, response_headers jsonb, response_body text, state text,
+           next_attempt_at timestamptz)
+       ), attempt_lines AS (
+         INSERT INTO webhook_attempts (institution_id, delivery_id, endpoint_id, event_id, attempted_at, outcome,
+           status_code, duration_ms, error, request_headers, response_headers, response_body)
+         SELECT r.institution_id, r.delivery_id, r.endpoint_id, r.event_id, r.attempted_at, r.outcome, r.status_code,
+           r.duration_ms, r.error, r.request_headers, r.response_headers, r.response_body
+         FROM r WHERE r.delivery_id IN (SELECT id FROM webhook_deliveries WHERE id = ANY ($2::uuid[]))
+       )
+       UPDATE webhook_deliveries d SET state = r.state,
          next_attempt_at = COALESCE(r.next_attempt_at, d.next_attempt_at),
          last_status = r.status_code, last_error = r.error, last_attempt_at = r.attempted_at,
          completed_at = CASE WHEN r.state = 'pending' THEN NULL ELSE r.attempted_at END,
          lease_token = NULL, lease_until = NULL
-       FROM jsonb_to_recordset($1::jsonb) AS r(delivery_id uuid, lease_token uuid, state text,
-         next_attempt_at timestamptz, status_code int, error text, attempted_at timestamptz)
+       FROM r
        WHERE d.id = ANY ($2::uuid[]) AND d.id = r.delivery_id AND d.lease_token = r.lease_token
        RETURNING d.id`,
       [json, ids],
