@@ -84,11 +84,6 @@ export interface SyncInput {
   credential: RunCredential;
   /** The caller records the run itself (a OneRoster pull records one run for all its pages). */
   unrecorded?: boolean;
-  /**
-   * student_id_exts of students the caller kept out of the page (a OneRoster student without
-   * an email) who still belong to the cohort: a full sync names them, so they do not depart.
-   */
-  alsoNamed?: string[];
   /** Opt-in full sync: this page belongs to the sync named `syncId` (see departures). */
   fullSync?: { syncId: string; finalPage: boolean };
 }
@@ -228,7 +223,7 @@ export function createRosterSyncService(db: Db, options: RosterSyncOptions) {
         cohortId,
         syncId: fullSync.syncId,
         finalPage: fullSync.finalPage,
-        keys: namedKeys([...students, ...(input.alsoNamed ?? []).map((ext) => ({ student_id_ext: ext }))]),
+        keys: namedKeys(students),
         now: options.clock.now(),
       };
       let fullSyncReport: FullSyncReport | undefined;

@@ -110,17 +110,19 @@ export async function applyMapped(
   await taxonomySection('terms', mapped.terms);
   await taxonomySection('units', mapped.units);
 
-  // The roster: the whole cohort held (a full sync must know its final page).
+  // The roster: the whole cohort held (a full sync must know its final page). A full pull's
+  // roster ends with the rows naming students without an email (they stay: namingRows()).
   const roster: Mapped[] = [];
-  for await (const item of mapped.users(cohortId)) roster.push(item);
+  for await (const item of mapped.users(cohortId, { fullSync: options.full })) roster.push(item);
   const rows = split(roster, 'roster');
-  if (options.full && rows.length === 0) {
+  const importable = rows.filter((item) => !item.namesOnly).length;
+  if (options.full && importable === 0) {
     applied.notes.push(
       'the provider listed no students: no departures were made (a full sync of nobody is refused)',
     );
   }
   const syncId = `oneroster-pull-${randomUUID()}`;
-  const pages = chunks(rows, ROSTER_PAGE);
+  const pages = importable ? chunks(rows, ROSTER_PAGE) : [];
   for (const [n, page] of pages.entries()) {
     const result = await deps.rosterSync.sync({
       institutionId: institution.id,
@@ -130,11 +132,13 @@ export async function applyMapped(
       credential: 'oneroster_source',
       unrecorded: true,
       fullSync: options.full ? { syncId, finalPage: n === pages.length - 1 } : undefined,
-      alsoNamed: options.full && n === pages.length - 1 ? mapped.keptOut() : undefined,
     });
-    addReport('roster', { received: result.received, created: result.created, updated: result.updated });
-    addReport('roster', { rejected: result.errors.length });
-    for (const e of result.errors) applied.errors.push(pullError(page[e.row].origin, 'roster', e));
+    // A naming row's rejection (no email) is expected: the no_email finding reported it.
+    const errors = result.errors.filter((e) => !page[e.row].namesOnly);
+    const naming = page.filter((item) => item.namesOnly).length;
+    addReport('roster', { received: result.received - naming, created: result.created, updated: result.updated });
+    addReport('roster', { rejected: errors.length });
+    for (const e of errors) applied.errors.push(pullError(page[e.row].origin, 'roster', e));
     if (result.full_sync) applied.full_sync = result.full_sync;
   }
 
