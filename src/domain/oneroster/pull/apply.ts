@@ -35,13 +35,6 @@ export interface ApplyDeps {
   taxonomy: TaxonomyService;
 }
 
-/**
- * A pull writes a whole roster within seconds, faster than autovacuum refreshes the planner's
- * statistics: matched against stale ones (a students table it believes nearly empty), a page
- * of 5000 enrolments was measured at 11 s instead of 1 s. Big pulls refresh them as they go.
- */
-const ANALYZE_ABOVE_ROWS = 5000;
-
 const ROSTER_PAGE = 5000;
 
 function pullError(
@@ -93,8 +86,6 @@ export async function applyMapped(
   const taxonomySection = async (section: SectionName, items: Mapped[]) => {
     const rows = split(items, section);
     for (const page of chunks(rows, sectionLimits[section])) {
-      if (section === 'enrolments' && rows.length > ANALYZE_ABOVE_ROWS)
-        await deps.db.query('ANALYZE students, enrolments');
       const result: PushResult = await deps.taxonomy.push(
         institution,
         { [section]: page.map((item) => item.row) },
