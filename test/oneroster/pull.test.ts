@@ -67,20 +67,47 @@ describeEachDatabase(
       assert.equal(refused.json().field, 'base_url');
     });
 
-    test('Sync now: a full pull with paging applies taxonomy, students and enrolments; one run with trigger pull', async () => {
+    test('Sync now: 202 queued for the worker (woken at once), then a full pull with paging; one run with trigger pull', async () => {
       const tenant = await seedTenant(ctx);
       const p = await provider(12, 5);
       assert.equal(
         (await configureSource(ctx, tenant.slug, p, { cohort_id: tenant.cohortId })).statusCode,
         200,
       );
-      const r = await ctx.admin('POST', `/admin/v1/institutions/${tenant.slug}/oneroster-source/pulls`, {
-        mode: 'full',
-      });
-      assert.equal(r.statusCode, 200, r.body);
-      const outcome = r.json();
-      assert.equal(outcome.status, 'ok', outcome.error);
-      assert.equal(outcome.mode, 'full');
+      // The worker as `ssp serve` runs it: started, sleeping between polls; Sync now wakes it.
+      const worker = ctx.services.oneRosterWorker({ info() {}, error() {} });
+      worker.start();
+      try {
+        const r = await ctx.admin('POST', `/admin/v1/institutions/${tenant.slug}/oneroster-source/pulls`, {
+          mode: 'full',
+        });
+        assert.equal(r.statusCode, 202, r.body);
+        const asked = r.json();
+        assert.equal(asked.status, 'queued');
+        assert.equal(asked.mode, 'full');
+        assert.deepEqual([asked.sections, asked.error_count, asked.notes], [{}, 0, []], 'the old fields, empty');
+        const location = String(r.headers.location);
+        assert.equal(location, `/admin/v1/institutions/${tenant.slug}/oneroster-source/pulls/${asked.run_id}`);
+        const again = await ctx.admin('POST', `/admin/v1/institutions/${tenant.slug}/oneroster-source/pulls`, {
+          mode: 'delta',
+        });
+        assert.equal(again.statusCode, 409);
+        assert.equal(again.json().error, 'pull_in_progress');
+        // Picked up at once, well within the worker's 15 s poll interval.
+        const started = Date.now();
+        let outcome = (await ctx.admin('GET', location)).json();
+        while (['queued', 'running'].includes(outcome.status) && Date.now() - started < 10_000) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          outcome = (await ctx.admin('GET', location)).json();
+        }
+        assert.equal(outcome.status, 'ok', JSON.stringify(outcome));
+        assert.equal(outcome.run_id, asked.run_id);
+        assert.equal(outcome.mode, 'full');
+        assert.equal(outcome.sections.roster.created, 12);
+        assert.ok(Date.now() - started < 10_000);
+      } finally {
+        await worker.stop();
+      }
       const students = await list(tenant.slug, 'students');
       assert.equal(students.length, 12, 'students only, not the teacher');
       assert.equal(
@@ -102,6 +129,44 @@ describeEachDatabase(
       assert.equal(runs[0].credential, 'oneroster_source');
       assert.equal(runs[0].counts.status, 'ok');
       assert.equal((await list(tenant.slug, 'runs')).length, 1);
+      const source = (await ctx.admin('GET', `/admin/v1/institutions/${tenant.slug}/oneroster-source`)).json();
+      assert.equal(source.requested_pull, null, 'the request ended with the pull');
+      assert.equal(
+        (await ctx.admin('GET', `/admin/v1/institutions/${tenant.slug}/oneroster-source/pulls/${runs[0].id}`))
+          .statusCode,
+        200,
+      );
+    });
+
+    test('Sync now without a worker running: queued until a worker claims it, with the mode chosen when asked', async () => {
+      const tenant = await seedTenant(ctx);
+      const p = await provider(3);
+      await configureSource(ctx, tenant.slug, p, { cohort_id: tenant.cohortId });
+      const none = await ctx.admin('POST', '/admin/v1/institutions/nowhere/oneroster-source/pulls', {});
+      assert.equal(none.statusCode, 404);
+      // A delta before any good pull is full.
+      const r = await ctx.admin('POST', `/admin/v1/institutions/${tenant.slug}/oneroster-source/pulls`, {
+        mode: 'delta',
+      });
+      assert.equal(r.statusCode, 202, r.body);
+      assert.equal(r.json().mode, 'full');
+      const location = String(r.headers.location);
+      assert.equal((await ctx.admin('GET', location)).json().status, 'queued');
+      const source = (await ctx.admin('GET', `/admin/v1/institutions/${tenant.slug}/oneroster-source`)).json();
+      assert.equal(source.requested_pull.run_id, r.json().run_id);
+      const worker = createOneRosterPullWorker({ deps, institutionIds: [tenant.institutionId] });
+      assert.deepEqual(await worker.runOnce(), { claimed: 1, ok: 1, failed: 0 });
+      const done = (await ctx.admin('GET', location)).json();
+      assert.equal(done.status, 'ok');
+      const run = (await ctx.admin('GET', `/admin/v1/institutions/${tenant.slug}/runs/${done.run_id}`)).json();
+      assert.equal(run.trigger, 'pull');
+      assert.equal(run.details.schedule, 'manual');
+      assert.deepEqual(await worker.runOnce(), { claimed: 0, ok: 0, failed: 0 }, 'asked for once');
+      const unknown = await ctx.admin(
+        'GET',
+        `/admin/v1/institutions/${tenant.slug}/oneroster-source/pulls/00000000-0000-4000-8000-000000000000`,
+      );
+      assert.equal(unknown.statusCode, 404);
     });
 
     test('faults: 429 waits Retry-After, 5xx backs off, an expired token is renewed once', async () => {

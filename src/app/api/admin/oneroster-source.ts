@@ -2,7 +2,6 @@
 // pulls) and "Sync now". The pull history is the push history's runs of kind `oneroster`
 // (GET /admin/v1/institutions/{slug}/runs?kind=oneroster). docs/oneroster.md.
 import { type Static, Type } from 'typebox';
-import { pullNow } from '../../../domain/oneroster/pull/pull.ts';
 import type { SourceSettings } from '../../../domain/oneroster/pull/sources.ts';
 import type { Services } from '../../../services.ts';
 import { institutionOf } from '../../context/request-context.ts';
@@ -71,6 +70,16 @@ const Source = Type.Object({
   last_pull_at: Nullable(DateTime()),
   last_success_at: Nullable(DateTime()),
   pulling: Type.Boolean({ description: 'A pull is under way' }),
+  requested_pull: Nullable(
+    Type.Object(
+      {
+        run_id: Uuid(),
+        mode: StringEnum(['full', 'delta']),
+        requested_at: DateTime(),
+      },
+      { description: 'A pull Sync now asked for that has not ended (queued, or running when pulling)' },
+    ),
+  ),
   created_at: DateTime(),
   updated_at: DateTime(),
 });
@@ -105,8 +114,6 @@ const SourceBody = Type.Object(
   { additionalProperties: false },
 );
 
-const SectionCounts = Type.Record(Type.String(), Type.Unknown());
-
 const PullBody = Type.Object(
   {
     mode: Type.Optional(
@@ -120,21 +127,32 @@ const PullBody = Type.Object(
   { additionalProperties: false },
 );
 
-const PullOutcome = Type.Object({
-  run_id: Uuid('The pull in the push history (GET …/runs/{run_id})'),
-  mode: StringEnum(['full', 'delta']),
-  status: StringEnum(['ok', 'failed'], 'failed: the provider failed; nothing was changed'),
-  error: Nullable(Type.String()),
-  sections: SectionCounts,
-  error_count: Type.Integer({
-    description: 'Row errors; each names the OneRoster record (collection, sourcedId)',
+const PullStatus = Type.Object({
+  run_id: Uuid(
+    'The pull in the push history once it has ended (GET …/runs/{run_id}); meanwhile its status is at GET …/oneroster-source/pulls/{run_id}',
+  ),
+  mode: StringEnum(['full', 'delta'], 'Chosen when the pull was asked for'),
+  status: StringEnum(
+    ['queued', 'running', 'ok', 'failed'],
+    'queued: waiting for the worker; running: under way; ok; failed: the provider failed and nothing was changed ' +
+      '(queued and running are new since Sync now stopped holding the request)',
+  ),
+  requested_at: Nullable(DateTime('When Sync now asked for the pull; null once the pull has ended')),
+  error: Nullable(Type.String({ description: 'Why the pull failed' })),
+  sections: Type.Record(Type.String(), Type.Unknown(), {
+    description: 'Counts per section once the pull has ended; empty before',
   }),
-  notes: Type.Array(Type.String()),
+  error_count: Type.Integer({
+    description: 'Row errors; each names the OneRoster record (collection, sourcedId). 0 before the pull has ended',
+  }),
+  notes: Type.Array(Type.String(), { description: 'Notes of the pull once it has ended' }),
   full_sync: Type.Optional(Type.Unknown()),
 });
 
+const PullParams = Type.Intersect([SlugParams, Type.Object({ run_id: Type.String() })]);
+
 export function adminOneRosterSourceRoutes(app: App, services: Services): void {
-  const { oneRosterSources, oneRosterPull } = services;
+  const { oneRosterSources, oneRosterPulls } = services;
   const tags = ['admin: OneRoster source'];
   const security = adminSecurity;
   const path = '/admin/v1/institutions/:slug/oneroster-source';
@@ -205,21 +223,53 @@ export function adminOneRosterSourceRoutes(app: App, services: Services): void {
       schema: {
         tags,
         security,
-        summary: 'Sync now: pull the OneRoster source and apply it',
+        summary: 'Sync now: ask for a pull of the OneRoster source (the worker runs it)',
         description:
-          'Reads the provider whole (paging with limit/offset and X-Total-Count; 429 Retry-After and 5xx backoff; an expired ' +
-          'token renewed once), then applies it as the feeds would. A provider that fails leaves the stored data as it was: ' +
-          'the answer is then status failed with the reason. 409 pull_in_progress while another pull of the source runs.',
+          '202 Accepted: the pull is queued for the worker, which starts it at once when it runs in the same process ' +
+          '(`ssp serve` with workers) and within its poll interval (15 s) otherwise. `Location` is the pull\'s status ' +
+          '(GET …/oneroster-source/pulls/{run_id}): queued, running, then the outcome; the pull is recorded under ' +
+          '`run_id` in the push history (kind oneroster, trigger pull) when it ends. 409 pull_in_progress while a pull ' +
+          'of the source is queued or under way.\n\n' +
+          '**Changed** (docs/oneroster.md): this endpoint used to run the pull inside the request and answer 200 with ' +
+          'its outcome. It now answers 202 at once with the same fields (`status` queued; `sections`, `error_count` ' +
+          'and `notes` empty): read the outcome from `Location`.\n\n' +
+          'The pull reads the provider whole (paging with limit/offset and X-Total-Count; 429 Retry-After and 5xx ' +
+          'backoff; an expired token renewed once), then applies it as the feeds would. A provider that fails leaves ' +
+          'the stored data as it was: the pull then ends with status failed and the reason.',
         params: SlugParams,
         body: Type.Optional(PullBody),
-        response: { 200: PullOutcome, ...errorResponses(400, 401, 403, 404, 409) },
+        response: { 202: PullStatus, ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const institution = institutionOf(request);
+      const asked = await oneRosterPulls.request(
+        institution.id,
+        (request.body as Static<typeof PullBody> | undefined)?.mode,
+      );
+      return reply
+        .status(202)
+        .header('location', `/admin/v1/institutions/${institution.slug}/oneroster-source/pulls/${asked.run_id}`)
+        .send(asked);
+    },
+  );
+
+  app.get(
+    `${path}/pulls/:run_id`,
+    {
+      config: { access: 'integrations' },
+      schema: {
+        tags,
+        security,
+        summary: 'A pull asked for by Sync now: queued, running, or its outcome',
+        description:
+          'Poll the `Location` of Sync now. Once the pull has ended this is its outcome (also the run `run_id` ' +
+          'of the push history); any pull of the source can be read by its run id.',
+        params: PullParams,
+        response: { 200: PullStatus, ...errorResponses(401, 403, 404) },
       },
     },
     async (request) =>
-      pullNow(
-        oneRosterPull,
-        institutionOf(request).id,
-        (request.body as Static<typeof PullBody> | undefined)?.mode,
-      ),
+      oneRosterPulls.status(institutionOf(request).id, (request.params as { run_id: string }).run_id),
   );
 }
