@@ -168,7 +168,8 @@ describe('ssp push oneroster', () => {
     assert.equal(first.code, 0, first.stderr);
     // The next export: students 3 and 7 lost their email, student 4 is tobedeleted.
     const files = oneRosterBundle({ students: 20, tobedeleted: [4] });
-    for (const i of [3, 7]) files['users.csv'] = files['users.csv'].replace(`student${i}@nbu.example.edu`, '');
+    for (const i of [3, 7])
+      files['users.csv'] = files['users.csv'].replace(`student${i}@nbu.example.edu`, '');
     const second = await pushInProcess(url, tenant.rosterSecret, dir, [
       ...base,
       '--full-sync',
@@ -176,7 +177,10 @@ describe('ssp push oneroster', () => {
     ]);
     assert.equal(second.code, 2, 'the students without an email are a finding (exit 2)');
     assert.match(second.stdout, /applied, 1 departed of 20/);
-    assert.match(second.stdout, /2 students without an email were named in the full sync, so they do not depart/);
+    assert.match(
+      second.stdout,
+      /2 students without an email were named in the full sync, so they do not depart/,
+    );
     const errors = fs.readFileSync(path.join(dir, 'ssp-push-errors.csv'), 'utf8').trim().split('\n');
     assert.equal(errors.length, 2, `one no_email finding, no row error per student: ${errors.join('\n')}`);
     assert.match(errors[1], /no_email,"?2 students have no email \(u-3, u-7\)/);

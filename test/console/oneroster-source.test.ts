@@ -86,7 +86,11 @@ describeEachDatabase(
       const queued = await manager.request('GET', String(synced.headers.location));
       assert.match(queued.body, /The pull was queued/);
       assert.match(queued.body, /<span class="badge">queued<\/span> a full pull asked for/);
-      assert.match(queued.body, /<td>full<\/td>\s*<td><span class="badge">queued<\/span>/, 'atop the history');
+      assert.match(
+        queued.body,
+        /<td>full<\/td>\s*<td><span class="badge">queued<\/span>/,
+        'atop the history',
+      );
       assert.doesNotMatch(queued.body, /Sync now \(full\)/, 'no second Sync now meanwhile');
       assert.equal((await postForm(ctx, manager, `${page}/sync`, [['mode', 'full']])).statusCode, 409);
       assert.deepEqual(await worker.runOnce(), { claimed: 1, ok: 1, failed: 0 });

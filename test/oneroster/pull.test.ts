@@ -75,7 +75,7 @@ describeEachDatabase(
         200,
       );
       // The worker as `ssp serve` runs it: started, sleeping between polls; Sync now wakes it.
-      const worker = ctx.services.oneRosterWorker({ info() {}, error() {} });
+      const worker = ctx.services.oneRosterWorker({ info() {}, warn() {}, error() {} });
       worker.start();
       try {
         const r = await ctx.admin('POST', `/admin/v1/institutions/${tenant.slug}/oneroster-source/pulls`, {
@@ -85,12 +85,23 @@ describeEachDatabase(
         const asked = r.json();
         assert.equal(asked.status, 'queued');
         assert.equal(asked.mode, 'full');
-        assert.deepEqual([asked.sections, asked.error_count, asked.notes], [{}, 0, []], 'the old fields, empty');
+        assert.deepEqual(
+          [asked.sections, asked.error_count, asked.notes],
+          [{}, 0, []],
+          'the old fields, empty',
+        );
         const location = String(r.headers.location);
-        assert.equal(location, `/admin/v1/institutions/${tenant.slug}/oneroster-source/pulls/${asked.run_id}`);
-        const again = await ctx.admin('POST', `/admin/v1/institutions/${tenant.slug}/oneroster-source/pulls`, {
-          mode: 'delta',
-        });
+        assert.equal(
+          location,
+          `/admin/v1/institutions/${tenant.slug}/oneroster-source/pulls/${asked.run_id}`,
+        );
+        const again = await ctx.admin(
+          'POST',
+          `/admin/v1/institutions/${tenant.slug}/oneroster-source/pulls`,
+          {
+            mode: 'delta',
+          },
+        );
         assert.equal(again.statusCode, 409);
         assert.equal(again.json().error, 'pull_in_progress');
         // Picked up at once, well within the worker's 15 s poll interval.
@@ -129,7 +140,9 @@ describeEachDatabase(
       assert.equal(runs[0].credential, 'oneroster_source');
       assert.equal(runs[0].counts.status, 'ok');
       assert.equal((await list(tenant.slug, 'runs')).length, 1);
-      const source = (await ctx.admin('GET', `/admin/v1/institutions/${tenant.slug}/oneroster-source`)).json();
+      const source = (
+        await ctx.admin('GET', `/admin/v1/institutions/${tenant.slug}/oneroster-source`)
+      ).json();
       assert.equal(source.requested_pull, null, 'the request ended with the pull');
       assert.equal(
         (await ctx.admin('GET', `/admin/v1/institutions/${tenant.slug}/oneroster-source/pulls/${runs[0].id}`))
@@ -152,13 +165,17 @@ describeEachDatabase(
       assert.equal(r.json().mode, 'full');
       const location = String(r.headers.location);
       assert.equal((await ctx.admin('GET', location)).json().status, 'queued');
-      const source = (await ctx.admin('GET', `/admin/v1/institutions/${tenant.slug}/oneroster-source`)).json();
+      const source = (
+        await ctx.admin('GET', `/admin/v1/institutions/${tenant.slug}/oneroster-source`)
+      ).json();
       assert.equal(source.requested_pull.run_id, r.json().run_id);
       const worker = createOneRosterPullWorker({ deps, institutionIds: [tenant.institutionId] });
       assert.deepEqual(await worker.runOnce(), { claimed: 1, ok: 1, failed: 0 });
       const done = (await ctx.admin('GET', location)).json();
       assert.equal(done.status, 'ok');
-      const run = (await ctx.admin('GET', `/admin/v1/institutions/${tenant.slug}/runs/${done.run_id}`)).json();
+      const run = (
+        await ctx.admin('GET', `/admin/v1/institutions/${tenant.slug}/runs/${done.run_id}`)
+      ).json();
       assert.equal(run.trigger, 'pull');
       assert.equal(run.details.schedule, 'manual');
       assert.deepEqual(await worker.runOnce(), { claimed: 0, ok: 0, failed: 0 }, 'asked for once');

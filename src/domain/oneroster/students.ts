@@ -166,7 +166,6 @@ export async function readStudents(
   async function* users(cohortId: string, options: { fullSync?: boolean } = {}): AsyncGenerator<Item> {
     const first = cohortId === cohorts[0];
     const kept: { origin: Origin; key: string }[] = [];
-    keptOut.set(cohortId, kept);
     for await (const { origin, rec } of files.users!()) {
       const place = placeOf(rec);
       if (place === 'unknown') {
@@ -283,41 +282,52 @@ export async function readStudents(
     cohorts,
     users,
     enrolments,
-    notes() {
-      const out: string[] = [];
-      if (tobedeleted) {
-        out.push(
-          `${tobedeleted} students marked tobedeleted were not pushed (nothing is deleted; ` +
-            'a bulk export pushed with --full-sync, or a full pull, marks them departed)',
-        );
-      }
-      if (others) out.push(`${others} users hold no student role (teachers, guardians …): not pushed`);
-      if (idFallbacks) {
-        out.push(`${idFallbacks} students have no identifier: their sourcedId is their student id`);
-      }
-      if (named) {
-        out.push(
-          `${named} students without an email were named in the full sync, so they do not depart ` +
-            '(they are left as they are; the feed records each as a row without email)',
-        );
-      }
-      if (counts.withoutEmail) {
-        out.push(`${counts.withoutEmail} enrollments of students without an email were not pushed`);
-      }
-      if (counts.repeats) {
-        out.push(
-          `${counts.repeats} enrollments repeat a student's unit and term (another class of the same course and term): sent once`,
-        );
-      }
-      if (counts.merged) {
-        out.push(
-          `${counts.merged} withdrawals not sent: the student is enrolled in another class of the same course and term`,
-        );
-      }
-      return out;
-    },
+    notes: () => studentNotes({ tobedeleted, others, idFallbacks, named, ...counts }),
     get tobedeleted() {
       return tobedeleted;
     },
   };
+}
+
+/** What was left out of the students and their enrolments, counted (notes()). */
+function studentNotes(c: {
+  tobedeleted: number;
+  others: number;
+  idFallbacks: number;
+  named: number;
+  withoutEmail: number;
+  repeats: number;
+  merged: number;
+}): string[] {
+  const out: string[] = [];
+  if (c.tobedeleted) {
+    out.push(
+      `${c.tobedeleted} students marked tobedeleted were not pushed (nothing is deleted; ` +
+        'a bulk export pushed with --full-sync, or a full pull, marks them departed)',
+    );
+  }
+  if (c.others) out.push(`${c.others} users hold no student role (teachers, guardians …): not pushed`);
+  if (c.idFallbacks) {
+    out.push(`${c.idFallbacks} students have no identifier: their sourcedId is their student id`);
+  }
+  if (c.named) {
+    out.push(
+      `${c.named} students without an email were named in the full sync, so they do not depart ` +
+        '(they are left as they are; the feed records each as a row without email)',
+    );
+  }
+  if (c.withoutEmail) {
+    out.push(`${c.withoutEmail} enrollments of students without an email were not pushed`);
+  }
+  if (c.repeats) {
+    out.push(
+      `${c.repeats} enrollments repeat a student's unit and term (another class of the same course and term): sent once`,
+    );
+  }
+  if (c.merged) {
+    out.push(
+      `${c.merged} withdrawals not sent: the student is enrolled in another class of the same course and term`,
+    );
+  }
+  return out;
 }

@@ -143,7 +143,8 @@ const PullStatus = Type.Object({
     description: 'Counts per section once the pull has ended; empty before',
   }),
   error_count: Type.Integer({
-    description: 'Row errors; each names the OneRoster record (collection, sourcedId). 0 before the pull has ended',
+    description:
+      'Row errors; each names the OneRoster record (collection, sourcedId). 0 before the pull has ended',
   }),
   notes: Type.Array(Type.String(), { description: 'Notes of the pull once it has ended' }),
   full_sync: Type.Optional(Type.Unknown()),
@@ -226,7 +227,7 @@ export function adminOneRosterSourceRoutes(app: App, services: Services): void {
         summary: 'Sync now: ask for a pull of the OneRoster source (the worker runs it)',
         description:
           '202 Accepted: the pull is queued for the worker, which starts it at once when it runs in the same process ' +
-          '(`ssp serve` with workers) and within its poll interval (15 s) otherwise. `Location` is the pull\'s status ' +
+          "(`ssp serve` with workers) and within its poll interval (15 s) otherwise. `Location` is the pull's status " +
           '(GET …/oneroster-source/pulls/{run_id}): queued, running, then the outcome; the pull is recorded under ' +
           '`run_id` in the push history (kind oneroster, trigger pull) when it ends. 409 pull_in_progress while a pull ' +
           'of the source is queued or under way.\n\n' +
@@ -249,7 +250,10 @@ export function adminOneRosterSourceRoutes(app: App, services: Services): void {
       );
       return reply
         .status(202)
-        .header('location', `/admin/v1/institutions/${institution.slug}/oneroster-source/pulls/${asked.run_id}`)
+        .header(
+          'location',
+          `/admin/v1/institutions/${institution.slug}/oneroster-source/pulls/${asked.run_id}`,
+        )
         .send(asked);
     },
   );

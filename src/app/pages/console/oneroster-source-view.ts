@@ -77,7 +77,7 @@ export function settingsOf(values: SourceValues): SourceSettings {
 export interface PullRow {
   /** The run's id; none while the pull has not ended (no run page yet). */
   id: string | undefined;
-  started_at: Date;
+  started_at: Date | string;
   mode: string;
   status: string;
   created: number;
@@ -101,8 +101,8 @@ export function pullRow(run: RunSummary): PullRow {
 
 /** The pull Sync now asked for and that has not ended, atop the history: queued, or running. */
 export function pendingRows(source: OneRosterSource | undefined): PullRow[] {
-  const asked = source?.requested_pull;
-  if (!asked) return [];
+  if (!source?.requested_pull) return [];
+  const asked = source.requested_pull;
   return [
     {
       id: undefined,

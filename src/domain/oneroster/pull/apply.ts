@@ -127,7 +127,11 @@ export async function applyMapped(
     // A naming row's rejection (no email) is expected: the no_email finding reported it.
     const errors = result.errors.filter((e) => !page[e.row].namesOnly);
     const naming = page.filter((item) => item.namesOnly).length;
-    addReport('roster', { received: result.received - naming, created: result.created, updated: result.updated });
+    addReport('roster', {
+      received: result.received - naming,
+      created: result.created,
+      updated: result.updated,
+    });
     addReport('roster', { rejected: errors.length });
     for (const e of errors) applied.errors.push(pullError(page[e.row].origin, 'roster', e));
     if (result.full_sync) applied.full_sync = result.full_sync;

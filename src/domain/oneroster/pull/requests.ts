@@ -8,7 +8,7 @@ import { ApiError } from '../../../errors.ts';
 import type { Clock } from '../../../lib/clock.ts';
 import { uuidPattern } from '../../../lib/ids.ts';
 import { getRun } from '../../runs/runs.ts';
-import { type PullMode, chooseMode } from './pull.ts';
+import { chooseMode, type PullMode } from './pull.ts';
 import { REQUEST_LOCK_SQL, REQUEST_SQL } from './queries.ts';
 
 /** A pull as the admin API answers it: asked for, under way, or done (the run's outcome). */
