@@ -77,6 +77,8 @@ describeEachDatabase(
       // The worker as `ssp serve` runs it: started, sleeping between polls; Sync now wakes it.
       const worker = ctx.services.oneRosterWorker({ info() {}, warn() {}, error() {} });
       worker.start();
+      // Its first round (at start) has found nothing: it sleeps for 15 s now.
+      await new Promise((resolve) => setTimeout(resolve, 300));
       try {
         const r = await ctx.admin('POST', `/admin/v1/institutions/${tenant.slug}/oneroster-source/pulls`, {
           mode: 'full',
