@@ -85,7 +85,7 @@ describeEachDatabase(
       assert.equal(String(synced.headers.location), `${page}?done=queued`);
       const queued = await manager.request('GET', String(synced.headers.location));
       assert.match(queued.body, /The pull was queued/);
-      assert.match(queued.body, /<span class="badge">queued<\/span> a full pull asked for/);
+      assert.match(queued.body, /<span class="badge">queued<\/span> a full pull, asked for at/);
       assert.match(
         queued.body,
         /<td>full<\/td>\s*<td><span class="badge">queued<\/span>/,
