@@ -5,9 +5,9 @@ import { test } from 'node:test';
 import { ANALYZE_MIN_ROWS, refreshStatistics, staleAfter } from '../../src/db/statistics.ts';
 import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
 
-test('the rule: at least ANALYZE_MIN_ROWS rows and a tenth of what the statistics count', () => {
-  assert.equal(staleAfter(ANALYZE_MIN_ROWS - 1, -1), false, 'a small page never');
-  assert.equal(staleAfter(ANALYZE_MIN_ROWS, -1), true, 'a table never analyzed');
+test("the rule: at least ANALYZE_MIN_ROWS rows and a tenth of the institution's rows", () => {
+  assert.equal(staleAfter(ANALYZE_MIN_ROWS - 1, ANALYZE_MIN_ROWS - 1), false, 'a small page never');
+  assert.equal(staleAfter(ANALYZE_MIN_ROWS, ANALYZE_MIN_ROWS), true, "an institution's first page");
   assert.equal(staleAfter(5000, 20_000), true, 'a page of 5000 into 20,000');
   assert.equal(staleAfter(5000, 60_000), false, 'a page of 5000 into 60,000');
   assert.equal(staleAfter(5000, 1_000_000), false);
@@ -55,6 +55,11 @@ describeEachDatabase('planner statistics after feed pages', (context) => {
     );
     assert.ok((await reltuples('enrolments')) >= 1200, 'the enrolments counted at once');
     // A small write analyzes nothing (and asks nothing of the database).
-    assert.deepEqual(await refreshStatistics(ctx.db, { students: 10, enrolments: 999 }), []);
+    assert.deepEqual(
+      await refreshStatistics(ctx.db, tenant.institutionId, { students: 10, enrolments: 999 }),
+      [],
+    );
+    // 1000 rows changed of an institution's 20,000 would not either; of its 1500, they do.
+    assert.deepEqual(await refreshStatistics(ctx.db, tenant.institutionId, { students: 1000 }), ['students']);
   });
 });

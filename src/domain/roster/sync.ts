@@ -306,7 +306,7 @@ export function createRosterSyncService(db: Db, options: RosterSyncOptions) {
       return { run_id: input.unrecorded ? '' : await record(tx, result), ...result };
     });
     // A page that wrote a large share of the students: the next pages' plans need to know.
-    await refreshStatistics(db, { students: written });
+    await refreshStatistics(db, institutionId, { students: written });
     return committed;
   }
 

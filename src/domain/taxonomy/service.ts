@@ -106,6 +106,7 @@ export async function pushTaxonomy(
       (result.sections[section]?.created ?? 0) + (result.sections[section]?.updated ?? 0);
     await refreshStatistics(
       deps.db,
+      institution.id,
       Object.fromEntries(sectionOrder.map((s) => [s, written(s)])) as Record<SectionName, number>,
     );
   }
