@@ -103,7 +103,7 @@ export async function pullStatus(
     };
   }
   const run = await getRun(deps.db, institutionId, runId).catch(() => undefined);
-  if (!run || run.kind !== 'oneroster') throw missing();
+  if (run?.kind !== 'oneroster') throw missing();
   const counts = run.counts as Record<string, unknown> & { mode?: PullMode; status?: 'ok' | 'failed' };
   const details = (run.details ?? {}) as { warnings?: string[]; error?: string; full_sync?: unknown };
   return {
