@@ -285,6 +285,8 @@ async function benchOne(kind: 'pglite' | 'postgres', databaseUrl?: string): Prom
 }
 
 export async function run(options: BenchOptions): Promise<void> {
-  await benchOne('pglite');
-  if (options.databaseUrl) await benchOne('postgres', options.databaseUrl);
+  // BENCH_ONLY=postgres (or pglite) measures one database alone.
+  const only = process.env.BENCH_ONLY;
+  if (only !== 'postgres') await benchOne('pglite');
+  if (options.databaseUrl && only !== 'pglite') await benchOne('postgres', options.databaseUrl);
 }

@@ -13,7 +13,8 @@ import { createInstitutionsService } from './domain/institutions/service.ts';
 import { createNotificationsService, emailStatusOf } from './domain/notifications/service.ts';
 import { createNotificationWorker, type NotificationWorker } from './domain/notifications/worker.ts';
 import { DEFAULT_PULL_LIMITS } from './domain/oneroster/pull/client.ts';
-import type { PullDeps } from './domain/oneroster/pull/pull.ts';
+import type { PullDeps, PullMode } from './domain/oneroster/pull/pull.ts';
+import { pullStatus, requestPull } from './domain/oneroster/pull/requests.ts';
 import { createOneRosterSources } from './domain/oneroster/pull/sources.ts';
 import { createIdentityProviders } from './domain/people/identity-providers.ts';
 import { createOidcClient, type OidcClient } from './domain/people/oidc-client.ts';
@@ -166,6 +167,18 @@ export function createServices(deps: ServiceDeps) {
     /** An institution's OneRoster source (settings) and its pulls. */
     oneRosterSources: createOneRosterSources({ db, keyring, policy }),
     oneRosterPull,
+    /**
+     * "Sync now" (requests.ts): a pull asked for is claimed by the worker, woken here when this
+     * process runs it (a standalone worker finds it within its poll interval); and a pull's status.
+     */
+    oneRosterPulls: {
+      async request(institutionId: string, mode?: PullMode) {
+        const asked = await requestPull(oneRosterPull, institutionId, mode);
+        oneRosterWorker?.wake();
+        return asked;
+      },
+      status: (institutionId: string, runId: string) => pullStatus(oneRosterPull, institutionId, runId),
+    },
     /** The OneRoster pull worker (not started), built once like the other workers. */
     oneRosterWorker(logger: WorkerLogger): OneRosterPullWorker {
       oneRosterWorker ??= createOneRosterPullWorker({ deps: oneRosterPull, logger });

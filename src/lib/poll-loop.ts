@@ -1,11 +1,14 @@
 // The polling loop of the background workers (calendar fetches, OneRoster pulls, notification
 // emails), in one place: run a round; when the round found a full batch, more may be due, so run
-// again at once, otherwise sleep `pollMs` (stop wakes the sleep). A round that throws (the
+// again at once, otherwise sleep `pollMs` (stop wakes the sleep, and so does wake(): work was
+// just asked for; a wake during a round makes the next round start without sleeping). A round that throws (the
 // database unavailable, say) is reported and the loop goes on after its sleep.
 
 export interface PollLoop {
   readonly running: boolean;
   start(): void;
+  /** Runs the next round now: ends the sleep, or skips the one after the round in flight. */
+  wake(): void;
   /** Stops claiming; the round in flight is waited for at most `waitMs` (its leases then lapse). */
   stop(waitMs?: number): Promise<void>;
 }
@@ -20,6 +23,7 @@ export function pollLoop(options: {
   let running = false;
   let loopDone: Promise<void> | undefined;
   let wake: (() => void) | undefined;
+  let woken = false;
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
       const timer = setTimeout(done, ms);
@@ -33,13 +37,14 @@ export function pollLoop(options: {
 
   async function loop(): Promise<void> {
     while (running) {
+      woken = false;
       let claimed = 0;
       try {
         claimed = (await options.round()).claimed;
       } catch (error) {
         options.onError(error);
       }
-      if (running && !options.full(claimed)) await sleep(options.pollMs);
+      if (running && !woken && !options.full(claimed)) await sleep(options.pollMs);
     }
   }
 
@@ -51,6 +56,10 @@ export function pollLoop(options: {
       if (running) return;
       running = true;
       loopDone = loop();
+    },
+    wake(): void {
+      woken = true;
+      wake?.();
     },
     async stop(waitMs = 5_000): Promise<void> {
       running = false;

@@ -1,8 +1,10 @@
-// OneRoster pull worker: every `pollMs` it claims the sources that are due (FOR UPDATE SKIP
-// LOCKED under a lease, src/domain/oneroster/pull/pull.ts) and pulls them one after another:
+// OneRoster pull worker: every `pollMs` it claims the sources that are due, or whose pull an
+// admin asked for ("Sync now", src/domain/oneroster/pull/requests.ts; those first), FOR UPDATE
+// SKIP LOCKED under a lease (src/domain/oneroster/pull/pull.ts), and pulls them one after another:
 // a pull is long and heavy (a whole roster), so one at a time per worker. Any number of
 // workers share the schedule; a worker that dies mid-pull lets its source fall due again when
-// the lease lapses.
+// the lease lapses. A "Sync now" answered by this process wakes its worker (wake()), so the
+// pull starts at once; another process's worker finds it within `pollMs`.
 
 import { claimDueSources, type PullDeps, pullSource } from '../domain/oneroster/pull/pull.ts';
 import { pollLoop } from '../lib/poll-loop.ts';
@@ -21,7 +23,9 @@ export interface OneRosterWorkerOptions {
 }
 
 export function createOneRosterPullWorker(options: OneRosterWorkerOptions) {
-  const pollMs = options.pollMs ?? 60_000;
+  // Short, so a pull asked for in another process (ssp worker) starts soon: the claim is one
+  // indexed query of a small table.
+  const pollMs = options.pollMs ?? 15_000;
   const log = options.logger;
 
   /** Claims one due source and pulls it; returns how many were pulled (0 or 1). */
@@ -30,7 +34,9 @@ export function createOneRosterPullWorker(options: OneRosterWorkerOptions) {
     const summary = { claimed: claimed.length, ok: 0, failed: 0 };
     for (const source of claimed) {
       try {
-        const outcome = await pullSource(options.deps, source, { trigger: 'schedule' });
+        const outcome = await pullSource(options.deps, source, {
+          trigger: source.requested_run_id ? 'manual' : 'schedule',
+        });
         summary[outcome.status === 'ok' ? 'ok' : 'failed']++;
         if (outcome.status === 'failed')
           log?.info({ institution_id: source.institution_id, error: outcome.error }, 'OneRoster pull failed');
@@ -60,6 +66,8 @@ export function createOneRosterPullWorker(options: OneRosterWorkerOptions) {
       log?.info({}, 'OneRoster pull worker started');
       poller.start();
     },
+    /** Claims at once (a pull was asked for) rather than after the sleep; nothing when not started. */
+    wake: () => poller.wake(),
     /** Stops claiming; a pull in flight is waited for at most `stopWaitMs` (its lease then lapses). */
     stop: (stopWaitMs = 5_000) => poller.stop(stopWaitMs),
   };

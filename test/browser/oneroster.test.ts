@@ -1,8 +1,10 @@
 // An integration manager configures the institution's OneRoster source in a real browser against
-// a real provider over HTTP (the guard's refusal next to the base URL), syncs now, lands on the
-// pull's run, and sees the pull history; a failing provider shows on the health page.
+// a real provider over HTTP (the guard's refusal next to the base URL), syncs now (the pull
+// queued for the worker), sees it in the pull history and opens its run; a failing provider
+// shows on the health page.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
+import { createOneRosterPullWorker } from '../../src/workers/oneroster-pull.ts';
 import { seedTenant } from '../helpers/app.ts';
 import {
   generateRoster,
@@ -44,18 +46,29 @@ browserSuite('console: OneRoster source', (h) => {
       await page.getByLabel('Client secret').fill(provider.clientSecret);
       await page.getByRole('button', { name: 'Save the OneRoster source' }).click();
       await page.getByText('The OneRoster source was saved').waitFor();
+      // Sync now queues the pull: the page shows it queued; the worker (run here) then pulls it.
+      const worker = createOneRosterPullWorker({
+        deps: ctx.services.oneRosterPull,
+        institutionIds: [tenant.institutionId],
+      });
       await page.getByRole('button', { name: 'Sync now (full)' }).click();
-      await page.locator('h1', { hasText: 'OneRoster pull of' }).waitFor();
-      await h().check(page, 'oneroster-pull-run');
+      await page.getByText('The pull was queued').waitFor();
+      await h().check(page, 'oneroster-pull-queued');
+      assert.deepEqual(await worker.runOnce(), { claimed: 1, ok: 1, failed: 0 });
 
       await page.goto(`/console/${tenant.slug}/oneroster-source`);
       await page.locator('#pulls-title').waitFor();
       assert.match((await page.locator('section', { hasText: 'Pull history' }).textContent()) ?? '', /full/);
       await h().check(page, 'oneroster-source-history');
+      await page.locator('section', { hasText: 'Pull history' }).getByRole('link').first().click();
+      await page.locator('h1', { hasText: 'OneRoster pull of' }).waitFor();
+      await h().check(page, 'oneroster-pull-run');
 
+      await page.goto(`/console/${tenant.slug}/oneroster-source`);
       provider.down('all', 503);
       await page.getByRole('button', { name: 'Sync changes only (delta)' }).click();
-      await page.locator('h1', { hasText: 'OneRoster pull of' }).waitFor();
+      await page.getByText('The pull was queued').waitFor();
+      assert.deepEqual(await worker.runOnce(), { claimed: 1, ok: 0, failed: 1 });
       await page.goto(`/console/${tenant.slug}/`);
       await page.getByText('The OneRoster source is failing since').waitFor();
       await h().check(page, 'oneroster-health-failing');

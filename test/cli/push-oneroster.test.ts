@@ -1,6 +1,7 @@
 // ssp push oneroster: generated OneRoster 1.2 CSV bundles (folder and zip, bulk and delta)
 // mapped onto the feeds, against the real service over HTTP.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
@@ -154,5 +155,43 @@ describe('ssp push oneroster', () => {
       departed.map((s: { student_id_ext: string }) => s.student_id_ext),
       ['S4'],
     );
+  });
+
+  test('--full-sync keeps students whose email the export lost: named, not departed, not imported', async () => {
+    const tenant = await seedTenant(ctx);
+    const dir = scratchDir();
+    const base = ['oneroster', '--institution', tenant.slug, '--cohort', tenant.cohortId];
+    const first = await pushInProcess(url, tenant.rosterSecret, dir, [
+      ...base,
+      writeFolder(path.join(dir, 'a'), oneRosterBundle({ students: 20 })),
+    ]);
+    assert.equal(first.code, 0, first.stderr);
+    // The next export: students 3 and 7 lost their email, student 4 is tobedeleted.
+    const files = oneRosterBundle({ students: 20, tobedeleted: [4] });
+    for (const i of [3, 7])
+      files['users.csv'] = files['users.csv'].replace(`student${i}@nbu.example.edu`, '');
+    const second = await pushInProcess(url, tenant.rosterSecret, dir, [
+      ...base,
+      '--full-sync',
+      writeFolder(path.join(dir, 'b'), files),
+    ]);
+    assert.equal(second.code, 2, 'the students without an email are a finding (exit 2)');
+    assert.match(second.stdout, /applied, 1 departed of 20/);
+    assert.match(
+      second.stdout,
+      /2 students without an email were named in the full sync, so they do not depart/,
+    );
+    const errors = fs.readFileSync(path.join(dir, 'ssp-push-errors.csv'), 'utf8').trim().split('\n');
+    assert.equal(errors.length, 2, `one no_email finding, no row error per student: ${errors.join('\n')}`);
+    assert.match(errors[1], /no_email,"?2 students have no email \(u-3, u-7\)/);
+    const students = await list(tenant.slug, 'students');
+    const departed = students.filter((s: { departed_at: string | null }) => s.departed_at);
+    assert.deepEqual(
+      departed.map((s: { student_id_ext: string }) => s.student_id_ext),
+      ['S4'],
+      'S3 and S7 stay',
+    );
+    const kept = students.find((s: { student_id_ext: string }) => s.student_id_ext === 'S3');
+    assert.equal(kept.email, 'student3@nbu.example.edu', 'left as they were');
   });
 });

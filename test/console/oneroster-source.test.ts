@@ -1,8 +1,10 @@
 // The console's OneRoster source page (Manage integrations): configure against a real provider
 // over HTTP (the guard's refusal next to its field; the secret never shown back), Sync now
-// leading to the pull's run, the pull history, and a failing source on the health page.
+// queueing the pull for the worker (shown queued, then in the pull history, linking its run),
+// and a failing source on the health page.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
+import { createOneRosterPullWorker } from '../../src/workers/oneroster-pull.ts';
 import { describeEachDatabase, seedTenant, type TestContext } from '../helpers/app.ts';
 import {
   generateRoster,
@@ -73,18 +75,34 @@ describeEachDatabase(
       assert.match(shown.body, /The OneRoster source was saved/);
       assert.ok(!shown.body.includes(provider.clientSecret));
 
+      // Sync now queues the pull for the worker: the page shows it queued, then in the history.
+      const worker = createOneRosterPullWorker({
+        deps: ctx.services.oneRosterPull,
+        institutionIds: [tenant.institutionId],
+      });
       const synced = await postForm(ctx, manager, `${page}/sync`, [['mode', 'full']]);
       assert.equal(synced.statusCode, 303, synced.body);
+      assert.equal(String(synced.headers.location), `${page}?done=queued`);
+      const queued = await manager.request('GET', String(synced.headers.location));
+      assert.match(queued.body, /The pull was queued/);
+      assert.match(queued.body, /<span class="badge">queued<\/span> a full pull, asked for at/);
       assert.match(
-        String(synced.headers.location),
-        new RegExp(`^/console/${tenant.slug}/runs/[0-9a-f-]{36}$`),
+        queued.body,
+        /<td>full<\/td>\s*<td><span class="badge">queued<\/span>/,
+        'atop the history',
       );
-      const runPage = await manager.request('GET', String(synced.headers.location));
-      assert.equal(runPage.statusCode, 200);
-      assert.match(runPage.body, /OneRoster pull of/);
+      assert.doesNotMatch(queued.body, /Sync now \(full\)/, 'no second Sync now meanwhile');
+      assert.equal((await postForm(ctx, manager, `${page}/sync`, [['mode', 'full']])).statusCode, 409);
+      assert.deepEqual(await worker.runOnce(), { claimed: 1, ok: 1, failed: 0 });
       const history = await manager.request('GET', page);
       assert.match(history.body, /Pull history/);
-      assert.match(history.body, /<td>full<\/td>/);
+      assert.match(history.body, /<td>full<\/td>\s*<td><span class="badge ok">ok<\/span>/);
+      assert.match(history.body, /Sync now \(full\)/);
+      const runLink = history.body.match(new RegExp(`/console/${tenant.slug}/runs/[0-9a-f-]{36}`));
+      assert.ok(runLink, 'the pull links to its run');
+      const runPage = await manager.request('GET', runLink[0]);
+      assert.equal(runPage.statusCode, 200);
+      assert.match(runPage.body, /OneRoster pull of/);
       assert.equal(
         (await ctx.admin('GET', `/admin/v1/institutions/${tenant.slug}/students`)).json().items.length,
         5,
@@ -93,7 +111,11 @@ describeEachDatabase(
       provider.down('all', 503);
       const failed = await postForm(ctx, manager, `${page}/sync`, [['mode', 'delta']]);
       assert.equal(failed.statusCode, 303);
-      const failedRun = await manager.request('GET', String(failed.headers.location));
+      assert.deepEqual(await worker.runOnce(), { claimed: 1, ok: 0, failed: 1 });
+      const failedRuns = (
+        await ctx.admin('GET', `/admin/v1/institutions/${tenant.slug}/runs?kind=oneroster`)
+      ).json().items;
+      const failedRun = await manager.request('GET', `/console/${tenant.slug}/runs/${failedRuns[0].id}`);
       assert.match(failedRun.body, /HTTP 503/, 'the reason on the run page');
       const health = await manager.request('GET', `/console/${tenant.slug}/`);
       assert.match(health.body, /The OneRoster source is failing since/);

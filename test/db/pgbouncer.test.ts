@@ -85,10 +85,11 @@ describe('PostgreSQL features through PgBouncer (transaction pooling)', { skip }
     });
   });
 
-  test('a roster push creates, then updates, its students', async () => {
+  test('a roster push creates, then updates, its students, refreshing the statistics after', async () => {
     const tenant = await seedTenant(ctx);
+    // 1000 rows: enough for a page to analyze the students table (src/db/statistics.ts).
     const students = (version: number) =>
-      Array.from({ length: 300 }, (_, i) => ({
+      Array.from({ length: 1000 }, (_, i) => ({
         email: `s${i}@pooled.example.edu`,
         student_id_ext: `P${i}`,
         first_name: `Given${i}v${version}`,
@@ -112,10 +113,14 @@ describe('PostgreSQL features through PgBouncer (transaction pooling)', { skip }
       }),
     ]);
     assert.equal(first.statusCode, 200, first.body);
-    assert.equal(first.json().created, 300);
-    assert.equal(parallel.json().created, 300);
+    assert.equal(first.json().created, 1000);
+    assert.equal(parallel.json().created, 1000);
     const second = await push(1);
-    assert.equal(second.json().updated, 300);
+    assert.equal(second.json().updated, 1000);
+    const { rows } = await ctx.db.query<{ reltuples: number }>(
+      "SELECT reltuples FROM pg_class WHERE oid = 'students'::regclass",
+    );
+    assert.ok(Number(rows[0].reltuples) >= 2000, `the statistics count ${rows[0].reltuples} students`);
   });
 
   test('help-sync changes a request', async () => {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { type PullDeps, pullNow } from '../../src/domain/oneroster/pull/pull.ts';
 import { createOneRosterPullWorker } from '../../src/workers/oneroster-pull.ts';
-import { describeEachDatabase, seedTenant, type TestContext } from '../helpers/app.ts';
+import { describeEachDatabase, OPERATOR_TOKEN, seedTenant, type TestContext } from '../helpers/app.ts';
 import {
   configureSource,
   generateRoster,
@@ -43,6 +43,15 @@ describeEachDatabase(
     };
     const list = async (slug: string, what: string) =>
       (await ctx.admin('GET', `/admin/v1/institutions/${slug}/${what}?limit=1000`)).json().items;
+    /** Sync now as the console and new clients ask for it: queued for the worker. */
+    const syncNowAsync = (slug: string, body: { mode?: string } = {}) =>
+      ctx.request({
+        method: 'POST',
+        url: `/admin/v1/institutions/${slug}/oneroster-source/pulls`,
+        body,
+        token: OPERATOR_TOKEN,
+        headers: { prefer: 'respond-async' },
+      });
 
     test('configure: the secret is sealed and never shown; the URL guard refuses private addresses', async () => {
       const tenant = await seedTenant(ctx);
@@ -67,20 +76,59 @@ describeEachDatabase(
       assert.equal(refused.json().field, 'base_url');
     });
 
-    test('Sync now: a full pull with paging applies taxonomy, students and enrolments; one run with trigger pull', async () => {
+    test('Sync now: 202 queued for the worker (woken at once), then a full pull with paging; one run with trigger pull', async () => {
       const tenant = await seedTenant(ctx);
       const p = await provider(12, 5);
       assert.equal(
         (await configureSource(ctx, tenant.slug, p, { cohort_id: tenant.cohortId })).statusCode,
         200,
       );
-      const r = await ctx.admin('POST', `/admin/v1/institutions/${tenant.slug}/oneroster-source/pulls`, {
-        mode: 'full',
-      });
-      assert.equal(r.statusCode, 200, r.body);
-      const outcome = r.json();
-      assert.equal(outcome.status, 'ok', outcome.error);
-      assert.equal(outcome.mode, 'full');
+      // The worker as `ssp serve` runs it: started, sleeping between polls; Sync now wakes it.
+      const worker = ctx.services.oneRosterWorker({ info() {}, warn() {}, error() {} });
+      worker.start();
+      // Its first round (at start) has found nothing: it sleeps for 15 s now.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      try {
+        const r = await syncNowAsync(tenant.slug, { mode: 'full' });
+        assert.equal(r.statusCode, 202, r.body);
+        assert.equal(r.headers['preference-applied'], 'respond-async');
+        const asked = r.json();
+        assert.equal(asked.status, 'queued');
+        assert.equal(asked.mode, 'full');
+        assert.deepEqual(
+          [asked.sections, asked.error_count, asked.notes],
+          [{}, 0, []],
+          'the old fields, empty',
+        );
+        const location = String(r.headers.location);
+        assert.equal(
+          location,
+          `/admin/v1/institutions/${tenant.slug}/oneroster-source/pulls/${asked.run_id}`,
+        );
+        const again = await ctx.admin(
+          'POST',
+          `/admin/v1/institutions/${tenant.slug}/oneroster-source/pulls`,
+          {
+            mode: 'delta',
+          },
+        );
+        assert.equal(again.statusCode, 409);
+        assert.equal(again.json().error, 'pull_in_progress');
+        // Picked up at once, well within the worker's 15 s poll interval.
+        const started = Date.now();
+        let outcome = (await ctx.admin('GET', location)).json();
+        while (['queued', 'running'].includes(outcome.status) && Date.now() - started < 10_000) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          outcome = (await ctx.admin('GET', location)).json();
+        }
+        assert.equal(outcome.status, 'ok', JSON.stringify(outcome));
+        assert.equal(outcome.run_id, asked.run_id);
+        assert.equal(outcome.mode, 'full');
+        assert.equal(outcome.sections.roster.created, 12);
+        assert.ok(Date.now() - started < 10_000);
+      } finally {
+        await worker.stop();
+      }
       const students = await list(tenant.slug, 'students');
       assert.equal(students.length, 12, 'students only, not the teacher');
       assert.equal(
@@ -102,6 +150,68 @@ describeEachDatabase(
       assert.equal(runs[0].credential, 'oneroster_source');
       assert.equal(runs[0].counts.status, 'ok');
       assert.equal((await list(tenant.slug, 'runs')).length, 1);
+      const source = (
+        await ctx.admin('GET', `/admin/v1/institutions/${tenant.slug}/oneroster-source`)
+      ).json();
+      assert.equal(source.requested_pull, null, 'the request ended with the pull');
+      assert.equal(
+        (await ctx.admin('GET', `/admin/v1/institutions/${tenant.slug}/oneroster-source/pulls/${runs[0].id}`))
+          .statusCode,
+        200,
+      );
+    });
+
+    test('Sync now without Prefer: respond-async answers as v1 first documented it: 200 with the outcome of the pull it ran', async () => {
+      const tenant = await seedTenant(ctx);
+      const p = await provider(4);
+      await configureSource(ctx, tenant.slug, p, { cohort_id: tenant.cohortId });
+      const r = await ctx.admin('POST', `/admin/v1/institutions/${tenant.slug}/oneroster-source/pulls`, {
+        mode: 'full',
+      });
+      assert.equal(r.statusCode, 200, r.body);
+      assert.equal(r.headers['preference-applied'], undefined);
+      const outcome = r.json();
+      assert.equal(outcome.status, 'ok');
+      assert.equal(outcome.sections.roster.created, 4);
+      assert.equal((await list(tenant.slug, 'students')).length, 4);
+      // While one is queued for the worker, a pull in the request is refused, not run beside it.
+      assert.equal((await syncNowAsync(tenant.slug, { mode: 'delta' })).statusCode, 202);
+      const refused = await ctx.admin('POST', `/admin/v1/institutions/${tenant.slug}/oneroster-source/pulls`);
+      assert.equal(refused.statusCode, 409);
+      assert.equal(refused.json().error, 'pull_in_progress');
+    });
+
+    test('Sync now without a worker running: queued until a worker claims it, with the mode chosen when asked', async () => {
+      const tenant = await seedTenant(ctx);
+      const p = await provider(3);
+      await configureSource(ctx, tenant.slug, p, { cohort_id: tenant.cohortId });
+      const none = await ctx.admin('POST', '/admin/v1/institutions/nowhere/oneroster-source/pulls', {});
+      assert.equal(none.statusCode, 404);
+      // A delta before any good pull is full.
+      const r = await syncNowAsync(tenant.slug, { mode: 'delta' });
+      assert.equal(r.statusCode, 202, r.body);
+      assert.equal(r.json().mode, 'full');
+      const location = String(r.headers.location);
+      assert.equal((await ctx.admin('GET', location)).json().status, 'queued');
+      const source = (
+        await ctx.admin('GET', `/admin/v1/institutions/${tenant.slug}/oneroster-source`)
+      ).json();
+      assert.equal(source.requested_pull.run_id, r.json().run_id);
+      const worker = createOneRosterPullWorker({ deps, institutionIds: [tenant.institutionId] });
+      assert.deepEqual(await worker.runOnce(), { claimed: 1, ok: 1, failed: 0 });
+      const done = (await ctx.admin('GET', location)).json();
+      assert.equal(done.status, 'ok');
+      const run = (
+        await ctx.admin('GET', `/admin/v1/institutions/${tenant.slug}/runs/${done.run_id}`)
+      ).json();
+      assert.equal(run.trigger, 'pull');
+      assert.equal(run.details.schedule, 'manual');
+      assert.deepEqual(await worker.runOnce(), { claimed: 0, ok: 0, failed: 0 }, 'asked for once');
+      const unknown = await ctx.admin(
+        'GET',
+        `/admin/v1/institutions/${tenant.slug}/oneroster-source/pulls/00000000-0000-4000-8000-000000000000`,
+      );
+      assert.equal(unknown.statusCode, 404);
     });
 
     test('faults: 429 waits Retry-After, 5xx backs off, an expired token is renewed once', async () => {

@@ -133,7 +133,13 @@ export function registerOneRosterCommand(
           } catch (error) {
             throw new PushStopped((error as Error).message);
           }
-          const plan = await planOneRoster(bundle, mapping, csvOptions(o, progress), readKnown(knownPath));
+          const plan = await planOneRoster(
+            bundle,
+            mapping,
+            csvOptions(o, progress),
+            readKnown(knownPath),
+            Boolean(o.fullSync),
+          );
           if (o.fullSync && plan.delta.has('users')) {
             throw new PushStopped(
               'a delta bundle lists only changes, so it cannot say who left: --full-sync needs users.csv as bulk',

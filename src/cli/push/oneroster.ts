@@ -48,6 +48,8 @@ export async function planOneRoster(
   mapping: OneRosterMapping,
   csv: CsvReadOptions,
   known?: Known,
+  /** A full sync: the roster names students without an email too, so they do not depart. */
+  fullSync = false,
 ): Promise<OneRosterPlan> {
   const manifestSource = bundle.file('manifest.csv');
   if (!manifestSource) {
@@ -161,7 +163,7 @@ export async function planOneRoster(
         label: `roster → cohort ${cohortId}`,
         file: usersFile.name,
         cohortId,
-        items: () => mapped.users(cohortId),
+        items: () => mapped.users(cohortId, { fullSync }),
       });
     }
   }

@@ -14,6 +14,8 @@ export interface Item {
   origin: RowOrigin;
   row?: Record<string, unknown>;
   problem?: { code: string; message: string; column?: string };
+  /** A row naming a student a full sync cannot import (src/domain/oneroster/students.ts, namingRows()). */
+  namesOnly?: boolean;
 }
 
 export interface Page {
@@ -28,6 +30,10 @@ export interface Page {
   json: Buffer;
   /** Where row `index` of the page came from. */
   origin(index: number): RowOrigin | undefined;
+  /** Whether row `index` only names a student (its rejection is expected, not reported). */
+  namesOnly(index: number): boolean;
+  /** How many rows of the page only name a student. */
+  naming: number;
 }
 
 /** Pages whose buffers are in use at once: the page in flight and the next one. */
@@ -41,17 +47,22 @@ class PageSlot {
   length = 0;
   count = 0;
   lines: Uint32Array;
+  /** 1 for a row that only names a student. */
+  naming: Uint8Array;
+  namingCount = 0;
   /** The file of each row: the same few strings repeated, so it costs a pointer a row. */
   files: string[] = [];
 
   constructor(size: number) {
     this.lines = new Uint32Array(size);
+    this.naming = new Uint8Array(size);
   }
 
   reset(): void {
     this.bytes[0] = 0x5b; // [
     this.length = 1;
     this.count = 0;
+    this.namingCount = 0;
     this.files.length = 0;
   }
 
@@ -63,18 +74,22 @@ class PageSlot {
     this.length += this.bytes.write(text, this.length, 'utf8');
     this.lines[this.count] = item.origin.line;
     this.files[this.count] = item.origin.file;
+    this.naming[this.count] = item.namesOnly ? 1 : 0;
+    if (item.namesOnly) this.namingCount++;
     this.count++;
   }
 
   page(n: number): Page {
     this.bytes[this.length] = 0x5d; // ]
-    const { lines, files, count } = this;
+    const { lines, files, count, naming } = this;
     return {
       n,
       count,
       json: this.bytes.subarray(0, this.length + 1),
       origin: (index) =>
         index >= 0 && index < count ? { file: files[index], line: lines[index] } : undefined,
+      namesOnly: (index) => index >= 0 && index < count && naming[index] === 1,
+      naming: this.namingCount,
     };
   }
 

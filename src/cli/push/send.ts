@@ -144,7 +144,11 @@ function readRosterAnswer(
   page: Page,
   answer: Record<string, unknown>,
 ): Record<string, number> {
-  const errors = arr(answer.errors) as { row?: unknown; message?: unknown }[];
+  // A row naming a student without an email is rejected as expected (the no_email finding
+  // reported them): neither an error here nor a row received.
+  const errors = (arr(answer.errors) as { row?: unknown; message?: unknown }[]).filter(
+    (e) => !(typeof e.row === 'number' && page.namesOnly(e.row)),
+  );
   for (const e of errors) {
     ctx.report.rowError(origin(page, e.row), 'roster', 'rejected', String(e.message ?? ''));
   }
@@ -176,7 +180,7 @@ function readRosterAnswer(
     report.badDate(origin(page, d.row), d.value);
   const fullSync = answer.full_sync as Record<string, unknown> | undefined;
   if (fullSync?.final_page) report.fullSyncs.push({ ...fullSync, cohort: job.cohortId });
-  const received = num(answer.received);
+  const received = num(answer.received) - page.naming;
   if (ctx.dryRun) {
     return {
       received,

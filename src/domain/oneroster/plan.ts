@@ -16,12 +16,11 @@ export interface MappedOneRoster {
   units: Mapped[];
   /** Cohorts that receive students; users(cohort) streams the roster rows of one. */
   cohorts: string[];
-  users(cohortId: string): AsyncGenerator<Mapped>;
+  /** With fullSync, students without an email are named, not departed (students.ts, namingRows()). */
+  users(cohortId: string, options?: { fullSync?: boolean }): AsyncGenerator<Mapped>;
   enrolments(): AsyncGenerator<Mapped>;
   /** What was left out, counted; complete once every section has been read. */
   notes(): string[];
-  /** Student ids of students not pushed for want of an email: a full sync must not depart them. */
-  keptOut(): string[];
   /** The memory for the next delta (known.ts); complete once every section has been read. */
   known(): Known;
 }
@@ -87,6 +86,5 @@ export async function mapOneRoster(
       return out;
     },
     known: () => known.result(),
-    keptOut: () => students.keptOut(),
   };
 }

@@ -25,6 +25,11 @@ export interface Mapped {
   origin: Origin;
   row?: Record<string, unknown>;
   problem?: { code: string; message: string; column?: string };
+  /**
+   * A full sync's row naming a student it cannot import (no email), so that they do not depart:
+   * the feed rejects it, as expected (students.ts, namingRows()).
+   */
+  namesOnly?: boolean;
 }
 
 export const COLLECTIONS = [

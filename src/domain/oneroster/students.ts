@@ -16,16 +16,30 @@ import { deleted, type Mapped as Item, type Origin, type Rec, type RecordSource 
 export interface Students {
   /** The cohorts students go to, the first also taking students placed nowhere (as errors). */
   cohorts: string[];
-  /** The users of one cohort as roster rows. */
-  users(cohortId: string): AsyncGenerator<Item>;
+  /**
+   * The users of one cohort as roster rows; in a full sync (`fullSync`), followed by a naming
+   * row for each student left out for want of an email (namingRows()).
+   */
+  users(cohortId: string, options?: { fullSync?: boolean }): AsyncGenerator<Item>;
   /** Enrollments of students as enrolment rows (read after the roster, whose keys they use). */
   enrolments(): AsyncGenerator<Item>;
   /** What was left out, counted (tobedeleted students, non-students, merged withdrawals …). */
   notes(): string[];
   /** Students marked tobedeleted, left out of the push. */
   readonly tobedeleted: number;
-  /** Student ids of students left out for want of an email (they still belong: a full sync keeps them). */
-  keptOut(): string[];
+}
+
+/**
+ * The rule for students without an email in a full sync (docs/oneroster.md), for `ssp push
+ * oneroster --full-sync` and a full pull alike: the roster cannot import them (it needs an
+ * email), but the SIS still lists them, so they must not depart. The sync names each of them
+ * with a row carrying only its student id: the feed rejects the row (no email) yet counts it
+ * as naming the student, as it does any row it rejects (docs/departures-and-history.md).
+ * Such a row is marked `namesOnly`: its rejection is expected, already reported as the
+ * `no_email` finding, and not counted again.
+ */
+export function namingRows(keptOut: { origin: Origin; key: string }[]): Item[] {
+  return keptOut.map(({ origin, key }) => ({ origin, row: { student_id_ext: key }, namesOnly: true }));
 }
 
 interface UserRoles {
@@ -132,6 +146,8 @@ export async function readStudents(
   let tobedeleted = 0;
   let others = 0;
   let idFallbacks = 0;
+  /** Students without an email a full sync named (namingRows()). */
+  let named = 0;
   const noEmail = new Group();
   /** Students not pushed for want of an email: their enrollments are left out too, counted. */
   const withoutEmail = new Map<string, string>();
@@ -147,8 +163,9 @@ export async function readStudents(
     return rec.sourcedid;
   };
 
-  async function* users(cohortId: string): AsyncGenerator<Item> {
+  async function* users(cohortId: string, options: { fullSync?: boolean } = {}): AsyncGenerator<Item> {
     const first = cohortId === cohorts[0];
+    const kept: { origin: Origin; key: string }[] = [];
     for await (const { origin, rec } of files.users!()) {
       const place = placeOf(rec);
       if (place === 'unknown') {
@@ -206,6 +223,7 @@ export async function readStudents(
       if (!rec.email) {
         noEmail.add(origin, rec.sourcedid);
         withoutEmail.set(rec.sourcedid, key);
+        kept.push({ origin, key });
         continue;
       }
       const program = catalogue.gradePrograms
@@ -225,6 +243,10 @@ export async function readStudents(
       };
     }
     yield* noEmailFinding();
+    if (options.fullSync) {
+      named += kept.length;
+      yield* namingRows(kept);
+    }
   }
 
   // Students without an email (young students often have none) are one finding, not one line each.
@@ -260,36 +282,52 @@ export async function readStudents(
     cohorts,
     users,
     enrolments,
-    notes() {
-      const out: string[] = [];
-      if (tobedeleted) {
-        out.push(
-          `${tobedeleted} students marked tobedeleted were not pushed (nothing is deleted; ` +
-            'a bulk export pushed with --full-sync, or a full pull, marks them departed)',
-        );
-      }
-      if (others) out.push(`${others} users hold no student role (teachers, guardians …): not pushed`);
-      if (idFallbacks) {
-        out.push(`${idFallbacks} students have no identifier: their sourcedId is their student id`);
-      }
-      if (counts.withoutEmail) {
-        out.push(`${counts.withoutEmail} enrollments of students without an email were not pushed`);
-      }
-      if (counts.repeats) {
-        out.push(
-          `${counts.repeats} enrollments repeat a student's unit and term (another class of the same course and term): sent once`,
-        );
-      }
-      if (counts.merged) {
-        out.push(
-          `${counts.merged} withdrawals not sent: the student is enrolled in another class of the same course and term`,
-        );
-      }
-      return out;
-    },
-    keptOut: () => [...withoutEmail.values()],
+    notes: () => studentNotes({ tobedeleted, others, idFallbacks, named, ...counts }),
     get tobedeleted() {
       return tobedeleted;
     },
   };
+}
+
+/** What was left out of the students and their enrolments, counted (notes()). */
+function studentNotes(c: {
+  tobedeleted: number;
+  others: number;
+  idFallbacks: number;
+  named: number;
+  withoutEmail: number;
+  repeats: number;
+  merged: number;
+}): string[] {
+  const out: string[] = [];
+  if (c.tobedeleted) {
+    out.push(
+      `${c.tobedeleted} students marked tobedeleted were not pushed (nothing is deleted; ` +
+        'a bulk export pushed with --full-sync, or a full pull, marks them departed)',
+    );
+  }
+  if (c.others) out.push(`${c.others} users hold no student role (teachers, guardians …): not pushed`);
+  if (c.idFallbacks) {
+    out.push(`${c.idFallbacks} students have no identifier: their sourcedId is their student id`);
+  }
+  if (c.named) {
+    out.push(
+      `${c.named} students without an email were named in the full sync, so they do not depart ` +
+        '(they are left as they are; the feed records each as a row without email)',
+    );
+  }
+  if (c.withoutEmail) {
+    out.push(`${c.withoutEmail} enrollments of students without an email were not pushed`);
+  }
+  if (c.repeats) {
+    out.push(
+      `${c.repeats} enrollments repeat a student's unit and term (another class of the same course and term): sent once`,
+    );
+  }
+  if (c.merged) {
+    out.push(
+      `${c.merged} withdrawals not sent: the student is enrolled in another class of the same course and term`,
+    );
+  }
+  return out;
 }

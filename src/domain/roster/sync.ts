@@ -19,9 +19,12 @@
 //   imports with that value unset (or kept), and the warning is kept with the run.
 // - The page is recorded in the run history inside its own transaction (a dry run, which
 //   writes nothing else, records it on its own), so a push that commits always has its run.
+// - A page that wrote a large share of the students table refreshes its planner statistics
+//   once committed (src/db/statistics.ts).
 
 import type { Db, Queryable } from '../../db/db.ts';
 import { InstitutionLock, lockInstitution } from '../../db/locks.ts';
+import { refreshStatistics } from '../../db/statistics.ts';
 import { campusNamesSql } from '../campuses/names.ts';
 import {
   type FullSyncOutcome,
@@ -84,11 +87,6 @@ export interface SyncInput {
   credential: RunCredential;
   /** The caller records the run itself (a OneRoster pull records one run for all its pages). */
   unrecorded?: boolean;
-  /**
-   * student_id_exts of students the caller kept out of the page (a OneRoster student without
-   * an email) who still belong to the cohort: a full sync names them, so they do not depart.
-   */
-  alsoNamed?: string[];
   /** Opt-in full sync: this page belongs to the sync named `syncId` (see departures). */
   fullSync?: { syncId: string; finalPage: boolean };
 }
@@ -192,6 +190,8 @@ export function createRosterSyncService(db: Db, options: RosterSyncOptions) {
       else rowErrors.push(result.error);
     });
 
+    /** Existing students the page really changed (written by the UPDATE). */
+    let changedCount = 0;
     /** Matches (and, on a real push, writes) the page; returns the response without its run id. */
     const run = async (q: Queryable): Promise<Omit<SyncResult, 'run_id'> | Omit<DryRunResult, 'run_id'>> => {
       const matches = await match(q, institutionId, valid);
@@ -213,6 +213,7 @@ export function createRosterSyncService(db: Db, options: RosterSyncOptions) {
           await q.query(INSERT_SQL, [institutionId, cohortId, JSON.stringify(creates.map(values))]);
         }
         const changed = updates.filter((p) => changes(p, cohortId));
+        changedCount = changed.length;
         if (changed.length > 0) {
           await q.query(UPDATE_SQL, [
             institutionId,
@@ -228,7 +229,7 @@ export function createRosterSyncService(db: Db, options: RosterSyncOptions) {
         cohortId,
         syncId: fullSync.syncId,
         finalPage: fullSync.finalPage,
-        keys: namedKeys([...students, ...(input.alsoNamed ?? []).map((ext) => ({ student_id_ext: ext }))]),
+        keys: namedKeys(students),
         now: options.clock.now(),
       };
       let fullSyncReport: FullSyncReport | undefined;
@@ -295,13 +296,18 @@ export function createRosterSyncService(db: Db, options: RosterSyncOptions) {
       const result = await run(db);
       return { run_id: input.unrecorded ? '' : await record(db, result), ...result } as DryRunResult;
     }
-    return db.transaction(async (tx) => {
+    let written = 0;
+    const committed = await db.transaction(async (tx) => {
       // Pages for one institution run one at a time: the same page sent twice at once
       // neither fails nor duplicates, while other institutions proceed in parallel.
       await lockInstitution(tx, institutionId, InstitutionLock.roster);
       const result = await run(tx);
+      written = result.created + changedCount;
       return { run_id: input.unrecorded ? '' : await record(tx, result), ...result };
     });
+    // A page that wrote a large share of the students: the next pages' plans need to know.
+    await refreshStatistics(db, institutionId, { students: written });
+    return committed;
   }
 
   return { sync };

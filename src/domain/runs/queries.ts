@@ -13,10 +13,11 @@ const summaryColumns = `id, kind, credential, trigger, cohort_id, sections, dry_
 /** Inserts a run with its first `kept` errors; returns its id. */
 export async function insertRun(q: Queryable, run: NewRun, kept: unknown[]): Promise<string> {
   const { rows } = await q.query<{ id: string }>(
-    `INSERT INTO sis_runs (institution_id, kind, credential, cohort_id, sections, dry_run, received, counts,
+    `INSERT INTO sis_runs (id, institution_id, kind, credential, cohort_id, sections, dry_run, received, counts,
                            error_count, errors, errors_truncated, details, started_at, trigger, finished_at)
-     VALUES ($1, $2, $3, $4, $5::text[], $6, $7, $8::jsonb, $9, $10::jsonb, $11, $12::jsonb, $13, $14,
-             COALESCE($15::timestamptz, now()))
+     VALUES (COALESCE($16::uuid, gen_random_uuid()), $1, $2, $3, $4, $5::text[], $6, $7, $8::jsonb, $9,
+             $10::jsonb, $11, $12::jsonb, $13, $14, COALESCE($15::timestamptz, now()))
+     ON CONFLICT (id) DO NOTHING
      RETURNING id`,
     [
       run.institutionId,
@@ -34,8 +35,12 @@ export async function insertRun(q: Queryable, run: NewRun, kept: unknown[]): Pro
       run.startedAt,
       run.trigger ?? 'push',
       run.finishedAt ?? null,
+      run.id ?? null,
     ],
   );
+  // A chosen id already recorded (a pull retried after its worker died between recording its
+  // run and releasing its source): the retry is a run of its own.
+  if (!rows[0] && run.id) return insertRun(q, { ...run, id: undefined }, kept);
   return rows[0].id;
 }
 

@@ -69,6 +69,8 @@ export type DailyRuns = Static<typeof DailyRuns>;
 
 /** A push to record in the history. */
 export interface NewRun {
+  /** The run's id when the caller chose it beforehand (a requested OneRoster pull); else a new one. */
+  id?: string;
   institutionId: string;
   kind: RunKind;
   credential: RunCredential;

@@ -3,6 +3,9 @@
 // many rows it has: one to match the rows against what is stored, one to insert the new
 // rows, one to update the changed ones (rows travel as one JSON parameter).
 //
+// A push that wrote a large share of a table refreshes its planner statistics once committed
+// (src/db/statistics.ts): otherwise the next pages are planned against counts from before.
+//
 // A dry run runs the same reading and classification in a READ ONLY transaction and skips
 // the writes, so it cannot write anything. Each section of a dry run is checked against
 // what is stored, never against another section of the same request (spec 4.2 rule 3).
@@ -10,6 +13,7 @@
 import type { Db, Queryable } from '../../db/db.ts';
 import type { KeysetPage } from '../../db/keyset.ts';
 import { InstitutionLock, lockInstitution } from '../../db/locks.ts';
+import { refreshStatistics } from '../../db/statistics.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { checkBatchSize } from '../feeds/batch-limits.ts';
 import { type RunCredential, recordRun } from '../runs/runs.ts';
@@ -96,6 +100,16 @@ export async function pushTaxonomy(
     await applySections(q, { institutionId: institution.id, now, dryRun: options.dryRun }, body, result);
     return options.dryRun || options.unrecorded ? undefined : record(q);
   });
+  if (!options.dryRun) {
+    // A push that wrote a large share of a table: the next pushes' plans need to know.
+    const written = (section: SectionName) =>
+      (result.sections[section]?.created ?? 0) + (result.sections[section]?.updated ?? 0);
+    await refreshStatistics(
+      deps.db,
+      institution.id,
+      Object.fromEntries(sectionOrder.map((s) => [s, written(s)])) as Record<SectionName, number>,
+    );
+  }
   return { run_id: runId ?? (options.unrecorded ? '' : await record(deps.db)), ...result };
 }
 

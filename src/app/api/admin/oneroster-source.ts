@@ -1,6 +1,8 @@
 // Admin API: the institution's OneRoster source (a OneRoster 1.2 REST provider the service
 // pulls) and "Sync now". The pull history is the push history's runs of kind `oneroster`
 // (GET /admin/v1/institutions/{slug}/runs?kind=oneroster). docs/oneroster.md.
+
+import type { FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { pullNow } from '../../../domain/oneroster/pull/pull.ts';
 import { Choices, SourceBody } from '../../../domain/oneroster/pull/schemas.ts';
@@ -36,6 +38,16 @@ const Source = Type.Object({
   last_pull_at: Nullable(DateTime()),
   last_success_at: Nullable(DateTime()),
   pulling: Type.Boolean({ description: 'A pull is under way' }),
+  requested_pull: Nullable(
+    Type.Object(
+      {
+        run_id: Uuid(),
+        mode: StringEnum(['full', 'delta']),
+        requested_at: DateTime(),
+      },
+      { description: 'A pull Sync now asked for that has not ended (queued, or running when pulling)' },
+    ),
+  ),
   created_at: DateTime(),
   updated_at: DateTime(),
 });
@@ -55,6 +67,7 @@ const PullBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** Sync now's answer as v1 first documented it: the pull ran inside the request. */
 const PullOutcome = Type.Object({
   run_id: Uuid('The pull in the push history (GET …/runs/{run_id})'),
   mode: StringEnum(['full', 'delta']),
@@ -68,8 +81,44 @@ const PullOutcome = Type.Object({
   full_sync: Type.Optional(Type.Unknown()),
 });
 
+/**
+ * Whether the client asked not to wait (RFC 7240 `Prefer: respond-async`). Sync now ran the pull
+ * inside the request when v1 documented it, and a status code never changes within a version
+ * (docs/versioning.md): queueing is what a client opts into.
+ */
+function prefersAsync(request: FastifyRequest): boolean {
+  const prefer = request.headers.prefer;
+  const values = Array.isArray(prefer) ? prefer.join(',') : (prefer ?? '');
+  return values.split(',').some((p) => p.split(';')[0].trim().toLowerCase() === 'respond-async');
+}
+
+const PullStatus = Type.Object({
+  run_id: Uuid(
+    'The pull in the push history once it has ended (GET …/runs/{run_id}); meanwhile its status is at GET …/oneroster-source/pulls/{run_id}',
+  ),
+  mode: StringEnum(['full', 'delta'], 'Chosen when the pull was asked for'),
+  status: StringEnum(
+    ['queued', 'running', 'ok', 'failed'],
+    'queued: waiting for the worker; running: under way; ok; failed: the provider failed and nothing was changed ' +
+      '(queued and running are new since Sync now stopped holding the request)',
+  ),
+  requested_at: Nullable(DateTime('When Sync now asked for the pull; null once the pull has ended')),
+  error: Nullable(Type.String({ description: 'Why the pull failed' })),
+  sections: Type.Record(Type.String(), Type.Unknown(), {
+    description: 'Counts per section once the pull has ended; empty before',
+  }),
+  error_count: Type.Integer({
+    description:
+      'Row errors; each names the OneRoster record (collection, sourcedId). 0 before the pull has ended',
+  }),
+  notes: Type.Array(Type.String(), { description: 'Notes of the pull once it has ended' }),
+  full_sync: Type.Optional(Type.Unknown()),
+});
+
+const PullParams = Type.Intersect([SlugParams, Type.Object({ run_id: Type.String() })]);
+
 export function adminOneRosterSourceRoutes(app: App, services: Services): void {
-  const { oneRosterSources, oneRosterPull } = services;
+  const { oneRosterSources, oneRosterPulls } = services;
   const tags = ['admin: OneRoster source'];
   const security = adminSecurity;
   const path = '/admin/v1/institutions/:slug/oneroster-source';
@@ -140,21 +189,57 @@ export function adminOneRosterSourceRoutes(app: App, services: Services): void {
       schema: {
         tags,
         security,
-        summary: 'Sync now: pull the OneRoster source and apply it',
+        summary: 'Sync now: pull the OneRoster source (with Prefer: respond-async, queue it for the worker)',
         description:
-          'Reads the provider whole (paging with limit/offset and X-Total-Count; 429 Retry-After and 5xx backoff; an expired ' +
-          'token renewed once), then applies it as the feeds would. A provider that fails leaves the stored data as it was: ' +
-          'the answer is then status failed with the reason. 409 pull_in_progress while another pull of the source runs.',
+          'With `Prefer: respond-async` (RFC 7240; recommended): 202 Accepted at once, `Preference-Applied: ' +
+          'respond-async`; the pull is queued for the worker, which starts it at once when it runs in the same process ' +
+          "(`npm start`, `ssp serve` with workers) and within its poll interval (15 s) otherwise. `Location` is the pull's " +
+          'status (GET …/oneroster-source/pulls/{run_id}): queued, running, then the outcome; the pull is recorded ' +
+          'under `run_id` in the push history (kind oneroster, trigger pull) when it ends.\n\n' +
+          'Without it, as v1 first documented: the pull runs inside the request and the answer (200) is its outcome; a ' +
+          'large roster holds the request for a minute or more, past the time limits of many proxies.\n\n' +
+          '409 pull_in_progress while a pull of the source is queued or under way; 409 cohort_archived when the cohort ' +
+          'it pulls into is archived.\n\n' +
+          'The pull reads the provider whole (paging with limit/offset and X-Total-Count; 429 Retry-After and 5xx ' +
+          'backoff; an expired token renewed once), then applies it as the feeds would. A provider that fails leaves ' +
+          'the stored data as it was: the pull then ends with status failed and the reason.',
         params: SlugParams,
         body: Type.Optional(PullBody),
-        response: { 200: PullOutcome, ...errorResponses(400, 401, 403, 404, 409) },
+        response: { 200: PullOutcome, 202: PullStatus, ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const institution = institutionOf(request);
+      const mode = (request.body as Static<typeof PullBody> | undefined)?.mode;
+      if (!prefersAsync(request)) return pullNow(services.oneRosterPull, institution.id, mode);
+      const asked = await oneRosterPulls.request(institution.id, mode);
+      return reply
+        .status(202)
+        .header('preference-applied', 'respond-async')
+        .header(
+          'location',
+          `/admin/v1/institutions/${institution.slug}/oneroster-source/pulls/${asked.run_id}`,
+        )
+        .send(asked);
+    },
+  );
+
+  app.get(
+    `${path}/pulls/:run_id`,
+    {
+      config: { access: 'integrations' },
+      schema: {
+        tags,
+        security,
+        summary: 'A pull asked for by Sync now: queued, running, or its outcome',
+        description:
+          'Poll the `Location` of Sync now. Once the pull has ended this is its outcome (also the run `run_id` ' +
+          'of the push history); any pull of the source can be read by its run id.',
+        params: PullParams,
+        response: { 200: PullStatus, ...errorResponses(401, 403, 404) },
       },
     },
     async (request) =>
-      pullNow(
-        oneRosterPull,
-        institutionOf(request).id,
-        (request.body as Static<typeof PullBody> | undefined)?.mode,
-      ),
+      oneRosterPulls.status(institutionOf(request).id, (request.params as { run_id: string }).run_id),
   );
 }

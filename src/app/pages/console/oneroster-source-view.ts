@@ -104,8 +104,19 @@ export function settingsOf(values: SourceValues): SourceSettings {
   };
 }
 
+export interface PullRow {
+  /** The run's id; none while the pull has not ended (no run page yet). */
+  id: string | undefined;
+  started_at: Date | string;
+  mode: string;
+  status: string;
+  created: number;
+  updated: number;
+  error_count: number;
+}
+
 /** A pull of the history as a row: when, full or delta, ok or failed, counts and errors. */
-export function pullRow(run: RunSummary) {
+export function pullRow(run: RunSummary): PullRow {
   const counts = run.counts as { mode?: string; status?: string; created?: number; updated?: number };
   return {
     id: run.id,
@@ -116,4 +127,21 @@ export function pullRow(run: RunSummary) {
     updated: counts.updated ?? 0,
     error_count: run.error_count,
   };
+}
+
+/** The pull Sync now asked for and that has not ended, atop the history: queued, or running. */
+export function pendingRows(source: OneRosterSource | undefined): PullRow[] {
+  if (!source?.requested_pull) return [];
+  const asked = source.requested_pull;
+  return [
+    {
+      id: undefined,
+      started_at: asked.requested_at,
+      mode: asked.mode,
+      status: source.pulling ? 'running' : 'queued',
+      created: 0,
+      updated: 0,
+      error_count: 0,
+    },
+  ];
 }

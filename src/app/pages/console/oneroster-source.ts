@@ -1,11 +1,11 @@
 // The OneRoster source (Manage integrations): the institution's OneRoster 1.2 REST provider,
 // configured here (the client secret written, never shown back), "Sync now" (a full or delta
-// pull, then its run's page), and the pull history with the source's health. Every page calls
+// pull asked of the worker: shown queued, then running), and the pull history with the
+// source's health. Every page calls
 // the domain with the request's context, as the admin API does (the same access, the same rules);
 // a refusal is shown next to the field it names.
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { pullNow } from '../../../domain/oneroster/pull/pull.ts';
 import { SourceBody } from '../../../domain/oneroster/pull/schemas.ts';
 import { listRuns } from '../../../domain/runs/runs.ts';
 import type { Services } from '../../../services.ts';
@@ -14,6 +14,7 @@ import { checkForm } from '../form-check.ts';
 import { ctx, institutionOf } from './context.ts';
 import { checkErrors, refusalOf, text, when } from './forms.ts';
 import {
+  pendingRows,
   postedValues,
   pullRow,
   settingsOf,
@@ -27,7 +28,7 @@ const access = { access: 'integrations' as const };
 const HISTORY = 20;
 
 export function oneRosterSourceRoutes(app: App, services: Services): void {
-  const { oneRosterSources, oneRosterPull, institutions, db, clock } = services;
+  const { oneRosterSources, oneRosterPulls, institutions, db, clock } = services;
   const pagePath = (request: FastifyRequest) => `/console/${institutionOf(request).slug}/oneroster-source`;
 
   const page = async (request: FastifyRequest, extra: Record<string, unknown> = {}, status = 200) => {
@@ -44,7 +45,7 @@ export function oneRosterSourceRoutes(app: App, services: Services): void {
         title: 'OneRoster source',
         source,
         cohorts: cohorts.items,
-        pulls: history.items.map(pullRow),
+        pulls: [...pendingRows(source), ...history.items.map(pullRow)],
         values: sourceValues(source),
         errors: {},
         done: typeof done === 'string' ? done : undefined,
@@ -73,15 +74,16 @@ export function oneRosterSourceRoutes(app: App, services: Services): void {
     return reply.redirect(`${pagePath(request)}?done=saved`, 303);
   });
 
+  // Sync now asks the worker for the pull (it no longer runs in the request): the page then
+  // shows it queued, running, and in the pull history once it ends.
   app.post('/:slug/oneroster-source/sync', { config: access, schema }, async (request, reply) => {
     const mode = text(request.body, 'mode') === 'delta' ? 'delta' : 'full';
-    let outcome: Awaited<ReturnType<typeof pullNow>>;
     try {
-      outcome = await pullNow(oneRosterPull, institutionOf(request).id, mode);
+      await oneRosterPulls.request(institutionOf(request).id, mode);
     } catch (error) {
       const refused = refusalOf(error, []);
       return page(request, refused, refused.status);
     }
-    return reply.redirect(`/console/${institutionOf(request).slug}/runs/${outcome.run_id}`, 303);
+    return reply.redirect(`${pagePath(request)}?done=queued`, 303);
   });
 }

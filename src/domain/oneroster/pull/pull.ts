@@ -53,6 +53,9 @@ export interface ClaimedSource {
   known: unknown;
   failure_count: number;
   lease_token: string;
+  /** A pull asked for ("Sync now", requests.ts): the run id to record it under, and its mode. */
+  requested_run_id: string | null;
+  requested_mode: PullMode | null;
 }
 
 export type PullMode = 'full' | 'delta';
@@ -92,12 +95,20 @@ export async function claimDueSources(deps: PullDeps, limit: number, institution
   return rows;
 }
 
+type ModeFacts = Pick<ClaimedSource, 'delta_since' | 'last_full_at' | 'full_every_hours'>;
+
 /** A scheduled pull is full when no full pull succeeded within full_every_hours (or never). */
-export function scheduledMode(source: ClaimedSource, now: Date): PullMode {
+export function scheduledMode(source: ModeFacts, now: Date): PullMode {
   if (!source.delta_since || !source.last_full_at) return 'full';
   return now.getTime() - source.last_full_at.getTime() >= source.full_every_hours * 3_600_000
     ? 'full'
     : 'delta';
+}
+
+/** The mode of a pull: the one asked for (a delta without a good pull before it is full), else the schedule's. */
+export function chooseMode(source: ModeFacts, asked: PullMode | undefined, now: Date): PullMode {
+  if (asked === 'delta' && !source.delta_since) return 'full';
+  return asked ?? scheduledMode(source, now);
 }
 
 function mappingOf(source: ClaimedSource): OneRosterMapping {
@@ -121,10 +132,7 @@ export async function pullSource(
   options: { mode?: PullMode; trigger: 'schedule' | 'manual' },
 ): Promise<PullOutcome> {
   const startedAt = deps.clock.now();
-  const mode: PullMode =
-    options.mode === 'delta' && !source.delta_since
-      ? 'full'
-      : (options.mode ?? scheduledMode(source, startedAt));
+  const mode = chooseMode(source, options.mode ?? source.requested_mode ?? undefined, startedAt);
   const retries: string[] = [];
   const { rows: institutions } = await deps.db.query<{ id: string; slug: string }>(
     'SELECT id, slug FROM institutions WHERE id = $1',
@@ -196,6 +204,7 @@ export async function pullSource(
     Object.values(sections).reduce((sum, report) => sum + (report?.[key] ?? 0), 0);
   const notes = [...(applied?.notes ?? []), ...retries.slice(0, 20)];
   const runId = await recordRun(deps.db, {
+    id: source.requested_run_id ?? undefined,
     institutionId: source.institution_id,
     kind: 'oneroster',
     credential: 'oneroster_source',
@@ -256,8 +265,9 @@ export async function pullSource(
 }
 
 /**
- * "Sync now": claims the institution's source and pulls it; 409 pull_in_progress while a pull of
- * it runs, 409 cohort_archived when its cohort is archived.
+ * A pull now, in the caller: claims the institution's source and pulls it; 409 pull_in_progress
+ * while a pull of it runs or is queued, 409 cohort_archived when its cohort is archived. (Sync now
+ * with `Prefer: respond-async`, and the console's, asks the worker instead: requests.ts.)
  */
 export async function pullNow(deps: PullDeps, institutionId: string, mode?: PullMode): Promise<PullOutcome> {
   const claimed = await claimSource(deps, institutionId);
@@ -269,7 +279,7 @@ export async function pullNow(deps: PullDeps, institutionId: string, mode?: Pull
     if (!rows[0]) throw new ApiError('not_found', { detail: 'this institution has no OneRoster source' });
     refuseArchivedCohort(rows[0]);
     throw new ApiError('pull_in_progress', {
-      detail: 'a pull of this source is under way; try again when it ends',
+      detail: 'a pull of this source is under way or queued; try again when it ends',
     });
   }
   return pullSource(deps, claimed, { mode, trigger: 'manual' });

@@ -52,6 +52,8 @@ export interface OneRosterSource extends Omit<SourceSettings, 'client_secret'> {
   last_success_at: Date | null;
   /** A pull is in flight. */
   pulling: boolean;
+  /** A pull "Sync now" asked for that has not ended (requests.ts). */
+  requested_pull: { run_id: string; mode: 'full' | 'delta'; requested_at: Date } | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -66,9 +68,13 @@ export interface FailingSource {
   last_success_at: Date | null;
 }
 
-interface SourceRow extends Omit<OneRosterSource, keyof SourceMapping | 'client_secret_set'> {
+interface SourceRow
+  extends Omit<OneRosterSource, keyof SourceMapping | 'client_secret_set' | 'requested_pull'> {
   institution_id: string;
   mapping: Partial<SourceMapping>;
+  requested_run_id: string | null;
+  requested_mode: 'full' | 'delta' | null;
+  requested_at: Date | null;
 }
 
 export const DEFAULT_SOURCE_MAPPING: SourceMapping = {
@@ -80,8 +86,12 @@ export const DEFAULT_SOURCE_MAPPING: SourceMapping = {
 };
 
 function view(row: SourceRow): OneRosterSource {
-  const { mapping, institution_id: _, ...rest } = row;
-  return { ...rest, ...DEFAULT_SOURCE_MAPPING, ...mapping, client_secret_set: true };
+  const { mapping, institution_id: _, requested_run_id, requested_mode, requested_at, ...rest } = row;
+  const requested_pull =
+    requested_run_id && requested_mode && requested_at
+      ? { run_id: requested_run_id, mode: requested_mode, requested_at }
+      : null;
+  return { ...rest, ...DEFAULT_SOURCE_MAPPING, ...mapping, client_secret_set: true, requested_pull };
 }
 
 function invalid(field: string, detail: string): never {
