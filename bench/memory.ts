@@ -40,18 +40,30 @@ interface Server {
   stop(): Promise<void>;
 }
 
-/** The arguments `npm start` gives node (its V8 flags and entry), read from package.json. */
-function startArguments(): string[] {
+/**
+ * What `npm start` gives node, read from package.json: the environment it sets (`env NAME=value`,
+ * the C library's malloc settings) and node's arguments (its V8 flags and entry).
+ */
+function startCommand(): { env: Record<string, string>; args: string[] } {
   const pkg = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '../package.json'), 'utf8'));
   const words = String(pkg.scripts.start).split(/\s+/);
-  return words.slice(words.indexOf('node') + 1);
+  const node = words.indexOf('node');
+  const env = Object.fromEntries(
+    words
+      .slice(0, node)
+      .filter((word) => /^[A-Z_]+=/.test(word))
+      .map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]),
+  );
+  return { env, args: words.slice(node + 1) };
 }
 
 async function startServer(dataDir: string): Promise<Server> {
   const port = await freePort();
-  const child = spawn(process.execPath, startArguments(), {
+  const start = startCommand();
+  const child = spawn(process.execPath, start.args, {
     env: {
       ...process.env,
+      ...start.env,
       DATABASE_URL: '',
       DATA_DIR: dataDir,
       PORT: String(port),

@@ -1,7 +1,10 @@
 // The API reference: the OpenAPI document (title, servers, tags, listing rows field by field)
 // and the reference page, which must work with no other host reachable.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { test } from 'node:test';
+import vm from 'node:vm';
+import { SCRIPT_BUNDLE } from '../../src/app/api/reference-script.ts';
 import { startTestApp } from '../helpers/app.ts';
 
 test('the OpenAPI document has a title, a server, one tag for the SIS feeds and typed listing rows', async () => {
@@ -66,6 +69,20 @@ test('the reference page loads nothing from other hosts and hides the hosted-onl
       assert.ok(page.body.includes(setting), setting);
     const script = await ctx.request({ method: 'GET', url: '/docs/js/scalar.js' });
     assert.equal(script.statusCode, 200);
+    assert.equal(script.headers['content-type'], 'application/javascript; charset=utf-8');
+    // The script streamed out of the plugin's bundle is the string the plugin itself would send.
+    const bundle = fs.readFileSync(SCRIPT_BUNDLE, 'utf8');
+    const start = bundle.indexOf('var standalone_default = "') + 'var standalone_default = '.length;
+    const literal = vm.runInNewContext(bundle.slice(start, bundle.indexOf('";\n//#endregion', start) + 1));
+    assert.ok(literal.length > 1_000_000);
+    assert.ok(script.rawPayload.equals(Buffer.from(literal, 'utf8')), 'the script is the literal, decoded');
+    const docs = await ctx.request({ method: 'GET', url: '/docs' });
+    assert.equal(docs.statusCode, 301);
+    assert.equal(docs.headers.location, '/docs/');
+    const document = await ctx.request({ method: 'GET', url: '/docs/openapi.json' });
+    assert.equal(document.json().info.title, 'Student Support Platform API');
+    const yaml = await ctx.request({ method: 'GET', url: '/docs/openapi.yaml' });
+    assert.match(yaml.body, /^openapi: 3\.1\.0$/m);
     const doc = (await ctx.request({ method: 'GET', url: '/openapi.json' })).json();
     assert.deepEqual(doc.servers, [{ url: 'http://localhost:3000' }]);
   } finally {

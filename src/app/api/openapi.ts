@@ -2,9 +2,27 @@
 // server) and the API reference rendered from it at /docs/. Registered before the routes, so
 // that it sees each of them as it is added.
 import swagger from '@fastify/swagger';
-import scalar from '@scalar/fastify-api-reference';
+import { renderApiReference } from '@scalar/client-side-rendering';
 import type { Services } from '../../services.ts';
 import type { App } from '../types.ts';
+import { referenceScript } from './reference-script.ts';
+
+/**
+ * The reference page's settings. It works offline: its script is served from node_modules, and
+ * everything that would reach other hosts is off (web fonts, the hosted API client and its
+ * test-request buttons, the hosted AI agent and MCP generator, telemetry). Fonts fall back to
+ * the system's.
+ */
+const REFERENCE_CONFIGURATION = {
+  pageTitle: 'Student Support Platform API',
+  withDefaultFonts: false,
+  hideClientButton: true,
+  hideTestRequestButton: true,
+  showDeveloperTools: 'never',
+  telemetry: false,
+  agent: { disabled: true },
+  mcp: { disabled: true },
+} as const;
 
 export async function registerOpenApi(app: App, services: Services): Promise<void> {
   await app.register(swagger, {
@@ -69,23 +87,46 @@ export async function registerOpenApi(app: App, services: Services): Promise<voi
       },
     },
   });
-  // The reference page works offline: its script is served from node_modules, and everything
-  // that would reach other hosts is off (web fonts, the hosted API client and its test-request
-  // buttons, the hosted AI agent and MCP generator, telemetry). Fonts fall back to the system's.
-  await app.register(scalar, {
-    routePrefix: '/docs',
-    configuration: {
-      pageTitle: 'Student Support Platform API',
-      withDefaultFonts: false,
-      hideClientButton: true,
-      hideTestRequestButton: true,
-      showDeveloperTools: 'never',
-      telemetry: false,
-      agent: { disabled: true },
-      mcp: { disabled: true },
-    },
-  });
+  registerReference(app);
   app.get('/openapi.json', { config: { access: 'public' }, schema: { hide: true } }, async () =>
     app.swagger(),
   );
+}
+
+/**
+ * The API reference at /docs/, as @scalar/fastify-api-reference serves it (the same page, routes
+ * and headers) but without importing the plugin, whose module holds the page's 4 MB script in the
+ * heap twice for the life of the process (16.5 MB): the script is streamed from the plugin's file
+ * (reference-script.ts), and the YAML serializer is loaded when the YAML document is first asked for.
+ */
+function registerReference(app: App): void {
+  const route = { config: { access: 'public' as const }, schema: { hide: true } };
+  const { pageTitle, ...configuration } = REFERENCE_CONFIGURATION;
+  const page = renderApiReference({
+    config: { _integration: 'fastify', ...configuration, url: './openapi.json' },
+    cdn: 'js/scalar.js',
+    pageTitle,
+  });
+  const cors = { 'access-control-allow-origin': '*', 'access-control-allow-methods': '*' };
+  app.get('/docs', route, async (request, reply) =>
+    reply.redirect(`${new URL(request.url, 'http://localhost').pathname}/`, 301),
+  );
+  app.get('/docs/', route, async (_request, reply) => reply.type('text/html; charset=utf-8').send(page));
+  app.get('/docs/js/scalar.js', route, async (_request, reply) =>
+    reply.type('application/javascript; charset=utf-8').send(referenceScript()),
+  );
+  // The plugin names both downloads after the document's title as it finds it, which is "spec".
+  app.get('/docs/openapi.json', route, async (_request, reply) =>
+    reply
+      .type('application/json')
+      .headers({ 'content-disposition': 'filename=spec.json', ...cors })
+      .send(app.swagger()),
+  );
+  app.get('/docs/openapi.yaml', route, async (_request, reply) => {
+    const { stringify } = await import('yaml');
+    return reply
+      .type('application/yaml')
+      .headers({ 'content-disposition': 'filename=spec.yaml', ...cors })
+      .send(stringify(app.swagger()));
+  });
 }

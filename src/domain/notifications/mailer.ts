@@ -1,8 +1,9 @@
 // Sending one email over SMTP with nodemailer. One connection per message (no pool): notification
 // mail is a trickle, and a fresh connection never inherits a half-broken session. Every stage has
 // a timeout, so an attempt always ends well within the worker's lease (the whole send is bounded
-// by about 50 s, the lease is 2 min by default).
-import nodemailer from 'nodemailer';
+// by about 50 s, the lease is 2 min by default). nodemailer is loaded with the first message
+// (about 5 MB of heap a server without SMTP_URL, or that never sends, does not hold).
+import type { Transporter } from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import type { SendFailure } from './retry.ts';
 
@@ -24,13 +25,18 @@ export const SEND_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_00
 
 /** A mailer for `smtpUrl` (smtp:// with STARTTLS when offered, smtps:// for TLS from the start). */
 export function createMailer(smtpUrl: string, from: string): Mailer {
-  const transport = nodemailer.createTransport({ url: smtpUrl, ...SEND_TIMEOUTS } as SMTPTransport.Options, {
-    from,
-  });
+  let transport: Transporter<SMTPTransport.SentMessageInfo> | undefined;
+  const open = async () => {
+    const { default: nodemailer } = await import('nodemailer');
+    transport ??= nodemailer.createTransport({ url: smtpUrl, ...SEND_TIMEOUTS } as SMTPTransport.Options, {
+      from,
+    });
+    return transport;
+  };
   return {
     async send(email) {
       try {
-        await transport.sendMail({
+        await (transport ?? (await open())).sendMail({
           to: email.to,
           subject: email.subject,
           text: email.text,
@@ -44,7 +50,7 @@ export function createMailer(smtpUrl: string, from: string): Mailer {
         return { ok: false, failure: failureOf(error) };
       }
     },
-    close: () => transport.close(),
+    close: () => transport?.close(),
   };
 }
 
