@@ -15,6 +15,7 @@ import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { createPostgresDb, type Db } from '../../src/db/db.ts';
 import { listMigrations, migrate } from '../../src/db/migrate.ts';
+import { refreshStatistics } from '../../src/db/statistics.ts';
 import { claimFeed, refreshFeed } from '../../src/domain/calendar/refresh.ts';
 import { DEFAULT_LIMITS } from '../../src/domain/calendar/schedule.ts';
 import { recordEvent } from '../../src/domain/events/record.ts';
@@ -85,9 +86,8 @@ describe('PostgreSQL features through PgBouncer (transaction pooling)', { skip }
     });
   });
 
-  test('a roster push creates, then updates, its students, refreshing the statistics after', async () => {
+  test("a roster push creates, then updates, its students; the feeds' ANALYZE runs through the pooler", async () => {
     const tenant = await seedTenant(ctx);
-    // 1000 rows: enough for a page to analyze the students table (src/db/statistics.ts).
     const students = (version: number) =>
       Array.from({ length: 1000 }, (_, i) => ({
         email: `s${i}@pooled.example.edu`,
@@ -117,6 +117,8 @@ describe('PostgreSQL features through PgBouncer (transaction pooling)', { skip }
     assert.equal(parallel.json().created, 1000);
     const second = await push(1);
     assert.equal(second.json().updated, 1000);
+    // What an enrolments page runs after a large write (src/db/statistics.ts): a plain statement.
+    assert.deepEqual(await refreshStatistics(ctx.db, tenant.institutionId, { students: 1000 }), ['students']);
     const { rows } = await ctx.db.query<{ reltuples: number }>(
       "SELECT reltuples FROM pg_class WHERE oid = 'students'::regclass",
     );

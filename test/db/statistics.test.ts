@@ -22,7 +22,7 @@ describeEachDatabase('planner statistics after feed pages', (context) => {
     return Number(rows[0].reltuples);
   };
 
-  test('a roster page and an enrolments push that wrote a large share analyze their tables', async () => {
+  test('an enrolments push that wrote a large share analyzes its tables (a roster page does not need to)', async () => {
     const ctx = context();
     const tenant = await seedTenant(ctx);
     const roster = await ctx.services.rosterSync.sync({
@@ -36,7 +36,6 @@ describeEachDatabase('planner statistics after feed pages', (context) => {
       credential: 'institution_secret',
     });
     assert.equal(roster.created, 1500);
-    assert.ok((await reltuples('students')) >= 1500, 'the students counted at once');
 
     const institution = { id: tenant.institutionId, slug: tenant.slug };
     await ctx.services.taxonomy.push(

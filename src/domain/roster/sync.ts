@@ -19,12 +19,13 @@
 //   imports with that value unset (or kept), and the warning is kept with the run.
 // - The page is recorded in the run history inside its own transaction (a dry run, which
 //   writes nothing else, records it on its own), so a push that commits always has its run.
-// - A page that wrote a large share of the students table refreshes its planner statistics
-//   once committed (src/db/statistics.ts).
+// - Unlike the enrolments and catalogue feeds, a page does not refresh the planner's statistics
+//   of students (src/db/statistics.ts): the match is planned as hash joins whether they are
+//   stale or fresh, and ANALYZE of a large students table would cost a page more than the page
+//   (measured in docs/oneroster.md, Performance).
 
 import type { Db, Queryable } from '../../db/db.ts';
 import { InstitutionLock, lockInstitution } from '../../db/locks.ts';
-import { refreshStatistics } from '../../db/statistics.ts';
 import { campusNamesSql } from '../campuses/names.ts';
 import {
   type FullSyncOutcome,
@@ -190,8 +191,6 @@ export function createRosterSyncService(db: Db, options: RosterSyncOptions) {
       else rowErrors.push(result.error);
     });
 
-    /** Existing students the page really changed (written by the UPDATE). */
-    let changedCount = 0;
     /** Matches (and, on a real push, writes) the page; returns the response without its run id. */
     const run = async (q: Queryable): Promise<Omit<SyncResult, 'run_id'> | Omit<DryRunResult, 'run_id'>> => {
       const matches = await match(q, institutionId, valid);
@@ -213,7 +212,6 @@ export function createRosterSyncService(db: Db, options: RosterSyncOptions) {
           await q.query(INSERT_SQL, [institutionId, cohortId, JSON.stringify(creates.map(values))]);
         }
         const changed = updates.filter((p) => changes(p, cohortId));
-        changedCount = changed.length;
         if (changed.length > 0) {
           await q.query(UPDATE_SQL, [
             institutionId,
@@ -296,18 +294,13 @@ export function createRosterSyncService(db: Db, options: RosterSyncOptions) {
       const result = await run(db);
       return { run_id: input.unrecorded ? '' : await record(db, result), ...result } as DryRunResult;
     }
-    let written = 0;
-    const committed = await db.transaction(async (tx) => {
+    return db.transaction(async (tx) => {
       // Pages for one institution run one at a time: the same page sent twice at once
       // neither fails nor duplicates, while other institutions proceed in parallel.
       await lockInstitution(tx, institutionId, InstitutionLock.roster);
       const result = await run(tx);
-      written = result.created + changedCount;
       return { run_id: input.unrecorded ? '' : await record(tx, result), ...result };
     });
-    // A page that wrote a large share of the students: the next pages' plans need to know.
-    await refreshStatistics(db, institutionId, { students: written });
-    return committed;
   }
 
   return { sync };
