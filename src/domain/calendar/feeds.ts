@@ -6,6 +6,7 @@ import type { Db, Queryable } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { checkOutboundUrl, type OutboundPolicy, type Resolver } from '../../lib/outbound-url.ts';
+import type { EventProblem } from './problems.ts';
 import {
   deleteFeedRow,
   insertFeed,
@@ -204,6 +205,8 @@ export interface FetchRecord {
   events_skipped: number;
   events_truncated: number;
   error: string | null;
+  /** Events left out or cut short, with the reason (at most 20). */
+  problems: EventProblem[];
 }
 
 /** A feed's fetch history, newest first. */

@@ -13,7 +13,7 @@ export const feedColumns = `id, institution_id, url, name, refresh_minutes, audi
 
 /** A fetch record as it is read. */
 export const fetchColumns = `id, feed_id, trigger, started_at, duration_ms, status, http_status, events_added,
-  events_updated, events_removed, events_total, events_skipped, events_truncated, error`;
+  events_updated, events_removed, events_total, events_skipped, events_truncated, error, problems`;
 
 export async function selectFeed(
   q: Queryable,

@@ -16,7 +16,7 @@ import type { OutboundPolicy } from '../../lib/outbound-url.ts';
 import { downloadFeed } from './download.ts';
 import { type FetchRecord, fetchColumns } from './feeds.ts';
 import { type ParseJob, startParse } from './parse-job.ts';
-import { FeedProblem } from './problems.ts';
+import { type EventProblem, FeedProblem } from './problems.ts';
 import { expansionWindow, type FetchLimits, nextFetchDelayMs } from './schedule.ts';
 import { batchSizes, storeOccurrences } from './store.ts';
 
@@ -101,6 +101,7 @@ interface Outcome {
   /** The parsed feed, its worker waiting to work out the writes (status ok only). */
   job?: ParseJob;
   skipped: number;
+  problems?: EventProblem[];
   truncated?: number;
   etag?: string | null;
   last_modified?: string | null;
@@ -138,6 +139,7 @@ async function fetchAndParse(deps: RefreshDeps, feed: ClaimedFeed, startedAt: Da
       error: null,
       job,
       skipped: job.summary.skipped,
+      problems: job.summary.problems,
       truncated: job.summary.truncated,
       etag: download.etag,
       last_modified: download.lastModified,
@@ -239,12 +241,12 @@ async function record(
     const { rows } = await tx.query<FetchRecord>(
       `INSERT INTO calendar_feed_fetches (institution_id, feed_id, trigger, started_at, duration_ms, status,
          http_status, events_added, events_updated, events_removed, events_total, events_skipped,
-         events_truncated, error)
+         events_truncated, error, problems)
        SELECT $1, $2, x.trigger, x.started_at, x.duration_ms, x.status, x.http_status, x.added, x.updated,
-         x.removed, x.total, x.skipped, x.truncated, x.error
+         x.removed, x.total, x.skipped, x.truncated, x.error, x.problems
        FROM json_to_record($3::json) AS x(trigger text, started_at timestamptz, duration_ms integer, status text,
          http_status integer, added integer, updated integer, removed integer, total integer, skipped integer,
-         truncated integer, error text)
+         truncated integer, error text, problems jsonb)
        RETURNING ${fetchColumns}`,
       [
         feed.institution_id,
@@ -263,6 +265,7 @@ async function record(
           skipped: outcome.skipped,
           truncated: outcome.truncated ?? 0,
           error: outcome.error,
+          problems: outcome.problems ?? [],
         }),
       ],
     );
