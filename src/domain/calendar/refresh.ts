@@ -120,6 +120,7 @@ async function fetchAndParse(deps: RefreshDeps, feed: ClaimedFeed, startedAt: Da
     return { status: 'not_modified', http_status: 304, error: null, skipped: 0 };
   try {
     const job = await startParse(
+      feed.institution_id,
       {
         body: download.body,
         contentType: download.contentType,
