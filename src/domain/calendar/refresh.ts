@@ -60,16 +60,28 @@ export function leaseMs(limits: FetchLimits): number {
  * claim moves next_fetch_at to the lease expiry, so a feed claimed by a worker that then dies
  * falls due again by itself. An archived institution's feeds are skipped (docs/archiving.md): they
  * keep their due time and are fetched on the first round after it is restored.
+ *
+ * Fair between institutions: due feeds are taken round robin by institution (each
+ * institution's longest-due first, then every institution's second, ...), so one institution
+ * with many due feeds fills a round only when no other institution has one due. The ranking
+ * reads the due feeds without locking them (a window function cannot share a query level with
+ * FOR UPDATE); the rows picked are then locked with SKIP LOCKED and their due time checked again,
+ * so a feed another worker claimed meanwhile is passed over.
  */
 export async function claimDueFeeds(deps: RefreshDeps, limit: number, institutionIds?: string[]) {
   const now = deps.clock.now();
   const { rows } = await deps.db.query<ClaimedFeed>(
-    `WITH due AS (
-       SELECT c.id FROM calendar_feeds c
+    `WITH ranked AS (
+       SELECT c.id, c.next_fetch_at,
+         row_number() OVER (PARTITION BY c.institution_id ORDER BY c.next_fetch_at, c.id) AS turn
+       FROM calendar_feeds c
        WHERE c.next_fetch_at <= $1 AND ($4::uuid[] IS NULL OR c.institution_id = ANY ($4::uuid[]))
          AND NOT EXISTS (SELECT 1 FROM institutions i WHERE i.id = c.institution_id AND i.archived_at IS NOT NULL)
-       ORDER BY c.next_fetch_at LIMIT $2
-       FOR UPDATE OF c SKIP LOCKED
+     ), due AS (
+       SELECT f.id FROM calendar_feeds f JOIN ranked r ON r.id = f.id
+       WHERE f.next_fetch_at <= $1
+       ORDER BY r.turn, r.next_fetch_at, r.id LIMIT $2
+       FOR UPDATE OF f SKIP LOCKED
      )
      UPDATE calendar_feeds f SET lease_token = gen_random_uuid(), next_fetch_at = $3
      FROM due WHERE f.id = due.id
