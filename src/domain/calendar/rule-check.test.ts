@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import fc from 'fast-check';
 import ICAL from 'ical.js';
+import { budgetedIterator } from './rule-budget.ts';
 import { neverMatches } from './rule-check.ts';
 
 const judge = (text: string) => {
@@ -49,4 +51,48 @@ test('rare but possible rules pass', () => {
     'FREQ=YEARLY;BYDAY=-1SU;BYMONTH=10',
   ])
     assert.equal(judge(rule), null, rule);
+});
+
+// BYWEEKNO is left out here: ical.js does not expand it as RFC 5545 says (FREQ=YEARLY;BYWEEKNO=6
+// gives no date at all, and with BYMONTH=1 every 1 January), so only the cases above judge it.
+test('a rule judged never to match gives ical.js no date but its start in 30 years (property)', () => {
+  const start = ICAL.Time.fromDateTimeString('2026-09-01T09:00:00');
+  const budget = { perRule: 2_000_000, perFeed: Number.MAX_SAFE_INTEGER, used: 0 };
+  const some = <T>(arb: fc.Arbitrary<T>) => fc.option(fc.uniqueArray(arb, { minLength: 1, maxLength: 3 }));
+  const rule = fc.record({
+    freq: fc.constantFrom('DAILY', 'WEEKLY', 'MONTHLY', 'YEARLY'),
+    month: some(fc.integer({ min: 1, max: 12 })),
+    monthDay: some(fc.integer({ min: -31, max: 31 }).filter((n) => n !== 0)),
+    yearDay: some(fc.integer({ min: -366, max: 366 }).filter((n) => n !== 0)),
+    day: some(fc.constantFrom('MO', 'FR', 'SU', '1MO', '-1FR', '5TU', '2SA', '53MO')),
+  });
+  let judgedNever = 0;
+  fc.assert(
+    fc.property(rule, (r) => {
+      const parts = [`FREQ=${r.freq}`];
+      if (r.month) parts.push(`BYMONTH=${r.month.join(',')}`);
+      if (r.monthDay && r.freq !== 'WEEKLY') parts.push(`BYMONTHDAY=${r.monthDay.join(',')}`);
+      if (r.yearDay && r.freq === 'YEARLY') parts.push(`BYYEARDAY=${r.yearDay.join(',')}`);
+      if (r.day) {
+        const ordinals = r.freq === 'MONTHLY' || r.freq === 'YEARLY';
+        const days = r.day.filter((d) => ordinals || /^[A-Z]+$/.test(d));
+        if (r.freq === 'MONTHLY' && days.some((d) => d === '53MO')) return;
+        if (days.length) parts.push(`BYDAY=${days.join(',')}`);
+      }
+      const text = parts.join(';');
+      if (judge(text) === null) return;
+      judgedNever++;
+      let found: string | undefined;
+      try {
+        const iterator = budgetedIterator(ICAL.Recur.fromString(text), start, 20560901, budget);
+        for (let next = iterator.next(); next && !found; next = iterator.next())
+          if (next.compare(start) !== 0) found = next.toString();
+      } catch {
+        // ical.js gives up on the rule (or runs out of budget): no date either.
+      }
+      assert.equal(found, undefined, `${text} matched ${found}`);
+    }),
+    { numRuns: 300 },
+  );
+  assert.ok(judgedNever > 10, `only ${judgedNever} rules judged never to match`);
 });
