@@ -81,23 +81,40 @@ const megabytes = (mb: number) => (mb >= 1024 ? `${mb / 1024} GB` : `${mb} MB`);
  * Starts a worker on the body and waits for its parse. Throws FeedProblem when the calendar is
  * unusable or over a limit; the worker is then already stopped.
  */
+/** A worker started on the feed's bytes, with V8's hard limit above the watchdog's. */
+function spawnParser(input: ParseInput, limits: ParseLimits): Worker {
+  // A copy to hand over: the download's Buffer may be a view of a shared pool.
+  const body = new Uint8Array(input.body);
+  return new Worker(new URL('./parse-worker.ts', import.meta.url), {
+    workerData: { ...input, body } satisfies ParseInput,
+    transferList: [body.buffer],
+    resourceLimits: { maxOldGenerationSizeMb: hardLimitMb(limits.memoryMb), maxYoungGenerationSizeMb: 32 },
+    stdout: false,
+    stderr: false,
+  });
+}
+
+const overMemory = (limits: ParseLimits) =>
+  new FeedProblem(
+    `the calendar needs more memory to read than a feed may use (${megabytes(limits.memoryMb)}; memory limit)`,
+  );
+
+/** What a worker's 'error' event means for the feed. */
+function problemOf(error: Error & { code?: string }, limits: ParseLimits): FeedProblem {
+  return error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+    ? overMemory(limits)
+    : new FeedProblem(`the calendar could not be read: ${String(error.message).slice(0, 200)}`);
+}
+
 export async function startParse(
   institutionId: string,
   input: ParseInput,
   limits: ParseLimits,
 ): Promise<ParseJob> {
   const release = await slots.take(institutionId);
-  // A copy to hand over: the download's Buffer may be a view of a shared pool.
-  const body = new Uint8Array(input.body);
   let worker: Worker;
   try {
-    worker = new Worker(new URL('./parse-worker.ts', import.meta.url), {
-      workerData: { ...input, body } satisfies ParseInput,
-      transferList: [body.buffer],
-      resourceLimits: { maxOldGenerationSizeMb: hardLimitMb(limits.memoryMb), maxYoungGenerationSizeMb: 32 },
-      stdout: false,
-      stderr: false,
-    });
+    worker = spawnParser(input, limits);
   } catch (error) {
     release();
     throw error;
@@ -117,18 +134,8 @@ export async function startParse(
     inbox.push(message);
     wake?.();
   });
-  const overMemory = () =>
-    new FeedProblem(
-      `the calendar needs more memory to read than a feed may use (${megabytes(limits.memoryMb)}; memory limit)`,
-    );
-  watchHeap(worker, limits.memoryMb, () => fail(overMemory()));
-  worker.on('error', (error: Error & { code?: string }) => {
-    fail(
-      error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-        ? overMemory()
-        : new FeedProblem(`the calendar could not be read: ${String(error.message).slice(0, 200)}`),
-    );
-  });
+  watchHeap(worker, limits.memoryMb, () => fail(overMemory(limits)));
+  worker.on('error', (error: Error & { code?: string }) => fail(problemOf(error, limits)));
   worker.on('exit', (code) => {
     release();
     if (!closed) fail(new FeedProblem(`the calendar reader stopped unexpectedly (exit code ${code})`));
