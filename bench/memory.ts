@@ -41,8 +41,9 @@ interface Server {
 }
 
 /**
- * What `npm start` gives node, read from package.json: the environment it sets (`env NAME=value`,
- * the C library's malloc settings) and node's arguments (its V8 flags and entry).
+ * What `npm start` gives node, read from package.json: the environment it sets (`env NAME=value`)
+ * and node's arguments. The memory settings themselves are the entry's (bin/node-settings.js: it
+ * restarts in place with them), so the server measured has them however it is started.
  */
 function startCommand(): { env: Record<string, string>; args: string[] } {
   const pkg = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '../package.json'), 'utf8'));

@@ -2,10 +2,12 @@
 // `npm start`: the server (src/main.ts) with Node's compile cache on, as `ssp` has it: a start
 // after the first neither strips the sources' types again nor loads the stripper (about 30 MB
 // less memory, a faster start). The V8 flags and the C library's malloc setting that keep the
-// embedded default lean are on the start script's command line (package.json), where they must
-// be set before the heap exists; docs/performance.md says what each one buys.
+// embedded default lean are applied first (node-settings.js: the process restarts itself in
+// place with them), however it was started; docs/performance.md says what each one buys.
 import module from 'node:module';
+import { applyNodeSettings } from './node-settings.js';
 
+applyNodeSettings();
 module.enableCompileCache?.();
 const { serve } = await import('../src/main.ts');
 await serve();

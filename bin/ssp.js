@@ -2,12 +2,26 @@
 // The ssp command. It needs Node.js 24 (it runs the TypeScript sources directly); `npx ssp`
 // and npm scripts put the project's pinned Node first on PATH.
 import module from 'node:module';
+import { applyNodeSettings } from './node-settings.js';
 
 const [major] = process.versions.node.split('.').map(Number);
 if (major < 24) {
   process.stderr.write(`ssp needs Node.js 24 or later (this is ${process.version}); run it as "npx ssp".\n`);
   process.exit(1);
 }
+// The long-running commands run with the server's memory settings (node-settings.js); the
+// short ones (admin commands, pushes) are not worth a restart.
+if (['serve', 'worker'].includes(commandOf(process.argv.slice(2)))) applyNodeSettings();
+
+/** The command named on the line: the first argument that is neither an option nor its value. */
+function commandOf(args) {
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--url' || args[i] === '--token') i++;
+    else if (!args[i].startsWith('-')) return args[i];
+  }
+  return undefined;
+}
+
 // Node's compile cache keeps the sources' compiled code, the TypeScript already stripped of its
 // types, between runs (in $NODE_COMPILE_CACHE, else the system's temporary folder): a run
 // after the first neither strips types again nor loads the stripper, about 30 MB less memory

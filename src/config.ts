@@ -48,6 +48,8 @@ export interface Config {
   smtpUrl: string | undefined;
   /** The From address of notification emails. */
   smtpFrom: string;
+  /** Calendar feeds one institution may have (docs/calendar-feeds.md). */
+  calendarFeedsPerInstitution: number;
 }
 
 export class ConfigError extends Error {
@@ -168,6 +170,7 @@ export function loadConfig(env: Env = process.env): Config {
     sessionMaxHours: int('SESSION_MAX_HOURS', 12, 1, 24 * 90),
     smtpUrl: parseSmtpUrl(env.SMTP_URL, problems),
     smtpFrom: parseSmtpFrom(env.SMTP_FROM, publicBaseUrl, problems),
+    calendarFeedsPerInstitution: int('CALENDAR_FEEDS_PER_INSTITUTION', 50, 1, 10_000),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

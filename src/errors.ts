@@ -49,6 +49,8 @@ export const errorStatus = {
   email_domain_taken: 409,
   endpoint_disabled: 409,
   fetch_in_progress: 409,
+  // 409: the institution has as many calendar feeds as it may (max: CALENDAR_FEEDS_PER_INSTITUTION)
+  calendar_feed_limit_reached: 409,
   // a pull of the institution's OneRoster source is under way
   pull_in_progress: 409,
   // 409: the institution, or the cohort a push names, is archived (docs/archiving.md): pushes and

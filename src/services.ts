@@ -92,6 +92,7 @@ export function createServices(deps: ServiceDeps) {
   const departures = createDeparturesService(db, clock);
   const taxonomy = createTaxonomyService(db, clock);
   const policy = { allowLoopback: config.allowLoopbackOutbound };
+  const feedsPerInstitution = config.calendarFeedsPerInstitution;
   const webhooks = createWebhooksService({ db, clock, policy, keyring });
   let webhookWorker: WebhookWorker | undefined;
   let calendarWorker: CalendarFetchWorker | undefined;
@@ -162,7 +163,7 @@ export function createServices(deps: ServiceDeps) {
       webhookWorker ??= createWebhookWorker({ db, clock, policy, keyring, logger });
       return webhookWorker;
     },
-    calendar: createCalendarService({ db, clock, policy }),
+    calendar: createCalendarService({ db, clock, policy, feedsPerInstitution }),
     /** The calendar fetch worker (not started), built once like the webhook worker. */
     calendarWorker(logger: WorkerLogger): CalendarFetchWorker {
       calendarWorker ??= createCalendarFetchWorker({ db, clock, policy, logger });

@@ -16,6 +16,8 @@ export const InstitutionLock = {
   roster: 727_274_002,
   /** Programs, campuses, terms, units and enrolments (enrolments pushes, campus merges). */
   taxonomy: 727_274_003,
+  /** The institution's calendar feeds while one is added (the cap on feeds per institution). */
+  calendarFeeds: 727_274_004,
 } as const;
 
 /** Takes the institution's locks of the given classes, in the canonical order. */

@@ -48,6 +48,14 @@ function termCalendar(now: Date) {
     'SUMMARY:Study skills tutorial',
     'LOCATION:Room 2.14',
     'END:VEVENT',
+    // A rule no date can satisfy (30 February): kept at its start, reported on the feed's page.
+    'BEGIN:VEVENT',
+    'UID:open-evening@example.edu',
+    `DTSTART:${icsTime(now, 4, 18)}`,
+    `DTEND:${icsTime(now, 4, 20)}`,
+    'RRULE:FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30',
+    'SUMMARY:Open evening',
+    'END:VEVENT',
     'END:VCALENDAR',
   ]);
 }
@@ -95,9 +103,15 @@ browserSuite('console: calendar feeds, crisis contacts, cohorts', (h) => {
       await page.getByRole('button', { name: 'Fetch now' }).click();
       await page.getByRole('heading', { name: 'Fetched: ok' }).waitFor();
       const result = page.locator('section', { hasText: 'Fetched: ok' });
-      assert.match((await result.textContent()) ?? '', /5 added, 0 updated, 0 removed; 5 stored/);
+      assert.match((await result.textContent()) ?? '', /6 added, 0 updated, 0 removed; 6 stored/);
+      const problems = page.locator('section', { hasText: 'Events with problems' });
+      assert.match(
+        (await problems.textContent()) ?? '',
+        /Open evening \(UID open-evening@example\.edu\): its recurrence rule can never match a date/,
+      );
       const upcoming = page.locator('section', { hasText: 'Upcoming events' });
       await upcoming.getByText('Welcome lecture').waitFor();
+      await upcoming.getByText('Open evening').waitFor();
       assert.equal(await upcoming.getByText('Study skills tutorial').count(), 4);
       await h().check(page, 'calendar-feed-fetched');
 

@@ -103,6 +103,8 @@ export interface CalendarAppOptions {
   allowLoopback?: boolean;
   /** Limits over TEST_LIMITS (a test of the parse worker's own limits). */
   limits?: Partial<FetchLimits>;
+  /** Feeds one institution may have (the service's default otherwise). */
+  feedsPerInstitution?: number;
 }
 
 export async function startCalendarApp(
@@ -124,6 +126,7 @@ export async function startCalendarApp(
         lookup: loopbackLookup,
         limits: { ...TEST_LIMITS, ...options.limits },
         random: () => 0,
+        feedsPerInstitution: options.feedsPerInstitution,
       });
     },
   });

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { test } from 'node:test';
 import vm from 'node:vm';
-import { SCRIPT_BUNDLE } from '../../src/app/api/reference-script.ts';
+import { referenceScript, SCRIPT_BUNDLE } from '../../src/app/api/reference-script.ts';
 import { startTestApp } from '../helpers/app.ts';
 
 test('the OpenAPI document has a title, a server, one tag for the SIS feeds and typed listing rows', async () => {
@@ -70,12 +70,17 @@ test('the reference page loads nothing from other hosts and hides the hosted-onl
     const script = await ctx.request({ method: 'GET', url: '/docs/js/scalar.js' });
     assert.equal(script.statusCode, 200);
     assert.equal(script.headers['content-type'], 'application/javascript; charset=utf-8');
-    // The script streamed out of the plugin's bundle is the string the plugin itself would send.
+    // The script decoded out of the plugin's bundle is the string the plugin itself would send.
     const bundle = fs.readFileSync(SCRIPT_BUNDLE, 'utf8');
     const start = bundle.indexOf('var standalone_default = "') + 'var standalone_default = '.length;
     const literal = vm.runInNewContext(bundle.slice(start, bundle.indexOf('";\n//#endregion', start) + 1));
     assert.ok(literal.length > 1_000_000);
     assert.ok(script.rawPayload.equals(Buffer.from(literal, 'utf8')), 'the script is the literal, decoded');
+    // Decoded once when the routes were registered, and every request answered from those bytes.
+    assert.equal(referenceScript(), referenceScript());
+    assert.ok(script.rawPayload.equals(await referenceScript()));
+    const again = await ctx.request({ method: 'GET', url: '/docs/js/scalar.js' });
+    assert.ok(again.rawPayload.equals(script.rawPayload));
     const docs = await ctx.request({ method: 'GET', url: '/docs' });
     assert.equal(docs.statusCode, 301);
     assert.equal(docs.headers.location, '/docs/');

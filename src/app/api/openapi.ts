@@ -96,8 +96,9 @@ export async function registerOpenApi(app: App, services: Services): Promise<voi
 /**
  * The API reference at /docs/, as @scalar/fastify-api-reference serves it (the same page, routes
  * and headers) but without importing the plugin, whose module holds the page's 4 MB script in the
- * heap twice for the life of the process (16.5 MB): the script is streamed from the plugin's file
- * (reference-script.ts), and the YAML serializer is loaded when the YAML document is first asked for.
+ * heap twice for the life of the process (16.5 MB): the script is decoded from the plugin's file
+ * once, as the routes are registered (reference-script.ts), and the YAML serializer is loaded when
+ * the YAML document is first asked for.
  */
 function registerReference(app: App): void {
   const route = { config: { access: 'public' as const }, schema: { hide: true } };
@@ -108,12 +109,15 @@ function registerReference(app: App): void {
     pageTitle,
   });
   const cors = { 'access-control-allow-origin': '*', 'access-control-allow-methods': '*' };
+  const script = referenceScript();
+  // A failure is the script requests' (answered 500), not the start's.
+  script.catch(() => {});
   app.get('/docs', route, async (request, reply) =>
     reply.redirect(`${new URL(request.url, 'http://localhost').pathname}/`, 301),
   );
   app.get('/docs/', route, async (_request, reply) => reply.type('text/html; charset=utf-8').send(page));
   app.get('/docs/js/scalar.js', route, async (_request, reply) =>
-    reply.type('application/javascript; charset=utf-8').send(referenceScript()),
+    reply.type('application/javascript; charset=utf-8').send(await script),
   );
   // The plugin names both downloads after the document's title as it finds it, which is "spec".
   app.get('/docs/openapi.json', route, async (_request, reply) =>

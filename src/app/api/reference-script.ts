@@ -1,10 +1,12 @@
-// The API reference page's script (the 4 MB browser bundle of Scalar's API reference), streamed
+// The API reference page's script (the 4 MB browser bundle of Scalar's API reference), read
 // out of @scalar/fastify-api-reference's dist/index.js, where it is a JavaScript string literal.
 // Importing that module would hold the script in the heap twice for the life of the process (its
-// source text and the string, 16.5 MB); reading the literal per request holds a chunk at a time.
-// The literal is decoded as JavaScript reads it (escapes, line continuations; UTF-8 passes
-// through), so the bytes sent are those the plugin sent; a bundle whose literal is not found, or
-// not terminated, fails the request (test/http/api-reference.test.ts compares the two).
+// source text and the string, 16.5 MB). Instead the literal is decoded once, streamed a chunk at
+// a time, when the server starts, into one Buffer (4 MB outside the JavaScript heap) that every
+// request is answered from: no request decodes it again. The literal is decoded as JavaScript
+// reads it (escapes, line continuations; UTF-8 passes through), so the bytes sent are those the
+// plugin sent; a bundle whose literal is not found, or not terminated, fails the requests
+// (test/http/api-reference.test.ts compares the two).
 import fs from 'node:fs';
 import { Transform, type TransformCallback } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -161,10 +163,24 @@ class LiteralStream extends Transform {
   }
 }
 
-/** A stream of the API reference page's script. */
-export function referenceScript(): NodeJS.ReadableStream {
+/** A stream of the API reference page's script, decoded from the bundle as it is read. */
+export function referenceScriptStream(): NodeJS.ReadableStream {
   const source = fs.createReadStream(SCRIPT_BUNDLE);
   const literal = new LiteralStream();
   source.on('error', (error) => literal.destroy(error));
   return source.pipe(literal);
+}
+
+let decoded: Promise<Buffer> | undefined;
+
+/** The API reference page's script, decoded on the first call (at start-up) and kept for the process. */
+export function referenceScript(): Promise<Buffer> {
+  decoded ??= new Promise<Buffer>((resolve, reject) => {
+    const parts: Buffer[] = [];
+    referenceScriptStream()
+      .on('data', (part: Buffer) => parts.push(part))
+      .on('end', () => resolve(Buffer.concat(parts)))
+      .on('error', reject);
+  });
+  return decoded;
 }

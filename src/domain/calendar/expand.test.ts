@@ -287,3 +287,47 @@ test('cost stays linear: 20,000 events in a zone defined by a VTIMEZONE, and 20,
     process.stdout.write(`# 20,000 events, TZID ${tzid}: ${Math.round(ms)} ms\n`);
   }
 });
+
+test('a rule that can never match keeps only its start and is reported; one that matches too rarely stops at its budget', () => {
+  const event = (uid: string, rule: string, start = '20260901T090000Z') => [
+    'BEGIN:VEVENT',
+    `UID:${uid}`,
+    `DTSTART:${start}`,
+    'DURATION:PT1H',
+    `RRULE:${rule}`,
+    `SUMMARY:${uid} title`,
+    'END:VEVENT',
+  ];
+  const started = performance.now();
+  const r = expand(
+    calendar(
+      ...event('never', 'FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30'),
+      ...event('short-months', 'FREQ=YEARLY;BYMONTH=4,6,9,11;BYMONTHDAY=31'),
+      // Leap days only, minute by minute: about 500,000 candidates a year.
+      ...event('rare', 'FREQ=MINUTELY;BYMONTH=2;BYMONTHDAY=29'),
+      ...event('fine', 'FREQ=WEEKLY;COUNT=3'),
+    ),
+    { maxCandidatesPerRule: 50_000 },
+  );
+  assert.ok(performance.now() - started < 10_000);
+  const starts = (uid: string) => r.occurrences.filter((o) => o.uid === uid).length;
+  assert.deepEqual([starts('never'), starts('short-months'), starts('rare'), starts('fine')], [1, 1, 1, 3]);
+  assert.deepEqual(
+    r.problems.map((p) => [p.uid, p.summary]),
+    [
+      ['never', 'never title'],
+      ['short-months', 'short-months title'],
+      ['rare', 'rare title'],
+    ],
+  );
+  assert.match(r.problems[0].problem, /can never match.*only its start.*BYMONTHDAY=30/);
+  assert.match(r.problems[2].problem, /too rarely.*50000 candidate dates/);
+  // The feed's own budget fails the fetch.
+  assert.throws(
+    () =>
+      expand(calendar(...event('a', 'FREQ=MINUTELY;BYMONTH=2;BYMONTHDAY=29')), {
+        maxCandidates: 10_000,
+      }),
+    /more than 10000 candidate dates/,
+  );
+});

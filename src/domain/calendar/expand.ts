@@ -18,13 +18,19 @@
 // - Limits: at most `maxOccurrences` kept (the rest are left out and counted, by the order in
 //   cap.ts: what is still to come first); at most `maxSteps` recurrence steps in all (a hostile
 //   calendar fails the fetch instead of running away); one series stops after
-//   `maxStepsPerSeries` steps.
+//   `maxStepsPerSeries` steps. Inside one step, the candidate dates ical.js looks at are
+//   budgeted too (rule-budget.ts), and a rule no date can satisfy is refused before it is
+//   expanded (rule-check.ts): the event keeps its DTSTART and the problem is reported.
+// - Problems: an event left out or cut short is reported with its UID and summary (the first
+//   MAX_PROBLEMS of them), so the feed's page can say which events to fix.
 // Cost: linear in the size of the calendar plus the occurrences generated; time zones are
 // built once per feed (zones.ts).
 
 import ICAL from 'ical.js';
 import { cappedList } from './cap.ts';
-import { FeedProblem } from './problems.ts';
+import { type EventProblem, FeedProblem } from './problems.ts';
+import { budgetedIterator, type CandidateBudget, lastDayOf, RuleOverBudget } from './rule-budget.ts';
+import { neverMatches } from './rule-check.ts';
 import {
   DAY_MS,
   endOf,
@@ -51,7 +57,18 @@ export interface ExpandOptions {
   maxOccurrences: number;
   maxSteps: number;
   maxStepsPerSeries: number;
+  /** Candidate dates one rule may make ical.js look at (default MAX_CANDIDATES_PER_RULE). */
+  maxCandidatesPerRule?: number;
+  /** Candidate dates the whole feed may make it look at (default MAX_CANDIDATES). */
+  maxCandidates?: number;
 }
+
+/** About half a second of ical.js's work: a leap-day DAILY rule needs 1,461 a year. */
+export const MAX_CANDIDATES_PER_RULE = 200_000;
+/** About 10 s of work on a quiet machine, well inside the parse worker's time limit. */
+export const MAX_CANDIDATES = 4_000_000;
+/** Problems reported per fetch (the rest are counted in `skipped`). */
+export const MAX_PROBLEMS = 20;
 
 export interface ExpandResult {
   occurrences: Occurrence[];
@@ -61,6 +78,8 @@ export interface ExpandResult {
   skipped: number;
   /** TZIDs that matched no VTIMEZONE, IANA or Windows zone (read in the calendar's default zone). */
   unknownZones: string[];
+  /** Events left out or cut short, with the reason (at most MAX_PROBLEMS). */
+  problems: EventProblem[];
 }
 
 type JCal = [string, unknown[], JCal[]];
@@ -102,6 +121,9 @@ function localUntil(rule: ICAL.Recur, series: Vevent): ICAL.Recur {
 
 interface Budget {
   steps: number;
+  candidates: CandidateBudget;
+  /** A series' problem that does not leave it out (its rule refused or cut short). */
+  note(series: Vevent, problem: string): void;
 }
 
 /** Every occurrence of a recurring series inside the window, keyed by original start. */
@@ -132,20 +154,39 @@ function expandSeries(
   };
 
   const rules = series.component.getAllProperties('rrule');
-  if (rules.length === 0) add(series.start, series.length); // RDATE only: DTSTART is the first occurrence
+  let first = rules.length === 0; // RDATE only: DTSTART is the first occurrence
+  const lastDay = lastDayOf(options.windowEnd);
   for (const prop of rules) {
     const rule = prop.getFirstValue();
     if (!(rule instanceof ICAL.Recur)) continue;
-    const iterator = localUntil(rule, series).iterator(series.dtstart);
-    for (let n = 0; n < options.maxStepsPerSeries; n++) {
-      const next = iterator.next();
-      if (!next) break;
-      step();
-      const m = momentOf(next, series.zone);
-      if (m.ms >= options.windowEnd) break;
-      add(m, series.length);
+    const never = neverMatches(rule);
+    if (never) {
+      budget.note(series, `${never}; only its start (DTSTART) is kept. Rule: ${String(rule).slice(0, 200)}`);
+      first = true;
+      continue;
+    }
+    const iterator = budgetedIterator(localUntil(rule, series), series.dtstart, lastDay, budget.candidates);
+    try {
+      let n = 0;
+      for (; n < options.maxStepsPerSeries; n++) {
+        const next = iterator.next();
+        if (!next) break;
+        step();
+        const m = momentOf(next, series.zone);
+        if (m.ms >= options.windowEnd) break;
+        add(m, series.length);
+      }
+      if (n === options.maxStepsPerSeries)
+        budget.note(series, `its recurrence stops after ${n} steps (the most one series may take)`);
+    } catch (error) {
+      if (!(error instanceof RuleOverBudget)) throw error;
+      budget.note(
+        series,
+        `its recurrence rule matches too rarely to expand: it stops after ${budget.candidates.perRule} candidate dates. Rule: ${String(rule).slice(0, 200)}`,
+      );
     }
   }
+  if (first) add(series.start, series.length);
   for (const prop of series.component.getAllProperties('rdate')) {
     const zone = zones.resolve(tzidOf(prop));
     for (const value of prop.getValues()) {
@@ -219,15 +260,22 @@ export function expandCalendar(text: string, options: ExpandOptions): ExpandResu
   // never by a search through the whole calendar.
   const series = new Map<string, { master?: Vevent; overrides: Map<string, Vevent> }>();
   let skipped = 0;
+  const problems: EventProblem[] = [];
+  const report = (uid: string | null, summary: string | null, problem: string) => {
+    if (problems.length < MAX_PROBLEMS) problems.push({ uid, summary, problem });
+  };
   for (const jcal of vevents) {
     let v: Vevent | null;
+    let reason = 'it has no usable start (DTSTART)';
     try {
       v = readVevent(new ICAL.Component(jcal), zones);
-    } catch {
+    } catch (error) {
       v = null;
+      reason = `it could not be read: ${String((error as Error)?.message ?? error).slice(0, 200)}`;
     }
     if (!v) {
       skipped++;
+      report(...identify(jcal), `left out: ${reason}`);
       continue;
     }
     let entry = series.get(v.uid);
@@ -242,7 +290,15 @@ export function expandCalendar(text: string, options: ExpandOptions): ExpandResu
 
   const kept = cappedList(options.maxOccurrences, options.now);
   const push = (o: Occurrence) => kept.push(o);
-  const budget: Budget = { steps: 0 };
+  const budget: Budget = {
+    steps: 0,
+    candidates: {
+      perRule: options.maxCandidatesPerRule ?? MAX_CANDIDATES_PER_RULE,
+      perFeed: options.maxCandidates ?? MAX_CANDIDATES,
+      used: 0,
+    },
+    note: (v, problem) => report(v.uid, v.fields.summary, problem),
+  };
   for (const { master, overrides } of series.values()) {
     let generated = new Map<string, Occurrence>();
     if (master) {
@@ -258,6 +314,11 @@ export function expandCalendar(text: string, options: ExpandOptions): ExpandResu
       } catch (error) {
         if (error instanceof FeedProblem) throw error;
         skipped++;
+        report(
+          master.uid,
+          master.fields.summary,
+          `left out: its recurrence could not be expanded: ${String((error as Error)?.message ?? error).slice(0, 200)}`,
+        );
         generated = new Map();
       }
     }
@@ -268,5 +329,14 @@ export function expandCalendar(text: string, options: ExpandOptions): ExpandResu
     }
     for (const o of generated.values()) push(o);
   }
-  return { ...kept.finish(), skipped, unknownZones: [...zones.unknown] };
+  return { ...kept.finish(), skipped, unknownZones: [...zones.unknown], problems };
+}
+
+/** The UID and summary of an unreadable VEVENT, as far as they can be read. */
+function identify(jcal: JCal): [string | null, string | null] {
+  const value = (name: string) => {
+    const prop = (jcal[1] as unknown[][]).find((p) => Array.isArray(p) && p[0] === name);
+    return typeof prop?.[3] === 'string' ? prop[3].slice(0, 200) : null;
+  };
+  return [value('uid'), value('summary')];
 }

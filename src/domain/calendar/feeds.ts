@@ -6,6 +6,7 @@ import type { Db, Queryable } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { checkOutboundUrl, type OutboundPolicy, type Resolver } from '../../lib/outbound-url.ts';
+import type { EventProblem } from './problems.ts';
 import {
   deleteFeedRow,
   insertFeed,
@@ -53,7 +54,16 @@ export interface FeedDeps {
   clock: Clock;
   policy: OutboundPolicy;
   resolve: Resolver;
+  /** Feeds one institution may have. */
+  maxFeeds: number;
 }
+
+/**
+ * Feeds an institution may have unless the operator sets CALENDAR_FEEDS_PER_INSTITUTION: a
+ * university's term dates, exams, departments and societies fit many times over, and the cap
+ * bounds what one tenant's feeds can ask of the shared fetch worker and parse slots.
+ */
+export const DEFAULT_FEEDS_PER_INSTITUTION = 50;
 
 export interface Page {
   limit: number;
@@ -148,7 +158,20 @@ export async function createFeed(
   const refresh = validRefresh(input.refresh_minutes);
   const tags = await validAudienceTags(deps.db, institutionId, input.audience_tags);
   // Due at once: the first fetch is the worker's next round (or an admin's POST .../fetch).
-  return insertFeed(deps.db, institutionId, { url, name, refresh, tags, now: deps.clock.now() });
+  const feed = await insertFeed(deps.db, institutionId, {
+    url,
+    name,
+    refresh,
+    tags,
+    now: deps.clock.now(),
+    max: deps.maxFeeds,
+  });
+  if (!feed)
+    throw new ApiError('calendar_feed_limit_reached', {
+      max: deps.maxFeeds,
+      detail: `an institution may have at most ${deps.maxFeeds} calendar feeds; delete one to add another`,
+    });
+  return feed;
 }
 
 export async function listFeeds(deps: FeedDeps, institutionId: string, page: Page): Promise<CalendarFeed[]> {
@@ -204,6 +227,8 @@ export interface FetchRecord {
   events_skipped: number;
   events_truncated: number;
   error: string | null;
+  /** Events left out or cut short, with the reason (at most 20). */
+  problems: EventProblem[];
 }
 
 /** A feed's fetch history, newest first. */

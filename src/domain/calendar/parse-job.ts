@@ -13,7 +13,15 @@
 //   how another's is read.
 // What it costs: a worker starts in about 0.1 s and its code starts cold, small next to a
 // feed fetched at most every 5 minutes. At most MAX_PARSE_WORKERS run at once per process (the
-// others wait for a turn), so a burst of due feeds cannot multiply the memory limit.
+// others wait for a turn), so a burst of due feeds cannot multiply the memory limit, and one
+// institution holds at most PARSE_WORKERS_PER_INSTITUTION of them, turns served round robin by
+// institution (parse-slots.ts): one tenant's feeds cannot hold up another's.
+//
+// Memory: the feed's limit is enforced by a watchdog (heap-watchdog.ts) that terminates the
+// worker when its heap passes it; V8's own limit (resourceLimits) is set well above, because V8
+// reaching it can abort the whole process rather than the worker alone. Every message from the
+// worker is bounded (a summary with at most 20 problems, one batch of at most maxRows rows), so
+// the main thread never receives a calendar-sized result.
 //
 // diagnostics_channel 'ssp.calendar.parse' tells subscribers when a parse starts and ends (with
 // the worker's thread id): tests and operators can see that parsing happens in a worker.
@@ -21,17 +29,22 @@
 import diagnosticsChannel from 'node:diagnostics_channel';
 import { Worker } from 'node:worker_threads';
 import type { DiffCounts, StoredKey, WriteBatch } from './diff.ts';
+import { hardLimitMb, watchHeap } from './heap-watchdog.ts';
+import { createParseSlots } from './parse-slots.ts';
 import type { ParseInput, ParseSummary, ToWorker } from './parse-worker.ts';
 import { FeedProblem } from './problems.ts';
 
 /** Parse workers running at once in one process. */
 export const MAX_PARSE_WORKERS = 2;
+/** Of which one institution holds at most this many. */
+export const PARSE_WORKERS_PER_INSTITUTION = 1;
 
 export const parseChannel = diagnosticsChannel.channel('ssp.calendar.parse');
 
 export interface ParseEvent {
   stage: 'start' | 'parsed' | 'failed';
   threadId: number;
+  institutionId: string;
   summary?: ParseSummary;
   error?: string;
 }
@@ -47,20 +60,10 @@ type FromWorker =
   | { type: 'batch'; batch: WriteBatch }
   | { type: 'done'; counts: DiffCounts };
 
-let running = 0;
-const queue: (() => void)[] = [];
+const slots = createParseSlots({ slots: MAX_PARSE_WORKERS, perInstitution: PARSE_WORKERS_PER_INSTITUTION });
 
-async function takeTurn(): Promise<() => void> {
-  if (running >= MAX_PARSE_WORKERS) await new Promise<void>((resolve) => queue.push(resolve));
-  running++;
-  let released = false;
-  return () => {
-    if (released) return;
-    released = true;
-    running--;
-    queue.shift()?.();
-  };
-}
+/** The parse slots in use and waited for (operators, tests). */
+export const parseSlots = () => slots.state();
 
 export interface ParseJob {
   summary: ParseSummary;
@@ -78,25 +81,46 @@ const megabytes = (mb: number) => (mb >= 1024 ? `${mb / 1024} GB` : `${mb} MB`);
  * Starts a worker on the body and waits for its parse. Throws FeedProblem when the calendar is
  * unusable or over a limit; the worker is then already stopped.
  */
-export async function startParse(input: ParseInput, limits: ParseLimits): Promise<ParseJob> {
-  const release = await takeTurn();
+/** A worker started on the feed's bytes, with V8's hard limit above the watchdog's. */
+function spawnParser(input: ParseInput, limits: ParseLimits): Worker {
   // A copy to hand over: the download's Buffer may be a view of a shared pool.
   const body = new Uint8Array(input.body);
+  return new Worker(new URL('./parse-worker.ts', import.meta.url), {
+    workerData: { ...input, body } satisfies ParseInput,
+    transferList: [body.buffer],
+    resourceLimits: { maxOldGenerationSizeMb: hardLimitMb(limits.memoryMb), maxYoungGenerationSizeMb: 32 },
+    stdout: false,
+    stderr: false,
+  });
+}
+
+const overMemory = (limits: ParseLimits) =>
+  new FeedProblem(
+    `the calendar needs more memory to read than a feed may use (${megabytes(limits.memoryMb)}; memory limit)`,
+  );
+
+/** What a worker's 'error' event means for the feed. */
+function problemOf(error: Error & { code?: string }, limits: ParseLimits): FeedProblem {
+  return error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+    ? overMemory(limits)
+    : new FeedProblem(`the calendar could not be read: ${String(error.message).slice(0, 200)}`);
+}
+
+export async function startParse(
+  institutionId: string,
+  input: ParseInput,
+  limits: ParseLimits,
+): Promise<ParseJob> {
+  const release = await slots.take(institutionId);
   let worker: Worker;
   try {
-    worker = new Worker(new URL('./parse-worker.ts', import.meta.url), {
-      workerData: { ...input, body } satisfies ParseInput,
-      transferList: [body.buffer],
-      resourceLimits: { maxOldGenerationSizeMb: limits.memoryMb, maxYoungGenerationSizeMb: 32 },
-      stdout: false,
-      stderr: false,
-    });
+    worker = spawnParser(input, limits);
   } catch (error) {
     release();
     throw error;
   }
   const threadId = worker.threadId;
-  parseChannel.publish({ stage: 'start', threadId } satisfies ParseEvent);
+  parseChannel.publish({ stage: 'start', threadId, institutionId } satisfies ParseEvent);
 
   const inbox: FromWorker[] = [];
   let failure: FeedProblem | undefined;
@@ -110,15 +134,8 @@ export async function startParse(input: ParseInput, limits: ParseLimits): Promis
     inbox.push(message);
     wake?.();
   });
-  worker.on('error', (error: Error & { code?: string }) => {
-    fail(
-      new FeedProblem(
-        error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-          ? `the calendar needs more memory to read than a feed may use (${megabytes(limits.memoryMb)}; memory limit)`
-          : `the calendar could not be read: ${String(error.message).slice(0, 200)}`,
-      ),
-    );
-  });
+  watchHeap(worker, limits.memoryMb, () => fail(overMemory(limits)));
+  worker.on('error', (error: Error & { code?: string }) => fail(problemOf(error, limits)));
   worker.on('exit', (code) => {
     release();
     if (!closed) fail(new FeedProblem(`the calendar reader stopped unexpectedly (exit code ${code})`));
@@ -162,10 +179,15 @@ export async function startParse(input: ParseInput, limits: ParseLimits): Promis
     summary = first.summary;
   } catch (error) {
     await close();
-    parseChannel.publish({ stage: 'failed', threadId, error: String(error) } satisfies ParseEvent);
+    parseChannel.publish({
+      stage: 'failed',
+      threadId,
+      institutionId,
+      error: String(error),
+    } satisfies ParseEvent);
     throw error;
   }
-  parseChannel.publish({ stage: 'parsed', threadId, summary } satisfies ParseEvent);
+  parseChannel.publish({ stage: 'parsed', threadId, institutionId, summary } satisfies ParseEvent);
 
   return {
     summary,

@@ -15,7 +15,7 @@ import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { createDiff, type Diff, type StoredKey } from './diff.ts';
 import { type ExpandOptions, expandCalendar } from './expand.ts';
 import { decodeCalendar } from './ics-text.ts';
-import { FeedProblem } from './problems.ts';
+import { type EventProblem, FeedProblem } from './problems.ts';
 
 export interface ParseInput {
   body: Uint8Array;
@@ -31,6 +31,8 @@ export interface ParseSummary {
   /** VEVENTs left out (no DTSTART, an unreadable date). */
   skipped: number;
   unknownZones: string[];
+  /** Events left out or cut short, with the reason (at most MAX_PROBLEMS). */
+  problems: EventProblem[];
   /** The thread that parsed (never the main thread's 0). */
   threadId: number;
   parseMs: number;
@@ -57,7 +59,9 @@ try {
     occurrences: diff.total(),
     truncated: expanded.truncated,
     skipped: expanded.skipped,
-    unknownZones: expanded.unknownZones,
+    // Bounded, like every message to the main thread: it never receives more than a batch.
+    unknownZones: expanded.unknownZones.slice(0, 20),
+    problems: expanded.problems,
     threadId,
     parseMs: Math.round(performance.now() - started),
   };

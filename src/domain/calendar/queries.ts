@@ -2,7 +2,8 @@
 // deleting one, its fetch history, and which audience tags exist. Every statement is keyed by
 // institution, so another institution's feed is never read or changed. (A fetch's own statements
 // are refresh.ts's; the stored occurrences are store.ts's and events.ts's.)
-import type { Queryable } from '../../db/db.ts';
+import type { Db, Queryable } from '../../db/db.ts';
+import { InstitutionLock, lockInstitution } from '../../db/locks.ts';
 import type { CalendarFeed, FetchRecord, Page } from './feeds.ts';
 
 /** A feed as it is read: its health worked out from its last fetch and its failure run. */
@@ -13,7 +14,7 @@ export const feedColumns = `id, institution_id, url, name, refresh_minutes, audi
 
 /** A fetch record as it is read. */
 export const fetchColumns = `id, feed_id, trigger, started_at, duration_ms, status, http_status, events_added,
-  events_updated, events_removed, events_total, events_skipped, events_truncated, error`;
+  events_updated, events_removed, events_total, events_skipped, events_truncated, error, problems`;
 
 export async function selectFeed(
   q: Queryable,
@@ -28,19 +29,28 @@ export async function selectFeed(
 }
 
 /** Adds a feed, due at `now`. */
+/**
+ * Adds a feed unless the institution already has `max`; null then. The count and the insert are
+ * one statement under a transaction-level advisory lock on the institution's feeds, so two
+ * concurrent adds cannot both pass the count.
+ */
 export async function insertFeed(
-  q: Queryable,
+  db: Db,
   institutionId: string,
-  feed: { url: string; name: string | null; refresh: number; tags: string[]; now: Date },
-): Promise<CalendarFeed> {
-  const { rows } = await q.query<CalendarFeed>(
-    `INSERT INTO calendar_feeds (institution_id, url, name, refresh_minutes, audience_tag_ids, next_fetch_at,
-       created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5::uuid[], $6, $6, $6)
-     RETURNING ${feedColumns}`,
-    [institutionId, feed.url, feed.name, feed.refresh, feed.tags, feed.now],
-  );
-  return rows[0];
+  feed: { url: string; name: string | null; refresh: number; tags: string[]; now: Date; max: number },
+): Promise<CalendarFeed | null> {
+  return db.transaction(async (tx) => {
+    await lockInstitution(tx, institutionId, InstitutionLock.calendarFeeds);
+    const { rows } = await tx.query<CalendarFeed>(
+      `INSERT INTO calendar_feeds (institution_id, url, name, refresh_minutes, audience_tag_ids, next_fetch_at,
+         created_at, updated_at)
+       SELECT $1, $2, $3, $4, $5::uuid[], $6, $6, $6
+       WHERE (SELECT count(*) FROM calendar_feeds WHERE institution_id = $1) < $7
+       RETURNING ${feedColumns}`,
+      [institutionId, feed.url, feed.name, feed.refresh, feed.tags, feed.now, feed.max],
+    );
+    return rows[0] ?? null;
+  });
 }
 
 export async function selectFeeds(q: Queryable, institutionId: string, page: Page): Promise<CalendarFeed[]> {

@@ -16,7 +16,7 @@ import type { OutboundPolicy } from '../../lib/outbound-url.ts';
 import { downloadFeed } from './download.ts';
 import { type FetchRecord, fetchColumns } from './feeds.ts';
 import { type ParseJob, startParse } from './parse-job.ts';
-import { FeedProblem } from './problems.ts';
+import { type EventProblem, FeedProblem } from './problems.ts';
 import { expansionWindow, type FetchLimits, nextFetchDelayMs } from './schedule.ts';
 import { batchSizes, storeOccurrences } from './store.ts';
 
@@ -60,16 +60,28 @@ export function leaseMs(limits: FetchLimits): number {
  * claim moves next_fetch_at to the lease expiry, so a feed claimed by a worker that then dies
  * falls due again by itself. An archived institution's feeds are skipped (docs/archiving.md): they
  * keep their due time and are fetched on the first round after it is restored.
+ *
+ * Fair between institutions: due feeds are taken round robin by institution (each
+ * institution's longest-due first, then every institution's second, ...), so one institution
+ * with many due feeds fills a round only when no other institution has one due. The ranking
+ * reads the due feeds without locking them (a window function cannot share a query level with
+ * FOR UPDATE); the rows picked are then locked with SKIP LOCKED and their due time checked again,
+ * so a feed another worker claimed meanwhile is passed over.
  */
 export async function claimDueFeeds(deps: RefreshDeps, limit: number, institutionIds?: string[]) {
   const now = deps.clock.now();
   const { rows } = await deps.db.query<ClaimedFeed>(
-    `WITH due AS (
-       SELECT c.id FROM calendar_feeds c
+    `WITH ranked AS (
+       SELECT c.id, c.next_fetch_at,
+         row_number() OVER (PARTITION BY c.institution_id ORDER BY c.next_fetch_at, c.id) AS turn
+       FROM calendar_feeds c
        WHERE c.next_fetch_at <= $1 AND ($4::uuid[] IS NULL OR c.institution_id = ANY ($4::uuid[]))
          AND NOT EXISTS (SELECT 1 FROM institutions i WHERE i.id = c.institution_id AND i.archived_at IS NOT NULL)
-       ORDER BY c.next_fetch_at LIMIT $2
-       FOR UPDATE OF c SKIP LOCKED
+     ), due AS (
+       SELECT f.id FROM calendar_feeds f JOIN ranked r ON r.id = f.id
+       WHERE f.next_fetch_at <= $1
+       ORDER BY r.turn, r.next_fetch_at, r.id LIMIT $2
+       FOR UPDATE OF f SKIP LOCKED
      )
      UPDATE calendar_feeds f SET lease_token = gen_random_uuid(), next_fetch_at = $3
      FROM due WHERE f.id = due.id
@@ -101,6 +113,7 @@ interface Outcome {
   /** The parsed feed, its worker waiting to work out the writes (status ok only). */
   job?: ParseJob;
   skipped: number;
+  problems?: EventProblem[];
   truncated?: number;
   etag?: string | null;
   last_modified?: string | null;
@@ -119,6 +132,7 @@ async function fetchAndParse(deps: RefreshDeps, feed: ClaimedFeed, startedAt: Da
     return { status: 'not_modified', http_status: 304, error: null, skipped: 0 };
   try {
     const job = await startParse(
+      feed.institution_id,
       {
         body: download.body,
         contentType: download.contentType,
@@ -138,6 +152,7 @@ async function fetchAndParse(deps: RefreshDeps, feed: ClaimedFeed, startedAt: Da
       error: null,
       job,
       skipped: job.summary.skipped,
+      problems: job.summary.problems,
       truncated: job.summary.truncated,
       etag: download.etag,
       last_modified: download.lastModified,
@@ -239,12 +254,12 @@ async function record(
     const { rows } = await tx.query<FetchRecord>(
       `INSERT INTO calendar_feed_fetches (institution_id, feed_id, trigger, started_at, duration_ms, status,
          http_status, events_added, events_updated, events_removed, events_total, events_skipped,
-         events_truncated, error)
+         events_truncated, error, problems)
        SELECT $1, $2, x.trigger, x.started_at, x.duration_ms, x.status, x.http_status, x.added, x.updated,
-         x.removed, x.total, x.skipped, x.truncated, x.error
+         x.removed, x.total, x.skipped, x.truncated, x.error, x.problems
        FROM json_to_record($3::json) AS x(trigger text, started_at timestamptz, duration_ms integer, status text,
          http_status integer, added integer, updated integer, removed integer, total integer, skipped integer,
-         truncated integer, error text)
+         truncated integer, error text, problems jsonb)
        RETURNING ${fetchColumns}`,
       [
         feed.institution_id,
@@ -263,6 +278,7 @@ async function record(
           skipped: outcome.skipped,
           truncated: outcome.truncated ?? 0,
           error: outcome.error,
+          problems: outcome.problems ?? [],
         }),
       ],
     );

@@ -61,6 +61,21 @@ export const FetchRecord = Type.Object({
     description: `Occurrences left out because the feed expands to more than a feed may store (${MAX_STORED_OCCURRENCES})`,
   }),
   error: Nullable(Type.String({ description: 'Why the fetch failed; stored events were left as they were' })),
+  problems: Type.Array(
+    Type.Object({
+      uid: Nullable(Type.String({ description: 'The event UID in the feed, when it could be read' })),
+      summary: Nullable(Type.String({ description: 'The event summary, when it could be read' })),
+      problem: Type.String({
+        description:
+          'What was wrong and what was done: left out (unreadable), kept at its start only (a recurrence rule that can never match a date), or cut short (a rule that matches too rarely to expand, or a series over its step limit)',
+      }),
+    }),
+    {
+      maxItems: 20,
+      description:
+        'Events this fetch left out or cut short, the first 20 (the fetch itself went on and stored the rest)',
+    },
+  ),
 });
 
 export const CalendarEvent = Type.Object({

@@ -10,6 +10,7 @@ import { type OutboundPolicy, type Resolver, systemResolver } from '../../lib/ou
 import { type EventWindowQuery, listEvents } from './events.ts';
 import {
   createFeed,
+  DEFAULT_FEEDS_PER_INSTITUTION,
   deleteFeed,
   type FeedDeps,
   type FeedInput,
@@ -33,6 +34,8 @@ export interface CalendarDeps {
   lookup?: typeof dns.lookup;
   limits?: Partial<FetchLimits>;
   random?: () => number;
+  /** Feeds one institution may have (default DEFAULT_FEEDS_PER_INSTITUTION). */
+  feedsPerInstitution?: number;
 }
 
 export function createCalendarService(deps: CalendarDeps) {
@@ -41,6 +44,7 @@ export function createCalendarService(deps: CalendarDeps) {
     clock: deps.clock,
     policy: deps.policy,
     resolve: deps.resolve ?? systemResolver,
+    maxFeeds: deps.feedsPerInstitution ?? DEFAULT_FEEDS_PER_INSTITUTION,
   };
   const refreshDeps: RefreshDeps = {
     db: deps.db,

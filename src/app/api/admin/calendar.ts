@@ -50,10 +50,11 @@ export function adminCalendarRoutes(app: App, services: Services): void {
         summary: 'Add a calendar feed',
         description:
           'An .ics address the service fetches on a schedule (every `refresh_minutes`, default 60) with conditional requests. ' +
-          `The feed is due at once. ${limitsText}`,
+          `The feed is due at once. ${limitsText} ` +
+          'An institution has at most 50 feeds unless the operator sets CALENDAR_FEEDS_PER_INSTITUTION: one more answers 409 `calendar_feed_limit_reached` with `max`.',
         params: SlugParams,
         body: NewFeedBody,
-        response: { 201: Feed, ...errorResponses(400, 401, 404) },
+        response: { 201: Feed, ...errorResponses(400, 401, 404, 409) },
       },
     },
     async (request, reply) =>

@@ -49,6 +49,7 @@ const record: FetchRecord = {
   events_skipped: 0,
   events_truncated: 0,
   error: null,
+  problems: [],
 };
 const tag = { id: 't1', kind: 'campus' as const, source_id: 'c', label: 'North', created_at: at };
 

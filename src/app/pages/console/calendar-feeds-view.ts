@@ -142,6 +142,8 @@ export function feedView(
     title: `Calendar feed ${feed.name ?? feed.url}`,
     feed: { ...feed, state: feedState(feed, time) },
     fetched: fetches.find((f) => String(f.id) === shown),
+    // The stored events come from the last successful fetch: its problems are the ones that stand.
+    problems: fetches.find((f) => f.status === 'ok'),
     fetches,
     events,
     upcomingDays: UPCOMING_DAYS,

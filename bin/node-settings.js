@@ -1,0 +1,40 @@
+// The memory settings of every long-running entry, in one place: `npm start`, `node bin/serve.js`,
+// `ssp serve` and `ssp worker` all run with them (docs/performance.md says what each buys).
+//
+// They cannot be set from inside a running process: V8's flags size the heap when it is made,
+// and the C library reads MALLOC_TRIM_THRESHOLD_ when the process starts. NODE_OPTIONS cannot
+// carry them all either (node refuses "--heap-growing-percent= is not allowed in NODE_OPTIONS"),
+// and a parent process that spawns the server would cost its own 40 MB and stand between the
+// server and its signals. So the entry replaces itself, before loading anything else, with the
+// same command plus the settings (process.execve: the same process id, so systemd and process
+// managers see one process and signal the server directly). A setting the command line or the
+// environment already gives is left as given, so an operator can still choose another value
+// (`node --max-semi-space-size=4 bin/serve.js`). Where execve does not exist (Windows), the
+// entry goes on as started.
+
+/** V8 flags: a 1 MB young generation, and a full collection when the heap has grown by half. */
+export const V8_FLAGS = ['--max-semi-space-size=1', '--heap-growing-percent=50'];
+
+/** The C library's (glibc's) malloc: large blocks mapped on their own and handed back when freed. */
+export const ENVIRONMENT = { MALLOC_TRIM_THRESHOLD_: '131072' };
+
+const MARK = 'SSP_NODE_SETTINGS_APPLIED';
+
+const flagName = (flag) => flag.split('=')[0].replaceAll('_', '-');
+
+/** Restarts this process in place with the settings it lacks; returns when it has them all. */
+export function applyNodeSettings() {
+  const given = new Set(process.execArgv.map(flagName));
+  const flags = V8_FLAGS.filter((flag) => !given.has(flagName(flag)));
+  const environment = Object.fromEntries(
+    Object.entries(ENVIRONMENT).filter(([name]) => process.env[name] === undefined),
+  );
+  if (flags.length === 0 && Object.keys(environment).length === 0) return;
+  // Once only: a process started by this function never starts another.
+  if (process.env[MARK] === '1' || typeof process.execve !== 'function') return;
+  process.execve(
+    process.execPath,
+    [process.execPath, ...flags, ...process.execArgv, ...process.argv.slice(1)],
+    { ...process.env, ...environment, [MARK]: '1' },
+  );
+}
