@@ -4,6 +4,7 @@
 import type { Db } from '../../db/db.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { AssigneeRef } from './assignment.ts';
+import { addMessage, addReply } from './conversation.ts';
 import { readEventLog } from './event-log.ts';
 import type { ListFilter } from './listing.ts';
 import { selectAssignees, selectEvents } from './queries.ts';
@@ -11,6 +12,8 @@ import {
   createHelpRequest,
   getHelpRequest,
   type HelpdeskDeps,
+  helpRequestNotFound,
+  helpRequestResolved,
   listHelpRequests,
   type NewHelpRequest,
 } from './requests.ts';
@@ -33,6 +36,28 @@ export function createHelpRequestsService(db: Db, clock: Clock) {
     /** A staff member adds a staff-visible note. */
     addNote: (institutionId: string, id: string, input: { note: string; staff: string }) =>
       addNote(deps, institutionId, id, input),
+    /** A staff member replies to the student (./conversation.ts). */
+    reply: (institutionId: string, id: string, input: { text: string; staff: string }) =>
+      addReply(deps, institutionId, id, input),
+    /**
+     * The student answers on their own request: another student's request is 404, a resolved one
+     * 409 help_request_resolved (they ask again instead).
+     */
+    studentMessage: (
+      institutionId: string,
+      id: string,
+      input: { text: string; studentId: string; actor: string },
+    ) =>
+      addMessage(
+        deps,
+        institutionId,
+        id,
+        { kind: 'student_message', text: input.text, actor: input.actor, origin: 'platform' },
+        (row) => {
+          if (row.student_id !== input.studentId) throw helpRequestNotFound();
+          if (row.status === 'resolved') throw helpRequestResolved();
+        },
+      ),
     /** A staff member assigns the request to a person, or unassigns it (null). */
     assign: (institutionId: string, id: string, input: { assignee: AssigneeRef; staff: string }) =>
       assign(deps, institutionId, id, input),
