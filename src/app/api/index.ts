@@ -13,6 +13,7 @@ import { adminFullSyncRoutes } from './admin/full-syncs.ts';
 import { adminHelpRequestChangeRoutes } from './admin/help-request-changes.ts';
 import { adminHelpRequestRoutes } from './admin/help-requests.ts';
 import { adminHelpSyncSecretRoutes } from './admin/help-sync-secret.ts';
+import { adminHelpSyncSettingsRoutes } from './admin/help-sync-settings.ts';
 import { adminIdentityProviderRoutes } from './admin/identity-providers.ts';
 import { adminInstitutionRoutes } from './admin/institutions.ts';
 import { adminMeRoutes } from './admin/me.ts';
@@ -53,6 +54,7 @@ const routeModules: RouteModule[] = [
   adminHelpRequestChangeRoutes,
   adminEventRoutes,
   adminHelpSyncSecretRoutes,
+  adminHelpSyncSettingsRoutes,
   adminTaxonomyRoutes,
   adminWebhookEndpointRoutes,
   adminWebhookDeliveryRoutes,

@@ -66,12 +66,12 @@ CREATE FUNCTION notification_conversation_fan_out() RETURNS trigger LANGUAGE plp
 BEGIN
   INSERT INTO notifications (institution_id, person_id, student_id, help_request_id, event_id, reason, rule,
     next_attempt_at)
-  SELECT e.institution_id, NULL, h.student_id, e.help_request_id, e.id, 'reply', 'requester',
+  SELECT e.institution_id, NULL::uuid, h.student_id, e.help_request_id, e.id, 'reply', 'requester',
     LEAST(e.occurred_at, now())
   FROM new_events e JOIN help_requests h ON h.id = e.help_request_id
   WHERE e.type = 'help_request.reply' AND h.student_id IS NOT NULL
   UNION ALL
-  SELECT e.institution_id, NULL, h.student_id, e.help_request_id, e.id, 'status', 'requester',
+  SELECT e.institution_id, NULL::uuid, h.student_id, e.help_request_id, e.id, 'status', 'requester',
     LEAST(e.occurred_at, now())
   FROM new_events e JOIN help_requests h ON h.id = e.help_request_id
   WHERE e.type = 'help_request.updated' AND h.student_id IS NOT NULL
@@ -80,14 +80,14 @@ BEGIN
         AND t.kind = 'audit' AND t.action <> 'created' AND t.to_status IS NOT NULL
         AND t.from_status IS DISTINCT FROM t.to_status)
   UNION ALL
-  SELECT e.institution_id, p.id, NULL, e.help_request_id, e.id, 'student_message', 'assignee',
+  SELECT e.institution_id, p.id, NULL::uuid, e.help_request_id, e.id, 'student_message', 'assignee',
     LEAST(e.occurred_at, now())
   FROM new_events e JOIN help_requests h ON h.id = e.help_request_id
   JOIN people p ON p.id = h.assigned_person_id AND p.institution_id = e.institution_id
     AND p.removed_at IS NULL AND p.roles && ARRAY['admin', 'staff']
   WHERE e.type = 'help_request.student_message'
   UNION ALL
-  SELECT e.institution_id, s.person_id, NULL, e.help_request_id, e.id, 'student_message',
+  SELECT e.institution_id, s.person_id, NULL::uuid, e.help_request_id, e.id, 'student_message',
     CASE WHEN s.crisis AND h.priority = 'crisis' THEN 'crisis_recipient' ELSE 'any_new' END,
     LEAST(e.occurred_at, now())
   FROM new_events e JOIN help_requests h ON h.id = e.help_request_id

@@ -7,7 +7,7 @@ import type { AssigneeRef } from './assignment.ts';
 import { addMessage, addReply } from './conversation.ts';
 import { readEventLog } from './event-log.ts';
 import type { ListFilter } from './listing.ts';
-import { selectAssignees, selectEvents } from './queries.ts';
+import { selectAssignees, selectEvents, selectHelpSyncReplies, updateHelpSyncReplies } from './queries.ts';
 import {
   createHelpRequest,
   getHelpRequest,
@@ -61,6 +61,9 @@ export function createHelpRequestsService(db: Db, clock: Clock) {
     /** A staff member assigns the request to a person, or unassigns it (null). */
     assign: (institutionId: string, id: string, input: { assignee: AssigneeRef; staff: string }) =>
       assign(deps, institutionId, id, input),
+    /** Whether the help desk may post public replies through help-sync (the `reply` action). */
+    helpSyncReplies: (institutionId: string) => selectHelpSyncReplies(db, institutionId),
+    setHelpSyncReplies: (institutionId: string, on: boolean) => updateHelpSyncReplies(db, institutionId, on),
     /** The institution's active staff and admins, whom a request may be assigned to. */
     assignees: (institutionId: string) => selectAssignees(db, institutionId),
     /** The institution's event log after a sequence number, oldest first (what webhook delivery reads). */
