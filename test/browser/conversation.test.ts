@@ -67,7 +67,10 @@ browserSuite('the conversation in a browser', (h) => {
     await h().check(desk.page, 'conversation-staff-before-send');
     await desk.page.getByRole('button', { name: 'Send reply to the student' }).click();
     await desk.page.waitForURL(/done=reply_sent/);
-    assert.match(await desk.page.locator('#conversation').innerText(), /Fees can wait while we talk/);
+    assert.match(
+      (await desk.page.locator('#conversation').textContent()) ?? '',
+      /Fees can wait while we talk/,
+    );
     await ctx.services.helpRequests.changeStatus(tenant.institutionId, request.id, {
       status: 'in_progress',
       staff: 'Kai Lee',
@@ -90,28 +93,28 @@ browserSuite('the conversation in a browser', (h) => {
     ]);
     const mobile = await phone.newPage();
     await mobile.goto('/app/requests');
-    assert.match(await mobile.locator('main').innerText(), /Money and fees\s*New/);
+    assert.match((await mobile.locator('main').textContent()) ?? '', /Money and fees\s*New/);
     await checkPhone(mobile, 'conversation-student-list');
     await mobile.getByRole('link', { name: 'Money and fees' }).click();
     const main = mobile.locator('main');
-    assert.match(await main.innerText(), /Fees can wait while we talk/);
-    assert.match(await main.innerText(), /Student support/);
-    assert.doesNotMatch(await main.innerText(), /spoke to the fees office|Kai Lee/);
+    assert.match((await main.textContent()) ?? '', /Fees can wait while we talk/);
+    assert.match((await main.textContent()) ?? '', /Student support/);
+    assert.doesNotMatch((await main.textContent()) ?? '', /spoke to the fees office|Kai Lee/);
     // Nothing runs off the side of the phone.
-    const width = await mobile.evaluate(() => document.documentElement.scrollWidth);
+    const width = await mobile.evaluate<number>('document.documentElement.scrollWidth');
     assert.ok(width <= 390, `the page is ${width} px wide`);
     await checkPhone(mobile, 'conversation-student-reads');
     await mobile.getByLabel('Write to student support').fill('Thank you. I am free after 2 pm.');
     await mobile.getByRole('button', { name: 'Send' }).click();
     await mobile.waitForURL(/answered=1/);
-    assert.match(await main.innerText(), /Your message was sent/);
-    assert.match(await main.innerText(), /I am free after 2 pm/);
+    assert.match((await main.textContent()) ?? '', /Your message was sent/);
+    assert.match((await main.textContent()) ?? '', /I am free after 2 pm/);
     await checkPhone(mobile, 'conversation-student-answered');
 
     // The staff member sees the answer in the conversation.
     await desk.page.goto(url);
     assert.match(
-      await desk.page.locator('#conversation').innerText(),
+      (await desk.page.locator('#conversation').textContent()) ?? '',
       /The student wrote[\s\S]*I am free after 2 pm/,
     );
     await h().check(desk.page, 'conversation-staff-answer');
