@@ -207,6 +207,27 @@ describeEachDatabase(
         textOf((await student.get(`/app/requests/${request.id}`)).body).includes('I will call you at 08:05.'),
       );
 
+      // The admin API's twins: staff read them, admins change them.
+      const api = `/admin/v1/institutions/${tenant.slug}/saved-replies`;
+      const listed = await staff.request('GET', api);
+      assert.equal(listed.statusCode, 200);
+      assert.deepEqual(
+        listed.json().items.map((r: { name: string }) => r.name),
+        ['Out of hours: crisis'],
+      );
+      assert.equal((await staff.request('POST', api, { name: 'Mine', body: 'text' })).statusCode, 403);
+      const viaApi = await ctx().admin('POST', api, { name: 'Exam stress', body: 'Here is what helps…' });
+      assert.equal(viaApi.statusCode, 201, viaApi.body);
+      assert.equal((await ctx().admin('POST', api, { name: 'exam STRESS', body: 'x' })).statusCode, 409);
+      assert.equal((await ctx().admin('POST', api, { name: ' ', body: 'x' })).statusCode, 400);
+      const patched = await ctx().admin('PATCH', `${api}/${viaApi.json().id}`, {
+        name: 'Exams',
+        body: 'Shorter.',
+      });
+      assert.equal(patched.json().name, 'Exams');
+      assert.equal((await ctx().admin('DELETE', `${api}/${viaApi.json().id}`)).statusCode, 204);
+      assert.equal((await ctx().admin('DELETE', `${api}/${viaApi.json().id}`)).statusCode, 404);
+
       assert.equal((await post(ctx(), admin, `${page}/${saved.id}/delete`, {})).statusCode, 303);
       assert.deepEqual(await ctx().services.savedReplies.list(tenant.institutionId), []);
       assert.equal((await get(ctx(), admin, `${page}/${saved.id}`)).statusCode, 404);

@@ -69,6 +69,9 @@ const sameChange: [console: string, api: string][] = [
   ['POST /console/:slug/inbox/:id/status', 'POST /admin/v1/institutions/:slug/help-requests/:id/status'],
   ['POST /console/:slug/inbox/:id/notes', 'POST /admin/v1/institutions/:slug/help-requests/:id/notes'],
   ['POST /console/:slug/inbox/:id/reply', 'POST /admin/v1/institutions/:slug/help-requests/:id/replies'],
+  ['POST /console/:slug/saved-replies', 'POST /admin/v1/institutions/:slug/saved-replies'],
+  ['POST /console/:slug/saved-replies/:id', 'PATCH /admin/v1/institutions/:slug/saved-replies/:id'],
+  ['POST /console/:slug/saved-replies/:id/delete', 'DELETE /admin/v1/institutions/:slug/saved-replies/:id'],
   ['POST /console/:slug/secrets/help-sync/replies', 'PUT /admin/v1/institutions/:slug/help-sync-settings'],
   [
     'POST /console/:slug/inbox/:id/assignment',

@@ -23,6 +23,7 @@ import { adminOneRosterSourceRoutes } from './admin/oneroster-source.ts';
 import { adminOperatorRoutes } from './admin/operators.ts';
 import { adminPeopleRoutes } from './admin/people.ts';
 import { adminRunRoutes } from './admin/runs.ts';
+import { adminSavedReplyRoutes } from './admin/saved-replies.ts';
 import { adminTaxonomyRoutes } from './admin/taxonomy.ts';
 import { adminWebhookDeliveryRoutes } from './admin/webhook-deliveries.ts';
 import { adminWebhookEndpointRoutes } from './admin/webhook-endpoints.ts';
@@ -55,6 +56,7 @@ const routeModules: RouteModule[] = [
   adminEventRoutes,
   adminHelpSyncSecretRoutes,
   adminHelpSyncSettingsRoutes,
+  adminSavedReplyRoutes,
   adminTaxonomyRoutes,
   adminWebhookEndpointRoutes,
   adminWebhookDeliveryRoutes,
