@@ -9,9 +9,9 @@ ALTER TABLE help_request_timeline DROP CONSTRAINT help_request_timeline_kind_che
 ALTER TABLE help_request_timeline ADD CONSTRAINT help_request_timeline_kind_check
   CHECK (kind IN ('note', 'audit', 'reply', 'student_message'));
 
--- Counting a request's recent replies or answers (the rate limits) reads the request's range of
--- the timeline by kind and time instead of its whole history.
-CREATE INDEX help_request_timeline_kind_idx ON help_request_timeline (help_request_id, kind, created_at);
+-- Counting a request's recent replies or answers (the rate limits) reads the request's own range
+-- of help_request_timeline_request_idx (help_request_id, seq): a request's timeline is tens of
+-- entries, so no index of its own is worth its cost on every append.
 
 -- What a student has seen of each of their requests: the last timeline entry shown to them. An
 -- entry after it, written by someone else, marks the request unread on the student's pages (the
