@@ -59,6 +59,8 @@ export const errorStatus = {
   cohort_archived: 409,
   // 409: notification settings are a person's own; the operator has none
   not_a_person: 409,
+  // 409: a student's answer on a resolved request (they raise a new one instead)
+  help_request_resolved: 409,
   // 409: the first request with this Idempotency-Key is still running
   idempotency_key_in_use: 409,
   // 413

@@ -24,6 +24,7 @@ import { createSessions } from './domain/people/sessions.ts';
 import { createSignIn } from './domain/people/sign-in.ts';
 import { createRosterSyncService } from './domain/roster/sync.ts';
 import { createRunsService } from './domain/runs/runs.ts';
+import { createSavedReplies } from './domain/saved-replies/saved-replies.ts';
 import { createHelpSyncSecretsService } from './domain/secrets/help-sync-secrets.ts';
 import { createOperatorCredentials } from './domain/secrets/operator-credentials.ts';
 import { createRosterSecretsService } from './domain/secrets/roster-secrets.ts';
@@ -150,6 +151,8 @@ export function createServices(deps: ServiceDeps) {
     /** The student pages' domain: a signed-in student's home, own requests and crisis contacts. */
     studentApp: createStudentApp({ db, clock, helpRequests }),
     helpSync: createHelpSyncService(db, clock),
+    /** Named reply texts admins keep for staff to insert into replies. */
+    savedReplies: createSavedReplies(db, clock),
     taxonomy,
     webhooks,
     rosterSync,

@@ -51,11 +51,11 @@ browserSuite('console: staff', (h) => {
       await page.waitForURL('**?done=assignment_changed');
       assert.match((await page.locator('dl').first().textContent()) ?? '', /Assigned to\s*Sam Staff/);
       await h().check(page, 'staff-request-assigned');
-      await page.getByLabel('Note (visible to staff)').fill('Called the student; safe for now.');
-      await page.getByRole('button', { name: 'Add the note' }).click();
+      await page.getByLabel('Note for staff').fill('Called the student; safe for now.');
+      await page.getByRole('button', { name: 'Add internal note' }).click();
       await page.waitForURL('**?done=note_added');
       // An empty note: the API's error next to the field.
-      await page.getByRole('button', { name: 'Add the note' }).click();
+      await page.getByRole('button', { name: 'Add internal note' }).click();
       await page.locator('#note-error').waitFor();
       await h().check(page, 'staff-request-error');
 

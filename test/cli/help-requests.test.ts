@@ -33,6 +33,17 @@ describe('ssp help-requests, help-sync-secret and events (CLI)', () => {
     assert.equal(created.priority, 'crisis');
     await ssp('help-requests', 'status', tenant.slug, created.id, 'in_progress', '--staff', 'Dana');
     await ssp('help-requests', 'note', tenant.slug, created.id, 'Called back', '--staff', 'Dana');
+    const replied = await ssp(
+      'help-requests',
+      'reply',
+      tenant.slug,
+      created.id,
+      'We will call at 3',
+      '--staff',
+      'Dana',
+    );
+    assert.equal(replied.changed, true);
+    assert.match(replied.message_id, /^[0-9a-f-]{36}$/);
     // The assignee is named by person id or by email (case-insensitive).
     const sam = await invitePerson(ctx, tenant, { roles: ['staff'], name: 'Sam' });
     const byEmail = await ssp(
@@ -59,7 +70,7 @@ describe('ssp help-requests, help-sync-secret and events (CLI)', () => {
       [created.id],
     );
     const shown = await ssp('help-requests', 'show', tenant.slug, created.id);
-    assert.equal(shown.timeline.length, 5);
+    assert.equal(shown.timeline.length, 6);
 
     assert.equal((await ssp('help-sync-secret', 'status', tenant.slug)).state, 'never_issued');
     const issued = await ssp('help-sync-secret', 'issue', tenant.slug);

@@ -49,7 +49,7 @@ export async function browserWith(ctx: TestContext, sessionToken: string): Promi
 export async function invitePerson(
   ctx: TestContext,
   tenant: SeededTenant,
-  grants: { roles: Role[]; permissions?: Permission[]; email?: string; name?: string },
+  grants: { roles: Role[]; permissions?: Permission[]; email?: string; name?: string; invitation?: boolean },
 ): Promise<{ id: string; email: string }> {
   const email = grants.email ?? `person-${process.pid}-${++counter}@${tenant.slug}.example.edu`;
   const response = await ctx.admin('POST', `/admin/v1/institutions/${tenant.slug}/people`, {
@@ -57,6 +57,8 @@ export async function invitePerson(
     name: grants.name ?? `Person ${counter}`,
     roles: grants.roles,
     permissions: grants.permissions ?? [],
+    // Tests count the emails they cause: the invitation email only where a test asks for it.
+    send_invitation: grants.invitation ?? false,
   });
   if (response.statusCode !== 201) throw new Error(`invite: ${response.statusCode} ${response.body}`);
   return { id: response.json().id, email };

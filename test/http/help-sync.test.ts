@@ -431,7 +431,7 @@ describeEachDatabase('help-sync: state table and row results', (ctx) => {
     ]);
     const [badAction, noteRequired, badId] = res.json().results;
     assert.equal(badAction.error, 'bad_action');
-    assert.equal(badAction.message, 'action must be one of acknowledge, note, resolve, reopen');
+    assert.equal(badAction.message, 'action must be one of acknowledge, note, resolve, reopen, reply');
     assert.equal(noteRequired.error, 'note_required');
     assert.match(noteRequired.message, /note/);
     assert.equal(badId.error, 'bad_help_request_id');

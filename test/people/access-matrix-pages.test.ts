@@ -43,7 +43,7 @@ const table: [RegExp, Access][] = [
   [/^(GET|POST) \/console\/:slug\/webhooks(\/|$)/, 'integrations'],
   [/^(GET|POST) \/console\/:slug\/oneroster-source(\/|$)/, 'integrations'],
   [
-    /^(GET|POST) \/console\/:slug\/(secrets|people|identity-provider|runs|full-syncs|calendar-feeds|crisis-contacts|cohorts|time-zone|audit|audit\.csv)(\/|$)/,
+    /^(GET|POST) \/console\/:slug\/(secrets|people|identity-provider|runs|full-syncs|calendar-feeds|crisis-contacts|cohorts|time-zone|audit|audit\.csv|saved-replies)(\/|$)/,
     'admin',
   ],
   [/^(GET|POST) \/app(\/|$)/, 'student'],
@@ -68,6 +68,11 @@ const sameChange: [console: string, api: string][] = [
   ['POST /console/:slug/identity-provider', 'PUT /admin/v1/institutions/:slug/identity-provider'],
   ['POST /console/:slug/inbox/:id/status', 'POST /admin/v1/institutions/:slug/help-requests/:id/status'],
   ['POST /console/:slug/inbox/:id/notes', 'POST /admin/v1/institutions/:slug/help-requests/:id/notes'],
+  ['POST /console/:slug/inbox/:id/reply', 'POST /admin/v1/institutions/:slug/help-requests/:id/replies'],
+  ['POST /console/:slug/saved-replies', 'POST /admin/v1/institutions/:slug/saved-replies'],
+  ['POST /console/:slug/saved-replies/:id', 'PATCH /admin/v1/institutions/:slug/saved-replies/:id'],
+  ['POST /console/:slug/saved-replies/:id/delete', 'DELETE /admin/v1/institutions/:slug/saved-replies/:id'],
+  ['POST /console/:slug/secrets/help-sync/replies', 'PUT /admin/v1/institutions/:slug/help-sync-settings'],
   [
     'POST /console/:slug/inbox/:id/assignment',
     'PUT /admin/v1/institutions/:slug/help-requests/:id/assignment',

@@ -39,7 +39,9 @@ const table: [RegExp, Access][] = [
     'admin',
   ],
   [/\/help-requests/, 'helpdesk'],
-  [/\/(help-sync-secret|webhook-endpoints|events|oneroster-source)/, 'integrations'],
+  [/^GET .*\/saved-replies$/, 'helpdesk'],
+  [/\/saved-replies/, 'admin'],
+  [/\/(help-sync-secret|help-sync-settings|webhook-endpoints|events|oneroster-source)/, 'integrations'],
 ];
 
 function errorOf(body: string): unknown {

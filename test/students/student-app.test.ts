@@ -314,8 +314,11 @@ describeCalendar('student pages', (ctx) => {
     const stored = (
       await ctx().admin('GET', `/admin/v1/institutions/${tenant.slug}/help-requests/${id}`)
     ).json();
-    assert.deepEqual([stored.priority, stored.category], ['crisis', 'other']);
+    // Without a category it has none: it is not "about something else" (issue 28, item 6).
+    assert.deepEqual([stored.priority, stored.category], ['crisis', null]);
     const confirmation = textOf((await student.get(location)).body);
+    assert.doesNotMatch(confirmation, /Something else|About/);
+    assert.match(confirmation, /Urgent help/);
     assert.match(confirmation, /Your urgent request was sent/);
     assert.match(confirmation, /Campus security/);
     assert.match(confirmation, /Call \+44 20 7946 0000/);

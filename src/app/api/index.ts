@@ -13,6 +13,7 @@ import { adminFullSyncRoutes } from './admin/full-syncs.ts';
 import { adminHelpRequestChangeRoutes } from './admin/help-request-changes.ts';
 import { adminHelpRequestRoutes } from './admin/help-requests.ts';
 import { adminHelpSyncSecretRoutes } from './admin/help-sync-secret.ts';
+import { adminHelpSyncSettingsRoutes } from './admin/help-sync-settings.ts';
 import { adminIdentityProviderRoutes } from './admin/identity-providers.ts';
 import { adminInstitutionRoutes } from './admin/institutions.ts';
 import { adminMeRoutes } from './admin/me.ts';
@@ -22,6 +23,7 @@ import { adminOneRosterSourceRoutes } from './admin/oneroster-source.ts';
 import { adminOperatorRoutes } from './admin/operators.ts';
 import { adminPeopleRoutes } from './admin/people.ts';
 import { adminRunRoutes } from './admin/runs.ts';
+import { adminSavedReplyRoutes } from './admin/saved-replies.ts';
 import { adminTaxonomyRoutes } from './admin/taxonomy.ts';
 import { adminWebhookDeliveryRoutes } from './admin/webhook-deliveries.ts';
 import { adminWebhookEndpointRoutes } from './admin/webhook-endpoints.ts';
@@ -53,6 +55,8 @@ const routeModules: RouteModule[] = [
   adminHelpRequestChangeRoutes,
   adminEventRoutes,
   adminHelpSyncSecretRoutes,
+  adminHelpSyncSettingsRoutes,
+  adminSavedReplyRoutes,
   adminTaxonomyRoutes,
   adminWebhookEndpointRoutes,
   adminWebhookDeliveryRoutes,

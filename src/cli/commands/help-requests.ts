@@ -79,6 +79,14 @@ export function registerHelpRequestCommands(
     );
 
   requests
+    .command('reply <institution> <id> <text>')
+    .description('Staff: reply to the student (they read it on their request and are emailed a link)')
+    .requiredOption('--staff <name>', 'the staff member replying')
+    .action(async (slug: string, id: string, text: string, o) =>
+      print(await admin()('POST', path(slug, id, '/replies'), { text, staff: o.staff })),
+    );
+
+  requests
     .command('assign <institution> <id> <person>')
     .description(
       'Staff: assign to a staff member or admin, named by person id or by email (case-insensitive, ' +

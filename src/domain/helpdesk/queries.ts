@@ -150,15 +150,15 @@ export async function selectTimeline(
   return rows;
 }
 
-/** Appends timeline entries in the given order, in one statement. */
+/** Appends timeline entries in the given order, in one statement (an entry may bring its own id). */
 export async function appendTimeline(tx: Queryable, institutionId: string, entries: TimelineEntry[]) {
   if (entries.length === 0) return;
   await tx.query(
-    `INSERT INTO help_request_timeline (institution_id, help_request_id, kind, action, actor, origin, note,
+    `INSERT INTO help_request_timeline (id, institution_id, help_request_id, kind, action, actor, origin, note,
        from_status, to_status, external_ref, assigned_to, assigned_person_id, version, created_at)
-     SELECT $1, t.help_request_id, t.kind, t.action, t.actor, t.origin, t.note, t.from_status, t.to_status,
-       t.external_ref, t.assigned_to, t.assigned_person_id, t.version, t.created_at
-     FROM jsonb_to_recordset($2::jsonb) AS t(ord integer, help_request_id uuid, kind text, action text,
+     SELECT coalesce(t.id, gen_random_uuid()), $1, t.help_request_id, t.kind, t.action, t.actor, t.origin, t.note,
+       t.from_status, t.to_status, t.external_ref, t.assigned_to, t.assigned_person_id, t.version, t.created_at
+     FROM jsonb_to_recordset($2::jsonb) AS t(ord integer, id uuid, help_request_id uuid, kind text, action text,
        actor text, origin text, note text, from_status text, to_status text, external_ref text,
        assigned_to text, assigned_person_id uuid, version integer, created_at timestamptz)
      ORDER BY t.ord`,
@@ -267,4 +267,37 @@ export async function selectEvents(
     [institutionId, options.afterSeq, options.limit],
   );
   return rows;
+}
+
+/** How many entries of this kind the request's timeline has since `since` (the conversation's rate limits). */
+export async function countRecentEntries(
+  db: Queryable,
+  requestId: string,
+  kind: 'reply' | 'student_message',
+  since: Date,
+): Promise<number> {
+  const { rows } = await db.query<{ count: number }>(
+    `SELECT count(*)::int AS count FROM help_request_timeline
+     WHERE help_request_id = $1 AND kind = $2 AND created_at > $3`,
+    [requestId, kind, since],
+  );
+  return rows[0].count;
+}
+
+/** Whether the institution lets its help desk post public replies through help-sync. */
+export async function selectHelpSyncReplies(db: Queryable, institutionId: string): Promise<boolean> {
+  const { rows } = await db.query<{ help_sync_replies: boolean }>(
+    'SELECT help_sync_replies FROM institutions WHERE id = $1',
+    [institutionId],
+  );
+  return rows[0]?.help_sync_replies ?? false;
+}
+
+/** Turns public replies through help-sync on or off for the institution. */
+export async function updateHelpSyncReplies(
+  db: Queryable,
+  institutionId: string,
+  on: boolean,
+): Promise<void> {
+  await db.query('UPDATE institutions SET help_sync_replies = $2 WHERE id = $1', [institutionId, on]);
 }

@@ -34,6 +34,11 @@ export interface HelpdeskDeps {
 export const helpRequestNotFound = () =>
   new ApiError('help_request_not_found', { detail: 'no help request with this id in this institution' });
 
+export const helpRequestResolved = () =>
+  new ApiError('help_request_resolved', {
+    detail: 'this request is resolved: it takes no more messages; ask for help again instead',
+  });
+
 export interface NewHelpRequest {
   /** The student, by id or (case-insensitive) email: exactly one of the two. */
   studentId?: string;

@@ -13,7 +13,8 @@ export type Priority = (typeof priorities)[number];
 /** What a help request is about, as the student chose it (docs/student-app.md). */
 export const categories = ['wellbeing', 'academic', 'financial', 'accommodation', 'other'] as const;
 export type Category = (typeof categories)[number];
-export const syncActions = ['acknowledge', 'note', 'resolve', 'reopen'] as const;
+/** `reply` (a public reply to the student) only where the institution's admins allowed it. */
+export const syncActions = ['acknowledge', 'note', 'resolve', 'reopen', 'reply'] as const;
 export type SyncAction = (typeof syncActions)[number];
 
 export const MAX_UPDATES = batchLimits.helpSync.updates;
@@ -21,6 +22,8 @@ export const MAX_EXTERNAL_REF = 200;
 export const MAX_ACTOR = 200;
 export const MAX_NOTE = 10_000;
 export const DEFAULT_SYNC_ACTOR = 'help-desk sync';
+/** The longest public reply: MAX_REPLY of ./conversation.ts, the same for the console and the sync. */
+export const MAX_SYNC_REPLY = 5_000;
 
 /**
  * Row-level error codes of the help-desk sync (spec section 7, plus the documented extras),
@@ -33,6 +36,10 @@ export const syncRowErrorMessages = {
   bad_help_request_id:
     "help_request_id must be the platform's help request UUID from webhook payloads, not an external ticket number",
   note_required: 'a note row needs a non-blank note',
+  reply_required: 'a reply row needs a non-blank note: the words the student reads',
+  reply_too_long: 'a reply is at most 5,000 characters',
+  replies_not_enabled:
+    'public replies through help-sync are off for this institution: an admin turns them on (console Secrets, or PUT …/help-sync-settings)',
   update_failed: 'the change could not be written; retry the row',
   bad_external_ref: `external_ref must be a string of 1 to ${MAX_EXTERNAL_REF} characters without NUL characters or lone surrogates`,
   bad_note: `note must be a string of at most ${MAX_NOTE} characters without NUL characters or lone surrogates`,
@@ -128,6 +135,8 @@ export function validateRow(raw: unknown, defaultActor: string): RowValidation {
     note = record.note.trim() === '' ? undefined : record.note;
   }
   if (action === 'note' && note === undefined) return fail('note_required');
+  if (action === 'reply' && note === undefined) return fail('reply_required');
+  if (action === 'reply' && note !== undefined && note.length > MAX_SYNC_REPLY) return fail('reply_too_long');
   let externalRef: string | undefined;
   if (record.external_ref !== undefined && record.external_ref !== null) {
     const ref = record.external_ref;
@@ -198,6 +207,7 @@ export interface RowOutcome {
  *   for note rows: a retried resolve with a note adds the note again;
  * - reopen: resolved -> in_progress, resolved time cleared; otherwise unchanged;
  * - note: adds the note; always a change.
+ * - reply: adds a public reply (the student reads it); always a change, never superseded.
  * external_ref is stamped on any action (a change only when it differs).
  * Console precedence: when the row carries observed_at (counted as at most now) and a staff
  * member changed the status after it, a state action (acknowledge, resolve, reopen) is superseded: its status change is
@@ -211,6 +221,7 @@ export function applyRow(state: SyncState, row: ValidRow, now: Date): RowOutcome
   const observedAt = row.observedAt && Math.min(row.observedAt.getTime(), now.getTime());
   if (
     row.action !== 'note' &&
+    row.action !== 'reply' &&
     observedAt !== undefined &&
     state.staffStatusChangedAt !== null &&
     state.staffStatusChangedAt.getTime() > observedAt
@@ -253,6 +264,7 @@ export function applyRow(state: SyncState, row: ValidRow, now: Date): RowOutcome
       }
       break;
     case 'note':
+    case 'reply':
       note = row.note;
       break;
   }

@@ -5,6 +5,7 @@
 // two cannot drift apart.
 import { type Static, Type } from 'typebox';
 import { DateTime, Nullable, StringEnum, Text, Uuid } from '../../lib/schema.ts';
+import { MAX_REPLY } from './conversation.ts';
 import { listOrders } from './listing.ts';
 import { categories, MAX_ACTOR, MAX_NOTE, priorities, statuses } from './rules.ts';
 
@@ -52,13 +53,20 @@ export type HelpRequest = Static<typeof HelpRequest>;
 export const TimelineItem = Type.Object({
   id: Uuid(),
   seq: Type.Integer({ description: 'Order of the entry' }),
-  kind: Type.Union([Type.Literal('note'), Type.Literal('audit')], {
-    description: 'note: a staff-visible note; audit: a record of a change',
-  }),
+  kind: Type.Union(
+    [Type.Literal('note'), Type.Literal('audit'), Type.Literal('reply'), Type.Literal('student_message')],
+    {
+      description:
+        'note: a staff-only note; audit: a record of a change; reply: a reply to the student (the student ' +
+        "reads it); student_message: the student's answer. The words of a note, reply or answer are in `note`. " +
+        'Open-ended: ignore kinds you do not know',
+    },
+  ),
   action: Type.String({
     description:
-      'created, status, note, assign, unassign (platform); acknowledge, resolve, reopen, note, and ' +
-      '<action>_superseded for a sync row that lost to a later staff change (integration)',
+      'created, status, note, reply, student_message, assign, unassign (platform); acknowledge, resolve, ' +
+      'reopen, note, reply, and <action>_superseded for a sync row that lost to a later staff change ' +
+      '(integration)',
   }),
   actor: Nullable(Type.String({ description: 'Staff member or integration actor name' })),
   origin: Type.Union([Type.Literal('platform'), Type.Literal('integration')]),
@@ -199,6 +207,22 @@ export const StatusChangeBody = Type.Object({ status: StatusSchema, staff: Type.
 export const NoteBody = Type.Object({
   note: Text({ minLength: 1, maxLength: MAX_NOTE, nonBlank: true }),
   staff: Type.Optional(StaffName),
+});
+
+export const ReplyBody = Type.Object({
+  text: Text({
+    minLength: 1,
+    maxLength: MAX_REPLY,
+    nonBlank: true,
+    description: 'The reply, as the student will read it (plain text; at most 5,000 characters)',
+  }),
+  staff: Type.Optional(StaffName),
+});
+
+/** The answer to a reply: the change, and the timeline entry that holds the reply. */
+export const ReplyAdded = Type.Object({
+  ...HelpRequestChange.properties,
+  message_id: Uuid('The timeline entry of the reply (the `message.id` of its help_request.reply event)'),
 });
 
 export const AssignmentBody = Type.Object({

@@ -55,8 +55,11 @@ export function syncState(row: HelpRequestRow): SyncState {
 }
 
 export interface TimelineEntry {
+  /** Given when the caller must know it (a reply's id is in its event); else the database makes one. */
+  id?: string;
   help_request_id: string;
-  kind: 'note' | 'audit';
+  /** note: staff-only; reply: to the student; student_message: the student's answer; audit: a change. */
+  kind: 'note' | 'audit' | 'reply' | 'student_message';
   action: string;
   actor: string | null;
   origin: EventOrigin;

@@ -13,13 +13,15 @@
 // request are then replayed one by one from its locked state, each written in its own
 // savepoint: a row whose write fails gets `update_failed`, and the request's other rows apply
 // on their own, each seeing the result of the rows before it that were written.
+import { randomUUID } from 'node:crypto';
 import type { Db, Queryable } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { type NewEvent, recordEvents } from '../events/record.ts';
 import { checkBatchSize } from '../feeds/batch-limits.ts';
 import type { SyncCaller } from '../secrets/help-sync-secrets.ts';
-import { appendTimeline, lockRequests, updateSyncedRequests } from './queries.ts';
+import { messageEventData } from './conversation.ts';
+import { appendTimeline, lockRequests, selectHelpSyncReplies, updateSyncedRequests } from './queries.ts';
 import {
   applyRow,
   DEFAULT_SYNC_ACTOR,
@@ -104,7 +106,17 @@ export function createHelpSyncService(db: Db, clock: Clock) {
         }
         defaultActor = parsed;
       }
-      const validated = body.updates.map((raw) => validateRow(raw, defaultActor));
+      let validated = body.updates.map((raw) => validateRow(raw, defaultActor));
+      // A public reply reaches the student: only where the institution's admins turned it on.
+      if (validated.some((v) => v.ok && v.row.action === 'reply')) {
+        if (!(await selectHelpSyncReplies(db, caller.institutionId))) {
+          validated = validated.map((v) =>
+            v.ok && v.row.action === 'reply'
+              ? { ok: false, helpRequestId: v.row.helpRequestId, error: 'replies_not_enabled' as const }
+              : v,
+          );
+        }
+      }
       // Another institution named with this secret: every row is not_found (spec 4.3).
       if (body.institution !== caller.slug) {
         return {
@@ -221,7 +233,9 @@ function applyToGroup(
       created_at: nowIso,
     });
   }
-  if (outcome.changed) {
+  if (outcome.changed && row.action === 'reply') {
+    applyReply(institutionId, group, row, outcome.state, now, nowIso);
+  } else if (outcome.changed) {
     const after = outcome.state;
     if (!outcome.superseded) {
       group.entries.push({
@@ -279,4 +293,50 @@ function applyToGroup(
     ...(state.externalRef !== null ? { external_ref: state.externalRef } : {}),
     ...(outcome.superseded ? { superseded: true as const } : {}),
   };
+}
+
+/**
+ * A public reply from the help desk: one timeline entry of kind `reply` (read by the student), a
+ * help_request.updated event and a help_request.reply event carrying the words, as a staff reply
+ * records them (./conversation.ts).
+ */
+function applyReply(
+  institutionId: string,
+  group: Group,
+  row: ValidRow,
+  after: SyncState,
+  now: Date,
+  nowIso: string,
+): void {
+  const id = randomUUID();
+  const text = row.note ?? '';
+  group.entries.push({
+    id,
+    help_request_id: group.row.id,
+    kind: 'reply',
+    action: 'reply',
+    actor: row.actor,
+    origin: 'integration',
+    note: text,
+    external_ref: row.externalRef ?? null,
+    version: after.version,
+    created_at: nowIso,
+  });
+  const next: HelpRequestRow = {
+    ...group.row,
+    status: after.status,
+    external_ref: after.externalRef,
+    resolved_at: after.resolvedAt,
+    version: after.version,
+  };
+  const base = { institutionId, helpRequestId: group.row.id, occurredAt: now };
+  group.events.push(
+    { ...base, type: 'help_request.updated', data: eventData(next, 'integration', row.actor, now) },
+    {
+      ...base,
+      type: 'help_request.reply',
+      data: messageEventData(next, { id, kind: 'reply', text, actor: row.actor, origin: 'integration' }, now),
+    },
+  );
+  group.state = after;
 }

@@ -4,17 +4,25 @@
 // signing in decides who may read it. It never carries the student's name or anything they wrote:
 // mail is copied to phones, forwarded and kept by mail providers outside the institution's control,
 // and a crisis request's text is the most sensitive thing the platform holds. The subject line,
-// shown on lock screens, names only the kind of request and the institution.
+// shown on lock screens, names only the kind of request and the institution. Emails to a student
+// (a reply, a status change) say only that there is news and link to their request's page; an
+// invitation links to the institution's sign-in. Every email states the rule that made it.
 
-export type Reason = 'crisis' | 'new' | 'assigned';
+export type Reason = 'crisis' | 'new' | 'assigned' | 'reply' | 'status' | 'student_message' | 'invited';
+
+/** The rule that made an email, which its "why you receive this" line states. */
+export type Rule = 'crisis_recipient' | 'any_new' | 'assigned_to_me' | 'assignee' | 'requester' | 'invited';
 
 export interface EmailFacts {
   /** The outbox row's id, which also makes the Message-ID (a resent email has the same one). */
   notificationId: string;
   reason: Reason;
-  helpRequestId: string;
-  priority: string;
-  requestCreatedAt: Date;
+  /** Why this person: derived for rows queued before rules were recorded (see queries.ts). */
+  rule?: Rule;
+  /** Null for an invitation. */
+  helpRequestId: string | null;
+  priority: string | null;
+  requestCreatedAt: Date | null;
   institutionName: string;
   institutionSlug: string;
   timeZone: string;
@@ -30,7 +38,7 @@ export interface ComposedEmail {
 
 const priorityWords: Record<string, string> = {
   crisis: 'Crisis',
-  high: 'High',
+  high: 'Urgent',
   normal: 'Normal',
   low: 'Low',
 };
@@ -59,54 +67,130 @@ export function formatInZone(instant: Date, timeZone: string): string {
 
 const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
+/** The rule stated when a row carries none: what the reason alone says. */
+const defaultRule: Record<Reason, Rule> = {
+  crisis: 'crisis_recipient',
+  new: 'any_new',
+  assigned: 'assigned_to_me',
+  reply: 'requester',
+  status: 'requester',
+  student_message: 'assignee',
+  invited: 'invited',
+};
+
+/** Why the person receives the email, one sentence per rule. */
+function whyLine(rule: Rule, reason: Reason, institution: string): string {
+  switch (rule) {
+    case 'crisis_recipient':
+      return reason === 'student_message'
+        ? `You receive this because an admin of ${institution} chose you to be told of crisis requests, and the request is assigned to no one.`
+        : `You receive this because an admin of ${institution} chose you to be told of crisis requests.`;
+    case 'any_new':
+      return reason === 'student_message'
+        ? 'You receive this because you asked to be told of every new request, and the request is assigned to no one.'
+        : 'You receive this because you asked to be told of every new request.';
+    case 'assigned_to_me':
+      return 'You receive this because you asked to be told of requests assigned to you.';
+    case 'assignee':
+      return 'You receive this because the request is assigned to you.';
+    case 'requester':
+      return `You receive this because you asked ${institution} for help. We never put what you or staff wrote in an email.`;
+    case 'invited':
+      return `You receive this because an admin of ${institution} invited you to its student support console.`;
+  }
+}
+
+/** The subject, first sentence and link of each kind of email. */
+function frame(reason: Reason, institution: string, base: string, slug: string, id: string | null) {
+  const consoleLink = `${base}/console/${slug}/inbox/${id}`;
+  const studentLink = `${base}/app/requests/${id}#conversation`;
+  switch (reason) {
+    case 'crisis':
+      return {
+        subject: `New crisis request at ${institution}`,
+        opening: 'A student has raised a crisis request. Please open it now.',
+        link: consoleLink,
+      };
+    case 'assigned':
+      return {
+        subject: `A help request was assigned to you at ${institution}`,
+        opening: 'A help request has been assigned to you.',
+        link: consoleLink,
+      };
+    case 'new':
+      return {
+        subject: `New help request at ${institution}`,
+        opening: 'A student has raised a new help request.',
+        link: consoleLink,
+      };
+    case 'student_message':
+      return {
+        subject: `A student wrote on a help request at ${institution}`,
+        opening: 'A student has written on their help request.',
+        link: consoleLink,
+      };
+    case 'reply':
+      return {
+        subject: `Student support at ${institution} replied to your request`,
+        opening: 'Student support has replied to your help request.',
+        link: studentLink,
+      };
+    case 'status':
+      return {
+        subject: `Your help request at ${institution} was updated`,
+        opening: 'The status of your help request has changed.',
+        link: studentLink,
+      };
+    case 'invited':
+      return {
+        subject: `You are invited to ${institution}'s student support console`,
+        opening: `You have been invited to the student support console of ${institution}. Sign in with your institution account:`,
+        link: `${base}/auth/${slug}/sign-in`,
+      };
+  }
+}
+
 export function composeEmail(facts: EmailFacts): ComposedEmail {
   const institution = oneLine(facts.institutionName);
   const base = facts.publicBaseUrl.replace(/\/+$/, '');
-  const link = `${base}/console/${encodeURIComponent(facts.institutionSlug)}/inbox/${facts.helpRequestId}`;
-  const settings = `${base}/console/${encodeURIComponent(facts.institutionSlug)}/me/notifications`;
-  const subject =
-    facts.reason === 'crisis'
-      ? `New crisis request at ${institution}`
-      : facts.reason === 'assigned'
-        ? `A help request was assigned to you at ${institution}`
-        : `New help request at ${institution}`;
-  const opening =
-    facts.reason === 'crisis'
-      ? 'A student has raised a crisis request. Please open it now.'
-      : facts.reason === 'assigned'
-        ? 'A help request has been assigned to you.'
-        : 'A student has raised a new help request.';
-  const why =
-    facts.reason === 'crisis'
-      ? `You receive this because an admin of ${institution} chose you to be told of crisis requests.`
-      : facts.reason === 'assigned'
-        ? 'You receive this because you asked to be told of requests assigned to you.'
-        : 'You receive this because you asked to be told of every new request.';
-  const priority = priorityWords[facts.priority] ?? facts.priority;
-  const raised = formatInZone(facts.requestCreatedAt, facts.timeZone);
+  const slug = encodeURIComponent(facts.institutionSlug);
+  const { subject, opening, link } = frame(facts.reason, institution, base, slug, facts.helpRequestId);
+  const toStudent = facts.reason === 'reply' || facts.reason === 'status';
+  const toStaffAboutRequest = !toStudent && facts.reason !== 'invited';
+  const settings = toStaffAboutRequest ? `${base}/console/${slug}/me/notifications` : undefined;
+  const why = whyLine(facts.rule ?? defaultRule[facts.reason], facts.reason, institution);
+  const details: string[] = [`Institution: ${institution}`];
+  if (toStaffAboutRequest && facts.priority)
+    details.push(`Priority: ${priorityWords[facts.priority] ?? facts.priority}`);
+  if (toStaffAboutRequest && facts.requestCreatedAt)
+    details.push(`Raised: ${formatInZone(facts.requestCreatedAt, facts.timeZone)}`);
+  const linkWords =
+    facts.reason === 'invited' ? 'Sign in' : toStudent ? 'Read it on your request' : 'Open the request';
+  const shownWhere = toStudent
+    ? 'The conversation is shown only on your request, after you sign in.'
+    : facts.reason === 'invited'
+      ? 'Staff and admins sign in with their institution account; there is no separate password.'
+      : 'The request itself is shown only in the console, to signed-in staff.';
   const lines = [
     opening,
     '',
-    `Institution: ${institution}`,
-    `Priority: ${priority}`,
-    `Raised: ${raised}`,
+    ...details,
     '',
-    `Open the request (sign-in required): ${link}`,
+    `${linkWords} (sign-in required): ${link}`,
     '',
-    'The request itself is shown only in the console, to signed-in staff.',
+    shownWhere,
     why,
-    `Change what you are told: ${settings}`,
   ];
+  if (settings) lines.push(`Change what you are told: ${settings}`);
   const html = [
     `<p>${escapeHtml(opening)}</p>`,
     '<ul>',
-    `<li>Institution: ${escapeHtml(institution)}</li>`,
-    `<li>Priority: ${escapeHtml(priority)}</li>`,
-    `<li>Raised: ${escapeHtml(raised)}</li>`,
+    ...details.map((fact) => `<li>${escapeHtml(fact)}</li>`),
     '</ul>',
-    `<p><a href="${escapeHtml(link)}">Open the request</a> (sign-in required)</p>`,
-    `<p>The request itself is shown only in the console, to signed-in staff. ${escapeHtml(why)} ` +
-      `<a href="${escapeHtml(settings)}">Change what you are told</a>.</p>`,
+    `<p><a href="${escapeHtml(link)}">${escapeHtml(linkWords)}</a> (sign-in required)</p>`,
+    `<p>${escapeHtml(shownWhere)} ${escapeHtml(why)}` +
+      (settings ? ` <a href="${escapeHtml(settings)}">Change what you are told</a>.` : '') +
+      '</p>',
   ].join('\n');
   const host = new URL(base).hostname || 'localhost';
   return { subject, text: `${lines.join('\n')}\n`, html, messageId: `<${facts.notificationId}@${host}>` };

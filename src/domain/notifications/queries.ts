@@ -3,6 +3,7 @@
 // the outbox, and move an outbox row from pending to done.
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../../db/db.ts';
+import type { Reason, Rule } from './email.ts';
 
 /** A staff member or admin of the institution with what they are told. */
 export interface PersonSettings {
@@ -94,7 +95,7 @@ export interface NotificationRow {
   person_id: string;
   person_name: string;
   person_email: string;
-  reason: 'crisis' | 'new' | 'assigned';
+  reason: 'crisis' | 'new' | 'assigned' | 'student_message';
   state: 'pending' | 'sent' | 'failed' | 'skipped';
   attempts: number;
   next_attempt_at: Date | null;
@@ -110,8 +111,10 @@ export async function selectRecent(
   options: { limit: number; state?: string },
 ): Promise<NotificationRow[]> {
   // Two statements rather than `($3 IS NULL OR state = $3)`, so each reads its own index range.
-  const where =
-    options.state === undefined ? 'n.institution_id = $1' : 'n.institution_id = $1 AND n.state = $3';
+  // Emails to staff and admins about requests: students' emails and invitations are not listed
+  // here (docs/notifications.md), so every row keeps a person and a request.
+  const base = 'n.institution_id = $1 AND n.help_request_id IS NOT NULL';
+  const where = options.state === undefined ? base : `${base} AND n.state = $3`;
   const { rows } = await db.query<NotificationRow>(
     `SELECT n.id, n.help_request_id, n.person_id, p.name AS person_name, p.email AS person_email,
        n.reason, n.state, n.attempts,
@@ -134,14 +137,19 @@ export interface ClaimedNotification {
   lease_token: string;
   /** Attempts so far, this one included. */
   attempts: number;
-  reason: 'crisis' | 'new' | 'assigned';
-  help_request_id: string;
-  priority: string;
-  request_created_at: Date;
+  reason: Reason;
+  /** The rule that made it: recorded since migration 0080, derived from the settings before. */
+  rule: Rule;
+  /** Null for an invitation. */
+  help_request_id: string | null;
+  priority: string | null;
+  request_created_at: Date | null;
   institution_name: string;
   institution_slug: string;
   time_zone: string;
+  /** The address: the person's, or the student's. */
   person_email: string;
+  /** The person was removed since (a student's row goes with the student). */
   person_removed: boolean;
 }
 
@@ -150,6 +158,8 @@ export interface ClaimedNotification {
  * share the outbox and a row is claimed by one of them at a time). The due time moves to the end
  * of the lease, so a worker that dies mid-send lets the row fall due again then. An archived
  * institution's rows wait, unclaimed, until it is restored (docs/archiving.md).
+ *
+ * The recipient is a person or a student (migration 0080); an invitation has no request.
  */
 export async function claimDue(
   db: Queryable,
@@ -165,17 +175,48 @@ export async function claimDue(
        ORDER BY o.next_attempt_at
        LIMIT $2
        FOR UPDATE OF o SKIP LOCKED
+     ),
+     facts AS (
+       SELECT o.id, h.priority, h.created_at AS request_created_at, i.name AS institution_name,
+         i.slug AS institution_slug, i.time_zone, coalesce(p.email, s.email) AS person_email,
+         coalesce(p.removed_at IS NOT NULL, false) AS person_removed,
+         coalesce(o.rule, CASE o.reason
+           WHEN 'crisis' THEN CASE WHEN coalesce(ns.crisis, false) THEN 'crisis_recipient' ELSE 'any_new' END
+           WHEN 'new' THEN 'any_new' WHEN 'assigned' THEN 'assigned_to_me' ELSE 'assignee' END) AS rule
+       FROM due JOIN notifications o ON o.id = due.id
+       JOIN institutions i ON i.id = o.institution_id
+       LEFT JOIN help_requests h ON h.id = o.help_request_id
+       LEFT JOIN people p ON p.id = o.person_id
+       LEFT JOIN students s ON s.id = o.student_id
+       LEFT JOIN notification_settings ns ON ns.person_id = o.person_id
      )
      UPDATE notifications n
      SET lease_token = $3, lease_until = $4, next_attempt_at = $4, attempts = n.attempts + 1
-     FROM due, help_requests h, institutions i, people p
-     WHERE n.id = due.id AND h.id = n.help_request_id AND i.id = n.institution_id AND p.id = n.person_id
-     RETURNING n.id, n.lease_token, n.attempts, n.reason, n.help_request_id, h.priority,
-       h.created_at AS request_created_at, i.name AS institution_name, i.slug AS institution_slug,
-       i.time_zone, p.email AS person_email, (p.removed_at IS NOT NULL) AS person_removed`,
+     FROM facts f
+     WHERE n.id = f.id
+     RETURNING n.id, n.lease_token, n.attempts, n.reason, f.rule, n.help_request_id, f.priority,
+       f.request_created_at, f.institution_name, f.institution_slug, f.time_zone, f.person_email,
+       f.person_removed`,
     [request.now, request.limit, randomUUID(), leaseUntil, request.institutionIds],
   );
   return rows;
+}
+
+/**
+ * Queues the invitation of a person just added to an institution (reason invited), in the
+ * transaction that adds them.
+ */
+export async function queueInvitation(
+  db: Queryable,
+  institutionId: string,
+  personId: string,
+  now: Date,
+): Promise<void> {
+  await db.query(
+    `INSERT INTO notifications (institution_id, person_id, reason, rule, next_attempt_at, created_at)
+     VALUES ($1, $2, 'invited', 'invited', $3, $3)`,
+    [institutionId, personId, now],
+  );
 }
 
 /**

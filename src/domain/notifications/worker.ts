@@ -82,6 +82,7 @@ export function createNotificationWorker(options: NotificationWorkerOptions) {
     const email = composeEmail({
       notificationId: row.id,
       reason: row.reason,
+      rule: row.rule,
       helpRequestId: row.help_request_id,
       priority: row.priority,
       requestCreatedAt: row.request_created_at,

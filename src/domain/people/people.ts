@@ -7,6 +7,7 @@ import { ApiError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { assertMayChangeGrants } from '../access/grant-changes.ts';
 import type { Caller, Permission, Role } from '../access/policy.ts';
+import { queueInvitation } from '../notifications/queries.ts';
 import {
   deleteSignInLinks,
   insertPerson,
@@ -25,6 +26,8 @@ export interface PersonInput {
   name: string;
   roles: Role[];
   permissions: Permission[];
+  /** Email an institution's person the sign-in link (default true; operators are not emailed). */
+  send_invitation?: boolean;
 }
 
 /** What the people functions need. */
@@ -67,7 +70,8 @@ export function listPeople(db: Db, institutionId: string | null): Promise<Person
 
 /**
  * Invites a person (null institution: an operator); `by` (the caller) must be allowed to give the
- * grants asked for. An email already a member is 409 conflict.
+ * grants asked for. An email already a member is 409 conflict. A person of an institution is
+ * emailed the sign-in link unless `send_invitation` is false (docs/notifications.md).
  */
 export async function invitePerson(
   { db, clock }: Pick<PeopleDeps, 'db' | 'clock'>,
@@ -81,11 +85,18 @@ export async function invitePerson(
       : normaliseGrants(input.roles, input.permissions);
   if (institutionId !== null) assertMayChangeGrants(by, undefined, grants);
   try {
-    const id = await insertPerson(db, institutionId, {
-      email: input.email.trim(),
-      name: input.name,
-      ...grants,
-      now: clock.now(),
+    const now = clock.now();
+    const id = await db.transaction(async (tx) => {
+      const added = await insertPerson(tx, institutionId, {
+        email: input.email.trim(),
+        name: input.name,
+        ...grants,
+        now,
+      });
+      // The invitation is queued with the person: never one without the other.
+      if (institutionId !== null && input.send_invitation !== false)
+        await queueInvitation(tx, institutionId, added, now);
+      return added;
     });
     return getPerson(db, institutionId, id);
   } catch (error) {

@@ -45,6 +45,14 @@ export const InviteBody = Type.Object(
     name: Text({ minLength: 1, maxLength: 200, nonBlank: true }),
     roles: Type.Array(RoleSchema, { minItems: 1, maxItems: 2 }),
     permissions: Type.Optional(Type.Array(PermissionSchema, { maxItems: 1 })),
+    send_invitation: Type.Optional(
+      Type.Boolean({
+        default: true,
+        description:
+          "Email the person a link to the institution's sign-in page (default true). The email is queued with " +
+          'the person and sent by the notification worker; false for people told some other way.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -4,11 +4,19 @@
 // another institution, is exactly as absent as an id that does not exist (404).
 //
 // What a student sees of a request: its description, category, whether it is a crisis request,
-// its status and when the status last changed, and its public history (the status changes).
-// Staff notes, assignment, external references and staff names are never read here.
+// its status and when the status last changed, and its conversation: the status changes, the
+// replies to them (from staff or the help desk) and their own answers. Staff notes, assignment,
+// external references and staff names are never read here: a reply is signed by the support team,
+// not by a person (staff in student support keep their names to themselves).
 //
-// Cost: the list is one query on (student_id, created_at); a request's page is two (the request,
-// its history).
+// Unread: the page of a request records the last entry the student was shown
+// (help_request_student_reads); a reply or status change after it marks the request unread in
+// their list and on their home page, so a student without email, or with email off, learns of it
+// at the next visit.
+//
+// Cost: the list is one query on (student_id, created_at), with one indexed probe of the timeline
+// per listed request for the unread marker; a request's page is three (the request, its
+// conversation, the read marker).
 import type { Queryable } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 import { uuidPattern } from '../../lib/ids.ts';
@@ -30,12 +38,21 @@ export interface OwnRequest {
   /** When the status last changed (the creation for a request never changed since). */
   status_changed_at: Date;
   resolved_at: Date | null;
+  /** A reply or status change came after what the student last saw of the request. */
+  unread: boolean;
 }
 
-/** One entry of the public history: the request was created, or its status changed. */
+/**
+ * One entry of the conversation: the request was created, its status changed, the support team
+ * replied, or the student wrote.
+ */
 export interface HistoryEntry {
+  seq: number;
+  kind: 'status' | 'reply' | 'student_message';
   from_status: Status | null;
-  to_status: Status;
+  to_status: Status | null;
+  /** The words of a reply or of the student's answer. */
+  text: string | null;
   at: Date;
 }
 
@@ -44,15 +61,24 @@ export const helpRequestNotFound = () =>
 
 const columns = `r.id, r.status, r.priority, r.category, r.summary, r.created_at, r.resolved_at,
   coalesce((SELECT max(t.created_at) FROM help_request_timeline t
-            WHERE t.help_request_id = r.id AND ${publicEntry('t')}), r.created_at) AS status_changed_at`;
+            WHERE t.help_request_id = r.id AND ${statusEntry('t')}), r.created_at) AS status_changed_at,
+  EXISTS (SELECT 1 FROM help_request_timeline t
+          WHERE t.help_request_id = r.id
+            AND t.seq > coalesce((SELECT s.seen_seq FROM help_request_student_reads s WHERE s.help_request_id = r.id), 0)
+            AND (t.kind = 'reply' OR (${statusEntry('t')} AND t.action <> 'created'))) AS unread`;
 
 /**
- * Timeline entries a student may see: audit entries that created the request or changed its
- * status. Notes (kind 'note'), assignments and sync attempts that changed nothing are left out.
+ * Audit entries a student may see: those that created the request or changed its status.
+ * Assignments and sync attempts that changed nothing are left out.
  */
-function publicEntry(t: string): string {
+function statusEntry(t: string): string {
   return `${t}.kind = 'audit' AND ${t}.to_status IS NOT NULL
     AND (${t}.action = 'created' OR ${t}.from_status IS DISTINCT FROM ${t}.to_status)`;
+}
+
+/** Timeline entries a student may see: status changes, replies, their own answers; never notes. */
+function publicEntry(t: string): string {
+  return `((${statusEntry(t)}) OR ${t}.kind IN ('reply', 'student_message'))`;
 }
 
 /** The student's own request with this id, or 404 help_request_not_found. */
@@ -82,16 +108,43 @@ export async function listOwnRequests(
   return rows;
 }
 
-/** The public history of a request already checked to be the student's own, oldest first. */
+/** The conversation of a request already checked to be the student's own, oldest first. */
 export async function publicHistory(q: Queryable, request: { id: string }): Promise<HistoryEntry[]> {
-  const { rows } = await q.query<{ from_status: Status | null; to_status: Status; created_at: Date }>(
-    `SELECT t.from_status, t.to_status, t.created_at FROM help_request_timeline t
+  const { rows } = await q.query<{
+    seq: string;
+    kind: string;
+    from_status: Status | null;
+    to_status: Status | null;
+    note: string | null;
+    created_at: Date;
+  }>(
+    `SELECT t.seq, t.kind, t.from_status, t.to_status, t.note, t.created_at FROM help_request_timeline t
      WHERE t.help_request_id = $1 AND ${publicEntry('t')} ORDER BY t.seq`,
     [request.id],
   );
   return rows.map((row) => ({
+    seq: Number(row.seq),
+    kind: row.kind === 'reply' || row.kind === 'student_message' ? row.kind : 'status',
     from_status: row.from_status,
     to_status: row.to_status,
+    text: row.kind === 'reply' || row.kind === 'student_message' ? row.note : null,
     at: row.created_at,
   }));
+}
+
+/** Records that the student was shown the request up to this entry (never moves back). */
+export async function markSeen(
+  q: Queryable,
+  student: StudentRef,
+  request: { id: string },
+  seq: number,
+  now: Date,
+): Promise<void> {
+  await q.query(
+    `INSERT INTO help_request_student_reads (help_request_id, institution_id, seen_seq, seen_at)
+     VALUES ($1, $2, $3, $4)
+     ON CONFLICT (help_request_id) DO UPDATE
+       SET seen_seq = GREATEST(help_request_student_reads.seen_seq, EXCLUDED.seen_seq), seen_at = EXCLUDED.seen_at`,
+    [request.id, student.institutionId, seq, now],
+  );
 }

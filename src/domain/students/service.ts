@@ -6,11 +6,12 @@ import type { Db } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { isStorableText } from '../../lib/text.ts';
+import { MAX_STUDENT_MESSAGE } from '../helpdesk/conversation.ts';
 import { type Category, categories } from '../helpdesk/rules.ts';
 import type { HelpRequestsService } from '../helpdesk/service.ts';
 import { listCrisisContacts, replaceCrisisContacts } from './crisis-contacts.ts';
 import { studentHome } from './home.ts';
-import { listOwnRequests, ownRequest, publicHistory, type StudentRef } from './own-requests.ts';
+import { listOwnRequests, markSeen, ownRequest, publicHistory, type StudentRef } from './own-requests.ts';
 
 export const MAX_DESCRIPTION = 2000;
 
@@ -44,16 +45,38 @@ export function raiseProblems(input: RaiseInput): RaiseProblem[] {
   return problems;
 }
 
+/** What is wrong with a student's answer, for them (undefined when it can be sent). */
+export function answerProblem(text: string): string | undefined {
+  if (text.trim() === '') return 'Write your message before sending it.';
+  if (text.length > MAX_STUDENT_MESSAGE || !isStorableText(text))
+    return `Keep your message under ${MAX_STUDENT_MESSAGE} characters (it is ${text.length}).`;
+  return undefined;
+}
+
 export function createStudentApp(deps: { db: Db; clock: Clock; helpRequests: HelpRequestsService }) {
   const { db, clock, helpRequests } = deps;
   return {
     home: (student: StudentRef) => studentHome(db, student, clock.now()),
     listRequests: (student: StudentRef, page = { limit: 100, offset: 0 }) =>
       listOwnRequests(db, student, page),
+    /** The student's request and its conversation; showing it marks it read. */
     async request(student: StudentRef, id: string) {
       const request = await ownRequest(db, student, id);
-      return { request, history: await publicHistory(db, request) };
+      const history = await publicHistory(db, request);
+      const last = history.at(-1);
+      if (last) await markSeen(db, student, request, last.seq, clock.now());
+      return { request, history };
     },
+    /**
+     * The student answers on their own request (../helpdesk/conversation.ts): 404 for a request
+     * that is not theirs, 409 help_request_resolved once resolved, 429 after 20 in an hour.
+     */
+    answer: (student: StudentRef & { actor: string }, id: string, text: string) =>
+      helpRequests.studentMessage(student.institutionId, id, {
+        text,
+        studentId: student.studentId,
+        actor: student.actor.slice(0, 200),
+      }),
     crisisContacts: (institutionId: string) => listCrisisContacts(db, institutionId),
     replaceCrisisContacts: (institutionId: string, value: unknown) =>
       replaceCrisisContacts(db, institutionId, value, clock.now()),
@@ -72,9 +95,10 @@ export function createStudentApp(deps: { db: Db; clock: Clock; helpRequests: Hel
           problems,
         });
       }
+      // A crisis request filed without a category has none: it is not "about something else".
       const category = categories.includes(input.category as Category)
         ? (input.category as Category)
-        : 'other';
+        : undefined;
       return helpRequests.create(student.institutionId, {
         studentId: student.studentId,
         priority: input.crisis ? 'crisis' : 'normal',

@@ -34,6 +34,30 @@ export const HelpRequestEventBody = Type.Object(
 );
 export type HelpRequestEventBody = Static<typeof HelpRequestEventBody>;
 
+/** The body of help_request.reply and help_request.student_message: the request's data and the message. */
+export const MessageEventBody = Type.Object(
+  {
+    type: HelpRequestEventBody.properties.type,
+    timestamp: HelpRequestEventBody.properties.timestamp,
+    data: Type.Object({
+      ...HelpRequestEventBody.properties.data.properties,
+      message: Type.Object({
+        id: Type.String({ format: 'uuid', description: 'The timeline entry holding the message' }),
+        kind: Type.String({
+          enum: ['reply', 'student_message'],
+          description:
+            "reply: to the student, from staff or the help desk; student_message: the student's answer",
+        }),
+        text: Type.String({ description: 'The words, as written (plain text)' }),
+      }),
+    }),
+  },
+  {
+    description:
+      'A message of the conversation, with its words: sent only to endpoints that list this type (docs/webhooks.md)',
+  },
+);
+
 export const TestEventBody = Type.Object({
   type: Type.Literal(TEST_EVENT_TYPE),
   timestamp: Type.String({ format: 'date-time' }),
@@ -69,7 +93,11 @@ const descriptions: Record<EventType, string> = {
   'help_request.crisis':
     'A crisis request was raised: sent beside help_request.created, so an urgent-only receiver can subscribe to it alone.',
   'help_request.updated':
-    'A request changed: its status, assignment or a note, by staff on the platform or by the help-desk sync (origin).',
+    'A request changed: its status, assignment, a note, a reply or an answer (without their words), by staff on the platform or by the help-desk sync (origin).',
+  'help_request.reply':
+    'Staff (origin platform) or the help desk (origin integration) replied to the student; data.message has the words. Sent only to endpoints that list this type.',
+  'help_request.student_message':
+    "The student answered on their request; data.message has the student's words. Sent only to endpoints that list this type.",
 };
 
 const examples: Record<EventType, unknown> = {
@@ -83,14 +111,46 @@ const examples: Record<EventType, unknown> = {
     version: 3,
     updated_at: '2026-09-14T10:05:00.000Z',
   }),
+  'help_request.reply': {
+    ...example('help_request.reply', {
+      status: 'in_progress',
+      actor: 'Kai Lee',
+      version: 4,
+      updated_at: '2026-09-14T10:07:00.000Z',
+    }),
+  },
+  'help_request.student_message': example('help_request.student_message', {
+    status: 'in_progress',
+    actor: 'Sam Student',
+    version: 5,
+    updated_at: '2026-09-14T10:20:00.000Z',
+  }),
 };
+examples['help_request.reply'] = withMessage(examples['help_request.reply'], {
+  id: '7e2b9c41-0d5a-4f3e-8b1c-6a9d2e4f0b13',
+  kind: 'reply',
+  text: 'Thank you for writing. I have booked you a call with a counsellor tomorrow at 10:00.',
+});
+examples['help_request.student_message'] = withMessage(examples['help_request.student_message'], {
+  id: '1c8f3a52-9e6b-4d07-a2f4-3b5c7d9e1a20',
+  kind: 'student_message',
+  text: 'Thank you, 10:00 works for me.',
+});
+
+function withMessage(body: unknown, message: { id: string; kind: string; text: string }) {
+  const event = body as { data: Record<string, unknown> };
+  return { ...event, data: { ...event.data, message } };
+}
 
 /** Every event type with its meaning, its body's schema and an example body. */
 export function eventCatalogue(): CatalogueEntry[] {
   const entries: CatalogueEntry[] = EVENT_TYPES.map((type) => ({
     type,
     description: descriptions[type],
-    schema: HelpRequestEventBody,
+    schema:
+      type === 'help_request.reply' || type === 'help_request.student_message'
+        ? MessageEventBody
+        : HelpRequestEventBody,
     example: examples[type],
   }));
   entries.push({

@@ -5,8 +5,24 @@
 import { type Static, Type } from 'typebox';
 import { DateTime, Nullable, Text, Uuid } from '../../lib/schema.ts';
 
-export const EVENT_TYPES = ['help_request.created', 'help_request.crisis', 'help_request.updated'] as const;
+export const EVENT_TYPES = [
+  'help_request.created',
+  'help_request.crisis',
+  'help_request.updated',
+  'help_request.reply',
+  'help_request.student_message',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+/**
+ * Types that carry a person's words (a reply to the student, the student's answer): an endpoint
+ * receives them only when it lists them. An endpoint subscribed to every type (an empty list)
+ * does not, so it never starts receiving a student's words without someone choosing it
+ * (docs/versioning.md; the fan-out trigger of migration 0080 holds the same list).
+ */
+export const OPT_IN_EVENT_TYPES: readonly EventType[] = [
+  'help_request.reply',
+  'help_request.student_message',
+];
 /** The type of a test event: sent to one endpoint on request, never fanned out. */
 export const TEST_EVENT_TYPE = 'webhook.test';
 
@@ -25,7 +41,11 @@ export const WebhookEndpoint = Type.Object({
   institution_id: Uuid(),
   url: Type.String(),
   description: Nullable(Type.String()),
-  event_types: Type.Array(Type.String(), { description: 'Empty: every event type, present and future' }),
+  event_types: Type.Array(Type.String(), {
+    description:
+      'Empty: every event type, present and future, except those carrying words (help_request.reply, ' +
+      'help_request.student_message), which reach only endpoints that list them',
+  }),
   enabled: Type.Boolean(),
   disabled_reason: Nullable(
     Type.String({
@@ -159,7 +179,12 @@ export const NewEndpointBody = Type.Object({
     examples: ['https://hooks.example.edu/ssp'],
   }),
   event_types: Type.Optional(
-    Type.Array(EventTypeSchema, { maxItems: 20, description: 'Omitted or empty: every event type' }),
+    Type.Array(EventTypeSchema, {
+      maxItems: 20,
+      description:
+        'Omitted or empty: every event type except help_request.reply and help_request.student_message ' +
+        '(they carry words, and must be listed)',
+    }),
   ),
   description: Type.Optional(Text({ maxLength: MAX_DESCRIPTION })),
   enabled: Type.Optional(Type.Boolean({ default: true })),

@@ -6,6 +6,8 @@ import {
   AssignmentBody,
   HelpRequestChange,
   NoteBody,
+  ReplyAdded,
+  ReplyBody,
   StatusChangeBody,
 } from '../../../domain/helpdesk/schemas.ts';
 import type { Services } from '../../../services.ts';
@@ -59,6 +61,33 @@ export function adminHelpRequestChangeRoutes(app: App, services: Services): void
     async (request) =>
       helpRequests.addNote(institutionOf(request).id, request.params.id, {
         note: request.body.note,
+        staff: actingStaff(callerOf(request), request.body.staff),
+      }),
+  );
+
+  app.post(
+    `${base}/:id/replies`,
+    {
+      // A retried reply (same Idempotency-Key) is answered from the first, never sent twice.
+      config: { access: 'helpdesk', idempotent: true },
+      schema: {
+        tags,
+        security,
+        summary: 'Staff: reply to the student',
+        description:
+          'A reply the student reads on their request’s page (notes stay staff-only), recorded in the timeline ' +
+          'as `kind: reply` and announced by help_request.updated and help_request.reply (with the words, to ' +
+          'endpoints subscribed to it). The student is emailed a link, never the words. At most 5,000 ' +
+          'characters; at most 30 replies per request an hour (429 rate_limited). Send an `Idempotency-Key` ' +
+          'header to retry safely. Refused while the institution is archived (409 institution_archived).',
+        params: HelpRequestParams,
+        body: ReplyBody,
+        response: { 200: ReplyAdded, ...errorResponses(400, 401, 404, 409, 429) },
+      },
+    },
+    async (request) =>
+      helpRequests.reply(institutionOf(request).id, request.params.id, {
+        text: request.body.text,
         staff: actingStaff(callerOf(request), request.body.staff),
       }),
   );

@@ -53,7 +53,11 @@ const Notification = Type.Object({
   id: Uuid(),
   help_request_id: Uuid(),
   person: Type.Object({ id: Uuid(), name: Type.String(), email: Type.String() }),
-  reason: StringEnum(['crisis', 'new', 'assigned'], 'Why the person is told'),
+  reason: StringEnum(
+    ['crisis', 'new', 'assigned', 'student_message'],
+    'Why the person is told: a new crisis request, a new request, an assignment, or the student writing ' +
+      'on a request (student_message). Open-ended: ignore reasons you do not know',
+  ),
   state: StringEnum(
     NOTIFICATION_STATES,
     'pending (to be sent or retried), sent, failed (gave up), skipped (not sent)',

@@ -36,11 +36,20 @@ const UpdateRow = Type.Object(
         'Not a UUID: the row fails with `bad_help_request_id`.',
     }),
     action: Type.Union(
-      [Type.Literal('acknowledge'), Type.Literal('note'), Type.Literal('resolve'), Type.Literal('reopen')],
+      [
+        Type.Literal('acknowledge'),
+        Type.Literal('note'),
+        Type.Literal('resolve'),
+        Type.Literal('reopen'),
+        Type.Literal('reply'),
+      ],
       {
         description:
           '`acknowledge`: new -> ack. `resolve`: any open status -> resolved (resolved time stamped). ' +
           '`reopen`: resolved -> in_progress (resolved time cleared). `note`: adds a staff-visible note. ' +
+          '`reply` (opt-in): a public reply the student reads, its words in `note` (at most 5,000 characters; ' +
+          'without one `reply_required`); only where the institution turned public replies on ' +
+          '(PUT …/help-sync-settings), otherwise `replies_not_enabled`. ' +
           'Any other case changes nothing (`changed: false`). Anything else: `bad_action`.',
       },
     ),
@@ -211,7 +220,7 @@ export function helpSyncRoutes(app: App, services: Services): void {
         security: [{ syncSecret: [] }],
         summary: 'Mirror external ticket changes onto help requests',
         description:
-          'Write-only: acknowledge, note, resolve or reopen help requests of the institution the sync secret ' +
+          'Write-only: acknowledge, note, resolve, reopen or (opt-in) reply to help requests of the institution the sync secret ' +
           'was issued for. Each row succeeds or fails on its own; `results` holds one object per update row, ' +
           'in order. Nothing is ever read back beyond these results, and priority and staff assignment can ' +
           'never be changed here. Every change is appended to the audit trail attributed to the actor and ' +

@@ -102,6 +102,8 @@ export function helpRequestEntryWords(entry: {
   assigned_to: string | null;
 }): string {
   if (entry.kind === 'note') return 'Note added';
+  if (entry.kind === 'reply') return 'Replied to the student';
+  if (entry.kind === 'student_message') return 'The student wrote';
   switch (entry.action) {
     case 'created':
       return `Raised (${statusLabel(entry.to_status ?? 'new')})`;

@@ -31,7 +31,7 @@ test('each timeline entry is a sentence, with who did it', () => {
   assert.equal(timelineWhat(change), 'Status changed from New to In progress');
   assert.equal(timelineWho(change), 'Kai Lee');
   assert.equal(timelineWhat(entry({ action: 'assign', assigned_to: 'Robin' })), 'Assigned to Robin');
-  assert.equal(timelineWhat(entry({ kind: 'note', action: 'note' })), 'Note added');
+  assert.equal(timelineWhat(entry({ kind: 'note', action: 'note' })), 'Internal note added');
   const synced = entry({
     action: 'resolve',
     origin: 'integration',

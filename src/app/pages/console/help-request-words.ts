@@ -14,7 +14,7 @@ const statusWords: Record<Status, string> = {
 const priorityWords: Record<Priority, string> = {
   low: 'Low',
   normal: 'Normal',
-  high: 'High',
+  high: 'Urgent',
   crisis: 'Crisis',
 };
 
@@ -52,7 +52,13 @@ const integrationWords: Record<string, string> = {
 export function timelineWhat(entry: TimelineItem): string {
   const from = entry.from_status ? statusLabel(entry.from_status) : undefined;
   const to = entry.to_status ? statusLabel(entry.to_status) : undefined;
-  if (entry.kind === 'note') return entry.origin === 'integration' ? 'Note from the help desk' : 'Note added';
+  if (entry.kind === 'note')
+    return entry.origin === 'integration' ? 'Note from the help desk' : 'Internal note added';
+  if (entry.kind === 'reply')
+    return entry.origin === 'integration'
+      ? 'Reply to the student from the help desk'
+      : 'Replied to the student';
+  if (entry.kind === 'student_message') return 'The student wrote';
   if (entry.action.endsWith('_superseded')) {
     const action = entry.action.slice(0, -'_superseded'.length);
     return `${integrationWords[action] ?? action}: not applied, because a later staff change stands`;

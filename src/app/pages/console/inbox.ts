@@ -32,6 +32,7 @@ import {
   inboxView,
 } from './inbox-view.ts';
 import { CursorParam, readListing } from './listing.ts';
+import { replyBoxData, replyRoutes } from './replies.ts';
 
 const Params = Type.Object({ slug: Type.String() });
 const RequestParams = Type.Object({ slug: Type.String(), id: Type.String({ format: 'uuid' }) });
@@ -85,14 +86,19 @@ export function inboxRoutes(app: App, services: Services): void {
     const c = ctx(request);
     const institutionId = institutionOf(request).id;
     const { id } = request.params as { id: string };
-    const [helpRequest, assignees, contacts] = await Promise.all([
+    const [helpRequest, assignees, contacts, replyBox] = await Promise.all([
       helpRequests.get(institutionId, id),
       helpRequests.assignees(institutionId),
       studentApp.crisisContacts(institutionId),
+      replyBoxData(services, institutionId),
     ]);
     return c.render(
       'console/help-request.eta',
-      { ...helpRequestView(helpRequest, assignees, c.caller, pageOf(request), contacts), ...extra },
+      {
+        ...helpRequestView(helpRequest, assignees, c.caller, pageOf(request), contacts),
+        ...replyBox,
+        ...extra,
+      },
       status,
     );
   };
@@ -102,6 +108,7 @@ export function inboxRoutes(app: App, services: Services): void {
     { config: { access: 'helpdesk' }, schema: { hide: true, params: RequestParams } },
     async (request) => requestPage(request),
   );
+  replyRoutes(app, services, requestPage);
 
   const action = <S extends TSchema>(spec: StaffAction<S>) =>
     app.post(

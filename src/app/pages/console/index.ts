@@ -16,12 +16,14 @@ import { dataStudentRoutes } from './data-students.ts';
 import { dataTaxonomyRoutes } from './data-taxonomy.ts';
 import { fullSyncRoutes } from './full-syncs.ts';
 import { healthRoutes } from './health.ts';
+import { helpSyncReplyRoutes } from './help-sync-replies.ts';
 import { inboxRoutes } from './inbox.ts';
 import { notificationRoutes } from './notifications.ts';
 import { oneRosterSourceRoutes } from './oneroster-source.ts';
 import { operatorRoutes } from './operator.ts';
 import { peopleRoutes } from './people.ts';
 import { runRoutes } from './runs.ts';
+import { savedReplyRoutes } from './saved-replies.ts';
 import { secretRoutes } from './secrets.ts';
 import { webhookPortalRoutes } from './webhook-portal.ts';
 import { webhookRoutes } from './webhooks.ts';
@@ -41,6 +43,8 @@ const pages: PageModule[] = [
   calendarFeedRoutes,
   crisisContactRoutes,
   notificationRoutes,
+  savedReplyRoutes,
+  helpSyncReplyRoutes,
   cohortRoutes,
   dataStudentRoutes,
   dataStudentPageRoutes,

@@ -61,7 +61,13 @@ test('the add form: trimmed values, an empty description is none, the event type
 test('the endpoints page starts with an empty add form and every event type offered', () => {
   const view = endpointsView([endpoint]);
   assert.deepEqual(view.values, { url: '', description: '', event_types: [] });
-  assert.deepEqual(view.eventTypes, ['help_request.created', 'help_request.crisis', 'help_request.updated']);
+  assert.deepEqual(view.eventTypes, [
+    'help_request.created',
+    'help_request.crisis',
+    'help_request.updated',
+    'help_request.reply',
+    'help_request.student_message',
+  ]);
   assert.equal(view.endpoints[0].url, endpoint.url);
 });
 

@@ -2,7 +2,7 @@
 // time zone, with the zone's short name, inside <time datetime=...> elements, and stay so: the
 // week headings count the institution's days, so an event shown in the device's own zone could
 // fall under the wrong week's heading (a student abroad would read a Monday 01:00 event as Sunday).
-import type { Category, Status } from '../../../domain/helpdesk/rules.ts';
+import type { Category, Priority, Status } from '../../../domain/helpdesk/rules.ts';
 
 const statusLabels: Record<Status, string> = {
   new: 'Sent',
@@ -17,6 +17,14 @@ const categoryLabels: Record<Category, string> = {
   financial: 'Money and fees',
   accommodation: 'Housing and accommodation',
   other: 'Something else',
+};
+
+/** Priorities in the student's words: the crisis path is "Urgent help" wherever they meet it. */
+const priorityLabels: Record<Priority, string> = {
+  low: 'Low',
+  normal: 'Normal',
+  high: 'Urgent',
+  crisis: 'Urgent help',
 };
 
 const toDate = (value: Date | string) =>
@@ -57,6 +65,17 @@ function buildHelpers(timeZone: string) {
     statusLabel: (status: Status) => statusLabels[status] ?? status,
     categoryLabel: (category: Category | null) => (category ? categoryLabels[category] : 'Not given'),
     categoryOptions: Object.entries(categoryLabels).map(([value, label]) => ({ value, label })),
+    priorityLabel: (priority: Priority) => priorityLabels[priority] ?? priority,
+    /**
+     * What a request is called in lists: its category, or for a request without one (a crisis
+     * request may be sent without) what kind of request it is, never "Something else".
+     */
+    requestTitle: (request: { category: Category | null; priority: Priority }) =>
+      request.category
+        ? categoryLabels[request.category]
+        : request.priority === 'crisis'
+          ? 'Urgent request'
+          : 'Help request',
     /** A calendar day, for example "Mon 7 Sep 2026". */
     day: (value: Date | string) =>
       typeof value === 'string' && value.length === 10

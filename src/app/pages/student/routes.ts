@@ -13,7 +13,8 @@ import type { Eta } from 'eta';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../../../domain/access/policy.ts';
 import type { StudentRef } from '../../../domain/students/own-requests.ts';
-import { type RaiseProblem, raiseProblems } from '../../../domain/students/service.ts';
+import { answerProblem, type RaiseProblem, raiseProblems } from '../../../domain/students/service.ts';
+import { ApiError } from '../../../errors.ts';
 import type { Services } from '../../../services.ts';
 import { csrfToken } from '../../context/session-cookies.ts';
 import type { App } from '../../types.ts';
@@ -157,24 +158,84 @@ function studentRoutes(app: App, services: Services): void {
     },
   );
 
-  app.get(
-    '/requests/:id',
-    { config: { access: 'student' }, schema: { hide: true } },
-    async (request, reply) => {
-      const student = studentOf(request);
-      const { id } = request.params as { id: string };
-      const { request: own, history } = await studentApp.request(student, id);
-      const crisis = own.priority === 'crisis';
-      const contacts = crisis ? await studentApp.crisisContacts(student.institutionId) : [];
-      const raised = (request.query as { raised?: unknown }).raised === '1';
-      return reply.render('student/request.eta', {
+  const requestPage = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    answer: { text?: string; problem?: string; key?: string } = {},
+    status = 200,
+  ) => {
+    const student = studentOf(request);
+    const { id } = request.params as { id: string };
+    const { request: own, history } = await studentApp.request(student, id);
+    const crisis = own.priority === 'crisis';
+    const contacts = crisis ? await studentApp.crisisContacts(student.institutionId) : [];
+    const query = request.query as { raised?: unknown; answered?: unknown } | undefined;
+    return reply.render(
+      'student/request.eta',
+      {
         title: 'Help request',
         request: own,
         history,
         crisis,
         contacts,
-        raised,
-      });
+        raised: query?.raised === '1',
+        answered: query?.answered === '1',
+        answer: answer.text,
+        answerProblem: answer.problem,
+        // One key per form shown, as on the help form: a double tap sends one message.
+        idempotencyKey: answer.key ?? randomUUID(),
+      },
+      status,
+    );
+  };
+
+  app.get(
+    '/requests/:id',
+    { config: { access: 'student' }, schema: { hide: true } },
+    async (request, reply) => requestPage(request, reply),
+  );
+
+  // The student's answer on their own request (docs/student-app.md): 404 for anyone else's.
+  app.post(
+    '/requests/:id/messages',
+    { config: { access: 'student', idempotent: true }, schema: { hide: true } },
+    async (request, reply) => {
+      const student = studentOf(request);
+      const { id } = request.params as { id: string };
+      const body = formFields(request.body);
+      const text = (firstString(body.message) ?? '').replace(/\s+$/, '');
+      const key = firstString(body._idempotency_key)?.slice(0, 255);
+      const problem = answerProblem(text);
+      if (problem) return requestPage(request, reply, { text, problem, key }, 400);
+      try {
+        await studentApp.answer(student, id, text);
+      } catch (error) {
+        const said = answerRefusal(error, text);
+        if (!said) throw error;
+        return requestPage(request, reply, { text, problem: said.message, key }, said.status);
+      }
+      return reply
+        .header('cache-control', 'no-store')
+        .redirect(`/app/requests/${id}?answered=1#conversation`, 303);
     },
   );
+}
+
+/** What the answer form says of a refusal the student can act on; undefined for anything else. */
+function answerRefusal(error: unknown, text: string): { message: string; status: number } | undefined {
+  if (!(error instanceof ApiError)) return undefined;
+  if (error.code === 'rate_limited')
+    return {
+      status: 429,
+      message:
+        'You have sent many messages in the last hour. Wait a little, or use urgent help if you need someone now.',
+    };
+  if (error.code === 'help_request_resolved')
+    return {
+      status: 409,
+      message: 'This request is resolved, so it takes no more messages. Ask for help again instead.',
+    };
+  if (error.code === 'invalid_field')
+    return { status: 400, message: answerProblem(text) ?? 'Check your message and send it again.' };
+  return undefined;
 }

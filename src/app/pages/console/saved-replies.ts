@@ -1,0 +1,117 @@
+// Saved replies (admins): named texts staff insert into a reply on a request's page and edit
+// before sending (src/app/pages/console/replies.ts). Adding, changing and deleting one are console
+// changes like any other, so the admin audit records who did it and when (request context).
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import {
+  MAX_SAVED_REPLIES,
+  MAX_SAVED_REPLY_BODY,
+  type SavedReplyInput,
+  savedReplyProblems,
+} from '../../../domain/saved-replies/saved-replies.ts';
+import type { Services } from '../../../services.ts';
+import type { App } from '../../types.ts';
+import { ctx, institutionOf } from './context.ts';
+import { refusalOf, text } from './forms.ts';
+
+const Params = Type.Object({ slug: Type.String() });
+const ItemParams = Type.Object({ slug: Type.String(), id: Type.String() });
+const config = { access: 'admin' as const };
+const FIELDS = ['name', 'body'];
+
+/** The form as posted: the name trimmed, the text as written (trailing space trimmed). */
+function posted(body: unknown): SavedReplyInput {
+  const raw = (body as Record<string, unknown> | undefined)?.body;
+  return { name: text(body, 'name'), body: typeof raw === 'string' ? raw.replace(/\s+$/, '') : '' };
+}
+
+export function savedReplyRoutes(app: App, { savedReplies }: Services): void {
+  const pageOf = (request: FastifyRequest) => `/console/${institutionOf(request).slug}/saved-replies`;
+
+  const listPage = async (request: FastifyRequest, extra: Record<string, unknown> = {}, status = 200) => {
+    const items = await savedReplies.list(institutionOf(request).id);
+    return ctx(request).render(
+      'console/saved-replies.eta',
+      {
+        title: 'Saved replies',
+        items,
+        max: MAX_SAVED_REPLIES,
+        maxBody: MAX_SAVED_REPLY_BODY,
+        values: { name: '', body: '' },
+        errors: {},
+        ...extra,
+      },
+      status,
+    );
+  };
+
+  const itemPage = async (request: FastifyRequest, extra: Record<string, unknown> = {}, status = 200) => {
+    const { id } = request.params as { id: string };
+    const item = await savedReplies.get(institutionOf(request).id, id);
+    return ctx(request).render(
+      'console/saved-reply.eta',
+      {
+        title: `Saved reply: ${item.name}`,
+        item,
+        maxBody: MAX_SAVED_REPLY_BODY,
+        values: { name: item.name, body: item.body },
+        errors: {},
+        ...extra,
+      },
+      status,
+    );
+  };
+
+  app.get('/:slug/saved-replies', { config, schema: { hide: true, params: Params } }, async (request) =>
+    listPage(request),
+  );
+
+  app.post(
+    '/:slug/saved-replies',
+    { config, schema: { hide: true, params: Params } },
+    async (request, reply) => {
+      const values = posted(request.body);
+      const problems = savedReplyProblems(values);
+      if (Object.keys(problems).length > 0) return listPage(request, { values, errors: problems }, 400);
+      try {
+        await savedReplies.create(institutionOf(request).id, values);
+      } catch (error) {
+        const refused = refusalOf(error, FIELDS);
+        return listPage(request, { values, ...refused }, refused.status);
+      }
+      return reply.redirect(`${pageOf(request)}?done=saved_reply_created`, 303);
+    },
+  );
+
+  app.get(
+    '/:slug/saved-replies/:id',
+    { config, schema: { hide: true, params: ItemParams } },
+    async (request) => itemPage(request),
+  );
+
+  app.post(
+    '/:slug/saved-replies/:id',
+    { config, schema: { hide: true, params: ItemParams } },
+    async (request, reply) => {
+      const values = posted(request.body);
+      const problems = savedReplyProblems(values);
+      if (Object.keys(problems).length > 0) return itemPage(request, { values, errors: problems }, 400);
+      try {
+        await savedReplies.update(institutionOf(request).id, request.params.id, values);
+      } catch (error) {
+        const refused = refusalOf(error, FIELDS);
+        return itemPage(request, { values, ...refused }, refused.status);
+      }
+      return reply.redirect(`${pageOf(request)}?done=saved_reply_updated`, 303);
+    },
+  );
+
+  app.post(
+    '/:slug/saved-replies/:id/delete',
+    { config, schema: { hide: true, params: ItemParams } },
+    async (request, reply) => {
+      await savedReplies.remove(institutionOf(request).id, request.params.id);
+      return reply.redirect(`${pageOf(request)}?done=saved_reply_deleted`, 303);
+    },
+  );
+}
