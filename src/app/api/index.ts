@@ -21,6 +21,7 @@ import { adminNotificationRoutes } from './admin/notifications.ts';
 import { adminOneRosterSourceRoutes } from './admin/oneroster-source.ts';
 import { adminOperatorRoutes } from './admin/operators.ts';
 import { adminPeopleRoutes } from './admin/people.ts';
+import { adminPrivacyRoutes } from './admin/privacy.ts';
 import { adminRunRoutes } from './admin/runs.ts';
 import { adminTaxonomyRoutes } from './admin/taxonomy.ts';
 import { adminWebhookDeliveryRoutes } from './admin/webhook-deliveries.ts';
@@ -61,6 +62,7 @@ const routeModules: RouteModule[] = [
   adminCrisisContactRoutes,
   adminOneRosterSourceRoutes,
   adminNotificationRoutes,
+  adminPrivacyRoutes,
 ];
 
 export async function registerApi(app: App, services: Services): Promise<void> {

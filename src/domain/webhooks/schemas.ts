@@ -5,7 +5,13 @@
 import { type Static, Type } from 'typebox';
 import { DateTime, Nullable, Text, Uuid } from '../../lib/schema.ts';
 
-export const EVENT_TYPES = ['help_request.created', 'help_request.crisis', 'help_request.updated'] as const;
+export const EVENT_TYPES = [
+  'help_request.created',
+  'help_request.crisis',
+  'help_request.updated',
+  // An erased student (docs/privacy.md): receivers erase what they hold about these requests too.
+  'student.erased',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 /** The type of a test event: sent to one endpoint on request, never fanned out. */
 export const TEST_EVENT_TYPE = 'webhook.test';
