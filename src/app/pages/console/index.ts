@@ -21,6 +21,7 @@ import { notificationRoutes } from './notifications.ts';
 import { oneRosterSourceRoutes } from './oneroster-source.ts';
 import { operatorRoutes } from './operator.ts';
 import { peopleRoutes } from './people.ts';
+import { accessLogRoutes, privacyRoutes } from './privacy.ts';
 import { runRoutes } from './runs.ts';
 import { secretRoutes } from './secrets.ts';
 import { webhookPortalRoutes } from './webhook-portal.ts';
@@ -47,6 +48,8 @@ const pages: PageModule[] = [
   dataTaxonomyRoutes,
   dataCampusRoutes,
   auditRoutes,
+  privacyRoutes,
+  accessLogRoutes,
 ];
 
 export async function registerConsole(parent: App, engine: Eta, services: Services): Promise<void> {
