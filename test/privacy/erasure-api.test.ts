@@ -150,6 +150,18 @@ describeEachDatabase(
       const ok = await admin.request('POST', `${base}/erasures`, { student_id: s.id });
       assert.equal(ok.statusCode, 200);
     });
+
+    test('an archived institution still exports (a read) but refuses an erasure until restored', async () => {
+      const tenant = await seedTenant(ctx());
+      const s = await seedStudentEverywhere(ctx(), tenant);
+      const base = `/admin/v1/institutions/${tenant.slug}`;
+      assert.equal((await ctx().admin('POST', `${base}/archive`)).statusCode, 200);
+      const exported = await ctx().admin('POST', `${base}/student-exports`, { student_id: s.id });
+      assert.equal(exported.statusCode, 200, exported.body);
+      const erased = await ctx().admin('POST', `${base}/erasures`, { student_id: s.id });
+      assert.equal(erased.statusCode, 409);
+      assert.equal(erased.json().error, 'institution_archived');
+    });
   },
   { config: { allowLoopbackOutbound: true } },
 );

@@ -53,7 +53,8 @@ export function adminPrivacyRoutes(app: App, services: Services): void {
   app.post(
     `${base}/student-exports`,
     {
-      config: { access: 'admin' },
+      // A read, though a POST: an archived institution's students may still ask for their data.
+      config: { access: 'admin', whileArchived: true },
       schema: {
         tags,
         security,
@@ -73,7 +74,8 @@ export function adminPrivacyRoutes(app: App, services: Services): void {
     },
     async (request, reply) => {
       const institution = institutionOf(request);
-      const student = await privacy.findStudent(institution.id, request.body);
+      const { student_id: id, email, student_id_ext } = request.body;
+      const student = await privacy.findStudent(institution.id, { id, email, student_id_ext });
       await privacy.recordAccess(
         callerOf(request),
         institution.id,
