@@ -93,7 +93,7 @@ describeEachDatabase(
       assert.equal((await get(ctx(), admin, `${base}/privacy`)).statusCode, 200);
       const low = await postForm(ctx(), admin, `${base}/privacy`, { run_errors_days: '3' });
       assert.equal(low.statusCode, 400);
-      assert.match(low.body, /from 7 to 730/);
+      assert.match(low.body, /Enter a whole number of days from 7 to 730/);
       const words = await postForm(ctx(), admin, `${base}/privacy`, { notifications_days: 'soon' });
       assert.equal(words.statusCode, 400);
       assert.match(words.body, /whole number of days/);

@@ -114,7 +114,9 @@ export function privacyRoutes(app: App, services: Services): void {
           return reply.redirect(`/console/${institution.slug}/privacy?done=retention_saved`, 303);
         } catch (error) {
           if (!(error instanceof ApiError) || typeof error.extra.field !== 'string') throw error;
-          errors[error.extra.field] = error.message;
+          const { min, max } = error.extra;
+          errors[error.extra.field] =
+            `Enter a whole number of days from ${min} to ${max}, or leave it empty for the default`;
         }
       }
       const view = await settingsPage(institution.slug, institution.id);
