@@ -62,6 +62,8 @@ describeEachDatabase(
         'help_request_timeline.note',
         'sis_runs.errors',
         'webhook_attempts.response_body',
+        'oneroster_sources.known',
+        'admin_audit.target',
       ]) {
         assert.ok(
           before.some((f) => `${f.table}.${f.column}` === place),

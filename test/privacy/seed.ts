@@ -92,5 +92,26 @@ export async function seedStudentEverywhere(ctx: TestContext, tenant: SeededTena
     `INSERT INTO idempotency_keys (caller, key, request_hash, status, response, created_at) VALUES ($1, 'k1', 'h', 201, $2, now())`,
     [`student:${id}`, ctx.services.keyring.encrypt(`{"email":"${who.email}"}`)],
   );
+  // The OneRoster memory of a source (its key is the student's sourcedId) and an audit line whose
+  // path names the student: written directly, as a pull and a student-scoped change would.
+  const known = {
+    version: 1,
+    students: { [`${who.ext}-sourced`]: [who.ext, 'org-1'] },
+    others: [],
+    classes: {},
+    courses: {},
+  };
+  await ctx.db.query(
+    `INSERT INTO oneroster_sources (institution_id, base_url, token_url, client_id, client_secret_encrypted, cohort_id, known)
+     VALUES ($1, 'https://sis.example.edu/ims', 'https://sis.example.edu/token', 'client', 'sealed', $2, $3)
+     ON CONFLICT (institution_id) DO UPDATE SET known = jsonb_set(oneroster_sources.known, '{students}',
+       (oneroster_sources.known -> 'students') || (EXCLUDED.known -> 'students'))`,
+    [tenant.institutionId, tenant.cohortId, JSON.stringify(known)],
+  );
+  await ctx.db.query(
+    `INSERT INTO admin_audit (institution_id, actor_kind, actor, action, target, status)
+     VALUES ($1, 'operator', 'operator', 'PATCH /admin/v1/institutions/:slug/students/:id', $2, 200)`,
+    [tenant.institutionId, `/admin/v1/institutions/${tenant.slug}/students/${id}`],
+  );
   return { id, ...who, requestIds: [requestId] };
 }
