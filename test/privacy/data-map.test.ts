@@ -18,7 +18,7 @@ test('every text, JSON and array column of every table is classified in the data
       `SELECT c.table_name || '.' || c.column_name AS name FROM information_schema.columns c
        JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
        WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE'
-         AND c.data_type IN ('text', 'character varying', 'character', 'json', 'jsonb', 'ARRAY', 'bytea')
+         AND c.data_type IN ('text', 'character varying', 'character', 'json', 'jsonb', 'ARRAY', 'bytea', 'tsvector')
        ORDER BY 1`,
     );
     const inSchema = new Set(rows.map((r) => r.name));

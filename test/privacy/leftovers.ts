@@ -12,7 +12,7 @@ export async function leftovers(
     `SELECT c.table_name, c.column_name, c.data_type FROM information_schema.columns c
      JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
      WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE'
-       AND c.data_type IN ('text', 'character varying', 'json', 'jsonb', 'ARRAY', 'uuid')`,
+       AND c.data_type IN ('text', 'character varying', 'character', 'json', 'jsonb', 'ARRAY', 'tsvector', 'uuid')`,
   );
   const found: { table: string; column: string; needle: string }[] = [];
   for (const { table_name: table, column_name: column, data_type: type } of columns) {

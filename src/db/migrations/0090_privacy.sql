@@ -33,8 +33,10 @@ CREATE INDEX student_erasures_listing_idx ON student_erasures (institution_id, e
 -- A help request whose words were erased (its student erased, or past its retention): it stays,
 -- with its status, priority, category and times, so statistics still count it.
 ALTER TABLE help_requests ADD COLUMN erased_at timestamptz;
--- Retention finds resolved requests past their time and not yet erased by this index.
-CREATE INDEX help_requests_resolved_idx ON help_requests (resolved_at) WHERE erased_at IS NULL AND resolved_at IS NOT NULL;
+-- Retention finds an institution's resolved requests past their time, not yet erased, oldest
+-- first, by a range of this index (it holds only requests retention has still to erase).
+CREATE INDEX help_requests_resolved_idx ON help_requests (institution_id, resolved_at)
+  WHERE erased_at IS NULL AND resolved_at IS NOT NULL;
 
 -- Who looked: each opening of a help request, a student's page or an export (who, when, what;
 -- never the page's content). One INSERT per page view. The student a view was about is kept by
@@ -51,9 +53,9 @@ CREATE TABLE access_log (
   surface text NOT NULL CHECK (surface IN ('console', 'api')),
   at timestamptz NOT NULL
 );
--- The audit page (newest first per institution) and the retention sweep (by time).
+-- The audit page (newest first per institution), and the retention sweep (an institution's
+-- entries before a time). One index: every page view writes to this table.
 CREATE INDEX access_log_institution_idx ON access_log (institution_id, at DESC, id DESC);
-CREATE INDEX access_log_at_idx ON access_log (at);
 -- "Seen by" on a request's page, and an erasure's clearing of a student's entries.
 CREATE INDEX access_log_request_idx ON access_log (help_request_id, at DESC) WHERE help_request_id IS NOT NULL;
 CREATE INDEX access_log_student_idx ON access_log (student_id) WHERE student_id IS NOT NULL;
