@@ -40,6 +40,15 @@ describeEachDatabase(
         [tenant.institutionId, old.requestIds[0]],
       );
 
+      // A sent notification about the recent request, 100 days old (past the 90-day default).
+      const person = await personBrowser(ctx(), tenant, { roles: ['staff'] });
+      await q(
+        `INSERT INTO notifications (institution_id, person_id, help_request_id, reason, state, created_at, finished_at)
+         VALUES ($1, $2, $3, 'new', 'sent', now() - interval '100 days', now() - interval '100 days'),
+                ($1, $2, $3, 'new', 'sent', now(), now())`,
+        [tenant.institutionId, person.personId, recent.requestIds[0]],
+      );
+
       const worker = createRetentionWorker({
         db: ctx().db,
         clock: ctx().services.clock,
@@ -85,6 +94,11 @@ describeEachDatabase(
       assert.equal(removed.departed_students, 1);
       assert.ok(removed.webhook_bodies >= 1);
       assert.equal(removed.access_log, 1);
+      assert.equal(removed.notifications, 1);
+      const left = await q(`SELECT count(*)::int AS n FROM notifications WHERE help_request_id = $1`, [
+        recent.requestIds[0],
+      ]);
+      assert.equal(left.rows[0].n, 1);
       // A second run finds nothing more and records nothing.
       await worker.runOnce();
       const runs = await q(`SELECT count(*)::int AS n FROM retention_runs WHERE institution_id = $1`, [
