@@ -140,12 +140,15 @@ export async function forgetInOneRoster(tx: Queryable, institutionId: string, ex
   return rowCount ?? 0;
 }
 
-/** Admin audit lines whose path names a student keep the line with the id replaced. */
+/**
+ * Admin audit lines whose path names a student keep the line with the id replaced. Only paths
+ * under /students/ can name one (erasures are posted to a path that names nobody).
+ */
 export async function redactAuditTargets(tx: Queryable, institutionId: string, studentIds: string[]) {
   const { rowCount } = await tx.query(
     `UPDATE admin_audit a SET target = replace(a.target, s.id::text, 'erased')
      FROM unnest($2::uuid[]) AS s(id)
-     WHERE a.institution_id = $1 AND strpos(a.target, s.id::text) > 0`,
+     WHERE a.institution_id = $1 AND a.target LIKE '%/students/%' AND strpos(a.target, s.id::text) > 0`,
     [institutionId, studentIds],
   );
   return rowCount ?? 0;
