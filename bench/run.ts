@@ -11,6 +11,7 @@ import { run as helpSync } from './help-sync.ts';
 import { run as listings } from './listings.ts';
 import { run as memory } from './memory.ts';
 import { run as oneroster } from './oneroster.ts';
+import { run as privacy } from './privacy.ts';
 import { run as push } from './push.ts';
 import { run as roster } from './roster.ts';
 import { run as signIn } from './sign-in.ts';
@@ -41,6 +42,7 @@ const benches: Bench[] = [
   { name: 'listings', run: listings },
   { name: 'console', run: consolePages },
   { name: 'memory', run: memory },
+  { name: 'privacy', run: privacy },
 ];
 
 const databaseUrl =

@@ -40,6 +40,7 @@ import { type Clock, systemClock } from './lib/clock.ts';
 import { type Keyring, keyringFromConfig } from './lib/encryption.ts';
 import { type CalendarFetchWorker, createCalendarFetchWorker } from './workers/calendar-fetch.ts';
 import { createOneRosterPullWorker, type OneRosterPullWorker } from './workers/oneroster-pull.ts';
+import { createPrivacyParts } from './workers/retention.ts';
 
 export interface ServiceDeps {
   db: Db;
@@ -209,6 +210,7 @@ export function createServices(deps: ServiceDeps) {
       });
       return notificationWorker;
     },
+    ...createPrivacyParts(db, clock),
     /** Every background worker of a process: start() them, stop() lets work in flight finish. */
     workers(logger: WorkerLogger) {
       const all = [
@@ -216,6 +218,7 @@ export function createServices(deps: ServiceDeps) {
         this.calendarWorker(logger),
         this.notificationWorker(logger),
         this.oneRosterWorker(logger),
+        this.retentionWorker(logger),
       ];
       return {
         start: () => {

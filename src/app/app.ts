@@ -20,11 +20,14 @@ export interface AppOptions {
   rateLimitNameSpace?: string;
 }
 
-/** A request URL as logged: one-time sign-in links and OIDC callback parameters masked. */
+/**
+ * A request URL as logged: one-time sign-in links, OIDC callback parameters, and the listings'
+ * searches by email or name (`email`, `q`: personal data, docs/privacy.md) masked.
+ */
 export function loggableUrl(url: string): string {
   return url
     .replace(/^(\/auth\/operator-link\/)[^/?#]+/, '$1[redacted]')
-    .replace(/([?&](?:code|state|session_state|id_token)=)[^&#]*/g, '$1[redacted]');
+    .replace(/([?&](?:code|state|session_state|id_token|email|q)=)[^&#]*/g, '$1[redacted]');
 }
 
 /** Log settings: JSON lines, request id on each, credentials never written. */

@@ -46,6 +46,7 @@ const table: [RegExp, Access][] = [
     /^(GET|POST) \/console\/:slug\/(secrets|people|identity-provider|runs|full-syncs|calendar-feeds|crisis-contacts|cohorts|time-zone|audit|audit\.csv|saved-replies)(\/|$)/,
     'admin',
   ],
+  [/^(GET|POST) \/console\/:slug\/(privacy|erasures|students\/:id\/(export|export\.json|erase))$/, 'admin'],
   [/^(GET|POST) \/app(\/|$)/, 'student'],
 ];
 
@@ -96,6 +97,8 @@ const sameChange: [console: string, api: string][] = [
   ['POST /console/:slug/crisis-contacts', 'PUT /admin/v1/institutions/:slug/crisis-contacts'],
   ['POST /console/:slug/notifications', 'PUT /admin/v1/institutions/:slug/notification-recipients'],
   ['POST /console/:slug/me/notifications', 'PUT /admin/v1/institutions/:slug/me/notifications'],
+  ['POST /console/:slug/erasures', 'POST /admin/v1/institutions/:slug/erasures'],
+  ['POST /console/:slug/privacy', 'PATCH /admin/v1/institutions/:slug/retention'],
   ['POST /console/:slug/full-syncs/:id/confirm', 'POST /admin/v1/institutions/:slug/full-syncs/:id/confirm'],
 ];
 

@@ -35,7 +35,7 @@ const table: [RegExp, Access][] = [
   [/^(GET|PUT) .*\/me\/notifications$/, 'helpdesk'],
   [/^(GET|PUT) .*\/(notification-recipients|notifications)$/, 'admin'],
   [
-    /\/(roster-secret|people|identity-provider|audit|runs|operator-audit|full-syncs|calendar-feeds)(\/|$)/,
+    /\/(roster-secret|people|identity-provider|audit|runs|operator-audit|full-syncs|calendar-feeds|student-exports|erasures?|retention|access-log)(\/|$)/,
     'admin',
   ],
   [/\/help-requests/, 'helpdesk'],

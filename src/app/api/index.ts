@@ -22,6 +22,7 @@ import { adminNotificationRoutes } from './admin/notifications.ts';
 import { adminOneRosterSourceRoutes } from './admin/oneroster-source.ts';
 import { adminOperatorRoutes } from './admin/operators.ts';
 import { adminPeopleRoutes } from './admin/people.ts';
+import { adminPrivacyRoutes } from './admin/privacy.ts';
 import { adminRunRoutes } from './admin/runs.ts';
 import { adminSavedReplyRoutes } from './admin/saved-replies.ts';
 import { adminTaxonomyRoutes } from './admin/taxonomy.ts';
@@ -65,6 +66,7 @@ const routeModules: RouteModule[] = [
   adminCrisisContactRoutes,
   adminOneRosterSourceRoutes,
   adminNotificationRoutes,
+  adminPrivacyRoutes,
 ];
 
 export async function registerApi(app: App, services: Services): Promise<void> {

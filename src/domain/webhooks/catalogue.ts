@@ -58,6 +58,22 @@ export const MessageEventBody = Type.Object(
   },
 );
 
+export const StudentErasedEventBody = Type.Object(
+  {
+    type: Type.Literal('student.erased'),
+    timestamp: Type.String({ format: 'date-time' }),
+    data: Type.Object({
+      erasure_id: Type.String({ format: 'uuid', description: 'The erasure, as the admin audit knows it' }),
+      help_request_ids: Type.Array(Type.String({ format: 'uuid' }), {
+        description:
+          "The student's help requests: erase what you hold about each (they stay here, without their words)",
+      }),
+      erased_at: Type.String({ format: 'date-time' }),
+    }),
+  },
+  { description: 'The body of student.erased: names no person, only the requests to erase' },
+);
+
 export const TestEventBody = Type.Object({
   type: Type.Literal(TEST_EVENT_TYPE),
   timestamp: Type.String({ format: 'date-time' }),
@@ -89,6 +105,8 @@ const example = (type: string, data: Partial<HelpRequestEventBody['data']>) => (
 });
 
 const descriptions: Record<EventType, string> = {
+  'student.erased':
+    "A student was erased (GDPR art. 17): erase what you hold about the listed help requests. Their earlier events' payloads were cut to non-personal fields.",
   'help_request.created': 'A student (or the API) raised a help request.',
   'help_request.crisis':
     'A crisis request was raised: sent beside help_request.created, so an urgent-only receiver can subscribe to it alone.',
@@ -101,6 +119,15 @@ const descriptions: Record<EventType, string> = {
 };
 
 const examples: Record<EventType, unknown> = {
+  'student.erased': {
+    type: 'student.erased',
+    timestamp: '2026-09-20T08:00:00.000Z',
+    data: {
+      erasure_id: '7d3e1c9a-2b4f-4e6d-8a1c-0f9e8d7c6b5a',
+      help_request_ids: ['3f6c2a1e-8b4d-4c7a-9e21-5d0b7f3a9c10'],
+      erased_at: '2026-09-20T08:00:00.000Z',
+    },
+  },
   'help_request.created': example('help_request.created', {}),
   'help_request.crisis': example('help_request.crisis', { priority: 'crisis' }),
   'help_request.updated': example('help_request.updated', {
@@ -150,7 +177,9 @@ export function eventCatalogue(): CatalogueEntry[] {
     schema:
       type === 'help_request.reply' || type === 'help_request.student_message'
         ? MessageEventBody
-        : HelpRequestEventBody,
+        : type === 'student.erased'
+          ? StudentErasedEventBody
+          : HelpRequestEventBody,
     example: examples[type],
   }));
   entries.push({

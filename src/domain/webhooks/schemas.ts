@@ -11,6 +11,8 @@ export const EVENT_TYPES = [
   'help_request.updated',
   'help_request.reply',
   'help_request.student_message',
+  // An erased student (docs/privacy.md): receivers erase what they hold about these requests too.
+  'student.erased',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 /**

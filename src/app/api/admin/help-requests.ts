@@ -104,7 +104,22 @@ export function adminHelpRequestRoutes(app: App, services: Services): void {
         response: { 200: HelpRequestDetail, ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => helpRequests.get(institutionOf(request).id, request.params.id),
+    async (request) => {
+      const institutionId = institutionOf(request).id;
+      const { id } = request.params;
+      // Who looked (docs/privacy.md): one INSERT beside the read.
+      const [found] = await Promise.all([
+        helpRequests.get(institutionId, id),
+        services.privacy.recordAccess(
+          callerOf(request),
+          institutionId,
+          'help_request',
+          { helpRequestId: id },
+          'api',
+        ),
+      ]);
+      return found;
+    },
   );
 
   app.get(

@@ -88,6 +88,9 @@ const notices: Record<string, string> = {
   cohort_created: 'The cohort was created.',
   cohort_updated: 'The cohort was saved.',
   time_zone_saved: "The time zone was saved: students' days are counted in it from now on.",
+  student_erased:
+    'The student was erased: their record and personal data are gone; their requests stay, without their words.',
+  retention_saved: 'The retention periods were saved; the next retention run applies them.',
   campuses_merged:
     'The campuses were merged: the old name is kept as an alias, so later pushes naming it match the campus that stayed.',
 };

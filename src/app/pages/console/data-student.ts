@@ -34,8 +34,16 @@ export function dataStudentPageRoutes(app: App, services: Services): void {
       const { id } = request.params;
       // A malformed id is student_not_found, as an unknown one: the not-found page.
       const student = await institutions.getStudent(institution.id, id);
-      const [cohort, requests, enrolments] = await Promise.all([
+      const [cohort, , requests, enrolments] = await Promise.all([
         institutions.getCohort(institution.id, student.cohort_id),
+        // Who looked (docs/privacy.md): one INSERT beside the page's reads.
+        services.privacy.recordAccess(
+          c.caller,
+          institution.id,
+          'student',
+          { studentId: student.id },
+          'console',
+        ),
         // Requests are the inbox's (`helpdesk`); a role that may read students but not the inbox
         // sees the rest of the page.
         c.may('helpdesk')
@@ -53,7 +61,8 @@ export function dataStudentPageRoutes(app: App, services: Services): void {
         { student, cohort, requests, enrolments, cohortLink: c.may('admin') },
         institution.slug,
       );
-      return c.render('console/data-student.eta', view, requests?.problem ? 400 : 200);
+      const privacy = c.may('admin');
+      return c.render('console/data-student.eta', { ...view, privacy }, requests?.problem ? 400 : 200);
     },
   );
 }

@@ -17,6 +17,7 @@ import type { App } from '../../types.ts';
 import { ctx, institutionOf } from './context.ts';
 import { healthView } from './health-view.ts';
 import { timesIn } from './institution-time.ts';
+import { removedWords } from './privacy-view.ts';
 
 /** The most endpoints and feeds the page reads (an institution has a handful). */
 const MOST = 200;
@@ -44,6 +45,7 @@ export function healthRoutes(app: App, services: Services): void {
         feeds,
         failingSources,
         checklist,
+        retention,
       ] = await Promise.all([
         listRuns(db, id, { kind: 'roster', limit: 1 }),
         listRuns(db, id, { kind: 'enrolments', limit: 1 }),
@@ -54,6 +56,7 @@ export function healthRoutes(app: App, services: Services): void {
         calendar.list(id, { limit: MOST, offset: 0 }),
         oneRosterSources.failing(id),
         integrationChecklist(db, id, clock.now()),
+        services.privacy.lastRetentionRun(id),
       ]);
       const facts = {
         roster: roster.items[0],
@@ -70,6 +73,9 @@ export function healthRoutes(app: App, services: Services): void {
         // Whether notification emails are sent (SMTP_URL): the Notifications card says so.
         notificationsOn: services.notifications.email.enabled,
         checklist,
+        // What the last retention run removed (docs/privacy.md).
+        retention,
+        removedWords,
       });
     },
   );

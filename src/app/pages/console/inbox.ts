@@ -55,7 +55,7 @@ interface StaffAction<S extends TSchema> {
 }
 
 export function inboxRoutes(app: App, services: Services): void {
-  const { helpRequests, studentApp } = services;
+  const { helpRequests, studentApp, privacy } = services;
   const pageOf = (request: FastifyRequest) => `/console/${institutionOf(request).slug}/inbox`;
 
   app.get(
@@ -86,17 +86,23 @@ export function inboxRoutes(app: App, services: Services): void {
     const c = ctx(request);
     const institutionId = institutionOf(request).id;
     const { id } = request.params as { id: string };
-    const [helpRequest, assignees, contacts, replyBox] = await Promise.all([
+    // Who looked (docs/privacy.md): this view is one INSERT beside the page's reads, and the
+    // page shows who opened the request before (this view included).
+    const [helpRequest, assignees, contacts, replyBox, seenBy] = await Promise.all([
       helpRequests.get(institutionId, id),
       helpRequests.assignees(institutionId),
       studentApp.crisisContacts(institutionId),
       replyBoxData(services, institutionId),
+      privacy
+        .recordAccess(c.caller, institutionId, 'help_request', { helpRequestId: id }, 'console')
+        .then(() => privacy.seenBy(institutionId, id)),
     ]);
     return c.render(
       'console/help-request.eta',
       {
         ...helpRequestView(helpRequest, assignees, c.caller, pageOf(request), contacts),
         ...replyBox,
+        seenBy,
         ...extra,
       },
       status,

@@ -22,6 +22,7 @@ import { notificationRoutes } from './notifications.ts';
 import { oneRosterSourceRoutes } from './oneroster-source.ts';
 import { operatorRoutes } from './operator.ts';
 import { peopleRoutes } from './people.ts';
+import { accessLogRoutes, privacyRoutes } from './privacy.ts';
 import { runRoutes } from './runs.ts';
 import { savedReplyRoutes } from './saved-replies.ts';
 import { secretRoutes } from './secrets.ts';
@@ -51,6 +52,8 @@ const pages: PageModule[] = [
   dataTaxonomyRoutes,
   dataCampusRoutes,
   auditRoutes,
+  privacyRoutes,
+  accessLogRoutes,
 ];
 
 export async function registerConsole(parent: App, engine: Eta, services: Services): Promise<void> {

@@ -37,6 +37,7 @@ export function navigation(path: string, caller: StaffCaller, institution?: Inst
       { href: `${base}/oneroster-source`, label: 'OneRoster source', show: may('integrations') },
       { href: `${base}/people`, label: 'People', show: may('admin') },
       { href: `${base}/audit`, label: 'Audit', show: may('admin') },
+      { href: `${base}/privacy`, label: 'Privacy', show: may('admin') },
       // What students see: the calendar feeds, the crisis path's contacts, cohort start dates.
       { href: `${base}/calendar-feeds`, label: 'Calendar feeds', show: may('admin') },
       { href: `${base}/crisis-contacts`, label: 'Crisis contacts', show: may('admin') },

@@ -1,0 +1,222 @@
+// Admin API: privacy (docs/privacy.md). A student's export (found by id, email or SIS id; a POST
+// so that an email never sits in a URL or a log line), the confirmation of an erasure and the
+// erasure itself, the institution's retention periods, and the access log (who looked).
+import { Readable } from 'node:stream';
+import { Type } from 'typebox';
+import type { Services } from '../../../services.ts';
+import { callerOf, institutionOf } from '../../context/request-context.ts';
+import type { App } from '../../types.ts';
+import { adminSecurity, DateTime, errorResponses, SlugParams, Uuid } from '../schemas.ts';
+
+const Lookup = Type.Object(
+  {
+    student_id: Type.Optional(Type.String({ maxLength: 100 })),
+    email: Type.Optional(Type.String({ maxLength: 320 })),
+    student_id_ext: Type.Optional(Type.String({ maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
+const Counts = Type.Record(Type.String(), Type.Integer());
+const Period = Type.Object({
+  days: Type.Integer(),
+  set: Type.Boolean({ description: 'false: the default applies' }),
+  default: Type.Integer(),
+  min: Type.Integer(),
+  max: Type.Integer(),
+  what: Type.String(),
+});
+const periodNames = [
+  'resolved_requests_days',
+  'departed_students_days',
+  'run_errors_days',
+  'webhook_bodies_days',
+  'notifications_days',
+  'access_log_days',
+];
+const Retention = Type.Object(Object.fromEntries(periodNames.map((n) => [n, Period])));
+const RetentionBody = Type.Object(
+  Object.fromEntries(
+    periodNames.map((n) => [
+      n,
+      Type.Optional(Type.Union([Type.Integer(), Type.Null()], { description: 'days; null: the default' })),
+    ]),
+  ),
+  { additionalProperties: false },
+);
+
+export function adminPrivacyRoutes(app: App, services: Services): void {
+  const { privacy } = services;
+  const tags = ['admin: privacy'];
+  const security = adminSecurity;
+  const base = '/admin/v1/institutions/:slug';
+
+  app.post(
+    `${base}/student-exports`,
+    {
+      // A read, though a POST: an archived institution's students may still ask for their data.
+      config: { access: 'admin', whileArchived: true },
+      schema: {
+        tags,
+        security,
+        summary: 'Export everything held about one student (GDPR art. 15), as one JSON document',
+        description:
+          'Name the student by `student_id`, `email` (any case) or `student_id_ext`. The answer (streamed) holds ' +
+          'the student record, every help request with its timeline and events, enrolments, notifications, ' +
+          'sign-in links, sessions, the reads (`reads`) and changes (`writes`) recorded about them, and push ' +
+          'row errors naming them. The export is recorded in the access log and the admin audit.',
+        params: SlugParams,
+        body: Lookup,
+        response: {
+          200: Type.Unknown({ description: 'The export document (format ssp-student-export/1)' }),
+          ...errorResponses(400, 401, 403, 404),
+        },
+      },
+    },
+    async (request, reply) => {
+      const institution = institutionOf(request);
+      const { student_id: id, email, student_id_ext } = request.body;
+      const student = await privacy.findStudent(institution.id, { id, email, student_id_ext });
+      await privacy.recordAccess(
+        callerOf(request),
+        institution.id,
+        'export',
+        { studentId: student.id },
+        'api',
+      );
+      return reply
+        .type('application/json; charset=utf-8')
+        .header('content-disposition', `attachment; filename="student-${student.id}.json"`)
+        .send(Readable.from(privacy.exportChunks(institution, student)));
+    },
+  );
+
+  app.get(
+    `${base}/students/:id/erasure`,
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        security,
+        summary: 'What erasing a student would remove (the confirmation)',
+        params: Type.Object({ slug: Type.String(), id: Type.String({ maxLength: 100 }) }),
+        response: {
+          200: Type.Object({ student_id: Uuid(), email: Type.String(), removes: Counts }),
+          ...errorResponses(401, 403, 404),
+        },
+      },
+    },
+    async (request) => {
+      const { student, removes } = await privacy.preview(institutionOf(request).id, request.params.id);
+      return { student_id: student.id, email: student.email, removes };
+    },
+  );
+
+  app.post(
+    `${base}/erasures`,
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        security,
+        summary: 'Erase a student (GDPR art. 17): irreversible, idempotent',
+        description:
+          'Removes the student and their personal data everywhere docs/privacy.md names; their help requests stay ' +
+          'without their words, so statistics still count them. A `student.erased` webhook event tells receivers to ' +
+          'erase too. Erasing an erased student again answers 200 with `already_erased: true`. The admin audit ' +
+          'records who erased a student, not whom.',
+        params: SlugParams,
+        body: Type.Object({ student_id: Type.String({ maxLength: 100 }) }, { additionalProperties: false }),
+        response: {
+          200: Type.Object({
+            erasure_id: Uuid(),
+            already_erased: Type.Boolean(),
+            help_request_ids: Type.Array(Uuid()),
+            removed: Counts,
+          }),
+          ...errorResponses(400, 401, 403, 404),
+        },
+      },
+    },
+    async (request) =>
+      privacy.erase(institutionOf(request).id, request.body.student_id, callerOf(request).actor),
+  );
+
+  app.get(
+    `${base}/retention`,
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        security,
+        summary: 'Retention periods in force, with their defaults, floors and ceilings',
+        params: SlugParams,
+        response: { 200: Retention, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => privacy.retention(institutionOf(request).id),
+  );
+
+  app.patch(
+    `${base}/retention`,
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        security,
+        summary: 'Change retention periods (days; null returns one to its default)',
+        description:
+          'A period outside its floor and ceiling is 400 invalid_field naming it, with `min` and `max`.',
+        params: SlugParams,
+        body: RetentionBody,
+        response: { 200: Retention, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const id = institutionOf(request).id;
+      await privacy.setRetention(id, request.body as Record<string, unknown>);
+      return privacy.retention(id);
+    },
+  );
+
+  app.get(
+    `${base}/access-log`,
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        security,
+        summary: 'Who opened a help request, a student page or an export, newest first',
+        params: SlugParams,
+        querystring: Type.Object({
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
+          before: Type.Optional(
+            Type.Integer({ minimum: 1, description: 'The last id of the previous page' }),
+          ),
+        }),
+        response: {
+          200: Type.Object({
+            items: Type.Array(
+              Type.Object({
+                id: Type.Integer(),
+                actor_kind: Type.String(),
+                actor: Type.String(),
+                what: Type.String(),
+                help_request_id: Type.Union([Uuid(), Type.Null()]),
+                student_id: Type.Union([Uuid(), Type.Null()]),
+                surface: Type.String(),
+                at: DateTime(),
+              }),
+            ),
+          }),
+          ...errorResponses(401, 403, 404),
+        },
+      },
+    },
+    async (request) => ({
+      items: await privacy.accessLog(institutionOf(request).id, {
+        limit: request.query.limit ?? 100,
+        before: request.query.before,
+      }),
+    }),
+  );
+}

@@ -1,0 +1,144 @@
+// Privacy pages (admins; docs/privacy.md): a student's export (a readable page and the JSON
+// download), the confirmation and the erasure of a student, and the institution's retention
+// periods with the last retention run and the recent erasures. The pages call the privacy area's
+// functions with the request's institution, as the admin API does.
+import { Readable } from 'node:stream';
+import { Type } from 'typebox';
+import { ApiError } from '../../../errors.ts';
+import type { Services } from '../../../services.ts';
+import type { App } from '../../types.ts';
+import { ctx, institutionOf } from './context.ts';
+import { text } from './forms.ts';
+import { removedWords, retentionForm } from './privacy-view.ts';
+
+const Params = Type.Object({ slug: Type.String() });
+const StudentParams = Type.Object({ slug: Type.String(), id: Type.String({ maxLength: 100 }) });
+
+export function privacyRoutes(app: App, services: Services): void {
+  const { privacy } = services;
+  const admin = { access: 'admin' as const };
+
+  app.get(
+    '/:slug/students/:id/export',
+    { config: admin, schema: { hide: true, params: StudentParams } },
+    async (request) => {
+      const c = ctx(request);
+      const institution = institutionOf(request);
+      const student = await privacy.findStudent(institution.id, { id: request.params.id });
+      const [doc] = await Promise.all([
+        privacy.exportDocument(institution, student),
+        privacy.recordAccess(c.caller, institution.id, 'export', { studentId: student.id }, 'console'),
+      ]);
+      return c.render('console/student-export.eta', { doc, student });
+    },
+  );
+
+  app.get(
+    '/:slug/students/:id/export.json',
+    { config: admin, schema: { hide: true, params: StudentParams } },
+    async (request, reply) => {
+      const institution = institutionOf(request);
+      const student = await privacy.findStudent(institution.id, { id: request.params.id });
+      await privacy.recordAccess(
+        ctx(request).caller,
+        institution.id,
+        'export',
+        { studentId: student.id },
+        'console',
+      );
+      return reply
+        .type('application/json; charset=utf-8')
+        .header('content-disposition', `attachment; filename="student-${student.id}.json"`)
+        .send(Readable.from(privacy.exportChunks(institution, student)));
+    },
+  );
+
+  const confirmPage = (_slug: string, institutionId: string, id: string) =>
+    privacy.preview(institutionId, id);
+
+  app.get(
+    '/:slug/students/:id/erase',
+    { config: admin, schema: { hide: true, params: StudentParams } },
+    async (request) => {
+      const institution = institutionOf(request);
+      const preview = await confirmPage(institution.slug, institution.id, request.params.id);
+      const c = ctx(request);
+      return c.render('console/student-erase.eta', { ...preview, actor: c.caller.actor, errors: {} });
+    },
+  );
+
+  // The erasure is posted to a path that names no student (the id is in the form): the admin
+  // audit records the path, and must say that a student was erased, not whom.
+  app.post(
+    '/:slug/erasures',
+    { config: admin, schema: { hide: true, params: Params } },
+    async (request, reply) => {
+      const c = ctx(request);
+      const institution = institutionOf(request);
+      const id = text(request.body, 'student_id');
+      if (text(request.body, 'confirmed') !== 'yes') {
+        const preview = await confirmPage(institution.slug, institution.id, id);
+        const errors = { confirmed: 'Tick the box to confirm that this cannot be undone' };
+        return c.render('console/student-erase.eta', { ...preview, actor: c.caller.actor, errors }, 400);
+      }
+      await privacy.erase(institution.id, id, c.caller.actor);
+      return reply.redirect(`/console/${institution.slug}/students?done=student_erased`, 303);
+    },
+  );
+
+  const settingsPage = async (slug: string, institutionId: string) => {
+    const [periods, lastRun, erasures] = await Promise.all([
+      privacy.retention(institutionId),
+      privacy.lastRetentionRun(institutionId),
+      privacy.recentErasures(institutionId),
+    ]);
+    return { periods, lastRun, erasures, removedWords, action: `/console/${slug}/privacy` };
+  };
+
+  app.get('/:slug/privacy', { config: admin, schema: { hide: true, params: Params } }, async (request) => {
+    const institution = institutionOf(request);
+    const view = await settingsPage(institution.slug, institution.id);
+    return ctx(request).render('console/privacy.eta', { ...view, values: {}, errors: {} });
+  });
+
+  app.post(
+    '/:slug/privacy',
+    { config: admin, schema: { hide: true, params: Params } },
+    async (request, reply) => {
+      const c = ctx(request);
+      const institution = institutionOf(request);
+      const { values, input, errors } = retentionForm(request.body);
+      if (Object.keys(errors).length === 0) {
+        try {
+          await privacy.setRetention(institution.id, input);
+          return reply.redirect(`/console/${institution.slug}/privacy?done=retention_saved`, 303);
+        } catch (error) {
+          if (!(error instanceof ApiError) || typeof error.extra.field !== 'string') throw error;
+          const { min, max } = error.extra;
+          errors[error.extra.field] =
+            `Enter a whole number of days from ${min} to ${max}, or leave it empty for the default`;
+        }
+      }
+      const view = await settingsPage(institution.slug, institution.id);
+      return c.render('console/privacy.eta', { ...view, values, errors }, 400);
+    },
+  );
+}
+
+const ViewsQuery = Type.Object({ before: Type.Optional(Type.String({ maxLength: 20 })) });
+
+/** The audit's reads: who opened a request, a student's page or an export, newest first. */
+export function accessLogRoutes(app: App, services: Services): void {
+  app.get(
+    '/:slug/audit/views',
+    { config: { access: 'admin' }, schema: { hide: true, params: Params, querystring: ViewsQuery } },
+    async (request) => {
+      const institution = institutionOf(request);
+      const raw = request.query.before;
+      const before = raw && /^\d{1,15}$/.test(raw) ? Number(raw) : undefined;
+      const items = await services.privacy.accessLog(institution.id, { limit: 100, before });
+      const next = items.length === 100 ? items[items.length - 1].id : undefined;
+      return ctx(request).render('console/access-log.eta', { items, next });
+    },
+  );
+}

@@ -1,0 +1,88 @@
+// A student's export (GDPR article 15): everything the service holds about one student, found by
+// id, email or SIS id, as one JSON document: the student record, every help request with its
+// conversation, notes, events and status history, enrolments, notifications sent about them,
+// their sign-in links and sessions, and the reads (access log) and writes (admin audit) recorded
+// about them, and push-history row errors naming them. `exportChunks` yields the document in
+// pieces (help requests a page at a time) for the API to stream; `exportDocument` builds it whole
+// for the console's readable page.
+import type { Queryable } from '../../db/db.ts';
+import { ApiError } from '../../errors.ts';
+import { type ExportedStudent, findStudent, requestPage, section } from './export-queries.ts';
+
+export const EXPORT_FORMAT = 'ssp-student-export/1';
+const SECTIONS = [
+  'enrolments',
+  'notifications',
+  'sign_in_links',
+  'sessions',
+  'reads',
+  'writes',
+  'push_history',
+];
+const REQUEST_PAGE = 100;
+
+export interface StudentLookup {
+  id?: string;
+  email?: string;
+  student_id_ext?: string;
+}
+
+/** The student a lookup names; 404 student_not_found when none (or the lookup names nothing). */
+export async function requireStudent(db: Queryable, institutionId: string, by: StudentLookup) {
+  const id = by.id && /^[0-9a-f-]{36}$/i.test(by.id) ? by.id : undefined;
+  const found =
+    id || by.email || by.student_id_ext
+      ? await findStudent(db, institutionId, { id, email: by.email, student_id_ext: by.student_id_ext })
+      : undefined;
+  if (!found)
+    throw new ApiError('student_not_found', { detail: 'no student matches the id, email or SIS id given' });
+  return found;
+}
+
+async function* requests(db: Queryable, institutionId: string, studentId: string) {
+  let after: string | null = null;
+  for (;;) {
+    const page = await requestPage(db, institutionId, studentId, after, REQUEST_PAGE);
+    for (const row of page) yield row.request;
+    if (page.length < REQUEST_PAGE) return;
+    after = page[page.length - 1].id;
+  }
+}
+
+/** The document as JSON text pieces, in order; nothing of it is held whole. */
+export async function* exportChunks(
+  db: Queryable,
+  institution: { id: string; slug: string },
+  student: ExportedStudent,
+  now: Date,
+): AsyncGenerator<string> {
+  const head = {
+    format: EXPORT_FORMAT,
+    exported_at: now.toISOString(),
+    institution: institution.slug,
+    student,
+  };
+  yield `${JSON.stringify(head).slice(0, -1)},"help_requests":[`;
+  let first = true;
+  for await (const request of requests(db, institution.id, student.id)) {
+    yield (first ? '' : ',') + JSON.stringify(request);
+    first = false;
+  }
+  yield ']';
+  // The smaller sections are read at once (each is bounded by one student's rows).
+  const values = await Promise.all(SECTIONS.map((name) => section(db, name, institution.id, student.id)));
+  for (const [i, name] of SECTIONS.entries()) yield `,${JSON.stringify(name)}:${JSON.stringify(values[i])}`;
+  yield '}';
+}
+
+/** The whole document as an object (the console's readable page). */
+export async function exportDocument(
+  db: Queryable,
+  institution: { id: string; slug: string },
+  student: ExportedStudent,
+  now: Date,
+): Promise<Record<string, unknown>> {
+  let text = '';
+  for await (const chunk of exportChunks(db, institution, student, now)) text += chunk;
+  return JSON.parse(text);
+}

@@ -1,0 +1,77 @@
+// Retention worker: every `pollMs` (an hour by default) it sweeps each institution once
+// (src/domain/privacy/retention.ts): what has passed its period is erased in bounded batches.
+// Several workers may run at once: every batch selects what is still there and erasing twice
+// changes nothing, so they only share the work less efficiently.
+import type { Db } from '../db/db.ts';
+import { DEFAULT_RETENTION, type RetentionOptions, runRetention } from '../domain/privacy/retention.ts';
+import { institutionIds } from '../domain/privacy/retention-queries.ts';
+import { createPrivacyService } from '../domain/privacy/service.ts';
+import type { Clock } from '../lib/clock.ts';
+import { pollLoop } from '../lib/poll-loop.ts';
+
+export interface RetentionWorkerLogger {
+  info(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export function createRetentionWorker(options: {
+  db: Db;
+  clock: Clock;
+  logger?: RetentionWorkerLogger;
+  pollMs?: number;
+  retention?: Partial<RetentionOptions>;
+}) {
+  const deps = { db: options.db, clock: options.clock };
+  const settings = { ...DEFAULT_RETENTION, ...options.retention };
+  const log = options.logger;
+
+  /** One sweep of every institution; the total removed. */
+  async function runOnce(): Promise<{ claimed: number }> {
+    let total = 0;
+    for (const id of await institutionIds(options.db)) {
+      try {
+        const removed = await runRetention(deps, id, settings);
+        const n = Object.values(removed).reduce((a, b) => a + (b ?? 0), 0);
+        if (n > 0) log?.info({ institution_id: id, removed }, 'retention removed data past its period');
+        total += n;
+      } catch (error) {
+        log?.error({ err: error, institution_id: id }, 'retention run failed');
+      }
+    }
+    return { claimed: total };
+  }
+
+  const poller = pollLoop({
+    round: runOnce,
+    // A sweep always finishes what each run allows; the next one waits for the interval.
+    full: () => false,
+    pollMs: options.pollMs ?? 3_600_000,
+    onError: (error) => log?.error({ err: error }, 'retention sweep failed'),
+  });
+
+  return {
+    runOnce,
+    start(): void {
+      if (poller.running) return;
+      log?.info({}, 'retention worker started');
+      poller.start();
+    },
+    stop: (waitMs = 5_000) => poller.stop(waitMs),
+  };
+}
+
+export type RetentionWorker = ReturnType<typeof createRetentionWorker>;
+
+/** The privacy service and its retention worker (not started; built once, like the other workers). */
+export function createPrivacyParts(db: Db, clock: Clock) {
+  let worker: RetentionWorker | undefined;
+  return {
+    /** Exports, erasures, retention and the access log (docs/privacy.md). */
+    privacy: createPrivacyService({ db, clock }),
+    retentionWorker(logger: RetentionWorkerLogger): RetentionWorker {
+      worker ??= createRetentionWorker({ db, clock, logger });
+      return worker;
+    },
+    stopRetention: async () => worker?.stop(),
+  };
+}
