@@ -59,24 +59,27 @@ export interface ServiceDeps {
 /** ioredis, loaded only when REDIS_URL is set (about 2 MB of heap the embedded default does without). */
 const loadRedis = (): typeof Redis => createRequire(import.meta.url)('ioredis').Redis;
 
+/** The shared rate-limit store, when REDIS_URL names one. */
+function redisFromConfig(url: string | undefined): Redis | undefined {
+  if (!url) return undefined;
+  const redis = new (loadRedis())(url, {
+    // While Redis is unreachable, rate-limit commands fail at once (and requests are served
+    // unlimited) instead of queueing behind a reconnect; a slow Redis costs 200 ms at most.
+    enableOfflineQueue: false,
+    commandTimeout: 200,
+    connectTimeout: 1000,
+    maxRetriesPerRequest: 1,
+  });
+  // A lost Redis connection is reported by the rate limiter per request; it must not crash the process.
+  redis.on('error', () => {});
+  return redis;
+}
+
 export function createServices(deps: ServiceDeps) {
   const { db, config } = deps;
   const clock = deps.clock ?? systemClock;
   const ownsRedis = !deps.redis && Boolean(config.redisUrl);
-  const redis =
-    deps.redis ??
-    (config.redisUrl
-      ? new (loadRedis())(config.redisUrl, {
-          // While Redis is unreachable, rate-limit commands fail at once (and requests are served
-          // unlimited) instead of queueing behind a reconnect; a slow Redis costs 200 ms at most.
-          enableOfflineQueue: false,
-          commandTimeout: 200,
-          connectTimeout: 1000,
-          maxRetriesPerRequest: 1,
-        })
-      : undefined);
-  // A lost Redis connection is reported by the rate limiter per request; it must not crash the process.
-  redis?.on('error', () => {});
+  const redis = deps.redis ?? redisFromConfig(config.redisUrl);
 
   const keyring = deps.keyring ?? keyringFromConfig(config);
   const institutions = createInstitutionsService(db);
