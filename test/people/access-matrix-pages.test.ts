@@ -42,6 +42,7 @@ const table: [RegExp, Access][] = [
   [/^(GET|POST) \/console\/:slug\/secrets\/help-sync(\/|$)/, 'integrations'],
   [/^(GET|POST) \/console\/:slug\/webhooks(\/|$)/, 'integrations'],
   [/^(GET|POST) \/console\/:slug\/oneroster-source(\/|$)/, 'integrations'],
+  [/^POST \/console\/:slug\/identity-provider$/, 'integrations'],
   [
     /^(GET|POST) \/console\/:slug\/(secrets|people|identity-provider|runs|full-syncs|calendar-feeds|crisis-contacts|cohorts|time-zone|audit|audit\.csv)(\/|$)/,
     'admin',

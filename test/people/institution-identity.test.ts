@@ -159,7 +159,10 @@ describeEachDatabase(
         ).statusCode,
         200,
       );
-      const admin = await personBrowser(ctx(), tenant, { roles: ['admin'] });
+      const admin = await personBrowser(ctx(), tenant, {
+        roles: ['admin'],
+        permissions: ['manage_integrations'],
+      });
       const save = await postForm(ctx, admin, `/console/${tenant.slug}/identity-provider`, [
         ['issuer', idp.issuer],
         ['client_id', TEST_CLIENT.client_id],

@@ -74,6 +74,12 @@ export const IdentityProvider = Type.Object({
     description: 'The client secret is stored (encrypted); it is never returned',
   }),
   email_domains: Type.Array(Type.String()),
+  links_held_since: Type.Union([DateTime(), Type.Null()], {
+    description:
+      'Set when the issuer was last changed by someone other than the platform operator: people and students ' +
+      'who existed before then are not linked to an account at this issuer by their email until the operator ' +
+      'confirms the issuer (POST …/identity-provider/confirmation); null when linking is open',
+  }),
   created_at: DateTime(),
   updated_at: DateTime(),
 });
@@ -93,7 +99,9 @@ export const ProviderBody = Type.Object(
         minLength: 1,
         maxLength: 2000,
         nonBlank: true,
-        description: 'Required the first time; omit to keep the stored one',
+        description:
+          'Required the first time and whenever the issuer changes (the stored secret is never sent to another ' +
+          'issuer); omit it to keep the stored one',
       }),
     ),
     email_domains: Type.Optional(

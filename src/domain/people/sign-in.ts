@@ -41,6 +41,8 @@ const matchMessages: Record<MatchFailure, string> = {
     'This person is already linked to another account at your identity provider. Sign in with that account, or ask an administrator.',
   email_ambiguous:
     'Your email address contains characters that read as other letters when capitals are ignored, so it cannot be matched safely. Ask an administrator.',
+  link_confirmation_required:
+    "Your institution's sign-in provider was changed recently, and accounts that existed before the change can use it only once the platform operator has confirmed it. Ask an administrator to contact the operator.",
 };
 
 /** Failures of the provider rather than of this sign-in answer 502; the rest 400. */
