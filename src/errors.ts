@@ -42,6 +42,8 @@ export const errorStatus = {
   help_request_not_found: 404,
   attempt_not_found: 404,
   student_not_found: 404,
+  // 405: the path exists but takes other methods (the `Allow` header and `allowed` name them)
+  method_not_allowed: 405,
   // 409
   conflict: 409,
   // 409: a display name or an email domain that another institution holds (field: name, email_domains)

@@ -34,8 +34,10 @@ function validationError(error: FastifyError): ApiError {
     const field = [pointer, missing].filter(Boolean).join('.');
     return new ApiError('missing_field', { field, detail: `${field} is required` });
   }
+  // A field is named by its name alone wherever it was sent (`offset`, not `querystring.offset`):
+  // one endpoint never takes the same name in two places.
   const where =
-    error.validationContext === 'body' ? pointer || 'body' : `${error.validationContext}.${pointer}`;
+    pointer || (error.validationContext === 'body' ? 'body' : (error.validationContext ?? 'request'));
   // The storable-text patterns of src/app/api/schemas.ts: say what they mean, not the regex.
   const storable = first.keyword === 'pattern' && String(params.pattern ?? '').includes('\\u0000');
   // A choice among literals fails once per literal: name them all.

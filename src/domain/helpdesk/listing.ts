@@ -43,14 +43,14 @@ export function parseAssigned(value: string, me: string | undefined): Assignment
   if (value === 'me') {
     if (me === undefined)
       throw new ApiError('invalid_field', {
-        field: 'querystring.assigned',
+        field: 'assigned',
         detail: 'assigned=me needs a signed-in person; a token caller names the person by id',
       });
     return { kind: 'person', personId: me };
   }
   if (uuidPattern.test(value)) return { kind: 'person', personId: value.toLowerCase(), checked: false };
   throw new ApiError('invalid_field', {
-    field: 'querystring.assigned',
+    field: 'assigned',
     detail: 'assigned must be me, none, any or the id of a person of this institution',
   });
 }
