@@ -35,6 +35,8 @@ export const errorStatus = {
   own_roles_unchangeable: 403,
   // 403: only the platform operator assigns an institution's email domains
   email_domains_operator_only: 403,
+  // 403: only the platform operator renames an institution (docs/display-names.md)
+  institution_name_operator_only: 403,
   // 404
   not_found: 404,
   cohort_not_found: 404,

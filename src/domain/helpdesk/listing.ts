@@ -16,7 +16,7 @@ export const helpRequestOrder: KeysetOrder = { listing: 'help-requests', key: ['
 /** Open crisis requests first, then newest first (the inbox's order). */
 export const crisisFirstOrder: KeysetOrder = {
   listing: 'help-requests-crisis-first',
-  key: ['int', 'timestamp', 'uuid'],
+  key: ['int32', 'timestamp', 'uuid'],
 };
 
 export const listOrders = ['newest', 'crisis_first'] as const;

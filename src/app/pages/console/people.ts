@@ -154,7 +154,7 @@ export function peopleRoutes(app: App, services: Services): void {
         return c.render('console/confirm.eta', personConfirmView(person, action, page));
       }
       try {
-        if (action === 'remove') await removePerson(deps, institutionId, id);
+        if (action === 'remove') await removePerson(deps, institutionId, id, c.caller);
         else await endPersonSessions(deps, institutionId, id);
       } catch (error) {
         const refused = refusalOf(error, []);
