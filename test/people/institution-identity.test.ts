@@ -64,14 +64,14 @@ describeEachDatabase(
       });
       assert.equal(slugTaken.json().error, 'conflict');
 
+      // Only the operator renames (test/people/institution-lookalikes.test.ts).
       const other = await seedTenant(ctx());
-      const admin = await personBrowser(ctx(), other, { roles: ['admin'] });
-      const rename = await admin.request('PATCH', `/admin/v1/institutions/${other.slug}`, {
+      const rename = await ctx().admin('PATCH', `/admin/v1/institutions/${other.slug}`, {
         name: name.toUpperCase(),
       });
       assert.equal(rename.statusCode, 409, rename.body);
       assert.equal(rename.json().error, 'institution_name_taken');
-      const fine = await admin.request('PATCH', `/admin/v1/institutions/${other.slug}`, {
+      const fine = await ctx().admin('PATCH', `/admin/v1/institutions/${other.slug}`, {
         name: `${name} of Art`,
       });
       assert.equal(fine.statusCode, 200, fine.body);

@@ -2,7 +2,7 @@
 // API uses them as its request and response schemas and the console types its view models and
 // checks its forms with them, so the two cannot drift apart.
 import { type Static, Type } from 'typebox';
-import { DateTime, Text, Uuid } from '../../lib/schema.ts';
+import { DateTime, DisplayName, Text, Uuid } from '../../lib/schema.ts';
 import { type Permission, permissions, type Role, roles } from '../access/policy.ts';
 
 export const RoleSchema = Type.Union(
@@ -42,7 +42,7 @@ export type Person = Omit<Static<typeof Person>, 'roles' | 'permissions'> & {
 export const InviteBody = Type.Object(
   {
     email: Email,
-    name: Text({ minLength: 1, maxLength: 200, nonBlank: true }),
+    name: DisplayName({ minLength: 1, maxLength: 200 }),
     roles: Type.Array(RoleSchema, { minItems: 1, maxItems: 2 }),
     permissions: Type.Optional(Type.Array(PermissionSchema, { maxItems: 1 })),
   },
@@ -53,7 +53,7 @@ export type InviteBody = Static<typeof InviteBody>;
 /** What changing a person takes; fields left out are kept. */
 export const PersonChangeBody = Type.Object(
   {
-    name: Type.Optional(Text({ minLength: 1, maxLength: 200, nonBlank: true })),
+    name: Type.Optional(DisplayName({ minLength: 1, maxLength: 200 })),
     roles: Type.Optional(Type.Array(RoleSchema, { minItems: 1, maxItems: 2 })),
     permissions: Type.Optional(Type.Array(PermissionSchema, { maxItems: 1 })),
   },
@@ -63,7 +63,7 @@ export type PersonChangeBody = Static<typeof PersonChangeBody>;
 
 /** What adding a platform operator takes. */
 export const NewOperatorBody = Type.Object(
-  { email: Email, name: Text({ minLength: 1, maxLength: 200, nonBlank: true }) },
+  { email: Email, name: DisplayName({ minLength: 1, maxLength: 200 }) },
   { additionalProperties: false },
 );
 
