@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { describeEachDatabase, type SeededTenant, seedTenant, type TestContext } from '../helpers/app.ts';
 import { type DevIdp, signInThroughProvider, startTestIdp, TEST_CLIENT } from '../helpers/idp.ts';
-import { invitePerson, personBrowser } from '../helpers/people.ts';
+import { invitePerson, operatorBrowser, personBrowser } from '../helpers/people.ts';
 
 const PUBLIC = 'http://127.0.0.1:3000';
 const client = { ...TEST_CLIENT, redirect_uris: [`${PUBLIC}/auth/callback`] };
@@ -135,11 +135,24 @@ describeEachDatabase(
       const newcomer = await signIn(ctx(), tenant, `new-${tenant.slug}`);
       assert.equal(newcomer.personId, invited.id, newcomer.done.body);
 
-      // Only the operator confirms the issuer; then existing people link at it.
+      // Only the operator confirms the issuer; then existing people link at it. The console's
+      // People page says a confirmation is awaited, and offers it to the operator only.
       const confirmation = `${providerPath(tenant)}/confirmation`;
       assert.equal((await holder2.request('POST', confirmation)).statusCode, 403);
-      const confirmed = await ctx().admin('POST', confirmation);
-      assert.equal(confirmed.statusCode, 200, confirmed.body);
+      const holderPage = await holder2.request('GET', `/console/${tenant.slug}/people`);
+      assert.match(holderPage.body, /until the platform operator confirms it/);
+      assert.doesNotMatch(holderPage.body, /Confirm this issuer/);
+      const operator = await operatorBrowser(ctx());
+      const operatorPage = await operator.request('GET', `/console/${tenant.slug}/people`);
+      assert.match(operatorPage.body, /Confirm this issuer/);
+      const confirmedInConsole = await ctx().app.inject({
+        method: 'POST',
+        url: `/console/${tenant.slug}/identity-provider/confirmation`,
+        headers: { cookie: operator.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ _csrf: operator.csrf }).toString(),
+      });
+      assert.equal(confirmedInConsole.statusCode, 303, confirmedInConsole.body);
+      const confirmed = await ctx().admin('GET', providerPath(tenant));
       assert.equal(confirmed.json().links_held_since, null);
       const afterConfirmation = await signIn(ctx(), tenant, `r-${tenant.slug}`);
       assert.equal(afterConfirmation.personId, holder.id, afterConfirmation.done.body);

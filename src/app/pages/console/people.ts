@@ -7,7 +7,7 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { grants } from '../../../domain/access/policy.ts';
-import { findProvider, putProvider } from '../../../domain/people/identity-providers.ts';
+import { confirmProvider, findProvider, putProvider } from '../../../domain/people/identity-providers.ts';
 import {
   endPersonSessions,
   getPerson,
@@ -56,7 +56,12 @@ export function peopleRoutes(app: App, services: Services): void {
       caller.kind === 'operator' || (caller.kind === 'person' && grants(caller, 'integrations'));
     return ctx(request).render(
       'console/people.eta',
-      { ...peopleView(people, idp, settings.publicBaseUrl), mayChangeProvider, ...extra },
+      {
+        ...peopleView(people, idp, settings.publicBaseUrl),
+        mayChangeProvider,
+        mayConfirmProvider: caller.kind === 'operator',
+        ...extra,
+      },
       status,
     );
   };
@@ -117,6 +122,16 @@ export function peopleRoutes(app: App, services: Services): void {
         return overview(request, shown(refused), refused.status);
       }
       return reply.redirect(`${pageOf(request)}?done=provider_saved`, 303);
+    },
+  );
+
+  // The operator confirms an issuer set by an admin (docs/sign-in.md, "Changing the identity provider").
+  app.post(
+    '/:slug/identity-provider/confirmation',
+    { config: { access: 'operator' }, schema: listSchema },
+    async (request, reply) => {
+      await confirmProvider({ db, clock }, institutionOf(request).id);
+      return reply.redirect(`${pageOf(request)}?done=provider_confirmed`, 303);
     },
   );
 
