@@ -147,13 +147,8 @@ export async function putProvider(
   const secret =
     input.client_secret ??
     (existing && !issuerChanged ? keyring.decrypt(existing.client_secret_encrypted) : undefined);
-  if (!secret) {
-    throw new ApiError('missing_field', {
-      field: 'client_secret',
-      detail: existing
-        ? 'the issuer changed: send the client secret registered at the new issuer (the stored one is never sent to another issuer)'
-        : 'client_secret is required',
-    });
+  if (!secret && !existing) {
+    throw new ApiError('missing_field', { field: 'client_secret', detail: 'client_secret is required' });
   }
   const domains = await checkDomains(
     db,
@@ -162,14 +157,22 @@ export async function putProvider(
     input.email_domains,
     by,
   );
+  // Discovery sends no secret: a new issuer is read (and a bad one refused) before the secret is asked for.
   try {
-    await oidc.check({ issuer, clientId: input.client_id, clientSecret: secret });
+    await oidc.check({ issuer, clientId: input.client_id, clientSecret: secret ?? '' });
   } catch (error) {
     if (!(error instanceof SignInError)) throw error;
     throw new ApiError(error.code === 'url_not_allowed' ? 'url_not_allowed' : 'invalid_field', {
       field: 'issuer',
       detail: `the issuer could not be used: ${error.message}`,
       reason: error.code,
+    });
+  }
+  if (!secret) {
+    throw new ApiError('missing_field', {
+      field: 'client_secret',
+      detail:
+        'the issuer changed: send the client secret registered at the new issuer (the stored one is never sent to another issuer)',
     });
   }
   try {
