@@ -29,6 +29,10 @@ export interface Config {
   signInRateLimitPerMinute: number;
   /** Sign-ins under way (started, not yet back from the provider) at most, platform-wide. */
   signInPendingMax: number;
+  /** Sign-ins under way to one institution at most. */
+  signInPendingPerInstitution: number;
+  /** Sign-ins under way from one client network (IPv4 /24, IPv6 /64) at most. */
+  signInPendingPerNetwork: number;
   /** Development only: let webhook endpoints and outbound fetches reach loopback addresses. */
   allowLoopbackOutbound: boolean;
   /** Run the background workers (outbox delivery, schedules) inside the HTTP process. */
@@ -160,6 +164,8 @@ export function loadConfig(env: Env = process.env): Config {
     helpSyncRateLimitPerMinute: int('HELP_SYNC_RATE_LIMIT_PER_MINUTE', 120, 1, 1_000_000),
     signInRateLimitPerMinute: int('SIGN_IN_RATE_LIMIT_PER_MINUTE', 30, 1, 1_000_000),
     signInPendingMax: int('SIGN_IN_PENDING_MAX', 10_000, 1, 10_000_000),
+    signInPendingPerInstitution: int('SIGN_IN_PENDING_PER_INSTITUTION', 2_000, 1, 10_000_000),
+    signInPendingPerNetwork: int('SIGN_IN_PENDING_PER_NETWORK', 200, 1, 10_000_000),
     allowLoopbackOutbound: bool('ALLOW_LOOPBACK_OUTBOUND', false),
     runWorkers: bool('RUN_WORKERS', true),
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),

@@ -35,6 +35,8 @@ export const errorStatus = {
   own_roles_unchangeable: 403,
   // 403: only the platform operator assigns an institution's email domains
   email_domains_operator_only: 403,
+  // 403: only the platform operator renames an institution (docs/display-names.md)
+  institution_name_operator_only: 403,
   // 404
   not_found: 404,
   cohort_not_found: 404,
@@ -42,6 +44,8 @@ export const errorStatus = {
   help_request_not_found: 404,
   attempt_not_found: 404,
   student_not_found: 404,
+  // 405: the path exists but takes other methods (the `Allow` header and `allowed` name them)
+  method_not_allowed: 405,
   // 409
   conflict: 409,
   // 409: a display name or an email domain that another institution holds (field: name, email_domains)

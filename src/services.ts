@@ -141,6 +141,8 @@ export function createServices(deps: ServiceDeps) {
       providers: identityProviders,
       publicBaseUrl: config.publicBaseUrl,
       pendingMax: config.signInPendingMax,
+      pendingPerInstitution: config.signInPendingPerInstitution,
+      pendingPerNetwork: config.signInPendingPerNetwork,
     }),
     adminAudit: createAdminAudit(db, clock),
     /** The admin audit and the help-request audit as admins read them (filtered, paged, exported). */

@@ -7,6 +7,7 @@ import type { Services } from '../services.ts';
 import { installErrorHandling } from './api/errors.ts';
 import { registerApi } from './api/index.ts';
 import { registerOpenApi } from './api/openapi.ts';
+import { recordRouteMethods } from './context/allowed-methods.ts';
 import { registerIdempotency } from './context/idempotency.ts';
 import { registerRateLimit } from './context/rate-limit.ts';
 import { registerRequestContext } from './context/request-context.ts';
@@ -49,6 +50,25 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
   };
 }
 
+/** Where the HTML pages live: a malformed address under them still answers as a page. */
+const pagePrefixes = ['/console', '/app', '/auth'];
+
+/**
+ * The URL to route: as sent, unless its path cannot be percent-decoded (`/console/%E0%A4%A`) and
+ * names a page, which is then routed to that surface's not-found page instead of the JSON 400
+ * the router would answer (the JSON API keeps its 400 `invalid_request`).
+ */
+export function routableUrl(url: string): string {
+  const path = url.split('?')[0];
+  try {
+    decodeURIComponent(path);
+    return url;
+  } catch {
+    const prefix = pagePrefixes.find((p) => path === p || path.startsWith(`${p}/`));
+    return prefix === undefined ? url : `${prefix}/--malformed-address--`;
+  }
+}
+
 /** A client's request id, when it is a short safe token (letters, digits, `.`, `_`, `-`; 64 at most). */
 export function clientRequestId(header: string | string[] | undefined): string | undefined {
   return typeof header === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(header) ? header : undefined;
@@ -72,6 +92,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     // a row carrying one stays that row's problem, not the whole batch's (see the JSON parser).
     onProtoPoisoning: 'remove',
     onConstructorPoisoning: 'remove',
+    rewriteUrl: (request) => routableUrl(request.url ?? '/'),
     // Errors raised before routing (a malformed URL, say) get the same flat body as the rest.
     frameworkErrors: (error, _request, reply) => {
       (reply as FastifyReply).status(400).send({ error: 'invalid_request', detail: error.message });
@@ -104,6 +125,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     reply.header('x-request-id', request.id);
   });
 
+  // Every route is recorded as it is added, so a wrong method on a known path answers 405.
+  app.decorate('allowedMethods', recordRouteMethods(app));
   // The JSON error body is the application's default answer; each page surface sets its own.
   installErrorHandling(app);
   // Cookies are parsed (an onRequest hook of their own) before the context reads the session.

@@ -14,8 +14,8 @@ import { ApiError } from '../errors.ts';
 import { uuidPattern } from './ids.ts';
 import { isStorableText } from './text.ts';
 
-/** The type of one part of a sort key, as the query casts it. */
-export type KeyPart = 'text' | 'uuid' | 'timestamp' | 'date' | 'int';
+/** The type of one part of a sort key, as the query casts it (`int32`: a 4-byte integer, `int`: a bigint). */
+export type KeyPart = 'text' | 'uuid' | 'timestamp' | 'date' | 'int' | 'int32';
 
 export type CursorKey = readonly (string | number)[];
 
@@ -69,13 +69,15 @@ function checksum(payload: Buffer): string {
 }
 
 const timestampPattern =
-  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(\.\d{1,6})?(Z|[+-]\d{2}(:?\d{2})?)$/;
+  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(\.\d{1,6})?(Z|[+-](\d{2})(?::?(\d{2}))?)$/;
 const datePattern = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 function validPart(part: KeyPart, value: unknown): boolean {
   switch (part) {
     case 'int':
       return Number.isSafeInteger(value);
+    case 'int32':
+      return Number.isSafeInteger(value) && Math.abs(value as number) < 2 ** 31;
     case 'uuid':
       return typeof value === 'string' && uuidPattern.test(value);
     case 'text':
@@ -91,10 +93,17 @@ function validPart(part: KeyPart, value: unknown): boolean {
         validDate(m[1], m[2], m[3]) &&
         Number(m[4]) < 24 &&
         Number(m[5]) < 60 &&
-        Number(m[6]) < 60
+        Number(m[6]) < 60 &&
+        validOffset(m[9], m[10])
       );
     }
   }
+}
+
+/** A UTC offset PostgreSQL takes: at most 15:59 either way (beyond, SQLSTATE 22009). */
+function validOffset(hours: string | undefined, minutes: string | undefined): boolean {
+  if (hours === undefined) return true;
+  return Number(hours) <= 15 && Number(minutes ?? 0) < 60;
 }
 
 function validDate(year: string, month: string, day: string): boolean {

@@ -40,6 +40,28 @@ export const Text = (
   return Type.String({ ...rest, pattern: nonBlank ? nonBlankTextPattern : storableTextPattern });
 };
 
+/**
+ * A display name (docs/display-names.md): storable, non-blank, and without control characters
+ * (Cc, and the line and paragraph separators) or format characters (Cf: soft hyphen, zero-width
+ * space, direction marks and embeddings, tags...), which make two different names look the same
+ * or a name show as something else. The zero-width non-joiner and joiner (U+200C, U+200D) stay
+ * allowed: Persian and Indic names are spelt with them, and emoji sequences use the joiner.
+ */
+/** The characters of a display name, as a pattern (run with the `u` flag). */
+export const displayNameCharacters = '(?:[^\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\uD800-\\uDFFF]|[\\u200C\\u200D])*';
+
+/** Whether text holds only what a display name may (blank or not): see DisplayName. */
+export function isDisplayText(value: string): boolean {
+  return new RegExp(`^${displayNameCharacters}$`, 'u').test(value);
+}
+
+export const DisplayName = (
+  options: { minLength?: number; maxLength?: number; description?: string; nonBlank?: boolean } = {},
+) => {
+  const { nonBlank = true, ...rest } = options;
+  return Type.String({ ...rest, pattern: `^${nonBlank ? '(?=[\\s\\S]*\\S)' : ''}${displayNameCharacters}$` });
+};
+
 export const Uuid = (description?: string) => Type.String({ format: 'uuid', description });
 
 /** A time stamp: a Date in code, ISO 8601 UTC on the wire. */

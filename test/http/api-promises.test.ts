@@ -15,12 +15,12 @@ describeEachDatabase('unknown query parameters', (ctx) => {
     const offset = await ctx().admin('GET', `/admin/v1/institutions/${tenant.slug}/students?offset=100`);
     assert.equal(offset.statusCode, 400);
     assert.equal(offset.json().error, 'unknown_parameter');
-    assert.equal(offset.json().field, 'querystring.offset');
+    assert.equal(offset.json().field, 'offset');
     assert.match(offset.json().detail, /cursor/);
 
     const typo = await ctx().admin('GET', `/admin/v1/institutions/${tenant.slug}/students?programme=x`);
     assert.equal(typo.statusCode, 400);
-    assert.equal(typo.json().field, 'querystring.programme');
+    assert.equal(typo.json().field, 'programme');
 
     // Parameters of an intersected schema (paging plus filters) are all known.
     const known = await ctx().admin(
@@ -39,7 +39,7 @@ describeEachDatabase('unknown query parameters', (ctx) => {
       body: { cohort_id: tenant.cohortId, students: [{ email: 'q@example.edu', student_id_ext: 'q1' }] },
     });
     assert.equal(feed.statusCode, 400);
-    assert.equal(feed.json().field, 'querystring.dry_run');
+    assert.equal(feed.json().field, 'dry_run');
     const { rows } = await ctx().db.query(
       'SELECT count(*)::int AS n FROM students WHERE institution_id = $1',
       [tenant.institutionId],
@@ -74,7 +74,7 @@ describeEachDatabase('unknown query parameters', (ctx) => {
           const response = await ctx().admin('GET', url);
           assert.ok(response.statusCode < 500, `${response.statusCode} for ${JSON.stringify(name)}`);
           if (response.statusCode === 400 && response.json().error === 'unknown_parameter') {
-            assert.equal(response.json().field, `querystring.${name}`);
+            assert.equal(response.json().field, name);
           }
         },
       ),

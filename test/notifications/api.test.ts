@@ -43,7 +43,7 @@ describeEachDatabase('notifications API: refusals', (ctx) => {
     const list = `/admin/v1/institutions/${tenant.slug}/notifications`;
     const bogus = await ctx().admin('GET', `${list}?state=bogus`);
     assert.equal(bogus.statusCode, 400);
-    assert.equal(bogus.json().field, 'querystring.state');
+    assert.equal(bogus.json().field, 'state');
     assert.equal((await ctx().admin('GET', `${list}?limit=0`)).statusCode, 400);
     assert.equal((await ctx().admin('GET', `${list}?limit=201`)).statusCode, 400);
     assert.equal((await ctx().admin('GET', `${list}?limit=200`)).statusCode, 200);

@@ -42,6 +42,8 @@ const table: [RegExp, Access][] = [
   [/^(GET|POST) \/console\/:slug\/secrets\/help-sync(\/|$)/, 'integrations'],
   [/^(GET|POST) \/console\/:slug\/webhooks(\/|$)/, 'integrations'],
   [/^(GET|POST) \/console\/:slug\/oneroster-source(\/|$)/, 'integrations'],
+  [/^POST \/console\/:slug\/identity-provider\/confirmation$/, 'operator'],
+  [/^POST \/console\/:slug\/identity-provider$/, 'integrations'],
   [
     /^(GET|POST) \/console\/:slug\/(secrets|people|identity-provider|runs|full-syncs|calendar-feeds|crisis-contacts|cohorts|time-zone|audit|audit\.csv|saved-replies)(\/|$)/,
     'admin',
@@ -67,6 +69,10 @@ const sameChange: [console: string, api: string][] = [
   ['POST /console/:slug/people/:id/sessions', 'DELETE /admin/v1/institutions/:slug/people/:id/sessions'],
   ['POST /console/:slug/people/:id/remove', 'DELETE /admin/v1/institutions/:slug/people/:id'],
   ['POST /console/:slug/identity-provider', 'PUT /admin/v1/institutions/:slug/identity-provider'],
+  [
+    'POST /console/:slug/identity-provider/confirmation',
+    'POST /admin/v1/institutions/:slug/identity-provider/confirmation',
+  ],
   ['POST /console/:slug/inbox/:id/status', 'POST /admin/v1/institutions/:slug/help-requests/:id/status'],
   ['POST /console/:slug/inbox/:id/notes', 'POST /admin/v1/institutions/:slug/help-requests/:id/notes'],
   ['POST /console/:slug/inbox/:id/reply', 'POST /admin/v1/institutions/:slug/help-requests/:id/replies'],

@@ -21,6 +21,8 @@ const table: [RegExp, Access][] = [
   [/^GET \/admin\/v1\/roster-secrets\/due$/, 'operator'],
   [/^POST .*\/campuses\/merge$/, 'operator'],
   [/^POST \/admin\/v1\/institutions\/\{slug\}\/(archive|restore)$/, 'operator'],
+  [/^POST .*\/identity-provider\/confirmation$/, 'operator'],
+  [/^(PUT|DELETE) \/admin\/v1\/institutions\/\{slug\}\/identity-provider$/, 'integrations'],
   [/^POST .*\/cohorts\/\{id\}\/(archive|restore)$/, 'admin'],
   [
     /^GET \/admin\/v1\/institutions\/\{slug\}(\/(cohorts|programs|campuses|audience-tags|students|campus-aliases|terms|units|enrolments|calendar-events|students\.csv|crisis-contacts))?$/,

@@ -64,14 +64,14 @@ describeEachDatabase(
       });
       assert.equal(slugTaken.json().error, 'conflict');
 
+      // Only the operator renames (test/people/institution-lookalikes.test.ts).
       const other = await seedTenant(ctx());
-      const admin = await personBrowser(ctx(), other, { roles: ['admin'] });
-      const rename = await admin.request('PATCH', `/admin/v1/institutions/${other.slug}`, {
+      const rename = await ctx().admin('PATCH', `/admin/v1/institutions/${other.slug}`, {
         name: name.toUpperCase(),
       });
       assert.equal(rename.statusCode, 409, rename.body);
       assert.equal(rename.json().error, 'institution_name_taken');
-      const fine = await admin.request('PATCH', `/admin/v1/institutions/${other.slug}`, {
+      const fine = await ctx().admin('PATCH', `/admin/v1/institutions/${other.slug}`, {
         name: `${name} of Art`,
       });
       assert.equal(fine.statusCode, 200, fine.body);
@@ -159,7 +159,10 @@ describeEachDatabase(
         ).statusCode,
         200,
       );
-      const admin = await personBrowser(ctx(), tenant, { roles: ['admin'] });
+      const admin = await personBrowser(ctx(), tenant, {
+        roles: ['admin'],
+        permissions: ['manage_integrations'],
+      });
       const save = await postForm(ctx, admin, `/console/${tenant.slug}/identity-provider`, [
         ['issuer', idp.issuer],
         ['client_id', TEST_CLIENT.client_id],

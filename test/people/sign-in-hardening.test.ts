@@ -193,3 +193,43 @@ describeEachDatabase(
   },
   { config: { ...provider, signInRateLimitPerMinute: 3, signInPendingMax: 5 } },
 );
+
+describeEachDatabase(
+  'sign-ins under way: capped per institution and per client network too',
+  (ctx) => {
+    test('one network cannot fill the cap, and one institution full does not stop another', async () => {
+      const a = await tenantWithProvider(ctx());
+      const b = await tenantWithProvider(ctx());
+      const start = (tenant: SeededTenant, ip: string) =>
+        ctx().app.inject({ method: 'GET', url: `/auth/${tenant.slug}/sign-in`, remoteAddress: ip });
+      // Three addresses of one /24 use up the network's share; a fourth of it is refused.
+      for (const ip of ['198.51.100.1', '198.51.100.2', '198.51.100.3']) {
+        assert.equal((await start(a, ip)).statusCode, 302);
+      }
+      const network = await start(b, '198.51.100.77');
+      assert.equal(network.statusCode, 429, network.body.slice(0, 300));
+      assert.match(network.body, /<code>sign_in_busy_network<\/code>/);
+      assert.match(shownMessage(network.body), /from your network/);
+      // Another network still starts; then A is at its cap of four, and B is not.
+      assert.equal((await start(a, '203.0.113.5')).statusCode, 302);
+      const full = await start(a, '192.0.2.9');
+      assert.equal(full.statusCode, 503, full.body.slice(0, 300));
+      assert.match(full.body, /<code>sign_in_busy<\/code>/);
+      assert.equal((await start(b, '192.0.2.9')).statusCode, 302);
+      // IPv6 addresses count by their /64.
+      assert.equal((await start(b, '2001:db8:5:6::1')).statusCode, 302);
+      assert.equal((await start(b, '2001:db8:5:6::2')).statusCode, 302);
+      assert.equal((await start(b, '2001:db8:5:6:ffff::3')).statusCode, 302);
+      assert.equal((await start(b, '2001:db8:5:6::4')).statusCode, 429);
+    });
+  },
+  {
+    config: {
+      ...provider,
+      signInRateLimitPerMinute: 100,
+      signInPendingMax: 100,
+      signInPendingPerInstitution: 4,
+      signInPendingPerNetwork: 3,
+    },
+  },
+);

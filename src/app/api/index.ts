@@ -28,6 +28,7 @@ import { adminSavedReplyRoutes } from './admin/saved-replies.ts';
 import { adminTaxonomyRoutes } from './admin/taxonomy.ts';
 import { adminWebhookDeliveryRoutes } from './admin/webhook-deliveries.ts';
 import { adminWebhookEndpointRoutes } from './admin/webhook-endpoints.ts';
+import { refuseUnknownBodyFields } from './body-fields.ts';
 import { helpSyncRoutes } from './feeds/help-sync.ts';
 import { sisEnrolmentsRoutes } from './feeds/sis-enrolments.ts';
 import { sisSyncRoutes } from './feeds/sis-sync.ts';
@@ -72,6 +73,7 @@ const routeModules: RouteModule[] = [
 export async function registerApi(app: App, services: Services): Promise<void> {
   await app.register(async (scope) => {
     refuseUnknownParameters(scope as App);
+    refuseUnknownBodyFields(scope as App);
     acceptOmittedBodies(scope as App);
     for (const routes of routeModules) routes(scope as App, services);
   });

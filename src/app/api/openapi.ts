@@ -5,6 +5,7 @@ import swagger from '@fastify/swagger';
 import { renderApiReference } from '@scalar/client-side-rendering';
 import type { Services } from '../../services.ts';
 import type { App } from '../types.ts';
+import { documentHeaders } from './openapi-headers.ts';
 import { referenceScript } from './reference-script.ts';
 
 /**
@@ -26,6 +27,8 @@ const REFERENCE_CONFIGURATION = {
 
 export async function registerOpenApi(app: App, services: Services): Promise<void> {
   await app.register(swagger, {
+    // Idempotency-Key and the rate-limit fields, from the route settings that make them happen.
+    transform: documentHeaders,
     openapi: {
       openapi: '3.1.0',
       info: {

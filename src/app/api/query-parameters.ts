@@ -60,7 +60,7 @@ export function refuseUnknownParameters(scope: App): void {
     const name = unknownParameter(request);
     if (name === undefined) return;
     throw new ApiError('unknown_parameter', {
-      field: `querystring.${name}`,
+      field: name,
       detail:
         name === 'offset'
           ? 'offset is not a parameter of this listing: it pages by cursor (send the next_cursor of the previous page as cursor)'

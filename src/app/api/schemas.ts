@@ -3,7 +3,15 @@
 import { type TSchema, Type } from 'typebox';
 import { Nullable } from '../../lib/schema.ts';
 
-export { DateTime, Nullable, StringEnum, storableTextPattern, Text, Uuid } from '../../lib/schema.ts';
+export {
+  DateTime,
+  DisplayName,
+  Nullable,
+  StringEnum,
+  storableTextPattern,
+  Text,
+  Uuid,
+} from '../../lib/schema.ts';
 
 import type { KeysetPage, Paged } from '../../db/keyset.ts';
 import { decodeCursor, encodeCursor, type KeysetOrder, MAX_CURSOR_LENGTH } from '../../lib/cursor.ts';

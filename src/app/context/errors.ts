@@ -14,6 +14,7 @@ const refusedValue: Record<string, string> = {
   '22007': 'a date or time is not valid',
   '22008': 'a date or time is out of range',
   '22001': 'a text value is too long',
+  '22009': 'a time zone offset is out of range',
 };
 
 interface ValidationIssue {
@@ -34,16 +35,22 @@ function validationError(error: FastifyError): ApiError {
     const field = [pointer, missing].filter(Boolean).join('.');
     return new ApiError('missing_field', { field, detail: `${field} is required` });
   }
+  // A field is named by its name alone wherever it was sent (`offset`, not `querystring.offset`):
+  // one endpoint never takes the same name in two places.
   const where =
-    error.validationContext === 'body' ? pointer || 'body' : `${error.validationContext}.${pointer}`;
+    pointer || (error.validationContext === 'body' ? 'body' : (error.validationContext ?? 'request'));
   // The storable-text patterns of src/app/api/schemas.ts: say what they mean, not the regex.
   const storable = first.keyword === 'pattern' && String(params.pattern ?? '').includes('\\u0000');
+  // The display-name pattern (src/lib/schema.ts): control and format characters.
+  const displayName = first.keyword === 'pattern' && String(params.pattern ?? '').includes('\\p{Cf}');
   // A choice among literals fails once per literal: name them all.
   const allowed = issues
     .filter((issue) => issue.keyword === 'const' && issue.instancePath === first.instancePath)
     .map((issue) => JSON.stringify(issue.params?.allowedValue));
   let detail = `${where} ${first.message ?? 'is invalid'}`.trim();
-  if (storable) {
+  if (displayName) {
+    detail = `${where} must not be blank nor hold control or invisible formatting characters (a line break, a zero-width space, a soft hyphen, a direction mark...): names must read as they are`;
+  } else if (storable) {
     detail = `${where} must be non-blank where required and contain no NUL character or lone UTF-16 surrogate`;
   } else if (allowed.length > 0) {
     detail = `${where} must be one of ${allowed.join(', ')}`;

@@ -83,6 +83,12 @@ export function fieldMessage(text: FieldText, error: SchemaError, value: unknown
     case 'const':
     case 'anyOf':
       return text.hint ?? `Choose one of the ${lower} options`;
+    case 'pattern':
+      // The display-name pattern (src/lib/schema.ts): invisible and control characters.
+      if (!String(error.params.pattern ?? '').includes('\\p{Cf}'))
+        return text.hint ?? `${label} is not valid`;
+      if (empty || String(value).trim() === '') return text.required ?? enterText(label);
+      return `${label} must not hold invisible or control characters (such as a line break, a zero-width space, a soft hyphen or a direction mark); type it again without them`;
     case 'format':
       if (error.params.format === 'date') return text.hint ?? `Enter ${lower} as a date, YYYY-MM-DD`;
       return text.hint ?? `${label} is not valid`;

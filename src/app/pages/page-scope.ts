@@ -15,6 +15,7 @@ import { Eta } from 'eta';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiError } from '../../errors.ts';
 import type { Services } from '../../services.ts';
+import { methodNotAllowed } from '../context/allowed-methods.ts';
 import { toApiError } from '../context/errors.ts';
 import type { App } from '../types.ts';
 
@@ -119,7 +120,10 @@ export async function registerSurface(
         const known = toApiError(error);
         // A path part that cannot name anything (an id that is not an id) is a page that does
         // not exist, said in words, never a schema path.
-        if (known?.code === 'invalid_field' && String(known.extra.field ?? '').startsWith('params.'))
+        if (
+          known?.code === 'invalid_field' &&
+          (error as { validationContext?: string }).validationContext === 'params'
+        )
           return errorPage(request, reply, {
             status: 404,
             code: 'not_found',
@@ -137,13 +141,22 @@ export async function registerSurface(
         }
         return errorPage(request, reply, { ...surface.failure, status: known.status, code: known.code });
       });
-      pages.setNotFoundHandler(async (request, reply) =>
-        errorPage(request, reply, {
+      pages.setNotFoundHandler(async (request, reply) => {
+        const allowed = methodNotAllowed(pages, request.method, request.url);
+        if (allowed) {
+          reply.header('allow', allowed.join(', '));
+          return errorPage(request, reply, {
+            status: 405,
+            code: 'method_not_allowed',
+            message: 'This page cannot be used that way. Go back and use the page’s own links and forms.',
+          });
+        }
+        return errorPage(request, reply, {
           status: 404,
           code: 'not_found',
           message: 'There is no page at this address.',
-        }),
-      );
+        });
+      });
 
       await routes(pages);
     },

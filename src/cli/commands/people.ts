@@ -101,6 +101,14 @@ export function registerPeopleCommands(
       await admin()('DELETE', target(slug, o));
       print({ removed: true });
     });
+  provider
+    .command('confirm <institution>')
+    .description(
+      'Operator: confirm the issuer an admin set, so people who existed before the change link to it (docs/sign-in.md)',
+    )
+    .action(async (slug: string) =>
+      print(await admin()('POST', institutionPath(slug, 'identity-provider', 'confirmation'))),
+    );
 
   const operators = program
     .command('operators')

@@ -4,6 +4,7 @@
 // - Manage integrations opens the help-sync secret and the webhook endpoints; an admin without it
 //   must not be able to hand it out (to themselves or an accomplice) or take it from its holders,
 //   so granting or removing it needs the caller to hold it (or to be the operator).
+//   Removing a holder takes it away too, so the same holds for removing someone who holds it.
 // - Nobody changes their own roles or permissions (a name change is fine): escalation through
 //   one's own record is closed whatever the permission, and an admin cannot lock themselves out
 //   by mistake either; another admin, or the operator, does it.
@@ -45,6 +46,20 @@ export function assertMayChangeGrants(
     throw new ApiError('own_roles_unchangeable', {
       field: same(before.roles, next.roles) ? 'permissions' : 'roles',
       detail: 'nobody changes their own roles or permissions: ask another admin',
+    });
+  }
+}
+
+/**
+ * Throws 403 unless `caller` may remove `target`: removing a Manage integrations holder takes the
+ * permission away, which only a holder or the operator may do.
+ */
+export function assertMayRemove(caller: Caller, target: Grants): void {
+  if (caller.kind === 'operator') return;
+  const holds = (g: Grants) => g.permissions.includes('manage_integrations');
+  if (holds(target) && !(caller.kind === 'person' && holds(caller))) {
+    throw new ApiError('manage_integrations_required', {
+      detail: 'only an admin holding Manage integrations, or the operator, may remove someone who holds it',
     });
   }
 }

@@ -3,7 +3,7 @@
 // response schemas and the console's calendar pages check their forms with them, so the two
 // accept the same values (the domain then checks each value again: feeds.ts).
 import { type Static, Type } from 'typebox';
-import { DateTime, Text, Uuid } from '../../lib/schema.ts';
+import { DateTime, DisplayName, Uuid } from '../../lib/schema.ts';
 import { MAX_REFRESH_MINUTES, MAX_STORED_OCCURRENCES, MIN_REFRESH_MINUTES } from './schedule.ts';
 
 /** A schema or null, as an anyOf (how these shapes have always been written in the API's document). */
@@ -104,7 +104,7 @@ export const urlDescription =
   'the address actually connected to, and on every redirect hop. The development setting ALLOW_LOOPBACK_OUTBOUND allows loopback and plain http to it.';
 
 export const feedFields = {
-  name: Type.Optional(Nullable(Text({ maxLength: 200 }))),
+  name: Type.Optional(Nullable(DisplayName({ maxLength: 200, nonBlank: false }))),
   refresh_minutes: Type.Optional(
     Type.Integer({
       minimum: MIN_REFRESH_MINUTES,

@@ -2,7 +2,7 @@
 // and answers them, and the console's campuses page checks its merge form and types its view
 // with them, so the two accept the same values.
 import { type Static, Type } from 'typebox';
-import { DateTime, Text, Uuid } from '../../lib/schema.ts';
+import { DateTime, DisplayName, Text, Uuid } from '../../lib/schema.ts';
 
 export const MergeBody = Type.Object({
   from: Text({
@@ -15,7 +15,9 @@ export const MergeBody = Type.Object({
     maxLength: 500,
     description: 'The campus that stays (id or name)',
   }),
-  actor: Type.Optional(Text({ minLength: 1, maxLength: 200, description: 'Who merges; default "operator"' })),
+  actor: Type.Optional(
+    DisplayName({ minLength: 1, maxLength: 200, description: 'Who merges; default "operator"' }),
+  ),
 });
 export type MergeBody = Static<typeof MergeBody>;
 

@@ -16,7 +16,7 @@ export const helpRequestOrder: KeysetOrder = { listing: 'help-requests', key: ['
 /** Open crisis requests first, then newest first (the inbox's order). */
 export const crisisFirstOrder: KeysetOrder = {
   listing: 'help-requests-crisis-first',
-  key: ['int', 'timestamp', 'uuid'],
+  key: ['int32', 'timestamp', 'uuid'],
 };
 
 export const listOrders = ['newest', 'crisis_first'] as const;
@@ -43,14 +43,14 @@ export function parseAssigned(value: string, me: string | undefined): Assignment
   if (value === 'me') {
     if (me === undefined)
       throw new ApiError('invalid_field', {
-        field: 'querystring.assigned',
+        field: 'assigned',
         detail: 'assigned=me needs a signed-in person; a token caller names the person by id',
       });
     return { kind: 'person', personId: me };
   }
   if (uuidPattern.test(value)) return { kind: 'person', personId: value.toLowerCase(), checked: false };
   throw new ApiError('invalid_field', {
-    field: 'querystring.assigned',
+    field: 'assigned',
     detail: 'assigned must be me, none, any or the id of a person of this institution',
   });
 }

@@ -142,7 +142,7 @@ export async function listHelpRequests(
   if (assignment?.kind === 'person' && assignment.checked === false) {
     if (!(await isPerson(db, institutionId, assignment.personId)))
       throw new ApiError('invalid_field', {
-        field: 'querystring.assigned',
+        field: 'assigned',
         detail: `assigned: no person ${assignment.personId} in this institution`,
       });
   }

@@ -4,7 +4,7 @@
 // schemas and the console's pages type their view models and check their forms with them, so the
 // two cannot drift apart.
 import { type Static, Type } from 'typebox';
-import { DateTime, Nullable, StringEnum, Text, Uuid } from '../../lib/schema.ts';
+import { DateTime, DisplayName, Nullable, StringEnum, Text, Uuid } from '../../lib/schema.ts';
 import { MAX_REPLY } from './conversation.ts';
 import { listOrders } from './listing.ts';
 import { categories, MAX_ACTOR, MAX_NOTE, priorities, statuses } from './rules.ts';
@@ -19,7 +19,7 @@ export const CategorySchema = StringEnum(
 );
 export const PrioritySchema = StringEnum(priorities, 'low, normal, high or crisis');
 
-const Name = (description: string) => Text({ minLength: 1, maxLength: MAX_ACTOR, description });
+const Name = (description: string) => DisplayName({ minLength: 1, maxLength: MAX_ACTOR, description });
 /** Who makes a staff change: required of token callers, ignored for signed-in people (their session names them). */
 const StaffName = Name(
   'The staff member making the change. Required with the operator token; a signed-in person is recorded ' +

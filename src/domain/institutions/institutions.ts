@@ -7,7 +7,7 @@ import { ApiError } from '../../errors.ts';
 import type { KeysetOrder } from '../../lib/cursor.ts';
 import { slugPattern, uuidPattern } from '../../lib/ids.ts';
 import { canonicalTimeZone } from '../../lib/time-zones.ts';
-import { institutionNotFound } from '../access/policy.ts';
+import { type Caller, institutionNotFound } from '../access/policy.ts';
 import {
   insertCohort,
   insertInstitution,
@@ -83,14 +83,32 @@ export async function requireInstitution(db: Db, slug: string): Promise<Institut
 }
 
 /**
- * A display name taken by another institution, ignoring case and whitespace (the unique index
- * institutions_name_key of migration 0025): the shared sign-in page lists institutions by name,
- * so two that read alike would let one pose as the other.
+ * A display name that looks like another institution's: the same ignoring case and whitespace
+ * (institutions_name_key, migration 0025), or the same skeleton (institutions_name_skeleton_key,
+ * migration 0062: compatibility forms, invisible characters and lookalike letters of other
+ * scripts folded). The shared sign-in page lists institutions by name, so two that read alike
+ * would let one pose as the other.
  */
 function nameTaken(name: string) {
   return new ApiError('institution_name_taken', {
     field: 'name',
-    detail: `another institution is called "${name}" (names are compared ignoring case and spaces): choose another name`,
+    detail: `another institution's name looks like "${name}" (names are compared as they read: ignoring case, spaces, invisible characters and lookalike letters of other scripts): choose another name`,
+  });
+}
+
+const nameConstraints = new Set(['institutions_name_key', 'institutions_name_skeleton_key']);
+
+/**
+ * Only the operator names institutions: the name is how people find their institution on the
+ * shared sign-in page, so, like the email domains, it is not the institution's own to change
+ * (docs/display-names.md). An admin may send the name as stored.
+ */
+function assertMayRename(by: Caller, stored: { name: string }, name: string | undefined): void {
+  if (name === undefined || name === stored.name || by.kind === 'operator') return;
+  throw new ApiError('institution_name_operator_only', {
+    field: 'name',
+    detail:
+      'only the platform operator renames an institution (its name is how people find it at sign-in); ask them to change it',
   });
 }
 
@@ -107,7 +125,7 @@ export async function createInstitution(
     return await insertInstitution(db, { slug: input.slug, name: input.name, timeZone });
   } catch (error) {
     if (pgErrorCode(error) === PgErrorCode.uniqueViolation) {
-      if (pgConstraint(error) === 'institutions_name_key') throw nameTaken(input.name);
+      if (nameConstraints.has(pgConstraint(error) ?? '')) throw nameTaken(input.name);
       throw new ApiError('conflict', {
         field: 'slug',
         detail: `an institution with slug "${input.slug}" exists already`,
@@ -122,14 +140,18 @@ export async function updateInstitution(
   db: Db,
   institutionId: string,
   changes: { name?: string; time_zone?: string },
+  by: Caller,
 ): Promise<Institution> {
+  const stored = await selectInstitutionById(db, institutionId);
+  if (!stored) throw new ApiError('institution_not_found', { detail: 'no such institution' });
+  assertMayRename(by, stored, changes.name);
   const timeZone = changes.time_zone === undefined ? null : checkTimeZone(changes.time_zone);
   try {
     return await updateInstitutionRow(db, institutionId, { name: changes.name ?? null, timeZone });
   } catch (error) {
     if (
       pgErrorCode(error) === PgErrorCode.uniqueViolation &&
-      pgConstraint(error) === 'institutions_name_key'
+      nameConstraints.has(pgConstraint(error) ?? '')
     ) {
       throw nameTaken(changes.name ?? '');
     }

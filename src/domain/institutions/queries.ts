@@ -22,7 +22,7 @@ import type {
   StudentListing,
 } from './schemas.ts';
 
-const institutionColumns = 'id, slug, name, time_zone, created_at, archived_at';
+const institutionColumns = 'id, slug, name, name_lookalike_of, time_zone, created_at, archived_at';
 
 export async function selectInstitutionBySlug(db: Queryable, slug: string): Promise<Institution | undefined> {
   const { rows } = await db.query<Institution>(
@@ -59,7 +59,9 @@ export async function updateInstitutionRow(
   changes: { name: string | null; timeZone: string | null },
 ): Promise<Institution> {
   const { rows } = await db.query<Institution>(
-    `UPDATE institutions SET name = COALESCE($2, name), time_zone = COALESCE($3, time_zone)
+    // A new name is held to the lookalike rule again (migration 0062), so its report is cleared.
+    `UPDATE institutions SET name = COALESCE($2, name), time_zone = COALESCE($3, time_zone),
+       name_lookalike_of = CASE WHEN $2::text IS NULL OR $2::text = name THEN name_lookalike_of END
      WHERE id = $1 RETURNING ${institutionColumns}`,
     [institutionId, changes.name, changes.timeZone],
   );

@@ -3,12 +3,20 @@
 // checks its forms with them, so the two cannot drift apart.
 import { type Static, Type } from 'typebox';
 import { slugPattern } from '../../lib/ids.ts';
-import { DateTime, Nullable, StringEnum, Text, Uuid } from '../../lib/schema.ts';
+import { DateTime, DisplayName, Nullable, StringEnum, Uuid } from '../../lib/schema.ts';
 
 export const Institution = Type.Object({
   id: Uuid(),
   slug: Type.String(),
   name: Type.String(),
+  name_lookalike_of: Nullable(
+    Type.String({
+      description:
+        'The slug of an older institution whose name this one looks like, found when names began to be compared ' +
+        'by how they look (docs/display-names.md); null otherwise. The operator renames one of the two; a rename ' +
+        'clears it.',
+    }),
+  ),
   time_zone: Type.String({
     description:
       "IANA time zone the student pages count days in: a student's today, their six weeks and the times they read",
@@ -36,14 +44,14 @@ export const NewInstitutionBody = Type.Object({
     pattern: slugPattern.source,
     description: 'Lower-case key used by feeds (at most 63 characters)',
   }),
-  name: Text({ minLength: 1, maxLength: 200 }),
+  name: DisplayName({ minLength: 1, maxLength: 200 }),
   time_zone: Type.Optional(TimeZone),
 });
 export type NewInstitutionBody = Static<typeof NewInstitutionBody>;
 
 /** What renaming an institution or setting its time zone takes; fields left out are kept. */
 export const InstitutionChangeBody = Type.Object({
-  name: Type.Optional(Text({ minLength: 1, maxLength: 200 })),
+  name: Type.Optional(DisplayName({ minLength: 1, maxLength: 200 })),
   time_zone: Type.Optional(TimeZone),
 });
 export type InstitutionChangeBody = Static<typeof InstitutionChangeBody>;
@@ -84,7 +92,7 @@ const StartDate = Type.Union([Type.String({ maxLength: 10, description: 'YYYY-MM
 
 /** What creating a cohort takes (the clock defaults to `cohort`). */
 export const NewCohortBody = Type.Object({
-  name: Text({ minLength: 1, maxLength: 200 }),
+  name: DisplayName({ minLength: 1, maxLength: 200 }),
   clock: Type.Optional(CohortClock),
   start_date: Type.Optional(StartDate),
 });
@@ -92,7 +100,7 @@ export type NewCohortBody = Static<typeof NewCohortBody>;
 
 /** What changing a cohort takes; fields left out stay, a null start date clears it. */
 export const CohortChangeBody = Type.Object({
-  name: Type.Optional(Text({ minLength: 1, maxLength: 200 })),
+  name: Type.Optional(DisplayName({ minLength: 1, maxLength: 200 })),
   clock: Type.Optional(CohortClock),
   start_date: Type.Optional(StartDate),
 });

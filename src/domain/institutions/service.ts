@@ -1,8 +1,10 @@
 // Institutions bound to their database: the functions of ./institutions.ts and ./listings.ts
 // under the names every caller uses (`services.institutions.<name>`): the request context, the
 // roster feed, the CLI and the benchmarks. Nothing is decided here. The shapes are ./schemas.ts.
+
 import type { Db } from '../../db/db.ts';
 import type { KeysetPage } from '../../db/keyset.ts';
+import type { Caller } from '../access/policy.ts';
 import { archiveInstitution, restoreInstitution, setCohortArchive } from './archiving.ts';
 import {
   cohortById,
@@ -45,8 +47,8 @@ export function createInstitutionsService(db: Db) {
     bySlugIfValid: (slug: string) => institutionBySlug(db, slug),
     create: (input: { slug: string; name: string; time_zone?: string }) => createInstitution(db, input),
     /** Renames an institution or changes its time zone; fields not given are kept. */
-    update: (institutionId: string, changes: { name?: string; time_zone?: string }) =>
-      updateInstitution(db, institutionId, changes),
+    update: (institutionId: string, changes: { name?: string; time_zone?: string }, by: Caller) =>
+      updateInstitution(db, institutionId, changes, by),
     /** A page of the institutions: the active ones unless `archived` says. */
     list: (page: KeysetPage & { archived?: ArchivedFilter }) => listInstitutions(db, page),
     /** Archives an institution (idempotent; docs/archiving.md). */

@@ -116,7 +116,7 @@ export function recentNotifications(
   const state = options.state;
   if (state !== undefined && !(NOTIFICATION_STATES as readonly string[]).includes(state))
     throw new ApiError('invalid_field', {
-      field: 'querystring.state',
+      field: 'state',
       detail: `state must be one of ${NOTIFICATION_STATES.join(', ')}`,
     });
   const limit = Math.min(Math.max(options.limit ?? 50, 1), 200);

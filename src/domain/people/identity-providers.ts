@@ -9,6 +9,7 @@ import type { Keyring } from '../../lib/encryption.ts';
 import type { Caller } from '../access/policy.ts';
 import { type OidcClient, type ProviderSettings, SignInError } from './oidc-client.ts';
 import {
+  clearLinksHold,
   deleteProvider,
   selectDomainsClaimedElsewhere,
   selectInstitutionsMatching,
@@ -22,7 +23,7 @@ export type IdentityProviderView = IdentityProvider;
 export interface IdentityProviderInput {
   issuer: string;
   client_id: string;
-  /** Required the first time; omitted later, the stored secret is kept. */
+  /** Required the first time and when the issuer changes; omitted otherwise, the stored secret is kept. */
   client_secret?: string;
   email_domains?: string[];
 }
@@ -112,6 +113,23 @@ async function checkDomains(
 }
 
 /**
+ * Whether email linking of existing people is held at the issuer being saved: from the moment an
+ * issuer is set by anyone but the operator (a changed provider could assert any colleague's
+ * address), until the operator confirms it. The operator setting an issuer is that confirmation;
+ * saving other settings keeps the hold as it is.
+ */
+function linksHeldSince(
+  existing: { links_held_since: string | Date | null } | undefined,
+  issuerChanged: boolean,
+  by: Caller,
+  now: Date,
+): Date | null {
+  if (by.kind === 'operator') return null;
+  if (issuerChanged) return now;
+  return existing?.links_held_since ? new Date(existing.links_held_since) : null;
+}
+
+/**
  * Saves the provider's settings once its discovery reads; a refused issuer is 400 naming why.
  * `by` is the caller (only the operator changes email domains).
  */
@@ -122,12 +140,16 @@ export async function putProvider(
   by: Caller,
 ): Promise<IdentityProvider> {
   const existing = await selectProvider(db, institutionId);
+  const issuer = input.issuer.trim();
+  const issuerChanged = existing === undefined || existing.issuer !== issuer;
+  // The stored secret belongs to the stored issuer: sending it to another would hand it to
+  // whoever runs that one.
   const secret =
-    input.client_secret ?? (existing ? keyring.decrypt(existing.client_secret_encrypted) : undefined);
-  if (!secret) {
+    input.client_secret ??
+    (existing && !issuerChanged ? keyring.decrypt(existing.client_secret_encrypted) : undefined);
+  if (!secret && !existing) {
     throw new ApiError('missing_field', { field: 'client_secret', detail: 'client_secret is required' });
   }
-  const issuer = input.issuer.trim();
   const domains = await checkDomains(
     db,
     institutionId,
@@ -135,14 +157,22 @@ export async function putProvider(
     input.email_domains,
     by,
   );
+  // Discovery sends no secret: a new issuer is read (and a bad one refused) before the secret is asked for.
   try {
-    await oidc.check({ issuer, clientId: input.client_id, clientSecret: secret });
+    await oidc.check({ issuer, clientId: input.client_id, clientSecret: secret ?? '' });
   } catch (error) {
     if (!(error instanceof SignInError)) throw error;
     throw new ApiError(error.code === 'url_not_allowed' ? 'url_not_allowed' : 'invalid_field', {
       field: 'issuer',
       detail: `the issuer could not be used: ${error.message}`,
       reason: error.code,
+    });
+  }
+  if (!secret) {
+    throw new ApiError('missing_field', {
+      field: 'client_secret',
+      detail:
+        'the issuer changed: send the client secret registered at the new issuer (the stored one is never sent to another issuer)',
     });
   }
   try {
@@ -152,6 +182,7 @@ export async function putProvider(
       secretEncrypted: keyring.encrypt(secret),
       domains,
       now: clock.now(),
+      linksHeldSince: linksHeldSince(existing, issuerChanged, by, clock.now()),
     });
   } catch (error) {
     // Claimed by another institution since the check above (the claims table's key decides).
@@ -163,6 +194,18 @@ export async function putProvider(
     }
     throw error;
   }
+  return getProvider(db, institutionId);
+}
+
+/**
+ * The operator confirms the institution's current issuer: people who existed before it was set
+ * may now be linked to it by their verified email (docs/sign-in.md).
+ */
+export async function confirmProvider(
+  { db, clock }: Pick<ProviderDeps, 'db' | 'clock'>,
+  institutionId: string,
+): Promise<IdentityProvider> {
+  if (!(await clearLinksHold(db, institutionId, clock.now()))) throw noProvider();
   return getProvider(db, institutionId);
 }
 

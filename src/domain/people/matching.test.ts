@@ -74,3 +74,21 @@ test('case is ASCII case: the Kelvin sign, the long s and the dotted capital I a
     link: false,
   });
 });
+
+test('after an issuer change not yet confirmed, an existing party is not linked by email; a linked one signs in', () => {
+  for (const candidates of [
+    { person: { id: 'p1', subject: null, held: true } },
+    { student: { id: 's1', subject: null, held: true } },
+  ]) {
+    assert.deepEqual(decideMatch(id({}), candidates), { failure: 'link_confirmation_required' });
+  }
+  assert.deepEqual(decideMatch(id({}), { person: { id: 'p1', subject: null, held: false } }), {
+    party: { kind: 'person', id: 'p1' },
+    link: true,
+  });
+  const linked = { kind: 'person' as const, id: 'p1' };
+  assert.deepEqual(decideMatch(id({}), { linked, person: { id: 'p1', subject: 'sub', held: true } }), {
+    party: linked,
+    link: false,
+  });
+});

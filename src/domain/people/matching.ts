@@ -8,6 +8,10 @@
 // has the plain letter. An address that Unicode case mapping would change differently from ASCII
 // lowering is refused (`email_ambiguous`), and the comparison in SQL is the ASCII one.
 //
+// After an issuer change made by anyone but the operator, people and students who existed before
+// it are not linked by email until the operator confirms the issuer (`link_confirmation_required`):
+// the new issuer's owner could otherwise assert a colleague's address and sign in as them.
+//
 // `decideMatch` is the rule, pure; `matchIdentity` loads the candidates in one query, applies
 // the rule and writes the link.
 import { PgErrorCode, pgErrorCode, type Queryable } from '../../db/db.ts';
@@ -27,16 +31,17 @@ export interface Candidates {
   /** A link exists but its person was removed or its student departed. */
   linkedInactive?: boolean;
   /** Staff or admin with this email, and the subject they are linked to at this issuer. */
-  person?: { id: string; subject: string | null };
+  person?: { id: string; subject: string | null; held?: boolean | null };
   /** Roster student with this email, and their subject at this issuer. */
-  student?: { id: string; subject: string | null };
+  student?: { id: string; subject: string | null; held?: boolean | null };
 }
 
 export type MatchFailure =
   | 'person_not_found'
   | 'email_not_verified'
   | 'identity_conflict'
-  | 'email_ambiguous';
+  | 'email_ambiguous'
+  | 'link_confirmation_required';
 
 /** ASCII letters lowered, everything else as it is: the only case folding matching does. */
 export function asciiLower(value: string): string {
@@ -56,11 +61,16 @@ export function decideMatch(identity: Identity, candidates: Candidates): MatchRe
   if (identity.email && caseAmbiguous(identity.email)) return { failure: 'email_ambiguous' };
   // A staff member and a student with the same address: the console account wins (documented).
   const found = candidates.person
-    ? { party: { kind: 'person' as const, id: candidates.person.id }, subject: candidates.person.subject }
+    ? {
+        party: { kind: 'person' as const, id: candidates.person.id },
+        subject: candidates.person.subject,
+        held: candidates.person.held === true,
+      }
     : candidates.student
       ? {
           party: { kind: 'student' as const, id: candidates.student.id },
           subject: candidates.student.subject,
+          held: candidates.student.held === true,
         }
       : undefined;
   if (!found || !identity.email) return { failure: 'person_not_found' };
@@ -68,6 +78,9 @@ export function decideMatch(identity: Identity, candidates: Candidates): MatchRe
   // Already linked to another account at this provider: a second account claiming the same
   // email does not take the person over.
   if (found.subject !== null && found.subject !== identity.subject) return { failure: 'identity_conflict' };
+  // The issuer changed (not by the operator) after this person existed: whoever runs the new
+  // issuer could assert their address, so no link until the operator confirms the issuer.
+  if (found.held) return { failure: 'link_confirmation_required' };
   return { party: found.party, link: true };
 }
 
@@ -85,8 +98,8 @@ export async function matchIdentity(
     linked_person: string | null;
     linked_student: string | null;
     linked_active: boolean | null;
-    person: { id: string; subject: string | null } | null;
-    student: { id: string; subject: string | null } | null;
+    person: { id: string; subject: string | null; held: boolean | null } | null;
+    student: { id: string; subject: string | null; held: boolean | null } | null;
   }>(
     `WITH link AS (
        SELECT l.person_id, l.student_id,
@@ -96,18 +109,25 @@ export async function matchIdentity(
        LEFT JOIN students st ON st.id = l.student_id AND st.departed_at IS NULL
        WHERE coalesce(l.institution_id, $5::uuid) = coalesce($1::uuid, $5::uuid)
          AND l.issuer = $2 AND l.subject = $3
+     ),
+     -- Set while the current issuer awaits the operator's confirmation (migration 0060).
+     hold AS (
+       SELECT links_held_since FROM identity_providers
+       WHERE coalesce(institution_id, $5::uuid) = coalesce($1::uuid, $5::uuid) AND issuer = $2
      )
      SELECT (SELECT person_id FROM link) AS linked_person,
             (SELECT student_id FROM link) AS linked_student,
             (SELECT active FROM link) AS linked_active,
             (SELECT json_build_object('id', p.id,
-                      'subject', (SELECT l.subject FROM sign_in_links l WHERE l.person_id = p.id AND l.issuer = $2))
+                      'subject', (SELECT l.subject FROM sign_in_links l WHERE l.person_id = p.id AND l.issuer = $2),
+                      'held', p.created_at <= (SELECT links_held_since FROM hold))
              FROM people p
              WHERE p.institution_id IS NOT DISTINCT FROM $1::uuid AND p.removed_at IS NULL
                AND $4::text IS NOT NULL AND lower(p.email) = $4::text
                AND translate(p.email, $6, $7) = $4::text) AS person,
             (SELECT json_build_object('id', s.id,
-                      'subject', (SELECT l.subject FROM sign_in_links l WHERE l.student_id = s.id AND l.issuer = $2))
+                      'subject', (SELECT l.subject FROM sign_in_links l WHERE l.student_id = s.id AND l.issuer = $2),
+                      'held', s.created_at <= (SELECT links_held_since FROM hold))
              FROM students s
              WHERE $1::uuid IS NOT NULL AND s.institution_id = $1::uuid AND s.departed_at IS NULL
                AND $4::text IS NOT NULL AND lower(s.email) = $4::text

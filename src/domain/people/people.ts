@@ -5,7 +5,7 @@
 import { type Db, PgErrorCode, pgErrorCode } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { assertMayChangeGrants } from '../access/grant-changes.ts';
+import { assertMayChangeGrants, assertMayRemove } from '../access/grant-changes.ts';
 import type { Caller, Permission, Role } from '../access/policy.ts';
 import { queueInvitation } from '../notifications/queries.ts';
 import {
@@ -134,7 +134,9 @@ export async function removePerson(
   { db, clock, sessions }: PeopleDeps,
   institutionId: string | null,
   id: string,
+  by: Caller,
 ): Promise<void> {
+  assertMayRemove(by, await getPerson(db, institutionId, id));
   await db.transaction(async (tx) => {
     if (!(await markPersonRemoved(tx, institutionId, id, clock.now()))) throw notFound(id);
     await deleteSignInLinks(tx, id);
@@ -167,7 +169,8 @@ export function createPeople(db: Db, clock: Clock, sessions: Sessions) {
       change: { name?: string; roles?: Role[]; permissions?: Permission[] },
       by: Caller,
     ) => updatePerson(deps, institutionId, id, change, by),
-    remove: (institutionId: string | null, id: string) => removePerson(deps, institutionId, id),
+    remove: (institutionId: string | null, id: string, by: Caller) =>
+      removePerson(deps, institutionId, id, by),
     endSessions: (institutionId: string, id: string) => endPersonSessions(deps, institutionId, id),
   };
 }

@@ -92,7 +92,7 @@ export async function selectProvider(
   institutionId: string | null,
 ): Promise<ProviderRow | undefined> {
   const { rows } = await db.query<ProviderRow>(
-    `SELECT issuer, client_id, client_secret_encrypted, email_domains, created_at, updated_at
+    `SELECT issuer, client_id, client_secret_encrypted, email_domains, links_held_since, created_at, updated_at
      FROM identity_providers WHERE coalesce(institution_id, $2::uuid) = coalesce($1::uuid, $2::uuid)`,
     [institutionId, NO_INSTITUTION],
   );
@@ -102,17 +102,48 @@ export async function selectProvider(
 export async function upsertProvider(
   db: Queryable,
   institutionId: string | null,
-  row: { issuer: string; clientId: string; secretEncrypted: string; domains: string[]; now: Date },
+  row: {
+    issuer: string;
+    clientId: string;
+    secretEncrypted: string;
+    domains: string[];
+    now: Date;
+    /** When email linking of existing people is held (an issuer change not made by the operator). */
+    linksHeldSince: Date | null;
+  },
 ): Promise<void> {
   await db.query(
-    `INSERT INTO identity_providers (institution_id, issuer, client_id, client_secret_encrypted, email_domains, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $6)
+    `INSERT INTO identity_providers (institution_id, issuer, client_id, client_secret_encrypted, email_domains,
+                                     links_held_since, created_at, updated_at)
+     SELECT $1, r.issuer, r.client_id, r.secret, r.domains, r.held, r.now, r.now
+     FROM json_to_record($2::json) AS r(issuer text, client_id text, secret text, domains text[],
+                                        held timestamptz, now timestamptz)
      ON CONFLICT (coalesce(institution_id, '00000000-0000-0000-0000-000000000000'::uuid)) DO UPDATE
        SET issuer = excluded.issuer, client_id = excluded.client_id,
            client_secret_encrypted = excluded.client_secret_encrypted,
-           email_domains = excluded.email_domains, updated_at = excluded.updated_at`,
-    [institutionId, row.issuer, row.clientId, row.secretEncrypted, row.domains, row.now],
+           email_domains = excluded.email_domains, links_held_since = excluded.links_held_since,
+           updated_at = excluded.updated_at`,
+    [
+      institutionId,
+      JSON.stringify({
+        issuer: row.issuer,
+        client_id: row.clientId,
+        secret: row.secretEncrypted,
+        domains: row.domains,
+        held: row.linksHeldSince,
+        now: row.now,
+      }),
+    ],
   );
+}
+
+/** Opens email linking at the current issuer (the operator confirmed it); false when no provider. */
+export async function clearLinksHold(db: Queryable, institutionId: string, now: Date): Promise<boolean> {
+  const { rowCount } = await db.query(
+    'UPDATE identity_providers SET links_held_since = NULL, updated_at = $2 WHERE institution_id = $1',
+    [institutionId, now],
+  );
+  return rowCount > 0;
 }
 
 /** Deletes the provider; false when none was configured. */

@@ -2,7 +2,7 @@
 // API uses them as its request and response schemas and the console types its view models and
 // checks its forms with them, so the two cannot drift apart.
 import { type Static, Type } from 'typebox';
-import { DateTime, Text, Uuid } from '../../lib/schema.ts';
+import { DateTime, DisplayName, Text, Uuid } from '../../lib/schema.ts';
 import { type Permission, permissions, type Role, roles } from '../access/policy.ts';
 
 export const RoleSchema = Type.Union(
@@ -42,7 +42,7 @@ export type Person = Omit<Static<typeof Person>, 'roles' | 'permissions'> & {
 export const InviteBody = Type.Object(
   {
     email: Email,
-    name: Text({ minLength: 1, maxLength: 200, nonBlank: true }),
+    name: DisplayName({ minLength: 1, maxLength: 200 }),
     roles: Type.Array(RoleSchema, { minItems: 1, maxItems: 2 }),
     permissions: Type.Optional(Type.Array(PermissionSchema, { maxItems: 1 })),
     send_invitation: Type.Optional(
@@ -61,7 +61,7 @@ export type InviteBody = Static<typeof InviteBody>;
 /** What changing a person takes; fields left out are kept. */
 export const PersonChangeBody = Type.Object(
   {
-    name: Type.Optional(Text({ minLength: 1, maxLength: 200, nonBlank: true })),
+    name: Type.Optional(DisplayName({ minLength: 1, maxLength: 200 })),
     roles: Type.Optional(Type.Array(RoleSchema, { minItems: 1, maxItems: 2 })),
     permissions: Type.Optional(Type.Array(PermissionSchema, { maxItems: 1 })),
   },
@@ -71,7 +71,7 @@ export type PersonChangeBody = Static<typeof PersonChangeBody>;
 
 /** What adding a platform operator takes. */
 export const NewOperatorBody = Type.Object(
-  { email: Email, name: Text({ minLength: 1, maxLength: 200, nonBlank: true }) },
+  { email: Email, name: DisplayName({ minLength: 1, maxLength: 200 }) },
   { additionalProperties: false },
 );
 
@@ -82,6 +82,12 @@ export const IdentityProvider = Type.Object({
     description: 'The client secret is stored (encrypted); it is never returned',
   }),
   email_domains: Type.Array(Type.String()),
+  links_held_since: Type.Union([DateTime(), Type.Null()], {
+    description:
+      'Set when the issuer was last changed by someone other than the platform operator: people and students ' +
+      'who existed before then are not linked to an account at this issuer by their email until the operator ' +
+      'confirms the issuer (POST …/identity-provider/confirmation); null when linking is open',
+  }),
   created_at: DateTime(),
   updated_at: DateTime(),
 });
@@ -101,7 +107,9 @@ export const ProviderBody = Type.Object(
         minLength: 1,
         maxLength: 2000,
         nonBlank: true,
-        description: 'Required the first time; omit to keep the stored one',
+        description:
+          'Required the first time and whenever the issuer changes (the stored secret is never sent to another ' +
+          'issuer); omit it to keep the stored one',
       }),
     ),
     email_domains: Type.Optional(

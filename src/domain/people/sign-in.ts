@@ -10,6 +10,7 @@
 // a session. One-time operator links sign the operator in without a provider.
 import { timingSafeEqual } from 'node:crypto';
 import type { Db } from '../../db/db.ts';
+import { clientNetwork } from '../../lib/client-network.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Keyring } from '../../lib/encryption.ts';
 import { generateSecret, sha256Hex } from '../../lib/secrets.ts';
@@ -41,6 +42,8 @@ const matchMessages: Record<MatchFailure, string> = {
     'This person is already linked to another account at your identity provider. Sign in with that account, or ask an administrator.',
   email_ambiguous:
     'Your email address contains characters that read as other letters when capitals are ignored, so it cannot be matched safely. Ask an administrator.',
+  link_confirmation_required:
+    "Your institution's sign-in provider was changed recently, and accounts that existed before the change can use it only once the platform operator has confirmed it. Ask an administrator to contact the operator.",
 };
 
 /** Failures of the provider rather than of this sign-in answer 502; the rest 400. */
@@ -62,6 +65,63 @@ export interface SignInDeps {
   publicBaseUrl: string;
   /** Sign-ins under way at most (SIGN_IN_PENDING_MAX). */
   pendingMax: number;
+  /** Sign-ins under way to one institution at most (SIGN_IN_PENDING_PER_INSTITUTION). */
+  pendingPerInstitution: number;
+  /** Sign-ins under way from one client network (/24, /64) at most (SIGN_IN_PENDING_PER_NETWORK). */
+  pendingPerNetwork: number;
+}
+
+/** Sign-ins under way in all, to the institution and from the network, each counted up to its cap. */
+async function countPending(
+  db: Db,
+  caps: {
+    now: Date;
+    institutionId: string | null;
+    network: string;
+    total: number;
+    institution: number;
+    perNetwork: number;
+  },
+) {
+  const { rows } = await db.query<{ total: number; institution: number; network: number }>(
+    `SELECT
+       (SELECT count(*)::int FROM (SELECT 1 FROM sign_in_flows WHERE expires_at > c.now LIMIT c.total) f) AS total,
+       (SELECT count(*)::int FROM (SELECT 1 FROM sign_in_flows
+          WHERE institution_id IS NOT DISTINCT FROM c.institution_id AND expires_at > c.now LIMIT c.institution) f) AS institution,
+       (SELECT count(*)::int FROM (SELECT 1 FROM sign_in_flows
+          WHERE client_network = c.network AND expires_at > c.now LIMIT c.per_network) f) AS network
+     FROM json_to_record($1::json) AS c(now timestamptz, institution_id uuid, network text,
+                                        total int, institution int, per_network int)`,
+    [
+      JSON.stringify({
+        now: caps.now,
+        institution_id: caps.institutionId,
+        network: caps.network,
+        total: caps.total,
+        institution: caps.institution,
+        per_network: caps.perNetwork,
+      }),
+    ],
+  );
+  return rows[0];
+}
+
+/** Refuses a start beyond a cap: the platform's or the institution's (503), or the network's (429). */
+function assertUnderCaps(pending: { total: number; institution: number; network: number }, deps: SignInDeps) {
+  if (pending.network >= deps.pendingPerNetwork) {
+    throw new SignInFailure(
+      'sign_in_busy_network',
+      'Too many sign-ins from your network are under way right now. Finish or abandon them, or try again in a few minutes.',
+      429,
+    );
+  }
+  if (pending.total >= deps.pendingMax || pending.institution >= deps.pendingPerInstitution) {
+    throw new SignInFailure(
+      'sign_in_busy',
+      'Too many sign-ins are under way right now. Try again in a few minutes.',
+      503,
+    );
+  }
 }
 
 /** Printable ASCII only: what a path and query may hold once a browser has encoded them. */
@@ -95,7 +155,11 @@ export function createSignIn(deps: SignInDeps) {
     redirectUri,
 
     /** Starts a sign-in to an institution (or, with null, the platform's operator provider). */
-    async begin(institutionId: string | null, returnTo?: string): Promise<{ url: string; state: string }> {
+    async begin(
+      institutionId: string | null,
+      returnTo?: string,
+      clientAddress = 'unknown',
+    ): Promise<{ url: string; state: string }> {
       // Refused here, not after the provider's round trip: a control character cannot go into
       // the Location header the callback answers with.
       if (returnTo !== undefined && !printableAscii.test(returnTo)) {
@@ -105,19 +169,21 @@ export function createSignIn(deps: SignInDeps) {
         );
       }
       const now = clock.now();
-      // Rows cost storage and every start writes one without a credential: beyond the cap,
-      // starts wait until abandoned flows expire (ten minutes) instead of growing the table.
-      const { rows: pending } = await db.query<{ n: number }>(
-        'SELECT count(*)::int AS n FROM (SELECT 1 FROM sign_in_flows WHERE expires_at > $1 LIMIT $2) f',
-        [now, deps.pendingMax],
+      // Rows cost storage and every start writes one without a credential: beyond a cap, starts
+      // wait until abandoned flows expire (ten minutes) instead of growing the table. The caps per
+      // institution and per client network keep one network from filling the platform's cap.
+      const network = clientNetwork(clientAddress);
+      assertUnderCaps(
+        await countPending(db, {
+          now,
+          institutionId,
+          network,
+          total: deps.pendingMax,
+          institution: deps.pendingPerInstitution,
+          perNetwork: deps.pendingPerNetwork,
+        }),
+        deps,
       );
-      if (pending[0].n >= deps.pendingMax) {
-        throw new SignInFailure(
-          'sign_in_busy',
-          'Too many sign-ins are under way right now. Try again in a few minutes.',
-          503,
-        );
-      }
       const provider = await providers.forSignIn(institutionId);
       if (!provider) {
         throw new SignInFailure(
@@ -133,8 +199,9 @@ export function createSignIn(deps: SignInDeps) {
         throw clientFailure(error);
       }
       await db.query(
-        `INSERT INTO sign_in_flows (state_hash, institution_id, nonce, code_verifier_encrypted, return_to, created_at, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        `INSERT INTO sign_in_flows (state_hash, institution_id, nonce, code_verifier_encrypted, return_to, created_at, expires_at,
+                                    client_network)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
         [
           sha256Hex(start.state),
           institutionId,
@@ -143,6 +210,7 @@ export function createSignIn(deps: SignInDeps) {
           safeReturnTo(returnTo),
           now,
           new Date(now.getTime() + FLOW_MINUTES * 60_000),
+          network,
         ],
       );
       // Flows abandoned at the provider are swept as new ones start (cheap: indexed by expiry).

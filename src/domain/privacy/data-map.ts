@@ -284,13 +284,21 @@ export const dataMap: TableEntry[] = [
       nonce: none('nonce'),
       code_verifier_encrypted: none('encrypted verifier'),
       return_to: none('path'),
+      client_network: none(
+        "the signing-in client's /24 or /64 network, never the address, for the per-network cap; tied to no person",
+      ),
     },
   },
 ];
 
 /** Tables with no personal data: each text, JSON or array column and what it holds. */
 const plain: Record<string, Record<string, string>> = {
-  institutions: { slug: 'slug', name: 'name', time_zone: 'zone' },
+  institutions: {
+    slug: 'slug',
+    name: 'name',
+    time_zone: 'zone',
+    name_lookalike_of: 'an older institution whose name looks the same',
+  },
   cohorts: { name: 'name', clock: 'clock' },
   campuses: { name: 'name' },
   campus_aliases: { alias: 'old campus name' },

@@ -51,7 +51,7 @@ function day(value: string, field: 'from' | 'to'): Date {
   if (m) date.setUTCFullYear(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
   if (!m || date.toISOString().slice(0, 10) !== value || date.getUTCFullYear() < 1)
     throw new ApiError('invalid_field', {
-      field: `querystring.${field}`,
+      field,
       detail: `${field} must be a calendar day, YYYY-MM-DD (UTC)`,
     });
   return date;
@@ -62,7 +62,7 @@ export function dayRange(from: string | undefined, to: string | undefined): { st
   const start = from === undefined ? undefined : day(from, 'from');
   const last = to === undefined ? undefined : day(to, 'to');
   if (start && last && last < start)
-    throw new ApiError('invalid_field', { field: 'querystring.to', detail: 'to must not be before from' });
+    throw new ApiError('invalid_field', { field: 'to', detail: 'to must not be before from' });
   return {
     start: start ? start.toISOString() : EARLIEST,
     // The day after 9999-12-31 has no four-digit year: the range is then open-ended.
@@ -103,7 +103,7 @@ export function dailyRuns(
   const range = dayRange(filter.from, filter.to);
   if (Date.parse(range.end) - Date.parse(range.start) > MAX_DAILY_DAYS * DAY_MS)
     throw new ApiError('invalid_field', {
-      field: 'querystring.to',
+      field: 'to',
       detail: `from..to spans at most ${MAX_DAILY_DAYS} days`,
     });
   return selectDaily(db, institutionId, { kind: filter.kind, ...range });

@@ -5,9 +5,11 @@
 // Validated here, field by field, so a bad contact is a 400 naming the field
 // (`contacts[2].url`) whatever shape the body had. Cost: reading is one indexed SELECT; a
 // replace is one transaction of a DELETE and one INSERT of every row (never a query per row).
+
 import { type Static, Type } from 'typebox';
 import type { Db, Queryable } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
+import { isDisplayText } from '../../lib/schema.ts';
 import { isStorableText } from '../../lib/text.ts';
 
 export const MAX_CRISIS_CONTACTS = 10;
@@ -46,7 +48,15 @@ export interface ContactProblem {
   index: number;
   /** The field at fault; null: the contact as a whole (not an object). */
   field: string | null;
-  kind: 'not_object' | 'unknown_field' | 'required' | 'not_text' | 'phone' | 'url' | 'unreachable';
+  kind:
+    | 'not_object'
+    | 'unknown_field'
+    | 'required'
+    | 'not_text'
+    | 'invisible'
+    | 'phone'
+    | 'url'
+    | 'unreachable';
   /** The field's most characters (not_text). */
   max?: number;
 }
@@ -64,6 +74,11 @@ export function problemError(problem: ContactProblem): ApiError {
       return invalid(where, `${where} is required`);
     case 'not_text':
       return invalid(where, `${where} must be non-blank text of at most ${problem.max} characters`);
+    case 'invisible':
+      return invalid(
+        where,
+        `${where} must not hold control or invisible formatting characters (docs/display-names.md)`,
+      );
     case 'phone':
       return invalid(where, `${where} must be a phone number: digits, spaces, + ( ) - .`);
     case 'url':
@@ -95,6 +110,11 @@ export function contactProblems(value: unknown, index: number): ContactProblem[]
     }
     if (typeof raw !== 'string' || !isStorableText(raw) || raw.trim() === '' || raw.length > limits[field]) {
       problems.push({ index, field, kind: 'not_text', max: limits[field] });
+      continue;
+    }
+    // The contact's name is a display name: shown to students as typed (docs/display-names.md).
+    if (field === 'name' && !isDisplayText(raw)) {
+      problems.push({ index, field, kind: 'invisible' });
       continue;
     }
     good.add(field);

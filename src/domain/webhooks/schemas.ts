@@ -3,7 +3,7 @@
 // admin API uses them as its request and response schemas and the console's pages type their
 // view models and check their forms with them, so the two cannot drift apart.
 import { type Static, Type } from 'typebox';
-import { DateTime, Nullable, Text, Uuid } from '../../lib/schema.ts';
+import { DateTime, DisplayName, Nullable, Uuid } from '../../lib/schema.ts';
 
 export const EVENT_TYPES = [
   'help_request.created',
@@ -188,7 +188,7 @@ export const NewEndpointBody = Type.Object({
         '(they carry words, and must be listed)',
     }),
   ),
-  description: Type.Optional(Text({ maxLength: MAX_DESCRIPTION })),
+  description: Type.Optional(DisplayName({ maxLength: MAX_DESCRIPTION, nonBlank: false })),
   enabled: Type.Optional(Type.Boolean({ default: true })),
 });
 export type NewEndpointBody = Static<typeof NewEndpointBody>;
@@ -196,7 +196,7 @@ export type NewEndpointBody = Static<typeof NewEndpointBody>;
 export const EndpointChangeBody = Type.Object({
   url: Type.Optional(Type.String({ maxLength: 2048, description: urlDescription })),
   event_types: Type.Optional(Type.Array(EventTypeSchema, { maxItems: 20 })),
-  description: Type.Optional(Nullable(Text({ maxLength: MAX_DESCRIPTION }))),
+  description: Type.Optional(Nullable(DisplayName({ maxLength: MAX_DESCRIPTION, nonBlank: false }))),
   enabled: Type.Optional(Type.Boolean()),
 });
 export type EndpointChangeBody = Static<typeof EndpointChangeBody>;

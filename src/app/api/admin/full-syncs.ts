@@ -8,18 +8,18 @@ import type { App } from '../../types.ts';
 import {
   adminSecurity,
   CursorQuery,
+  DisplayName,
   errorResponses,
   Page,
   pageOf,
   pageReply,
   SlugParams,
-  Text,
 } from '../schemas.ts';
 
 const Params = Type.Intersect([SlugParams, Type.Object({ id: Type.String() })]);
 const DecisionBody = Type.Object({
   actor: Type.Optional(
-    Text({ minLength: 1, maxLength: 200, description: 'Who decides; default "operator"' }),
+    DisplayName({ minLength: 1, maxLength: 200, description: 'Who decides; default "operator"' }),
   ),
 });
 

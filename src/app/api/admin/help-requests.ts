@@ -79,7 +79,7 @@ export function adminHelpRequestRoutes(app: App, services: Services): void {
           'Every filter is exact over the whole listing and combines with the others and with either order; ' +
           'next_cursor pages through the result (pass the same filters and order with it). A cursor of one ' +
           'order is 400 invalid_cursor in the other. Bad filter values are 400 invalid_field naming the ' +
-          'field (`querystring.assigned`, …).',
+          'field (`assigned`, …), as every error names a field: by its name alone, wherever it was sent.',
         params: SlugParams,
         querystring: Type.Intersect([CursorQuery, HelpRequestFilters]),
         response: { 200: Page(HelpRequestListItem), ...errorResponses(400, 401, 404) },

@@ -1,7 +1,12 @@
 // Admin API: an institution's OpenID Connect provider, and the platform operators' own provider.
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { getProvider, putProvider, removeProvider } from '../../../domain/people/identity-providers.ts';
+import {
+  confirmProvider,
+  getProvider,
+  putProvider,
+  removeProvider,
+} from '../../../domain/people/identity-providers.ts';
 import { IdentityProvider, ProviderBody } from '../../../domain/people/schemas.ts';
 import type { Services } from '../../../services.ts';
 import { callerOf, institutionOf } from '../../context/request-context.ts';
@@ -14,12 +19,15 @@ export function adminIdentityProviderRoutes(app: App, services: Services): void 
   const tags = ['admin: people and sign-in'];
   const security = adminSecurity;
 
+  // Reading the settings is for admins; changing or removing the provider decides who can sign
+  // in as whom, so it needs Manage integrations (or the operator), as the secrets do.
   const providerRoutes = (
     path: string,
     access: 'admin' | 'operator',
     institutionId: (r: FastifyRequest) => string | null,
     who: string,
   ) => {
+    const change = access === 'admin' ? ('integrations' as const) : access;
     app.get(
       path,
       {
@@ -37,7 +45,7 @@ export function adminIdentityProviderRoutes(app: App, services: Services): void 
     app.put(
       path,
       {
-        config: { access },
+        config: { access: change },
         schema: {
           tags,
           security,
@@ -47,6 +55,10 @@ export function adminIdentityProviderRoutes(app: App, services: Services): void 
             'link-local or metadata address, checked on the address connected to): a refused or unreadable issuer is a ' +
             '400 naming the reason. The client secret is stored encrypted and never returned. Register ' +
             '`{PUBLIC_BASE_URL}/auth/callback` as the redirect URI at the provider. ' +
+            'Changing it needs Manage integrations (or the operator). Changing the issuer needs `client_secret` again ' +
+            '(400 `missing_field` without it: the stored secret is never sent to another issuer); after an issuer ' +
+            'change made by anyone but the operator, people who existed before it are not linked to accounts at the ' +
+            'new issuer by their email until the operator confirms it (`links_held_since`; docs/sign-in.md). ' +
             'Only the operator sets email_domains (an admin may send them as stored, or leave them out to keep them): ' +
             'otherwise 403 `email_domains_operator_only`. A domain another institution holds is 409 ' +
             '`email_domain_taken` (with `domains`): a domain finds one institution at sign-in.',
@@ -61,7 +73,7 @@ export function adminIdentityProviderRoutes(app: App, services: Services): void 
     app.delete(
       path,
       {
-        config: { access },
+        config: { access: change },
         schema: {
           tags,
           security,
@@ -83,4 +95,24 @@ export function adminIdentityProviderRoutes(app: App, services: Services): void 
     "the institution's",
   );
   providerRoutes('/admin/v1/identity-provider', 'operator', () => null, "the platform operators'");
+
+  app.post(
+    '/admin/v1/institutions/:slug/identity-provider/confirmation',
+    {
+      config: { access: 'operator' },
+      schema: {
+        tags,
+        security,
+        summary: "Confirm the institution's current issuer (operator)",
+        description:
+          'After an issuer change made by anyone but the operator, people and students who existed before it are ' +
+          'not linked to an account at the new issuer by their email (sign-in answers `link_confirmation_required`). ' +
+          'The operator, having checked with the institution that the issuer is its own, confirms it here: ' +
+          '`links_held_since` becomes null and those people link at their next sign-in.',
+        params: SlugParams,
+        response: { 200: IdentityProvider, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => confirmProvider({ db, clock }, institutionOf(request).id),
+  );
 }

@@ -23,7 +23,7 @@ import {
   Student,
 } from '../../../domain/institutions/schemas.ts';
 import type { Services } from '../../../services.ts';
-import { institutionOf } from '../../context/request-context.ts';
+import { callerOf, institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import {
   adminSecurity,
@@ -54,8 +54,10 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
         security,
         summary: 'Create an institution (tenant)',
         description:
-          'A slug taken already is 409 `conflict` (field slug); a display name another institution has, compared ' +
-          'ignoring case and spaces, is 409 `institution_name_taken` (field name): the sign-in page lists institutions by name.',
+          "A slug taken already is 409 `conflict` (field slug); a display name that looks like another institution's " +
+          '(compared by its skeleton: case, spaces, invisible characters and lookalike letters of other scripts folded; ' +
+          'docs/display-names.md) is 409 `institution_name_taken` (field name): the sign-in page lists institutions by ' +
+          'name. A control or format character in it is 400 `invalid_field`.',
         body: NewInstitutionBody,
         response: { 201: Institution, ...errorResponses(400, 401, 409) },
       },
@@ -113,14 +115,17 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
         summary: 'Rename an institution or set its time zone',
         description:
           "Admins and the operator. The time zone decides the students' days (docs/student-app.md); " +
-          'an unknown zone is 400 invalid_field with field time_zone. A name another institution has (ignoring case ' +
-          'and spaces) is 409 `institution_name_taken`. Fields not sent are kept.',
+          'an unknown zone is 400 invalid_field with field time_zone. Only the operator renames an institution ' +
+          '(an admin sending another name: 403 `institution_name_operator_only`). A name that looks like another ' +
+          "institution's (compared by its skeleton: case, spaces, invisible characters and lookalike letters of other " +
+          'scripts folded; docs/display-names.md) is 409 `institution_name_taken`; a name holding a control or format ' +
+          'character is 400 `invalid_field`. Fields not sent are kept.',
         params: SlugParams,
         body: InstitutionChangeBody,
         response: { 200: Institution, ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
-    async (request) => updateInstitution(db, institutionOf(request).id, request.body),
+    async (request) => updateInstitution(db, institutionOf(request).id, request.body, callerOf(request)),
   );
 
   adminRosterSecretRoutes(app, services);

@@ -61,7 +61,7 @@ export function adminOperatorRoutes(app: App, services: Services): void {
       },
     },
     async (request, reply) => {
-      await removePerson(deps, null, request.params.id);
+      await removePerson(deps, null, request.params.id, callerOf(request));
       return reply.status(204).send(null);
     },
   );

@@ -113,12 +113,15 @@ export function adminPeopleRoutes(app: App, services: Services): void {
         tags,
         security,
         summary: 'Remove a person: their sessions end and their sign-in link goes',
+        description:
+          'Removing someone who holds Manage integrations takes the permission away: only a holder, or the operator, ' +
+          'may (403 `manage_integrations_required`).',
         params: PersonParams,
         response: { 204: Type.Null(), ...errorResponses(401, 403, 404) },
       },
     },
     async (request, reply) => {
-      await removePerson(deps, institutionOf(request).id, request.params.id);
+      await removePerson(deps, institutionOf(request).id, request.params.id, callerOf(request));
       return reply.status(204).send(null);
     },
   );

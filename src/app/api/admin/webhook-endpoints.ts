@@ -159,6 +159,8 @@ function endpointSettingRoutes(app: App, { webhooks }: Services): void {
           'Stops deliveries at once; pending deliveries are marked failed and can be replayed after re-enabling. ' +
           'Optional JSON body `{"reason": "<text, at most 300 characters>"}`, shown in `disabled_reason`; the body may be omitted.',
         params: EndpointParams,
+        // The reason is checked by the domain (its own message); declared so it is a known field.
+        body: Type.Optional(Type.Object({ reason: Type.Optional(Type.Unknown()) })),
         response: { 200: WebhookEndpoint, ...errorResponses(400, 401, 404) },
       },
     },

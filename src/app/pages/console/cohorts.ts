@@ -115,7 +115,7 @@ export function cohortRoutes(app: App, { db, config: settings }: Services): void
     const checked = checkForm(InstitutionChangeBody, { time_zone: value }, timeZoneFields);
     if (!checked.ok) return cohorts(request, shown(checkErrors(checked.errors)), 400);
     try {
-      await updateInstitution(db, institutionOf(request).id, checked.value);
+      await updateInstitution(db, institutionOf(request).id, checked.value, ctx(request).caller);
     } catch (error) {
       const refused = refusalOf(error, ['time_zone']);
       return cohorts(request, shown(refused), refused.status);

@@ -61,6 +61,8 @@ const notices: Record<string, string> = {
   person_removed: 'The person was removed and their sessions ended.',
   sessions_ended: 'Their sessions were ended.',
   provider_saved: 'The identity provider settings were saved.',
+  provider_confirmed:
+    'The issuer was confirmed: people who existed before the change link to it at their next sign-in.',
   status_changed: 'The status was changed.',
   note_added: 'The internal note was added. Only staff see it.',
   reply_sent: 'The reply was sent. The student reads it on their request’s page and is told by email.',

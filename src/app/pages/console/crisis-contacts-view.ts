@@ -116,6 +116,8 @@ export function problemSentence(problem: ContactProblem): string {
       return 'Enter a name';
     case 'not_text':
       return `${title} must be ${problem.max} characters or fewer`;
+    case 'invisible':
+      return `${title} must not hold invisible or control characters (such as a line break, a zero-width space or a direction mark)`;
     case 'phone':
       return 'Enter a phone number of digits, spaces and + ( ) - . (at least three digits)';
     case 'url':

@@ -37,6 +37,7 @@ test('the people page: everyone, an invite form for staff, the provider as confi
     client_id: 'ssp',
     client_secret_set: true as const,
     email_domains: ['example.edu', 'staff.example.edu'],
+    links_held_since: null,
     created_at: new Date(),
     updated_at: new Date(),
   };

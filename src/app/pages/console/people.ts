@@ -6,7 +6,8 @@
 // the forms checked against the API's schemas; a refusal is shown next to the field it names.
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { findProvider, putProvider } from '../../../domain/people/identity-providers.ts';
+import { grants } from '../../../domain/access/policy.ts';
+import { confirmProvider, findProvider, putProvider } from '../../../domain/people/identity-providers.ts';
 import {
   endPersonSessions,
   getPerson,
@@ -49,9 +50,18 @@ export function peopleRoutes(app: App, services: Services): void {
   const overview = async (request: FastifyRequest, extra: PageData = {}, status = 200) => {
     const institutionId = institutionOf(request).id;
     const [people, idp] = await Promise.all([listPeople(db, institutionId), findProvider(db, institutionId)]);
+    const caller = ctx(request).caller;
+    // The provider decides who signs in as whom: changing it needs Manage integrations.
+    const mayChangeProvider =
+      caller.kind === 'operator' || (caller.kind === 'person' && grants(caller, 'integrations'));
     return ctx(request).render(
       'console/people.eta',
-      { ...peopleView(people, idp, settings.publicBaseUrl), ...extra },
+      {
+        ...peopleView(people, idp, settings.publicBaseUrl),
+        mayChangeProvider,
+        mayConfirmProvider: caller.kind === 'operator',
+        ...extra,
+      },
       status,
     );
   };
@@ -86,29 +96,44 @@ export function peopleRoutes(app: App, services: Services): void {
     return reply.redirect(`${pageOf(request)}?done=person_invited`, 303);
   });
 
-  app.post('/:slug/identity-provider', { config, schema: listSchema }, async (request, reply) => {
-    const provider = providerValues(request.body);
-    const shown = (errors: { errors: Record<string, string>; formError?: string }) => ({
-      provider,
-      providerErrors: errors.errors,
-      providerError: errors.formError,
-    });
-    const input = providerInput(provider, text(request.body, 'client_secret'));
-    const checked = checkForm(ProviderBody, input, providerFields);
-    if (!checked.ok) return overview(request, shown(checkErrors(checked.errors)), 400);
-    try {
-      await putProvider(
-        { db, clock, keyring, oidc },
-        institutionOf(request).id,
-        checked.value,
-        ctx(request).caller,
-      );
-    } catch (error) {
-      const refused = refusalOf(error, Object.keys(providerFields));
-      return overview(request, shown(refused), refused.status);
-    }
-    return reply.redirect(`${pageOf(request)}?done=provider_saved`, 303);
-  });
+  const integrations = { access: 'integrations' as const };
+  app.post(
+    '/:slug/identity-provider',
+    { config: integrations, schema: listSchema },
+    async (request, reply) => {
+      const provider = providerValues(request.body);
+      const shown = (errors: { errors: Record<string, string>; formError?: string }) => ({
+        provider,
+        providerErrors: errors.errors,
+        providerError: errors.formError,
+      });
+      const input = providerInput(provider, text(request.body, 'client_secret'));
+      const checked = checkForm(ProviderBody, input, providerFields);
+      if (!checked.ok) return overview(request, shown(checkErrors(checked.errors)), 400);
+      try {
+        await putProvider(
+          { db, clock, keyring, oidc },
+          institutionOf(request).id,
+          checked.value,
+          ctx(request).caller,
+        );
+      } catch (error) {
+        const refused = refusalOf(error, Object.keys(providerFields));
+        return overview(request, shown(refused), refused.status);
+      }
+      return reply.redirect(`${pageOf(request)}?done=provider_saved`, 303);
+    },
+  );
+
+  // The operator confirms an issuer set by an admin (docs/sign-in.md, "Changing the identity provider").
+  app.post(
+    '/:slug/identity-provider/confirmation',
+    { config: { access: 'operator' }, schema: listSchema },
+    async (request, reply) => {
+      await confirmProvider({ db, clock }, institutionOf(request).id);
+      return reply.redirect(`${pageOf(request)}?done=provider_confirmed`, 303);
+    },
+  );
 
   app.get('/:slug/people/:id', { config, schema }, async (request) => personPage(request));
 
@@ -144,7 +169,7 @@ export function peopleRoutes(app: App, services: Services): void {
         return c.render('console/confirm.eta', personConfirmView(person, action, page));
       }
       try {
-        if (action === 'remove') await removePerson(deps, institutionId, id);
+        if (action === 'remove') await removePerson(deps, institutionId, id, c.caller);
         else await endPersonSessions(deps, institutionId, id);
       } catch (error) {
         const refused = refusalOf(error, []);

@@ -53,7 +53,7 @@ function signInRoutes(app: App, services: Services): void {
   } as const;
 
   const startAt = async (reply: FastifyReply, institutionId: string | null, returnTo?: string) => {
-    const { url, state } = await signIn.begin(institutionId, returnTo);
+    const { url, state } = await signIn.begin(institutionId, returnTo, reply.request.ip);
     reply.setCookie(FLOW_COOKIE, state, {
       httpOnly: true,
       sameSite: 'lax',

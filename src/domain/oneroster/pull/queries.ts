@@ -10,7 +10,10 @@ export const GET_SQL = `SELECT ${viewColumns} FROM oneroster_sources WHERE insti
 export const UPSERT_SQL = `
 INSERT INTO oneroster_sources (institution_id, base_url, token_url, client_id, client_secret_encrypted,
                                cohort_id, org_ids, mapping, pull_every_minutes, full_every_hours, next_pull_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7::text[], $8::jsonb, $9, $10, $11)
+-- No secret sent: the stored one is kept (the proposed row must carry it, as NOT NULL is checked
+-- before the conflict is; with no stored one either, the caller has refused the request).
+VALUES ($1, $2, $3, $4, COALESCE($5, (SELECT client_secret_encrypted FROM oneroster_sources WHERE institution_id = $1)),
+        $6, $7::text[], $8::jsonb, $9, $10, $11)
 ON CONFLICT (institution_id) DO UPDATE SET
   base_url = EXCLUDED.base_url, token_url = EXCLUDED.token_url, client_id = EXCLUDED.client_id,
   client_secret_encrypted = COALESCE($5, oneroster_sources.client_secret_encrypted),

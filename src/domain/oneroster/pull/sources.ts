@@ -181,6 +181,13 @@ export function createOneRosterSources(deps: {
           field: 'client_secret',
           detail: 'the client secret is needed the first time',
         });
+      // The stored secret belongs to the token endpoint it was issued for: never sent to another.
+      if (existing && existing.token_url !== tokenUrl && !body.client_secret)
+        throw new ApiError('missing_field', {
+          field: 'client_secret',
+          detail:
+            'the token URL changed: send the client secret again (the stored one is never sent to another URL)',
+        });
       await db.query(UPSERT_SQL, [
         institutionId,
         baseUrl,

@@ -1,0 +1,12 @@
+-- Who signs in through a new issuer. An institution's provider asserts email addresses, and a
+-- verified address links the person holding it on their first sign-in. A provider changed to
+-- another issuer could therefore assert any colleague's address and sign in as them, so after
+-- an issuer change made by anyone but the platform operator, people and students who existed
+-- before the change are not linked by email until the operator confirms the new issuer
+-- (docs/sign-in.md, "Changing the identity provider"). Links made under earlier issuers stay as
+-- they are, per issuer (sign_in_links.issuer), and keep working if the issuer is set back.
+--
+-- links_held_since: when the current issuer was set by someone other than the operator, while
+-- the operator has not confirmed it; NULL when email linking is open (the operator set or
+-- confirmed the issuer). Matching compares it with people.created_at and students.created_at.
+ALTER TABLE identity_providers ADD COLUMN links_held_since timestamptz;
