@@ -48,6 +48,13 @@ export interface Config {
   smtpUrl: string | undefined;
   /** The From address of notification emails. */
   smtpFrom: string;
+  /** What one OneRoster pull may read and take (docs/oneroster.md, "Limits"). */
+  oneRosterPull: {
+    pageMaxBytes: number;
+    pullMaxBytes: number;
+    deadlineMs: number;
+    parseMemoryMb: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -168,6 +175,12 @@ export function loadConfig(env: Env = process.env): Config {
     sessionMaxHours: int('SESSION_MAX_HOURS', 12, 1, 24 * 90),
     smtpUrl: parseSmtpUrl(env.SMTP_URL, problems),
     smtpFrom: parseSmtpFrom(env.SMTP_FROM, publicBaseUrl, problems),
+    oneRosterPull: {
+      pageMaxBytes: int('ONEROSTER_PAGE_MAX_MB', 32, 1, 1024) * 1024 * 1024,
+      pullMaxBytes: int('ONEROSTER_PULL_MAX_MB', 256, 1, 65_536) * 1024 * 1024,
+      deadlineMs: int('ONEROSTER_PULL_DEADLINE_MINUTES', 30, 1, 24 * 60) * 60_000,
+      parseMemoryMb: int('ONEROSTER_PARSE_MEMORY_MB', 256, 32, 8192),
+    },
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
