@@ -2,10 +2,12 @@
 // in a process of its own (bench/hostile-oneroster.ts) answers a pull with a 500 carrying a
 // huge body (tried as often as a pull tries), or with very large pages. Measured in the
 // service's process: peak RSS above its start (sampled every 20 ms), the slowest answer of
-// /health/live asked every 100 ms over HTTP, and the longest event-loop stall.
+// /health/live asked every 100 ms over HTTP, and the longest event-loop stall. On PostgreSQL
+// when a database is given (BENCH_DATABASE_URL …), else PGlite.
 //
 //   npm run bench -- oneroster-limits
-//   BENCH_HOSTILE_ERROR_MB=300 BENCH_HOSTILE_PAGE_MB=30 BENCH_HOSTILE_PAGES=4 (the defaults)
+//   BENCH_HOSTILE_ERROR_MB=300 BENCH_HOSTILE_PAGE_MB=30 BENCH_HOSTILE_PAGES=4 (the defaults);
+//   BENCH_HOSTILE_ONLY=error or pages: one case alone
 
 import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
@@ -15,7 +17,7 @@ import { buildApp } from '../src/app/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { pullNow } from '../src/domain/oneroster/pull/pull.ts';
 import { createServices } from '../src/services.ts';
-import { openScratchPglite } from '../test/helpers/scratch-db.ts';
+import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
 import { size } from './size.ts';
 
@@ -39,8 +41,12 @@ function startHostile(args: string[]): Promise<{ baseUrl: string; tokenUrl: stri
   });
 }
 
-async function measure(label: string, args: string[]): Promise<void> {
-  const db = await openScratchPglite();
+async function measure(label: string, args: string[], databaseUrl?: string): Promise<void> {
+  // PostgreSQL when given: PGlite runs in the service's process, and its own writes of the
+  // roster would be counted with what the provider costs.
+  const db = databaseUrl
+    ? await openScratchPostgres(databaseUrl, { prefix: 'bench_orl' })
+    : await openScratchPglite();
   const services = createServices({
     db,
     config: { ...loadConfig({ LOG_LEVEL: 'silent' }), allowLoopbackOutbound: true, runWorkers: false },
@@ -118,10 +124,19 @@ async function measure(label: string, args: string[]): Promise<void> {
   }
 }
 
-export async function run(_options: BenchOptions): Promise<void> {
+export async function run(options: BenchOptions): Promise<void> {
+  process.stdout.write(`  database: ${options.databaseUrl ? 'PostgreSQL' : 'PGlite'}\n`);
   process.stdout.write(
     '  provider                           pull time  peak RSS above start  slowest /health/live  longest loop stall  outcome\n',
   );
-  await measure(`500 with a ${ERROR_MB} MB body`, ['error', String(ERROR_MB)]);
-  await measure(`${PAGES} pages of ${PAGE_MB} MB`, ['pages', String(PAGE_MB), String(PAGES)]);
+  // BENCH_HOSTILE_ONLY=error (or pages) measures one alone, in a process that has not grown yet.
+  const only = process.env.BENCH_HOSTILE_ONLY;
+  if (only !== 'pages')
+    await measure(`500 with a ${ERROR_MB} MB body`, ['error', String(ERROR_MB)], options.databaseUrl);
+  if (only !== 'error')
+    await measure(
+      `${PAGES} pages of ${PAGE_MB} MB`,
+      ['pages', String(PAGE_MB), String(PAGES)],
+      options.databaseUrl,
+    );
 }
