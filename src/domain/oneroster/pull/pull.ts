@@ -14,8 +14,8 @@ import { refuseArchivedCohort } from '../../institutions/archiving.ts';
 import type { RosterSyncService } from '../../roster/sync.ts';
 import { recordRun } from '../../runs/runs.ts';
 import type { TaxonomyService } from '../../taxonomy/service.ts';
-import { parseKnown } from '../known.ts';
 import type { OneRosterMapping } from '../mapping.ts';
+import { loadMemory, storeMemory } from '../memory.ts';
 import { mapOneRoster } from '../plan.ts';
 import { type Applied, applyMapped } from './apply.ts';
 import { createOneRosterClient, type PullErrorCode, PullFailure, type PullLimits } from './client.ts';
@@ -143,7 +143,6 @@ export async function pullSource(
   );
   const institution = institutions[0];
   let applied: Applied | undefined;
-  let known: unknown = source.known;
   let error: string | null = null;
   let errorCode: PullErrorCode | null = null;
   let fetched: Record<string, number> = {};
@@ -191,10 +190,11 @@ export async function pullSource(
       },
       mappingOf(source),
       // An API's user carries all of its roles: a user without a student role holds none.
-      { rolesInUsers: false, rolesComplete: true, known: parseKnown(source.known) },
+      // What earlier pulls and pushes placed (memory.ts): the service's, whoever sent them.
+      { rolesInUsers: false, rolesComplete: true, known: await loadMemory(deps.db, source.institution_id) },
     );
     applied = await applyMapped(deps, institution, source.cohort_id, mapped, { full: mode === 'full' });
-    known = mapped.known();
+    await storeMemory(deps.db, source.institution_id, mapped.changes(), deps.clock.now());
   } catch (caught) {
     // The provider failed (nothing was applied), or applying failed part-way (the database):
     // either way the pull is recorded as failed and the lease released.
@@ -258,7 +258,8 @@ export async function pullSource(
     error,
     startedAt,
     mode === 'full',
-    JSON.stringify(known ?? {}),
+    // The memory lives in oneroster_memory now (migration 0071); the column stays empty.
+    '{}',
     next,
     errorCode,
   ]);

@@ -1,0 +1,19 @@
+// SQL of the OneRoster memory (migration 0071): what completed pushes and pulls placed.
+
+/** An institution's whole memory (tens of thousands of small rows: one read per push or pull). */
+export const LOAD_SQL = `
+SELECT kind, sourced_id, data FROM oneroster_memory WHERE institution_id = $1`;
+
+/** Changed entries written, a page at a time (a fixed number of statements per page). */
+export const UPSERT_SQL = `
+INSERT INTO oneroster_memory (institution_id, kind, sourced_id, data, student_id_ext, updated_at)
+SELECT $1, r.kind, r.sourced_id, r.data, r.student, $3
+FROM jsonb_to_recordset($2::jsonb) AS r(kind text, sourced_id text, data jsonb, student text)
+ON CONFLICT (institution_id, kind, sourced_id) DO UPDATE
+  SET data = EXCLUDED.data, student_id_ext = EXCLUDED.student_id_ext, updated_at = EXCLUDED.updated_at`;
+
+/** Forgotten entries removed, a page at a time. */
+export const FORGET_SQL = `
+DELETE FROM oneroster_memory m
+USING jsonb_to_recordset($2::jsonb) AS r(kind text, sourced_id text)
+WHERE m.institution_id = $1 AND m.kind = r.kind AND m.sourced_id = r.sourced_id`;
