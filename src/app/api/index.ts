@@ -26,6 +26,7 @@ import { adminTaxonomyRoutes } from './admin/taxonomy.ts';
 import { adminWebhookDeliveryRoutes } from './admin/webhook-deliveries.ts';
 import { adminWebhookEndpointRoutes } from './admin/webhook-endpoints.ts';
 import { helpSyncRoutes } from './feeds/help-sync.ts';
+import { oneRosterMemoryRoutes } from './feeds/oneroster-memory.ts';
 import { sisEnrolmentsRoutes } from './feeds/sis-enrolments.ts';
 import { sisSyncRoutes } from './feeds/sis-sync.ts';
 import { healthRoutes } from './health.ts';
@@ -38,6 +39,7 @@ const routeModules: RouteModule[] = [
   healthRoutes,
   sisSyncRoutes,
   sisEnrolmentsRoutes,
+  oneRosterMemoryRoutes,
   helpSyncRoutes,
   adminInstitutionRoutes,
   adminCohortRoutes,

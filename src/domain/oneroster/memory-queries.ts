@@ -17,3 +17,9 @@ export const FORGET_SQL = `
 DELETE FROM oneroster_memory m
 USING jsonb_to_recordset($2::jsonb) AS r(kind text, sourced_id text)
 WHERE m.institution_id = $1 AND m.kind = r.kind AND m.sourced_id = r.sourced_id`;
+
+/** A page of the memory in (kind, sourced_id) order, after the given key (the push client reads it). */
+export const READ_PAGE_SQL = `
+SELECT kind, sourced_id, data FROM oneroster_memory
+WHERE institution_id = $1 AND (kind, sourced_id) > ($2, $3)
+ORDER BY kind, sourced_id LIMIT $4`;
