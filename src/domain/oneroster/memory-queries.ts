@@ -4,11 +4,15 @@
 export const LOAD_SQL = `
 SELECT kind, sourced_id, data FROM oneroster_memory WHERE institution_id = $1`;
 
-/** Changed entries written, a page at a time (a fixed number of statements per page). */
+/**
+ * Changed entries written, a page at a time (a fixed number of statements per page): parallel
+ * arrays, which PostgreSQL reads faster than a JSON array of records (measured: 80,000 entries
+ * in 3.7 s against 5.7 s on PostgreSQL, 8.8 s against 9.5 s on PGlite, loaded machine).
+ */
 export const UPSERT_SQL = `
 INSERT INTO oneroster_memory (institution_id, kind, sourced_id, data, student_id_ext, updated_at)
-SELECT $1, r.kind, r.sourced_id, r.data, r.student, $3
-FROM jsonb_to_recordset($2::jsonb) AS r(kind text, sourced_id text, data jsonb, student text)
+SELECT $1, r.kind, r.sourced_id, r.data, r.student, $6
+FROM unnest($2::text[], $3::text[], $4::jsonb[], $5::text[]) AS r(kind, sourced_id, data, student)
 ON CONFLICT (institution_id, kind, sourced_id) DO UPDATE
   SET data = EXCLUDED.data, student_id_ext = EXCLUDED.student_id_ext, updated_at = EXCLUDED.updated_at`;
 

@@ -49,12 +49,19 @@ export async function storeMemory(
   changes: Iterable<KnownChange>,
   at: Date,
 ): Promise<{ stored: number; forgotten: number }> {
-  let upserts: object[] = [];
+  let upserts: KnownChange[] = [];
   let forgets: object[] = [];
   const counts = { stored: 0, forgotten: 0 };
   const flush = async (all: boolean) => {
     if (upserts.length && (all || upserts.length >= PAGE)) {
-      await db.query(UPSERT_SQL, [institutionId, JSON.stringify(upserts), at]);
+      await db.query(UPSERT_SQL, [
+        institutionId,
+        upserts.map((c) => c.kind),
+        upserts.map((c) => c.sourcedId),
+        upserts.map((c) => JSON.stringify(c.data)),
+        upserts.map((c) => c.student),
+        at,
+      ]);
       counts.stored += upserts.length;
       upserts = [];
     }
@@ -65,13 +72,7 @@ export async function storeMemory(
     }
   };
   for (const change of changes) {
-    if (change.data)
-      upserts.push({
-        kind: change.kind,
-        sourced_id: change.sourcedId,
-        data: change.data,
-        student: change.student,
-      });
+    if (change.data) upserts.push(change);
     else forgets.push({ kind: change.kind, sourced_id: change.sourcedId });
     await flush(false);
   }
