@@ -58,7 +58,7 @@ export function createPageParser(limits: { parseMemoryMb: number }): PageParser 
 
   const start = (): Worker => {
     const started = new Worker(new URL('./page-worker.ts', import.meta.url), {
-      resourceLimits: { maxOldGenerationSizeMb: limits.parseMemoryMb, maxYoungGenerationSizeMb: 32 },
+      resourceLimits: { maxOldGenerationSizeMb: limits.parseMemoryMb, maxYoungGenerationSizeMb: 8 },
       stdout: false,
       stderr: false,
     });
@@ -125,7 +125,11 @@ export function createPageParser(limits: { parseMemoryMb: number }): PageParser 
           threadId: reply.threadId,
           count: reply.count,
         });
-        return { kind: 'page', count: reply.count, records: reply.records, roles: reply.roles };
+        const { records, roles } = JSON.parse(reply.json) as {
+          records: SourceRecord[];
+          roles: SourceRecord[];
+        };
+        return { kind: 'page', count: reply.count, records, roles };
       }
       return 'code' in reply ? reply : { kind: 'problem', code: 'invalid_answer', message: reply.message };
     } finally {
