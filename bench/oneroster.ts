@@ -130,7 +130,7 @@ function writeBundle(dir: string): void {
 function runCommand(
   command: string[],
   env: Record<string, string>,
-): Promise<{ code: number; ms: number; out: string }> {
+): Promise<{ code: number; ms: number; out: string; peakMb: number }> {
   return new Promise((resolve) => {
     const started = performance.now();
     const child = spawn(command[0], command.slice(1), {
@@ -138,9 +138,22 @@ function runCommand(
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
+    // The command's peak RSS (VmHWM, Linux), read until it exits.
+    let peakKb = 0;
+    const sampler = setInterval(() => {
+      try {
+        const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
+        peakKb = Math.max(peakKb, Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0));
+      } catch {
+        // Gone, or not Linux.
+      }
+    }, 20);
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
-    child.on('exit', (code) => resolve({ code: code ?? 1, ms: performance.now() - started, out }));
+    child.on('exit', (code) => {
+      clearInterval(sampler);
+      resolve({ code: code ?? 1, ms: performance.now() - started, out, peakMb: peakKb / 1024 });
+    });
   });
 }
 
@@ -272,7 +285,7 @@ async function benchOne(kind: 'pglite' | 'postgres', databaseUrl?: string): Prom
       `  ${'full pull from a local OneRoster provider'.padEnd(42)} ${pullMs.toFixed(0).padStart(7)} ${(rows / (pullMs / 1000)).toFixed(0).padStart(9)} ${((peak - before) / 1024 / 1024).toFixed(1).padStart(12)}\n`,
     );
     process.stdout.write(
-      `  ${'ssp push oneroster of the same data (bundle)'.padEnd(42)} ${push.ms.toFixed(0).padStart(7)} ${(rows / (push.ms / 1000)).toFixed(0).padStart(9)}\n`,
+      `  ${'ssp push oneroster of the same data (bundle)'.padEnd(42)} ${push.ms.toFixed(0).padStart(7)} ${(rows / (push.ms / 1000)).toFixed(0).padStart(9)}   client peak RSS ${push.peakMb.toFixed(0)} MB\n`,
     );
     process.stdout.write(`  pull / push: ${(pullMs / push.ms).toFixed(2)}x\n`);
   } finally {

@@ -11,6 +11,7 @@ import { run as helpSync } from './help-sync.ts';
 import { run as listings } from './listings.ts';
 import { run as memory } from './memory.ts';
 import { run as oneroster } from './oneroster.ts';
+import { run as onerosterLimits } from './oneroster-limits.ts';
 import { run as privacy } from './privacy.ts';
 import { run as push } from './push.ts';
 import { run as roster } from './roster.ts';
@@ -34,6 +35,7 @@ const benches: Bench[] = [
   { name: 'webhooks', run: webhooks },
   { name: 'push', run: push },
   { name: 'oneroster', run: oneroster },
+  { name: 'oneroster-limits', run: onerosterLimits, only: true },
   { name: 'sign-in', run: signIn },
   { name: 'calendar', run: calendar },
   { name: 'calendar-fetch', run: calendarBench({ fetch: true, stall: false }), only: true },

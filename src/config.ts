@@ -54,6 +54,13 @@ export interface Config {
   smtpFrom: string;
   /** Calendar feeds one institution may have (docs/calendar-feeds.md). */
   calendarFeedsPerInstitution: number;
+  /** What one OneRoster pull may read and take (docs/oneroster.md, "Limits"). */
+  oneRosterPull: {
+    pageMaxBytes: number;
+    pullMaxBytes: number;
+    deadlineMs: number;
+    parseMemoryMb: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -177,6 +184,12 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl: parseSmtpUrl(env.SMTP_URL, problems),
     smtpFrom: parseSmtpFrom(env.SMTP_FROM, publicBaseUrl, problems),
     calendarFeedsPerInstitution: int('CALENDAR_FEEDS_PER_INSTITUTION', 50, 1, 10_000),
+    oneRosterPull: {
+      pageMaxBytes: int('ONEROSTER_PAGE_MAX_MB', 32, 1, 1024) * 1024 * 1024,
+      pullMaxBytes: int('ONEROSTER_PULL_MAX_MB', 256, 1, 65_536) * 1024 * 1024,
+      deadlineMs: int('ONEROSTER_PULL_DEADLINE_MINUTES', 30, 1, 24 * 60) * 60_000,
+      parseMemoryMb: int('ONEROSTER_PARSE_MEMORY_MB', 256, 32, 8192),
+    },
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

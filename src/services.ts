@@ -13,7 +13,7 @@ import { createHelpSyncService } from './domain/helpdesk/sync.ts';
 import { createInstitutionsService } from './domain/institutions/service.ts';
 import { createNotificationsService, emailStatusOf } from './domain/notifications/service.ts';
 import { createNotificationWorker, type NotificationWorker } from './domain/notifications/worker.ts';
-import { DEFAULT_PULL_LIMITS } from './domain/oneroster/pull/client.ts';
+import { pullLimitsOf } from './domain/oneroster/pull/client.ts';
 import type { PullDeps, PullMode } from './domain/oneroster/pull/pull.ts';
 import { pullStatus, requestPull } from './domain/oneroster/pull/requests.ts';
 import { createOneRosterSources } from './domain/oneroster/pull/sources.ts';
@@ -114,7 +114,7 @@ export function createServices(deps: ServiceDeps) {
     clock,
     keyring,
     policy,
-    limits: DEFAULT_PULL_LIMITS,
+    limits: pullLimitsOf(config.oneRosterPull),
     rosterSync,
     taxonomy,
     ...deps.oneRosterPull,

@@ -72,6 +72,12 @@ browserSuite('console: OneRoster source', (h) => {
       await page.goto(`/console/${tenant.slug}/`);
       await page.getByText('The OneRoster source is failing since').waitFor();
       await h().check(page, 'oneroster-health-failing');
+      // The source's own page names the failure's stable code beside its reason.
+      await page.goto(`/console/${tenant.slug}/oneroster-source`);
+      const health = page.locator('dd', { hasText: 'failing' });
+      await health.waitFor();
+      assert.match((await health.textContent()) ?? '', /HTTP 503.*\(provider_error\)/s);
+      await h().check(page, 'oneroster-source-failing');
     } finally {
       await context.close();
     }

@@ -57,7 +57,7 @@ describeEachDatabase('ssp push oneroster: deltas and real exports', (context) =>
   const list = async (slug: string, what: string) =>
     (await ctx.admin('GET', `/admin/v1/institutions/${slug}/${what}?limit=1000`)).json().items;
 
-  test('a delta never drops a change: users without roles rows, enrollments in omitted classes', async () => {
+  test('a delta from another machine never drops a change: users without roles rows, enrollments in omitted classes', async () => {
     const tenant = await seedTenant(ctx);
     const dir = scratchDir();
     const args = ['oneroster', '--institution', tenant.slug, '--cohort', tenant.cohortId];
@@ -66,7 +66,14 @@ describeEachDatabase('ssp push oneroster: deltas and real exports', (context) =>
       writeFolder(path.join(dir, 'bulk'), oneRosterBundle({ students: 6 })),
     ]);
     assert.equal(bulk.code, 0, bulk.stderr);
-    assert.ok(fs.existsSync(path.join(dir, `.ssp-oneroster-${tenant.slug}.json`)), 'the memory is kept');
+    assert.ok(!fs.existsSync(path.join(dir, `.ssp-oneroster-${tenant.slug}.json`)), 'no memory file');
+    const { rows: kept } = await ctx.db.query(
+      "SELECT 1 FROM oneroster_memory WHERE institution_id = $1 AND kind = 'user'",
+      [tenant.institutionId],
+    );
+    assert.equal(kept.length, 7, 'the service keeps the memory: six students and the teacher');
+    // The delta runs on another machine: a folder of its own, nothing of the first push's.
+    const elsewhere = scratchDir();
 
     // The delta: six name changes (students 0-5) and the teacher's, with no roles rows; one
     // unknown user; a new enrollment of student 1 in a class (and course) the delta omits.
@@ -83,9 +90,9 @@ describeEachDatabase('ssp push oneroster: deltas and real exports', (context) =>
     ]);
     delta['roles.csv'] = csvText([['sourcedId', 'status', 'userSourcedId', 'role', 'orgSourcedId']]);
     delta['manifest.csv'] = manifest({ users: 'delta', roles: 'delta', enrollments: 'delta' });
-    const r = await pushInProcess(url, tenant.rosterSecret, dir, [
+    const r = await pushInProcess(url, tenant.rosterSecret, elsewhere, [
       ...args,
-      writeFolder(path.join(dir, 'd'), delta),
+      writeFolder(path.join(elsewhere, 'd'), delta),
     ]);
     assert.equal(r.code, 2, r.stderr);
     const students = await list(tenant.slug, 'students');
@@ -94,7 +101,7 @@ describeEachDatabase('ssp push oneroster: deltas and real exports', (context) =>
       students.every((s: { first_name: string }) => s.first_name.startsWith('Renamedu-')),
       'every name change applied',
     );
-    const errors = readErrorsCsv(path.join(dir, 'ssp-push-errors.csv'));
+    const errors = readErrorsCsv(path.join(elsewhere, 'ssp-push-errors.csv'));
     assert.deepEqual(
       errors.slice(1).map((e) => [path.basename(e[0]), e[1], e[4]]),
       [['users.csv', '9', 'role_unknown']],

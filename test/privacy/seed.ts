@@ -108,6 +108,13 @@ export async function seedStudentEverywhere(ctx: TestContext, tenant: SeededTena
        (oneroster_sources.known -> 'students') || (EXCLUDED.known -> 'students'))`,
     [tenant.institutionId, tenant.cohortId, JSON.stringify(known)],
   );
+  // The service-side memory (oneroster_memory) of the student's user and of an enrollment placing them.
+  await ctx.db.query(
+    `INSERT INTO oneroster_memory (institution_id, kind, sourced_id, data, student_id_ext) VALUES
+       ($1, 'user', $2, jsonb_build_object('student', $3::text, 'orgs', '["org-1"]'::jsonb), $3),
+       ($1, 'enrollment', $4, jsonb_build_object('student', $3::text, 'unit', 'U1', 'term', 'T1'), $3)`,
+    [tenant.institutionId, `${who.ext}-sourced`, who.ext, `${who.ext}-enrollment`],
+  );
   await ctx.db.query(
     `INSERT INTO admin_audit (institution_id, actor_kind, actor, action, target, status)
      VALUES ($1, 'operator', 'operator', 'PATCH /admin/v1/institutions/:slug/students/:id', $2, 200)`,

@@ -30,6 +30,7 @@ import { adminWebhookDeliveryRoutes } from './admin/webhook-deliveries.ts';
 import { adminWebhookEndpointRoutes } from './admin/webhook-endpoints.ts';
 import { refuseUnknownBodyFields } from './body-fields.ts';
 import { helpSyncRoutes } from './feeds/help-sync.ts';
+import { oneRosterMemoryRoutes } from './feeds/oneroster-memory.ts';
 import { sisEnrolmentsRoutes } from './feeds/sis-enrolments.ts';
 import { sisSyncRoutes } from './feeds/sis-sync.ts';
 import { healthRoutes } from './health.ts';
@@ -42,6 +43,7 @@ const routeModules: RouteModule[] = [
   healthRoutes,
   sisSyncRoutes,
   sisEnrolmentsRoutes,
+  oneRosterMemoryRoutes,
   helpSyncRoutes,
   adminInstitutionRoutes,
   adminCohortRoutes,

@@ -2,7 +2,6 @@
 // mapping's choices as options (docs/ssp-push.md).
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { type Known, parseKnown } from '../../domain/oneroster/known.ts';
 import {
   DEFAULT_MAPPING,
   type OneRosterMapping,
@@ -66,7 +65,7 @@ export function registerOneRosterCommand(
       )
       .option(
         '--known <file>',
-        'what earlier pushes said (students, classes), for what a delta omits (default: .ssp-oneroster-<institution>.json)',
+        'a memory file of earlier versions, read once more (the service keeps the memory now; default: .ssp-oneroster-<institution>.json)',
       )
       .option(
         '--full-sync',
@@ -121,11 +120,12 @@ export function registerOneRosterCommand(
         const bundleFiles = fs.statSync(location, { throwIfNoEntry: false })?.isDirectory()
           ? fs.readdirSync(location).map((f) => `${location}/${f}`)
           : [location];
-        return runPush(pushOptions(o, key, bundleFiles), async (progress): Promise<Prepared> => {
+        return runPush(pushOptions(o, key, bundleFiles), async (progress, post): Promise<Prepared> => {
           // The OneRoster code (and the zip reader) loads only for this command.
-          const [{ openBundle }, { planOneRoster }] = await Promise.all([
+          const [{ openBundle }, { planOneRoster }, memory] = await Promise.all([
             import('./bundle.ts'),
             import('./oneroster.ts'),
+            import('./oneroster-memory.ts'),
           ]);
           let bundle: Awaited<ReturnType<typeof openBundle>>;
           try {
@@ -133,11 +133,17 @@ export function registerOneRosterCommand(
           } catch (error) {
             throw new PushStopped((error as Error).message);
           }
+          // What earlier pushes and pulls placed: the service's memory, whatever machine this is.
+          const known = await memory.readMemory(post, o.institution, knownPath);
+          if (known.fileEntries)
+            progress.note(
+              `${knownPath}: ${known.fileEntries} entries the service did not have, handed to it`,
+            );
           const plan = await planOneRoster(
             bundle,
             mapping,
             csvOptions(o, progress),
-            readKnown(knownPath),
+            known.known,
             Boolean(o.fullSync),
           );
           if (o.fullSync && plan.delta.has('users')) {
@@ -154,26 +160,18 @@ export function registerOneRosterCommand(
             })),
             notes: () => plan.notes,
             cleanup: () => bundle.close(),
-            // What this push said, for the next delta: kept only when the push ran to its end.
-            done: () => {
-              if (!o.dryRun) writeKnown(knownPath, plan.known());
+            // What this push placed, for the next delta from anywhere: kept by the service only
+            // when the push ran to its end.
+            done: async () => {
+              // The file's entries first: what the push changed is sent after them, and wins.
+              const changed = function* () {
+                yield* known.fromFile;
+                yield* plan.changes();
+              };
+              if (!o.dryRun) await memory.writeMemory(post, o.institution, changed());
             },
           };
         });
       }),
   );
-}
-
-function readKnown(path: string): Known | undefined {
-  if (!fs.existsSync(path)) return undefined;
-  try {
-    return parseKnown(JSON.parse(fs.readFileSync(path, 'utf8')));
-  } catch (error) {
-    throw new PushStopped(`${path}: ${(error as Error).message} (remove it to start from a bulk export)`);
-  }
-}
-
-function writeKnown(path: string, known: Known): void {
-  fs.writeFileSync(`${path}.tmp`, JSON.stringify(known));
-  fs.renameSync(`${path}.tmp`, path);
 }

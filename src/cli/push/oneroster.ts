@@ -5,7 +5,7 @@
 // files (held), oneroster-students.ts streams users and enrollments. The mapping is in
 // docs/ssp-push.md; every choice in it is an option (OneRosterMapping).
 
-import type { Known } from '../../domain/oneroster/known.ts';
+import type { Known, KnownChange } from '../../domain/oneroster/known.ts';
 import type { OneRosterMapping } from '../../domain/oneroster/mapping.ts';
 import { mapOneRoster } from '../../domain/oneroster/plan.ts';
 import type { Bundle } from './bundle.ts';
@@ -40,6 +40,8 @@ export interface OneRosterPlan {
   delta: Set<string>;
   /** The memory for the next delta, once every job has run (src/domain/oneroster/known.ts). */
   known(): Known;
+  /** What this push changed in the memory, once every job has run (for the service to keep). */
+  changes(): Iterable<KnownChange>;
 }
 
 /** Reads the manifest, checks the files it lists, and plans the feeds' jobs. */
@@ -184,5 +186,6 @@ export async function planOneRoster(
       return [...notes, ...mapped.notes()];
     },
     known: () => mapped.known(),
+    changes: () => mapped.changes(),
   };
 }

@@ -3,7 +3,7 @@
 // with a one-line reason (and, when pages were already answered, how to resume).
 
 import { CsvFileError } from './csv-source.ts';
-import { createFeedClient, FeedRequestError } from './feed-client.ts';
+import { createFeedClient, type FeedPost, FeedRequestError } from './feed-client.ts';
 import type { Items } from './pages.ts';
 import { createProgress, type Progress } from './progress.ts';
 import { PushReport } from './report.ts';
@@ -57,7 +57,7 @@ export interface Prepared {
   notes?: () => string[];
   cleanup?: () => void;
   /** Called when the push ran to its end (exit 0 or 2). */
-  done?: () => void;
+  done?: () => void | Promise<void>;
 }
 
 /**
@@ -66,7 +66,8 @@ export interface Prepared {
  */
 export async function runPush(
   options: PushOptions,
-  prepare: (progress: Progress) => Promise<Prepared>,
+  /** `post` reaches the service as the feeds do (the same secret, retries and pacing). */
+  prepare: (progress: Progress, post: FeedPost) => Promise<Prepared>,
 ): Promise<number> {
   const { out, err } = options.io;
   const progress = createProgress(err);
@@ -118,7 +119,7 @@ export async function runPush(
   let prepared: Prepared | undefined;
   let code = EXIT_OK;
   try {
-    prepared = await prepare(progress);
+    prepared = await prepare(progress, ctx.post);
     for (const job of prepared.jobs) {
       progress.start(job.label, job.size);
       await pushSection(ctx, { ...job, items: job.items() });
@@ -133,7 +134,7 @@ export async function runPush(
       );
     }
     code = report.errorCount > 0 ? EXIT_ROWS_REJECTED : EXIT_OK;
-    prepared.done?.();
+    await prepared.done?.();
   } catch (error) {
     progress.stop();
     const known =

@@ -41,6 +41,14 @@ export interface CatalogueFiles {
   users?: RecordSource;
 }
 
+/** An org as this export says, else as an earlier push or pull said (a delta omits unchanged orgs). */
+export function orgOf(catalogue: Catalogue, known: KnownUpdate, id: string): Org | undefined {
+  const here = catalogue.orgs.get(id);
+  if (here) return here;
+  const remembered = known.orgs.get(id);
+  return remembered ? { kind: remembered[0], key: remembered[1], line: 0 } : undefined;
+}
+
 /** The program code of a grade (the CEDS grade levels OneRoster uses: KG, 01 … 13, PS …). */
 export function gradeProgram(grades: string | undefined): string | undefined {
   const first = (grades ?? '')
@@ -78,6 +86,7 @@ export async function readCatalogue(
       const kind = campusTypes.includes(type) ? 'campus' : programTypes.includes(type) ? 'program' : 'other';
       const key = kind === 'program' ? rec.identifier || rec.sourcedid : rec.name;
       catalogue.orgs.set(rec.sourcedid, { kind, key, line: origin.line });
+      known.org(rec.sourcedid, kind, key);
       if (deleted(rec)) {
         if (kind !== 'other') skip(`orgs marked tobedeleted (kept in the service)`);
         continue;
@@ -127,7 +136,7 @@ export async function readCatalogue(
   if (files.courses) {
     for await (const { origin, rec } of files.courses()) {
       const code = rec.coursecode || rec.sourcedid;
-      known.courses.set(rec.sourcedid, code);
+      known.course(rec.sourcedid, code);
       if (deleted(rec)) {
         skip('courses marked tobedeleted (kept in the service)');
         continue;
@@ -169,7 +178,7 @@ export async function readCatalogue(
       }
       const unit = known.courses.get(rec.coursesourcedid ?? '');
       catalogue.classes.set(rec.sourcedid, { unit, term, deleted: deleted(rec) });
-      if (unit && term) known.classes.set(rec.sourcedid, [unit, term]);
+      if (unit && term) known.class(rec.sourcedid, unit, term);
     }
     if (yearTerms.size) {
       for (let i = 0; i < yearTerms.size; i++)

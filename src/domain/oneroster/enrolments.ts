@@ -1,4 +1,7 @@
 // Enrollments of students as enrolment rows, streamed after the roster (whose keys they use).
+// What each enrollment placed is remembered (known.ts): one whose class moved it to another unit
+// or term withdraws the old enrolment, and one tobedeleted withdraws what it placed even when
+// its class is in no export any more.
 // Two classes of one course and term (an old section tobedeleted, a new one active) name the
 // same enrolment: enrolled wins over withdrawn whatever the order of the records, and a repeat
 // of the same enrolment is sent once. Withdrawals are held to the end to know; the keys of the
@@ -6,7 +9,7 @@
 import type { ClassPlace } from './catalogue.ts';
 import type { KnownUpdate } from './known.ts';
 import type { OneRosterMapping } from './mapping.ts';
-import { deleted, type Mapped as Item, type RecordSource } from './records.ts';
+import { deleted, type Mapped as Item, type Origin, type RecordSource } from './records.ts';
 
 export interface EnrolmentContext {
   classes: Map<string, ClassPlace>;
@@ -17,7 +20,7 @@ export interface EnrolmentContext {
   withoutEmail: Map<string, string>;
   studentRoles: string[];
   mapping: OneRosterMapping;
-  counts: { repeats: number; merged: number; withoutEmail: number };
+  counts: { repeats: number; merged: number; withoutEmail: number; moved: number };
 }
 
 export async function* readEnrolments(
@@ -31,10 +34,29 @@ export async function* readEnrolments(
   };
   const enrolled = new Set<string>();
   const withdrawn = new Map<string, Item>();
+  const withdraw = (origin: Origin, placed: [string, string, string]) => {
+    const key = placed.join('\u0000');
+    if (withdrawn.has(key)) counts.repeats++;
+    else {
+      const [student, unit, term] = placed;
+      withdrawn.set(key, {
+        origin,
+        row: { student_id_ext: student, unit_code: unit, term_code: term, status: 'withdrawn' },
+      });
+    }
+  };
   for await (const { origin, rec } of enrollments()) {
     if (!studentRoles.includes((rec.role ?? '').toLowerCase())) continue;
     if (withoutEmail.has(rec.usersourcedid)) {
       counts.withoutEmail++;
+      continue;
+    }
+    // What this enrollment placed before: withdrawn when it leaves, or when it moved to another
+    // unit or term (its class changed), whether or not its old class is in any export.
+    const before = rec.sourcedid ? known.enrollments.get(rec.sourcedid) : undefined;
+    if (before && deleted(rec)) {
+      withdraw(origin, before);
+      known.enrollment(rec.sourcedid, null);
       continue;
     }
     const cls = classes.get(rec.classsourcedid) ?? fromKnown(rec.classsourcedid);
@@ -55,25 +77,28 @@ export async function* readEnrolments(
       yield { origin, problem: { code: 'unmapped', message: missing } };
       continue;
     }
-    const row = {
-      student_id_ext: student,
-      unit_code: cls!.unit,
-      term_code: cls!.term,
-      // Never deleted: a removed enrolment is withdrawn (docs/enrolments.md).
-      status: deleted(rec) || cls!.deleted ? 'withdrawn' : 'enrolled',
-    };
-    const key = `${student}\u0000${cls!.unit}\u0000${cls!.term}`;
-    if (row.status === 'withdrawn') {
-      if (withdrawn.has(key)) counts.repeats++;
-      else withdrawn.set(key, { origin, row });
+    const placed: [string, string, string] = [student!, cls!.unit!, cls!.term!];
+    const key = placed.join('\u0000');
+    if (before && before.join('\u0000') !== key) {
+      counts.moved++;
+      withdraw(origin, before);
+    }
+    // Never deleted: a removed enrolment is withdrawn (docs/enrolments.md).
+    if (deleted(rec) || cls!.deleted) {
+      withdraw(origin, placed);
+      if (rec.sourcedid) known.enrollment(rec.sourcedid, null);
       continue;
     }
+    if (rec.sourcedid) known.enrollment(rec.sourcedid, placed);
     if (enrolled.has(key)) {
       counts.repeats++;
       continue;
     }
     enrolled.add(key);
-    yield { origin, row };
+    yield {
+      origin,
+      row: { student_id_ext: student, unit_code: cls!.unit, term_code: cls!.term, status: 'enrolled' },
+    };
   }
   for (const [key, item] of withdrawn) {
     if (enrolled.has(key)) counts.merged++;

@@ -4,7 +4,7 @@
 // (enrollments, through classes). Used by `ssp push oneroster` and by the service's pull, so
 // both map the same way (docs/oneroster.md).
 import { readCatalogue } from './catalogue.ts';
-import { type Known, KnownUpdate } from './known.ts';
+import { type Known, type KnownChange, KnownUpdate } from './known.ts';
 import type { OneRosterMapping } from './mapping.ts';
 import type { Collection, Mapped, RecordSource } from './records.ts';
 import { readStudents } from './students.ts';
@@ -23,6 +23,8 @@ export interface MappedOneRoster {
   notes(): string[];
   /** The memory for the next delta (known.ts); complete once every section has been read. */
   known(): Known;
+  /** What this push changed in the memory (for the service to store only that). */
+  changes(): Iterable<KnownChange>;
 }
 
 export interface MapOptions {
@@ -86,5 +88,6 @@ export async function mapOneRoster(
       return out;
     },
     known: () => known.result(),
+    changes: () => known.changes(),
   };
 }

@@ -7,7 +7,7 @@
 // Nothing disappears: every user and enrollment is pushed, rejected with its origin, or
 // counted in a note (notes()).
 
-import { type Catalogue, gradeProgram } from './catalogue.ts';
+import { type Catalogue, gradeProgram, orgOf } from './catalogue.ts';
 import { readEnrolments } from './enrolments.ts';
 import type { KnownUpdate } from './known.ts';
 import type { OneRosterMapping } from './mapping.ts';
@@ -151,7 +151,7 @@ export async function readStudents(
   const noEmail = new Group();
   /** Students not pushed for want of an email: their enrollments are left out too, counted. */
   const withoutEmail = new Map<string, string>();
-  const { orgs, classes } = catalogue;
+  const { classes } = catalogue;
 
   const placeOf = (rec: Rec) => placeOfUser(rec, { roles, studentRoles, rolesComplete, known });
 
@@ -226,10 +226,13 @@ export async function readStudents(
         kept.push({ origin, key });
         continue;
       }
+      // The student's orgs as this data says, else as earlier pushes said: a delta with a new
+      // student in an unchanged school does not carry the school.
+      const placed = place.orgs.map((o) => orgOf(catalogue, known, o));
       const program = catalogue.gradePrograms
         ? gradeProgram(rec.grades)
-        : place.orgs.map((o) => orgs.get(o)).find((o) => o?.kind === 'program')?.key;
-      const campus = place.orgs.map((o) => orgs.get(o)).find((o) => o?.kind === 'campus');
+        : placed.find((o) => o?.kind === 'program')?.key;
+      const campus = placed.find((o) => o?.kind === 'campus');
       yield {
         origin,
         row: {
@@ -266,7 +269,7 @@ export async function readStudents(
     noEmail.ids = [];
   }
 
-  const counts = { repeats: 0, merged: 0, withoutEmail: 0 };
+  const counts = { repeats: 0, merged: 0, withoutEmail: 0, moved: 0 };
   const enrolments = () =>
     readEnrolments(files.enrollments!, {
       classes,
@@ -298,6 +301,7 @@ function studentNotes(c: {
   withoutEmail: number;
   repeats: number;
   merged: number;
+  moved: number;
 }): string[] {
   const out: string[] = [];
   if (c.tobedeleted) {
@@ -322,6 +326,11 @@ function studentNotes(c: {
   if (c.repeats) {
     out.push(
       `${c.repeats} enrollments repeat a student's unit and term (another class of the same course and term): sent once`,
+    );
+  }
+  if (c.moved) {
+    out.push(
+      `${c.moved} enrollments moved to another class of another unit or term: their earlier enrolment was withdrawn`,
     );
   }
   if (c.merged) {

@@ -156,9 +156,24 @@ export const dataMap: TableEntry[] = [
       client_secret_encrypted: none('encrypted secret'),
       org_ids: none('org sourcedIds'),
       mapping: none('mapping settings'),
-      known: student('memory of earlier pulls: student sourcedIds and SIS ids'),
+      known: student('memory of earlier pulls before oneroster_memory (emptied by migration 0071)'),
       last_error: none('last pull error'),
+      last_error_code: none("the last pull's error code"),
       requested_mode: none('full or delta'),
+    },
+  },
+  {
+    table: 'oneroster_memory',
+    why: 'what completed OneRoster pushes and pulls placed, so a delta from any machine resolves what it omits',
+    keptFor: "while the institution uses OneRoster; a student's rows until they are erased",
+    erasure: 'oneroster_memory',
+    columns: {
+      kind: none('org, course, class, user or enrollment'),
+      sourced_id: student("the SIS's sourcedId of the record (a user's is an identifier of the student)"),
+      data: student(
+        "what the record became: a user's student SIS id and orgs, an enrollment's student, unit and term",
+      ),
+      student_id_ext: student('the SIS id of the student a user or enrollment row placed'),
     },
   },
   {

@@ -141,6 +141,19 @@ export async function forgetInOneRoster(tx: Queryable, institutionId: string, ex
 }
 
 /**
+ * The OneRoster memory (docs/oneroster.md, "Deltas") forgets the students: their user rows and
+ * the enrollments that placed them, in one statement by the index on student_id_ext. A later
+ * delta naming them again finds nothing remembered and treats them as new, as a new student is.
+ */
+export async function forgetInOneRosterMemory(tx: Queryable, institutionId: string, exts: string[]) {
+  const { rowCount } = await tx.query(
+    'DELETE FROM oneroster_memory WHERE institution_id = $1 AND student_id_ext = ANY($2::text[])',
+    [institutionId, exts],
+  );
+  return rowCount ?? 0;
+}
+
+/**
  * Admin audit lines whose path names a student keep the line with the id replaced. Only paths
  * under /students/ can name one (erasures are posted to a path that names nobody).
  */

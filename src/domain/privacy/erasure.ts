@@ -17,6 +17,7 @@ import {
   dropIdempotencyKeys,
   findErasure,
   forgetInOneRoster,
+  forgetInOneRosterMemory,
   insertErasures,
   lockStudents,
   needlesOf,
@@ -54,13 +55,13 @@ type Step = (tx: Queryable, batch: Batch) => Promise<Record<string, number>>;
 export const erasureSteps: Record<ErasureStepName, Step> = {
   help_requests: (tx, b) => redactRequests(tx, b.institutionId, b.requestIds, b.at),
   run_errors: async (tx, b) => ({ runs: await scrubRuns(tx, b.institutionId, needlesOf(b.students)) }),
-  oneroster_memory: async (tx, b) => ({
-    oneroster_sources: await forgetInOneRoster(
-      tx,
-      b.institutionId,
-      b.students.map((s) => s.student_id_ext),
-    ),
-  }),
+  oneroster_memory: async (tx, b) => {
+    const exts = b.students.map((s) => s.student_id_ext);
+    return {
+      oneroster_sources: await forgetInOneRoster(tx, b.institutionId, exts),
+      oneroster_memory: await forgetInOneRosterMemory(tx, b.institutionId, exts),
+    };
+  },
   audit_targets: async (tx, b) => ({ audit_lines: await redactAuditTargets(tx, b.institutionId, b.ids) }),
   access_log: async (tx, b) => ({ access_log: await unlinkAccessLog(tx, b.institutionId, b.ids) }),
   idempotency: async (tx, b) => ({ idempotency_keys: await dropIdempotencyKeys(tx, b.ids) }),

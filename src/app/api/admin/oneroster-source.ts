@@ -34,6 +34,13 @@ const Source = Type.Object({
   last_full_at: Nullable(DateTime()),
   failure_count: Type.Integer({ description: 'Pulls failed in a row' }),
   last_error: Nullable(Type.String()),
+  last_error_code: Nullable(
+    Type.String({
+      description:
+        'Why the last pull failed, stable for programs (docs/oneroster.md, "Limits"): page_too_large, pull_too_large, ' +
+        'pull_deadline, parse_memory, provider_error, provider_timeout, provider_unreachable, token_failed, …; null while healthy',
+    }),
+  ),
   failing_since: Nullable(DateTime()),
   last_pull_at: Nullable(DateTime()),
   last_success_at: Nullable(DateTime()),
@@ -73,6 +80,9 @@ const PullOutcome = Type.Object({
   mode: StringEnum(['full', 'delta']),
   status: StringEnum(['ok', 'failed'], 'failed: the provider failed; nothing was changed'),
   error: Nullable(Type.String()),
+  error_code: Nullable(
+    Type.String({ description: 'Why the pull failed, stable for programs (as last_error_code)' }),
+  ),
   sections: SectionCounts,
   error_count: Type.Integer({
     description: 'Row errors; each names the OneRoster record (collection, sourcedId)',
@@ -104,6 +114,9 @@ const PullStatus = Type.Object({
   ),
   requested_at: Nullable(DateTime('When Sync now asked for the pull; null once the pull has ended')),
   error: Nullable(Type.String({ description: 'Why the pull failed' })),
+  error_code: Nullable(
+    Type.String({ description: 'Why the pull failed, stable for programs (as last_error_code)' }),
+  ),
   sections: Type.Record(Type.String(), Type.Unknown(), {
     description: 'Counts per section once the pull has ended; empty before',
   }),

@@ -1,14 +1,18 @@
 // A OneRoster 1.2 REST client (rostering service): an OAuth 2.0 client-credentials token, and
 // each collection read in pages with `limit` and `offset` until the provider's X-Total-Count
 // (or a short page, when it sends none). Every request goes through http.ts (the URL guard,
-// time and size limits). 429 waits the provider's Retry-After (at most `maxRetryAfterMs`), 5xx
+// time and size limits); the pull as a whole has a byte budget (what its pages may add up to)
+// and a deadline (retries and waits included), and each page is parsed off the event loop
+// (page-parser.ts). 429 waits the provider's Retry-After (at most `maxRetryAfterMs`), 5xx
 // and cut connections back off exponentially with jitter, up to `attempts` tries per request;
 // an expired or revoked token (401) is renewed once. A failure ends the pull (PullFailure):
 // nothing read is applied unless everything was read.
 
 import type dns from 'node:dns';
 import type { OutboundPolicy } from '../../../lib/outbound-url.ts';
-import { createHttp, type Exchange, type HttpLimits } from './http.ts';
+import type { PulledCollection } from './flatten.ts';
+import { createHttp, type Exchange, type ExchangeCode, type HttpLimits } from './http.ts';
+import type { ParsedPage, ParsePage } from './page-parser.ts';
 
 export interface PullLimits extends HttpLimits {
   /** Tries per request on 429, 5xx and network errors. */
@@ -19,6 +23,12 @@ export interface PullLimits extends HttpLimits {
   pageSize: number;
   /** Records read per collection at most (a provider paging forever is cut off). */
   maxRecords: number;
+  /** Bytes of answers one pull may read in all (its pages add up to this at most). */
+  pullMaxBytes: number;
+  /** One pull's reading of the provider, retries and waits included. */
+  deadlineMs: number;
+  /** The heap a page's parse may use (the parse worker's limit). */
+  parseMemoryMb: number;
 }
 
 export const DEFAULT_PULL_LIMITS: PullLimits = {
@@ -28,16 +38,45 @@ export const DEFAULT_PULL_LIMITS: PullLimits = {
   maxRetryAfterMs: 120_000,
   pageSize: 1000,
   maxRecords: 2_000_000,
+  pullMaxBytes: 256 * 1024 * 1024,
+  deadlineMs: 30 * 60_000,
+  parseMemoryMb: 256,
 };
+
+/** The limits with the operator's settings (config.ts: ONEROSTER_PAGE_MAX_MB …). */
+export function pullLimitsOf(settings: {
+  pageMaxBytes: number;
+  pullMaxBytes: number;
+  deadlineMs: number;
+  parseMemoryMb: number;
+}): PullLimits {
+  const { pageMaxBytes, ...rest } = settings;
+  return { ...DEFAULT_PULL_LIMITS, ...rest, maxBytes: pageMaxBytes };
+}
+
+/**
+ * Why a pull failed, stable for programs (the run's and the source's `error_code`), besides
+ * the reason in words: http.ts's codes, and the client's and the pull's own.
+ */
+export type PullErrorCode =
+  | ExchangeCode
+  | 'token_failed'
+  | 'invalid_answer'
+  | 'too_many_records'
+  | 'parse_memory'
+  | 'secret_unreadable'
+  | 'apply_failed';
 
 /** The OneRoster 1.2 read scope of the rostering core (what a roster pull needs). */
 export const ROSTER_SCOPE = 'https://purl.imsglobal.org/spec/or/v1p2/scope/roster-core.readonly';
 
 export class PullFailure extends Error {
   readonly status: number | null;
-  constructor(message: string, status: number | null = null) {
+  readonly code: PullErrorCode;
+  constructor(message: string, status: number | null = null, code: PullErrorCode = 'provider_error') {
     super(message);
     this.status = status;
+    this.code = code;
   }
 }
 
@@ -56,7 +95,12 @@ export interface ClientDeps {
   random?: () => number;
   /** Told of each wait (429, backoff), for the pull's notes. */
   onRetry?: (what: string) => void;
+  /** Parses a page's body into flattened records, off the event loop (page-parser.ts). */
+  parsePage: ParsePage;
 }
+
+/** A token answer is a few hundred bytes; more is not a token. */
+const TOKEN_MAX_BYTES = 64 * 1024;
 
 const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -66,11 +110,28 @@ export function createOneRosterClient(config: ClientConfig, deps: ClientDeps) {
   const sleep = deps.sleep ?? wait;
   const random = deps.random ?? Math.random;
   let token: string | undefined;
+  // The pull's budget and deadline, from the client's creation (one client, one pull).
+  const deadline = performance.now() + limits.deadlineMs;
+  let bytesRead = 0;
+  /** What the next answer may take: the page's budget, or what is left of the pull's if less. */
+  const budget = () => {
+    const left = limits.pullMaxBytes - bytesRead;
+    return left < limits.maxBytes
+      ? { maxBytes: Math.max(0, left), limit: 'pull' as const, deadline }
+      : { maxBytes: limits.maxBytes, limit: 'page' as const, deadline };
+  };
+  const outOfTime = (status: number | null) =>
+    new PullFailure(
+      `the pull ran out of time: reading the provider may take ${Math.round(limits.deadlineMs / 60_000)} min at most (deadline)`,
+      status,
+      'pull_deadline',
+    );
 
-  /** One request with retries on 429, 5xx and network errors. */
+  /** One request with retries on 429, 5xx and network errors, within the pull's deadline. */
   async function withRetries(what: string, send: () => Promise<Exchange>): Promise<Exchange> {
     for (let attempt = 1; ; attempt++) {
       const answer = await send();
+      if (answer.kind === 'failed' && answer.code === 'pull_deadline') throw outOfTime(answer.status);
       if (answer.kind === 'ok' || !answer.retryable || attempt >= limits.attempts) return answer;
       let delay: number;
       if (answer.status === 429 && answer.retryAfterMs !== undefined) {
@@ -85,6 +146,7 @@ export function createOneRosterClient(config: ClientConfig, deps: ClientDeps) {
       } else {
         delay = Math.floor(random() * Math.min(30_000, 500 * 2 ** (attempt - 1)));
       }
+      if (performance.now() + delay >= deadline) throw outOfTime(answer.status);
       deps.onRetry?.(`${what}: ${answer.error}; tried again after ${(delay / 1000).toFixed(1)} s`);
       await sleep(delay);
     }
@@ -95,31 +157,41 @@ export function createOneRosterClient(config: ClientConfig, deps: ClientDeps) {
       `${encodeURIComponent(config.clientId)}:${encodeURIComponent(config.clientSecret)}`,
     ).toString('base64');
     const answer = await withRetries('token', () =>
-      http.exchange(config.tokenUrl, {
-        method: 'POST',
-        headers: {
-          authorization: `Basic ${basic}`,
-          'content-type': 'application/x-www-form-urlencoded',
-          accept: 'application/json',
+      http.exchange(
+        config.tokenUrl,
+        {
+          method: 'POST',
+          headers: {
+            authorization: `Basic ${basic}`,
+            'content-type': 'application/x-www-form-urlencoded',
+            accept: 'application/json',
+          },
+          body: new URLSearchParams({ grant_type: 'client_credentials', scope: ROSTER_SCOPE }).toString(),
         },
-        body: new URLSearchParams({ grant_type: 'client_credentials', scope: ROSTER_SCOPE }).toString(),
-      }),
+        // A token is a few hundred bytes: its answer gets a small budget, parsed here.
+        { maxBytes: TOKEN_MAX_BYTES, limit: 'page', deadline },
+      ),
     );
     if (answer.kind === 'failed') {
       const refused = answer.status === 400 || answer.status === 401;
       throw new PullFailure(
         `token request failed: ${answer.error}${refused ? ' (check the client id and secret)' : ''}`,
         answer.status,
+        answer.code === 'provider_error' || answer.code === 'page_too_large' ? 'token_failed' : answer.code,
       );
     }
     let parsed: { access_token?: unknown };
     try {
       parsed = JSON.parse(answer.body.toString('utf8'));
     } catch {
-      throw new PullFailure('token request failed: the answer is not JSON', answer.status);
+      throw new PullFailure('token request failed: the answer is not JSON', answer.status, 'token_failed');
     }
     if (typeof parsed.access_token !== 'string' || !parsed.access_token)
-      throw new PullFailure('token request failed: the answer has no access_token', answer.status);
+      throw new PullFailure(
+        'token request failed: the answer has no access_token',
+        answer.status,
+        'token_failed',
+      );
     return parsed.access_token;
   }
 
@@ -127,53 +199,54 @@ export function createOneRosterClient(config: ClientConfig, deps: ClientDeps) {
   async function get(url: string, what: string): Promise<Exchange & { kind: 'ok' }> {
     token ??= await fetchToken();
     const send = () =>
-      http.exchange(url, {
-        method: 'GET',
-        headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
-      });
+      http.exchange(
+        url,
+        { method: 'GET', headers: { authorization: `Bearer ${token}`, accept: 'application/json' } },
+        budget(),
+      );
     let answer = await withRetries(what, send);
     if (answer.kind === 'failed' && answer.status === 401) {
       token = await fetchToken();
       deps.onRetry?.(`${what}: the token was refused (expired?): renewed once`);
       answer = await withRetries(what, send);
     }
-    if (answer.kind === 'failed') throw new PullFailure(`${what}: ${answer.error}`, answer.status);
+    if (answer.kind === 'failed')
+      throw new PullFailure(`${what}: ${answer.error}`, answer.status, answer.code);
+    bytesRead += answer.body.length;
     return answer;
   }
 
   /**
    * The records of one collection (orgs, academicSessions, courses, classes, users,
-   * enrollments), page by page; `filter` in OneRoster's syntax (dateLastModified>'…').
+   * enrollments), page by page, flattened (parsed off the event loop); `filter` in OneRoster's
+   * syntax (dateLastModified>'…').
    */
-  async function* collection(name: string, filter?: string): AsyncGenerator<Record<string, unknown>[]> {
+  async function* collection(name: PulledCollection, filter?: string): AsyncGenerator<ParsedPage> {
     const base = config.baseUrl.replace(/\/+$/, '');
     let offset = 0;
     for (;;) {
       const params = new URLSearchParams({ limit: String(limits.pageSize), offset: String(offset) });
       if (filter) params.set('filter', filter);
-      const answer = await get(`${base}/${name}?${params}`, `${name} (offset ${offset})`);
-      let body: Record<string, unknown>;
-      try {
-        body = JSON.parse(answer.body.toString('utf8'));
-      } catch {
-        throw new PullFailure(`${name} (offset ${offset}): the answer is not JSON`, answer.status);
-      }
-      const records = body?.[name];
-      if (!Array.isArray(records))
-        throw new PullFailure(`${name} (offset ${offset}): the answer has no "${name}" array`, answer.status);
-      if (records.length) yield records as Record<string, unknown>[];
-      offset += records.length;
+      const what = `${name} (offset ${offset})`;
+      const answer = await get(`${base}/${name}?${params}`, what);
+      const page = await deps.parsePage({ collection: name, body: answer.body, firstPosition: offset + 1 });
+      if (page.kind === 'problem')
+        throw new PullFailure(`${what}: ${page.message}`, answer.status, page.code);
+      if (page.count) yield page;
+      offset += page.count;
       const totalHeader = answer.headers['x-total-count'];
       const total = Number(Array.isArray(totalHeader) ? totalHeader[0] : totalHeader);
-      if (records.length === 0) break;
+      if (page.count === 0) break;
       if (
-        Number.isFinite(total) && totalHeader !== undefined
-          ? offset >= total
-          : records.length < limits.pageSize
+        Number.isFinite(total) && totalHeader !== undefined ? offset >= total : page.count < limits.pageSize
       )
         break;
       if (offset >= limits.maxRecords)
-        throw new PullFailure(`${name}: more than ${limits.maxRecords} records (the limit)`, answer.status);
+        throw new PullFailure(
+          `${name}: more than ${limits.maxRecords} records (the limit)`,
+          answer.status,
+          'too_many_records',
+        );
     }
   }
 

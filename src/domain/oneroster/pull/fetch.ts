@@ -1,11 +1,12 @@
 // Reading a OneRoster provider whole before anything is applied: a provider that fails half-way
-// (an error, a timeout, a refused token) leaves the stored data exactly as it was. The records
-// are flattened as they arrive (flatten.ts) and kept, about 400 bytes a record: 80,000 users and
-// enrollments are some 30 MB. A delta asks each collection for records modified since the last
+// (an error, a timeout, a refused token, a budget passed) leaves the stored data exactly as it
+// was. The records are flattened as they arrive (in the parse worker: page-parser.ts) and kept,
+// about 400 bytes a record: 80,000 users and enrollments are some 30 MB, and never more than
+// the pull's byte budget. A delta asks each collection for records modified since the last
 // good pull (OneRoster's filter dateLastModified>'…'), tobedeleted ones included.
 import type { Collection, RecordSource, SourceRecord } from '../records.ts';
 import type { OneRosterClient } from './client.ts';
-import { flatten, type PulledCollection, rolesOf } from './flatten.ts';
+import type { PulledCollection } from './flatten.ts';
 
 export const PULLED: PulledCollection[] = [
   'orgs',
@@ -30,13 +31,9 @@ export async function fetchAll(client: OneRosterClient, since: Date | undefined)
     enrollments: [],
   };
   for (const name of PULLED) {
-    let position = 0;
     for await (const page of client.collection(name, filter)) {
-      for (const object of page) {
-        position++;
-        pulled[name].push(flatten(name, object, position));
-        if (name === 'users') pulled.roles.push(...rolesOf(object, position));
-      }
+      for (const record of page.records) pulled[name].push(record);
+      for (const role of page.roles) pulled.roles.push(role);
     }
   }
   return pulled;

@@ -1,10 +1,13 @@
 // One HTTP exchange with a OneRoster provider, inside the outbound URL guard: the URL passes
 // checkUrlSyntax (https; no literal loopback, private or metadata address) and the connection's
 // DNS answer passes guardedLookup, on every request (token and data), so a name that later
-// resolves to a refused address is never connected to. A time limit per request, and a size
-// limit applied while the body streams in. Redirects are not followed: a OneRoster API answers
-// where it is configured. Never throws: failures are outcomes with a reason a person can read,
-// and whether sending again may help.
+// resolves to a refused address is never connected to. A time limit per request (connect to
+// the last byte: a trickling answer is cut), cut shorter by the pull's deadline; a size limit
+// applied while the body streams in (the page's budget, or what is left of the pull's); and an
+// error answer's body read only up to ERROR_BODY_READ bytes (its start is kept for the reason),
+// as webhook attempts do, so a provider answering 500 with gigabytes costs nothing. Redirects
+// are not followed: a OneRoster API answers where it is configured. Never throws: failures are
+// outcomes with a reason a person can read, a stable code, and whether sending again may help.
 
 import type dns from 'node:dns';
 import { Agent, request } from 'undici';
@@ -13,8 +16,34 @@ import { checkUrlSyntax, guardedLookup, type OutboundPolicy } from '../../../lib
 export interface HttpLimits {
   /** One request, from connect to the last byte of the body. */
   timeoutMs: number;
-  /** One response body. */
+  /** One response body (a page's budget). */
   maxBytes: number;
+}
+
+/** Most of an error answer's body read at all; the rest is not waited for. */
+export const ERROR_BODY_READ = 64 * 1024;
+/** How much of it is quoted in the reason. */
+const ERROR_BODY_QUOTED = 200;
+
+/**
+ * Why an exchange failed, stable for programs (the pull's `error_code`): docs/oneroster.md.
+ * `page_too_large` and `pull_too_large` are a budget passed, `pull_deadline` the pull's deadline.
+ */
+export type ExchangeCode =
+  | 'refused_url'
+  | 'provider_error'
+  | 'provider_timeout'
+  | 'provider_unreachable'
+  | 'page_too_large'
+  | 'pull_too_large'
+  | 'pull_deadline';
+
+/** What one exchange may take: bytes of body and the pull's deadline (performance.now() time). */
+export interface ExchangeBudget {
+  maxBytes: number;
+  /** The limit that maxBytes is, for the reason and the code. */
+  limit: 'page' | 'pull';
+  deadline: number;
 }
 
 export type Exchange =
@@ -22,6 +51,7 @@ export type Exchange =
   | {
       kind: 'failed';
       status: number | null;
+      code: ExchangeCode;
       error: string;
       /** 429 and 5xx, a cut or timed-out connection: sending again may help. */
       retryable: boolean;
@@ -48,6 +78,30 @@ export function retryAfterMs(value: string | undefined, now: number): number | u
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
+/** The start of an error answer's body, reading at most ERROR_BODY_READ bytes of it. */
+async function errorBodyStart(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
+  const kept: Buffer[] = [];
+  let read = 0;
+  try {
+    for await (const chunk of body) {
+      if (read < ERROR_BODY_QUOTED * 4) kept.push(chunk.subarray(0, ERROR_BODY_QUOTED * 4 - read));
+      read += chunk.length;
+      if (read >= ERROR_BODY_READ) break;
+    }
+  } catch {
+    // A body cut short still tells what it began with.
+  } finally {
+    body.destroy();
+  }
+  return new TextDecoder('utf-8', { fatal: false })
+    .decode(Buffer.concat(kept))
+    .replace(/\p{Cc}+/gu, ' ')
+    .slice(0, ERROR_BODY_QUOTED)
+    .trim();
+}
+
+const mb = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`;
+
 export function createHttp(deps: HttpDeps) {
   const { policy, limits } = deps;
   // One agent for the pull: its connections are reused page after page.
@@ -60,23 +114,44 @@ export function createHttp(deps: HttpDeps) {
   async function exchange(
     url: string,
     init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string },
+    budget: ExchangeBudget = { maxBytes: limits.maxBytes, limit: 'page', deadline: Number.POSITIVE_INFINITY },
   ): Promise<Exchange> {
     const failed = (
       status: number | null,
+      code: ExchangeCode,
       error: string,
       retryable: boolean,
       retryAfter?: number,
     ): Exchange => ({
       kind: 'failed',
       status,
+      code,
       error,
       retryable,
       ...(retryAfter !== undefined ? { retryAfterMs: retryAfter } : {}),
     });
+    const tooLarge = (status: number, what: string): Exchange =>
+      budget.limit === 'page'
+        ? failed(
+            status,
+            'page_too_large',
+            `the answer is too large: ${what}, a page may have ${mb(budget.maxBytes)}`,
+            false,
+          )
+        : failed(
+            status,
+            'pull_too_large',
+            `the pull is too large: ${what}, and the pull may read only ${mb(budget.maxBytes)} more`,
+            false,
+          );
     const syntax = checkUrlSyntax(url, policy);
-    if (!syntax.ok) return failed(null, `refused: ${syntax.reason}`, false);
+    if (!syntax.ok) return failed(null, 'refused_url', `refused: ${syntax.reason}`, false);
+    const left = budget.deadline - performance.now();
+    if (left <= 0) return failed(null, 'pull_deadline', 'the pull ran out of time (deadline)', false);
+    // The request's own limit, or what is left of the pull's deadline when that is sooner.
+    const byDeadline = left < limits.timeoutMs;
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), limits.timeoutMs);
+    const timer = setTimeout(() => controller.abort(), Math.min(limits.timeoutMs, left));
     let status: number | null = null;
     try {
       const response = await request(syntax.url, {
@@ -88,48 +163,59 @@ export function createHttp(deps: HttpDeps) {
       });
       status = response.statusCode;
       if (status < 200 || status >= 300) {
-        const text = await response.body.text().catch(() => '');
+        const text = await errorBodyStart(response.body as never);
         const retryable = status === 429 || status >= 500;
         const after =
           status === 429
             ? retryAfterMs(header(response.headers['retry-after']), deps.now?.() ?? Date.now())
             : undefined;
-        return failed(status, `HTTP ${status}${text ? `: ${text.slice(0, 200)}` : ''}`, retryable, after);
+        return failed(status, 'provider_error', `HTTP ${status}${text ? `: ${text}` : ''}`, retryable, after);
       }
       const declared = Number(header(response.headers['content-length']));
-      if (Number.isFinite(declared) && declared > limits.maxBytes) {
+      if (Number.isFinite(declared) && declared > budget.maxBytes) {
         response.body.destroy();
-        return failed(
-          status,
-          `the answer is too large: ${declared} bytes announced, the limit is ${limits.maxBytes}`,
-          false,
-        );
+        return tooLarge(status, `${mb(declared)} announced`);
       }
       const chunks: Buffer[] = [];
       let size = 0;
       for await (const chunk of response.body) {
         size += (chunk as Buffer).length;
-        if (size > limits.maxBytes) {
+        if (size > budget.maxBytes) {
           response.body.destroy();
-          return failed(
-            status,
-            `the answer is too large: more than ${limits.maxBytes} bytes (the limit)`,
-            false,
-          );
+          return tooLarge(status, `more than ${mb(budget.maxBytes)} sent`);
         }
         chunks.push(chunk as Buffer);
       }
       return { kind: 'ok', status, body: Buffer.concat(chunks, size), headers: response.headers };
     } catch (caught) {
       const code = (caught as { code?: string }).code;
-      if (controller.signal.aborted || /TIMEOUT/.test(code ?? ''))
-        return failed(status, `no complete answer within ${limits.timeoutMs / 1000} s (time limit)`, true);
-      if (code === 'E_BLOCKED_ADDRESS') return failed(null, (caught as Error).message, false);
+      if (controller.signal.aborted || /TIMEOUT/.test(code ?? '')) {
+        if (byDeadline && controller.signal.aborted)
+          return failed(
+            status,
+            'pull_deadline',
+            'the pull ran out of time (deadline) waiting for an answer',
+            false,
+          );
+        return failed(
+          status,
+          'provider_timeout',
+          `no complete answer within ${limits.timeoutMs / 1000} s (time limit)`,
+          true,
+        );
+      }
+      if (code === 'E_BLOCKED_ADDRESS') return failed(null, 'refused_url', (caught as Error).message, false);
       if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
-        return failed(null, 'the host name does not resolve', true);
-      if (code === 'ECONNREFUSED') return failed(null, 'the server refused the connection', true);
+        return failed(null, 'provider_unreachable', 'the host name does not resolve', true);
+      if (code === 'ECONNREFUSED')
+        return failed(null, 'provider_unreachable', 'the server refused the connection', true);
       const message = String((caught as Error)?.message ?? caught).slice(0, 300);
-      return failed(status, `the request failed: ${code ? `${code}: ` : ''}${message}`, true);
+      return failed(
+        status,
+        'provider_error',
+        `the request failed: ${code ? `${code}: ` : ''}${message}`,
+        true,
+      );
     } finally {
       clearTimeout(timer);
     }

@@ -14,12 +14,13 @@ import { refuseArchivedCohort } from '../../institutions/archiving.ts';
 import type { RosterSyncService } from '../../roster/sync.ts';
 import { recordRun } from '../../runs/runs.ts';
 import type { TaxonomyService } from '../../taxonomy/service.ts';
-import { parseKnown } from '../known.ts';
 import type { OneRosterMapping } from '../mapping.ts';
+import { loadMemory, storeMemory } from '../memory.ts';
 import { mapOneRoster } from '../plan.ts';
 import { type Applied, applyMapped } from './apply.ts';
-import { createOneRosterClient, PullFailure, type PullLimits } from './client.ts';
+import { createOneRosterClient, type PullErrorCode, PullFailure, type PullLimits } from './client.ts';
 import { fetchAll, keepOrgs, PULLED, sourceOf } from './fetch.ts';
+import { createPageParser } from './page-parser.ts';
 import { CLAIM_DUE_SQL, CLAIM_SQL, FINISH_SQL, SOURCE_COHORT_SQL } from './queries.ts';
 import { DEFAULT_SOURCE_MAPPING, type SourceMapping } from './sources.ts';
 
@@ -65,6 +66,8 @@ export interface PullOutcome {
   mode: PullMode;
   status: 'ok' | 'failed';
   error: string | null;
+  /** Why it failed, stable for programs (client.ts PullErrorCode); null when it did not. */
+  error_code: PullErrorCode | null;
   sections: Applied['sections'];
   error_count: number;
   notes: string[];
@@ -140,15 +143,17 @@ export async function pullSource(
   );
   const institution = institutions[0];
   let applied: Applied | undefined;
-  let known: unknown = source.known;
   let error: string | null = null;
+  let errorCode: PullErrorCode | null = null;
   let fetched: Record<string, number> = {};
   let clientSecret = '';
   try {
     clientSecret = deps.keyring.decrypt(source.client_secret_encrypted);
   } catch (caught) {
     error = `the client secret cannot be decrypted (${(caught as Error).message}): enter it again`;
+    errorCode = 'secret_unreadable';
   }
+  const parser = createPageParser(deps.limits);
   const client = createOneRosterClient(
     {
       baseUrl: source.base_url,
@@ -163,10 +168,11 @@ export async function pullSource(
       sleep: deps.sleep,
       random: deps.random,
       onRetry: (r) => retries.push(r),
+      parsePage: parser.parse,
     },
   );
   try {
-    if (error) throw new PullFailure(error);
+    if (error) throw new PullFailure(error, null, 'secret_unreadable');
     const pulled = keepOrgs(
       await fetchAll(client, mode === 'delta' ? (source.delta_since ?? undefined) : undefined),
       source.org_ids,
@@ -184,10 +190,11 @@ export async function pullSource(
       },
       mappingOf(source),
       // An API's user carries all of its roles: a user without a student role holds none.
-      { rolesInUsers: false, rolesComplete: true, known: parseKnown(source.known) },
+      // What earlier pulls and pushes placed (memory.ts): the service's, whoever sent them.
+      { rolesInUsers: false, rolesComplete: true, known: await loadMemory(deps.db, source.institution_id) },
     );
     applied = await applyMapped(deps, institution, source.cohort_id, mapped, { full: mode === 'full' });
-    known = mapped.known();
+    await storeMemory(deps.db, source.institution_id, mapped.changes(), deps.clock.now());
   } catch (caught) {
     // The provider failed (nothing was applied), or applying failed part-way (the database):
     // either way the pull is recorded as failed and the lease released.
@@ -195,8 +202,10 @@ export async function pullSource(
       caught instanceof PullFailure
         ? caught.message
         : `the pull could not be applied: ${String((caught as Error)?.message ?? caught).slice(0, 300)}`;
+    errorCode = caught instanceof PullFailure ? caught.code : 'apply_failed';
   } finally {
     await client.close();
+    await parser.close();
   }
   const finishedAt = deps.clock.now();
   const sections = applied?.sections ?? {};
@@ -216,7 +225,7 @@ export async function pullSource(
     counts: {
       mode,
       status: error ? 'failed' : 'ok',
-      ...(error ? { error } : {}),
+      ...(error ? { error, error_code: errorCode } : {}),
       created: total('created'),
       updated: total('updated'),
       fetched,
@@ -228,7 +237,7 @@ export async function pullSource(
       schedule: options.trigger,
       // Shown as the run's warnings (the console's run page, its CSV).
       warnings: notes,
-      ...(error ? { error } : {}),
+      ...(error ? { error, error_code: errorCode } : {}),
       ...(applied?.full_sync ? { full_sync: applied.full_sync } : {}),
     },
     startedAt,
@@ -249,14 +258,17 @@ export async function pullSource(
     error,
     startedAt,
     mode === 'full',
-    JSON.stringify(known ?? {}),
+    // The memory lives in oneroster_memory now (migration 0071); the column stays empty.
+    '{}',
     next,
+    errorCode,
   ]);
   return {
     run_id: runId,
     mode,
     status: ok ? 'ok' : 'failed',
     error,
+    error_code: errorCode,
     sections,
     error_count: applied?.errors.length ?? 0,
     notes,

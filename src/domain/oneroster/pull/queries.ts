@@ -2,7 +2,7 @@
 
 export const viewColumns = `id, institution_id, base_url, token_url, client_id, cohort_id, org_ids, mapping,
   pull_every_minutes, full_every_hours, next_pull_at, delta_since, last_full_at, failure_count, last_error,
-  failing_since, last_pull_at, last_success_at, created_at, updated_at,
+  last_error_code, failing_since, last_pull_at, last_success_at, created_at, updated_at,
   (lease_until IS NOT NULL AND lease_until > now()) AS pulling, requested_run_id, requested_mode, requested_at`;
 
 export const GET_SQL = `SELECT ${viewColumns} FROM oneroster_sources WHERE institution_id = $1`;
@@ -78,6 +78,7 @@ UPDATE oneroster_sources SET
   requested_run_id = NULL, requested_mode = NULL, requested_at = NULL,
   failure_count = CASE WHEN $4 THEN 0 ELSE failure_count + 1 END,
   last_error = CASE WHEN $4 THEN NULL ELSE $5 END,
+  last_error_code = CASE WHEN $4 THEN NULL ELSE $10 END,
   failing_since = CASE WHEN $4 THEN NULL ELSE COALESCE(failing_since, $3) END,
   last_success_at = CASE WHEN $4 THEN $3 ELSE last_success_at END,
   delta_since = CASE WHEN $4 THEN $6 ELSE delta_since END,

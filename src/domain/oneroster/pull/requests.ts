@@ -19,6 +19,7 @@ export interface PullStatus {
   status: 'queued' | 'running' | 'ok' | 'failed';
   requested_at: Date | null;
   error: string | null;
+  error_code: string | null;
   sections: Record<string, unknown>;
   error_count: number;
   notes: string[];
@@ -80,6 +81,7 @@ export async function requestPull(
     status: 'queued',
     requested_at: stored.requested_at,
     error: null,
+    error_code: null,
     sections: {},
     error_count: 0,
     notes: [],
@@ -107,6 +109,7 @@ export async function pullStatus(
       status: asked.pulling ? 'running' : 'queued',
       requested_at: asked.requested_at,
       error: null,
+      error_code: null,
       sections: {},
       error_count: 0,
       notes: [],
@@ -115,13 +118,19 @@ export async function pullStatus(
   const run = await getRun(deps.db, institutionId, runId).catch(() => undefined);
   if (run?.kind !== 'oneroster') throw missing();
   const counts = run.counts as Record<string, unknown> & { mode?: PullMode; status?: 'ok' | 'failed' };
-  const details = (run.details ?? {}) as { warnings?: string[]; error?: string; full_sync?: unknown };
+  const details = (run.details ?? {}) as {
+    warnings?: string[];
+    error?: string;
+    error_code?: string;
+    full_sync?: unknown;
+  };
   return {
     run_id: run.id,
     mode: counts.mode ?? 'full',
     status: counts.status ?? 'ok',
     requested_at: null,
     error: details.error ?? null,
+    error_code: details.error_code ?? null,
     sections: Object.fromEntries(SECTIONS.filter((s) => s in counts).map((s) => [s, counts[s]])),
     error_count: run.error_count,
     notes: details.warnings ?? [],

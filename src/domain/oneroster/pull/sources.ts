@@ -47,6 +47,8 @@ export interface OneRosterSource extends Omit<SourceSettings, 'client_secret'> {
   last_full_at: Date | null;
   failure_count: number;
   last_error: string | null;
+  /** The last failure's stable code (client.ts PullErrorCode); null while healthy. */
+  last_error_code: string | null;
   failing_since: Date | null;
   last_pull_at: Date | null;
   last_success_at: Date | null;

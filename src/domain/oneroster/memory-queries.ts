@@ -1,0 +1,29 @@
+// SQL of the OneRoster memory (migration 0071): what completed pushes and pulls placed.
+
+/** An institution's whole memory (tens of thousands of small rows: one read per push or pull). */
+export const LOAD_SQL = `
+SELECT kind, sourced_id, data FROM oneroster_memory WHERE institution_id = $1`;
+
+/**
+ * Changed entries written, a page at a time (a fixed number of statements per page): parallel
+ * arrays, which PostgreSQL reads faster than a JSON array of records (measured: 80,000 entries
+ * in 3.7 s against 5.7 s on PostgreSQL, 8.8 s against 9.5 s on PGlite, loaded machine).
+ */
+export const UPSERT_SQL = `
+INSERT INTO oneroster_memory (institution_id, kind, sourced_id, data, student_id_ext, updated_at)
+SELECT $1, r.kind, r.sourced_id, r.data, r.student, $6
+FROM unnest($2::text[], $3::text[], $4::jsonb[], $5::text[]) AS r(kind, sourced_id, data, student)
+ON CONFLICT (institution_id, kind, sourced_id) DO UPDATE
+  SET data = EXCLUDED.data, student_id_ext = EXCLUDED.student_id_ext, updated_at = EXCLUDED.updated_at`;
+
+/** Forgotten entries removed, a page at a time. */
+export const FORGET_SQL = `
+DELETE FROM oneroster_memory m
+USING jsonb_to_recordset($2::jsonb) AS r(kind text, sourced_id text)
+WHERE m.institution_id = $1 AND m.kind = r.kind AND m.sourced_id = r.sourced_id`;
+
+/** A page of the memory in (kind, sourced_id) order, after the given key (the push client reads it). */
+export const READ_PAGE_SQL = `
+SELECT kind, sourced_id, data FROM oneroster_memory
+WHERE institution_id = $1 AND (kind, sourced_id) > ($2, $3)
+ORDER BY kind, sourced_id LIMIT $4`;

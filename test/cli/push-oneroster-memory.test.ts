@@ -1,0 +1,178 @@
+// ssp push oneroster with the service as its memory: a bulk push from one folder and a delta
+// from an empty one (another machine, a fresh container) give the same state as both from one
+// folder; the delta's new student takes the campus and program of orgs it does not carry, an
+// enrollment moved to another class withdraws the old unit, and one tobedeleted in a class the
+// delta omits withdraws what it placed. The memory's API refuses a bad entry by name.
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { before, test } from 'node:test';
+import { describeEachDatabase, seedTenant, type TestContext } from '../helpers/app.ts';
+import { csvText, oneRosterBundle, pushInProcess, scratchDir, writeFolder } from './push-helpers.ts';
+
+type Files = Record<string, string>;
+const rowsOf = (text: string) =>
+  text
+    .trim()
+    .split('\n')
+    .map((l) => l.split(','));
+
+/** The delta: a new student (with roles, without orgs), e-0 moved to cl-101-a, e-1 tobedeleted. */
+function deltaBundle(): Files {
+  const full = oneRosterBundle({ students: 6 });
+  const users = rowsOf(full['users.csv']);
+  const newcomer = users
+    .find((r) => r[0] === 'u-1')!
+    .map((v) =>
+      v === 'u-1'
+        ? 'u-new'
+        : v === 'student1'
+          ? 'newcomer'
+          : v === 'S1'
+            ? 'S-NEW'
+            : v.replace('student1@', 'new@'),
+    );
+  const roles = rowsOf(full['roles.csv']);
+  const enrollments = rowsOf(full['enrollments.csv']);
+  const at = (id: string) => enrollments.find((r) => r[0] === id)!;
+  const moved = [...at('e-0')];
+  moved[3] = 'cl-101-a';
+  const leaving = [...at('e-1')];
+  leaving[1] = 'tobedeleted';
+  const fresh = [...at('e-1')];
+  fresh[0] = 'e-new';
+  fresh[5] = 'u-new';
+  fresh[3] = 'cl-102-a';
+  return {
+    'users.csv': csvText([users[0], newcomer]),
+    'roles.csv': csvText([
+      roles[0],
+      ['r-new', '', '2026-03-01', 'u-new', 'primary', 'student', '', '', 'org-river', ''],
+      ['r-new-p', '', '2026-03-01', 'u-new', 'secondary', 'student', '', '', 'org-nurs', ''],
+    ]),
+    'enrollments.csv': csvText([enrollments[0], moved, leaving, fresh]),
+    'manifest.csv': csvText([
+      ['propertyName', 'value'],
+      ['manifest.version', '1.0'],
+      ['oneroster.version', '1.2'],
+      ...['academicSessions', 'classes', 'courses', 'orgs'].map((f) => [`file.${f}`, 'absent']),
+      ['file.users', 'delta'],
+      ['file.roles', 'delta'],
+      ['file.enrollments', 'delta'],
+    ]),
+  };
+}
+
+describeEachDatabase('ssp push oneroster: the service is the memory', (context) => {
+  let ctx: TestContext;
+  let url: string;
+  before(async () => {
+    ctx = context();
+    url = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
+  });
+  const list = async (slug: string, what: string) =>
+    (await ctx.admin('GET', `/admin/v1/institutions/${slug}/${what}?limit=1000`)).json().items;
+  /** What a person would compare: students with their places, enrolments with their status. */
+  const state = async (slug: string) => ({
+    students: (await list(slug, 'students'))
+      .map(
+        (s: Record<string, string>) =>
+          `${s.student_id_ext} ${s.first_name} ${s.program_code} ${s.campus_name} ${s.departed_at ?? ''}`,
+      )
+      .sort(),
+    enrolments: (await list(slug, 'enrolments'))
+      .map((e: Record<string, string>) => `${e.student_id_ext} ${e.unit_code} ${e.term_code} ${e.status}`)
+      .sort(),
+  });
+
+  const push = async (
+    tenant: { slug: string; cohortId: string; rosterSecret?: string },
+    dir: string,
+    files: Files,
+  ) => {
+    const r = await pushInProcess(url, tenant.rosterSecret, dir, [
+      'oneroster',
+      '--institution',
+      tenant.slug,
+      '--cohort',
+      tenant.cohortId,
+      writeFolder(path.join(scratchDir(), 'bundle'), files),
+    ]);
+    assert.equal(r.code, 0, `${r.stderr}\n${r.stdout}`);
+    return r;
+  };
+
+  test('a bulk push from one folder and a delta from an empty one: the same state as both from one folder', async () => {
+    const together = await seedTenant(ctx);
+    const oneDir = scratchDir();
+    await push(together, oneDir, oneRosterBundle({ students: 6 }));
+    await push(together, oneDir, deltaBundle());
+
+    const apart = await seedTenant(ctx);
+    await push(apart, scratchDir(), oneRosterBundle({ students: 6 }));
+    const delta = await push(apart, scratchDir(), deltaBundle());
+    assert.match(delta.stdout, /1 enrollments moved to another class/);
+
+    const expected = await state(together.slug);
+    assert.deepEqual(await state(apart.slug), expected);
+    // And that state is the exact one.
+    assert.ok(
+      expected.students.includes('S-NEW Given1 BN Riverside Campus '),
+      `the new student has the campus and program of orgs the delta omits: ${expected.students}`,
+    );
+    const of = (who: string) => expected.enrolments.filter((e: string) => e.startsWith(`${who} `));
+    assert.deepEqual(of('S0'), ['S0 NURS101 as-2026-s1 enrolled', 'S0 NURS102 as-2026-s1 withdrawn']);
+    assert.deepEqual(of('S1'), ['S1 NURS101 as-2026-s1 withdrawn']);
+    assert.deepEqual(of('S-NEW'), ['S-NEW NURS102 as-2026-s1 enrolled']);
+  });
+
+  test('the memory API: the roster secret of the institution, and a bad entry named', async () => {
+    const tenant = await seedTenant(ctx);
+    const other = await seedTenant(ctx);
+    const post = (secret: string | undefined, what: string, body: unknown) =>
+      ctx.request({
+        method: 'POST',
+        url: `/api/sis/oneroster/memory${what}`,
+        headers: { authorization: `Bearer ${secret}` },
+        body,
+      });
+    const refused = await post(other.rosterSecret, '/read', { institution: tenant.slug });
+    assert.equal(refused.statusCode, 401);
+    const bad = await post(tenant.rosterSecret, '', {
+      institution: tenant.slug,
+      entries: [
+        { kind: 'class', sourced_id: 'cl-1', data: { unit: 'U1', term: 'T1' } },
+        { kind: 'class', sourced_id: 'cl-2', data: { unit: 'U1' } },
+      ],
+    });
+    assert.equal(bad.statusCode, 400, bad.body);
+    assert.deepEqual([bad.json().error, bad.json().field], ['invalid_field', 'entries[1].data.term']);
+    const good = await post(tenant.rosterSecret, '', {
+      institution: tenant.slug,
+      entries: [
+        { kind: 'class', sourced_id: 'cl-1', data: { unit: 'U1', term: 'T1', extra: 'dropped' } },
+        { kind: 'class', sourced_id: 'cl-1', data: { unit: 'U2', term: 'T1' } },
+        { kind: 'user', sourced_id: 'u-1', data: { student: 'S1', orgs: ['org-a'] } },
+      ],
+    });
+    assert.equal(good.statusCode, 200, good.body);
+    const read = await post(tenant.rosterSecret, '/read', { institution: tenant.slug, limit: 1 });
+    assert.equal(read.statusCode, 200, read.body);
+    assert.deepEqual(read.json().entries, [
+      { kind: 'class', sourced_id: 'cl-1', data: { unit: 'U2', term: 'T1' } },
+    ]);
+    const rest = await post(tenant.rosterSecret, '/read', {
+      institution: tenant.slug,
+      after: read.json().next,
+    });
+    assert.deepEqual(
+      rest.json().entries.map((e: { sourced_id: string }) => e.sourced_id),
+      ['u-1'],
+    );
+    assert.equal(rest.json().next, null);
+    const { rows } = await ctx.db.query<{ student_id_ext: string }>(
+      "SELECT student_id_ext FROM oneroster_memory WHERE institution_id = $1 AND kind = 'user'",
+      [tenant.institutionId],
+    );
+    assert.deepEqual(rows, [{ student_id_ext: 'S1' }], 'the student named, for erasure');
+  });
+});
