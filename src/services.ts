@@ -10,6 +10,7 @@ import { createCampusMergeService } from './domain/campuses/merge.ts';
 import { createDeparturesService } from './domain/departures/departures.ts';
 import { createHelpRequestsService } from './domain/helpdesk/service.ts';
 import { createHelpSyncService } from './domain/helpdesk/sync.ts';
+import { createInboxService } from './domain/inbox/service.ts';
 import { createInstitutionsService } from './domain/institutions/service.ts';
 import { createNotificationsService, emailStatusOf } from './domain/notifications/service.ts';
 import { createNotificationWorker, type NotificationWorker } from './domain/notifications/worker.ts';
@@ -38,6 +39,7 @@ import { createWebhooksService } from './domain/webhooks/service.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import { type Keyring, keyringFromConfig } from './lib/encryption.ts';
 import { type CalendarFetchWorker, createCalendarFetchWorker } from './workers/calendar-fetch.ts';
+import { escalationWorkerOnce } from './workers/escalation.ts';
 import { createOneRosterPullWorker, type OneRosterPullWorker } from './workers/oneroster-pull.ts';
 
 export interface ServiceDeps {
@@ -57,9 +59,9 @@ export interface ServiceDeps {
 /** ioredis, loaded only when REDIS_URL is set (about 2 MB of heap the embedded default does without). */
 const loadRedis = (): typeof Redis => createRequire(import.meta.url)('ioredis').Redis;
 
-export function createServices(deps: ServiceDeps) {
-  const { db, config } = deps;
-  const clock = deps.clock ?? systemClock;
+/** The rate limits' Redis: the one given, else one opened from REDIS_URL (then owned and closed here). */
+function sharedRedis(deps: ServiceDeps): { redis: Redis | undefined; ownsRedis: boolean } {
+  const { config } = deps;
   const ownsRedis = !deps.redis && Boolean(config.redisUrl);
   const redis =
     deps.redis ??
@@ -75,6 +77,13 @@ export function createServices(deps: ServiceDeps) {
       : undefined);
   // A lost Redis connection is reported by the rate limiter per request; it must not crash the process.
   redis?.on('error', () => {});
+  return { redis, ownsRedis };
+}
+
+export function createServices(deps: ServiceDeps) {
+  const { db, config } = deps;
+  const clock = deps.clock ?? systemClock;
+  const { redis, ownsRedis } = sharedRedis(deps);
 
   const keyring = deps.keyring ?? keyringFromConfig(config);
   const institutions = createInstitutionsService(db);
@@ -98,6 +107,7 @@ export function createServices(deps: ServiceDeps) {
   let oneRosterWorker: OneRosterPullWorker | undefined;
   let notificationWorker: NotificationWorker | undefined;
   const helpRequests = createHelpRequestsService(db, clock);
+  const escalation = escalationWorkerOnce({ db, clock });
   const rosterSync = createRosterSyncService(db, {
     departureHoldThreshold: config.departureHoldThreshold,
     clock,
@@ -205,6 +215,10 @@ export function createServices(deps: ServiceDeps) {
       });
       return notificationWorker;
     },
+    /** Response targets, the escalation window and list, and open escalations (src/domain/inbox/). */
+    inbox: createInboxService({ db, clock }),
+    /** The crisis escalation worker (not started), built once like the other workers. */
+    escalationWorker: escalation.worker,
     /** Every background worker of a process: start() them, stop() lets work in flight finish. */
     workers(logger: WorkerLogger) {
       const all = [
@@ -212,6 +226,7 @@ export function createServices(deps: ServiceDeps) {
         this.calendarWorker(logger),
         this.notificationWorker(logger),
         this.oneRosterWorker(logger),
+        this.escalationWorker(logger),
       ];
       return {
         start: () => {
@@ -229,6 +244,7 @@ export function createServices(deps: ServiceDeps) {
       await calendarWorker?.stop();
       await oneRosterWorker?.stop();
       await notificationWorker?.stop();
+      await escalation.stop();
       await oidc.close();
       if (ownsRedis && redis) await redis.quit().catch(() => redis.disconnect());
     },

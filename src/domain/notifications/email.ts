@@ -6,7 +6,7 @@
 // and a crisis request's text is the most sensitive thing the platform holds. The subject line,
 // shown on lock screens, names only the kind of request and the institution.
 
-export type Reason = 'crisis' | 'new' | 'assigned';
+export type Reason = 'crisis' | 'new' | 'assigned' | 'escalation';
 
 export interface EmailFacts {
   /** The outbox row's id, which also makes the Message-ID (a resent email has the same one). */
@@ -19,6 +19,8 @@ export interface EmailFacts {
   institutionSlug: string;
   timeZone: string;
   publicBaseUrl: string;
+  /** An escalation's rule: its window, and whether it went to every admin for want of a list. */
+  escalation?: { windowMinutes: number; toAdmins: boolean };
 }
 
 export interface ComposedEmail {
@@ -30,7 +32,7 @@ export interface ComposedEmail {
 
 const priorityWords: Record<string, string> = {
   crisis: 'Crisis',
-  high: 'High',
+  high: 'Urgent',
   normal: 'Normal',
   low: 'Low',
 };
@@ -59,29 +61,47 @@ export function formatInZone(instant: Date, timeZone: string): string {
 
 const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
+/** The words of an escalation email (the other reasons' are in composeEmail). */
+function reasonWords(facts: EmailFacts, institution: string) {
+  if (facts.reason !== 'escalation') return undefined;
+  const minutes = facts.escalation?.windowMinutes ?? 15;
+  const rule = `a crisis request that nobody assigns, answers or moves out of New within ${minutes} minutes is escalated once`;
+  return {
+    subject: `Crisis request not picked up at ${institution}`,
+    opening: `A crisis request has waited ${minutes} minutes without anyone picking it up. Please open it now.`,
+    why: facts.escalation?.toAdmins
+      ? `You receive this because you are an admin of ${institution} and no escalation list is chosen: ${rule}.`
+      : `You receive this because an admin of ${institution} put you on the escalation list: ${rule}.`,
+  };
+}
+
 export function composeEmail(facts: EmailFacts): ComposedEmail {
   const institution = oneLine(facts.institutionName);
   const base = facts.publicBaseUrl.replace(/\/+$/, '');
   const link = `${base}/console/${encodeURIComponent(facts.institutionSlug)}/inbox/${facts.helpRequestId}`;
   const settings = `${base}/console/${encodeURIComponent(facts.institutionSlug)}/me/notifications`;
+  const words = reasonWords(facts, institution);
   const subject =
-    facts.reason === 'crisis'
+    words?.subject ??
+    (facts.reason === 'crisis'
       ? `New crisis request at ${institution}`
       : facts.reason === 'assigned'
         ? `A help request was assigned to you at ${institution}`
-        : `New help request at ${institution}`;
+        : `New help request at ${institution}`);
   const opening =
-    facts.reason === 'crisis'
+    words?.opening ??
+    (facts.reason === 'crisis'
       ? 'A student has raised a crisis request. Please open it now.'
       : facts.reason === 'assigned'
         ? 'A help request has been assigned to you.'
-        : 'A student has raised a new help request.';
+        : 'A student has raised a new help request.');
   const why =
-    facts.reason === 'crisis'
+    words?.why ??
+    (facts.reason === 'crisis'
       ? `You receive this because an admin of ${institution} chose you to be told of crisis requests.`
       : facts.reason === 'assigned'
         ? 'You receive this because you asked to be told of requests assigned to you.'
-        : 'You receive this because you asked to be told of every new request.';
+        : 'You receive this because you asked to be told of every new request.');
   const priority = priorityWords[facts.priority] ?? facts.priority;
   const raised = formatInZone(facts.requestCreatedAt, facts.timeZone);
   const lines = [

@@ -94,7 +94,7 @@ export interface NotificationRow {
   person_id: string;
   person_name: string;
   person_email: string;
-  reason: 'crisis' | 'new' | 'assigned';
+  reason: 'crisis' | 'new' | 'assigned' | 'escalation';
   state: 'pending' | 'sent' | 'failed' | 'skipped';
   attempts: number;
   next_attempt_at: Date | null;
@@ -134,9 +134,12 @@ export interface ClaimedNotification {
   lease_token: string;
   /** Attempts so far, this one included. */
   attempts: number;
-  reason: 'crisis' | 'new' | 'assigned';
+  reason: 'crisis' | 'new' | 'assigned' | 'escalation';
   help_request_id: string;
   priority: string;
+  /** An escalation's window (minutes) and whether it went to every admin for want of a list. */
+  escalation_window: number | null;
+  escalation_to_admins: boolean | null;
   request_created_at: Date;
   institution_name: string;
   institution_slug: string;
@@ -172,7 +175,11 @@ export async function claimDue(
      WHERE n.id = due.id AND h.id = n.help_request_id AND i.id = n.institution_id AND p.id = n.person_id
      RETURNING n.id, n.lease_token, n.attempts, n.reason, n.help_request_id, h.priority,
        h.created_at AS request_created_at, i.name AS institution_name, i.slug AS institution_slug,
-       i.time_zone, p.email AS person_email, (p.removed_at IS NOT NULL) AS person_removed`,
+       i.time_zone, p.email AS person_email, (p.removed_at IS NOT NULL) AS person_removed,
+       (SELECT e.window_minutes FROM help_request_escalations e WHERE e.help_request_id = n.help_request_id)
+         AS escalation_window,
+       (SELECT e.to_admins FROM help_request_escalations e WHERE e.help_request_id = n.help_request_id)
+         AS escalation_to_admins`,
     [request.now, request.limit, randomUUID(), leaseUntil, request.institutionIds],
   );
   return rows;

@@ -53,7 +53,10 @@ const Notification = Type.Object({
   id: Uuid(),
   help_request_id: Uuid(),
   person: Type.Object({ id: Uuid(), name: Type.String(), email: Type.String() }),
-  reason: StringEnum(['crisis', 'new', 'assigned'], 'Why the person is told'),
+  reason: StringEnum(
+    ['crisis', 'new', 'assigned', 'escalation'],
+    'Why the person is told (escalation: a crisis request nobody picked up within the escalation window)',
+  ),
   state: StringEnum(
     NOTIFICATION_STATES,
     'pending (to be sent or retried), sent, failed (gave up), skipped (not sent)',

@@ -51,7 +51,7 @@ const pages: PageModule[] = [
 
 export async function registerConsole(parent: App, engine: Eta, services: Services): Promise<void> {
   await registerSurface(parent, engine, consoleSurface(), (scope) => {
-    scope.addHook('preHandler', consoleContextHook());
+    scope.addHook('preHandler', consoleContextHook(services.inbox));
     for (const routes of pages) routes(scope, services);
   });
 }

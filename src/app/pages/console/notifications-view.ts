@@ -7,6 +7,7 @@ export const reasonWords: Record<NotificationRow['reason'], string> = {
   crisis: 'New crisis request',
   new: 'New request',
   assigned: 'Assigned to them',
+  escalation: 'Crisis request not picked up (escalation)',
 };
 
 export const stateWords: Record<NotificationRow['state'], string> = {
