@@ -14,6 +14,7 @@ import { adminHelpRequestChangeRoutes } from './admin/help-request-changes.ts';
 import { adminHelpRequestRoutes } from './admin/help-requests.ts';
 import { adminHelpSyncSecretRoutes } from './admin/help-sync-secret.ts';
 import { adminIdentityProviderRoutes } from './admin/identity-providers.ts';
+import { adminInboxSettingsRoutes } from './admin/inbox-settings.ts';
 import { adminInstitutionRoutes } from './admin/institutions.ts';
 import { adminMeRoutes } from './admin/me.ts';
 import { adminMetricsRoutes } from './admin/metrics.ts';
@@ -61,6 +62,7 @@ const routeModules: RouteModule[] = [
   adminCrisisContactRoutes,
   adminOneRosterSourceRoutes,
   adminNotificationRoutes,
+  adminInboxSettingsRoutes,
 ];
 
 export async function registerApi(app: App, services: Services): Promise<void> {

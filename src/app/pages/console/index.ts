@@ -21,6 +21,7 @@ import { notificationRoutes } from './notifications.ts';
 import { oneRosterSourceRoutes } from './oneroster-source.ts';
 import { operatorRoutes } from './operator.ts';
 import { peopleRoutes } from './people.ts';
+import { responseTargetRoutes } from './response-targets.ts';
 import { runRoutes } from './runs.ts';
 import { secretRoutes } from './secrets.ts';
 import { webhookPortalRoutes } from './webhook-portal.ts';
@@ -41,6 +42,7 @@ const pages: PageModule[] = [
   calendarFeedRoutes,
   crisisContactRoutes,
   notificationRoutes,
+  responseTargetRoutes,
   cohortRoutes,
   dataStudentRoutes,
   dataStudentPageRoutes,
