@@ -25,7 +25,7 @@ const percentile = (values: number[], p: number) =>
   [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))];
 
 /** One student per request, named and numbered; requests of every category and priority, one in 50 a crisis. */
-async function seed(db: Db, now: Date): Promise<{ institutionId: string; adminId: string }> {
+export async function seed(db: Db, now: Date): Promise<{ institutionId: string; adminId: string }> {
   const one = async <T>(sql: string, params: unknown[] = []) => (await db.query<T>(sql, params)).rows[0];
   const { id: institutionId } = await one<{ id: string }>(
     "INSERT INTO institutions (slug, name) VALUES ('bench', 'Bench University') RETURNING id",

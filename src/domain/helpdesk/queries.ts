@@ -200,14 +200,17 @@ export async function selectRequestPage(
   if (filter.status) where.push(`status = ${param(filter.status)}`);
   if (filter.priority) where.push(`priority = ${param(filter.priority)}`);
   if (filter.category) where.push(`category = ${param(filter.category)}`);
+  // A search reads the matching requests as one set from the two trigram indexes (migration
+  // 0086), their own text and their student's name, email or SIS id, each request once (the
+  // second branch leaves out what the first found), and the page is sorted from that set alone.
+  // STUDENT_TEXT's columns are the students' alone: help_requests has none of those names.
+  let from = 'help_requests';
   if (filter.search) {
-    // The matching requests as one set, from the two trigram indexes (migration 0086): their own
-    // text, and the requests of the students whose name, email or SIS id matches (STUDENT_TEXT's
-    // columns are the students' alone: help_requests has none of those names).
     const pattern = param(filter.search);
-    where.push(`id IN (SELECT m.id FROM help_requests m WHERE m.institution_id = $1 AND lower(m.summary) LIKE ${pattern}
-      UNION ALL SELECT m.id FROM students s JOIN help_requests m ON m.student_id = s.id AND m.institution_id = $1
-        WHERE s.institution_id = $1 AND ${STUDENT_TEXT} LIKE ${pattern})`);
+    from = `(SELECT m.* FROM help_requests m WHERE m.institution_id = $1 AND lower(m.summary) LIKE ${pattern}
+      UNION ALL SELECT m.* FROM students s JOIN help_requests m ON m.student_id = s.id AND m.institution_id = $1
+        WHERE s.institution_id = $1 AND ${STUDENT_TEXT} LIKE ${pattern}
+          AND (m.summary IS NULL OR lower(m.summary) NOT LIKE ${pattern})) AS help_requests`;
   }
   if (filter.studentId) where.push(`student_id = ${param(filter.studentId)}::uuid`);
   const assignment = filter.assignment;
@@ -223,7 +226,7 @@ export async function selectRequestPage(
     where.push(`(${key.join(', ')}) < (${after.map((part, i) => `${param(part)}${casts[i]}`).join(', ')})`);
   }
   const { rows } = await db.query<HelpRequestRow & { sort_key: CursorKey }>(
-    `SELECT ${helpRequestColumns}, json_build_array(${key.join(', ')}) AS sort_key FROM help_requests
+    `SELECT ${helpRequestColumns}, json_build_array(${key.join(', ')}) AS sort_key FROM ${from}
      WHERE ${where.join(' AND ')}
      ORDER BY ${key.map((part) => `${part} DESC`).join(', ')} LIMIT ${param(filter.limit + 1)}`,
     params,
