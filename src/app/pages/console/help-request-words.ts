@@ -81,6 +81,8 @@ export function timelineWhat(entry: TimelineItem): string {
       return `Assigned to ${entry.assigned_to ?? 'someone no longer listed'}`;
     case 'unassign':
       return 'Unassigned';
+    case 'escalated':
+      return 'Escalated: a crisis request nobody picked up in time';
     default:
       if (entry.origin === 'integration' && integrationWords[entry.action]) {
         return from && to && from !== to
