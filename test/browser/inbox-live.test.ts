@@ -173,4 +173,42 @@ browserSuite('console: the live inbox', (h) => {
       await context.close();
     }
   });
+
+  test('an admin sets the targets, the window and the escalation list; a bad value is said next to its field', async () => {
+    const { ctx } = h();
+    const tenant = await seedTenant(ctx);
+    const admin = await h().person(tenant, { roles: ['admin'], name: 'Ari Admin' });
+    await h().person(tenant, { roles: ['staff'], name: 'Oni Call' });
+    const { page, context } = await h().open(admin);
+    try {
+      await page.goto(`/console/${tenant.slug}/response-targets`);
+      assert.equal(await page.getByLabel('Urgent', { exact: true }).inputValue(), '240');
+      await page.getByLabel('Crisis', { exact: true }).fill('0');
+      await page.getByLabel('Escalation window for crisis requests, in minutes').fill('10');
+      await page.getByLabel(/Oni Call/).check();
+      await page.getByRole('button', { name: 'Save targets and escalation' }).click();
+      await page.locator('#target_crisis-error').waitFor();
+      assert.match(
+        (await page.locator('#target_crisis-error').textContent()) ?? '',
+        /whole number of minutes from 1/,
+      );
+      assert.equal(
+        await page.getByLabel('Escalation window for crisis requests, in minutes').inputValue(),
+        '10',
+      );
+      assert.ok(await page.getByLabel(/Oni Call/).isChecked(), 'the values typed are kept');
+      await h().check(page, 'response-targets-error');
+      await page.getByLabel('Crisis', { exact: true }).fill('10');
+      await page.getByRole('button', { name: 'Save targets and escalation' }).click();
+      await page.waitForURL('**?done=saved');
+      const saved = await ctx.services.inbox.settings(tenant.institutionId);
+      assert.deepEqual(saved, {
+        targets: { crisis: 10, high: 240, normal: 2880, low: 7200 },
+        escalation_minutes: 10,
+      });
+      await h().check(page, 'response-targets');
+    } finally {
+      await context.close();
+    }
+  });
 });
