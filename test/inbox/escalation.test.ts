@@ -112,6 +112,9 @@ for (const kind of databaseKinds()) {
       const adminBrowser = await personBrowser(ctx, tenant, { roles: ['admin'] });
       const health = (await adminBrowser.request('GET', `/console/${tenant.slug}/`)).body;
       assert.match(health, /1 escalated crisis request waits for someone to pick it up/);
+      const audit = (await adminBrowser.request('GET', `/console/${tenant.slug}/audit?kind=help_requests`))
+        .body;
+      assert.match(audit, /Escalated: a crisis request nobody picked up within the window/);
 
       // Picked up: assigned. The banner goes; nothing escalates again.
       assert.equal(
