@@ -16,6 +16,7 @@ import { randomBytes } from 'node:crypto';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import pg from 'pg';
 import { Agent, request } from 'undici';
 import { buildApp } from '../src/app/app.ts';
@@ -53,6 +54,8 @@ async function pgliteTarget(): Promise<Target> {
   const lite = await PGlite.create({
     loadDataDir: await pgliteTemplate(),
     parsers: { 20: (value: string) => Number(value) },
+    // As the service's adapter: the inbox's search indexes need the extension (migration 0086).
+    extensions: { pg_trgm },
   });
   const shape = <T>(result: { rows: unknown[]; affectedRows?: number }) => ({
     rows: result.rows as T[],

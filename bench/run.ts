@@ -8,6 +8,7 @@ import { run as calendar, calendarBench } from './calendar.ts';
 import { run as consolePages } from './console.ts';
 import { run as enrolments } from './enrolments.ts';
 import { run as helpSync } from './help-sync.ts';
+import { run as inbox } from './inbox.ts';
 import { run as listings } from './listings.ts';
 import { run as memory } from './memory.ts';
 import { run as oneroster } from './oneroster.ts';
@@ -43,6 +44,7 @@ const benches: Bench[] = [
   { name: 'student-home', run: studentHome },
   { name: 'listings', run: listings },
   { name: 'console', run: consolePages },
+  { name: 'inbox', run: inbox },
   { name: 'memory', run: memory },
   { name: 'privacy', run: privacy },
 ];

@@ -10,6 +10,7 @@ import { createCampusMergeService } from './domain/campuses/merge.ts';
 import { createDeparturesService } from './domain/departures/departures.ts';
 import { createHelpRequestsService } from './domain/helpdesk/service.ts';
 import { createHelpSyncService } from './domain/helpdesk/sync.ts';
+import { createInboxService } from './domain/inbox/service.ts';
 import { createInstitutionsService } from './domain/institutions/service.ts';
 import { createNotificationsService, emailStatusOf } from './domain/notifications/service.ts';
 import { createNotificationWorker, type NotificationWorker } from './domain/notifications/worker.ts';
@@ -39,6 +40,7 @@ import { createWebhooksService } from './domain/webhooks/service.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import { type Keyring, keyringFromConfig } from './lib/encryption.ts';
 import { type CalendarFetchWorker, createCalendarFetchWorker } from './workers/calendar-fetch.ts';
+import { escalationWorkerOnce } from './workers/escalation.ts';
 import { createOneRosterPullWorker, type OneRosterPullWorker } from './workers/oneroster-pull.ts';
 import { createPrivacyParts } from './workers/retention.ts';
 
@@ -104,6 +106,7 @@ export function createServices(deps: ServiceDeps) {
   let oneRosterWorker: OneRosterPullWorker | undefined;
   let notificationWorker: NotificationWorker | undefined;
   const helpRequests = createHelpRequestsService(db, clock);
+  const escalation = escalationWorkerOnce({ db, clock });
   const rosterSync = createRosterSyncService(db, {
     departureHoldThreshold: config.departureHoldThreshold,
     clock,
@@ -216,6 +219,10 @@ export function createServices(deps: ServiceDeps) {
       return notificationWorker;
     },
     ...createPrivacyParts(db, clock),
+    /** Response targets, the escalation window and list, and open escalations (src/domain/inbox/). */
+    inbox: createInboxService({ db, clock }),
+    /** The crisis escalation worker (not started), built once like the other workers. */
+    escalationWorker: escalation.worker,
     /** Every background worker of a process: start() them, stop() lets work in flight finish. */
     workers(logger: WorkerLogger) {
       const all = [
@@ -224,6 +231,7 @@ export function createServices(deps: ServiceDeps) {
         this.notificationWorker(logger),
         this.oneRosterWorker(logger),
         this.retentionWorker(logger),
+        this.escalationWorker(logger),
       ];
       return {
         start: () => {
@@ -241,6 +249,7 @@ export function createServices(deps: ServiceDeps) {
       await calendarWorker?.stop();
       await oneRosterWorker?.stop();
       await notificationWorker?.stop();
+      await escalation.stop();
       await oidc.close();
       if (ownsRedis && redis) await redis.quit().catch(() => redis.disconnect());
     },

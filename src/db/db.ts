@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import pg from 'pg';
 import { makePrivateDir, restrictUmask, tightenPrivateDir } from '../lib/data-dir.ts';
 
@@ -171,6 +172,8 @@ export async function createPgliteDb(options: PgliteOptions = {}): Promise<Db & 
       dataDir: options.dataDir,
       loadDataDir: options.loadDataDir,
       parsers: { [INT8_OID]: (value: string) => Number(value) },
+      // Trigram indexes serve the inbox's search (migration 0086), as on PostgreSQL.
+      extensions: { pg_trgm },
       // On the command line, not in postgresql.conf, which PGlite would rewrite whole.
       startParams: [
         ...PGlite.defaultStartParams,

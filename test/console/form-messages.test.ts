@@ -143,6 +143,7 @@ describeEachDatabase(
           `webhooks/${endpoint.id}/replay`,
           'notifications',
           'me/notifications',
+          'response-targets',
           'oneroster-source',
           'oneroster-source/sync',
         ].map((path) => fc.constant(`${at}/${path}`)),
@@ -229,6 +230,8 @@ describeEachDatabase(
         'people',
         'cohorts',
         'notifications',
+        'inbox',
+        'inbox/rows',
       ].map((path) => `${at}/${path}`);
       const query = fc.array(
         fc.tuple(
@@ -249,6 +252,7 @@ describeEachDatabase(
             'unit_code',
             'email',
             'assigned',
+            'category',
           ),
           junk,
         ),

@@ -94,7 +94,7 @@ describeEachDatabase('a help request shows its student', (ctx) => {
     const inbox = await get(`/console/${tenant.slug}/inbox`);
     assert.match(inbox, new RegExp(`href="/console/${tenant.slug}/students/${ada}">Ada Okafor</a>`));
     assert.match(inbox, /Cohort A · Nursing · North Campus · Week 3 of 6/);
-    assert.match(inbox, /<td>New<\/td>/);
+    assert.match(inbox, /<td data-label="Status">New<\/td>/);
 
     const page = await get(`/console/${tenant.slug}/inbox/${crisisId}`);
     assert.match(page, /<h2 id="contacts-title">Crisis contacts<\/h2>/);

@@ -39,6 +39,7 @@ const table: [RegExp, Access][] = [
   [/^(GET|POST) \/console\/:slug\/inbox(\/|$)/, 'helpdesk'],
   [/^(GET|POST) \/console\/:slug\/me\/notifications$/, 'helpdesk'],
   [/^(GET|POST) \/console\/:slug\/notifications$/, 'admin'],
+  [/^(GET|POST) \/console\/:slug\/response-targets$/, 'admin'],
   [/^(GET|POST) \/console\/:slug\/secrets\/help-sync(\/|$)/, 'integrations'],
   [/^(GET|POST) \/console\/:slug\/webhooks(\/|$)/, 'integrations'],
   [/^(GET|POST) \/console\/:slug\/oneroster-source(\/|$)/, 'integrations'],
@@ -105,6 +106,7 @@ const sameChange: [console: string, api: string][] = [
   ['POST /console/:slug/me/notifications', 'PUT /admin/v1/institutions/:slug/me/notifications'],
   ['POST /console/:slug/erasures', 'POST /admin/v1/institutions/:slug/erasures'],
   ['POST /console/:slug/privacy', 'PATCH /admin/v1/institutions/:slug/retention'],
+  ['POST /console/:slug/response-targets', 'PUT /admin/v1/institutions/:slug/inbox-settings'],
   ['POST /console/:slug/full-syncs/:id/confirm', 'POST /admin/v1/institutions/:slug/full-syncs/:id/confirm'],
 ];
 

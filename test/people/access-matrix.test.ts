@@ -35,7 +35,7 @@ const table: [RegExp, Access][] = [
   [/^PATCH .*\/cohorts\/\{id\}$/, 'admin'],
   [/^PUT .*\/crisis-contacts$/, 'admin'],
   [/^(GET|PUT) .*\/me\/notifications$/, 'helpdesk'],
-  [/^(GET|PUT) .*\/(notification-recipients|notifications)$/, 'admin'],
+  [/^(GET|PUT) .*\/(notification-recipients|notifications|inbox-settings)$/, 'admin'],
   [
     /\/(roster-secret|people|identity-provider|audit|runs|operator-audit|full-syncs|calendar-feeds|student-exports|erasures?|retention|access-log)(\/|$)/,
     'admin',

@@ -15,6 +15,7 @@ import { adminHelpRequestRoutes } from './admin/help-requests.ts';
 import { adminHelpSyncSecretRoutes } from './admin/help-sync-secret.ts';
 import { adminHelpSyncSettingsRoutes } from './admin/help-sync-settings.ts';
 import { adminIdentityProviderRoutes } from './admin/identity-providers.ts';
+import { adminInboxSettingsRoutes } from './admin/inbox-settings.ts';
 import { adminInstitutionRoutes } from './admin/institutions.ts';
 import { adminMeRoutes } from './admin/me.ts';
 import { adminMetricsRoutes } from './admin/metrics.ts';
@@ -70,6 +71,7 @@ const routeModules: RouteModule[] = [
   adminOneRosterSourceRoutes,
   adminNotificationRoutes,
   adminPrivacyRoutes,
+  adminInboxSettingsRoutes,
 ];
 
 export async function registerApi(app: App, services: Services): Promise<void> {

@@ -52,10 +52,15 @@ test('`me` is whoever signed in; the operator token and students are nobody', ()
       limit: 50,
       status: 'new',
       priority: undefined,
+      category: undefined,
+      search: undefined,
       studentId: undefined,
       assignment: { kind: 'person', personId },
       order: 'crisis_first',
     },
   );
   assert.equal(listFilterOf({}, staff, { limit: 1 }).assignment, undefined);
+  const searched = listFilterOf({ q: ' Ada%', category: 'financial' }, staff, { limit: 1 });
+  assert.equal(searched.search, '%ada\\%%');
+  assert.equal(searched.category, 'financial');
 });

@@ -7,8 +7,9 @@ import { ApiError } from '../../errors.ts';
 import type { KeysetOrder } from '../../lib/cursor.ts';
 import { uuidPattern } from '../../lib/ids.ts';
 import type { Caller } from '../access/policy.ts';
-import type { Priority, Status } from './rules.ts';
+import type { Category, Priority, Status } from './rules.ts';
 import type { HelpRequestFilters } from './schemas.ts';
+import { searchPattern } from './search.ts';
 
 /** Help requests, newest first. */
 export const helpRequestOrder: KeysetOrder = { listing: 'help-requests', key: ['timestamp', 'uuid'] };
@@ -67,6 +68,9 @@ export function signedInPersonOf(caller: Caller): string | undefined {
 export interface ListFilter extends KeysetPage {
   status?: Status;
   priority?: Priority;
+  category?: Category;
+  /** A LIKE pattern made by searchPattern (./search.ts). */
+  search?: string;
   studentId?: string;
   assignment?: Assignment & { checked?: false };
   order?: ListOrder;
@@ -78,6 +82,8 @@ export function listFilterOf(query: HelpRequestFilters, caller: Caller, page: Ke
     ...page,
     status: query.status,
     priority: query.priority,
+    category: query.category,
+    search: searchPattern(query.q),
     studentId: query.student_id,
     assignment:
       query.assigned === undefined ? undefined : parseAssigned(query.assigned, signedInPersonOf(caller)),

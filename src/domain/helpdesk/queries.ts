@@ -12,6 +12,7 @@ import type { AssigneeCandidate } from './assignment.ts';
 import type { Assignment } from './listing.ts';
 import type { Category, Priority, Status } from './rules.ts';
 import type { AssigneeItem, InstitutionEvent, TimelineItem } from './schemas.ts';
+import { STUDENT_TEXT } from './search.ts';
 import type { HelpRequestRow, TimelineEntry } from './store.ts';
 
 /**
@@ -22,8 +23,8 @@ import type { HelpRequestRow, TimelineEntry } from './store.ts';
 export const helpRequestColumns = `id, institution_id, student_id, status, priority, category, summary,
   coalesce((SELECT p.name FROM people p WHERE p.id = help_requests.assigned_person_id), help_requests.assigned_to)
     AS assigned_to,
-  assigned_person_id AS assigned_to_id, external_ref, resolved_at, version, staff_status_changed_at, created_at,
-  updated_at`;
+  assigned_person_id AS assigned_to_id, external_ref, resolved_at, version, staff_status_changed_at,
+  first_response_at, created_at, updated_at`;
 
 /** One request of the institution, or undefined. */
 export async function selectRequest(
@@ -169,6 +170,9 @@ export async function appendTimeline(tx: Queryable, institutionId: string, entri
 export interface ListQuery extends KeysetPage {
   status?: Status;
   priority?: Priority;
+  category?: Category;
+  /** A LIKE pattern (./search.ts) matched against the request's text and its student. */
+  search?: string;
   studentId?: string;
   assignment?: Assignment;
   crisisFirst: boolean;
@@ -195,6 +199,19 @@ export async function selectRequestPage(
   const where = ['institution_id = $1'];
   if (filter.status) where.push(`status = ${param(filter.status)}`);
   if (filter.priority) where.push(`priority = ${param(filter.priority)}`);
+  if (filter.category) where.push(`category = ${param(filter.category)}`);
+  // A search reads the matching requests as one set from the two trigram indexes (migration
+  // 0086), their own text and their student's name, email or SIS id, each request once (the
+  // second branch leaves out what the first found), and the page is sorted from that set alone.
+  // STUDENT_TEXT's columns are the students' alone: help_requests has none of those names.
+  let from = 'help_requests';
+  if (filter.search) {
+    const pattern = param(filter.search);
+    from = `(SELECT m.* FROM help_requests m WHERE m.institution_id = $1 AND lower(m.summary) LIKE ${pattern}
+      UNION ALL SELECT m.* FROM students s JOIN help_requests m ON m.student_id = s.id AND m.institution_id = $1
+        WHERE s.institution_id = $1 AND ${STUDENT_TEXT} LIKE ${pattern}
+          AND (m.summary IS NULL OR lower(m.summary) NOT LIKE ${pattern})) AS help_requests`;
+  }
   if (filter.studentId) where.push(`student_id = ${param(filter.studentId)}::uuid`);
   const assignment = filter.assignment;
   // A legacy name (assigned_to, see migration 0019) counts as assigned, to no person.
@@ -209,7 +226,7 @@ export async function selectRequestPage(
     where.push(`(${key.join(', ')}) < (${after.map((part, i) => `${param(part)}${casts[i]}`).join(', ')})`);
   }
   const { rows } = await db.query<HelpRequestRow & { sort_key: CursorKey }>(
-    `SELECT ${helpRequestColumns}, json_build_array(${key.join(', ')}) AS sort_key FROM help_requests
+    `SELECT ${helpRequestColumns}, json_build_array(${key.join(', ')}) AS sort_key FROM ${from}
      WHERE ${where.join(' AND ')}
      ORDER BY ${key.map((part) => `${part} DESC`).join(', ')} LIMIT ${param(filter.limit + 1)}`,
     params,

@@ -45,6 +45,12 @@ export const HelpRequest = Type.Object({
   external_ref: Nullable(Type.String({ description: 'Set by the help-desk sync' })),
   resolved_at: Nullable(DateTime('Set when resolved; cleared on reopen')),
   version: Type.Integer({ description: 'Incremented by every change' }),
+  first_response_at: Nullable(
+    DateTime(
+      'When the request was first acknowledged: assigned, replied to or moved out of new, whichever ' +
+        'came first; null while nobody has. The inbox measures time waiting and first-response targets by it',
+    ),
+  ),
   created_at: DateTime(),
   updated_at: DateTime(),
 });
@@ -244,6 +250,15 @@ export const AssignmentBody = Type.Object({
 export const HelpRequestFilters = Type.Object({
   status: Type.Optional(StatusSchema),
   priority: Type.Optional(PrioritySchema),
+  category: Type.Optional(CategorySchema),
+  q: Type.Optional(
+    Type.String({
+      maxLength: 1000,
+      description:
+        "Search: 3 to 200 characters found anywhere in the student's name, email or SIS id, or in the " +
+        "request's text, whatever their case",
+    }),
+  ),
   student_id: Type.Optional(Uuid()),
   assigned: Type.Optional(
     Type.String({

@@ -18,6 +18,7 @@ const row: HelpRequestRow = {
   resolved_at: null,
   version: 1,
   staff_status_changed_at: null,
+  first_response_at: null,
   created_at: now,
   updated_at: now,
 };

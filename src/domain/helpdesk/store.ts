@@ -21,6 +21,8 @@ export interface HelpRequestRow {
   resolved_at: Date | null;
   version: number;
   staff_status_changed_at: Date | null;
+  /** When first acknowledged: assigned, replied to or moved out of New (kept by triggers, migration 0085). */
+  first_response_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -39,6 +41,7 @@ export function publicRequest(row: HelpRequestRow): HelpRequest {
     external_ref: row.external_ref,
     resolved_at: row.resolved_at,
     version: row.version,
+    first_response_at: row.first_response_at,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

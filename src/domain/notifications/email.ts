@@ -8,7 +8,15 @@
 // (a reply, a status change) say only that there is news and link to their request's page; an
 // invitation links to the institution's sign-in. Every email states the rule that made it.
 
-export type Reason = 'crisis' | 'new' | 'assigned' | 'reply' | 'status' | 'student_message' | 'invited';
+export type Reason =
+  | 'crisis'
+  | 'new'
+  | 'assigned'
+  | 'reply'
+  | 'status'
+  | 'student_message'
+  | 'invited'
+  | 'escalation';
 
 /** The rule that made an email, which its "why you receive this" line states. */
 export type Rule = 'crisis_recipient' | 'any_new' | 'assigned_to_me' | 'assignee' | 'requester' | 'invited';
@@ -27,6 +35,8 @@ export interface EmailFacts {
   institutionSlug: string;
   timeZone: string;
   publicBaseUrl: string;
+  /** An escalation's rule: its window, and whether it went to every admin for want of a list. */
+  escalation?: { windowMinutes: number; toAdmins: boolean };
 }
 
 export interface ComposedEmail {
@@ -76,6 +86,8 @@ const defaultRule: Record<Reason, Rule> = {
   status: 'requester',
   student_message: 'assignee',
   invited: 'invited',
+  // An escalation states its own rule (escalationWords): the window and who chose the recipient.
+  escalation: 'crisis_recipient',
 };
 
 /** Why the person receives the email, one sentence per rule. */
@@ -141,6 +153,8 @@ function frame(reason: Reason, institution: string, base: string, slug: string, 
         opening: 'The status of your help request has changed.',
         link: studentLink,
       };
+    case 'escalation':
+      return { subject: '', opening: '', link: consoleLink };
     case 'invited':
       return {
         subject: `You are invited to ${institution}'s student support console`,
@@ -150,15 +164,31 @@ function frame(reason: Reason, institution: string, base: string, slug: string, 
   }
 }
 
+/** The words of an escalation email, whose rule names the institution's window. */
+function escalationWords(facts: EmailFacts, institution: string) {
+  const minutes = facts.escalation?.windowMinutes ?? 15;
+  const rule = `a crisis request that nobody assigns, answers or moves out of New within ${minutes} minutes is escalated once`;
+  return {
+    subject: `Crisis request not picked up at ${institution}`,
+    opening: `A crisis request has waited ${minutes} minutes without anyone picking it up. Please open it now.`,
+    why: facts.escalation?.toAdmins
+      ? `You receive this because you are an admin of ${institution} and no escalation list is chosen: ${rule}.`
+      : `You receive this because an admin of ${institution} put you on the escalation list: ${rule}.`,
+  };
+}
+
 export function composeEmail(facts: EmailFacts): ComposedEmail {
   const institution = oneLine(facts.institutionName);
   const base = facts.publicBaseUrl.replace(/\/+$/, '');
   const slug = encodeURIComponent(facts.institutionSlug);
-  const { subject, opening, link } = frame(facts.reason, institution, base, slug, facts.helpRequestId);
+  const escalation = facts.reason === 'escalation' ? escalationWords(facts, institution) : undefined;
+  const framed = frame(facts.reason, institution, base, slug, facts.helpRequestId);
+  const { subject, opening } = escalation ?? framed;
+  const { link } = framed;
   const toStudent = facts.reason === 'reply' || facts.reason === 'status';
   const toStaffAboutRequest = !toStudent && facts.reason !== 'invited';
   const settings = toStaffAboutRequest ? `${base}/console/${slug}/me/notifications` : undefined;
-  const why = whyLine(facts.rule ?? defaultRule[facts.reason], facts.reason, institution);
+  const why = escalation?.why ?? whyLine(facts.rule ?? defaultRule[facts.reason], facts.reason, institution);
   const details: string[] = [`Institution: ${institution}`];
   if (toStaffAboutRequest && facts.priority)
     details.push(`Priority: ${priorityWords[facts.priority] ?? facts.priority}`);

@@ -95,7 +95,7 @@ export interface NotificationRow {
   person_id: string;
   person_name: string;
   person_email: string;
-  reason: 'crisis' | 'new' | 'assigned' | 'student_message';
+  reason: 'crisis' | 'new' | 'assigned' | 'student_message' | 'escalation';
   state: 'pending' | 'sent' | 'failed' | 'skipped';
   attempts: number;
   next_attempt_at: Date | null;
@@ -144,6 +144,9 @@ export interface ClaimedNotification {
   help_request_id: string | null;
   priority: string | null;
   request_created_at: Date | null;
+  /** An escalation's window (minutes) and whether it went to every admin for want of a list. */
+  escalation_window: number | null;
+  escalation_to_admins: boolean | null;
   institution_name: string;
   institution_slug: string;
   time_zone: string;
@@ -182,13 +185,15 @@ export async function claimDue(
          coalesce(p.removed_at IS NOT NULL, false) AS person_removed,
          coalesce(o.rule, CASE o.reason
            WHEN 'crisis' THEN CASE WHEN coalesce(ns.crisis, false) THEN 'crisis_recipient' ELSE 'any_new' END
-           WHEN 'new' THEN 'any_new' WHEN 'assigned' THEN 'assigned_to_me' ELSE 'assignee' END) AS rule
+           WHEN 'new' THEN 'any_new' WHEN 'assigned' THEN 'assigned_to_me' ELSE 'assignee' END) AS rule,
+         e.window_minutes AS escalation_window, e.to_admins AS escalation_to_admins
        FROM due JOIN notifications o ON o.id = due.id
        JOIN institutions i ON i.id = o.institution_id
        LEFT JOIN help_requests h ON h.id = o.help_request_id
        LEFT JOIN people p ON p.id = o.person_id
        LEFT JOIN students s ON s.id = o.student_id
        LEFT JOIN notification_settings ns ON ns.person_id = o.person_id
+       LEFT JOIN help_request_escalations e ON e.help_request_id = o.help_request_id AND o.reason = 'escalation'
      )
      UPDATE notifications n
      SET lease_token = $3, lease_until = $4, next_attempt_at = $4, attempts = n.attempts + 1
@@ -196,7 +201,7 @@ export async function claimDue(
      WHERE n.id = f.id
      RETURNING n.id, n.lease_token, n.attempts, n.reason, f.rule, n.help_request_id, f.priority,
        f.request_created_at, f.institution_name, f.institution_slug, f.time_zone, f.person_email,
-       f.person_removed`,
+       f.person_removed, f.escalation_window, f.escalation_to_admins`,
     [request.now, request.limit, randomUUID(), leaseUntil, request.institutionIds],
   );
   return rows;

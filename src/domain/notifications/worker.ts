@@ -90,6 +90,10 @@ export function createNotificationWorker(options: NotificationWorkerOptions) {
       institutionSlug: row.institution_slug,
       timeZone: row.time_zone,
       publicBaseUrl: options.publicBaseUrl,
+      escalation:
+        row.reason === 'escalation'
+          ? { windowMinutes: row.escalation_window ?? 15, toAdmins: row.escalation_to_admins ?? false }
+          : undefined,
     });
     mailer ??= createMailer(options.smtp?.url ?? '', options.smtp?.from ?? '');
     const result = await mailer.send({ to: row.person_email, ...email });

@@ -54,9 +54,10 @@ const Notification = Type.Object({
   help_request_id: Uuid(),
   person: Type.Object({ id: Uuid(), name: Type.String(), email: Type.String() }),
   reason: StringEnum(
-    ['crisis', 'new', 'assigned', 'student_message'],
-    'Why the person is told: a new crisis request, a new request, an assignment, or the student writing ' +
-      'on a request (student_message). Open-ended: ignore reasons you do not know',
+    ['crisis', 'new', 'assigned', 'student_message', 'escalation'],
+    'Why the person is told: a new crisis request, a new request, an assignment, the student writing ' +
+      'on a request (student_message), or a crisis request nobody picked up within the escalation ' +
+      'window (escalation). Open-ended: ignore reasons you do not know',
   ),
   state: StringEnum(
     NOTIFICATION_STATES,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { adminActionWords, auditFilter, auditQuery } from './audit-view.ts';
+import { adminActionWords, auditFilter, auditQuery, helpRequestEntryWords } from './audit-view.ts';
 
 const ada = {
   id: '0b6f4a1e-3d6a-4b8e-9a53-2f1d7c2b9e10',
@@ -48,4 +48,17 @@ test('an action as people read it, and where it came from', () => {
     what: 'POST cohorts',
     through: 'console',
   });
+});
+
+test('an escalation in the help-request audit says what happened, not a help-desk action', () => {
+  assert.equal(
+    helpRequestEntryWords({
+      kind: 'audit',
+      action: 'escalated',
+      from_status: null,
+      to_status: null,
+      assigned_to: null,
+    }),
+    'Escalated: a crisis request nobody picked up within the window',
+  );
 });

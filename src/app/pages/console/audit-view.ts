@@ -113,6 +113,8 @@ export function helpRequestEntryWords(entry: {
       return `Assigned to ${entry.assigned_to ?? 'someone no longer listed'}`;
     case 'unassign':
       return 'Unassigned';
+    case 'escalated':
+      return 'Escalated: a crisis request nobody picked up within the window';
     default:
       return entry.from_status && entry.to_status && entry.from_status !== entry.to_status
         ? `Help desk: ${entry.action.replaceAll('_', ' ')} (${statusLabel(entry.from_status)} to ${statusLabel(entry.to_status)})`

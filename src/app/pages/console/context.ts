@@ -5,6 +5,8 @@
 // route's `config.access`; a page never decides it.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Access, grants } from '../../../domain/access/policy.ts';
+import type { OpenEscalation } from '../../../domain/inbox/model.ts';
+import type { InboxService } from '../../../domain/inbox/service.ts';
 import type { Institution } from '../../../domain/institutions/service.ts';
 import { csrfToken } from '../../context/session-cookies.ts';
 import { type Surface, signInFor } from '../page-scope.ts';
@@ -26,6 +28,8 @@ export interface ConsoleContext {
 declare module 'fastify' {
   interface FastifyRequest {
     console?: ConsoleContext;
+    /** The institution's escalated crisis requests nobody picked up (the banner on every page). */
+    escalations?: { total: number; requests: OpenEscalation[] };
   }
 }
 
@@ -134,6 +138,7 @@ export function consoleSurface(): Surface {
         nav: navigation(request.url.split('?')[0], caller, institution),
         csrf: csrfOf(request, reply),
         notice: noticeOf(request),
+        escalations: request.escalations,
       };
     },
     // Every time the console shows is in the institution's zone, the zone named (the operator's
@@ -158,11 +163,17 @@ export function consoleSurface(): Surface {
   };
 }
 
-/** Builds each console request's context from what the request context resolved. */
-export function consoleContextHook() {
+/**
+ * Builds each console request's context from what the request context resolved, and reads the
+ * institution's open escalations for the banner every page shows staff (one query of a partial
+ * index; docs/notifications.md, "Escalation").
+ */
+export function consoleContextHook(inbox: Pick<InboxService, 'openEscalations'>) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const caller = request.caller;
     if (!caller || caller.kind === 'student') return;
+    if (request.institution && may(caller, 'helpdesk') && request.method === 'GET')
+      request.escalations = await inbox.openEscalations(request.institution.id);
     request.console = {
       caller,
       institution: request.institution,

@@ -53,6 +53,25 @@ export function rotationDaysLeft(status: RosterSecretStatus, now: Date): number 
  * The integration health page of the institution at `/console/<slug>`, at `now`, its times
  * written by `time` (the institution's zone on the console).
  */
+/**
+ * The health page's line for escalated crisis requests nobody has picked up (the banner's
+ * requests, read once per page by the console's context), first among what needs attention.
+ */
+export function escalationAttention(
+  open: { total: number; requests: { created_at: Date; help_request_id: string }[] } | undefined,
+  slug: string,
+  time: (value: unknown) => string = when,
+): Attention | undefined {
+  if (!open?.total) return undefined;
+  const oldest = open.requests[0];
+  return {
+    text:
+      `${open.total} escalated crisis ${plural(open.total, 'request')} ${plural(open.total, 'waits', 'wait')} ` +
+      `for someone to pick ${open.total === 1 ? 'it' : 'them'} up (the oldest raised ${time(oldest.created_at)})`,
+    href: `/console/${slug}/inbox/${oldest.help_request_id}`,
+  };
+}
+
 export function healthView(
   facts: HealthFacts,
   slug: string,

@@ -15,7 +15,7 @@ import { rosterSecretStatus } from '../../../domain/secrets/roster-secrets.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { ctx, institutionOf } from './context.ts';
-import { healthView } from './health-view.ts';
+import { escalationAttention, healthView } from './health-view.ts';
 import { timesIn } from './institution-time.ts';
 import { removedWords } from './privacy-view.ts';
 
@@ -68,8 +68,15 @@ export function healthRoutes(app: App, services: Services): void {
         feeds,
         failingSources,
       };
+      const view = healthView(facts, institution.slug, clock.now(), timesIn(institution.time_zone));
+      const escalated = escalationAttention(
+        request.escalations,
+        institution.slug,
+        timesIn(institution.time_zone),
+      );
       return c.render('console/health.eta', {
-        ...healthView(facts, institution.slug, clock.now(), timesIn(institution.time_zone)),
+        ...view,
+        attention: escalated ? [escalated, ...view.attention] : view.attention,
         // Whether notification emails are sent (SMTP_URL): the Notifications card says so.
         notificationsOn: services.notifications.email.enabled,
         checklist,

@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TimelineItem } from '../../../domain/helpdesk/schemas.ts';
-import { sixWeeksLabel, statusLabel, timelineWhat, timelineWho } from './help-request-words.ts';
+import {
+  categoryLabel,
+  priorityLabel,
+  sixWeeksLabel,
+  statusLabel,
+  timelineWhat,
+  timelineWho,
+} from './help-request-words.ts';
 
 const entry = (fields: Partial<TimelineItem>): TimelineItem => ({
   id: 'e',
@@ -32,6 +39,9 @@ test('each timeline entry is a sentence, with who did it', () => {
   assert.equal(timelineWho(change), 'Kai Lee');
   assert.equal(timelineWhat(entry({ action: 'assign', assigned_to: 'Robin' })), 'Assigned to Robin');
   assert.equal(timelineWhat(entry({ kind: 'note', action: 'note' })), 'Internal note added');
+  const escalated = entry({ action: 'escalated', actor: null });
+  assert.equal(timelineWhat(escalated), 'Escalated: a crisis request nobody picked up in time');
+  assert.equal(timelineWho(escalated), undefined);
   const synced = entry({
     action: 'resolve',
     origin: 'integration',
@@ -50,4 +60,11 @@ test('where the student is in their six weeks', () => {
   assert.equal(sixWeeksLabel({ state: 'during', week: 3, start: '2026-09-07' }), 'Week 3 of 6');
   assert.equal(sixWeeksLabel({ state: 'before', week: null, start: '2026-09-07' }), 'Starts on 2026-09-07');
   assert.equal(sixWeeksLabel({ state: 'no_start', week: null, start: null }), 'No start date yet');
+});
+
+test('priorities and categories in the words staff use', () => {
+  assert.equal(priorityLabel('high'), 'Urgent');
+  assert.equal(priorityLabel('crisis'), 'Crisis');
+  assert.equal(categoryLabel('academic'), 'Studies and assessments');
+  assert.equal(categoryLabel(null), 'No category');
 });

@@ -1,7 +1,7 @@
 // What the help desk's codes say in words, for people: statuses, priorities, where a student is
 // in their six weeks, and each timeline entry as a sentence with who did it. The API keeps its
 // codes (clients are written against them); only the pages speak in words.
-import type { Priority, Status } from '../../../domain/helpdesk/rules.ts';
+import type { Category, Priority, Status } from '../../../domain/helpdesk/rules.ts';
 import type { RequestStudent, TimelineItem } from '../../../domain/helpdesk/schemas.ts';
 
 const statusWords: Record<Status, string> = {
@@ -11,12 +11,27 @@ const statusWords: Record<Status, string> = {
   resolved: 'Resolved',
 };
 
+// `high` is what staff call urgent (a support desk's usual word); students' own "urgent" is the
+// crisis path, which staff see as Crisis.
 const priorityWords: Record<Priority, string> = {
   low: 'Low',
   normal: 'Normal',
   high: 'Urgent',
   crisis: 'Crisis',
 };
+
+// The categories as the student chose them, in the words staff use.
+const categoryWords: Record<Category, string> = {
+  wellbeing: 'Wellbeing and mental health',
+  academic: 'Studies and assessments',
+  financial: 'Money and fees',
+  accommodation: 'Housing and accommodation',
+  other: 'Something else',
+};
+
+/** A category in words (`Money and fees`); none is "No category". */
+export const categoryLabel = (category: string | null): string =>
+  category === null ? 'No category' : (categoryWords[category as Category] ?? category);
 
 /** A status as people say it (`In progress`); an unknown code is shown as it is. */
 export const statusLabel = (status: string): string => statusWords[status as Status] ?? status;
@@ -72,6 +87,8 @@ export function timelineWhat(entry: TimelineItem): string {
       return `Assigned to ${entry.assigned_to ?? 'someone no longer listed'}`;
     case 'unassign':
       return 'Unassigned';
+    case 'escalated':
+      return 'Escalated: a crisis request nobody picked up in time';
     default:
       if (entry.origin === 'integration' && integrationWords[entry.action]) {
         return from && to && from !== to

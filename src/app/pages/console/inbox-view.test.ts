@@ -2,12 +2,14 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Caller } from '../../../domain/access/policy.ts';
 import type { HelpRequest, HelpRequestListItem } from '../../../domain/helpdesk/schemas.ts';
+import { defaultInboxSettings } from '../../../domain/inbox/model.ts';
 import {
   assigneeOptions,
   assignmentOf,
   helpRequestView,
   inboxFilters,
   inboxQuery,
+  inboxRefusal,
   inboxUrl,
   inboxView,
 } from './inbox-view.ts';
@@ -40,6 +42,7 @@ const request = (
   external_ref: null,
   resolved_at: null,
   version: 1,
+  first_response_at: null,
   created_at: new Date('2026-03-04T10:00:00Z'),
   updated_at: new Date('2026-03-04T10:00:00Z'),
   student: null,
@@ -47,10 +50,17 @@ const request = (
 
 test('the filters of a URL: only values the form offers; "unassigned" is the listing\'s none, crisis first', () => {
   const filters = inboxFilters({ status: 'resolved', priority: 'urgent', assigned: 'unassigned' });
-  assert.deepEqual(filters, { status: 'resolved', priority: undefined, assigned: 'unassigned' });
+  assert.deepEqual(filters, {
+    status: 'resolved',
+    priority: undefined,
+    category: undefined,
+    assigned: 'unassigned',
+  });
   assert.deepEqual(inboxQuery(filters), {
     status: 'resolved',
     priority: undefined,
+    category: undefined,
+    q: undefined,
     assigned: 'none',
     order: 'crisis_first',
   });
@@ -58,6 +68,19 @@ test('the filters of a URL: only values the form offers; "unassigned" is the lis
   assert.equal(inboxQuery(inboxFilters({ assigned: 'someone' })).assigned, undefined);
   assert.equal(inboxUrl('/console/x/inbox', filters), '/console/x/inbox?status=resolved&assigned=unassigned');
   assert.equal(inboxUrl('/console/x/inbox', {}), '/console/x/inbox?');
+  const found = inboxFilters({ category: 'financial', q: '  ada ', priority: 'high' });
+  assert.deepEqual(found, {
+    status: undefined,
+    priority: 'high',
+    category: 'financial',
+    assigned: undefined,
+    q: 'ada',
+  });
+  assert.equal(
+    inboxUrl('/console/x/inbox', found),
+    '/console/x/inbox?priority=high&category=financial&q=ada',
+  );
+  assert.match(inboxRefusal({ category: 'academia' }) ?? '', /“academia” is not a category/);
 });
 
 test('open crisis requests are shown apart; a resolved crisis request is one of the others', () => {
@@ -66,7 +89,10 @@ test('open crisis requests are shown apart; a resolved crisis request is one of 
     request('b', 'crisis', 'resolved'),
     request('c', 'normal', 'ack'),
   ];
-  const view = inboxView({ items, paged: false }, {}, '/console/x/inbox');
+  const view = inboxView({ items, paged: false }, {}, '/console/x/inbox', {
+    settings: defaultInboxSettings,
+    now: new Date('2026-03-04T10:20:00Z'),
+  });
   assert.deepEqual(
     view.crisis.map((r) => r.id),
     ['a'],
@@ -111,4 +137,26 @@ test("a crisis request's page lists the crisis contacts; another request's page 
   const normal = { ...request('b', 'normal', 'new'), timeline: [], student: null };
   assert.deepEqual(helpRequestView(crisis, [], staff, '/back', contacts).contacts, contacts);
   assert.deepEqual(helpRequestView(normal, [], staff, '/back', contacts).contacts, []);
+});
+
+test("time waiting against the priority's target: a crisis request waiting 20 minutes is past its 15", () => {
+  const items = [
+    request('a', 'crisis', 'new'),
+    { ...request('c', 'normal', 'ack'), first_response_at: new Date('2026-03-04T10:05:00Z') },
+  ];
+  const view = inboxView({ items, paged: false }, { q: 'ada' }, '/console/x/inbox', {
+    settings: defaultInboxSettings,
+    now: new Date('2026-03-04T10:20:00Z'),
+  });
+  const [crisis] = view.crisis;
+  assert.equal(crisis.waited, '20 min');
+  assert.equal(crisis.target, '15 min');
+  assert.equal(crisis.clock.breached, true);
+  assert.equal(crisis.clock.waiting, true);
+  const [answered] = view.items;
+  assert.equal(answered.waited, '5 min');
+  assert.equal(answered.target, '2 d');
+  assert.equal(answered.clock.waiting, false);
+  assert.equal(answered.clock.breached, false);
+  assert.equal(view.live, '/console/x/inbox/rows?q=ada');
 });

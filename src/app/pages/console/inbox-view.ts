@@ -3,16 +3,30 @@
 // apart from the rest), a request's page with the people it may be assigned to, and the assignee
 // an assignment form names.
 import type { Caller } from '../../../domain/access/policy.ts';
-import { type Priority, priorities, type Status, statuses } from '../../../domain/helpdesk/rules.ts';
+import {
+  type Category,
+  categories,
+  type Priority,
+  priorities,
+  type Status,
+  statuses,
+} from '../../../domain/helpdesk/rules.ts';
 import type {
   AssigneeItem,
   HelpRequestDetail,
   HelpRequestFilters,
   HelpRequestListItem,
 } from '../../../domain/helpdesk/schemas.ts';
+import {
+  durationWords,
+  type InboxSettings,
+  type ResponseClock,
+  responseClock,
+} from '../../../domain/inbox/model.ts';
 import type { CrisisContact } from '../../../domain/students/crisis-contacts.ts';
 import { text, when } from './forms.ts';
 import {
+  categoryLabel,
   priorityLabel,
   sixWeeksLabel,
   statusLabel,
@@ -28,7 +42,10 @@ const assignedChoices = ['me', 'unassigned'] as const;
 export interface InboxFilters {
   status?: Status;
   priority?: Priority;
+  category?: Category;
   assigned?: (typeof assignedChoices)[number];
+  /** The search as typed (checked by the domain: 3 to 200 characters). */
+  q?: string;
 }
 
 const oneOf = <T extends string>(values: readonly T[], value: unknown): T | undefined =>
@@ -38,16 +55,26 @@ const oneOf = <T extends string>(values: readonly T[], value: unknown): T | unde
 export function inboxFilters(query: {
   status?: unknown;
   priority?: unknown;
+  category?: unknown;
   assigned?: unknown;
+  q?: unknown;
 }): InboxFilters {
+  const q = typeof query.q === 'string' && query.q.trim() !== '' ? query.q.trim() : undefined;
   return {
     status: oneOf(statuses, query.status),
     priority: oneOf(priorities, query.priority),
+    category: oneOf(categories, query.category),
     assigned: oneOf(assignedChoices, query.assigned),
+    ...(q === undefined ? {} : { q }),
   };
 }
 
-const filterNames = { status: 'status', priority: 'priority', assigned: 'assignment choice' } as const;
+const filterNames = {
+  status: 'status',
+  priority: 'priority',
+  category: 'category',
+  assigned: 'assignment choice',
+} as const;
 
 /**
  * What the inbox says of filter values its form does not offer (`?status=bogus`): a sentence per
@@ -56,11 +83,17 @@ const filterNames = { status: 'status', priority: 'priority', assigned: 'assignm
 export function inboxRefusal(query: {
   status?: unknown;
   priority?: unknown;
+  category?: unknown;
   assigned?: unknown;
 }): string | undefined {
-  const offered = { status: statuses, priority: priorities, assigned: assignedChoices } as const;
+  const offered = {
+    status: statuses,
+    priority: priorities,
+    category: categories,
+    assigned: assignedChoices,
+  } as const;
   const problems: string[] = [];
-  for (const name of ['status', 'priority', 'assigned'] as const) {
+  for (const name of ['status', 'priority', 'category', 'assigned'] as const) {
     const value = query[name];
     if (value === undefined || value === '') continue;
     if (!(offered[name] as readonly unknown[]).includes(value))
@@ -76,6 +109,8 @@ export function inboxQuery(filters: InboxFilters): HelpRequestFilters {
   return {
     status: filters.status,
     priority: filters.priority,
+    category: filters.category,
+    q: filters.q,
     assigned: filters.assigned === 'unassigned' ? 'none' : filters.assigned,
     order: 'crisis_first',
   };
@@ -92,27 +127,65 @@ export function inboxUrl(page: string, filters: InboxFilters): string {
 const openCrisis = (request: HelpRequestListItem) =>
   request.priority === 'crisis' && request.status !== 'resolved';
 
+/** What the inbox needs to tell time waiting: the institution's targets and the clock's now. */
+export interface InboxClock {
+  settings: InboxSettings;
+  now: Date;
+}
+
+/** A row of the inbox: the request, and where it stands against its first-response target. */
+export type InboxRow = HelpRequestListItem & { clock: ResponseClock; waited: string; target: string };
+
+const inboxRow = (request: HelpRequestListItem, clock: InboxClock): InboxRow => {
+  const rc = responseClock(request, clock.settings, clock.now);
+  return {
+    ...request,
+    clock: rc,
+    waited: durationWords(rc.waited_minutes),
+    target: durationWords(rc.target_minutes),
+  };
+};
+
 /**
  * The inbox page. The listing comes crisis first, so its first pages hold every open crisis
- * request: they are shown in a panel of their own above the others.
+ * request: they are shown in a panel of their own above the others. `live` is the address of the
+ * rows alone (the same filters and page), which the page fetches every few seconds.
  */
-export function inboxView(listing: Listing<HelpRequestListItem>, filters: InboxFilters, page: string) {
+export function inboxView(
+  listing: Listing<HelpRequestListItem>,
+  filters: InboxFilters,
+  page: string,
+  clock: InboxClock,
+  cursor?: string,
+) {
+  const rows = listing.items.map((request) => inboxRow(request, clock));
+  const self = inboxUrl(page, filters);
   return {
     title: 'Help requests',
-    crisis: listing.items.filter(openCrisis),
-    items: listing.items.filter((request) => !openCrisis(request)),
+    crisis: rows.filter(openCrisis),
+    items: rows.filter((request) => !openCrisis(request)),
     listing,
     filters,
     statuses,
     priorities,
-    self: inboxUrl(page, filters),
+    categories,
+    self,
+    live: `${inboxUrl(`${page}/rows`, filters)}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
     when,
     words,
   };
 }
 
 /** The words the inbox's templates use for codes (./help-request-words.ts). */
-const words = { statusLabel, priorityLabel, sixWeeksLabel, studentName, timelineWhat, timelineWho };
+const words = {
+  statusLabel,
+  priorityLabel,
+  categoryLabel,
+  sixWeeksLabel,
+  studentName,
+  timelineWhat,
+  timelineWho,
+};
 
 export interface AssigneeOption {
   id: string;

@@ -39,9 +39,12 @@ const RequestParams = Type.Object({ slug: Type.String(), id: Type.String({ forma
 const InboxQuery = Type.Object({
   status: Type.Optional(Type.String({ maxLength: 20 })),
   priority: Type.Optional(Type.String({ maxLength: 20 })),
+  category: Type.Optional(Type.String({ maxLength: 20 })),
   assigned: Type.Optional(Type.String({ maxLength: 20 })),
+  q: Type.Optional(Type.String({ maxLength: 1000 })),
   cursor: CursorParam,
 });
+type InboxQuery = Static<typeof InboxQuery>;
 
 /** A staff action of a request's page: its form, the schema it is checked with, and the change. */
 interface StaffAction<S extends TSchema> {
@@ -55,30 +58,47 @@ interface StaffAction<S extends TSchema> {
 }
 
 export function inboxRoutes(app: App, services: Services): void {
-  const { helpRequests, studentApp, privacy } = services;
+  const { helpRequests, studentApp, privacy, inbox } = services;
   const pageOf = (request: FastifyRequest) => `/console/${institutionOf(request).slug}/inbox`;
+
+  /** The inbox's view for a request's filters and page: the listing with time waiting per row. */
+  const inboxPage = async (request: FastifyRequest<{ Querystring: InboxQuery }>) => {
+    const c = ctx(request);
+    const filters = inboxFilters(request.query);
+    const query = inboxQuery(filters);
+    const institutionId = institutionOf(request).id;
+    const refused = inboxRefusal(request.query);
+    const cursor = request.query.cursor || undefined;
+    const [listing, settings] = await Promise.all([
+      refused
+        ? { items: [], paged: false, problem: refused }
+        : readListing(keysetOrderOf(query.order), { cursor, size: 50 }, (page) =>
+            helpRequests.list(institutionId, listFilterOf(query, c.caller, page)),
+          ),
+      inbox.settings(institutionId),
+    ]);
+    const clock = { settings, now: inbox.now() };
+    return { view: inboxView(listing, filters, pageOf(request), clock, cursor), status: refused ? 400 : 200 };
+  };
 
   app.get(
     '/:slug/inbox',
     { config: { access: 'helpdesk' }, schema: { hide: true, params: Params, querystring: InboxQuery } },
     async (request) => {
-      const c = ctx(request);
-      const filters = inboxFilters(request.query);
-      const query = inboxQuery(filters);
-      const institutionId = institutionOf(request).id;
-      const refused = inboxRefusal(request.query);
-      if (refused)
-        return c.render(
-          'console/inbox.eta',
-          inboxView({ items: [], paged: false, problem: refused }, filters, pageOf(request)),
-          400,
-        );
-      const listing = await readListing(
-        keysetOrderOf(query.order),
-        { cursor: request.query.cursor, size: 50 },
-        (page) => helpRequests.list(institutionId, listFilterOf(query, c.caller, page)),
-      );
-      return c.render('console/inbox.eta', inboxView(listing, filters, pageOf(request)));
+      const { view, status } = await inboxPage(request);
+      return ctx(request).render('console/inbox.eta', view, status);
+    },
+  );
+
+  // The inbox's rows alone (the crisis panel, the table and the pager), which the open inbox
+  // fetches every few seconds (/assets/console.js) and puts in place of its own: filters, page and
+  // scroll position stay as they are, and a new crisis request shows within seconds.
+  app.get(
+    '/:slug/inbox/rows',
+    { config: { access: 'helpdesk' }, schema: { hide: true, params: Params, querystring: InboxQuery } },
+    async (request) => {
+      const { view, status } = await inboxPage(request);
+      return ctx(request).render('console/inbox-live.eta', { ...view, fragment: true }, status);
     },
   );
 

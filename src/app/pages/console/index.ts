@@ -23,6 +23,7 @@ import { oneRosterSourceRoutes } from './oneroster-source.ts';
 import { operatorRoutes } from './operator.ts';
 import { peopleRoutes } from './people.ts';
 import { accessLogRoutes, privacyRoutes } from './privacy.ts';
+import { responseTargetRoutes } from './response-targets.ts';
 import { runRoutes } from './runs.ts';
 import { savedReplyRoutes } from './saved-replies.ts';
 import { secretRoutes } from './secrets.ts';
@@ -46,6 +47,7 @@ const pages: PageModule[] = [
   notificationRoutes,
   savedReplyRoutes,
   helpSyncReplyRoutes,
+  responseTargetRoutes,
   cohortRoutes,
   dataStudentRoutes,
   dataStudentPageRoutes,
@@ -58,7 +60,7 @@ const pages: PageModule[] = [
 
 export async function registerConsole(parent: App, engine: Eta, services: Services): Promise<void> {
   await registerSurface(parent, engine, consoleSurface(), (scope) => {
-    scope.addHook('preHandler', consoleContextHook());
+    scope.addHook('preHandler', consoleContextHook(services.inbox));
     for (const routes of pages) routes(scope, services);
   });
 }

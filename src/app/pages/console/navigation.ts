@@ -43,6 +43,7 @@ export function navigation(path: string, caller: StaffCaller, institution?: Inst
       { href: `${base}/crisis-contacts`, label: 'Crisis contacts', show: may('admin') },
       { href: `${base}/notifications`, label: 'Notifications', show: may('admin') },
       { href: `${base}/saved-replies`, label: 'Saved replies', show: may('admin') },
+      { href: `${base}/response-targets`, label: 'Response targets', show: may('admin') },
       { href: `${base}/cohorts`, label: 'Cohorts', show: may('admin') },
     );
     // What the SIS pushed, read through the API's listings (staff and admins may read them).

@@ -8,6 +8,7 @@ export const reasonWords: Record<NotificationRow['reason'], string> = {
   new: 'New request',
   assigned: 'Assigned to them',
   student_message: 'The student wrote',
+  escalation: 'Crisis request not picked up (escalation)',
 };
 
 export const stateWords: Record<NotificationRow['state'], string> = {
