@@ -67,6 +67,7 @@ test('the endpoints page starts with an empty add form and every event type offe
     'help_request.updated',
     'help_request.reply',
     'help_request.student_message',
+    'student.erased',
   ]);
   assert.equal(view.endpoints[0].url, endpoint.url);
 });
