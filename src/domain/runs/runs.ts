@@ -91,9 +91,10 @@ export async function listRuns(
 }
 
 /**
- * Runs per UTC day on which they started, within from..to (inclusive, at most 366 days):
- * how many, and the sums of their top-level `created` and `updated` counts and of their row
- * errors. One aggregate over the listing index's range; days without runs are absent.
+ * Runs per UTC day on which they started, within from..to (inclusive, at most 366 days): how
+ * many real runs, the sums of what they created and updated (sections summed; identical rows
+ * are not updates) and of their row errors, then the dry runs and their row errors apart. One
+ * aggregate over the listing index's range; days without runs are absent.
  */
 export function dailyRuns(
   db: Queryable,

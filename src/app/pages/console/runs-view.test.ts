@@ -51,9 +51,19 @@ test('the filters of a push-history URL: only values the form offers', () => {
 test('the chart: 30 days ending today, a day without runs drawn as zeros', () => {
   const span = chartSpan(new Date('2026-03-04T23:59:00Z'));
   assert.deepEqual(span, { from: '2026-02-03', to: '2026-03-04' });
-  const days = chartDays(span.from, [{ day: '2026-03-04', pushes: 2, created: 5, updated: 1, errors: 0 }]);
+  const days = chartDays(span.from, [
+    { day: '2026-03-04', pushes: 2, created: 5, updated: 1, errors: 0, dry_runs: 1, dry_run_errors: 3 },
+  ]);
   assert.equal(days.length, 30);
-  assert.deepEqual(days[0], { day: '2026-02-03', pushes: 0, created: 0, updated: 0, errors: 0 });
+  assert.deepEqual(days[0], {
+    day: '2026-02-03',
+    pushes: 0,
+    created: 0,
+    updated: 0,
+    errors: 0,
+    dry_runs: 0,
+    dry_run_errors: 0,
+  });
   assert.equal(days[29].pushes, 2);
 });
 

@@ -4,6 +4,7 @@
 import type { DailyRuns, Run, RunKind, RunSummary } from '../../../domain/runs/schemas.ts';
 import { when } from './forms.ts';
 import type { Listing } from './listing.ts';
+import { countsView, runTotals } from './run-counts.ts';
 import { warningSentence } from './run-warnings.ts';
 
 const DAY_MS = 86_400_000;
@@ -43,7 +44,9 @@ export function chartDays(from: string, daily: readonly DailyRuns[]): DailyRuns[
   const start = Date.parse(`${from}T00:00:00Z`);
   return Array.from({ length: CHART_DAYS }, (_, i) => {
     const day = new Date(start + i * DAY_MS).toISOString().slice(0, 10);
-    return byDay.get(day) ?? { day, pushes: 0, created: 0, updated: 0, errors: 0 };
+    return (
+      byDay.get(day) ?? { day, pushes: 0, created: 0, updated: 0, errors: 0, dry_runs: 0, dry_run_errors: 0 }
+    );
   });
 }
 
@@ -123,6 +126,8 @@ export function runsView(listing: Listing<RunSummary>, days: DailyRuns[], filter
     num,
     duration,
     fullSyncLabel,
+    runTotals,
+    dryRuns: days.reduce((sum, d) => sum + d.dry_runs, 0),
   };
 }
 
@@ -144,6 +149,7 @@ export function runView(run: Run, back: string, time: (value: unknown) => string
         ? `OneRoster pull of ${time(run.finished_at)}`
         : `${run.kind === 'roster' ? 'Roster' : 'Enrolments'} push of ${time(run.finished_at)}`,
     run,
+    counts: countsView(run.counts, fullSyncSentence(run.counts) ? ['full_sync'] : []),
     columns: orderedColumns(run.errors),
     warnings: warningsOf(run).map(warningSentence),
     duration: duration(run.started_at, run.finished_at),
