@@ -168,7 +168,10 @@ browserSuite('console: data pages', (h) => {
       await page.locator('h1', { hasText: 'Merge City into City?' }).waitFor();
       await page.getByRole('button', { name: 'Merge into City' }).click();
       await page.locator('#merge-into-error').waitFor();
-      assert.match((await page.locator('#merge-into-error').textContent()) ?? '', /invalid_field/);
+      assert.match(
+        (await page.locator('#merge-into-error').textContent()) ?? '',
+        /a campus cannot be merged into itself/,
+      );
       await h().check(page, 'data-campus-merge-error');
 
       await page.getByLabel('The campus that goes').selectOption({ label: 'Northern' });

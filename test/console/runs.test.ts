@@ -49,7 +49,7 @@ describeEachDatabase('console push history: row keys, warning sentences, full sy
     const head = /<table id="row-errors">[\s\S]*?<\/thead>/.exec(page.body)?.[0] ?? '';
     assert.match(
       head,
-      /<th scope="col">row<\/th><th scope="col">email<\/th><th scope="col">student_id_ext<\/th>/,
+      /<th scope="col">Row<\/th><th scope="col">Email<\/th><th scope="col">Student ID<\/th><th scope="col">Field<\/th><th scope="col">Problem<\/th>/,
     );
     assert.match(page.body, /<td>1<\/td><td class="wrap">not-an-email<\/td><td class="wrap">S2<\/td>/);
     assert.match(page.body, /<td>2<\/td><td class="wrap"><\/td><td class="wrap">S3<\/td>/);
@@ -67,7 +67,7 @@ describeEachDatabase('console push history: row keys, warning sentences, full sy
     const run = await admin.request('GET', `${base}/${enrolments.json().run_id}`);
     assert.match(
       run.body,
-      /<th scope="col">section<\/th><th scope="col">row<\/th><th scope="col">email<\/th><th scope="col">student_id_ext<\/th><th scope="col">unit_code<\/th><th scope="col">term_code<\/th>/,
+      /<th scope="col">Section<\/th><th scope="col">Row<\/th><th scope="col">Email<\/th><th scope="col">Student ID<\/th><th scope="col">Unit code<\/th><th scope="col">Term code<\/th>/,
     );
     assert.match(
       run.body,

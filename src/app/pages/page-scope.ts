@@ -6,8 +6,8 @@
 //
 // Pages render with `reply.render(template, data, status)`: the surface's frame, then the page's
 // data. Nothing a page shows is cached by the browser or a proxy (no-store): pages carry personal
-// data and CSRF tokens. A failure is a page with a code and the request id, never a stack trace,
-// and never a 5xx for bad input.
+// data and CSRF tokens. A failure is a page that says what happened in words, with its code and
+// the request id under "Details" for support; never a stack trace, and never a 5xx for bad input.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import view from '@fastify/view';
@@ -107,6 +107,8 @@ export async function registerSurface(
           {
             title: titles[failure.status] ?? 'Something went wrong',
             ...failure,
+            // The domain's details start in lower case (they follow a code in the API's answer).
+            message: failure.message.charAt(0).toUpperCase() + failure.message.slice(1),
             requestId: request.id,
             ...surface.errorData?.(request, failure),
           },

@@ -15,7 +15,6 @@ import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { checkForm } from '../form-check.ts';
 import {
-  coded,
   feedFields,
   feedInput,
   feedsView,
@@ -123,7 +122,7 @@ export function calendarFeedRoutes(app: App, services: Services): void {
     const values = feedValues(request.body);
     const input = newFeedInput(values);
     const checked = checkForm(NewFeedBody, input, feedFields);
-    if (!checked.ok) return feeds(request, { values, errors: coded(checked.errors, input) }, 400);
+    if (!checked.ok) return feeds(request, { values, errors: checked.errors }, 400);
     return act(
       reply,
       () => calendar.create(institutionOf(request).id, checked.value),
@@ -141,7 +140,7 @@ export function calendarFeedRoutes(app: App, services: Services): void {
     const values = feedValues(request.body);
     const input = feedInput(values);
     const checked = checkForm(FeedChangeBody, input, feedFields);
-    if (!checked.ok) return feed(request, id, { values, errors: coded(checked.errors, input) }, 400);
+    if (!checked.ok) return feed(request, id, { values, errors: checked.errors }, 400);
     return act(
       reply,
       () => calendar.update(institutionOf(request).id, id, checked.value),

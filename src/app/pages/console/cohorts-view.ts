@@ -89,7 +89,7 @@ export function cohortArchiveConfirmation(cohort: Cohort, page: string) {
     title: `Archive ${cohort.name}?`,
     message: `Archive the cohort ${cohort.name}? Nothing is deleted, and you can restore it from its page. While it is archived:`,
     details: [
-      'A roster push naming it (ssp push roster --cohort, a OneRoster push) is refused with the code cohort_archived.',
+      'A roster push naming it (ssp push roster --cohort, a OneRoster push) is refused.',
       'A OneRoster source that pulls into it is not pulled.',
       'It is left out of the cohort lists unless you ask for archived ones.',
       'Its students stay, and are listed and can sign in as before.',

@@ -1,6 +1,6 @@
 // Form posts: what a field of the form is called, and where the domain's refusal is shown. A
-// refusal names the field at fault (`field`, dotted); the page shows its detail and code next to
-// that control, or above the form when the field is not one of the form's.
+// refusal names the field at fault (`field`, dotted); the page shows its detail (never its code)
+// next to that control, or above the form when the field is not one of the form's.
 import { ApiError } from '../../../errors.ts';
 
 /** A refusal as the API writes it: its code, and the detail and field it names. */
@@ -18,7 +18,8 @@ export type FormErrors = {
 };
 
 export function formErrors(problem: Refusal, fields: readonly string[]): FormErrors {
-  const message = `${problem.detail ?? 'The request was refused.'} (${problem.error})`;
+  // The domain's detail is the sentence; its code is for programs, not for the person reading.
+  const message = String(problem.detail ?? 'The request was refused.');
   const field =
     typeof problem.field === 'string' ? problem.field.replace(/^body\.?/, '').split('.')[0] : undefined;
   if (field && fields.includes(field)) return { errors: { [field]: message } };

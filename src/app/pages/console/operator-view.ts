@@ -53,7 +53,7 @@ export function institutionsView(institutions: Listing<Institution>, archived: A
 
 /** What archiving stops, named on the confirmation page (docs/archiving.md). */
 export const archivingStops = [
-  'Every push is refused with the code institution_archived: the roster and enrolment feeds, help-sync and ssp push.',
+  'Every push is refused: the roster and enrolment feeds, help-sync and ssp push.',
   'Its calendar feeds are not fetched, its OneRoster source is not pulled, and no webhook or notification email is sent for it.',
   'Its admins and staff can still sign in and read, but change nothing.',
   'Its students see a page saying the service is not available.',

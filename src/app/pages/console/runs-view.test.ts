@@ -103,7 +103,16 @@ test("a run's error columns: the row, the keys it was sent with, then what is wr
     { row: 2, extra: 1, email: 'a@x.edu', student_id_ext: null, code: 'invalid_field', field: 'email' },
   ];
   const view = runView({ ...run, errors: stored }, '/p');
-  assert.deepEqual(view.columns, ['row', 'email', 'student_id_ext', 'code', 'field', 'message', 'extra']);
+  // The page says each error in words: the code is the CSV's.
+  assert.deepEqual(view.columns, ['row', 'email', 'student_id_ext', 'field', 'message', 'extra']);
+  assert.deepEqual(view.columns.map(view.columnLabel), [
+    'Row',
+    'Email',
+    'Student ID',
+    'Field',
+    'Problem',
+    'Extra',
+  ]);
   const csv = toCsv(runCsvRows({ ...run, errors: stored, details: {} }));
   assert.equal(csv.split('\r\n')[0], 'kind,row,email,student_id_ext,code,field,message,extra');
   assert.equal(csv.split('\r\n')[1], 'error,1,,S1,missing_field,,m,');

@@ -68,6 +68,27 @@ export const errorColumnOrder = [
   'message',
 ];
 
+/** What the run page calls a column of its errors (and a field one names): words, not keys. */
+const columnWords: Record<string, string> = {
+  section: 'Section',
+  row: 'Row',
+  email: 'Email',
+  student_id_ext: 'Student ID',
+  unit_code: 'Unit code',
+  term_code: 'Term code',
+  program_code: 'Program code',
+  field: 'Field',
+  message: 'Problem',
+};
+
+/** A column's or a field's name in words ("student_id_ext": "Student ID"; any other: "Start date"). */
+export function columnLabel(key: string): string {
+  const known = columnWords[key];
+  if (known) return known;
+  const text = key.replaceAll('_', ' ');
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 export function orderedColumns(rows: readonly unknown[], first: readonly string[] = []): string[] {
   const found = new Set(rows.flatMap((row) => Object.keys(row ?? {})));
   const known = [...first, ...errorColumnOrder].filter((c) => found.delete(c));
@@ -150,7 +171,9 @@ export function runView(run: Run, back: string, time: (value: unknown) => string
         : `${run.kind === 'roster' ? 'Roster' : 'Enrolments'} push of ${time(run.finished_at)}`,
     run,
     counts: countsView(run.counts, fullSyncSentence(run.counts) ? ['full_sync'] : []),
-    columns: orderedColumns(run.errors),
+    // The code of each error is for programs: the page says it in words, the CSV keeps the code.
+    columns: orderedColumns(run.errors).filter((c) => c !== 'code'),
+    columnLabel,
     warnings: warningsOf(run).map(warningSentence),
     duration: duration(run.started_at, run.finished_at),
     fullSync: fullSyncSentence(run.counts),
