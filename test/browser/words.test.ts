@@ -54,4 +54,58 @@ browserSuite('pages in words', (h) => {
       }
     }
   });
+
+  test('forms answer one way: no browser bubbles, every problem at once (URLs too), a linked summary on top', async () => {
+    const { ctx } = h();
+    const tenant = await seedTenant(ctx);
+    const manager = await h().person(tenant, { roles: ['admin'], permissions: ['manage_integrations'] });
+    const { page, context } = await h().open(manager);
+    try {
+      // The OneRoster source: a private base URL and nothing else filled in. The browser sends it
+      // as it is (no "Please fill out this field."), and the page names every problem at once.
+      await page.goto(`/console/${tenant.slug}/oneroster-source`);
+      await page.getByLabel('Base URL').fill('https://10.0.0.8/ims/oneroster/rostering/v1p2');
+      await page.getByRole('button', { name: 'Save the OneRoster source' }).click();
+      const summary = page.locator('.error-summary');
+      await summary.waitFor();
+      const links = summary.getByRole('link');
+      const texts = await links.allTextContents();
+      assert.ok(texts.length >= 4, texts.join(' | '));
+      assert.ok(
+        texts.some((t) => /private address/.test(t)),
+        'the URL with the rest',
+      );
+      assert.ok(
+        texts.some((t) => /token URL/i.test(t)),
+        texts.join(' | '),
+      );
+      assert.equal(await page.evaluate('document.activeElement?.className'), 'error-summary');
+      await h().check(page, 'words-oneroster-all-problems');
+      // A link leads to its field.
+      await links.first().click();
+      assert.equal(await page.evaluate('document.activeElement?.id'), 'or-base_url');
+
+      // A webhook endpoint: an empty URL and a description far too long, both at once.
+      await page.goto(`/console/${tenant.slug}/webhooks`);
+      await page.getByLabel('Description (optional)').fill('x'.repeat(600));
+      await page.getByRole('button', { name: 'Add the endpoint' }).click();
+      await summary.waitFor();
+      assert.deepEqual(await summary.getByRole('link').count(), 2);
+      assert.match((await page.locator('#endpoint-url-error').textContent()) ?? '', /Enter the URL/);
+      await h().check(page, 'words-webhook-all-problems');
+
+      // The time zone: the same words on the institution's time-zone form as on the operator's.
+      await page.goto(`/console/${tenant.slug}/cohorts`);
+      await page.getByLabel('The institution’s time zone').fill('Mars/Olympus');
+      await page.getByRole('button', { name: 'Save the time zone' }).click();
+      await summary.waitFor();
+      assert.match(
+        (await page.locator('#time-zone-error').textContent()) ?? '',
+        /^Enter a time zone from the list, such as Australia\/Sydney or UTC$/,
+      );
+      await h().check(page, 'words-time-zone');
+    } finally {
+      await context.close();
+    }
+  });
 });

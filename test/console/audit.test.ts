@@ -103,7 +103,10 @@ describeEachDatabase('console: the audit page', (ctx) => {
     assert.ok(next, 'a next page');
     const second = (await get(admin, next)).body;
     assert.equal(rowsOf(second), 11);
-    assert.match((await get(admin, `${base}?cursor=not-a-cursor`)).body, /role="alert">[^<]*cursor/);
+    assert.match(
+      (await get(admin, `${base}?cursor=not-a-cursor`)).body,
+      /role="alert">This link to a later page is out of date/,
+    );
 
     // CSV: the same filters, every entry, formulas defused.
     const csv = await get(admin, `${base}.csv?person=${admin.personId}`);

@@ -1,4 +1,4 @@
-// No page says an error code in a sentence: every console, student and sign-in page, every error
+// Every console form is `novalidate` (checked on the same crawl). No page says an error code in a sentence: every console, student and sign-in page, every error
 // answer (not found, not allowed, a sign-in that failed) and every form posted empty, crawled as
 // the people who use them. An error code (a snake_case code of src/errors.ts's table) may appear
 // only inside a <details> element, the "Details" disclosure where support reads it with the
@@ -109,6 +109,10 @@ describeEachDatabase(
         else seen.refusals++;
         const found = codesOutsideDetails(res.body);
         if (found.length) problems.push(`${method} ${url} (${res.statusCode}): ${found.join(', ')}`);
+        // Every console form answers on the page, never with the browser's own bubbles.
+        const bubbling =
+          url.startsWith('/console') && res.body.match(/<form\b(?![^>]*\bnovalidate\b)[^>]*>/g);
+        if (bubbling) problems.push(`${method} ${url}: a form without novalidate: ${bubbling[0]}`);
       };
 
       const routes = ctx()

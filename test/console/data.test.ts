@@ -171,7 +171,7 @@ describeEachDatabase('console data pages', (ctx) => {
       });
       // Refused by the request context before the page runs: the not-allowed page, with the code.
       assert.equal(refused.statusCode, 403);
-      assert.match(refused.body, /only the platform operator may do this/);
+      assert.match(refused.body, /Only the platform operator may do this/);
       assert.match(refused.body, /<code>forbidden<\/code>/);
     }
     for (const path of [

@@ -17,6 +17,7 @@ import type { ApiError } from '../../errors.ts';
 import type { Services } from '../../services.ts';
 import { toApiError } from '../context/errors.ts';
 import type { App } from '../types.ts';
+import { withErrorSummary } from './error-summary.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const viewsDir = path.join(here, 'views');
@@ -99,6 +100,13 @@ export async function registerSurface(
               ...surface.helpers?.(this.request),
             });
         },
+      );
+
+      // A page with problems next to its fields lists them at its top (src/app/pages/error-summary.ts).
+      pages.addHook('onSend', async (_request, reply, payload) =>
+        typeof payload === 'string' && String(reply.getHeader('content-type') ?? '').startsWith('text/html')
+          ? withErrorSummary(payload)
+          : payload,
       );
 
       const errorPage = (request: FastifyRequest, reply: FastifyReply, failure: ErrorPage) =>

@@ -16,3 +16,6 @@ document.addEventListener('click', (event) => {
 });
 // Copy buttons are shown only where scripts run (without them, select the text by hand).
 for (const button of document.querySelectorAll('[data-copy][hidden]')) button.hidden = false;
+// A form sent back with problems: the summary at the top takes the focus, so a screen reader reads
+// it first and the keyboard starts from it (its links lead to the fields).
+document.querySelector('.error-summary')?.focus();

@@ -3,7 +3,7 @@
 // and a cohort form as posted and as the domain takes it (an empty start date clears it).
 import type { ArchivedFilter, Cohort, CohortChangeBody } from '../../../domain/institutions/schemas.ts';
 import type { FieldText } from '../form-check.ts';
-import { text, timeZoneChoices, when } from './forms.ts';
+import { text, timeZoneChoices, timeZoneField, when } from './forms.ts';
 import type { Listing } from './listing.ts';
 
 /** How the cohort forms name their fields. */
@@ -17,7 +17,7 @@ export const cohortFields: Record<string, FieldText> = {
 };
 
 export const timeZoneFields: Record<string, FieldText> = {
-  time_zone: { label: 'Time zone', hint: 'Enter a time zone such as Australia/Sydney or UTC' },
+  time_zone: timeZoneField,
 };
 
 export interface CohortValues {

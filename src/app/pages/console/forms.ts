@@ -69,5 +69,11 @@ export function when(value: unknown): string {
   return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
+/** The time-zone field of every form that has one: one label, one sentence for a zone not known. */
+export const timeZoneField = {
+  label: 'Time zone',
+  hint: 'Enter a time zone from the list, such as Australia/Sydney or UTC',
+};
+
 /** The time zones offered while typing one (any zone Node knows is accepted; the API judges it). */
 export const timeZoneChoices: readonly string[] = ['UTC', ...Intl.supportedValuesOf('timeZone')];

@@ -7,7 +7,7 @@ import type {
   NewInstitutionBody,
 } from '../../../domain/institutions/schemas.ts';
 import type { FieldText } from '../form-check.ts';
-import { text, timeZoneChoices, when } from './forms.ts';
+import { text, timeZoneChoices, timeZoneField, when } from './forms.ts';
 import type { Listing } from './listing.ts';
 
 export const institutionFields: Record<string, FieldText> = {
@@ -16,7 +16,7 @@ export const institutionFields: Record<string, FieldText> = {
     hint: 'Enter a slug of lower-case letters, digits and hyphens, starting with a letter or digit',
   },
   name: { label: 'Name' },
-  time_zone: { label: 'Time zone', hint: 'Enter a time zone such as Australia/Sydney or UTC' },
+  time_zone: timeZoneField,
 };
 
 export interface InstitutionValues {
