@@ -105,10 +105,10 @@ browserSuite('console: institution admin', (h) => {
       assert.equal(await page.locator('#row-errors tbody tr').count(), 2);
       // Each error names its record by the keys the row was sent with, beside the row.
       assert.deepEqual((await page.locator('#row-errors thead th').allTextContents()).slice(0, 4), [
-        'row',
-        'email',
-        'student_id_ext',
-        'code',
+        'Row',
+        'Email',
+        'Student ID',
+        'Field',
       ]);
       assert.deepEqual(
         (await page.locator('#row-errors tbody tr').first().locator('td').allTextContents()).slice(0, 3),

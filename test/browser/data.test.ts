@@ -75,7 +75,7 @@ browserSuite('console: data pages', (h) => {
 
       // A link edited by hand is a message on the page, not an error page.
       await page.goto(`/console/${tenant.slug}/students?cursor=edited`);
-      await page.getByRole('alert').filter({ hasText: 'invalid_cursor' }).waitFor();
+      await page.getByRole('alert').filter({ hasText: 'This link to a later page is out of date' }).waitFor();
       await h().check(page, 'data-students-bad-cursor');
 
       // Every other Data page, from the navigation.

@@ -108,4 +108,59 @@ browserSuite('pages in words', (h) => {
       await context.close();
     }
   });
+
+  test('the audit speaks in sentences, on the page and in its CSV', async () => {
+    const { ctx } = h();
+    const tenant = await seedTenant(ctx);
+    const manager = await h().person(tenant, {
+      roles: ['admin'],
+      permissions: ['manage_integrations'],
+      name: 'Ira Admin',
+    });
+    const { page, context } = await h().open(manager);
+    try {
+      const url = 'http://127.0.0.1:9/hooks/ssp';
+      await page.goto(`/console/${tenant.slug}/webhooks`);
+      await page.getByLabel('URL').fill(url);
+      await page.getByRole('button', { name: 'Add the endpoint' }).click();
+      await page.goto(`/console/${tenant.slug}/webhooks`);
+      await page.getByRole('link', { name: url }).click();
+      await page.getByRole('button', { name: 'Delete…' }).click();
+      await page.locator('form.actions button.danger').click();
+      await page.goto(`/console/${tenant.slug}/secrets`);
+      await page.getByRole('button', { name: 'Issue the help-sync secret' }).click();
+      await page.goto(`/console/${tenant.slug}/secrets`);
+      await page.getByRole('button', { name: 'Rotate the help-sync secret' }).click();
+      await page.locator('form.actions button.danger').click();
+
+      await page.goto(`/console/${tenant.slug}/audit`);
+      const rows = await page.locator('#audit tbody td:nth-child(2)').allTextContents();
+      const said = rows.map((r) => r.replace(/\s+/g, ' ').trim());
+      assert.ok(
+        said.some((r) => r.startsWith(`Ira Admin deleted the webhook endpoint ${url}`)),
+        said.join('\n'),
+      );
+      assert.ok(
+        said.some((r) => r.startsWith(`Ira Admin added the webhook endpoint ${url}`)),
+        said.join('\n'),
+      );
+      assert.ok(
+        said.some((r) => r.startsWith('Ira Admin issued a help-sync secret')),
+        said.join('\n'),
+      );
+      assert.ok(
+        said.some((r) => r.startsWith('Ira Admin rolled the help-sync secret')),
+        said.join('\n'),
+      );
+      assert.doesNotMatch(said.join('\n'), /POST|DELETE|:id/);
+      await h().check(page, 'words-audit');
+
+      const csv = await page.request.get(`/console/${tenant.slug}/audit.csv`);
+      const text = await csv.text();
+      assert.match(text, new RegExp(`Ira Admin deleted the webhook endpoint ${url.replaceAll('.', '\\.')}`));
+      assert.match(text, /Ira Admin rolled the help-sync secret/);
+    } finally {
+      await context.close();
+    }
+  });
 });
