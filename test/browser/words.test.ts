@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { test } from 'node:test';
+import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { seedTenant } from '../helpers/app.ts';
 import { browserSuite } from './harness.ts';
@@ -159,6 +160,75 @@ browserSuite('pages in words', (h) => {
       const text = await csv.text();
       assert.match(text, new RegExp(`Ira Admin deleted the webhook endpoint ${url.replaceAll('.', '\\.')}`));
       assert.match(text, /Ira Admin rolled the help-sync secret/);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('the student pages: everything inside a landmark, the urgent bar too (axe region)', async () => {
+    const { ctx } = h();
+    const tenant = await seedTenant(ctx);
+    const pushed = await ctx.request({
+      method: 'POST',
+      url: '/api/sis/sync',
+      token: tenant.rosterSecret,
+      body: { cohort_id: tenant.cohortId, students: [{ email: 'kim@example.edu', student_id_ext: 'K1' }] },
+    });
+    assert.equal(pushed.statusCode, 200, pushed.body);
+    const list = await ctx.admin(
+      'GET',
+      `/admin/v1/institutions/${tenant.slug}/students?email=kim@example.edu`,
+    );
+    const session = await ctx.services.sessions.create({
+      kind: 'student',
+      studentId: list.json().items[0].id,
+      institutionId: tenant.institutionId,
+    });
+    const { page, context } = await h().open(session);
+    try {
+      for (const path of ['/app/', '/app/requests', '/app/requests/new', '/app/crisis']) {
+        await page.goto(path);
+        const results = await new AxeBuilder({ page }).withRules(['region']).analyze();
+        assert.deepEqual(
+          results.violations.flatMap((v) => v.nodes.map((n) => n.target.join(' '))),
+          [],
+          path,
+        );
+      }
+      assert.equal(await page.getByRole('complementary', { name: 'Urgent help' }).count(), 1);
+      await h().check(page, 'words-student-urgent-bar');
+    } finally {
+      await context.close();
+    }
+  });
+
+  test("the operator's institutions list: each one's students, last push and open problems", async () => {
+    const { ctx } = h();
+    const tenant = await seedTenant(ctx);
+    const pushed = await ctx.request({
+      method: 'POST',
+      url: '/api/sis/sync',
+      token: tenant.rosterSecret,
+      body: {
+        cohort_id: tenant.cohortId,
+        students: [
+          { email: 'a@example.edu', student_id_ext: 'A1' },
+          { email: 'bad' },
+          { email: 'c@example.edu', student_id_ext: 'C1' },
+        ],
+      },
+    });
+    assert.equal(pushed.statusCode, 200, pushed.body);
+    const operator = await h().operator();
+    const { page, context } = await h().open(operator);
+    try {
+      await page.goto('/console/');
+      const row = page.locator('tr', { hasText: tenant.slug });
+      const cells = (await row.locator('td').allTextContents()).map((c) => c.trim());
+      assert.equal(cells[2], '2', cells.join(' | '));
+      assert.match(cells[3], /^\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC$/);
+      assert.equal(cells[4], '1 row error in the last push');
+      await h().check(page, 'words-operator-institutions');
     } finally {
       await context.close();
     }

@@ -1,6 +1,8 @@
 // What the operator's institutions page shows and sends, by pure functions: a page of
 // institutions with the create form, and that form as posted and as the domain takes it (no time
 // zone given is UTC).
+
+import { type InstitutionOverview, STUDENTS_COUNTED } from '../../../domain/institutions/queries.ts';
 import type {
   ArchivedFilter,
   Institution,
@@ -38,8 +40,32 @@ export function institutionInput(values: InstitutionValues): NewInstitutionBody 
 }
 
 /** The institutions page: a page of them (as `archived` chose) and the empty create form (its zone UTC). */
-export function institutionsView(institutions: Listing<Institution>, archived: ArchivedFilter = 'false') {
+/** An institution's overview in words for the operator's list: "1,204", "100,000 or more". */
+export function overviewWords(o: InstitutionOverview | undefined, time: (value: unknown) => string = when) {
+  if (!o) return { students: '—', lastPush: 'never', problems: 'none' };
+  const n = (value: number) => value.toLocaleString('en');
+  const problems = [
+    o.last_push_errors
+      ? `${n(o.last_push_errors)} row error${o.last_push_errors === 1 ? '' : 's'} in the last push`
+      : '',
+    o.failing ? `${n(o.failing)} integration${o.failing === 1 ? '' : 's'} failing` : '',
+  ].filter(Boolean);
   return {
+    students: o.students >= STUDENTS_COUNTED ? `${n(STUDENTS_COUNTED)} or more` : n(o.students),
+    lastPush: o.last_push_at ? time(o.last_push_at) : 'never',
+    problems: problems.length ? problems.join('; ') : 'none',
+    bad: problems.length > 0,
+  };
+}
+
+export function institutionsView(
+  institutions: Listing<Institution>,
+  archived: ArchivedFilter = 'false',
+  overview: readonly InstitutionOverview[] = [],
+) {
+  const byId = new Map(overview.map((o) => [o.institution_id, o]));
+  return {
+    overviewOf: (id: string) => overviewWords(byId.get(id)),
     title: 'Institutions',
     institutions,
     archived,
