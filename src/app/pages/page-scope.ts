@@ -62,6 +62,8 @@ export interface Surface {
    * session, the student pages for a student who opened the console, ...), if anywhere.
    */
   redirect?(request: FastifyRequest, error: ApiError): string | undefined;
+  /** A last change to a page as rendered (the console takes out an archived institution's forms). */
+  transform?(request: FastifyRequest, html: string): string;
   /** The error page's data, for surfaces that word failures their own way. */
   errorData?(request: FastifyRequest, failure: ErrorPage): Record<string, unknown>;
 }
@@ -103,11 +105,15 @@ export async function registerSurface(
       );
 
       // A page with problems next to its fields lists them at its top (src/app/pages/error-summary.ts).
-      pages.addHook('onSend', async (_request, reply, payload) =>
-        typeof payload === 'string' && String(reply.getHeader('content-type') ?? '').startsWith('text/html')
-          ? withErrorSummary(payload)
-          : payload,
-      );
+      pages.addHook('onSend', async (request, reply, payload) => {
+        if (
+          typeof payload !== 'string' ||
+          !String(reply.getHeader('content-type') ?? '').startsWith('text/html')
+        )
+          return payload;
+        const page = withErrorSummary(payload);
+        return surface.transform ? surface.transform(request, page) : page;
+      });
 
       const errorPage = (request: FastifyRequest, reply: FastifyReply, failure: ErrorPage) =>
         reply.render(
