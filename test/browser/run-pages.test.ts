@@ -36,6 +36,11 @@ browserSuite('console: run pages', (h) => {
     ];
     await feed('/api/sis/sync', { cohort_id: tenant.cohortId, students });
     const again = await feed('/api/sis/sync', { cohort_id: tenant.cohortId, students });
+    // A row error about a stored student names them beside the keys.
+    const refused = await feed('/api/sis/enrolments', {
+      institution: tenant.slug,
+      enrolments: [{ student_id_ext: 'S2', unit_code: 'NURS9', term_code: '2026-S1' }],
+    });
 
     const admin = await h().person(tenant, { roles: ['admin'] });
     const { page, context } = await h().open(admin);
@@ -62,14 +67,21 @@ browserSuite('console: run pages', (h) => {
       assert.deepEqual(await page.locator('#run-counts tbody tr').allInnerTexts(), ['Students\t0\t0\t2']);
       await h().check(page, 'run-roster-unchanged');
 
+      await page.goto(`${base}/${refused.run_id}`);
+      const errorRow = (
+        await page.locator('#row-errors tbody tr').first().locator('td').allTextContents()
+      ).map((t) => t.trim());
+      assert.deepEqual(errorRow.slice(0, 5), ['Enrolments', '0', '', 'S2', 'Ben']);
+      await h().check(page, 'run-error-named');
+
       await page.goto(base);
       const list = page.locator('table:not(#runs-days) tbody tr');
       const rows = await list.allInnerTexts();
-      const enrolmentsRow = rows.find((r) => r.includes('enrolments'));
+      const enrolmentsRow = rows.findLast((r) => r.includes('enrolments'));
       assert.match(enrolmentsRow ?? '', /\tenrolments\t4\t4\t0\t0$/);
-      // The chart's numbers: today's real pushes (3, 6 created, no errors), the dry run apart.
+      // The chart's numbers: today's real pushes (4, 6 created, the 2 row errors of the refused enrolment), the dry run apart.
       const today = page.locator('#runs-days tbody tr').last();
-      assert.deepEqual(await today.locator('td').allTextContents(), ['3', '6', '0', '0', '1', '3']);
+      assert.deepEqual(await today.locator('td').allTextContents(), ['4', '6', '0', '2', '1', '3']);
       assert.match((await page.locator('#chart-title + p').textContent()) ?? '', /1 in these 30 days/);
       await h().check(page, 'runs-chart-real-pushes');
     } finally {

@@ -156,3 +156,23 @@ export async function selectRun(
   );
   return rows[0];
 }
+
+/**
+ * The names of the institution's students with these emails or external ids (a run's row errors
+ * name their rows by the keys they were sent with): one statement, two index ranges
+ * (students_email_key, students_ext_id_key), whatever the number of errors (at most 1000 kept).
+ */
+export async function selectStudentNames(
+  q: Queryable,
+  institutionId: string,
+  keys: { emails: string[]; exts: string[] },
+) {
+  const { rows } = await q.query<{ email: string; student_id_ext: string; name: string }>(
+    `SELECT lower(email) AS email, student_id_ext, concat_ws(' ', first_name, last_name) AS name
+     FROM students
+     WHERE institution_id = $1 AND (lower(email) = ANY($2::text[]) OR student_id_ext = ANY($3::text[]))
+       AND (first_name IS NOT NULL OR last_name IS NOT NULL)`,
+    [institutionId, keys.emails, keys.exts],
+  );
+  return rows;
+}

@@ -61,6 +61,7 @@ export const errorColumnOrder = [
   'row',
   'email',
   'student_id_ext',
+  'student',
   'unit_code',
   'term_code',
   'code',
@@ -74,6 +75,7 @@ const columnWords: Record<string, string> = {
   row: 'Row',
   email: 'Email',
   student_id_ext: 'Student ID',
+  student: 'Student',
   unit_code: 'Unit code',
   term_code: 'Term code',
   program_code: 'Program code',
@@ -163,16 +165,22 @@ function warningsOf(run: Run): unknown[] {
  * A run's page: its counts, its row errors as a table (a column per field), its warnings; its
  * title's time written by `time` (the institution's zone on the console).
  */
-export function runView(run: Run, back: string, time: (value: unknown) => string = when) {
+export function runView(
+  run: Run,
+  back: string,
+  time: (value: unknown) => string = when,
+  nameOf: (row: unknown) => string | undefined = () => undefined,
+) {
+  const errors = named(run.errors, nameOf);
   return {
     title:
       run.kind === 'oneroster'
         ? `OneRoster pull of ${time(run.finished_at)}`
         : `${run.kind === 'roster' ? 'Roster' : 'Enrolments'} push of ${time(run.finished_at)}`,
-    run,
+    run: { ...run, errors },
     counts: countsView(run.counts, fullSyncSentence(run.counts) ? ['full_sync'] : []),
     // The code of each error is for programs: the page says it in words, the CSV keeps the code.
-    columns: orderedColumns(run.errors).filter((c) => c !== 'code'),
+    columns: orderedColumns(errors).filter((c) => c !== 'code'),
     columnLabel,
     warnings: warningsOf(run).map(warningSentence),
     duration: duration(run.started_at, run.finished_at),
@@ -182,8 +190,16 @@ export function runView(run: Run, back: string, time: (value: unknown) => string
   };
 }
 
-/** A run's errors then its warnings, as the rows of its CSV file. */
-export function runCsvRows(run: Run): Row[] {
+/** Rows with their student's stored name beside their keys, where one is known. */
+function named(rows: readonly unknown[], nameOf: (row: unknown) => string | undefined): unknown[] {
+  return rows.map((row) => {
+    const name = nameOf(row);
+    return name && typeof row === 'object' && row !== null ? { ...row, student: name } : row;
+  });
+}
+
+/** A run's errors then its warnings, as the rows of its CSV file (each error with its student's name). */
+export function runCsvRows(run: Run, nameOf: (row: unknown) => string | undefined = () => undefined): Row[] {
   const row = (kind: string, value: unknown): Row => ({
     kind,
     ...(typeof value === 'object' ? (value as Row) : { message: value }),
@@ -192,7 +208,7 @@ export function runCsvRows(run: Run): Row[] {
   const warning = (w: unknown) =>
     typeof w === 'object' && w !== null ? { ...w, message: warningSentence(w) } : w;
   return [
-    ...run.errors.map((e) => row('error', e)),
+    ...named(run.errors, nameOf).map((e) => row('error', e)),
     ...warningsOf(run).map((w) => row('warning', warning(w))),
   ];
 }
