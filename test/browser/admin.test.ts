@@ -105,10 +105,10 @@ browserSuite('console: institution admin', (h) => {
       assert.equal(await page.locator('#row-errors tbody tr').count(), 2);
       // Each error names its record by the keys the row was sent with, beside the row.
       assert.deepEqual((await page.locator('#row-errors thead th').allTextContents()).slice(0, 4), [
-        'row',
-        'email',
-        'student_id_ext',
-        'code',
+        'Row',
+        'Email',
+        'Student ID',
+        'Field',
       ]);
       assert.deepEqual(
         (await page.locator('#row-errors tbody tr').first().locator('td').allTextContents()).slice(0, 3),
@@ -173,8 +173,8 @@ browserSuite('console: institution admin', (h) => {
       await page.getByRole('link', { name: 'Audit', exact: true }).click();
       await page.locator('h1', { hasText: 'Audit' }).waitFor();
       const audit = (await page.locator('#audit').textContent()) ?? '';
-      assert.match(audit, /POST people\/:id\/remove/);
-      assert.match(audit, /POST people/);
+      assert.match(audit, /Alex Admin removed Sam Staff/);
+      assert.match(audit, /Alex Admin invited Sam Staff/);
       await h().check(page, 'admin-audit');
       await page.getByLabel('From (UTC)').fill('2020-01-01');
       await page.getByLabel('To (UTC)').fill('2020-01-02');

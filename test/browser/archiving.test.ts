@@ -61,9 +61,22 @@ browserSuite('console: archiving an institution', (h) => {
           /This institution is archived/,
         );
         await h().check(admin.page, 'archiving-admin-banner');
-        await admin.page.getByRole('button', { name: 'Create the cohort' }).click();
-        assert.match((await admin.page.locator('main').textContent()) ?? '', /institution_archived/);
-        await h().check(admin.page, 'archiving-admin-refused');
+        // No form that could only be refused: the cohort and time-zone forms are gone, said so.
+        assert.equal(await admin.page.getByRole('button', { name: 'Create the cohort' }).count(), 0);
+        assert.equal(await admin.page.locator('main form[method="post"]').count(), 0);
+        assert.ok((await admin.page.getByText('Not while the institution is archived.').count()) >= 2);
+        await h().check(admin.page, 'archiving-admin-no-forms');
+        for (const path of [
+          'secrets',
+          'webhooks',
+          'people',
+          'crisis-contacts',
+          'calendar-feeds',
+          'notifications',
+        ]) {
+          await admin.page.goto(`/console/${tenant.slug}/${path}`);
+          assert.equal(await admin.page.locator('main form[method="post"]').count(), 0, path);
+        }
       } finally {
         await admin.context.close();
       }

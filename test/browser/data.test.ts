@@ -75,7 +75,7 @@ browserSuite('console: data pages', (h) => {
 
       // A link edited by hand is a message on the page, not an error page.
       await page.goto(`/console/${tenant.slug}/students?cursor=edited`);
-      await page.getByRole('alert').filter({ hasText: 'invalid_cursor' }).waitFor();
+      await page.getByRole('alert').filter({ hasText: 'This link to a later page is out of date' }).waitFor();
       await h().check(page, 'data-students-bad-cursor');
 
       // Every other Data page, from the navigation.
@@ -168,7 +168,10 @@ browserSuite('console: data pages', (h) => {
       await page.locator('h1', { hasText: 'Merge City into City?' }).waitFor();
       await page.getByRole('button', { name: 'Merge into City' }).click();
       await page.locator('#merge-into-error').waitFor();
-      assert.match((await page.locator('#merge-into-error').textContent()) ?? '', /invalid_field/);
+      assert.match(
+        (await page.locator('#merge-into-error').textContent()) ?? '',
+        /a campus cannot be merged into itself/,
+      );
       await h().check(page, 'data-campus-merge-error');
 
       await page.getByLabel('The campus that goes').selectOption({ label: 'Northern' });

@@ -69,7 +69,7 @@ describeCalendar('console: calendar feeds, crisis contacts, cohorts', (ctx) => {
       ['refresh_minutes', '30'],
     ]);
     assert.equal(refused.statusCode, 400);
-    assert.match(refused.body, /id="add-url-error">[^<]*\(url_not_allowed\)/);
+    assert.match(refused.body, /id="add-url-error">[^<_]*private[^<_]*</);
     assert.match(refused.body, /value="https:\/\/10\.1\.2\.3\/term\.ics"/);
     assert.match(refused.body, /value="Private"/);
     const badMinutes = await postForm(ctx, admin, page, [
@@ -77,7 +77,7 @@ describeCalendar('console: calendar feeds, crisis contacts, cohorts', (ctx) => {
       ['refresh_minutes', '1'],
     ]);
     assert.equal(badMinutes.statusCode, 400);
-    assert.match(badMinutes.body, /id="add-refresh-error">[^<]*\(invalid_field\)/);
+    assert.match(badMinutes.body, /id="add-refresh-error">Minutes between fetches must be \d+ or more</);
 
     const added = await postForm(ctx, admin, page, [
       ['url', server.url('/console-term.ics')],
@@ -111,7 +111,7 @@ describeCalendar('console: calendar feeds, crisis contacts, cohorts', (ctx) => {
       ['refresh_minutes', '120'],
     ]);
     assert.equal(badEdit.statusCode, 400);
-    assert.match(badEdit.body, /id="edit-url-error">[^<]*\(url_not_allowed\)/);
+    assert.match(badEdit.body, /id="edit-url-error">169\.254\.169\.254 is a [^<_]* address</);
     const edited = await postForm(ctx, admin, feedPage, [
       ['url', server.url('/console-term.ics')],
       ['name', 'Autumn term'],
@@ -343,7 +343,10 @@ describeCalendar('console: calendar feeds, crisis contacts, cohorts', (ctx) => {
 
     const bad = await postForm(ctx, admin, zonePath, [['time_zone', 'Mars/Olympus']]);
     assert.equal(bad.statusCode, 400);
-    assert.match(bad.body, /id="time-zone-error">[^<]*is not a time zone[^<]*\(invalid_field\)/);
+    assert.match(
+      bad.body,
+      /id="time-zone-error">Enter a time zone from the list, such as Australia\/Sydney or UTC</,
+    );
     assert.match(bad.body, /value="Mars\/Olympus"/);
     const institution = `/admin/v1/institutions/${tenant.slug}`;
     assert.equal((await ctx().admin('GET', institution)).json().time_zone, 'UTC');

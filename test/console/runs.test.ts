@@ -49,7 +49,7 @@ describeEachDatabase('console push history: row keys, warning sentences, full sy
     const head = /<table id="row-errors">[\s\S]*?<\/thead>/.exec(page.body)?.[0] ?? '';
     assert.match(
       head,
-      /<th scope="col">row<\/th><th scope="col">email<\/th><th scope="col">student_id_ext<\/th>/,
+      /<th scope="col">Row<\/th><th scope="col">Email<\/th><th scope="col">Student ID<\/th><th scope="col">Field<\/th><th scope="col">Problem<\/th>/,
     );
     assert.match(page.body, /<td>1<\/td><td class="wrap">not-an-email<\/td><td class="wrap">S2<\/td>/);
     assert.match(page.body, /<td>2<\/td><td class="wrap"><\/td><td class="wrap">S3<\/td>/);
@@ -67,11 +67,52 @@ describeEachDatabase('console push history: row keys, warning sentences, full sy
     const run = await admin.request('GET', `${base}/${enrolments.json().run_id}`);
     assert.match(
       run.body,
-      /<th scope="col">section<\/th><th scope="col">row<\/th><th scope="col">email<\/th><th scope="col">student_id_ext<\/th><th scope="col">unit_code<\/th><th scope="col">term_code<\/th>/,
+      /<th scope="col">Section<\/th><th scope="col">Row<\/th><th scope="col">Email<\/th><th scope="col">Student ID<\/th><th scope="col">Unit code<\/th><th scope="col">Term code<\/th>/,
     );
     assert.match(
       run.body,
-      /<td>enrolments<\/td><td>0<\/td><td class="wrap"><\/td><td class="wrap">S404<\/td><td class="wrap">NURS9<\/td><td class="wrap">2026-S1<\/td>/,
+      /<td>Enrolments<\/td><td>0<\/td><td class="wrap"><\/td><td class="wrap">S404<\/td><td class="wrap">NURS9<\/td><td class="wrap">2026-S1<\/td>/,
+    );
+  });
+
+  test('a row error names its student by name beside the keys, on the page and in the CSV', async () => {
+    const tenant = await seedTenant(ctx());
+    const roster = await ctx().request({
+      method: 'POST',
+      url: '/api/sis/sync',
+      token: tenant.rosterSecret,
+      body: {
+        cohort_id: tenant.cohortId,
+        students: [
+          { email: 'ada@example.edu', student_id_ext: 'S1', first_name: 'Ada', last_name: 'Lovelace' },
+        ],
+      },
+    });
+    assert.equal(roster.statusCode, 200, roster.body);
+    const enrolments = await ctx().request({
+      method: 'POST',
+      url: '/api/sis/enrolments',
+      token: tenant.rosterSecret,
+      body: {
+        institution: tenant.slug,
+        enrolments: [
+          { student_id_ext: 'S1', unit_code: 'NURS9', term_code: '2026-S1' },
+          { student_id_ext: 'S404', unit_code: 'NURS9', term_code: '2026-S1' },
+        ],
+      },
+    });
+    assert.equal(enrolments.statusCode, 200, enrolments.body);
+    const admin = await personBrowser(ctx(), tenant, { roles: ['admin'] });
+    const base = `/console/${tenant.slug}/runs/${enrolments.json().run_id}`;
+    const page = await admin.request('GET', base);
+    assert.match(page.body, /<th scope="col">Student ID<\/th><th scope="col">Student<\/th>/);
+    assert.match(page.body, /<td class="wrap">S1<\/td><td class="wrap">Ada Lovelace<\/td>/);
+    assert.match(page.body, /<td class="wrap">S404<\/td><td class="wrap"><\/td>/);
+    const csv = (await admin.request('GET', `${base}/errors.csv`)).body.split('\r\n');
+    assert.match(csv[0], /student_id_ext,student,unit_code/);
+    assert.ok(
+      csv.some((line) => line.includes(',S1,Ada Lovelace,NURS9,')),
+      csv.join('\n'),
     );
   });
 });

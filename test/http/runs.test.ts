@@ -176,12 +176,13 @@ describeEachDatabase('run history', (ctx) => {
       kind: 'roster' | 'enrolments',
       counts: Record<string, unknown>,
       errors: number,
+      dryRun = false,
     ) =>
       recordRun(ctx().db, {
         institutionId: tenant.institutionId,
         kind,
         credential: 'institution_secret',
-        dryRun: false,
+        dryRun,
         received: 1,
         counts,
         errors: Array.from({ length: errors }, (_, row) => ({ row })),
@@ -189,19 +190,29 @@ describeEachDatabase('run history', (ctx) => {
       });
     await run('2026-05-01T00:00:00Z', 'roster', { created: 2, updated: 3 }, 1);
     await run('2026-05-01T23:59:59Z', 'roster', { created: 5, updated: 'n/a' }, 0);
-    await run('2026-05-03T12:00:00Z', 'enrolments', { programs: { created: 1 } }, 4);
+    // A roster run's identical rows are not updates; an enrolments push sums its sections; a dry
+    // run is counted apart.
+    await run('2026-05-01T12:00:00Z', 'roster', { created: 0, updated: 4, unchanged: 4 }, 0);
+    await run(
+      '2026-05-03T12:00:00Z',
+      'enrolments',
+      { programs: { created: 1 }, campuses: { created: 2, updated: 1 } },
+      4,
+    );
+    await run('2026-05-03T13:00:00Z', 'roster', { created: 0, updated: 0, would_create: 9 }, 5, true);
     await run('2026-05-04T00:00:00Z', 'roster', { created: 7 }, 0);
     const res = await ctx().admin('GET', `${base}?from=2026-05-01&to=2026-05-03`);
     assert.equal(res.statusCode, 200, res.body);
     assert.deepEqual(res.json().items, [
-      { day: '2026-05-01', pushes: 2, created: 7, updated: 3, errors: 1 },
-      { day: '2026-05-03', pushes: 1, created: 0, updated: 0, errors: 4 },
+      { day: '2026-05-01', pushes: 3, created: 7, updated: 3, errors: 1, dry_runs: 0, dry_run_errors: 0 },
+      { day: '2026-05-03', pushes: 1, created: 3, updated: 1, errors: 4, dry_runs: 1, dry_run_errors: 5 },
     ]);
     const roster = await ctx().admin('GET', `${base}?from=2026-05-01&to=2026-05-04&kind=roster`);
     assert.deepEqual(
       roster.json().items.map((d: { day: string; pushes: number }) => [d.day, d.pushes]),
       [
-        ['2026-05-01', 2],
+        ['2026-05-01', 3],
+        ['2026-05-03', 0],
         ['2026-05-04', 1],
       ],
     );

@@ -126,7 +126,7 @@ describeEachDatabase('roster sync: envelope, warnings and run history', (ctx) =>
     assert.deepEqual(run.json().details.warnings, body.warnings);
     assert.deepEqual(run.json().errors, body.errors);
     assert.equal(run.json().dry_run, false);
-    assert.deepEqual(run.json().counts, { created: 3, updated: 0, imported: 3 });
+    assert.deepEqual(run.json().counts, { created: 3, updated: 0, imported: 3, unchanged: 0 });
     // A dry run reports the same warnings (and the older per-value lists).
     const dry = await sync(tenant, {
       cohort_id: tenant.cohortId,

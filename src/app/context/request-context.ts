@@ -21,6 +21,7 @@
 // Cost: one indexed SELECT for a session (none for the operator token or an anonymous route),
 // one for the institution of a `:slug` path.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { subjectOfRoute } from '../../domain/access/audit.ts';
 import {
   type Access,
   accessLevels,
@@ -58,6 +59,8 @@ declare module 'fastify' {
     institution?: Institution;
     /** Set by a handler whose state-changing request changed nothing (a confirmation step). */
     unchanged?: boolean;
+    /** What an audited change acts on, in words, read before the handler (the admin audit's subject). */
+    auditSubject?: string;
   }
 }
 
@@ -127,6 +130,22 @@ export function registerRequestContext(app: App, services: Services): void {
 
   app.addHook('preValidation', requireCsrf(app));
 
+  // The words naming what a change acts on are read before it runs: a deletion still names it.
+  app.addHook('preHandler', async (request) => {
+    if (SAFE_METHODS.has(request.method) || !request.caller || request.caller.kind === 'student') return;
+    const route = request.routeOptions.url;
+    const which = route ? subjectOfRoute(route) : undefined;
+    if (!which) return;
+    if ('field' in which) {
+      const value = (request.body as Record<string, unknown> | null | undefined)?.[which.field];
+      if (typeof value === 'string' && value.trim()) request.auditSubject = value.trim();
+      return;
+    }
+    const id = (request.params as { id?: unknown } | undefined)?.id;
+    if (request.institution && typeof id === 'string')
+      request.auditSubject = await services.adminAudit.subjectOf(request.institution.id, which.kind, id);
+  });
+
   app.addHook('onSend', async (request, reply, payload) => {
     if (!audited(request, reply)) return payload;
     await services.adminAudit
@@ -137,6 +156,7 @@ export function registerRequestContext(app: App, services: Services): void {
         target: request.url.split('?')[0],
         status: reply.statusCode,
         requestId: request.id,
+        subject: request.auditSubject ?? null,
       })
       .catch((error) => request.log.error({ err: error }, 'admin audit write failed'));
     return payload;

@@ -5,6 +5,7 @@
 import type { Static, TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { ApiError } from '../../errors.ts';
+import { checkUrlSyntax, type OutboundPolicy } from '../../lib/outbound-url.ts';
 
 /** How a form names a field, and what it says when the field's value has the wrong form. */
 export interface FieldText {
@@ -150,4 +151,26 @@ export function withFieldChecks<T>(
     }
   }
   return Object.keys(errors).length === 0 ? checked : { ok: false, errors };
+}
+
+/**
+ * A form check joined with the outbound URL guard's checks that need no DNS (the scheme, a
+ * private or loopback address written in the URL, credentials), so a refused URL shows with the
+ * other fields' problems rather than after them. A name that resolves to a private address is
+ * still refused by the domain when the rest is right (it resolves the name once, then).
+ */
+export function withUrlChecks<T>(
+  checked: FormCheck<T>,
+  urls: Record<string, unknown>,
+  policy: OutboundPolicy,
+): FormCheck<T> {
+  if (checked.ok) return checked;
+  const errors = { ...checked.errors };
+  for (const [name, value] of Object.entries(urls)) {
+    if (errors[name] || typeof value !== 'string' || value === '') continue;
+    // webcal://, as calendar pages link their feeds, is read as https (as the calendar domain does).
+    const verdict = checkUrlSyntax(value.replace(/^webcals?:\/\//i, 'https://'), policy);
+    if (!verdict.ok) errors[name] = verdict.reason.charAt(0).toUpperCase() + verdict.reason.slice(1);
+  }
+  return { ok: false, errors };
 }

@@ -6,8 +6,8 @@
 //
 // Pages render with `reply.render(template, data, status)`: the surface's frame, then the page's
 // data. Nothing a page shows is cached by the browser or a proxy (no-store): pages carry personal
-// data and CSRF tokens. A failure is a page with a code and the request id, never a stack trace,
-// and never a 5xx for bad input.
+// data and CSRF tokens. A failure is a page that says what happened in words, with its code and
+// the request id under "Details" for support; never a stack trace, and never a 5xx for bad input.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import view from '@fastify/view';
@@ -18,6 +18,7 @@ import type { Services } from '../../services.ts';
 import { methodNotAllowed } from '../context/allowed-methods.ts';
 import { toApiError } from '../context/errors.ts';
 import type { App } from '../types.ts';
+import { withErrorSummary } from './error-summary.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const viewsDir = path.join(here, 'views');
@@ -62,6 +63,8 @@ export interface Surface {
    * session, the student pages for a student who opened the console, ...), if anywhere.
    */
   redirect?(request: FastifyRequest, error: ApiError): string | undefined;
+  /** A last change to a page as rendered (the console takes out an archived institution's forms). */
+  transform?(request: FastifyRequest, html: string): string;
   /** The error page's data, for surfaces that word failures their own way. */
   errorData?(request: FastifyRequest, failure: ErrorPage): Record<string, unknown>;
 }
@@ -102,12 +105,25 @@ export async function registerSurface(
         },
       );
 
+      // A page with problems next to its fields lists them at its top (src/app/pages/error-summary.ts).
+      pages.addHook('onSend', async (request, reply, payload) => {
+        if (
+          typeof payload !== 'string' ||
+          !String(reply.getHeader('content-type') ?? '').startsWith('text/html')
+        )
+          return payload;
+        const page = withErrorSummary(payload);
+        return surface.transform ? surface.transform(request, page) : page;
+      });
+
       const errorPage = (request: FastifyRequest, reply: FastifyReply, failure: ErrorPage) =>
         reply.render(
           surface.errorTemplate,
           {
             title: titles[failure.status] ?? 'Something went wrong',
             ...failure,
+            // The domain's details start in lower case (they follow a code in the API's answer).
+            message: failure.message.charAt(0).toUpperCase() + failure.message.slice(1),
             requestId: request.id,
             ...surface.errorData?.(request, failure),
           },

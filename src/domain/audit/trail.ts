@@ -34,6 +34,15 @@ export const AdminAuditItem = Type.Object({
   status: Type.Integer(),
   request_id: Nullable(Type.String()),
   at: DateTime(),
+  subject: Type.Optional(
+    Nullable(
+      Type.String({
+        description:
+          "What the change acted on, as it was named when it was made: a webhook endpoint's or calendar " +
+          "feed's address, a person's, cohort's or institution's name (null when the change names nothing)",
+      }),
+    ),
+  ),
 });
 export type AdminAuditItem = Static<typeof AdminAuditItem>;
 
@@ -72,7 +81,7 @@ export async function listAdminAudit(
 ): Promise<Paged<AdminAuditItem>> {
   const person = filter.person;
   const { rows } = await db.query<AdminAuditItem & { sort_key: CursorKey }>(
-    `SELECT id, actor_kind, actor_id, actor, session_id, action, target, status, request_id, at,
+    `SELECT id, actor_kind, actor_id, actor, session_id, action, target, status, request_id, at, subject,
             json_build_array(at, id) AS sort_key
      FROM admin_audit
      WHERE institution_id = $1

@@ -1,7 +1,7 @@
 // Institutions (tenants) and their cohorts: creating, renaming, setting the time zone, and a
 // cohort's clock and start date. Each function takes the database it works on; the SQL is in
 // ./queries.ts. Every call is one statement.
-import { type Db, PgErrorCode, pgConstraint, pgErrorCode } from '../../db/db.ts';
+import { type Db, PgErrorCode, pgConstraint, pgErrorCode, type Queryable } from '../../db/db.ts';
 import type { KeysetPage, Paged } from '../../db/keyset.ts';
 import { ApiError } from '../../errors.ts';
 import type { KeysetOrder } from '../../lib/cursor.ts';
@@ -16,6 +16,7 @@ import {
   selectCohortPage,
   selectInstitutionById,
   selectInstitutionBySlug,
+  selectInstitutionOverview,
   selectInstitutionPage,
   updateCohortRow,
   updateInstitutionRow,
@@ -165,6 +166,11 @@ export function listInstitutions(
   page: KeysetPage & { archived?: ArchivedFilter },
 ): Promise<Paged<Institution>> {
   return selectInstitutionPage(db, { ...page, archived: page.archived ?? 'false' });
+}
+
+/** Each institution's students, last push and failing integrations, for the operator's list. */
+export function institutionOverview(db: Queryable, institutionIds: readonly string[]) {
+  return institutionIds.length ? selectInstitutionOverview(db, institutionIds) : Promise.resolve([]);
 }
 
 export async function createCohort(

@@ -325,3 +325,46 @@ export async function selectAudienceTagPage(
   );
   return keysetPage(rows, page.limit);
 }
+
+/** What the operator's list says of each institution (see institutionOverview). */
+export interface InstitutionOverview {
+  institution_id: string;
+  /** Current students, counted up to STUDENTS_COUNTED (then "at least"). */
+  students: number;
+  last_push_at: Date | null;
+  last_push_errors: number;
+  /** Webhook endpoints, calendar feeds and the OneRoster source now failing or disabled. */
+  failing: number;
+}
+
+/** Students are counted up to this many an institution: the list's cost stays bounded. */
+export const STUDENTS_COUNTED = 100_000;
+
+/**
+ * The overview of a page of institutions in one statement: per institution a bounded count of its
+ * current students (an index range of students_email_key, at most STUDENTS_COUNTED rows), its last
+ * real push (the newest row of sis_runs_listing_idx that is not a dry run) and its failing
+ * integrations (each table's rows of the institution, a handful).
+ */
+export async function selectInstitutionOverview(
+  q: Queryable,
+  institutionIds: readonly string[],
+): Promise<InstitutionOverview[]> {
+  const { rows } = await q.query<InstitutionOverview>(
+    `SELECT i.id AS institution_id, s.students, r.finished_at AS last_push_at,
+            COALESCE(r.error_count, 0) AS last_push_errors, f.failing
+     FROM unnest($1::uuid[]) AS i(id)
+     CROSS JOIN LATERAL (SELECT count(*)::int AS students FROM (
+         SELECT 1 FROM students WHERE institution_id = i.id AND departed_at IS NULL LIMIT $2) c) s
+     LEFT JOIN LATERAL (SELECT finished_at, error_count FROM sis_runs
+         WHERE institution_id = i.id AND NOT dry_run ORDER BY started_at DESC, id DESC LIMIT 1) r ON true
+     CROSS JOIN LATERAL (SELECT
+         (SELECT count(*) FROM webhook_endpoints
+           WHERE institution_id = i.id AND (failing_since IS NOT NULL OR NOT enabled))
+       + (SELECT count(*) FROM calendar_feeds WHERE institution_id = i.id AND failing_since IS NOT NULL)
+       + (SELECT count(*) FROM oneroster_sources WHERE institution_id = i.id AND failing_since IS NOT NULL)
+       AS failing) f`,
+    [institutionIds, STUDENTS_COUNTED],
+  );
+  return rows.map((row) => ({ ...row, failing: Number(row.failing) }));
+}

@@ -191,6 +191,9 @@ export function createRosterSyncService(db: Db, options: RosterSyncOptions) {
       else rowErrors.push(result.error);
     });
 
+    // Matched rows identical to the stored student: the response counts them as updated (the
+    // interface's `updated`), the run history as unchanged.
+    let unchanged = 0;
     /** Matches (and, on a real push, writes) the page; returns the response without its run id. */
     const run = async (q: Queryable): Promise<Omit<SyncResult, 'run_id'> | Omit<DryRunResult, 'run_id'>> => {
       const matches = await match(q, institutionId, valid);
@@ -212,6 +215,7 @@ export function createRosterSyncService(db: Db, options: RosterSyncOptions) {
           await q.query(INSERT_SQL, [institutionId, cohortId, JSON.stringify(creates.map(values))]);
         }
         const changed = updates.filter((p) => changes(p, cohortId));
+        unchanged = updates.length - changed.length;
         if (changed.length > 0) {
           await q.query(UPDATE_SQL, [
             institutionId,
@@ -282,7 +286,7 @@ export function createRosterSyncService(db: Db, options: RosterSyncOptions) {
         cohortId,
         dryRun,
         received,
-        counts,
+        counts: dryRun ? counts : { ...counts, unchanged },
         errors,
         details: { warnings },
         startedAt,

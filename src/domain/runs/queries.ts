@@ -77,22 +77,44 @@ export async function selectRunPage(q: Queryable, institutionId: string, page: R
   return rows;
 }
 
-/** Runs per UTC day on which they started, between two instants; days without runs are absent. */
+/**
+ * What a run created and updated, read from its counts: the top-level numbers (roster and
+ * OneRoster runs; a roster run's identical rows, `unchanged`, are not updates) or else the sum of
+ * its sections' (an enrolments push keeps one report per section).
+ */
+const RUN_TOTALS_SQL = `
+  CROSS JOIN LATERAL (
+    SELECT CASE WHEN jsonb_typeof(r.counts -> 'created') = 'number' THEN (r.counts ->> 'created')::numeric
+                ELSE (SELECT COALESCE(sum((v ->> 'created')::numeric), 0) FROM jsonb_each(r.counts) AS e(k, v)
+                      WHERE jsonb_typeof(v) = 'object' AND jsonb_typeof(v -> 'created') = 'number') END AS created,
+           CASE WHEN jsonb_typeof(r.counts -> 'updated') = 'number'
+                THEN (r.counts ->> 'updated')::numeric
+                     - CASE WHEN jsonb_typeof(r.counts -> 'unchanged') = 'number'
+                            THEN (r.counts ->> 'unchanged')::numeric ELSE 0 END
+                ELSE (SELECT COALESCE(sum((v ->> 'updated')::numeric), 0) FROM jsonb_each(r.counts) AS e(k, v)
+                      WHERE jsonb_typeof(v) = 'object' AND jsonb_typeof(v -> 'updated') = 'number') END AS updated
+  ) t`;
+
+/**
+ * Runs per UTC day on which they started, between two instants; days without runs are absent.
+ * The sums are of real pushes only; dry runs are counted apart (they write nothing).
+ */
 export async function selectDaily(
   q: Queryable,
   institutionId: string,
   filter: { kind?: RunKind; start: string; end: string },
 ): Promise<DailyRuns[]> {
   const { rows } = await q.query<DailyRuns>(
-    `SELECT to_char(started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*)::int AS pushes,
-            COALESCE(sum(CASE WHEN jsonb_typeof(counts -> 'created') = 'number'
-                              THEN (counts ->> 'created')::numeric END), 0)::float8 AS created,
-            COALESCE(sum(CASE WHEN jsonb_typeof(counts -> 'updated') = 'number'
-                              THEN (counts ->> 'updated')::numeric END), 0)::float8 AS updated,
-            sum(error_count)::float8 AS errors
-     FROM sis_runs
-     WHERE institution_id = $1 AND ($2::text IS NULL OR kind = $2::text)
-       AND started_at >= $3::timestamptz AND started_at < $4::timestamptz
+    `SELECT to_char(r.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
+            count(*) FILTER (WHERE NOT r.dry_run)::int AS pushes,
+            COALESCE(sum(t.created) FILTER (WHERE NOT r.dry_run), 0)::float8 AS created,
+            COALESCE(sum(t.updated) FILTER (WHERE NOT r.dry_run), 0)::float8 AS updated,
+            COALESCE(sum(r.error_count) FILTER (WHERE NOT r.dry_run), 0)::float8 AS errors,
+            count(*) FILTER (WHERE r.dry_run)::int AS dry_runs,
+            COALESCE(sum(r.error_count) FILTER (WHERE r.dry_run), 0)::float8 AS dry_run_errors
+     FROM sis_runs r ${RUN_TOTALS_SQL}
+     WHERE r.institution_id = $1 AND ($2::text IS NULL OR r.kind = $2::text)
+       AND r.started_at >= $3::timestamptz AND r.started_at < $4::timestamptz
      GROUP BY 1 ORDER BY 1`,
     [institutionId, filter.kind ?? null, filter.start, filter.end],
   );
@@ -133,4 +155,24 @@ export async function selectRun(
     [institutionId, runId],
   );
   return rows[0];
+}
+
+/**
+ * The names of the institution's students with these emails or external ids (a run's row errors
+ * name their rows by the keys they were sent with): one statement, two index ranges
+ * (students_email_key, students_ext_id_key), whatever the number of errors (at most 1000 kept).
+ */
+export async function selectStudentNames(
+  q: Queryable,
+  institutionId: string,
+  keys: { emails: string[]; exts: string[] },
+) {
+  const { rows } = await q.query<{ email: string; student_id_ext: string; name: string }>(
+    `SELECT lower(email) AS email, student_id_ext, concat_ws(' ', first_name, last_name) AS name
+     FROM students
+     WHERE institution_id = $1 AND (lower(email) = ANY($2::text[]) OR student_id_ext = ANY($3::text[]))
+       AND (first_name IS NOT NULL OR last_name IS NOT NULL)`,
+    [institutionId, keys.emails, keys.exts],
+  );
+  return rows;
 }

@@ -8,7 +8,14 @@ import { type KeysetPage, keysetPage, type Paged } from '../../db/keyset.ts';
 import { ApiError } from '../../errors.ts';
 import type { KeysetOrder } from '../../lib/cursor.ts';
 import { uuidPattern } from '../../lib/ids.ts';
-import { insertRun, selectDaily, selectRun, selectRunErrors, selectRunPage } from './queries.ts';
+import {
+  insertRun,
+  selectDaily,
+  selectRun,
+  selectRunErrors,
+  selectRunPage,
+  selectStudentNames,
+} from './queries.ts';
 import type { DailyRuns, NewRun, Run, RunFilter, RunKind, RunSummary } from './schemas.ts';
 
 export type {
@@ -91,9 +98,10 @@ export async function listRuns(
 }
 
 /**
- * Runs per UTC day on which they started, within from..to (inclusive, at most 366 days):
- * how many, and the sums of their top-level `created` and `updated` counts and of their row
- * errors. One aggregate over the listing index's range; days without runs are absent.
+ * Runs per UTC day on which they started, within from..to (inclusive, at most 366 days): how
+ * many real runs, the sums of what they created and updated (sections summed; identical rows
+ * are not updates) and of their row errors, then the dry runs and their row errors apart. One
+ * aggregate over the listing index's range; days without runs are absent.
  */
 export function dailyRuns(
   db: Queryable,
@@ -134,6 +142,37 @@ export async function getRun(db: Queryable, institutionId: string, runId: string
   return run;
 }
 
+/** How a row error names its student: by email (any case) or by external id. */
+export function rowKeys(row: unknown): { email?: string; ext?: string } {
+  const r = (typeof row === 'object' && row !== null ? row : {}) as Record<string, unknown>;
+  return {
+    email: typeof r.email === 'string' && r.email ? r.email.toLowerCase() : undefined,
+    ext: typeof r.student_id_ext === 'string' && r.student_id_ext ? r.student_id_ext : undefined,
+  };
+}
+
+/**
+ * The stored names of the students a run's row errors name by their keys (a row that created no
+ * student has none): a function from a row to its student's name, or undefined.
+ */
+export async function studentNamesOf(
+  db: Queryable,
+  institutionId: string,
+  rows: readonly unknown[],
+): Promise<(row: unknown) => string | undefined> {
+  const keys = rows.map(rowKeys);
+  const emails = [...new Set(keys.flatMap((k) => (k.email ? [k.email] : [])))];
+  const exts = [...new Set(keys.flatMap((k) => (k.ext ? [k.ext] : [])))];
+  if (!emails.length && !exts.length) return () => undefined;
+  const found = await selectStudentNames(db, institutionId, { emails, exts });
+  const byEmail = new Map(found.map((s) => [s.email, s.name]));
+  const byExt = new Map(found.map((s) => [s.student_id_ext, s.name]));
+  return (row) => {
+    const { email, ext } = rowKeys(row);
+    return (email && byEmail.get(email)) || (ext && byExt.get(ext)) || undefined;
+  };
+}
+
 /** The functions above bound to a database, under the names every caller uses. */
 export function createRunsService(db: Db) {
   return {
@@ -143,6 +182,8 @@ export function createRunsService(db: Db) {
     errors: (institutionId: string, runId: string, page: { after: number; limit: number }) =>
       runErrors(db, institutionId, runId, page),
     get: (institutionId: string, runId: string) => getRun(db, institutionId, runId),
+    studentNames: (institutionId: string, rows: readonly unknown[]) =>
+      studentNamesOf(db, institutionId, rows),
   };
 }
 

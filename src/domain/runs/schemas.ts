@@ -60,10 +60,16 @@ export type Run = Static<typeof Run>;
 
 export const DailyRuns = Type.Object({
   day: Type.String({ description: 'YYYY-MM-DD (UTC)' }),
-  pushes: Type.Integer(),
-  created: Type.Number(),
-  updated: Type.Number(),
-  errors: Type.Number({ description: 'Row errors reported, all runs of the day together' }),
+  pushes: Type.Integer({ description: 'Real pushes and pulls (dry runs are counted in `dry_runs`)' }),
+  created: Type.Number({
+    description: 'Records the real pushes created (an enrolments push: all its sections)',
+  }),
+  updated: Type.Number({
+    description: 'Records the real pushes changed (identical rows, counted as unchanged, are not)',
+  }),
+  errors: Type.Number({ description: 'Row errors the real pushes reported' }),
+  dry_runs: Type.Integer({ description: 'Dry runs (they write nothing)' }),
+  dry_run_errors: Type.Number({ description: 'Row errors the dry runs reported' }),
 });
 export type DailyRuns = Static<typeof DailyRuns>;
 

@@ -110,8 +110,9 @@ export function adminRunRoutes(app: App, services: Services): void {
         summary: 'Runs per day: how many, and what they created, updated and refused',
         description:
           'For each UTC day from `from` to `to` (inclusive, at most 366 days) on which runs started: the ' +
-          'number of runs and the sums of their top-level `created` and `updated` counts and of their row ' +
-          "errors. Days without runs are absent. What the console's push-history chart draws.",
+          'number of real runs and the sums of what they created and updated (an enrolments push: all its ' +
+          'sections; identical rows are not updates) and of their row errors, then the dry runs and their ' +
+          "row errors apart. Days without runs are absent. What the console's push-history chart draws.",
         params: SlugParams,
         querystring: Type.Object({
           kind: Type.Optional(RunKind),

@@ -62,3 +62,7 @@ for (const button of document.querySelectorAll('[data-copy][hidden]')) button.hi
   }
   setInterval(refresh, 5000);
 })();
+
+// A form sent back with problems: the summary at the top takes the focus, so a screen reader reads
+// it first and the keyboard starts from it (its links lead to the fields).
+document.querySelector('.error-summary')?.focus();

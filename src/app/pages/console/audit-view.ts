@@ -5,6 +5,7 @@ import { Type } from 'typebox';
 import { type AuditFilter, type AuditKind, auditKinds } from '../../../domain/audit/trail.ts';
 import { StringEnum } from '../../../lib/schema.ts';
 import { checkForm, type FieldText } from '../form-check.ts';
+import { adminSentence } from './audit-sentences.ts';
 import { priorityLabel, statusLabel } from './help-request-words.ts';
 import { dayRange, timesIn } from './institution-time.ts';
 import type { Listing } from './listing.ts';
@@ -140,6 +141,6 @@ export function auditView<T>(options: {
     self: auditUrl(base, query),
     csv: auditUrl(`${base}.csv`, query),
     when: timesIn(zone),
-    words: { adminActionWords, helpRequestEntryWords, priorityLabel },
+    words: { adminActionWords, adminSentence, helpRequestEntryWords, priorityLabel },
   };
 }

@@ -17,6 +17,7 @@ import {
 import { csvRow } from '../../../lib/csv.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
+import { adminSentence } from './audit-sentences.ts';
 import {
   type AuditQuery,
   adminActionWords,
@@ -136,6 +137,7 @@ async function* adminCsv(read: Reader<AdminAuditItem>, zone: string): AsyncGener
     'actor_id',
     'session_id',
     'through',
+    'what',
     'action',
     'target',
     'status',
@@ -152,6 +154,7 @@ async function* adminCsv(read: Reader<AdminAuditItem>, zone: string): AsyncGener
           e.actor_id,
           e.session_id,
           adminActionWords(e.action).through,
+          adminSentence(e),
           e.action,
           e.target,
           e.status,

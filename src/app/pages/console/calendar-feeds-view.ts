@@ -90,22 +90,6 @@ export const feedFields = {
   audience_tags: { label: 'Audience', hint: 'Choose among the programs and campuses listed' },
 };
 
-/**
- * A form check's messages as this page shows every refusal: the sentence, then the code the
- * domain would give (missing_field for an empty required field, else invalid_field).
- */
-export function coded(
-  errors: Record<string, string>,
-  values: Record<string, unknown>,
-): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(errors).map(([name, message]) => [
-      name,
-      `${message} (${values[name] === '' || values[name] === undefined ? 'missing_field' : 'invalid_field'})`,
-    ]),
-  );
-}
-
 const emptyForm: FeedValues = { url: '', name: '', refresh_minutes: '60', audience_tags: [] };
 
 /** The feeds page: each feed with its state and audience by name, and the add form. */

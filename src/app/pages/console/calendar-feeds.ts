@@ -13,9 +13,8 @@ import { ApiError } from '../../../errors.ts';
 import { uuidPattern } from '../../../lib/ids.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
-import { checkForm } from '../form-check.ts';
+import { checkForm, withUrlChecks } from '../form-check.ts';
 import {
-  coded,
   feedFields,
   feedInput,
   feedsView,
@@ -116,14 +115,15 @@ function pages({ calendar, institutions, clock }: Services) {
 
 export function calendarFeedRoutes(app: App, services: Services): void {
   const { calendar, paths, feeds, feed, act } = pages(services);
+  const policy = { allowLoopback: services.config.allowLoopbackOutbound };
 
   app.get('/:slug/calendar-feeds', { config: access, schema: listSchema }, async (request) => feeds(request));
 
   app.post('/:slug/calendar-feeds', { config: access, schema: listSchema }, async (request, reply) => {
     const values = feedValues(request.body);
     const input = newFeedInput(values);
-    const checked = checkForm(NewFeedBody, input, feedFields);
-    if (!checked.ok) return feeds(request, { values, errors: coded(checked.errors, input) }, 400);
+    const checked = withUrlChecks(checkForm(NewFeedBody, input, feedFields), { url: values.url }, policy);
+    if (!checked.ok) return feeds(request, { values, errors: checked.errors }, 400);
     return act(
       reply,
       () => calendar.create(institutionOf(request).id, checked.value),
@@ -140,8 +140,8 @@ export function calendarFeedRoutes(app: App, services: Services): void {
     const { id } = request.params;
     const values = feedValues(request.body);
     const input = feedInput(values);
-    const checked = checkForm(FeedChangeBody, input, feedFields);
-    if (!checked.ok) return feed(request, id, { values, errors: coded(checked.errors, input) }, 400);
+    const checked = withUrlChecks(checkForm(FeedChangeBody, input, feedFields), { url: input.url }, policy);
+    if (!checked.ok) return feed(request, id, { values, errors: checked.errors }, 400);
     return act(
       reply,
       () => calendar.update(institutionOf(request).id, id, checked.value),

@@ -3,7 +3,7 @@
 // and a cohort form as posted and as the domain takes it (an empty start date clears it).
 import type { ArchivedFilter, Cohort, CohortChangeBody } from '../../../domain/institutions/schemas.ts';
 import type { FieldText } from '../form-check.ts';
-import { text, timeZoneChoices, when } from './forms.ts';
+import { text, timeZoneChoices, timeZoneField, when } from './forms.ts';
 import type { Listing } from './listing.ts';
 
 /** How the cohort forms name their fields. */
@@ -17,7 +17,7 @@ export const cohortFields: Record<string, FieldText> = {
 };
 
 export const timeZoneFields: Record<string, FieldText> = {
-  time_zone: { label: 'Time zone', hint: 'Enter a time zone such as Australia/Sydney or UTC' },
+  time_zone: timeZoneField,
 };
 
 export interface CohortValues {
@@ -89,7 +89,7 @@ export function cohortArchiveConfirmation(cohort: Cohort, page: string) {
     title: `Archive ${cohort.name}?`,
     message: `Archive the cohort ${cohort.name}? Nothing is deleted, and you can restore it from its page. While it is archived:`,
     details: [
-      'A roster push naming it (ssp push roster --cohort, a OneRoster push) is refused with the code cohort_archived.',
+      'A roster push naming it (ssp push roster --cohort, a OneRoster push) is refused.',
       'A OneRoster source that pulls into it is not pulled.',
       'It is left out of the cohort lists unless you ask for archived ones.',
       'Its students stay, and are listed and can sign in as before.',

@@ -13,6 +13,7 @@ import { Type } from 'typebox';
 import { setCohortArchive } from '../../../domain/institutions/archiving.ts';
 import {
   checkStartDate,
+  checkTimeZone,
   cohortOrder,
   createCohort,
   getCohort,
@@ -112,7 +113,12 @@ export function cohortRoutes(app: App, { db, config: settings }: Services): void
     const shown = (errors: { errors: Record<string, string>; formError?: string }) => ({
       timeZone: { value, error: errors.errors.time_zone ?? errors.formError },
     });
-    const checked = checkForm(InstitutionChangeBody, { time_zone: value }, timeZoneFields);
+    // Answered as the operator's new-institution form answers it: the same check, the same words.
+    const checked = withFieldChecks(
+      checkForm(InstitutionChangeBody, { time_zone: value }, timeZoneFields),
+      { time_zone: () => checkTimeZone(value) },
+      timeZoneFields,
+    );
     if (!checked.ok) return cohorts(request, shown(checkErrors(checked.errors)), 400);
     try {
       await updateInstitution(db, institutionOf(request).id, checked.value, ctx(request).caller);

@@ -10,6 +10,7 @@ import type { InboxService } from '../../../domain/inbox/service.ts';
 import type { Institution } from '../../../domain/institutions/service.ts';
 import { csrfToken } from '../../context/session-cookies.ts';
 import { type Surface, signInFor } from '../page-scope.ts';
+import { withoutArchivedForms } from './archived-forms.ts';
 import { timesIn } from './institution-time.ts';
 import { navigation, type StaffCaller } from './navigation.ts';
 
@@ -147,6 +148,9 @@ export function consoleSurface(): Surface {
       const zone = request.institution?.time_zone ?? 'UTC';
       return { when: timesIn(zone), zone };
     },
+    // An archived institution's pages offer no change that can only be refused.
+    transform: (request, html) =>
+      request.institution?.archived_at ? withoutArchivedForms(html, request.institution.slug) : html,
     // A not-found page names no institution: the URL may point at one the caller may not know of.
     // A change refused because the institution is archived says so in its title (docs/archiving.md).
     errorData: (_request, failure) =>

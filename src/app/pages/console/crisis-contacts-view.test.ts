@@ -56,11 +56,11 @@ test("a refusal of contacts[i].field sits next to that field of its row, in the 
     [2],
   );
   assert.deepEqual(placed, {
-    errors: { url_2: 'The web address must be an https:// or http:// address (invalid_field)' },
+    errors: { url_2: 'The web address must be an https:// or http:// address' },
   });
   assert.deepEqual(placeRefusal({ error: 'invalid_field', field: 'contacts', detail: 'at most 10' }, []), {
     errors: {},
-    formError: 'at most 10 (invalid_field)',
+    formError: 'at most 10',
   });
 });
 

@@ -88,7 +88,7 @@ export function placeRefusal(
   const at = /^contacts\[(\d+)\](?:\.(\w+))?$/.exec(problem.field ?? '');
   const row = at ? rowOf[Number(at[1])] : undefined;
   if (!at || row === undefined) {
-    return { errors: {}, formError: `${problem.detail ?? 'The contacts were refused.'} (${problem.error})` };
+    return { errors: {}, formError: String(problem.detail ?? 'The contacts were refused.') };
   }
   const field = (FIELDS as readonly string[]).includes(at[2]) ? (at[2] as Field) : 'name';
   const detail = (problem.detail ?? 'this value was refused').replace(
@@ -96,7 +96,7 @@ export function placeRefusal(
     (_all, sub?: string) => (sub ? `the ${LABELS[sub.slice(1) as Field] ?? sub.slice(1)}` : 'the contact'),
   );
   return {
-    errors: { [`${field}_${row}`]: `${detail.charAt(0).toUpperCase()}${detail.slice(1)} (${problem.error})` },
+    errors: { [`${field}_${row}`]: `${detail.charAt(0).toUpperCase()}${detail.slice(1)}` },
   };
 }
 

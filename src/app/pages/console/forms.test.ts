@@ -3,16 +3,16 @@ import { test } from 'node:test';
 import { ApiError } from '../../../errors.ts';
 import { checkErrors, refusalOf } from './forms.ts';
 
-test('a domain refusal is shown next to the field it names, or above the form, with its status', () => {
+test('a domain refusal is shown next to the field it names, or above the form, in words (no code), with its status', () => {
   const assignee = new ApiError('assignee_removed', { field: 'assignee_id', detail: 'Ann was removed' });
   assert.deepEqual(refusalOf(assignee, ['assignee_id']), {
-    errors: { assignee_id: 'Ann was removed (assignee_removed)' },
+    errors: { assignee_id: 'Ann was removed' },
     status: 400,
   });
   const disabled = new ApiError('endpoint_disabled', { detail: 'enable the endpoint first' });
   assert.deepEqual(refusalOf(disabled, ['since']), {
     errors: {},
-    formError: 'enable the endpoint first (endpoint_disabled)',
+    formError: 'enable the endpoint first',
     status: 409,
   });
   assert.throws(() => refusalOf(new Error('boom'), []), /boom/);

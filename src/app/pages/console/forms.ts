@@ -1,6 +1,6 @@
 // Form posts: what a field of the form is called, and where the domain's refusal is shown. A
-// refusal names the field at fault (`field`, dotted); the page shows its detail and code next to
-// that control, or above the form when the field is not one of the form's.
+// refusal names the field at fault (`field`, dotted); the page shows its detail (never its code)
+// next to that control, or above the form when the field is not one of the form's.
 import { ApiError } from '../../../errors.ts';
 
 /** A refusal as the API writes it: its code, and the detail and field it names. */
@@ -18,7 +18,8 @@ export type FormErrors = {
 };
 
 export function formErrors(problem: Refusal, fields: readonly string[]): FormErrors {
-  const message = `${problem.detail ?? 'The request was refused.'} (${problem.error})`;
+  // The domain's detail is the sentence; its code is for programs, not for the person reading.
+  const message = String(problem.detail ?? 'The request was refused.');
   const field =
     typeof problem.field === 'string' ? problem.field.replace(/^body\.?/, '').split('.')[0] : undefined;
   if (field && fields.includes(field)) return { errors: { [field]: message } };
@@ -67,6 +68,12 @@ export function when(value: unknown): string {
   if (Number.isNaN(date.getTime())) return String(value);
   return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
+
+/** The time-zone field of every form that has one: one label, one sentence for a zone not known. */
+export const timeZoneField = {
+  label: 'Time zone',
+  hint: 'Enter a time zone from the list, such as Australia/Sydney or UTC',
+};
 
 /** The time zones offered while typing one (any zone Node knows is accepted; the API judges it). */
 export const timeZoneChoices: readonly string[] = ['UTC', ...Intl.supportedValuesOf('timeZone')];

@@ -24,7 +24,7 @@ export interface Listing<T> {
   next?: string;
   /** Whether this is not the first page (a link back to the start is shown). */
   paged: boolean;
-  /** The API's refusal of the query, as "detail (code)", shown on the page. */
+  /** The API's refusal of the query, in words (its detail), shown on the page. */
   problem?: string;
 }
 
@@ -48,8 +48,12 @@ export async function readListing<T>(
     return { items: page.items, next: page.next ? encodeCursor(order, page.next) : undefined, paged };
   } catch (error) {
     if (!(error instanceof ApiError) || error.status !== 400) throw error;
-    const detail = String(error.extra.detail ?? 'the listing could not be read with these values');
-    return { items: [], paged, problem: `${detail} (${error.code})` };
+    // A cursor is the API's word: a person followed a link that no longer continues this list.
+    const detail =
+      error.code === 'invalid_cursor'
+        ? 'This link to a later page is out of date or was changed, so the list cannot go on from it. Start again from the first page.'
+        : String(error.extra.detail ?? 'the listing could not be read with these values');
+    return { items: [], paged, problem: detail };
   }
 }
 
@@ -79,7 +83,7 @@ export async function readFilteredListing<S extends TSchema, T>(
     return {
       items: [],
       paged: Boolean(options.cursor),
-      problem: `${Object.values(checked.errors).join('. ')} (invalid_field)`,
+      problem: `${Object.values(checked.errors).join('. ')}.`,
     };
   return readListing(order, options, (page) => read(checked.value, page));
 }

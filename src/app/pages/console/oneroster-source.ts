@@ -10,7 +10,7 @@ import { SourceBody } from '../../../domain/oneroster/pull/schemas.ts';
 import { listRuns } from '../../../domain/runs/runs.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
-import { checkForm } from '../form-check.ts';
+import { checkForm, withUrlChecks } from '../form-check.ts';
 import { ctx, institutionOf } from './context.ts';
 import { checkErrors, refusalOf, text, when } from './forms.ts';
 import {
@@ -63,7 +63,11 @@ export function oneRosterSourceRoutes(app: App, services: Services): void {
     const shown = { ...values, client_secret: '' };
     // The API's own schema first, so every field's problem shows at once; then the domain's rules.
     const settings = settingsOf(values);
-    const checked = checkForm(SourceBody, { ...settings }, sourceFieldTexts);
+    const checked = withUrlChecks(
+      checkForm(SourceBody, { ...settings }, sourceFieldTexts),
+      { base_url: settings.base_url, token_url: settings.token_url },
+      { allowLoopback: services.config.allowLoopbackOutbound },
+    );
     if (!checked.ok) return page(request, { values: shown, ...checkErrors(checked.errors) }, 400);
     try {
       await oneRosterSources.put(institutionOf(request).id, settings, clock.now());

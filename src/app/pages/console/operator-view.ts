@@ -1,13 +1,15 @@
 // What the operator's institutions page shows and sends, by pure functions: a page of
 // institutions with the create form, and that form as posted and as the domain takes it (no time
 // zone given is UTC).
+
+import { type InstitutionOverview, STUDENTS_COUNTED } from '../../../domain/institutions/queries.ts';
 import type {
   ArchivedFilter,
   Institution,
   NewInstitutionBody,
 } from '../../../domain/institutions/schemas.ts';
 import type { FieldText } from '../form-check.ts';
-import { text, timeZoneChoices, when } from './forms.ts';
+import { text, timeZoneChoices, timeZoneField, when } from './forms.ts';
 import type { Listing } from './listing.ts';
 
 export const institutionFields: Record<string, FieldText> = {
@@ -16,7 +18,7 @@ export const institutionFields: Record<string, FieldText> = {
     hint: 'Enter a slug of lower-case letters, digits and hyphens, starting with a letter or digit',
   },
   name: { label: 'Name' },
-  time_zone: { label: 'Time zone', hint: 'Enter a time zone such as Australia/Sydney or UTC' },
+  time_zone: timeZoneField,
 };
 
 export interface InstitutionValues {
@@ -38,8 +40,32 @@ export function institutionInput(values: InstitutionValues): NewInstitutionBody 
 }
 
 /** The institutions page: a page of them (as `archived` chose) and the empty create form (its zone UTC). */
-export function institutionsView(institutions: Listing<Institution>, archived: ArchivedFilter = 'false') {
+/** An institution's overview in words for the operator's list: "1,204", "100,000 or more". */
+export function overviewWords(o: InstitutionOverview | undefined, time: (value: unknown) => string = when) {
+  if (!o) return { students: '—', lastPush: 'never', problems: 'none' };
+  const n = (value: number) => value.toLocaleString('en');
+  const problems = [
+    o.last_push_errors
+      ? `${n(o.last_push_errors)} row error${o.last_push_errors === 1 ? '' : 's'} in the last push`
+      : '',
+    o.failing ? `${n(o.failing)} integration${o.failing === 1 ? '' : 's'} failing` : '',
+  ].filter(Boolean);
   return {
+    students: o.students >= STUDENTS_COUNTED ? `${n(STUDENTS_COUNTED)} or more` : n(o.students),
+    lastPush: o.last_push_at ? time(o.last_push_at) : 'never',
+    problems: problems.length ? problems.join('; ') : 'none',
+    bad: problems.length > 0,
+  };
+}
+
+export function institutionsView(
+  institutions: Listing<Institution>,
+  archived: ArchivedFilter = 'false',
+  overview: readonly InstitutionOverview[] = [],
+) {
+  const byId = new Map(overview.map((o) => [o.institution_id, o]));
+  return {
+    overviewOf: (id: string) => overviewWords(byId.get(id)),
     title: 'Institutions',
     institutions,
     archived,
@@ -53,7 +79,7 @@ export function institutionsView(institutions: Listing<Institution>, archived: A
 
 /** What archiving stops, named on the confirmation page (docs/archiving.md). */
 export const archivingStops = [
-  'Every push is refused with the code institution_archived: the roster and enrolment feeds, help-sync and ssp push.',
+  'Every push is refused: the roster and enrolment feeds, help-sync and ssp push.',
   'Its calendar feeds are not fetched, its OneRoster source is not pulled, and no webhook or notification email is sent for it.',
   'Its admins and staff can still sign in and read, but change nothing.',
   'Its students see a page saying the service is not available.',

@@ -11,6 +11,7 @@ import {
   createInstitution,
   institutionById,
   institutionOrder,
+  institutionOverview,
   listInstitutions,
 } from '../../../domain/institutions/institutions.ts';
 import {
@@ -49,9 +50,14 @@ export function operatorRoutes(app: App, { db }: Services): void {
       ),
       rosterSecretsDueForRotation(db),
     ]);
+    // Each institution's students, last push and what is failing: one statement for the page.
+    const overview = await institutionOverview(
+      db,
+      institutions.items.map((i) => i.id),
+    );
     return ctx(request).render(
       'console/institutions.eta',
-      { ...institutionsView(institutions, archived), rotationDue: due, ...extra },
+      { ...institutionsView(institutions, archived, overview), rotationDue: due, ...extra },
       status,
     );
   };

@@ -51,9 +51,19 @@ test('the filters of a push-history URL: only values the form offers', () => {
 test('the chart: 30 days ending today, a day without runs drawn as zeros', () => {
   const span = chartSpan(new Date('2026-03-04T23:59:00Z'));
   assert.deepEqual(span, { from: '2026-02-03', to: '2026-03-04' });
-  const days = chartDays(span.from, [{ day: '2026-03-04', pushes: 2, created: 5, updated: 1, errors: 0 }]);
+  const days = chartDays(span.from, [
+    { day: '2026-03-04', pushes: 2, created: 5, updated: 1, errors: 0, dry_runs: 1, dry_run_errors: 3 },
+  ]);
   assert.equal(days.length, 30);
-  assert.deepEqual(days[0], { day: '2026-02-03', pushes: 0, created: 0, updated: 0, errors: 0 });
+  assert.deepEqual(days[0], {
+    day: '2026-02-03',
+    pushes: 0,
+    created: 0,
+    updated: 0,
+    errors: 0,
+    dry_runs: 0,
+    dry_run_errors: 0,
+  });
   assert.equal(days[29].pushes, 2);
 });
 
@@ -93,7 +103,16 @@ test("a run's error columns: the row, the keys it was sent with, then what is wr
     { row: 2, extra: 1, email: 'a@x.edu', student_id_ext: null, code: 'invalid_field', field: 'email' },
   ];
   const view = runView({ ...run, errors: stored }, '/p');
-  assert.deepEqual(view.columns, ['row', 'email', 'student_id_ext', 'code', 'field', 'message', 'extra']);
+  // The page says each error in words: the code is the CSV's.
+  assert.deepEqual(view.columns, ['row', 'email', 'student_id_ext', 'field', 'message', 'extra']);
+  assert.deepEqual(view.columns.map(view.columnLabel), [
+    'Row',
+    'Email',
+    'Student ID',
+    'Field',
+    'Problem',
+    'Extra',
+  ]);
   const csv = toCsv(runCsvRows({ ...run, errors: stored, details: {} }));
   assert.equal(csv.split('\r\n')[0], 'kind,row,email,student_id_ext,code,field,message,extra');
   assert.equal(csv.split('\r\n')[1], 'error,1,,S1,missing_field,,m,');

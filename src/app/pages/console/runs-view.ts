@@ -4,6 +4,7 @@
 import type { DailyRuns, Run, RunKind, RunSummary } from '../../../domain/runs/schemas.ts';
 import { when } from './forms.ts';
 import type { Listing } from './listing.ts';
+import { countsView, runTotals } from './run-counts.ts';
 import { warningSentence } from './run-warnings.ts';
 
 const DAY_MS = 86_400_000;
@@ -43,7 +44,9 @@ export function chartDays(from: string, daily: readonly DailyRuns[]): DailyRuns[
   const start = Date.parse(`${from}T00:00:00Z`);
   return Array.from({ length: CHART_DAYS }, (_, i) => {
     const day = new Date(start + i * DAY_MS).toISOString().slice(0, 10);
-    return byDay.get(day) ?? { day, pushes: 0, created: 0, updated: 0, errors: 0 };
+    return (
+      byDay.get(day) ?? { day, pushes: 0, created: 0, updated: 0, errors: 0, dry_runs: 0, dry_run_errors: 0 }
+    );
   });
 }
 
@@ -58,12 +61,35 @@ export const errorColumnOrder = [
   'row',
   'email',
   'student_id_ext',
+  'student',
   'unit_code',
   'term_code',
   'code',
   'field',
   'message',
 ];
+
+/** What the run page calls a column of its errors (and a field one names): words, not keys. */
+const columnWords: Record<string, string> = {
+  section: 'Section',
+  row: 'Row',
+  email: 'Email',
+  student_id_ext: 'Student ID',
+  student: 'Student',
+  unit_code: 'Unit code',
+  term_code: 'Term code',
+  program_code: 'Program code',
+  field: 'Field',
+  message: 'Problem',
+};
+
+/** A column's or a field's name in words ("student_id_ext": "Student ID"; any other: "Start date"). */
+export function columnLabel(key: string): string {
+  const known = columnWords[key];
+  if (known) return known;
+  const text = key.replaceAll('_', ' ');
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
 
 export function orderedColumns(rows: readonly unknown[], first: readonly string[] = []): string[] {
   const found = new Set(rows.flatMap((row) => Object.keys(row ?? {})));
@@ -123,6 +149,8 @@ export function runsView(listing: Listing<RunSummary>, days: DailyRuns[], filter
     num,
     duration,
     fullSyncLabel,
+    runTotals,
+    dryRuns: days.reduce((sum, d) => sum + d.dry_runs, 0),
   };
 }
 
@@ -137,14 +165,23 @@ function warningsOf(run: Run): unknown[] {
  * A run's page: its counts, its row errors as a table (a column per field), its warnings; its
  * title's time written by `time` (the institution's zone on the console).
  */
-export function runView(run: Run, back: string, time: (value: unknown) => string = when) {
+export function runView(
+  run: Run,
+  back: string,
+  time: (value: unknown) => string = when,
+  nameOf: (row: unknown) => string | undefined = () => undefined,
+) {
+  const errors = named(run.errors, nameOf);
   return {
     title:
       run.kind === 'oneroster'
         ? `OneRoster pull of ${time(run.finished_at)}`
         : `${run.kind === 'roster' ? 'Roster' : 'Enrolments'} push of ${time(run.finished_at)}`,
-    run,
-    columns: orderedColumns(run.errors),
+    run: { ...run, errors },
+    counts: countsView(run.counts, fullSyncSentence(run.counts) ? ['full_sync'] : []),
+    // The code of each error is for programs: the page says it in words, the CSV keeps the code.
+    columns: orderedColumns(errors).filter((c) => c !== 'code'),
+    columnLabel,
     warnings: warningsOf(run).map(warningSentence),
     duration: duration(run.started_at, run.finished_at),
     fullSync: fullSyncSentence(run.counts),
@@ -153,8 +190,16 @@ export function runView(run: Run, back: string, time: (value: unknown) => string
   };
 }
 
-/** A run's errors then its warnings, as the rows of its CSV file. */
-export function runCsvRows(run: Run): Row[] {
+/** Rows with their student's stored name beside their keys, where one is known. */
+function named(rows: readonly unknown[], nameOf: (row: unknown) => string | undefined): unknown[] {
+  return rows.map((row) => {
+    const name = nameOf(row);
+    return name && typeof row === 'object' && row !== null ? { ...row, student: name } : row;
+  });
+}
+
+/** A run's errors then its warnings, as the rows of its CSV file (each error with its student's name). */
+export function runCsvRows(run: Run, nameOf: (row: unknown) => string | undefined = () => undefined): Row[] {
   const row = (kind: string, value: unknown): Row => ({
     kind,
     ...(typeof value === 'object' ? (value as Row) : { message: value }),
@@ -163,7 +208,7 @@ export function runCsvRows(run: Run): Row[] {
   const warning = (w: unknown) =>
     typeof w === 'object' && w !== null ? { ...w, message: warningSentence(w) } : w;
   return [
-    ...run.errors.map((e) => row('error', e)),
+    ...named(run.errors, nameOf).map((e) => row('error', e)),
     ...warningsOf(run).map((w) => row('warning', warning(w))),
   ];
 }

@@ -60,9 +60,11 @@ export function runRoutes(app: App, services: Services): void {
     async (request) => {
       const institution = institutionOf(request);
       const run = await runs.get(institution.id, request.params.runId);
+      // Each error's student by name beside the keys it was sent with, where the student is stored.
+      const names = await runs.studentNames(institution.id, run.errors);
       return ctx(request).render(
         'console/run.eta',
-        runView(run, pageOf(request), timesIn(institution.time_zone)),
+        runView(run, pageOf(request), timesIn(institution.time_zone), names),
       );
     },
   );
@@ -73,11 +75,12 @@ export function runRoutes(app: App, services: Services): void {
     async (request, reply) => {
       // A run keeps at most 1000 row errors: the file is built whole.
       const run = await runs.get(institutionOf(request).id, request.params.runId);
+      const names = await runs.studentNames(institutionOf(request).id, run.errors);
       return reply
         .type('text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="run-${run.id}-errors.csv"`)
         .header('cache-control', 'no-store')
-        .send(toCsv(runCsvRows(run), ['kind', 'row', 'message']));
+        .send(toCsv(runCsvRows(run, names), ['kind', 'row', 'message']));
     },
   );
 }

@@ -18,7 +18,7 @@ import {
 } from '../../../domain/webhooks/schemas.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
-import { checkForm } from '../form-check.ts';
+import { checkForm, withUrlChecks } from '../form-check.ts';
 import { ctx, institutionOf } from './context.ts';
 import { checkErrors, confirmed, list, refusalOf, text } from './forms.ts';
 import { timeIn } from './institution-time.ts';
@@ -98,7 +98,8 @@ function pages(services: Services) {
     return reply.redirect(`${paths(request, (request.params as { id: string }).id)}?done=${done}`, 303);
   };
 
-  return { webhooks, paths, endpoints, endpoint, act };
+  const policy = { allowLoopback: services.config.allowLoopbackOutbound };
+  return { webhooks, paths, endpoints, endpoint, act, policy };
 }
 
 export function webhookRoutes(app: App, services: Services): void {
@@ -111,13 +112,17 @@ export function webhookRoutes(app: App, services: Services): void {
 type Pages = ReturnType<typeof pages>;
 
 /** The endpoints, and adding one. */
-function endpointListRoutes(app: App, { webhooks, paths, endpoints }: Pages): void {
+function endpointListRoutes(app: App, { webhooks, paths, endpoints, policy }: Pages): void {
   app.get('/:slug/webhooks', { config: access, schema: listSchema }, async (request) => endpoints(request));
 
   app.post('/:slug/webhooks', { config: access, schema: listSchema }, async (request) => {
     const values = newEndpointValues(request.body);
     const input = newEndpointInput(values);
-    const checked = checkForm(NewEndpointBody, input, newEndpointFields);
+    const checked = withUrlChecks(
+      checkForm(NewEndpointBody, input, newEndpointFields),
+      { url: input.url },
+      policy,
+    );
     if (!checked.ok) return endpoints(request, { values, ...checkErrors(checked.errors) }, 400);
     let created: Awaited<ReturnType<typeof webhooks.create>>;
     try {
