@@ -187,6 +187,9 @@ export const dataMap: TableEntry[] = [
       action: none('method and route'),
       target: student("the path acted on, which may carry a student's id"),
       request_id: none('request id'),
+      subject: staff(
+        "what a change acted on, in words: an endpoint's or feed's address, a cohort's name, or a staff member's name; never a student",
+      ),
     },
   },
   {
