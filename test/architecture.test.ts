@@ -62,18 +62,20 @@ const layers: [prefix: string, layer: number][] = [
   ['config.ts', 0],
   ['db/', 1],
   ['domain/', 2],
+  // Worker loops claim and call the domain; nothing in workers/ builds the services or starts a
+  // process (process entries live in main.ts and cli/).
   ['workers/', 3],
-  ['services.ts', 3],
-  ['app/types.ts', 4],
-  ['app/context/', 4],
-  ['app/api/', 5],
-  ['app/pages/', 5],
-  ['app/app.ts', 6],
-  ['dev-idp/', 6],
-  ['dev-oneroster/', 6],
-  ['dev-mail/', 6],
-  ['cli/', 7],
-  ['main.ts', 7],
+  ['services.ts', 4],
+  ['app/types.ts', 5],
+  ['app/context/', 5],
+  ['app/api/', 6],
+  ['app/pages/', 6],
+  ['app/app.ts', 7],
+  ['dev-idp/', 7],
+  ['dev-oneroster/', 7],
+  ['dev-mail/', 7],
+  ['cli/', 8],
+  ['main.ts', 8],
 ];
 
 function layerOf(file: string): { layer: number; area: string } {
