@@ -5,7 +5,7 @@
 // two cannot drift apart.
 import { type Static, Type } from 'typebox';
 import { DateTime, Nullable, StringEnum, Text, Uuid } from '../../lib/schema.ts';
-import { listOrders } from './listing.ts';
+import { listOrders } from './model.ts';
 import { categories, MAX_ACTOR, MAX_NOTE, priorities, statuses } from './rules.ts';
 
 export const StatusSchema = StringEnum(
