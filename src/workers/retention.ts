@@ -3,8 +3,8 @@
 // Several workers may run at once: every batch selects what is still there and erasing twice
 // changes nothing, so they only share the work less efficiently.
 import type { Db } from '../db/db.ts';
+import { institutionIds } from '../domain/privacy/queries/retention.ts';
 import { DEFAULT_RETENTION, type RetentionOptions, runRetention } from '../domain/privacy/retention.ts';
-import { institutionIds } from '../domain/privacy/retention-queries.ts';
 import { createPrivacyService } from '../domain/privacy/service.ts';
 import type { Clock } from '../lib/clock.ts';
 import { pollLoop } from '../lib/poll-loop.ts';

@@ -1,13 +1,10 @@
 // ssp calendar-feeds and ssp calendar-events against a real listening server (PGlite).
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
-import { promisify } from 'node:util';
-import { OPERATOR_TOKEN, seedTenant } from '../helpers/app.ts';
+import { seedTenant } from '../helpers/app.ts';
+import { runSsp } from '../helpers/cli.ts';
 import { icloudCalendar } from './calendars.ts';
 import { type CalendarTestContext, type FeedServer, startCalendarApp, startFeedServer } from './helpers.ts';
-
-const run = promisify(execFile);
 
 describe('ssp calendar-feeds and calendar-events (CLI)', () => {
   let ctx: CalendarTestContext;
@@ -22,12 +19,7 @@ describe('ssp calendar-feeds and calendar-events (CLI)', () => {
     await feeds.close();
     await ctx.close();
   });
-  const ssp = async (...args: string[]) => {
-    const { stdout } = await run(process.execPath, ['src/cli/main.ts', '--url', url, ...args], {
-      env: { ...process.env, SSP_OPERATOR_TOKEN: OPERATOR_TOKEN },
-    });
-    return JSON.parse(stdout);
-  };
+  const ssp = async (...args: string[]) => JSON.parse(await runSsp(url, args));
 
   test('add, update, fetch, history, events, delete', async () => {
     const tenant = await seedTenant(ctx, { rosterSecret: false });

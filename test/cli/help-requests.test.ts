@@ -1,12 +1,9 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
-import { promisify } from 'node:util';
-import { OPERATOR_TOKEN, seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
+import { seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
+import { runSsp } from '../helpers/cli.ts';
 import { seedStudents } from '../helpers/helpdesk.ts';
 import { invitePerson } from '../helpers/people.ts';
-
-const run = promisify(execFile);
 
 // The CLI against a real listening server (PGlite).
 describe('ssp help-requests, help-sync-secret and events (CLI)', () => {
@@ -19,12 +16,7 @@ describe('ssp help-requests, help-sync-secret and events (CLI)', () => {
   after(async () => {
     await ctx.close();
   });
-  const ssp = async (...args: string[]) => {
-    const { stdout } = await run(process.execPath, ['src/cli/main.ts', '--url', url, ...args], {
-      env: { ...process.env, SSP_OPERATOR_TOKEN: OPERATOR_TOKEN },
-    });
-    return JSON.parse(stdout);
-  };
+  const ssp = async (...args: string[]) => JSON.parse(await runSsp(url, args));
 
   test('creates, changes, lists and shows a help request; issues and rotates the sync secret', async () => {
     const tenant = await seedTenant(ctx, { rosterSecret: false });

@@ -1,12 +1,9 @@
 // The ssp listing commands of the enrolment feed, against a real listening server.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { test } from 'node:test';
-import { promisify } from 'node:util';
-import { describeEachDatabase, OPERATOR_TOKEN, seedTenant } from '../helpers/app.ts';
+import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
+import { runSsp } from '../helpers/cli.ts';
 import { insertStudents } from '../helpers/students.ts';
-
-const run = promisify(execFile);
 
 describeEachDatabase('ssp terms, units, enrolments', (ctx) => {
   test('list what the feed stored, with filters', async () => {
@@ -26,17 +23,7 @@ describeEachDatabase('ssp terms, units, enrolments', (ctx) => {
     });
     assert.deepEqual(push.json().errors, []);
     const address = await ctx().app.listen({ port: 0, host: '127.0.0.1' });
-    const ssp = async (...args: string[]) => {
-      const { stdout } = await run(process.execPath, [
-        'src/cli/main.ts',
-        '--url',
-        address,
-        '--token',
-        OPERATOR_TOKEN,
-        ...args,
-      ]);
-      return JSON.parse(stdout);
-    };
+    const ssp = async (...args: string[]) => JSON.parse(await runSsp(address, args));
     assert.deepEqual(
       (await ssp('terms', tenant.slug)).items.map((t: { term_code: string }) => t.term_code),
       ['T1'],

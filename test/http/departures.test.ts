@@ -8,12 +8,17 @@ import {
 } from '../../src/domain/departures/departures.ts';
 import type { SeededTenant, TestContext } from '../helpers/app.ts';
 import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
+import { insertStudents } from '../helpers/students.ts';
 
-async function seedStudents(ctx: TestContext, tenant: SeededTenant, count: number) {
-  await ctx.db.query(
-    `INSERT INTO students (institution_id, cohort_id, email, student_id_ext)
-     SELECT $1, $2, 'student' || n || '@example.edu', 'S' || n FROM generate_series(1, $3::int) n`,
-    [tenant.institutionId, tenant.cohortId, count],
+/** `count` students student1@example.edu / S1 ... */
+function seedStudents(ctx: TestContext, tenant: SeededTenant, count: number) {
+  return insertStudents(
+    ctx.db,
+    tenant,
+    Array.from({ length: count }, (_, i) => ({
+      email: `student${i + 1}@example.edu`,
+      student_id_ext: `S${i + 1}`,
+    })),
   );
 }
 

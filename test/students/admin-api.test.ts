@@ -1,22 +1,13 @@
 // The admin side of the student pages: cohort start dates (create, PATCH, read one), crisis contacts
 // (GET/PUT, validated per contact), help-request categories, and the CLI commands for them.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { promisify } from 'node:util';
-import {
-  describeEachDatabase,
-  OPERATOR_TOKEN,
-  seedTenant,
-  startTestApp,
-  type TestContext,
-} from '../helpers/app.ts';
+import { describeEachDatabase, seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
+import { runSsp } from '../helpers/cli.ts';
 import { personBrowser } from '../helpers/people.ts';
-
-const run = promisify(execFile);
 
 describeEachDatabase('admin API of the student pages', (ctx) => {
   test('cohorts: start_date on create, PATCH changes and clears it; bad dates and other tenants refused', async () => {
@@ -161,12 +152,7 @@ describe('ssp cohorts and crisis-contacts (CLI)', () => {
   after(async () => {
     await ctx.close();
   });
-  const ssp = async (...args: string[]) => {
-    const { stdout } = await run(process.execPath, ['src/cli/main.ts', '--url', url, ...args], {
-      env: { ...process.env, SSP_OPERATOR_TOKEN: OPERATOR_TOKEN },
-    });
-    return JSON.parse(stdout);
-  };
+  const ssp = async (...args: string[]) => JSON.parse(await runSsp(url, args));
 
   test('cohorts create --start-date, cohorts update, crisis-contacts set/show/clear', async () => {
     const tenant = await seedTenant(ctx, { rosterSecret: false });

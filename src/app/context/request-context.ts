@@ -5,6 +5,17 @@
 // start with a route that declares none. Handlers read the answer with `callerOf` and
 // `institutionOf` and pass it on to the domain.
 //
+// Which credential a request is read for is the route's `config.credential` (CredentialKind
+// below): a feed names its secret, and any other route reads the operator token or the session
+// (both, unless it names one). One answer per surface for a missing or wrong credential, as the
+// integration interface documents it (spec 5 and 7):
+// - roster secret (/api/sis/sync, /api/sis/enrolments): 401 `unauthorized`; 503
+//   `not_configured` while the feed has no secret at all;
+// - help-sync secret (/api/integrations/help-sync): 401 `sync_secret_missing`,
+//   `sync_secret_wrong`, `sync_secret_revoked` or `sync_secret_never_issued` (docs/help-sync.md);
+// - operator token or session: 401 `unauthorized`, which a page surface turns into a redirect to
+//   sign-in. A wrong operator token is refused rather than ignored.
+//
 // Order, per request:
 // - onRequest: the caller (operator token, else session cookie; `public` and `feed` routes read
 //   neither), then the institution of a `:slug` path, then the policy's decision. This runs
@@ -13,8 +24,13 @@
 //   closed to its students: src/domain/institutions/archiving.ts). A refusal is thrown as an
 //   ApiError, and each surface's error handler gives it its own form (a JSON body, an HTML page,
 //   a redirect to sign-in);
-// - preValidation: the CSRF token of a state-changing request authenticated by a cookie (from the
-//   `x-csrf-token` header, or the `_csrf` field of a form, which is parsed by then);
+// - preParsing: a roster secret, after the rate limit and before the body is parsed, so an
+//   unknown caller learns nothing about the body it sent;
+// - preValidation: a help-sync secret, after parsing because the institution the body names tells
+//   "never issued" from "wrong", and before the schema (the route checks the content type before
+//   it and unknown fields after it); then the CSRF token of a state-changing request
+//   authenticated by a cookie (from the `x-csrf-token` header, or the `_csrf` field of a form,
+//   which is parsed by then);
 // - onSend: the admin audit of every change a person or the operator made (who, when, which
 //   session), written before the response leaves so that a caller told of a success finds it.
 //
@@ -31,10 +47,26 @@ import {
 } from '../../domain/access/policy.ts';
 import { refuseWhileArchived } from '../../domain/institutions/archiving.ts';
 import type { Institution } from '../../domain/institutions/service.ts';
+import type { SyncCaller } from '../../domain/secrets/help-sync-secrets.ts';
+import type { RosterCaller } from '../../domain/secrets/roster-secrets.ts';
 import { bearerToken } from '../../lib/secrets.ts';
 import type { Services } from '../../services.ts';
 import type { App } from '../types.ts';
 import { requireCsrf, sessionCookies } from './session-cookies.ts';
+
+/**
+ * The credential a route reads: a feed's secret (`roster_secret`, `sync_secret`; a feed route
+ * must name one, and only a feed route may), or `operator` (the bearer token only) or `session`
+ * (the cookie only) for a route that narrows the default of reading both.
+ */
+export const credentialKinds = ['roster_secret', 'sync_secret', 'operator', 'session'] as const;
+export type CredentialKind = (typeof credentialKinds)[number];
+const feedCredentials: ReadonlySet<CredentialKind> = new Set(['roster_secret', 'sync_secret']);
+
+/** A feed's caller, as its secret authenticated it. */
+type FeedCaller =
+  | { kind: 'roster_secret'; caller: RosterCaller }
+  | { kind: 'sync_secret'; caller: SyncCaller };
 
 /** A route as the request context knows it: what it needs. */
 export interface RouteAccess {
@@ -51,12 +83,16 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** What the route needs (see Access in src/domain/access/policy.ts). */
     access?: Access;
+    /** The credential the route reads (see CredentialKind); a feed route names its secret. */
+    credential?: CredentialKind;
     /** The route archives or restores its institution: it is not refused while archived. */
     whileArchived?: boolean;
   }
   interface FastifyRequest {
     caller?: Caller;
     institution?: Institution;
+    /** A feed request's caller, resolved once by the context from the route's credential. */
+    feedCaller?: FeedCaller;
     /** Set by a handler whose state-changing request changed nothing (a confirmation step). */
     unchanged?: boolean;
     /** What an audited change acts on, in words, read before the handler (the admin audit's subject). */
@@ -74,17 +110,39 @@ export function accessOf(request: FastifyRequest): Access | undefined {
   return request.routeOptions.config?.access;
 }
 
+/** The credential a request's route reads; undefined for a request that matched no route. */
+function credentialOf(request: FastifyRequest): CredentialKind | undefined {
+  return request.routeOptions.config?.credential;
+}
+
 /**
  * The caller of a request: the operator token if an Authorization header is sent, else the
- * session cookie, else nobody. A wrong operator token is refused (401) rather than ignored.
+ * session cookie, else nobody (a route naming `operator` or `session` reads only that one). A
+ * wrong operator token is refused (401) rather than ignored.
  */
 async function resolveCaller(request: FastifyRequest, services: Services): Promise<Caller | undefined> {
+  const credential = credentialOf(request);
   const header = request.headers.authorization;
-  if (header !== undefined) {
+  if (header !== undefined && credential !== 'session') {
     await services.operator.authenticate(bearerToken(header));
     return { kind: 'operator', actor: 'operator' };
   }
+  if (credential === 'operator') return undefined;
   return services.sessions.authenticate(sessionCookies(services.config.publicBaseUrl).read(request));
+}
+
+/** Refuses at start a route whose credential does not fit its access (a feed names its secret). */
+function checkCredential(route: { method: unknown; url: string }, access: Access, credential: unknown): void {
+  const named = credential === undefined ? undefined : (credential as CredentialKind);
+  if (named !== undefined && !credentialKinds.includes(named)) {
+    throw new Error(`route ${String(route.method)} ${route.url} names an unknown config.credential`);
+  }
+  const isFeed = named !== undefined && feedCredentials.has(named);
+  if ((access === 'feed') !== isFeed) {
+    throw new Error(
+      `route ${String(route.method)} ${route.url}: a feed route names its secret in config.credential, and only a feed route does`,
+    );
+  }
 }
 
 export function registerRequestContext(app: App, services: Services): void {
@@ -100,6 +158,7 @@ export function registerRequestContext(app: App, services: Services): void {
     if (declared === undefined || !accessLevels.includes(declared)) {
       throw new Error(`route ${String(route.method)} ${route.url} declares no valid config.access`);
     }
+    checkCredential(route, declared, route.config?.credential);
     for (const method of [route.method].flat()) table.push({ method, url: route.url, access: declared });
   });
 
@@ -126,6 +185,24 @@ export function registerRequestContext(app: App, services: Services): void {
       institution,
       allowedWhileArchived: request.routeOptions.config?.whileArchived === true,
     });
+  });
+
+  app.addHook('preParsing', async (request, _reply, payload) => {
+    if (credentialOf(request) !== 'roster_secret') return payload;
+    const caller = await services.rosterSecrets.authenticate(bearerToken(request.headers.authorization));
+    request.feedCaller = { kind: 'roster_secret', caller };
+    return payload;
+  });
+
+  app.addHook('preValidation', async (request) => {
+    if (credentialOf(request) !== 'sync_secret') return;
+    const body = request.body as { institution?: unknown } | null | undefined;
+    const named = typeof body === 'object' && body !== null ? body.institution : undefined;
+    const caller = await services.helpSyncSecrets.authenticate(
+      bearerToken(request.headers.authorization),
+      named,
+    );
+    request.feedCaller = { kind: 'sync_secret', caller };
   });
 
   app.addHook('preValidation', requireCsrf(app));
@@ -177,6 +254,20 @@ function audited(request: FastifyRequest, reply: FastifyReply): boolean {
 export function callerOf(request: FastifyRequest): Caller {
   if (!request.caller) throw new Error('callerOf: the route does not require a caller');
   return request.caller;
+}
+
+/** The caller of a roster feed request (authenticated by the context before the body is parsed). */
+export function rosterCallerOf(request: FastifyRequest): RosterCaller {
+  const found = request.feedCaller;
+  if (found?.kind !== 'roster_secret') throw new Error('rosterCallerOf: the route reads no roster secret');
+  return found.caller;
+}
+
+/** The caller of a help-sync request (authenticated by the context before the schema). */
+export function syncCallerOf(request: FastifyRequest): SyncCaller {
+  const found = request.feedCaller;
+  if (found?.kind !== 'sync_secret') throw new Error('syncCallerOf: the route reads no help-sync secret');
+  return found.caller;
 }
 
 /** The institution named by the path of a request (resolved by the context before the handler). */

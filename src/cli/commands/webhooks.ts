@@ -1,4 +1,4 @@
-// ssp webhooks ... (admin API) and ssp worker (runs the webhook delivery worker without HTTP).
+// ssp webhooks ... (admin API) and ssp worker (runs the background workers without HTTP).
 import type { Command } from 'commander';
 import type { AdminCall } from '../admin-client.ts';
 import { commaList, institutionPath } from './args.ts';
@@ -118,9 +118,12 @@ export function registerWebhookCommands(
 
   program
     .command('worker')
-    .description('Run the webhook delivery worker alone (no HTTP); stops cleanly on SIGINT/SIGTERM')
+    .description(
+      'Run the background workers alone (no HTTP): webhook deliveries, calendar feed fetches, ' +
+        'notification emails and OneRoster pulls; stops cleanly on SIGINT/SIGTERM',
+    )
     .action(async () => {
-      const { runStandaloneWorker } = await import('../../workers/standalone.ts');
+      const { runStandaloneWorker } = await import('../worker.ts');
       await runStandaloneWorker();
     });
 }

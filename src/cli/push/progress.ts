@@ -3,12 +3,14 @@
 // size in bytes, known before reading, so "time left" needs no counting pass over the file.
 import { createRequire } from 'node:module';
 import type cliProgressModule from 'cli-progress';
-import type { Output } from './run.ts';
 
 // cli-progress is loaded only at a terminal: piped output (logs, CI, the SIS's nightly job)
 // needs none of it in memory.
 const requireModule = createRequire(import.meta.url);
 const loadBar = (): typeof cliProgressModule => requireModule('cli-progress');
+
+/** Where a push writes: stdout or stderr, or a test's buffer. */
+export type Output = { write(text: string): unknown; isTTY?: boolean };
 
 export interface Progress {
   /** A new file starts; `bytes` is its size when known. */

@@ -5,7 +5,7 @@
 import { CsvFileError } from './csv-source.ts';
 import { createFeedClient, type FeedPost, FeedRequestError } from './feed-client.ts';
 import type { Items } from './pages.ts';
-import { createProgress, type Progress } from './progress.ts';
+import { createProgress, type Output, type Progress } from './progress.ts';
 import { PushReport } from './report.ts';
 import { type PushContext, PushStopped, pushSection, type Section } from './send.ts';
 import { PushState } from './state.ts';
@@ -38,7 +38,7 @@ export interface PushIo {
   env: Record<string, string | undefined>;
 }
 
-export type Output = { write(text: string): unknown; isTTY?: boolean };
+export type { Output };
 
 export interface PushJob {
   section: Section;

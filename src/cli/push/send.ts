@@ -3,6 +3,7 @@
 // each row error into the errors CSV with its file and line. Pages the resume state records
 // as answered are skipped after checking that their rows are unchanged.
 import { createHash, randomBytes } from 'node:crypto';
+import { batchLimits } from '../../domain/feeds/batch-limits.ts';
 import type { FeedPost } from './feed-client.ts';
 import { type Item, type Items, lookahead, type Page, paginate } from './pages.ts';
 import type { Progress } from './progress.ts';
@@ -11,14 +12,10 @@ import type { PushState } from './state.ts';
 
 export type Section = 'roster' | 'programs' | 'campuses' | 'terms' | 'units' | 'enrolments';
 
-/** The feeds' limits per request (docs/roster-sync.md, docs/enrolments.md). */
+/** The feeds' limits per request: the service's own figures (docs/roster-sync.md, docs/enrolments.md). */
 export const PAGE_LIMITS: Record<Section, number> = {
-  roster: 5000,
-  programs: 1000,
-  campuses: 200,
-  terms: 500,
-  units: 5000,
-  enrolments: 5000,
+  roster: batchLimits.roster.students,
+  ...batchLimits.enrolments,
 };
 
 export interface PushContext {

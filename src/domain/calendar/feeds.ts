@@ -6,7 +6,7 @@ import type { Db, Queryable } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { checkOutboundUrl, type OutboundPolicy, type Resolver } from '../../lib/outbound-url.ts';
-import type { EventProblem } from './problems.ts';
+import type { CalendarFeed, FetchRecord, Page } from './model.ts';
 import {
   deleteFeedRow,
   insertFeed,
@@ -18,29 +18,9 @@ import {
 } from './queries.ts';
 
 export { feedColumns, fetchColumns } from './queries.ts';
+export type { CalendarFeed, FetchRecord, Page };
 
 import { DEFAULT_REFRESH_MINUTES, MAX_REFRESH_MINUTES, MIN_REFRESH_MINUTES } from './schedule.ts';
-
-export interface CalendarFeed {
-  id: string;
-  institution_id: string;
-  url: string;
-  name: string | null;
-  refresh_minutes: number;
-  audience_tags: string[];
-  health: 'pending' | 'ok' | 'failing';
-  last_status: 'ok' | 'not_modified' | 'failed' | null;
-  last_error: string | null;
-  failure_count: number;
-  failing_since: Date | null;
-  last_fetch_at: Date | null;
-  last_success_at: Date | null;
-  /** Occurrences the last successful fetch left out because the feed is over the cap. */
-  events_truncated: number;
-  next_fetch_at: Date;
-  created_at: Date;
-  updated_at: Date;
-}
 
 export interface FeedInput {
   url?: unknown;
@@ -64,11 +44,6 @@ export interface FeedDeps {
  * bounds what one tenant's feeds can ask of the shared fetch worker and parse slots.
  */
 export const DEFAULT_FEEDS_PER_INSTITUTION = 50;
-
-export interface Page {
-  limit: number;
-  offset: number;
-}
 
 export const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_AUDIENCE_TAGS = 100;
@@ -210,25 +185,6 @@ export async function updateFeed(
 export async function deleteFeed(deps: FeedDeps, institutionId: string, id: string): Promise<void> {
   if (!uuidPattern.test(id)) feedNotFound();
   if ((await deleteFeedRow(deps.db, institutionId, id)) === 0) feedNotFound();
-}
-
-export interface FetchRecord {
-  id: number;
-  feed_id: string;
-  trigger: 'schedule' | 'manual';
-  started_at: Date;
-  duration_ms: number;
-  status: 'ok' | 'not_modified' | 'failed';
-  http_status: number | null;
-  events_added: number;
-  events_updated: number;
-  events_removed: number;
-  events_total: number | null;
-  events_skipped: number;
-  events_truncated: number;
-  error: string | null;
-  /** Events left out or cut short, with the reason (at most 20). */
-  problems: EventProblem[];
 }
 
 /** A feed's fetch history, newest first. */

@@ -4,7 +4,7 @@
 // are refresh.ts's; the stored occurrences are store.ts's and events.ts's.)
 import type { Db, Queryable } from '../../db/db.ts';
 import { InstitutionLock, lockInstitution } from '../../db/locks.ts';
-import type { CalendarFeed, FetchRecord, Page } from './feeds.ts';
+import type { CalendarFeed, FetchRecord, Page } from './model.ts';
 
 /** A feed as it is read: its health worked out from its last fetch and its failure run. */
 export const feedColumns = `id, institution_id, url, name, refresh_minutes, audience_tag_ids AS audience_tags,

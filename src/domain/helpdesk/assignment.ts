@@ -5,15 +5,10 @@
 import type { Queryable } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 import { uuidPattern } from '../../lib/ids.ts';
+import type { AssigneeCandidate } from './model.ts';
 import { selectAssigneeCandidates } from './queries.ts';
 
-/** A person of the institution as the rules see them. */
-export interface AssigneeCandidate {
-  id: string;
-  name: string;
-  roles: readonly string[];
-  removed: boolean;
-}
+export type { AssigneeCandidate };
 
 /** The assignee as the caller named them: by id, by name, or no one (unassign). */
 export type AssigneeRef = { id: string } | { name: string } | null;

@@ -19,11 +19,12 @@ import { isStorableText } from '../../lib/text.ts';
 import { type EventOrigin, recordEvents } from '../events/record.ts';
 import { appendTimeline, countRecentEntries, lockRequests, updateRequest } from './queries.ts';
 import { type HelpdeskDeps, helpRequestNotFound } from './requests.ts';
+import { MAX_REPLY, MAX_STUDENT_MESSAGE } from './rules.ts';
 import type { HelpRequestChange } from './schemas.ts';
 import { eventData, type HelpRequestRow, publicRequest } from './store.ts';
 
-export const MAX_REPLY = 5_000;
-export const MAX_STUDENT_MESSAGE = 2_000;
+export { MAX_REPLY, MAX_STUDENT_MESSAGE };
+
 /** Most replies, and most student answers, a request takes in an hour. */
 export const conversationLimits = { reply: 30, student_message: 20, windowMs: 3_600_000 } as const;
 

@@ -7,6 +7,7 @@ import { ApiError } from '../../errors.ts';
 import type { KeysetOrder } from '../../lib/cursor.ts';
 import { uuidPattern } from '../../lib/ids.ts';
 import type { Caller } from '../access/policy.ts';
+import { type ListOrder, listOrders } from './model.ts';
 import type { Category, Priority, Status } from './rules.ts';
 import type { HelpRequestFilters } from './schemas.ts';
 import { searchPattern } from './search.ts';
@@ -20,8 +21,7 @@ export const crisisFirstOrder: KeysetOrder = {
   key: ['int32', 'timestamp', 'uuid'],
 };
 
-export const listOrders = ['newest', 'crisis_first'] as const;
-export type ListOrder = (typeof listOrders)[number];
+export { type ListOrder, listOrders };
 
 export const keysetOrderOf = (order: ListOrder | undefined): KeysetOrder =>
   order === 'crisis_first' ? crisisFirstOrder : helpRequestOrder;

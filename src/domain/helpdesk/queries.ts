@@ -8,8 +8,8 @@
 import type { Queryable } from '../../db/db.ts';
 import { type KeysetPage, keysetPage, type Paged } from '../../db/keyset.ts';
 import type { CursorKey } from '../../lib/cursor.ts';
-import type { AssigneeCandidate } from './assignment.ts';
 import type { Assignment } from './listing.ts';
+import type { AssigneeCandidate } from './model.ts';
 import type { Category, Priority, Status } from './rules.ts';
 import type { AssigneeItem, InstitutionEvent, TimelineItem } from './schemas.ts';
 import { STUDENT_TEXT } from './search.ts';

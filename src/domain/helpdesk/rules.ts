@@ -21,6 +21,9 @@ export const MAX_UPDATES = batchLimits.helpSync.updates;
 export const MAX_EXTERNAL_REF = 200;
 export const MAX_ACTOR = 200;
 export const MAX_NOTE = 10_000;
+/** The longest reply to a student, and the longest answer of a student (the conversation). */
+export const MAX_REPLY = 5_000;
+export const MAX_STUDENT_MESSAGE = 2_000;
 export const DEFAULT_SYNC_ACTOR = 'help-desk sync';
 /** The longest public reply: MAX_REPLY of ./conversation.ts, the same for the console and the sync. */
 export const MAX_SYNC_REPLY = 5_000;

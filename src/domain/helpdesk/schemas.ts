@@ -5,9 +5,8 @@
 // two cannot drift apart.
 import { type Static, Type } from 'typebox';
 import { DateTime, DisplayName, Nullable, StringEnum, Text, Uuid } from '../../lib/schema.ts';
-import { MAX_REPLY } from './conversation.ts';
-import { listOrders } from './listing.ts';
-import { categories, MAX_ACTOR, MAX_NOTE, priorities, statuses } from './rules.ts';
+import { listOrders } from './model.ts';
+import { categories, MAX_ACTOR, MAX_NOTE, MAX_REPLY, priorities, statuses } from './rules.ts';
 
 export const StatusSchema = StringEnum(
   statuses,

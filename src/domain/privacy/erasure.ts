@@ -11,6 +11,7 @@ import { ApiError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { sha256Hex } from '../../lib/secrets.ts';
 import { recordEvents } from '../events/record.ts';
+import type { ErasureStepName } from './erasure-step-names.ts';
 import {
   allowErasure,
   deleteStudents,
@@ -26,8 +27,7 @@ import {
   type StudentIdentity,
   scrubRuns,
   unlinkAccessLog,
-} from './erasure-queries.ts';
-import type { ErasureStepName } from './erasure-step-names.ts';
+} from './queries/erasure.ts';
 
 export const STUDENT_ERASED_EVENT = 'student.erased';
 

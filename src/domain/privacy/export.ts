@@ -7,7 +7,7 @@
 // for the console's readable page.
 import type { Queryable } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
-import { type ExportedStudent, findStudent, requestPage, section } from './export-queries.ts';
+import { type ExportedStudent, findStudent, requestPage, section } from './queries/export.ts';
 
 export const EXPORT_FORMAT = 'ssp-student-export/1';
 const SECTIONS = [

@@ -6,8 +6,7 @@
 import type { Db } from '../../db/db.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { ERASURE_BATCH, eraseBatch } from './erasure.ts';
-import { allowErasure, redactRequests } from './erasure-queries.ts';
-import { cutoff, periodsOf, type RetentionKind } from './retention-periods.ts';
+import { allowErasure, redactRequests } from './queries/erasure.ts';
 import {
   clearAttemptBodies,
   clearRunErrors,
@@ -17,7 +16,8 @@ import {
   recordRetentionRun,
   resolvedRequestsBefore,
   selectSettings,
-} from './retention-queries.ts';
+} from './queries/retention.ts';
+import { cutoff, periodsOf, type RetentionKind } from './retention-periods.ts';
 
 export interface RetentionOptions {
   /** Rows (or students) per batch. */

@@ -6,9 +6,9 @@ import type { Caller } from '../access/policy.ts';
 import { type AccessWhat, listAccess, recordAccess, seenBy } from './access-log.ts';
 import { eraseStudent } from './erasure.ts';
 import { exportChunks, exportDocument, requireStudent, type StudentLookup } from './export.ts';
-import { erasurePreview } from './export-queries.ts';
+import { erasurePreview } from './queries/export.ts';
+import { lastRetentionRun, recentErasures, selectSettings, upsertSettings } from './queries/retention.ts';
 import { checkSettings, periodRules, periodsOf, retentionKinds } from './retention-periods.ts';
-import { lastRetentionRun, recentErasures, selectSettings, upsertSettings } from './retention-queries.ts';
 
 export function createPrivacyService(deps: { db: Db; clock: Clock }) {
   const { db, clock } = deps;

@@ -15,12 +15,11 @@ import {
   syncRowErrorMessages,
   syncRowErrors,
 } from '../../../domain/helpdesk/rules.ts';
-import type { SyncCaller } from '../../../domain/secrets/help-sync-secrets.ts';
 import { ApiError } from '../../../errors.ts';
-import { bearerToken } from '../../../lib/secrets.ts';
 import { refuseUnknownFields } from '../../../lib/unknown-fields.ts';
 import type { Services } from '../../../services.ts';
 import { perMinute } from '../../context/rate-limit.ts';
+import { syncCallerOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import { errorResponses } from '../schemas.ts';
 
@@ -203,18 +202,16 @@ const Result = Type.Object({
   ),
 });
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    syncCaller?: SyncCaller;
-  }
-}
-
 export function helpSyncRoutes(app: App, services: Services): void {
-  const { helpSyncSecrets, helpSync } = services;
+  const { helpSync } = services;
   app.post(
     '/api/integrations/help-sync',
     {
-      config: { access: 'feed', ...perMinute(services.config.helpSyncRateLimitPerMinute, 'help-sync') },
+      config: {
+        access: 'feed',
+        credential: 'sync_secret',
+        ...perMinute(services.config.helpSyncRateLimitPerMinute, 'help-sync'),
+      },
       schema: {
         tags: ['help-desk sync'],
         security: [{ syncSecret: [] }],
@@ -262,27 +259,22 @@ export function helpSyncRoutes(app: App, services: Services): void {
           ...errorResponses(400, 401, 409, 413, 415, 429, 500, 503),
         },
       },
-      // The one hook that authenticates: after parsing, since the institution the body names
-      // tells "never issued" from "wrong"; before the schema, so an unknown caller learns nothing
-      // about the body it sent.
-      preValidation: async (request: FastifyRequest) => {
-        // The framework also parses text/plain; this endpoint takes JSON only.
+      // The framework also parses text/plain; this endpoint takes JSON only. Checked before the
+      // secret, which the request context verifies after parsing (the institution the body names
+      // tells "never issued" from "wrong") and before the schema, so an unknown caller learns
+      // nothing about the body it sent.
+      preParsing: async (request: FastifyRequest, _reply, payload) => {
         if (!/^application\/([\w.+-]+\+)?json\b/i.test(request.headers['content-type'] ?? '')) {
           throw new ApiError('unsupported_media_type', { detail: 'send Content-Type: application/json' });
         }
-        const body = request.body as { institution?: unknown } | null | undefined;
-        const institution = typeof body === 'object' && body !== null ? body.institution : undefined;
-        request.syncCaller = await helpSyncSecrets.authenticate(
-          bearerToken(request.headers.authorization),
-          institution,
-        );
+        return payload;
+      },
+      preValidation: async (request: FastifyRequest) => {
         refuseUnknownFields(request.body, bodyFields);
       },
     },
     async (request) => {
-      const caller = request.syncCaller;
-      if (!caller) throw new ApiError('sync_secret_missing');
-      return helpSync.sync(caller, request.body);
+      return helpSync.sync(syncCallerOf(request), request.body);
     },
   );
 }

@@ -2,17 +2,15 @@
 // The route authenticates the roster secret, asks the feed access who may push where, checks
 // the envelope and hands the sections to the taxonomy service, which checks the limits,
 // validates every row on its own and records the run.
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { credentialOf, institutionForPush } from '../../../domain/roster/feed-access.ts';
-import type { RosterCaller } from '../../../domain/secrets/roster-secrets.ts';
 import { type PushBody, type SectionName, sectionOrder } from '../../../domain/taxonomy/service.ts';
 import { ApiError } from '../../../errors.ts';
 import { Nullable } from '../../../lib/schema.ts';
-import { bearerToken } from '../../../lib/secrets.ts';
 import { refuseUnknownFields } from '../../../lib/unknown-fields.ts';
 import type { Services } from '../../../services.ts';
 import { perMinute } from '../../context/rate-limit.ts';
+import { rosterCallerOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import { errorResponses } from '../schemas.ts';
 import { enrolmentsDescription, enrolmentsExamples, sectionDescriptions } from './sis-enrolments-docs.ts';
@@ -89,13 +87,19 @@ const Result = Type.Object(
 const topLevelFields = ['institution', 'dry_run', ...sectionOrder];
 
 export function sisEnrolmentsRoutes(app: App, services: Services): void {
-  const { rosterSecrets, taxonomy } = services;
-  const callers = new WeakMap<FastifyRequest, RosterCaller>();
+  const { taxonomy } = services;
 
   app.post(
     '/api/sis/enrolments',
     {
-      config: { access: 'feed', ...perMinute(services.config.enrolmentsRateLimitPerMinute, 'enrolments') },
+      // The request context checks the secret after the rate limit (an onRequest hook, so
+      // guessing secrets is limited too) and before the body is parsed: an unauthenticated caller
+      // learns nothing.
+      config: {
+        access: 'feed',
+        credential: 'roster_secret',
+        ...perMinute(services.config.enrolmentsRateLimitPerMinute, 'enrolments'),
+      },
       schema: {
         tags: ['sis'],
         security: [{ rosterSecret: [] }],
@@ -103,12 +107,6 @@ export function sisEnrolmentsRoutes(app: App, services: Services): void {
         description: enrolmentsDescription(services.config.enrolmentsRateLimitPerMinute),
         body: Body,
         response: { 200: Result, ...errorResponses(400, 401, 404, 409, 413, 415, 429, 500, 503) },
-      },
-      // The secret is checked after the rate limit (an onRequest hook, so guessing secrets is
-      // limited too) and before the body is parsed: an unauthenticated caller learns nothing.
-      preParsing: async (request, _reply, payload) => {
-        callers.set(request, await rosterSecrets.authenticate(bearerToken(request.headers.authorization)));
-        return payload;
       },
       // The framework also parses text/plain; this endpoint takes JSON only.
       preValidation: async (request) => {
@@ -118,7 +116,7 @@ export function sisEnrolmentsRoutes(app: App, services: Services): void {
       },
     },
     async (request) => {
-      const caller = callers.get(request)!;
+      const caller = rosterCallerOf(request);
       const body = request.body;
       const institution = await institutionForPush(services, caller, body.institution);
       // The same check as the other feeds; here a stray key is most likely a misspelt section.

@@ -14,13 +14,12 @@ import {
   type RosterWarning,
   rosterWarningCodes,
 } from '../../../domain/roster/sync.ts';
-import type { RosterCaller } from '../../../domain/secrets/roster-secrets.ts';
 import { ApiError } from '../../../errors.ts';
 import { Nullable } from '../../../lib/schema.ts';
-import { bearerToken } from '../../../lib/secrets.ts';
 import { refuseUnknownFields } from '../../../lib/unknown-fields.ts';
 import type { Services } from '../../../services.ts';
 import { perMinute } from '../../context/rate-limit.ts';
+import { rosterCallerOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import { errorResponses } from '../schemas.ts';
 
@@ -334,23 +333,17 @@ A 200 means the page was processed: read \`errors\` and \`warnings\`.`;
 /** The top-level fields of the body; anything else is 400 unknown_field. */
 const bodyFields = Object.keys(SyncBody.properties);
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    rosterCaller?: RosterCaller;
-  }
-}
-
 export function sisSyncRoutes(app: App, services: Services): void {
-  const { rosterSecrets, rosterSync } = services;
+  const { rosterSync } = services;
 
   app.post(
     '/api/sis/sync',
     {
-      config: { access: 'feed', ...perMinute(services.config.rosterRateLimitPerMinute, 'roster') },
-      // After the rate limit (onRequest), before the body is parsed.
-      preParsing: async (request: FastifyRequest, _reply, payload) => {
-        request.rosterCaller = await rosterSecrets.authenticate(bearerToken(request.headers.authorization));
-        return payload;
+      // The request context checks the secret after the rate limit, before the body is parsed.
+      config: {
+        access: 'feed',
+        credential: 'roster_secret',
+        ...perMinute(services.config.rosterRateLimitPerMinute, 'roster'),
       },
       // Fastify also parses text/plain; this endpoint takes JSON only.
       preValidation: async (request: FastifyRequest) => {
@@ -374,8 +367,7 @@ export function sisSyncRoutes(app: App, services: Services): void {
       },
     },
     async (request) => {
-      const caller = request.rosterCaller;
-      if (!caller) throw new ApiError('unauthorized');
+      const caller = rosterCallerOf(request);
       const {
         cohort_id: cohortId,
         students,

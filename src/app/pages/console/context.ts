@@ -40,12 +40,8 @@ export function ctx(request: FastifyRequest): ConsoleContext {
   return request.console;
 }
 
-/** The institution of an institution page. */
-export function institutionOf(request: FastifyRequest): Institution {
-  const institution = ctx(request).institution;
-  if (!institution) throw new Error('institutionOf: the route names no institution');
-  return institution;
-}
+/** The institution of an institution page: the one the request context resolved. */
+export { institutionOf } from '../../context/request-context.ts';
 
 const may = (caller: StaffCaller, access: Access) => caller.kind === 'operator' || grants(caller, access);
 

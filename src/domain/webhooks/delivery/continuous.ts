@@ -11,11 +11,11 @@
 // ready queue keeps the connections busy. On stop, deliveries still waiting are given back (due
 // again at once, their attempt uncounted).
 import type { Claimed } from './claim.ts';
+import type { ContinuousRounds } from './model.ts';
 import { createReadyQueue, type Waiting } from './ready.ts';
 import type { Result } from './state.ts';
-import type { DeliveryRounds } from './worker.ts';
 
-export function continuousMode(rounds: DeliveryRounds) {
+export function continuousMode(rounds: ContinuousRounds) {
   const {
     shares,
     claimAhead,

@@ -29,16 +29,11 @@ import { continuousMode } from './continuous.ts';
 import { createInflight } from './inflight.ts';
 import { createLeaseKeeper, returnLeases } from './leases.ts';
 import { createPruner, createVacuumer, RETENTION_MS } from './maintenance.ts';
+import type { WorkerLogger } from './model.ts';
 import { type Result, recordResults, resultOf } from './state.ts';
 
-export type { Claimed };
+export type { Claimed, WorkerLogger };
 export { RETENTION_MS };
-
-export interface WorkerLogger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
 
 export interface WebhookWorkerOptions {
   db: Db;

@@ -1,4 +1,5 @@
-// `ssp worker`: the background workers without HTTP, for scaling delivery separately.
+// `ssp worker`: every background worker of services.workers() (webhook deliveries, calendar feed
+// fetches, notification emails, OneRoster pulls) without HTTP, to scale them apart from the server.
 import { loadConfig } from '../config.ts';
 import { openDb } from '../db/db.ts';
 import { migrate } from '../db/migrate.ts';

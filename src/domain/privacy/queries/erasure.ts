@@ -1,7 +1,7 @@
 // The erasure's SQL, one statement per step and table, each set-based over the students (or
 // requests) of one batch: a batch of 1 or of 500 costs the same number of statements. Every
 // statement is scoped by institution. Run inside a transaction that has called `allowErasure`.
-import type { Queryable } from '../../db/db.ts';
+import type { Queryable } from '../../../db/db.ts';
 
 /** The name an erased student's timeline entries and events are attributed to. */
 export const ERASED_ACTOR = 'Erased student';

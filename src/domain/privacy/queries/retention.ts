@@ -1,8 +1,8 @@
 // Retention's SQL: each statement finds at most `limit` rows past their time (by an index on the
 // time where the table is large) and removes or clears them, so a run is a series of bounded
 // batches that never hold many locks for long.
-import type { Queryable } from '../../db/db.ts';
-import type { StoredSettings } from './retention-periods.ts';
+import type { Queryable } from '../../../db/db.ts';
+import type { StoredSettings } from '../retention-periods.ts';
 
 export async function selectSettings(
   db: Queryable,

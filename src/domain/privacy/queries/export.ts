@@ -1,7 +1,7 @@
 // The export's SQL: one statement per section of the document, each by an index on the student or
 // their requests. Help requests are read in pages (with their timeline and events), so a student
 // with many requests streams instead of being held in memory whole.
-import type { Queryable } from '../../db/db.ts';
+import type { Queryable } from '../../../db/db.ts';
 
 export interface ExportedStudent {
   id: string;

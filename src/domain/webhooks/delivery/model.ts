@@ -1,0 +1,36 @@
+// The delivery worker's shared shapes, apart from its functions: the loop (worker.ts) starts its
+// continuous mode (continuous.ts), and the continuous mode names what it uses of the loop here,
+// so neither module imports the other's types back.
+import type { Shares } from './capacity.ts';
+import type { Claimed } from './claim.ts';
+import type { Inflight } from './inflight.ts';
+import type { Result } from './state.ts';
+
+export interface WorkerLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/** What the continuous mode uses of the delivery rounds (`deliveryRounds` in worker.ts). */
+export interface ContinuousRounds {
+  workerId: string;
+  shares: Shares;
+  claimAhead: number;
+  wakeAfterFinished: number;
+  batchSize: number;
+  idlePollMs: number;
+  leaseMs: number;
+  renewEveryMs: number;
+  log: WorkerLogger | undefined;
+  inflight: Inflight;
+  claim(limit: number, ahead?: boolean): Promise<Claimed[]>;
+  take(delivery: Claimed): AbortController;
+  giveBack(deliveries: Claimed[]): Promise<void>;
+  attemptOne(delivery: Claimed, abandon?: AbortController): Promise<Result>;
+  record(results: Result[]): Promise<void>;
+  vacuum(recorded: number): Promise<void>;
+  pruneWhenDue(): Promise<void>;
+  isClosed(): boolean;
+  close(): Promise<void>;
+}
