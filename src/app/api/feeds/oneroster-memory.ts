@@ -7,11 +7,10 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { MEMORY_PAGE_MAX, readMemoryPage, writeMemory } from '../../../domain/oneroster/memory-api.ts';
 import { institutionForPush } from '../../../domain/roster/feed-access.ts';
-import type { RosterCaller } from '../../../domain/secrets/roster-secrets.ts';
 import { ApiError } from '../../../errors.ts';
-import { bearerToken } from '../../../lib/secrets.ts';
 import type { Services } from '../../../services.ts';
 import { perMinute } from '../../context/rate-limit.ts';
+import { rosterCallerOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import { errorResponses } from '../schemas.ts';
 
@@ -63,16 +62,12 @@ function requireJson(request: FastifyRequest): void {
 }
 
 export function oneRosterMemoryRoutes(app: App, services: Services): void {
-  const callers = new WeakMap<FastifyRequest, RosterCaller>();
   const route = {
-    config: { access: 'feed' as const, ...perMinute(REQUESTS_PER_MINUTE, 'oneroster-memory') },
-    // The secret is checked before the body is parsed, as the feeds do.
-    preParsing: async (request: FastifyRequest, _reply: unknown, payload: unknown) => {
-      callers.set(
-        request,
-        await services.rosterSecrets.authenticate(bearerToken(request.headers.authorization)),
-      );
-      return payload;
+    // The request context checks the roster secret after the rate limit, before the body is parsed.
+    config: {
+      access: 'feed' as const,
+      credential: 'roster_secret' as const,
+      ...perMinute(REQUESTS_PER_MINUTE, 'oneroster-memory'),
     },
     preValidation: async (request: FastifyRequest) => requireJson(request),
   };
@@ -104,7 +99,7 @@ export function oneRosterMemoryRoutes(app: App, services: Services): void {
         after?: { kind: string; sourced_id: string };
         limit?: number;
       };
-      const institution = await institutionForPush(services, callers.get(request)!, body.institution);
+      const institution = await institutionForPush(services, rosterCallerOf(request), body.institution);
       return readMemoryPage(services.db, institution.id, body.after, body.limit ?? MEMORY_PAGE_MAX);
     },
   );
@@ -129,7 +124,7 @@ export function oneRosterMemoryRoutes(app: App, services: Services): void {
     },
     async (request) => {
       const body = request.body as { institution: string; entries: unknown[] };
-      const institution = await institutionForPush(services, callers.get(request)!, body.institution);
+      const institution = await institutionForPush(services, rosterCallerOf(request), body.institution);
       return writeMemory(services.db, institution.id, body.entries, services.clock.now());
     },
   );
