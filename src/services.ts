@@ -38,6 +38,7 @@ import { createWebhooksService } from './domain/webhooks/service.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import { type Keyring, keyringFromConfig } from './lib/encryption.ts';
 import { type CalendarFetchWorker, createCalendarFetchWorker } from './workers/calendar-fetch.ts';
+import { registerDatabaseMetrics } from './workers/metrics.ts';
 import { createOneRosterPullWorker, type OneRosterPullWorker } from './workers/oneroster-pull.ts';
 
 export interface ServiceDeps {
@@ -103,6 +104,7 @@ export function createServices(deps: ServiceDeps) {
     clock,
   });
 
+  const unregisterMetrics = registerDatabaseMetrics(db, clock); // what GET /metrics reads
   const oneRosterPull: PullDeps = {
     db,
     clock,
@@ -230,6 +232,7 @@ export function createServices(deps: ServiceDeps) {
       await oneRosterWorker?.stop();
       await notificationWorker?.stop();
       await oidc.close();
+      unregisterMetrics();
       if (ownsRedis && redis) await redis.quit().catch(() => redis.disconnect());
     },
   };

@@ -1,12 +1,19 @@
 // buildApp(services) -> a ready-to-listen Fastify instance. No I/O happens at import time.
 import { randomUUID } from 'node:crypto';
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyReply, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+  LogController,
+} from 'fastify';
 import { ApiError } from '../errors.ts';
+import { tracing } from '../lib/telemetry/tracing.ts';
 import type { Services } from '../services.ts';
 import { installErrorHandling } from './api/errors.ts';
 import { registerApi } from './api/index.ts';
 import { registerOpenApi } from './api/openapi.ts';
+import { registerHttpMetrics } from './context/http-metrics.ts';
 import { registerIdempotency } from './context/idempotency.ts';
 import { registerRateLimit } from './context/rate-limit.ts';
 import { registerRequestContext } from './context/request-context.ts';
@@ -29,8 +36,11 @@ export function loggableUrl(url: string): string {
 
 /** Log settings: JSON lines, request id on each, credentials never written. */
 export function loggerOptions(level: string): FastifyServerOptions['logger'] {
+  const traced = tracing();
   return {
     level,
+    // With tracing on, each line carries the trace and span it was written in.
+    ...(traced ? { mixin: () => traced.traceFields() ?? {} } : {}),
     serializers: {
       req: (request) => ({
         method: request.method,
@@ -44,6 +54,27 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
       censor: '[redacted]',
     },
   };
+}
+
+/** Routes polled every few seconds (probes, scrapes): their request lines are logged at debug. */
+const pollRoutes = new Set(['/health/live', '/health/ready', '/metrics']);
+
+/**
+ * Fastify's request lines ("incoming request", "request completed"), at debug instead of info
+ * for the polled routes, so that a load balancer's probes do not drown the log; their failures
+ * are still logged as errors.
+ */
+class RequestLines extends LogController {
+  incomingRequest(request: FastifyRequest, reply: FastifyReply): void {
+    if (pollRoutes.has(request.routeOptions.url ?? ''))
+      request.log.debug({ req: request }, 'incoming request');
+    else super.incomingRequest(request, reply);
+  }
+  requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (!error && pollRoutes.has(request.routeOptions.url ?? ''))
+      reply.log.debug({ res: reply, responseTime: reply.elapsedTime }, 'request completed');
+    else super.requestCompleted(error, request, reply);
+  }
 }
 
 /** A client's request id, when it is a short safe token (letters, digits, `.`, `_`, `-`; 64 at most). */
@@ -60,6 +91,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     // is a short, safe token; anything else could forge log lines or fill the audit, so a fresh
     // id is used instead. Fastify would take the header unchecked, hence requestIdHeader: false.
     requestIdHeader: false,
+    logController: new RequestLines(),
     genReqId: (request) => clientRequestId(request.headers['x-request-id']) ?? randomUUID(),
     // A 5000-row roster page is about 1.2 MB; the largest documented page fits well under this.
     bodyLimit: 16 * 1024 * 1024,
@@ -100,6 +132,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  registerHttpMetrics(app);
 
   // The JSON error body is the application's default answer; each page surface sets its own.
   installErrorHandling(app);
