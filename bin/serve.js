@@ -7,5 +7,8 @@
 import module from 'node:module';
 
 module.enableCompileCache?.();
+// OpenTelemetry, when the OTEL_* variables ask for it, starts before the server's modules load.
+const { tracingWanted } = await import('../src/config.ts');
+if (tracingWanted()) await (await import('../src/lib/telemetry/tracing.ts')).startTracing();
 const { serve } = await import('../src/main.ts');
 await serve();

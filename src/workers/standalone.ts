@@ -2,6 +2,7 @@
 import { loadConfig } from '../config.ts';
 import { openDb } from '../db/db.ts';
 import { migrate } from '../db/migrate.ts';
+import { stopTracing, tracing } from '../lib/telemetry/tracing.ts';
 import { createServices } from '../services.ts';
 
 export async function runStandaloneWorker(): Promise<void> {
@@ -28,6 +29,7 @@ export async function runStandaloneWorker(): Promise<void> {
     await worker.stop();
     await services.close();
     await db.close();
+    await stopTracing(); // sends the spans still buffered
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
@@ -44,7 +46,9 @@ function jsonLogger(level: string) {
         v instanceof Error ? { message: v.message, stack: v.stack } : v,
       ]),
     );
-    process.stdout.write(`${JSON.stringify({ level: lvl, time: Date.now(), msg, ...fields })}\n`);
+    // With tracing on, a line written inside a job carries its trace and span.
+    const trace = tracing()?.traceFields();
+    process.stdout.write(`${JSON.stringify({ level: lvl, time: Date.now(), msg, ...trace, ...fields })}\n`);
   };
   return {
     info: (obj: object, msg?: string) => {
