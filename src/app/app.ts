@@ -27,11 +27,17 @@ export interface AppOptions {
   rateLimitNameSpace?: string;
 }
 
-/** A request URL as logged: one-time sign-in links and OIDC callback parameters masked. */
+/**
+ * A request URL as logged: one-time sign-in links, OIDC callback parameters and anything named
+ * like a credential (a token pasted into a query string by mistake) masked.
+ */
 export function loggableUrl(url: string): string {
   return url
     .replace(/^(\/auth\/operator-link\/)[^/?#]+/, '$1[redacted]')
-    .replace(/([?&](?:code|state|session_state|id_token)=)[^&#]*/g, '$1[redacted]');
+    .replace(
+      /([?&](?:code|state|session_state|id_token|access_token|token|secret|password)=)[^&#]*/gi,
+      '$1[redacted]',
+    );
 }
 
 /** Log settings: JSON lines, request id on each, credentials never written. */
