@@ -91,6 +91,19 @@ test('METRICS_TOKEN: its own credential for /metrics, kept as SHA-256; off when 
   );
 });
 
+test('METRICS_PORT: a listener of its own for `ssp worker`, only with a scrape token', () => {
+  assert.equal(loadConfig({}).metricsPort, undefined);
+  assert.equal(
+    loadConfig({ METRICS_PORT: '9464', METRICS_TOKEN: 'a-scrape-token-of-its-own' }).metricsPort,
+    9464,
+  );
+  assert.throws(() => loadConfig({ METRICS_PORT: '9464' }), /METRICS_PORT needs METRICS_TOKEN/);
+  assert.throws(
+    () => loadConfig({ METRICS_PORT: '70000', METRICS_TOKEN: 'a-scrape-token-of-its-own' }),
+    /METRICS_PORT must be an integer from 1 to 65535/,
+  );
+});
+
 test('tracing follows the standard OTEL_* variables and is off without them', () => {
   assert.equal(loadConfig({}).tracing, false);
   assert.equal(tracingWanted({}), false);

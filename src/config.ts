@@ -22,6 +22,8 @@ export interface Config {
   operatorTokenHash: string | undefined;
   /** SHA-256 (hex) of the token that reads GET /metrics; undefined: /metrics is off (404). */
   metricsTokenHash: string | undefined;
+  /** `ssp worker` serves GET /metrics on this port (with METRICS_TOKEN); undefined: it does not. */
+  metricsPort: number | undefined;
   /** OpenTelemetry traces are exported (the OTEL_* variables ask for it): see tracingWanted. */
   tracing: boolean;
   rosterRateLimitPerMinute: number;
@@ -157,6 +159,7 @@ export function loadConfig(env: Env = process.env): Config {
     bootstrapRosterSecretHash: secretHash('BOOTSTRAP_ROSTER_SECRET', 'BOOTSTRAP_ROSTER_SECRET_SHA256'),
     operatorTokenHash: secretHash('OPERATOR_TOKEN', 'OPERATOR_TOKEN_SHA256'),
     metricsTokenHash: secretHash('METRICS_TOKEN', 'METRICS_TOKEN_SHA256'),
+    metricsPort: env.METRICS_PORT ? int('METRICS_PORT', 0, 1, 65535) : undefined,
     tracing: tracingWanted(env, problems),
     rosterRateLimitPerMinute: int('ROSTER_RATE_LIMIT_PER_MINUTE', 20, 1, 1_000_000),
     departureHoldThreshold: share('DEPARTURE_HOLD_THRESHOLD', 0.1),
@@ -175,6 +178,8 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl: parseSmtpUrl(env.SMTP_URL, problems),
     smtpFrom: parseSmtpFrom(env.SMTP_FROM, publicBaseUrl, problems),
   };
+  if (config.metricsPort !== undefined && !config.metricsTokenHash)
+    problems.push('METRICS_PORT needs METRICS_TOKEN (or METRICS_TOKEN_SHA256): the metrics are read with it');
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

@@ -9,6 +9,7 @@
 // - the PostgreSQL pool (connections in use, idle, waited for; the wait for a connection);
 // - Node.js's own: event-loop delay, heap, GC, CPU (prom-client's default metrics).
 import client from 'prom-client';
+import { bearerToken, digestsEqual, sha256Hex } from '../secrets.ts';
 
 export const registry = new client.Registry();
 
@@ -221,4 +222,13 @@ export function sourcedGauges<T>(families: GaugeFamily<T>[]) {
 export async function scrape(): Promise<{ contentType: string; body: string }> {
   for (const forget of perScrape) forget();
   return { contentType: registry.contentType, body: await registry.metrics() };
+}
+
+/**
+ * Whether an Authorization header carries the scrape token (its SHA-256 is `expected`); the
+ * operator token, or anything else, is not it.
+ */
+export function isScrapeToken(authorization: string | undefined, expected: string): boolean {
+  const token = bearerToken(authorization);
+  return Boolean(token) && digestsEqual(sha256Hex(token ?? ''), expected);
 }

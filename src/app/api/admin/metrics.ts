@@ -2,8 +2,7 @@
 // in Prometheus' text format for scrapers (GET /metrics, with the scrape token of its own).
 import { Type } from 'typebox';
 import { ApiError } from '../../../errors.ts';
-import { bearerToken, digestsEqual, sha256Hex } from '../../../lib/secrets.ts';
-import { scrape } from '../../../lib/telemetry/metrics.ts';
+import { isScrapeToken, scrape } from '../../../lib/telemetry/metrics.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { adminSecurity, errorResponses } from '../schemas.ts';
@@ -51,8 +50,7 @@ export function adminMetricsRoutes(app: App, services: Services): void {
       const expected = services.config.metricsTokenHash;
       if (!expected)
         throw new ApiError('not_found', { detail: 'metrics are off: set METRICS_TOKEN to read them here' });
-      const token = bearerToken(request.headers.authorization);
-      if (!token || !digestsEqual(sha256Hex(token), expected))
+      if (!isScrapeToken(request.headers.authorization, expected))
         throw new ApiError('unauthorized', { detail: 'send Authorization: Bearer <METRICS_TOKEN>' });
       const { contentType, body } = await scrape();
       return reply.type(contentType).send(body);
