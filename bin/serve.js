@@ -9,5 +9,8 @@ import { applyNodeSettings } from './node-settings.js';
 
 applyNodeSettings();
 module.enableCompileCache?.();
+// OpenTelemetry, when the OTEL_* variables ask for it, starts before the server's modules load.
+const { tracingWanted } = await import('../src/config.ts');
+if (tracingWanted()) await (await import('../src/lib/telemetry/tracing.ts')).startTracing();
 const { serve } = await import('../src/main.ts');
 await serve();

@@ -27,5 +27,11 @@ function commandOf(args) {
 // after the first neither strips types again nor loads the stripper, about 30 MB less memory
 // and a faster start. NODE_DISABLE_COMPILE_CACHE=1 turns it off.
 module.enableCompileCache?.();
+// The server and the worker trace when the OTEL_* variables ask for it: OpenTelemetry starts
+// before their modules load (src/lib/telemetry/tracing.ts). Other commands never load it.
+if (['serve', 'worker'].includes(process.argv[2] ?? '')) {
+  const { tracingWanted } = await import('../src/config.ts');
+  if (tracingWanted()) await (await import('../src/lib/telemetry/tracing.ts')).startTracing();
+}
 const { run } = await import('../src/cli/main.ts');
 await run();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ConfigError, loadConfig } from './config.ts';
+import { ConfigError, loadConfig, tracingWanted } from './config.ts';
 import { sha256Hex } from './lib/secrets.ts';
 
 test('defaults serve on the embedded database', () => {
@@ -74,4 +74,52 @@ test('EMBEDDED_SHARED_BUFFERS: 32MB by default, a size from 1MB to 1GB, bad valu
       bad,
     );
   }
+});
+
+test('METRICS_TOKEN: its own credential for /metrics, kept as SHA-256; off when unset', () => {
+  assert.equal(loadConfig({}).metricsTokenHash, undefined);
+  const token = 'a-scrape-token-of-its-own';
+  assert.equal(loadConfig({ METRICS_TOKEN: token }).metricsTokenHash, sha256Hex(token));
+  assert.equal(
+    loadConfig({ METRICS_TOKEN_SHA256: sha256Hex(token).toUpperCase() }).metricsTokenHash,
+    sha256Hex(token),
+  );
+  assert.throws(() => loadConfig({ METRICS_TOKEN: 'short' }), /METRICS_TOKEN must be at least 16/);
+  assert.throws(
+    () => loadConfig({ METRICS_TOKEN: token, METRICS_TOKEN_SHA256: sha256Hex(token) }),
+    /set only one of METRICS_TOKEN and METRICS_TOKEN_SHA256/,
+  );
+});
+
+test('METRICS_PORT: a listener of its own for `ssp worker`, only with a scrape token', () => {
+  assert.equal(loadConfig({}).metricsPort, undefined);
+  assert.equal(
+    loadConfig({ METRICS_PORT: '9464', METRICS_TOKEN: 'a-scrape-token-of-its-own' }).metricsPort,
+    9464,
+  );
+  assert.throws(() => loadConfig({ METRICS_PORT: '9464' }), /METRICS_PORT needs METRICS_TOKEN/);
+  assert.throws(
+    () => loadConfig({ METRICS_PORT: '70000', METRICS_TOKEN: 'a-scrape-token-of-its-own' }),
+    /METRICS_PORT must be an integer from 1 to 65535/,
+  );
+});
+
+test('tracing follows the standard OTEL_* variables and is off without them', () => {
+  assert.equal(loadConfig({}).tracing, false);
+  assert.equal(tracingWanted({}), false);
+  assert.equal(tracingWanted({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }), true);
+  assert.equal(tracingWanted({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:4318/v1/traces' }), true);
+  assert.equal(tracingWanted({ OTEL_TRACES_EXPORTER: 'otlp' }), true);
+  assert.equal(
+    tracingWanted({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_SDK_DISABLED: 'true' }),
+    false,
+  );
+  assert.equal(
+    tracingWanted({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_TRACES_EXPORTER: 'none' }),
+    false,
+  );
+  assert.throws(
+    () => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_PROTOCOL: 'udp' }),
+    /OTEL_EXPORTER_OTLP_PROTOCOL must be one of/,
+  );
 });

@@ -20,6 +20,12 @@ export interface Config {
   bootstrapRosterSecretHash: string | undefined;
   /** SHA-256 (hex) of an operator token given by configuration, if any. */
   operatorTokenHash: string | undefined;
+  /** SHA-256 (hex) of the token that reads GET /metrics; undefined: /metrics is off (404). */
+  metricsTokenHash: string | undefined;
+  /** `ssp worker` serves GET /metrics on this port (with METRICS_TOKEN); undefined: it does not. */
+  metricsPort: number | undefined;
+  /** OpenTelemetry traces are exported (the OTEL_* variables ask for it): see tracingWanted. */
+  tracing: boolean;
   rosterRateLimitPerMinute: number;
   /** Full-sync departures above this share of a cohort are held for an admin's decision. */
   departureHoldThreshold: number;
@@ -165,6 +171,9 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: parseTrustProxy(env.TRUST_PROXY, problems),
     bootstrapRosterSecretHash: secretHash('BOOTSTRAP_ROSTER_SECRET', 'BOOTSTRAP_ROSTER_SECRET_SHA256'),
     operatorTokenHash: secretHash('OPERATOR_TOKEN', 'OPERATOR_TOKEN_SHA256'),
+    metricsTokenHash: secretHash('METRICS_TOKEN', 'METRICS_TOKEN_SHA256'),
+    metricsPort: env.METRICS_PORT ? int('METRICS_PORT', 0, 1, 65535) : undefined,
+    tracing: tracingWanted(env, problems),
     rosterRateLimitPerMinute: int('ROSTER_RATE_LIMIT_PER_MINUTE', 20, 1, 1_000_000),
     departureHoldThreshold: share('DEPARTURE_HOLD_THRESHOLD', 0.1),
     enrolmentsRateLimitPerMinute: int('ENROLMENTS_RATE_LIMIT_PER_MINUTE', 20, 1, 1_000_000),
@@ -191,8 +200,29 @@ export function loadConfig(env: Env = process.env): Config {
       parseMemoryMb: int('ONEROSTER_PARSE_MEMORY_MB', 256, 32, 8192),
     },
   };
+  if (config.metricsPort !== undefined && !config.metricsTokenHash)
+    problems.push('METRICS_PORT needs METRICS_TOKEN (or METRICS_TOKEN_SHA256): the metrics are read with it');
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+const otlpProtocols = ['http/protobuf', 'http/json', 'grpc'];
+
+/**
+ * Whether OpenTelemetry traces are to be exported, by the SDK's own variables: an OTLP endpoint
+ * (OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) or an explicit
+ * OTEL_TRACES_EXPORTER, and neither OTEL_SDK_DISABLED=true nor OTEL_TRACES_EXPORTER=none. The
+ * process entries ask this before anything else is loaded (src/lib/telemetry/tracing.ts).
+ */
+export function tracingWanted(env: Env = process.env, problems: string[] = []): boolean {
+  const exporter = env.OTEL_TRACES_EXPORTER?.trim().toLowerCase();
+  const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL || env.OTEL_EXPORTER_OTLP_PROTOCOL;
+  if (protocol && !otlpProtocols.includes(protocol))
+    problems.push(
+      `OTEL_EXPORTER_OTLP_PROTOCOL must be one of ${otlpProtocols.join(', ')} (got "${protocol}")`,
+    );
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true' || exporter === 'none') return false;
+  return Boolean(exporter || env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
 }
 
 function parsePublicBaseUrl(raw: string | undefined, port: number, problems: string[]): string {

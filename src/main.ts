@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from './config.ts';
 import { DatabaseInUseError, embeddedDatabaseExists, openDb } from './db/db.ts';
 import { migrate } from './db/migrate.ts';
 import { resealSecrets } from './domain/secrets/reseal.ts';
+import { stopTracing, tracing } from './lib/telemetry/tracing.ts';
 import { createServices, type Services } from './services.ts';
 
 export async function serve(): Promise<void> {
@@ -71,6 +72,7 @@ export async function serve(): Promise<void> {
       await worker?.stop();
       await services.close();
       await db.close();
+      await stopTracing(); // sends the spans still buffered
     } finally {
       process.exit(0);
     }
@@ -84,7 +86,11 @@ export async function serve(): Promise<void> {
     worker.start();
   }
   app.log.info(
-    { database: db.kind === 'pglite' ? `embedded (${config.dataDir})` : 'postgresql', docs: '/docs' },
+    {
+      database: db.kind === 'pglite' ? `embedded (${config.dataDir})` : 'postgresql',
+      docs: '/docs',
+      tracing: tracing() ? 'otlp' : 'off',
+    },
     'serving',
   );
 }

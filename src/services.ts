@@ -41,6 +41,7 @@ import { type Clock, systemClock } from './lib/clock.ts';
 import { type Keyring, keyringFromConfig } from './lib/encryption.ts';
 import { type CalendarFetchWorker, createCalendarFetchWorker } from './workers/calendar-fetch.ts';
 import { escalationWorkerOnce } from './workers/escalation.ts';
+import { registerDatabaseMetrics } from './workers/metrics.ts';
 import { createOneRosterPullWorker, type OneRosterPullWorker } from './workers/oneroster-pull.ts';
 import { createPrivacyParts } from './workers/retention.ts';
 
@@ -112,6 +113,7 @@ export function createServices(deps: ServiceDeps) {
     clock,
   });
 
+  const unregisterMetrics = registerDatabaseMetrics(db, clock); // what GET /metrics reads
   const oneRosterPull: PullDeps = {
     db,
     clock,
@@ -251,6 +253,7 @@ export function createServices(deps: ServiceDeps) {
       await notificationWorker?.stop();
       await escalation.stop();
       await oidc.close();
+      unregisterMetrics();
       if (ownsRedis && redis) await redis.quit().catch(() => redis.disconnect());
     },
   };

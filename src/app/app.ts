@@ -1,13 +1,20 @@
 // buildApp(services) -> a ready-to-listen Fastify instance. No I/O happens at import time.
 import { randomUUID } from 'node:crypto';
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyReply, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+  LogController,
+} from 'fastify';
 import { ApiError } from '../errors.ts';
+import { tracing } from '../lib/telemetry/tracing.ts';
 import type { Services } from '../services.ts';
 import { installErrorHandling } from './api/errors.ts';
 import { registerApi } from './api/index.ts';
 import { registerOpenApi } from './api/openapi.ts';
 import { recordRouteMethods } from './context/allowed-methods.ts';
+import { registerHttpMetrics } from './context/http-metrics.ts';
 import { registerIdempotency } from './context/idempotency.ts';
 import { registerRateLimit } from './context/rate-limit.ts';
 import { registerRequestContext } from './context/request-context.ts';
@@ -22,19 +29,26 @@ export interface AppOptions {
 }
 
 /**
- * A request URL as logged: one-time sign-in links, OIDC callback parameters, and the listings'
- * searches by email or name (`email`, `q`: personal data, docs/privacy.md) masked.
+ * A request URL as logged: one-time sign-in links, OIDC callback parameters, the listings'
+ * searches by email or name (`email`, `q`: personal data, docs/privacy.md) and anything named
+ * like a credential (a token pasted into a query string by mistake) masked.
  */
 export function loggableUrl(url: string): string {
   return url
     .replace(/^(\/auth\/operator-link\/)[^/?#]+/, '$1[redacted]')
-    .replace(/([?&](?:code|state|session_state|id_token|email|q)=)[^&#]*/g, '$1[redacted]');
+    .replace(
+      /([?&](?:code|state|session_state|id_token|email|q|access_token|token|secret|password)=)[^&#]*/gi,
+      '$1[redacted]',
+    );
 }
 
 /** Log settings: JSON lines, request id on each, credentials never written. */
 export function loggerOptions(level: string): FastifyServerOptions['logger'] {
+  const traced = tracing();
   return {
     level,
+    // With tracing on, each line carries the trace and span it was written in.
+    ...(traced ? { mixin: () => traced.traceFields() ?? {} } : {}),
     serializers: {
       req: (request) => ({
         method: request.method,
@@ -69,6 +83,27 @@ export function routableUrl(url: string): string {
   }
 }
 
+/** Routes polled every few seconds (probes, scrapes): their request lines are logged at debug. */
+const pollRoutes = new Set(['/health/live', '/health/ready', '/metrics']);
+
+/**
+ * Fastify's request lines ("incoming request", "request completed"), at debug instead of info
+ * for the polled routes, so that a load balancer's probes do not drown the log; their failures
+ * are still logged as errors.
+ */
+class RequestLines extends LogController {
+  incomingRequest(request: FastifyRequest, reply: FastifyReply): void {
+    if (pollRoutes.has(request.routeOptions.url ?? ''))
+      request.log.debug({ req: request }, 'incoming request');
+    else super.incomingRequest(request, reply);
+  }
+  requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (!error && pollRoutes.has(request.routeOptions.url ?? ''))
+      reply.log.debug({ res: reply, responseTime: reply.elapsedTime }, 'request completed');
+    else super.requestCompleted(error, request, reply);
+  }
+}
+
 /** A client's request id, when it is a short safe token (letters, digits, `.`, `_`, `-`; 64 at most). */
 export function clientRequestId(header: string | string[] | undefined): string | undefined {
   return typeof header === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(header) ? header : undefined;
@@ -83,6 +118,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     // is a short, safe token; anything else could forge log lines or fill the audit, so a fresh
     // id is used instead. Fastify would take the header unchecked, hence requestIdHeader: false.
     requestIdHeader: false,
+    logController: new RequestLines(),
     genReqId: (request) => clientRequestId(request.headers['x-request-id']) ?? randomUUID(),
     // A 5000-row roster page is about 1.2 MB; the largest documented page fits well under this.
     bodyLimit: 16 * 1024 * 1024,
@@ -124,6 +160,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  registerHttpMetrics(app);
 
   // Every route is recorded as it is added, so a wrong method on a known path answers 405.
   app.decorate('allowedMethods', recordRouteMethods(app));

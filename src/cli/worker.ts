@@ -1,8 +1,13 @@
 // `ssp worker`: every background worker of services.workers() (webhook deliveries, calendar feed
-// fetches, notification emails, OneRoster pulls) without HTTP, to scale them apart from the server.
+// fetches, notification emails, OneRoster pulls, crisis escalations, retention) without HTTP, to
+// scale them apart from the server; with METRICS_PORT, a listener of its own for its metrics
+// (docs/operations.md).
+import http from 'node:http';
 import { loadConfig } from '../config.ts';
 import { openDb } from '../db/db.ts';
 import { migrate } from '../db/migrate.ts';
+import { isScrapeToken, scrape, startProcessMetrics } from '../lib/telemetry/metrics.ts';
+import { stopTracing, tracing } from '../lib/telemetry/tracing.ts';
 import { createServices } from '../services.ts';
 
 export async function runStandaloneWorker(): Promise<void> {
@@ -24,15 +29,39 @@ export async function runStandaloneWorker(): Promise<void> {
   const services = createServices({ db, config });
   const worker = services.workers(logger);
   worker.start();
+  // This process's own job metrics (queues are the database's, on every instance's /metrics).
+  const metrics = config.metricsPort
+    ? await serveMetrics(config.host, config.metricsPort, config.metricsTokenHash ?? '')
+    : undefined;
+  if (metrics) logger.info({ port: config.metricsPort }, 'worker metrics at /metrics');
   const stop = async (signal: string) => {
     logger.info({ signal }, 'worker stopping');
+    metrics?.close();
     await worker.stop();
     await services.close();
     await db.close();
+    await stopTracing(); // sends the spans still buffered
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+/** GET /metrics with the scrape token, on a listener of its own; anything else is 404. */
+async function serveMetrics(host: string, port: number, tokenHash: string): Promise<http.Server> {
+  startProcessMetrics();
+  const server = http.createServer((request, response) => {
+    if (request.method !== 'GET' || request.url?.split('?')[0] !== '/metrics')
+      return void response.writeHead(404).end();
+    if (!isScrapeToken(request.headers.authorization, tokenHash))
+      return void response.writeHead(401, { 'www-authenticate': 'Bearer' }).end();
+    scrape().then(
+      ({ contentType, body }) => response.writeHead(200, { 'content-type': contentType }).end(body),
+      () => response.writeHead(500).end(),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  return server;
 }
 
 /** JSON lines on stdout, like the server's logs (errors always; info unless the level is above it). */
@@ -45,7 +74,9 @@ function jsonLogger(level: string) {
         v instanceof Error ? { message: v.message, stack: v.stack } : v,
       ]),
     );
-    process.stdout.write(`${JSON.stringify({ level: lvl, time: Date.now(), msg, ...fields })}\n`);
+    // With tracing on, a line written inside a job carries its trace and span.
+    const trace = tracing()?.traceFields();
+    process.stdout.write(`${JSON.stringify({ level: lvl, time: Date.now(), msg, ...trace, ...fields })}\n`);
   };
   return {
     info: (obj: object, msg?: string) => {

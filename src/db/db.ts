@@ -26,8 +26,17 @@ export interface Transaction extends Queryable {
   exec?(sql: string): Promise<void>;
 }
 
+/** A PostgreSQL pool's state, and how long callers waited for a connection (the metrics read it). */
+export interface PoolGauge {
+  status(): { total: number; idle: number; waiting: number; max: number };
+  /** Told each wait for a connection, in seconds; the last listener set wins. */
+  onWait(listener: ((seconds: number) => void) | undefined): void;
+}
+
 export interface Db extends Queryable {
   readonly kind: 'postgres' | 'pglite';
+  /** PostgreSQL only: the pool (the embedded database has none). */
+  readonly pool?: PoolGauge;
   transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
   /** Runs a script of several statements without parameters (migrations). */
   exec(sql: string): Promise<void>;
@@ -62,11 +71,46 @@ export function createPostgresDb(options: PostgresOptions): Db {
     const result = await client.query(sql, params as unknown[]);
     return { rows: result.rows as T[], rowCount: result.rowCount ?? 0 };
   };
+  const max = options.max ?? 10;
+  let onWait: ((seconds: number) => void) | undefined;
+  /** A connection from the pool, the wait for it timed (ssp_db_pool_wait_seconds). */
+  const connect = async () => {
+    const started = performance.now();
+    const client = await pool.connect();
+    onWait?.((performance.now() - started) / 1000);
+    return client;
+  };
   return {
     kind: 'postgres',
-    query: (sql, params) => run(pool, sql, params),
+    pool: {
+      status: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max }),
+      onWait(listener) {
+        onWait = listener;
+      },
+    },
+    // As pool.query does it (connect, query, release; a client that saw an error, or lost its
+    // connection meanwhile, is not reused), with the wait for the connection timed.
+    async query<T>(sql: string, params?: unknown[]) {
+      const client = await connect();
+      let released = false;
+      const release = (error?: Error) => {
+        if (released) return;
+        released = true;
+        client.release(error);
+      };
+      client.once('error', release);
+      try {
+        return await run<T>(client, sql, params);
+      } catch (error) {
+        release(error as Error);
+        throw error;
+      } finally {
+        client.removeListener('error', release);
+        release();
+      }
+    },
     async transaction(fn) {
-      const client = await pool.connect();
+      const client = await connect();
       try {
         await client.query('BEGIN');
         const result = await fn({

@@ -13,6 +13,7 @@ import { DEFAULT_LIMITS, type FetchLimits } from '../domain/calendar/schedule.ts
 import type { Clock } from '../lib/clock.ts';
 import type { OutboundPolicy } from '../lib/outbound-url.ts';
 import { pollLoop } from '../lib/poll-loop.ts';
+import { workerJob } from '../lib/telemetry/jobs.ts';
 
 export interface CalendarWorkerLogger {
   info(obj: object, msg?: string): void;
@@ -62,7 +63,10 @@ export function createCalendarFetchWorker(options: CalendarWorkerOptions) {
     await Promise.all(
       claimed.map(async (feed) => {
         try {
-          const record = await refreshFeed(deps, feed, 'schedule');
+          const record = await workerJob('calendar', () => refreshFeed(deps, feed, 'schedule'), {
+            attributes: { 'ssp.feed_id': feed.id },
+            outcome: (done) => done?.status ?? 'skipped',
+          });
           if (record) {
             summary[record.status]++;
             if (record.status === 'failed')

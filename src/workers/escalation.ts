@@ -10,6 +10,7 @@ import type { Db } from '../db/db.ts';
 import { escalateRound } from '../domain/inbox/escalation.ts';
 import type { Clock } from '../lib/clock.ts';
 import { pollLoop } from '../lib/poll-loop.ts';
+import { workerJob } from '../lib/telemetry/jobs.ts';
 
 export interface EscalationWorkerLogger {
   info(obj: object, msg?: string): void;
@@ -34,9 +35,14 @@ export function createEscalationWorker(options: EscalationWorkerOptions) {
   const log = options.logger;
 
   async function runOnce() {
-    const round = await escalateRound(
-      { db: options.db, now: options.clock.now() },
-      { limit: batchSize, institutionIds: options.institutionIds },
+    const round = await workerJob(
+      'escalation',
+      () =>
+        escalateRound(
+          { db: options.db, now: options.clock.now() },
+          { limit: batchSize, institutionIds: options.institutionIds },
+        ),
+      { outcome: (r) => (r.escalated > 0 ? 'escalated' : 'idle') },
     );
     for (const e of round.escalations)
       log?.warn(

@@ -8,6 +8,7 @@
 
 import { claimDueSources, type PullDeps, pullSource } from '../domain/oneroster/pull/pull.ts';
 import { pollLoop } from '../lib/poll-loop.ts';
+import { workerJob } from '../lib/telemetry/jobs.ts';
 
 export interface OneRosterWorkerLogger {
   info(obj: object, msg?: string): void;
@@ -34,9 +35,12 @@ export function createOneRosterPullWorker(options: OneRosterWorkerOptions) {
     const summary = { claimed: claimed.length, ok: 0, failed: 0 };
     for (const source of claimed) {
       try {
-        const outcome = await pullSource(options.deps, source, {
-          trigger: source.requested_run_id ? 'manual' : 'schedule',
-        });
+        const outcome = await workerJob(
+          'oneroster',
+          () =>
+            pullSource(options.deps, source, { trigger: source.requested_run_id ? 'manual' : 'schedule' }),
+          { attributes: { 'ssp.institution_id': source.institution_id }, outcome: (done) => done.status },
+        );
         summary[outcome.status === 'ok' ? 'ok' : 'failed']++;
         if (outcome.status === 'failed')
           log?.info({ institution_id: source.institution_id, error: outcome.error }, 'OneRoster pull failed');

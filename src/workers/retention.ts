@@ -8,6 +8,7 @@ import { DEFAULT_RETENTION, type RetentionOptions, runRetention } from '../domai
 import { createPrivacyService } from '../domain/privacy/service.ts';
 import type { Clock } from '../lib/clock.ts';
 import { pollLoop } from '../lib/poll-loop.ts';
+import { workerJob } from '../lib/telemetry/jobs.ts';
 
 export interface RetentionWorkerLogger {
   info(obj: object, msg?: string): void;
@@ -30,7 +31,9 @@ export function createRetentionWorker(options: {
     let total = 0;
     for (const id of await institutionIds(options.db)) {
       try {
-        const removed = await runRetention(deps, id, settings);
+        const removed = await workerJob('retention', () => runRetention(deps, id, settings), {
+          attributes: { 'ssp.institution_id': id },
+        });
         const n = Object.values(removed).reduce((a, b) => a + (b ?? 0), 0);
         if (n > 0) log?.info({ institution_id: id, removed }, 'retention removed data past its period');
         total += n;

@@ -12,12 +12,20 @@ import { createServices, type Services } from '../../src/services.ts';
 import { type DatabaseKind, databaseKinds, openTestDb } from './db.ts';
 
 export const OPERATOR_TOKEN = 'ssp_op_test-operator-token-for-tests-only';
+/** The scrape token that reads GET /metrics in tests. */
+export const METRICS_TOKEN = 'test-metrics-scrape-token';
 /** A fixed encryption key for tests (never a real deployment's). */
 export const TEST_ENCRYPTION_KEY = 'dGVzdC1lbmNyeXB0aW9uLWtleS0zMi1ieXRlcy1vayE';
 
 export function testConfig(overrides: Partial<Config> = {}, env: Record<string, string> = {}): Config {
   return {
-    ...loadConfig({ OPERATOR_TOKEN, LOG_LEVEL: 'silent', ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, ...env }),
+    ...loadConfig({
+      OPERATOR_TOKEN,
+      METRICS_TOKEN,
+      LOG_LEVEL: 'silent',
+      ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+      ...env,
+    }),
     // Generous limits so ordinary tests never meet them; the rate-limit tests set their own.
     rosterRateLimitPerMinute: 100_000,
     enrolmentsRateLimitPerMinute: 100_000,

@@ -14,8 +14,10 @@ export interface ServerProcess {
 export async function startServerProcess(
   dataDir: string,
   env: Record<string, string> = {},
+  /** The process entry, from the project's root: src/main.ts, or bin/serve.js as `npm start` runs it. */
+  entryFile = 'src/main.ts',
 ): Promise<ServerProcess> {
-  const entry = path.resolve(import.meta.dirname, '../../src/main.ts');
+  const entry = path.resolve(import.meta.dirname, '../..', entryFile);
   const child: ChildProcess = spawn(process.execPath, [entry], {
     env: {
       ...process.env,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
+import { describeEachDatabase, METRICS_TOKEN, seedTenant } from '../helpers/app.ts';
 import { addEndpoint } from '../helpers/webhooks.ts';
 
 describeEachDatabase(
@@ -179,7 +179,7 @@ describeEachDatabase(
       assert.equal(read.json().previous_secret_expires_at, previous_secret_expires_at);
     });
 
-    test('metrics: JSON and Prometheus text, operator token required', async () => {
+    test('metrics: JSON for the operator, Prometheus text for the scrape token only', async () => {
       const json = await ctx().admin('GET', '/admin/v1/metrics');
       assert.equal(json.statusCode, 200);
       for (const key of [
@@ -192,11 +192,12 @@ describeEachDatabase(
         'oldest_due_age_seconds',
       ])
         assert.equal(typeof json.json().queue[key], 'number', key);
-      const text = await ctx().admin('GET', '/metrics');
+      const text = await ctx().request({ method: 'GET', url: '/metrics', token: METRICS_TOKEN });
       assert.equal(text.statusCode, 200);
       assert.match(text.headers['content-type'] as string, /^text\/plain/);
       assert.match(text.body, /^ssp_webhook_deliveries\{state="pending"\} \d+$/m);
       assert.equal((await ctx().request({ method: 'GET', url: '/metrics' })).statusCode, 401);
+      assert.equal((await ctx().admin('GET', '/metrics')).statusCode, 401);
     });
   },
   { config: { allowLoopbackOutbound: true } },

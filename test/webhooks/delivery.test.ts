@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../../src/domain/webhooks/schedule.ts';
 import { generateWebhookSecret } from '../../src/domain/webhooks/signing.ts';
-import { describeEachDatabase, seedTenant, type TestContext } from '../helpers/app.ts';
+import { describeEachDatabase, METRICS_TOKEN, seedTenant, type TestContext } from '../helpers/app.ts';
 import { receiverPool, startReceiver } from '../helpers/receiver.ts';
 import { addEndpoint, emitEvent, testClock, workerFor } from '../helpers/webhooks.ts';
 
@@ -586,7 +586,7 @@ describeEachDatabase(
         2,
       );
       assert.equal(after.queue.retrying - before.queue.retrying, 2);
-      const text = (await ctx().admin('GET', '/metrics')).body;
+      const text = (await ctx().request({ method: 'GET', url: '/metrics', token: METRICS_TOKEN })).body;
       assert.match(text, /ssp_webhook_attempts_last_hour\{outcome="http_error"\} \d+/);
     });
 

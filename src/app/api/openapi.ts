@@ -109,6 +109,11 @@ export async function registerOpenApi(app: App, services: Services): Promise<voi
             scheme: 'bearer',
             description: 'Operator token (ssp_op_…) for the admin API',
           },
+          metricsToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'The scrape token (METRICS_TOKEN) that reads GET /metrics and nothing else',
+          },
           sessionCookie: {
             type: 'apiKey',
             in: 'cookie',

@@ -150,3 +150,16 @@ export async function selectKnownTags(q: Queryable, institutionId: string, ids: 
   );
   return rows.map((r) => r.id);
 }
+
+/** The fetch worker's queue for the metrics: feeds due now (a claim moves a feed's due time on), and the oldest's wait. */
+export async function selectFetchQueue(
+  q: Queryable,
+  now: Date,
+): Promise<{ depth: number; lagSeconds: number }> {
+  const { rows } = await q.query<{ depth: number; lag_seconds: number }>(
+    `SELECT count(*) AS depth, COALESCE(EXTRACT(EPOCH FROM ($1 - min(next_fetch_at))), 0)::float8 AS lag_seconds
+     FROM calendar_feeds WHERE next_fetch_at <= $1`,
+    [now],
+  );
+  return { depth: rows[0].depth, lagSeconds: rows[0].lag_seconds };
+}

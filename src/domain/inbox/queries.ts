@@ -196,3 +196,27 @@ export async function selectOpenEscalations(
   );
   return rows;
 }
+
+/**
+ * The escalation worker's queue for /metrics: crisis requests whose window has passed with no
+ * acknowledgement and no escalation yet, and how long the oldest has waited past its window.
+ * Read at scrape time from the same partial index as escalateDue.
+ */
+export async function selectEscalationQueue(
+  db: Queryable,
+  now: Date,
+): Promise<{ depth: number; lagSeconds: number }> {
+  const { rows } = await db.query<{ depth: number; lag_seconds: number }>(
+    `SELECT count(*)::int AS depth,
+       COALESCE(EXTRACT(EPOCH FROM ($1::timestamptz
+         - min(h.created_at + make_interval(mins => coalesce(s.escalation_minutes, 15))))), 0)::float8 AS lag_seconds
+     FROM help_requests h
+     LEFT JOIN inbox_settings s ON s.institution_id = h.institution_id
+     WHERE h.priority = 'crisis' AND h.first_response_at IS NULL
+       AND h.created_at <= $1::timestamptz - make_interval(mins => coalesce(s.escalation_minutes, 15))
+       AND NOT EXISTS (SELECT 1 FROM help_request_escalations e WHERE e.help_request_id = h.id)
+       AND NOT EXISTS (SELECT 1 FROM institutions i WHERE i.id = h.institution_id AND i.archived_at IS NOT NULL)`,
+    [now],
+  );
+  return { depth: rows[0].depth, lagSeconds: rows[0].lag_seconds };
+}

@@ -280,3 +280,16 @@ export async function pruneFinished(db: Queryable, before: Date, batch = 5_000):
   );
   return rowCount;
 }
+
+/** The email worker's queue for the metrics: emails due now (a claim moves the due time on), and the oldest's wait. */
+export async function selectEmailQueue(
+  q: Queryable,
+  now: Date,
+): Promise<{ depth: number; lagSeconds: number }> {
+  const { rows } = await q.query<{ depth: number; lag_seconds: number }>(
+    `SELECT count(*) AS depth, COALESCE(EXTRACT(EPOCH FROM ($1 - min(next_attempt_at))), 0)::float8 AS lag_seconds
+     FROM notifications WHERE state = 'pending' AND next_attempt_at <= $1`,
+    [now],
+  );
+  return { depth: rows[0].depth, lagSeconds: rows[0].lag_seconds };
+}

@@ -16,6 +16,7 @@
 import type { Db } from '../../db/db.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { pollLoop } from '../../lib/poll-loop.ts';
+import { workerJob } from '../../lib/telemetry/jobs.ts';
 import { composeEmail } from './email.ts';
 import { createMailer, type Mailer } from './mailer.ts';
 import { type ClaimedNotification, claimDue, pruneFinished, recordOutcome, skipDue } from './queries.ts';
@@ -72,12 +73,16 @@ export function createNotificationWorker(options: NotificationWorkerOptions) {
   let mailer: Mailer | undefined;
   let lastPrune = 0;
 
-  async function deliver(row: ClaimedNotification, round: NotificationRound): Promise<void> {
+  /** Sends one email and records what came of it; returns that outcome (the metrics' label). */
+  async function deliver(
+    row: ClaimedNotification,
+    round: NotificationRound,
+  ): Promise<'sent' | 'retried' | 'failed' | 'skipped'> {
     const at = () => clock.now();
     if (row.person_removed) {
       await recordOutcome(db, row, { state: 'skipped', error: 'the person was removed', at: at() });
       round.skipped++;
-      return;
+      return 'skipped';
     }
     const email = composeEmail({
       notificationId: row.id,
@@ -100,14 +105,14 @@ export function createNotificationWorker(options: NotificationWorkerOptions) {
     if (result.ok) {
       await recordOutcome(db, row, { state: 'sent', error: null, at: at() });
       round.sent++;
-      return;
+      return 'sent';
     }
     const decision = decideAfterFailure(result.failure, row.attempts, policy, options.random);
     if (decision.kind === 'failed') {
       await recordOutcome(db, row, { state: 'failed', error: decision.reason, at: at() });
       round.failed++;
       log?.warn({ notification_id: row.id, reason: decision.reason }, 'notification email failed');
-      return;
+      return 'failed';
     }
     const now = at();
     await recordOutcome(db, row, {
@@ -117,6 +122,7 @@ export function createNotificationWorker(options: NotificationWorkerOptions) {
       nextAttemptAt: new Date(now.getTime() + decision.delayMs),
     });
     round.retried++;
+    return 'retried';
   }
 
   /**
@@ -149,7 +155,10 @@ export function createNotificationWorker(options: NotificationWorkerOptions) {
     round.claimed = claimed.length;
     await Promise.all(
       claimed.map((row) =>
-        deliver(row, round).catch((error) => {
+        workerJob('notifications', () => deliver(row, round), {
+          attributes: { 'ssp.notification_id': row.id },
+          outcome: (state) => state,
+        }).catch((error) => {
           // Recording failed (database unavailable): the lease ends and the row falls due again.
           log?.error({ err: error, notification_id: row.id }, 'recording a notification failed');
         }),

@@ -8,6 +8,7 @@ import { type KeysetPage, keysetPage, type Paged } from '../../db/keyset.ts';
 import { ApiError } from '../../errors.ts';
 import type { KeysetOrder } from '../../lib/cursor.ts';
 import { uuidPattern } from '../../lib/ids.ts';
+import { feedRowErrors, feedRows, feedRowsReceived, runsTotal } from '../../lib/telemetry/metrics.ts';
 import {
   insertRun,
   selectDaily,
@@ -41,9 +42,31 @@ export const MAX_DAILY_DAYS = 366;
  * Records a run; returns its id. A real push calls it inside its own transaction, so a push
  * that commits always has its run; a dry run, which writes nothing else, calls it on its own.
  */
-export function recordRun(q: Queryable, run: NewRun): Promise<string> {
-  return insertRun(q, run, run.errors.slice(0, RUN_ERRORS_KEPT));
+export async function recordRun(q: Queryable, run: NewRun): Promise<string> {
+  const id = await insertRun(q, run, run.errors.slice(0, RUN_ERRORS_KEPT));
+  countRun(run);
+  return id;
 }
+
+/**
+ * The run in the process's metrics: its outcome, and (a real push or pull) its rows by outcome.
+ * Counted once recorded; a push whose transaction then rolls back (rare) is counted too.
+ */
+function countRun(run: NewRun): void {
+  const failed = run.counts.status === 'failed';
+  const outcome = failed ? 'failed' : run.errors.length > 0 ? 'row_errors' : 'ok';
+  runsTotal.inc({ kind: run.kind, outcome, dry_run: String(run.dryRun) });
+  if (run.received > 0) feedRowsReceived.inc({ feed: run.kind }, run.received);
+  if (run.errors.length > 0) feedRowErrors.inc({ feed: run.kind }, run.errors.length);
+  if (run.dryRun) return;
+  for (const [key, value] of Object.entries(run.counts)) {
+    if (typeof value === 'number' && value > 0 && rowOutcomes.has(key))
+      feedRows.inc({ feed: run.kind, outcome: key }, value);
+  }
+}
+
+/** The counts of a run that are rows by outcome (a bounded set of labels). */
+const rowOutcomes = new Set(['created', 'updated', 'unchanged', 'departed', 'returned', 'removed', 'moved']);
 
 const DAY_MS = 86_400_000;
 /** Bounds past any stored run, so the range condition always applies (and uses the index). */

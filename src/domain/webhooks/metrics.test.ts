@@ -1,45 +1,44 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { prometheusText } from './metrics.ts';
+import { scrape } from '../../lib/telemetry/metrics.ts';
+import { type WebhookMetrics, webhookGauges } from './metrics.ts';
 
-test('the metrics as Prometheus text: one gauge family each, labelled samples, a final newline', () => {
-  const text = prometheusText({
-    queue: {
-      pending: 5,
-      due: 2,
-      in_flight: 1,
-      retrying: 2,
-      oldest_due_age_seconds: 12.5,
-      failed: 3,
-      failed_last_day: 1,
-    },
-    attempts: { delivered: { last_hour: 4, last_day: 40 }, http_error: { last_hour: 0, last_day: 2 } },
-    endpoints: { enabled: 7, disabled: 1 },
-    measured_at: new Date('2026-01-01T00:00:00Z'),
-  });
-  assert.ok(text.endsWith('\n'));
-  assert.match(text, /^# TYPE ssp_webhook_deliveries gauge$/m);
-  assert.match(text, /^ssp_webhook_deliveries\{state="pending"\} 5$/m);
-  assert.match(text, /^ssp_webhook_oldest_due_age_seconds 12\.5$/m);
-  assert.match(text, /^ssp_webhook_attempts_last_day\{outcome="http_error"\} 2$/m);
-  assert.match(text, /^ssp_webhook_endpoints\{enabled="false"\} 1$/m);
-  assert.equal(text.match(/^# HELP /gm)?.length, 6);
+const figures = (attempts: WebhookMetrics['attempts']): WebhookMetrics => ({
+  queue: {
+    pending: 5,
+    due: 2,
+    in_flight: 1,
+    retrying: 2,
+    oldest_due_age_seconds: 12.5,
+    failed: 3,
+    failed_last_day: 1,
+  },
+  attempts,
+  endpoints: { enabled: 7, disabled: 1 },
+  measured_at: new Date('2026-01-01T00:00:00Z'),
 });
 
-test('no attempts yet: the attempt families are declared without samples', () => {
-  const text = prometheusText({
-    queue: {
-      pending: 0,
-      due: 0,
-      in_flight: 0,
-      retrying: 0,
-      oldest_due_age_seconds: 0,
-      failed: 0,
-      failed_last_day: 0,
-    },
-    attempts: {},
-    endpoints: { enabled: 0, disabled: 0 },
-    measured_at: new Date(),
+test('the metrics as Prometheus gauges: one family each, labelled samples, read once a scrape', async () => {
+  let reads = 0;
+  const unset = webhookGauges.setSource(async () => {
+    reads++;
+    return figures({ delivered: { last_hour: 4, last_day: 40 }, http_error: { last_hour: 0, last_day: 2 } });
   });
-  assert.match(text, /# TYPE ssp_webhook_attempts_last_hour gauge\n# HELP ssp_webhook_attempts_last_day/);
+  try {
+    const { body: text } = await scrape();
+    assert.equal(reads, 1);
+    assert.match(text, /^# TYPE ssp_webhook_deliveries gauge$/m);
+    assert.match(text, /^ssp_webhook_deliveries\{state="pending"\} 5$/m);
+    assert.match(text, /^ssp_webhook_oldest_due_age_seconds 12\.5$/m);
+    assert.match(text, /^ssp_webhook_attempts_last_day\{outcome="http_error"\} 2$/m);
+    assert.match(text, /^ssp_webhook_endpoints\{enabled="false"\} 1$/m);
+  } finally {
+    unset();
+  }
+});
+
+test('no source (no database), or no attempts yet: the families are declared without samples', async () => {
+  const { body: text } = await scrape();
+  assert.match(text, /^# TYPE ssp_webhook_attempts_last_hour gauge$/m);
+  assert.doesNotMatch(text, /^ssp_webhook_deliveries\{/m);
 });

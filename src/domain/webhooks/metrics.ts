@@ -1,11 +1,12 @@
 // Webhook delivery metrics over every institution (the operator's view): queue depth, outcomes of
 // the last hour and day, endpoints enabled and disabled. Four aggregate queries, each reading a
 // partial index or a time window, never the whole delivery history. The same figures are written
-// as JSON (the admin API) and in Prometheus' text exposition format (GET /metrics).
+// as JSON (the admin API) and as Prometheus gauges (GET /metrics).
 import { type Static, Type } from 'typebox';
 import type { Queryable } from '../../db/db.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { DateTime } from '../../lib/schema.ts';
+import { sourcedGauges } from '../../lib/telemetry/metrics.ts';
 
 const Count = (description?: string) => Type.Number({ description });
 
@@ -70,39 +71,52 @@ export async function webhookMetrics(q: Queryable, clock: Clock): Promise<Webhoo
   };
 }
 
-/** The metrics in Prometheus' text exposition format (version 0.0.4), every family a gauge. */
-export function prometheusText(m: WebhookMetrics): string {
-  const lines: string[] = [];
-  const gauge = (name: string, help: string, samples: [labels: string, value: number][]) => {
-    lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} gauge`);
-    for (const [labels, value] of samples) lines.push(`${name}${labels} ${Number(value ?? 0)}`);
-  };
-  const q = m.queue;
-  gauge('ssp_webhook_deliveries', 'Webhook deliveries by state', [
-    ['{state="pending"}', q.pending],
-    ['{state="due"}', q.due],
-    ['{state="in_flight"}', q.in_flight],
-    ['{state="retrying"}', q.retrying],
-    ['{state="failed"}', q.failed],
-  ]);
-  gauge('ssp_webhook_failed_last_day', 'Deliveries given up in the last day', [['', q.failed_last_day]]);
-  gauge('ssp_webhook_oldest_due_age_seconds', 'Age of the oldest due delivery', [
-    ['', q.oldest_due_age_seconds],
-  ]);
-  const outcomes = Object.entries(m.attempts);
-  gauge(
-    'ssp_webhook_attempts_last_hour',
-    'Delivery attempts in the last hour by outcome',
-    outcomes.map(([outcome, v]) => [`{outcome="${outcome}"}`, v.last_hour]),
-  );
-  gauge(
-    'ssp_webhook_attempts_last_day',
-    'Delivery attempts in the last day by outcome',
-    outcomes.map(([outcome, v]) => [`{outcome="${outcome}"}`, v.last_day]),
-  );
-  gauge('ssp_webhook_endpoints', 'Webhook endpoints by status', [
-    ['{enabled="true"}', m.endpoints.enabled],
-    ['{enabled="false"}', m.endpoints.disabled],
-  ]);
-  return `${lines.join('\n')}\n`;
-}
+/**
+ * The same figures as Prometheus gauges (GET /metrics), read at scrape time from the database
+ * the process's services point them at (webhookGauges.setSource).
+ */
+export const webhookGauges = sourcedGauges<WebhookMetrics>([
+  {
+    name: 'ssp_webhook_deliveries',
+    help: 'Webhook deliveries by state',
+    labelNames: ['state'],
+    samples: ({ queue: q }) => [
+      [{ state: 'pending' }, q.pending],
+      [{ state: 'due' }, q.due],
+      [{ state: 'in_flight' }, q.in_flight],
+      [{ state: 'retrying' }, q.retrying],
+      [{ state: 'failed' }, q.failed],
+    ],
+  },
+  {
+    name: 'ssp_webhook_failed_last_day',
+    help: 'Deliveries given up in the last day',
+    samples: (m) => [[{}, m.queue.failed_last_day]],
+  },
+  {
+    name: 'ssp_webhook_oldest_due_age_seconds',
+    help: 'Age of the oldest due delivery',
+    samples: (m) => [[{}, m.queue.oldest_due_age_seconds]],
+  },
+  {
+    name: 'ssp_webhook_attempts_last_hour',
+    help: 'Delivery attempts in the last hour by outcome',
+    labelNames: ['outcome'],
+    samples: (m) => Object.entries(m.attempts).map(([outcome, v]) => [{ outcome }, v.last_hour]),
+  },
+  {
+    name: 'ssp_webhook_attempts_last_day',
+    help: 'Delivery attempts in the last day by outcome',
+    labelNames: ['outcome'],
+    samples: (m) => Object.entries(m.attempts).map(([outcome, v]) => [{ outcome }, v.last_day]),
+  },
+  {
+    name: 'ssp_webhook_endpoints',
+    help: 'Webhook endpoints by status',
+    labelNames: ['enabled'],
+    samples: (m) => [
+      [{ enabled: 'true' }, m.endpoints.enabled],
+      [{ enabled: 'false' }, m.endpoints.disabled],
+    ],
+  },
+]);

@@ -277,3 +277,17 @@ export async function selectEventDeliveries(
   );
   return rows;
 }
+
+/** The delivery worker's queue for the metrics: deliveries due now and not leased, and the oldest's wait. */
+export async function selectDeliveryQueue(
+  q: Queryable,
+  now: Date,
+): Promise<{ depth: number; lagSeconds: number }> {
+  const { rows } = await q.query<{ depth: number; lag_seconds: number }>(
+    `SELECT count(*) AS depth, COALESCE(EXTRACT(EPOCH FROM ($1 - min(next_attempt_at))), 0)::float8 AS lag_seconds
+     FROM webhook_deliveries
+     WHERE state = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until <= $1)`,
+    [now],
+  );
+  return { depth: rows[0].depth, lagSeconds: rows[0].lag_seconds };
+}

@@ -1,6 +1,8 @@
-// Admin API: webhook delivery metrics, as JSON for the admin API and in Prometheus text format
-// for scrapers. Operator only.
+// Webhook delivery metrics as JSON for the operator (admin API), and every metric of the process
+// in Prometheus' text format for scrapers (GET /metrics, with the scrape token of its own).
 import { Type } from 'typebox';
+import { ApiError } from '../../../errors.ts';
+import { isScrapeToken, scrape } from '../../../lib/telemetry/metrics.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { adminSecurity, errorResponses } from '../schemas.ts';
@@ -22,7 +24,7 @@ export function adminMetricsRoutes(app: App, services: Services): void {
           'queue.pending: deliveries not finished; due: ready now and not leased; in_flight: leased by a worker; ' +
           'retrying: waiting for a later attempt; oldest_due_age_seconds: lag of the oldest due delivery; ' +
           'failed: deliveries given up (or stopped by disabling) and not replayed; failed_last_day: of those, finished in the last day. ' +
-          'attempts: counts per outcome over the last hour and day. Same figures in Prometheus text at GET /metrics.',
+          'attempts: counts per outcome over the last hour and day. Same figures in Prometheus text at GET /metrics (scrape token).',
         response: { 200: Type.Record(Type.String(), Type.Unknown()), ...errorResponses(401) },
       },
     },
@@ -32,47 +34,26 @@ export function adminMetricsRoutes(app: App, services: Services): void {
   app.get(
     '/metrics',
     {
-      config: { access: 'operator' },
+      // The route checks its own credential, the scrape token: the operator token, which can do
+      // everything, is never needed (nor accepted) to read metrics, and no session is read.
+      config: { access: 'feed' },
       schema: {
         tags,
-        security,
-        summary: 'Prometheus metrics (text exposition format; operator token required)',
+        security: [{ metricsToken: [] }],
+        summary: 'Prometheus metrics (text exposition format; the scrape token, METRICS_TOKEN)',
+        description:
+          'Authorization: Bearer <METRICS_TOKEN>. 404 while no METRICS_TOKEN is configured. ' +
+          'The metrics and the alerts worth setting on them are in docs/operations.md.',
       },
     },
-    async (_request, reply) => {
-      const m = await webhooks.metrics();
-      const lines: string[] = [];
-      const gauge = (name: string, help: string, samples: [string, number][]) => {
-        lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} gauge`);
-        for (const [labels, value] of samples) lines.push(`${name}${labels} ${Number(value ?? 0)}`);
-      };
-      const q = m.queue as Record<string, number>;
-      gauge('ssp_webhook_deliveries', 'Webhook deliveries by state', [
-        ['{state="pending"}', q.pending],
-        ['{state="due"}', q.due],
-        ['{state="in_flight"}', q.in_flight],
-        ['{state="retrying"}', q.retrying],
-        ['{state="failed"}', q.failed],
-      ]);
-      gauge('ssp_webhook_failed_last_day', 'Deliveries given up in the last day', [['', q.failed_last_day]]);
-      gauge('ssp_webhook_oldest_due_age_seconds', 'Age of the oldest due delivery', [
-        ['', q.oldest_due_age_seconds],
-      ]);
-      gauge(
-        'ssp_webhook_attempts_last_hour',
-        'Delivery attempts in the last hour by outcome',
-        Object.entries(m.attempts).map(([outcome, v]) => [`{outcome="${outcome}"}`, v.last_hour]),
-      );
-      gauge(
-        'ssp_webhook_attempts_last_day',
-        'Delivery attempts in the last day by outcome',
-        Object.entries(m.attempts).map(([outcome, v]) => [`{outcome="${outcome}"}`, v.last_day]),
-      );
-      gauge('ssp_webhook_endpoints', 'Webhook endpoints by status', [
-        ['{enabled="true"}', m.endpoints.enabled],
-        ['{enabled="false"}', m.endpoints.disabled],
-      ]);
-      return reply.type('text/plain; version=0.0.4').send(`${lines.join('\n')}\n`);
+    async (request, reply) => {
+      const expected = services.config.metricsTokenHash;
+      if (!expected)
+        throw new ApiError('not_found', { detail: 'metrics are off: set METRICS_TOKEN to read them here' });
+      if (!isScrapeToken(request.headers.authorization, expected))
+        throw new ApiError('unauthorized', { detail: 'send Authorization: Bearer <METRICS_TOKEN>' });
+      const { contentType, body } = await scrape();
+      return reply.type(contentType).send(body);
     },
   );
 }

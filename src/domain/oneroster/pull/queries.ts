@@ -1,4 +1,5 @@
 // SQL of the OneRoster sources (migration 0030).
+import type { Queryable } from '../../../db/db.ts';
 
 export const viewColumns = `id, institution_id, base_url, token_url, client_id, cohort_id, org_ids, mapping,
   pull_every_minutes, full_every_hours, next_pull_at, delta_since, last_full_at, failure_count, last_error,
@@ -106,3 +107,18 @@ SELECT s.institution_id, i.slug, i.name, s.last_error, s.failing_since, s.failur
 FROM oneroster_sources s JOIN institutions i ON i.id = s.institution_id
 WHERE s.failing_since IS NOT NULL AND ($1::uuid IS NULL OR s.institution_id = $1)
 ORDER BY s.failing_since`;
+
+/** The pull worker's queue for the metrics: sources due or asked for and not leased, and the oldest's wait. */
+export async function selectPullQueue(
+  q: Queryable,
+  now: Date,
+): Promise<{ depth: number; lagSeconds: number }> {
+  const { rows } = await q.query<{ depth: number; lag_seconds: number }>(
+    `SELECT count(*) AS depth,
+            COALESCE(EXTRACT(EPOCH FROM ($1 - min(LEAST(next_pull_at, requested_at)))), 0)::float8 AS lag_seconds
+     FROM oneroster_sources
+     WHERE (next_pull_at <= $1 OR requested_at <= $1) AND (lease_until IS NULL OR lease_until <= $1)`,
+    [now],
+  );
+  return { depth: rows[0].depth, lagSeconds: rows[0].lag_seconds };
+}

@@ -21,6 +21,7 @@ import type { Db } from '../../../db/db.ts';
 import type { Clock } from '../../../lib/clock.ts';
 import { isSealed, type Keyring } from '../../../lib/encryption.ts';
 import type { OutboundPolicy } from '../../../lib/outbound-url.ts';
+import { workerJob } from '../../../lib/telemetry/jobs.ts';
 import type { Outcome } from '../schedule.ts';
 import { attemptDelivery, createDeliveryAgent, urlChecker } from './attempt.ts';
 import { capacity, sharesAhead, sharesFor, wakeAfter } from './capacity.ts';
@@ -210,11 +211,9 @@ function deliveryRounds(options: WebhookWorkerOptions) {
   async function attemptOne(delivery: Claimed, abandon: AbortController = take(delivery)): Promise<Result> {
     inflight.started(delivery);
     try {
-      const attempt = await attemptDelivery(
-        delivery,
-        { agent, clock, policy, timeoutMs: attemptTimeoutMs, checkUrl },
-        abandon,
-      );
+      const send = () =>
+        attemptDelivery(delivery, { agent, clock, policy, timeoutMs: attemptTimeoutMs, checkUrl }, abandon);
+      const attempt = await workerJob('webhooks', send, jobOf(delivery));
       // The lease stays held (and renewed) until the result is recorded: see record().
       const leaseHeld = leases.isHeld(delivery);
       if (leaseHeld) inflight.noteOutcome(delivery.endpoint_id, attempt.outcome);
@@ -315,6 +314,12 @@ function deliveryRounds(options: WebhookWorkerOptions) {
 }
 
 export type DeliveryRounds = ReturnType<typeof deliveryRounds>;
+
+/** A delivery attempt as a worker job: its ids on the span, its outcome as the metrics' label. */
+const jobOf = (delivery: Claimed) => ({
+  attributes: { 'ssp.delivery_id': delivery.id, 'ssp.endpoint_id': delivery.endpoint_id },
+  outcome: (attempt: { outcome: string }) => attempt.outcome,
+});
 
 export function createWebhookWorker(options: WebhookWorkerOptions) {
   const rounds = deliveryRounds(options);

@@ -1,0 +1,74 @@
+// `ssp worker` with METRICS_PORT: its own listener serves GET /metrics to the scrape token only.
+// PostgreSQL only (a standalone worker needs it).
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import path from 'node:path';
+import { test } from 'node:test';
+import pg from 'pg';
+import { TEST_ENCRYPTION_KEY } from '../helpers/app.ts';
+
+const base = process.env.TEST_DATABASE_URL;
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+test('ssp worker serves its metrics on METRICS_PORT, to the scrape token only', {
+  skip: !base,
+  timeout: 120_000,
+}, async () => {
+  const name = `ssp_wmetrics_${randomBytes(4).toString('hex')}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: base });
+    await client.connect();
+    await client.query(sql).finally(() => client.end());
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(base ?? '');
+  url.pathname = `/${name}`;
+  const port = await freePort();
+  const token = 'worker-scrape-token-for-tests';
+  const child = spawn(process.execPath, [path.resolve(import.meta.dirname, '../../bin/ssp.js'), 'worker'], {
+    env: {
+      ...process.env,
+      DATABASE_URL: url.toString(),
+      ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+      HOST: '127.0.0.1',
+      METRICS_PORT: String(port),
+      METRICS_TOKEN: token,
+      LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  try {
+    const deadline = Date.now() + 60_000;
+    while (!output.includes('worker metrics at /metrics')) {
+      assert.ok(Date.now() < deadline, `the worker did not start: ${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const scrape = (auth?: string) =>
+      fetch(`http://127.0.0.1:${port}/metrics`, { headers: auth ? { authorization: `Bearer ${auth}` } : {} });
+    const ok = await scrape(token);
+    assert.equal(ok.status, 200);
+    const text = await ok.text();
+    assert.match(text, /^ssp_worker_queue_depth\{worker="webhooks"\} \d+$/m);
+    assert.match(text, /^nodejs_eventloop_lag_p99_seconds /m);
+    assert.equal((await scrape()).status, 401);
+    assert.equal((await scrape('not-the-token')).status, 401);
+    assert.equal((await fetch(`http://127.0.0.1:${port}/other`)).status, 404);
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+    await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  }
+});
