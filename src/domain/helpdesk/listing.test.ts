@@ -14,7 +14,7 @@ test('assigned: me, none, any or a person id; anything else is invalid_field', (
     checked: false,
   });
   const invalid = (error: { code?: string; extra?: { field?: string } }) =>
-    error.code === 'invalid_field' && error.extra?.field === 'querystring.assigned';
+    error.code === 'invalid_field' && error.extra?.field === 'assigned';
   // `me` needs a signed-in person; names and other words are not accepted.
   assert.throws(() => parseAssigned('me', undefined), invalid);
   for (const value of ['Ada Admin', 'unassigned', 'ME', '', 'null'])
