@@ -88,10 +88,8 @@ export function createServices(deps: ServiceDeps) {
   const institutions = createInstitutionsService(db);
   const oidc =
     deps.oidc ?? createOidcClient({ policy: { allowLoopback: config.allowLoopbackOutbound }, clock });
-  const sessions = createSessions(db, clock, {
-    idleMinutes: config.sessionIdleMinutes,
-    maxHours: config.sessionMaxHours,
-  });
+  const { sessionIdleMinutes: idleMinutes, sessionMaxHours: maxHours } = config;
+  const sessions = createSessions(db, clock, { idleMinutes, maxHours });
   const identityProviders = createIdentityProviders(db, clock, keyring, oidc);
   const rosterSecrets = createRosterSecretsService(db, config.bootstrapRosterSecretHash);
   const operator = createOperatorCredentials(db, config.operatorTokenHash);
@@ -108,11 +106,8 @@ export function createServices(deps: ServiceDeps) {
   let notificationWorker: NotificationWorker | undefined;
   const helpRequests = createHelpRequestsService(db, clock);
   const escalation = escalationWorkerOnce({ db, clock });
-  const rosterSync = createRosterSyncService(db, {
-    departureHoldThreshold: config.departureHoldThreshold,
-    clock,
-  });
-
+  const { departureHoldThreshold } = config;
+  const rosterSync = createRosterSyncService(db, { departureHoldThreshold, clock });
   const unregisterMetrics = registerDatabaseMetrics(db, clock); // what GET /metrics reads
   const oneRosterPull: PullDeps = {
     db,
