@@ -49,19 +49,32 @@ import { refuseWhileArchived } from '../../domain/institutions/archiving.ts';
 import type { Institution } from '../../domain/institutions/service.ts';
 import type { SyncCaller } from '../../domain/secrets/help-sync-secrets.ts';
 import type { RosterCaller } from '../../domain/secrets/roster-secrets.ts';
+import { ApiError } from '../../errors.ts';
 import { bearerToken } from '../../lib/secrets.ts';
+import { isScrapeToken } from '../../lib/telemetry/metrics.ts';
 import type { Services } from '../../services.ts';
 import type { App } from '../types.ts';
 import { requireCsrf, sessionCookies } from './session-cookies.ts';
 
 /**
- * The credential a route reads: a feed's secret (`roster_secret`, `sync_secret`; a feed route
- * must name one, and only a feed route may), or `operator` (the bearer token only) or `session`
- * (the cookie only) for a route that narrows the default of reading both.
+ * The credential a route reads: a machine's secret (`roster_secret`, `sync_secret`, or
+ * `scrape_token` for GET /metrics; a feed route must name one, and only a feed route may), or
+ * `operator` (the bearer token only) or `session` (the cookie only) for a route that narrows the
+ * default of reading both.
  */
-export const credentialKinds = ['roster_secret', 'sync_secret', 'operator', 'session'] as const;
+export const credentialKinds = [
+  'roster_secret',
+  'sync_secret',
+  'scrape_token',
+  'operator',
+  'session',
+] as const;
 export type CredentialKind = (typeof credentialKinds)[number];
-const feedCredentials: ReadonlySet<CredentialKind> = new Set(['roster_secret', 'sync_secret']);
+const feedCredentials: ReadonlySet<CredentialKind> = new Set([
+  'roster_secret',
+  'sync_secret',
+  'scrape_token',
+]);
 
 /** A feed's caller, as its secret authenticated it. */
 type FeedCaller =
@@ -185,6 +198,18 @@ export function registerRequestContext(app: App, services: Services): void {
       institution,
       allowedWhileArchived: request.routeOptions.config?.whileArchived === true,
     });
+  });
+
+  // The metrics scrape token (METRICS_TOKEN): the operator token, which can do everything, is
+  // never needed (nor accepted) to read metrics. 404 while none is configured, 401 when wrong.
+  app.addHook('preParsing', async (request, _reply, payload) => {
+    if (credentialOf(request) !== 'scrape_token') return payload;
+    const expected = services.config.metricsTokenHash;
+    if (!expected)
+      throw new ApiError('not_found', { detail: 'metrics are off: set METRICS_TOKEN to read them here' });
+    if (!isScrapeToken(request.headers.authorization, expected))
+      throw new ApiError('unauthorized', { detail: 'send Authorization: Bearer <METRICS_TOKEN>' });
+    return payload;
   });
 
   app.addHook('preParsing', async (request, _reply, payload) => {
