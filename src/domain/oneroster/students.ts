@@ -55,7 +55,7 @@ interface UserRoles {
 async function rolesOf(roles: RecordSource, studentRoles: string[]): Promise<Map<string, UserRoles>> {
   const byUser = new Map<string, UserRoles>();
   // Each record's org is a string of its own; the few orgs are held once each (kept for every
-  // student in the memory too, they were 1.3 MB of 40,000 roles).
+  // student in the memory too: some 1.3 MB of 40,000 roles otherwise).
   const orgIds = new Map<string, string>();
   for await (const { rec } of roles()) {
     const entry = byUser.get(rec.usersourcedid) ?? { student: false, orgs: [] };
