@@ -1,5 +1,6 @@
 // The memory settings of every long-running entry, in one place: `npm start`, `node bin/serve.js`,
-// `ssp serve` and `ssp worker` all run with them (docs/performance.md says what each buys).
+// `ssp serve`, `ssp worker` and `ssp push` all run with them (docs/performance.md says what each
+// buys).
 //
 // They cannot be set from inside a running process: V8's flags size the heap when it is made,
 // and the C library reads MALLOC_TRIM_THRESHOLD_ when the process starts. NODE_OPTIONS cannot

@@ -9,9 +9,11 @@ if (major < 24) {
   process.stderr.write(`ssp needs Node.js 24 or later (this is ${process.version}); run it as "npx ssp".\n`);
   process.exit(1);
 }
-// The long-running commands run with the server's memory settings (node-settings.js); the
-// short ones (admin commands, pushes) are not worth a restart.
-if (['serve', 'worker'].includes(commandOf(process.argv.slice(2)))) applyNodeSettings();
+// The long-running commands run with the server's memory settings (node-settings.js), pushes
+// too: a OneRoster push holds maps of every student and enrollment, and without a full
+// collection each time the heap grows by half V8 let it reach some 80 MB (docs/ssp-push.md,
+// memory model). The short ones (admin commands) are not worth a restart.
+if (['serve', 'worker', 'push'].includes(commandOf(process.argv.slice(2)))) applyNodeSettings();
 
 /** The command named on the line: the first argument that is neither an option nor its value. */
 function commandOf(args) {

@@ -104,3 +104,25 @@ test('a setting given on the command line is kept, the others added', {
     await stop(child);
   }
 });
+
+test('ssp push runs with the memory settings too (a OneRoster push holds every enrollment)', {
+  skip: !linux && 'reads /proc',
+}, async () => {
+  // A service that refuses connections: the push retries with backoff, long enough to be read.
+  const roster = path.join(dataDir, 'roster.csv');
+  fs.writeFileSync(roster, 'email,student_id_ext\ns1@example.edu,S1\n');
+  const args = ['bin/ssp.js', '--url', 'http://127.0.0.1:9', 'push', 'roster', '--cohort', 'c', roster];
+  const child = spawn(node, [...args, '--state', path.join(dataDir, 'state.json')], {
+    cwd: root,
+    env: { ...env, SSP_ROSTER_SECRET: 'ssp_roster_test' },
+    stdio: 'ignore',
+  });
+  try {
+    const { pid, argv, environ } = await settingsOf(child, 'bin/ssp.js');
+    assert.ok(argv.includes('--max-semi-space-size=1'), argv.join(' '));
+    assert.ok(environ.includes('MALLOC_TRIM_THRESHOLD_=131072'));
+    assert.equal(pid, child.pid);
+  } finally {
+    await stop(child);
+  }
+});

@@ -134,16 +134,16 @@ export function registerOneRosterCommand(
             throw new PushStopped((error as Error).message);
           }
           // What earlier pushes and pulls placed: the service's memory, whatever machine this is.
-          const known = await memory.readMemory(post, o.institution, knownPath);
-          if (known.fileEntries)
-            progress.note(
-              `${knownPath}: ${known.fileEntries} entries the service did not have, handed to it`,
-            );
+          // Only what the file added outlives the plan: the memory read is copied into the
+          // mapping's own maps (known.ts) and dropped, not held twice for the whole push.
+          const { fromFile, fileEntries, known } = await memory.readMemory(post, o.institution, knownPath);
+          if (fileEntries)
+            progress.note(`${knownPath}: ${fileEntries} entries the service did not have, handed to it`);
           const plan = await planOneRoster(
             bundle,
             mapping,
             csvOptions(o, progress),
-            known.known,
+            known,
             Boolean(o.fullSync),
           );
           if (o.fullSync && plan.delta.has('users')) {
@@ -165,7 +165,7 @@ export function registerOneRosterCommand(
             done: async () => {
               // The file's entries first: what the push changed is sent after them, and wins.
               const changed = function* () {
-                yield* known.fromFile;
+                yield* fromFile;
                 yield* plan.changes();
               };
               if (!o.dryRun) await memory.writeMemory(post, o.institution, changed());

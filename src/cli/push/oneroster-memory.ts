@@ -6,13 +6,12 @@
 // again (docs/versioning.md).
 import fs from 'node:fs';
 import {
-  emptyKnown,
   type Known,
   type KnownChange,
   type KnownKind,
+  KnownUpdate,
   parseKnown,
 } from '../../domain/oneroster/known.ts';
-import { addEntry } from '../../domain/oneroster/memory.ts';
 import type { FeedPost } from './feed-client.ts';
 import { PushStopped } from './send.ts';
 
@@ -23,20 +22,23 @@ interface Page {
   next: { kind: string; sourced_id: string } | null;
 }
 
-/** The service's memory of the institution, with what an old memory file adds to it. */
+/**
+ * The service's memory of the institution, with what an old memory file adds to it: read page
+ * by page straight into the mapping's maps (known.ts), so only one page is ever held as JSON.
+ */
 export async function readMemory(
   post: FeedPost,
   institution: string,
   legacyPath: string,
-): Promise<{ known: Known; fromFile: KnownChange[]; fileEntries: number }> {
-  const known = emptyKnown();
+): Promise<{ known: KnownUpdate; fromFile: KnownChange[]; fileEntries: number }> {
+  const known = new KnownUpdate(undefined);
   let after: Page['next'] = null;
   do {
     const page = (await post(
       '/api/sis/oneroster/memory/read',
       JSON.stringify({ institution, limit: PAGE, ...(after ? { after } : {}) }),
     )) as unknown as Page;
-    for (const e of page.entries) addEntry(known, e.kind, e.sourced_id, e.data);
+    for (const e of page.entries) known.load(e.kind, e.sourced_id, e.data);
     after = page.next;
   } while (after);
   const file = readFile(legacyPath);
@@ -56,27 +58,27 @@ function readFile(path: string): Known | undefined {
 }
 
 /** What the file knows and the service does not, added to `known` and returned as changes. */
-function merge(known: Known, file: Known): KnownChange[] {
+function merge(known: KnownUpdate, file: Known): KnownChange[] {
   const out: KnownChange[] = [];
-  const others = new Set(known.others);
+  const isKnownUser = (id: string) => known.students.has(id) || known.others.has(id);
   for (const [id, v] of Object.entries(file.students)) {
-    if (known.students[id] || others.has(id)) continue;
-    known.students[id] = v;
+    if (isKnownUser(id)) continue;
+    known.load('user', id, { student: v[0], orgs: v.slice(1) });
     out.push({ kind: 'user', sourcedId: id, data: { student: v[0], orgs: v.slice(1) }, student: v[0] });
   }
   for (const id of file.others) {
-    if (known.students[id] || others.has(id)) continue;
-    known.others.push(id);
+    if (isKnownUser(id)) continue;
+    known.load('user', id, { student: null });
     out.push({ kind: 'user', sourcedId: id, data: { student: null, orgs: [] }, student: null });
   }
   for (const [id, [unit, term]] of Object.entries(file.classes)) {
-    if (known.classes[id]) continue;
-    known.classes[id] = [unit, term];
+    if (known.classes.has(id)) continue;
+    known.load('class', id, { unit, term });
     out.push({ kind: 'class', sourcedId: id, data: { unit, term }, student: null });
   }
   for (const [id, unit] of Object.entries(file.courses)) {
-    if (known.courses[id] !== undefined) continue;
-    known.courses[id] = unit;
+    if (known.courses.has(id)) continue;
+    known.load('course', id, { unit });
     out.push({ kind: 'course', sourcedId: id, data: { unit }, student: null });
   }
   return out;

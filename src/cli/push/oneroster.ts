@@ -5,7 +5,7 @@
 // files (held), oneroster-students.ts streams users and enrollments. The mapping is in
 // docs/ssp-push.md; every choice in it is an option (OneRosterMapping).
 
-import type { Known, KnownChange } from '../../domain/oneroster/known.ts';
+import type { Known, KnownChange, KnownUpdate } from '../../domain/oneroster/known.ts';
 import type { OneRosterMapping } from '../../domain/oneroster/mapping.ts';
 import { mapOneRoster } from '../../domain/oneroster/plan.ts';
 import type { Bundle } from './bundle.ts';
@@ -49,7 +49,7 @@ export async function planOneRoster(
   bundle: Bundle,
   mapping: OneRosterMapping,
   csv: CsvReadOptions,
-  known?: Known,
+  known?: Known | KnownUpdate,
   /** A full sync: the roster names students without an email too, so they do not depart. */
   fullSync = false,
 ): Promise<OneRosterPlan> {

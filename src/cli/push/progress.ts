@@ -3,6 +3,7 @@
 // size in bytes, known before reading, so "time left" needs no counting pass over the file.
 import { createRequire } from 'node:module';
 import type cliProgressModule from 'cli-progress';
+import { thousands } from './report.ts';
 
 // cli-progress is loaded only at a terminal: piped output (logs, CI, the SIS's nightly job)
 // needs none of it in memory.
@@ -35,7 +36,7 @@ function barProgress(stream: NodeJS.WriteStream): Progress {
   let rows = 0;
   const speed = () => {
     const seconds = (Date.now() - started) / 1000;
-    return seconds > 0 ? Math.round(rows / seconds).toLocaleString('en') : '0';
+    return seconds > 0 ? thousands(Math.round(rows / seconds)) : '0';
   };
   return {
     start(label, bytes) {
@@ -54,11 +55,11 @@ function barProgress(stream: NodeJS.WriteStream): Progress {
       bar.start(bytes ?? 1, 0, { rows: '0', speed: '0' });
     },
     bytes(read) {
-      bar?.update(read, { rows: rows.toLocaleString('en'), speed: speed() });
+      bar?.update(read, { rows: thousands(rows), speed: speed() });
     },
     page(total) {
       rows = total;
-      bar?.update({ rows: rows.toLocaleString('en'), speed: speed() });
+      bar?.update({ rows: thousands(rows), speed: speed() });
     },
     note(message) {
       stream.write(`\r\x1b[K${message}\n`);

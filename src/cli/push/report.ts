@@ -195,11 +195,16 @@ function csvCell(value: string): string {
   return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
 }
 
+/**
+ * 12345 as "12,345", as toLocaleString('en') writes it, without it: the first number formatted
+ * through Intl maps ICU's data into the process, some 7 MB of peak RSS (measured with Node 24).
+ */
+export function thousands(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
 export function table(head: string[], rows: (string | number)[][]): string {
-  const cells = [
-    head,
-    ...rows.map((r) => r.map((c) => (typeof c === 'number' ? c.toLocaleString('en') : c))),
-  ];
+  const cells = [head, ...rows.map((r) => r.map((c) => (typeof c === 'number' ? thousands(c) : c)))];
   const widths = head.map((_, i) => Math.max(...cells.map((r) => String(r[i] ?? '').length)));
   const isNumber = (i: number) => rows.length > 0 && rows.every((r) => typeof r[i] === 'number');
   const line = (r: (string | number)[]) =>

@@ -4,10 +4,11 @@
 // its class is in no export any more.
 // Two classes of one course and term (an old section tobedeleted, a new one active) name the
 // same enrolment: enrolled wins over withdrawn whatever the order of the records, and a repeat
-// of the same enrolment is sent once. Withdrawals are held to the end to know; the keys of the
-// enrolments sent are held too (about 60 bytes an enrolment).
+// of the same enrolment is sent once. Withdrawals are held to the end to know; the enrolments
+// sent are held too, as the placement strings the memory holds (known.ts: about 30 bytes more
+// an enrolment).
 import type { ClassPlace } from './catalogue.ts';
-import type { KnownUpdate } from './known.ts';
+import { type KnownUpdate, placedOf, placement } from './known.ts';
 import type { OneRosterMapping } from './mapping.ts';
 import { deleted, type Mapped as Item, type Origin, type RecordSource } from './records.ts';
 
@@ -34,11 +35,10 @@ export async function* readEnrolments(
   };
   const enrolled = new Set<string>();
   const withdrawn = new Map<string, Item>();
-  const withdraw = (origin: Origin, placed: [string, string, string]) => {
-    const key = placed.join('\u0000');
+  const withdraw = (origin: Origin, key: string) => {
     if (withdrawn.has(key)) counts.repeats++;
     else {
-      const [student, unit, term] = placed;
+      const [student, unit, term] = placedOf(key);
       withdrawn.set(key, {
         origin,
         row: { student_id_ext: student, unit_code: unit, term_code: term, status: 'withdrawn' },
@@ -77,19 +77,18 @@ export async function* readEnrolments(
       yield { origin, problem: { code: 'unmapped', message: missing } };
       continue;
     }
-    const placed: [string, string, string] = [student!, cls!.unit!, cls!.term!];
-    const key = placed.join('\u0000');
-    if (before && before.join('\u0000') !== key) {
+    const key = placement(student!, cls!.unit!, cls!.term!);
+    if (before && before !== key) {
       counts.moved++;
       withdraw(origin, before);
     }
     // Never deleted: a removed enrolment is withdrawn (docs/enrolments.md).
     if (deleted(rec) || cls!.deleted) {
-      withdraw(origin, placed);
+      withdraw(origin, key);
       if (rec.sourcedid) known.enrollment(rec.sourcedid, null);
       continue;
     }
-    if (rec.sourcedid) known.enrollment(rec.sourcedid, placed);
+    if (rec.sourcedid) known.enrollment(rec.sourcedid, key);
     if (enrolled.has(key)) {
       counts.repeats++;
       continue;

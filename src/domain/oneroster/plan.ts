@@ -32,8 +32,8 @@ export interface MapOptions {
   rolesInUsers: boolean;
   /** The roles are all of them (bulk; an API's users), not only changed ones (a delta). */
   rolesComplete: boolean;
-  /** What earlier pushes said, for what a delta omits. */
-  known?: Known;
+  /** What earlier pushes said, for what a delta omits (already in maps: used as it is). */
+  known?: Known | KnownUpdate;
 }
 
 export async function mapOneRoster(
@@ -41,7 +41,7 @@ export async function mapOneRoster(
   mapping: OneRosterMapping,
   options: MapOptions,
 ): Promise<MappedOneRoster> {
-  const known = new KnownUpdate(options.known);
+  const known = options.known instanceof KnownUpdate ? options.known : new KnownUpdate(options.known);
   const skipped = new Map<string, number>();
   const skip = (what: string) => skipped.set(what, (skipped.get(what) ?? 0) + 1);
   const catalogue = await readCatalogue(
