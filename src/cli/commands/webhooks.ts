@@ -1,4 +1,4 @@
-// ssp webhooks ... (admin API) and ssp worker (runs the webhook delivery worker without HTTP).
+// ssp webhooks ... (admin API) and ssp worker (runs the background workers without HTTP).
 import type { Command } from 'commander';
 import type { AdminCall } from '../admin-client.ts';
 import { commaList, institutionPath } from './args.ts';
@@ -118,7 +118,18 @@ export function registerWebhookCommands(
 
   program
     .command('worker')
-    .description('Run the webhook delivery worker alone (no HTTP); stops cleanly on SIGINT/SIGTERM')
+    .description('Run the background workers alone (no HTTP); stops cleanly on SIGINT/SIGTERM')
+    .addHelpText(
+      'after',
+      // Keep in step with services.ts workers(): the one list of what a worker process runs.
+      '\nIt runs every background worker of the service:\n' +
+        '  webhook deliveries     signed POSTs of the outbox to each endpoint, with retries\n' +
+        '  calendar fetches       each calendar feed at its refresh interval\n' +
+        '  notification emails    the email outbox over SMTP_URL, with retries\n' +
+        '  OneRoster pulls        each OneRoster source on its schedule, and pulls asked for now\n' +
+        'It needs PostgreSQL (DATABASE_URL): with the embedded database the workers run inside\n' +
+        '`ssp serve` (RUN_WORKERS=true). Any number of worker processes can share one database.',
+    )
     .action(async () => {
       const { runStandaloneWorker } = await import('../../workers/standalone.ts');
       await runStandaloneWorker();

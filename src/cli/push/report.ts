@@ -2,6 +2,8 @@
 // errors CSV, written as rejected rows arrive (streamed, so a file of 500,000 bad rows costs
 // no memory), each naming the original file and line.
 import fs from 'node:fs';
+import type { Section } from './send.ts';
+import { deferredLine } from './would-create.ts';
 
 export interface RowOrigin {
   file: string;
@@ -19,6 +21,10 @@ export interface SectionTotals {
   /** Pages skipped because an interrupted run had already sent them. */
   resumedPages: number;
   pages: number;
+  /** Dry run: rejected rows that only refer to rows an earlier section would create. */
+  deferred: number;
+  /** The runs the service recorded, one a page. */
+  runIds: string[];
 }
 
 interface ValueRows {
@@ -41,6 +47,8 @@ export class PushReport {
   readonly fullSyncs: Record<string, unknown>[] = [];
   readonly notes: string[] = [];
   errorCount = 0;
+  /** Dry run: row errors explained by would-create.ts, by section and code. */
+  readonly deferredErrors = new Map<string, { section: Section; code: string; count: number }>();
   private errors: fs.WriteStream | undefined;
   private readonly errorsPath: string;
   private readonly appendErrors: boolean;
@@ -62,6 +70,8 @@ export class PushReport {
       rejected: 0,
       resumedPages: 0,
       pages: 0,
+      deferred: 0,
+      runIds: [],
     };
     this.sections.push(totals);
     return totals;
@@ -78,6 +88,19 @@ export class PushReport {
     this.errors.write(
       `${[origin.file, String(origin.line), section, column, code, message].map(csvCell).join(',')}\n`,
     );
+  }
+
+  /** A row error of a dry run that refers to a row an earlier section would create. */
+  deferred(section: Section, code: string): void {
+    const k = `${section}:${code}`;
+    const entry = this.deferredErrors.get(k) ?? { section, code, count: 0 };
+    entry.count++;
+    this.deferredErrors.set(k, entry);
+  }
+
+  /** Lines for the rows a dry run rejected only because the push would create what they name. */
+  deferredLines(): string[] {
+    return [...this.deferredErrors.values()].map((d) => deferredLine(d.section, d.code, d.count));
   }
 
   addValue(into: Map<string, ValueRows>, value: string, places: RowOrigin[]): void {
@@ -133,7 +156,9 @@ export class PushReport {
           s.created,
           s.updated,
           s.unchanged,
-          s.rejected,
+          s.deferred
+            ? `${(s.rejected - s.deferred).toLocaleString('en')} (+${s.deferred.toLocaleString('en')} below)`
+            : s.rejected,
           s.resumedPages ? `${s.pages} (${s.resumedPages} sent before)` : s.pages,
         ]),
       ),
@@ -181,6 +206,7 @@ export class PushReport {
         }`,
       );
     }
+    for (const line of this.deferredLines()) out.push(`\n${line}`);
     for (const note of this.notes) out.push(`\n${note}`);
     if (this.errorCount) {
       out.push(
