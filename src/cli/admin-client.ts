@@ -26,7 +26,7 @@ export function createAdminClient(options: AdminClientOptions) {
     method: string,
     path: string,
     body?: unknown,
-    output: { to?: NodeJS.WritableStream } = {},
+    output: { to?: NodeJS.WritableStream; headers?: Record<string, string> } = {},
   ): Promise<unknown> {
     if (!options.token)
       throw new CliError('no operator token: pass --token or set SSP_OPERATOR_TOKEN', EXIT.auth);
@@ -35,6 +35,7 @@ export function createAdminClient(options: AdminClientOptions) {
       response = await fetch(new URL(path, options.url), {
         method,
         headers: {
+          ...output.headers,
           authorization: `Bearer ${options.token}`,
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },

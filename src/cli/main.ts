@@ -11,6 +11,7 @@ import { registerDevOneRosterCommand } from './commands/dev-oneroster.ts';
 import { registerHelpRequestCommands } from './commands/help-requests.ts';
 import { registerInstitutionCommands } from './commands/institutions.ts';
 import { registerNotificationCommands } from './commands/notifications.ts';
+import { registerOneRosterSourceCommands } from './commands/oneroster-source.ts';
 import { registerPeopleCommands } from './commands/people.ts';
 import { registerRunCommands } from './commands/runs.ts';
 import { registerTaxonomyCommands } from './commands/taxonomy.ts';
@@ -105,6 +106,7 @@ program
       throw new CliError(
         `no embedded database in ${config.dataDir}: run this where the server runs, with its DATA_DIR ` +
           '(or DATABASE_URL); a first start of the server creates the database and prints a token',
+        EXIT.failed,
       );
     const db = await openDb({
       databaseUrl: config.databaseUrl,
@@ -149,6 +151,7 @@ registerDevOneRosterCommand(program);
 registerDevMailCommand(program);
 registerPushCommands(program);
 registerCalendarCommands(program, admin, print);
+registerOneRosterSourceCommands(program, admin, print);
 suggestCommands(program);
 
 export async function run(argv = process.argv): Promise<void> {

@@ -31,7 +31,10 @@ export function registerDevIdpCommand(program: Command): void {
       if (!Number.isInteger(port) || port < 0 || port > 65535)
         throw new CliError(`invalid port: ${options.port}`, EXIT.usage);
       if (!isLoopbackHost(options.host))
-        throw new CliError(`the development provider listens on loopback only, not on ${options.host}`, EXIT.usage);
+        throw new CliError(
+          `the development provider listens on loopback only, not on ${options.host}`,
+          EXIT.usage,
+        );
       let base: URL;
       try {
         base = new URL(options.publicBaseUrl);

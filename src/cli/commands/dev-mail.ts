@@ -22,7 +22,10 @@ export function registerDevMailCommand(program: Command): void {
         ['http port', httpPort],
       ] as const)
         if (!Number.isInteger(value) || value < 0 || value > 65535)
-          throw new CliError(`invalid ${name}: ${name === 'port' ? options.port : options.httpPort}`, EXIT.usage);
+          throw new CliError(
+            `invalid ${name}: ${name === 'port' ? options.port : options.httpPort}`,
+            EXIT.usage,
+          );
       if (!LOOPBACK.includes(options.host))
         throw new CliError(`the mail catcher listens on loopback only, not on ${options.host}`, EXIT.usage);
       const out = (line = '') => process.stdout.write(`${line}\n`);

@@ -27,7 +27,10 @@ export function registerDevOneRosterCommand(program: Command): void {
           throw new CliError('--enrolments-per-student takes a whole number', EXIT.usage);
         const verdict = checkAddress(options.host, { allowLoopback: true });
         if (options.host !== 'localhost' && !(verdict.ok && verdict.loopback))
-          throw new CliError(`the development provider listens on loopback only, not on ${options.host}`, EXIT.usage);
+          throw new CliError(
+            `the development provider listens on loopback only, not on ${options.host}`,
+            EXIT.usage,
+          );
         const [{ generateRoster }, { startOneRosterProvider }] = await Promise.all([
           import('../../dev-oneroster/data.ts'),
           import('../../dev-oneroster/provider.ts'),

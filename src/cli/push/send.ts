@@ -245,6 +245,7 @@ function readEnrolmentsAnswer(
   }[];
   const rows = ctx.planned && errors.length ? plannedReference.rowsOf(page) : undefined;
   const deferredRows = new Set<unknown>();
+  const failedRows = new Set<unknown>();
   for (const e of errors) {
     // A dry run's reference to a term, unit, program, campus or student that an earlier section
     // of this same push would create: one line in the report, not a row error (would-create.ts).
@@ -253,6 +254,7 @@ function readEnrolmentsAnswer(
       deferredRows.add(e.row);
       continue;
     }
+    failedRows.add(e.row);
     ctx.report.rowError(
       origin(page, e.row),
       job.section,
@@ -268,6 +270,7 @@ function readEnrolmentsAnswer(
     updated: num(s.updated),
     unchanged: num(s.unchanged),
     rejected: num(s.rejected),
-    deferred: deferredRows.size,
+    // Rows rejected only for references to this push; a row with another error too is rejected.
+    deferred: [...deferredRows].filter((row) => !failedRows.has(row)).length,
   };
 }
