@@ -164,12 +164,25 @@ export async function run(argv = process.argv): Promise<void> {
       process.stderr.write(`ssp: ${error.message}\n`);
       process.exit(error.exitCode);
     }
+    if (isClientPackageOnly(error)) {
+      process.stderr.write(
+        'ssp: this command runs beside the service (a checkout or its deployment); this ssp is the client ' +
+          'package, with push and the admin commands (docs/ssp-push.md)\n',
+      );
+      process.exit(EXIT.usage);
+    }
     if (error instanceof ConfigError || error instanceof DatabaseInUseError) {
       process.stderr.write(`ssp: ${error.message}\n`);
       process.exit(EXIT.failed);
     }
     throw error;
   }
+}
+
+/** A server-side module missing: the client package (src/cli/pack/) does not ship it. */
+function isClientPackageOnly(error: unknown): boolean {
+  const { code, url } = error as { code?: unknown; url?: unknown };
+  return code === 'ERR_MODULE_NOT_FOUND' && typeof url === 'string' && url.includes('/ssp-cli/src/');
 }
 
 if (import.meta.main) await run();
