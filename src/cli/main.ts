@@ -16,6 +16,7 @@ import { registerPeopleCommands } from './commands/people.ts';
 import { registerRunCommands } from './commands/runs.ts';
 import { registerTaxonomyCommands } from './commands/taxonomy.ts';
 import { registerWebhookCommands } from './commands/webhooks.ts';
+import { registerDemoCommand } from './demo/command.ts';
 import { EXIT, EXIT_CODES_HELP } from './exit-codes.ts';
 import { createPrinter } from './output.ts';
 import { registerPushCommands } from './push/command.ts';
@@ -152,6 +153,7 @@ registerDevMailCommand(program);
 registerPushCommands(program);
 registerCalendarCommands(program, admin, print);
 registerOneRosterSourceCommands(program, admin, print);
+registerDemoCommand(program, admin);
 suggestCommands(program);
 
 export async function run(argv = process.argv): Promise<void> {
