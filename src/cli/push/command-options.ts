@@ -43,7 +43,7 @@ export function common(command: Command): Command {
     .option('--dry-run', 'validate and match everything, write nothing; print what would happen')
     .option(
       '--errors <file>',
-      'CSV of rejected rows (file, line, section, column, code, message)',
+      'CSV of rejected rows (file, line, section, column, code, message, email, student_id_ext, student)',
       'ssp-push-errors.csv',
     )
     .option('--state <file>', 'resume state: pages answered so far', '.ssp-push-state.json')

@@ -33,6 +33,9 @@ interface ValueRows {
   where: string[];
 }
 
+/** The errors CSV's columns: where, what, then whom (docs/ssp-push.md). */
+export const ERRORS_HEADER = 'file,line,section,column,code,message,email,student_id_ext,student';
+
 const KEEP_PLACES = 5;
 const KEEP_LIST = 50;
 
@@ -77,16 +80,40 @@ export class PushReport {
     return totals;
   }
 
-  /** One rejected row (or one of its problems) into the errors CSV. */
-  rowError(origin: RowOrigin, section: string, code: string, message: string, column = ''): void {
+  /**
+   * One rejected row (or one of its problems) into the errors CSV, with the keys and the name of
+   * the student the row names, when it was sent (`row`, as the request carried it).
+   */
+  rowError(
+    origin: RowOrigin,
+    section: string,
+    code: string,
+    message: string,
+    column = '',
+    row?: Record<string, unknown>,
+  ): void {
     this.errorCount++;
     if (!this.errors) {
       const exists = this.appendErrors && fs.existsSync(this.errorsPath);
       this.errors = fs.createWriteStream(this.errorsPath, { flags: this.appendErrors ? 'a' : 'w' });
-      if (!exists) this.errors.write('file,line,section,column,code,message\n');
+      if (!exists) this.errors.write(`${ERRORS_HEADER}\n`);
     }
+    const text = (v: unknown) => (typeof v === 'string' ? v : '');
+    const name = [text(row?.first_name), text(row?.last_name)].filter(Boolean).join(' ');
     this.errors.write(
-      `${[origin.file, String(origin.line), section, column, code, message].map(csvCell).join(',')}\n`,
+      `${[
+        origin.file,
+        String(origin.line),
+        section,
+        column,
+        code,
+        message,
+        text(row?.email),
+        text(row?.student_id_ext),
+        name,
+      ]
+        .map(csvCell)
+        .join(',')}\n`,
     );
   }
 
@@ -210,7 +237,7 @@ export class PushReport {
     for (const note of this.notes) out.push(`\n${note}`);
     if (this.errorCount) {
       out.push(
-        `\n${this.errorCount} row problems written to ${this.errorsPath} (file, line, section, column, code, message)`,
+        `\n${this.errorCount} row problems written to ${this.errorsPath} (${ERRORS_HEADER.replaceAll(',', ', ')})`,
       );
     }
     return `${out.join('\n')}\n`;

@@ -149,6 +149,11 @@ const arr = (v: unknown) => (Array.isArray(v) ? v : []);
 
 const CLOSE_BRACE = Buffer.from('}');
 
+/** The rows of a page as the request carried them (read only when the answer has row errors). */
+function sentRows(page: Page): (Record<string, unknown> | undefined)[] {
+  return plannedReference.rowsOf(page);
+}
+
 /** The file and line of a row the answer names by its position in the page. */
 function origin(page: Page, row: unknown): RowOrigin {
   return (typeof row === 'number' && page.origin(row)) || { file: page.origin(0)?.file ?? '?', line: 0 };
@@ -165,6 +170,7 @@ function readRosterAnswer(
   const errors = (arr(answer.errors) as { row?: unknown; message?: unknown }[]).filter(
     (e) => !(typeof e.row === 'number' && page.namesOnly(e.row)),
   );
+  const sent = errors.length ? sentRows(page) : [];
   for (const e of errors as { row?: unknown; message?: unknown; code?: unknown; field?: unknown }[]) {
     ctx.report.rowError(
       origin(page, e.row),
@@ -172,6 +178,7 @@ function readRosterAnswer(
       typeof e.code === 'string' ? e.code : 'rejected',
       String(e.message ?? ''),
       typeof e.field === 'string' ? e.field : '',
+      typeof e.row === 'number' ? sent[e.row] : undefined,
     );
   }
   const report = ctx.report;
@@ -243,7 +250,8 @@ function readEnrolmentsAnswer(
     message?: unknown;
     field?: unknown;
   }[];
-  const rows = ctx.planned && errors.length ? plannedReference.rowsOf(page) : undefined;
+  const sent = errors.length ? sentRows(page) : [];
+  const rows = ctx.planned && errors.length ? sent : undefined;
   const deferredRows = new Set<unknown>();
   const failedRows = new Set<unknown>();
   for (const e of errors) {
@@ -261,6 +269,7 @@ function readEnrolmentsAnswer(
       String(e.code ?? 'rejected'),
       String(e.message ?? ''),
       typeof e.field === 'string' ? e.field : '',
+      typeof e.row === 'number' ? sent[e.row] : undefined,
     );
   }
   const s = (answer.sections as Record<string, Record<string, unknown>> | undefined)?.[job.section] ?? {};
