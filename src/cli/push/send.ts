@@ -99,14 +99,17 @@ export async function pushSection(ctx: PushContext, job: SectionJob): Promise<Se
     }
     if (ctx.planned) rememberPlanned(ctx.planned, job.section, page);
     const final = syncId ? await isLast() : false;
+    // Each row's file line, so the push history numbers rows as the file does (runs/lines.ts).
+    const lines = Array.from({ length: page.count }, (_, i) => page.origin(i)?.line ?? 0);
     const envelope =
       job.section === 'roster'
         ? {
             cohort_id: job.cohortId,
             dry_run: ctx.dryRun,
             ...(syncId ? { sync_id: syncId, final_page: final } : {}),
+            lines,
           }
-        : { institution: job.institution, dry_run: ctx.dryRun };
+        : { institution: job.institution, dry_run: ctx.dryRun, lines: { [job.section]: lines } };
     const key = job.section === 'roster' ? 'students' : job.section;
     // The envelope's fields, then the rows as they are in the page's buffer (not copied).
     const head = Buffer.from(`${JSON.stringify(envelope).slice(0, -1)},${JSON.stringify(key)}:`);

@@ -16,6 +16,7 @@ import { perMinute } from '../../context/rate-limit.ts';
 import type { App } from '../../types.ts';
 import { errorResponses } from '../schemas.ts';
 import { enrolmentsDescription, enrolmentsExamples, sectionDescriptions } from './sis-enrolments-docs.ts';
+import { SourceLines } from './source-lines.ts';
 
 const Section = (name: SectionName) =>
   Type.Optional(Type.Array(Type.Unknown(), { description: sectionDescriptions[name] }));
@@ -37,6 +38,11 @@ const Body = Type.Object(
     terms: Section('terms'),
     units: Section('units'),
     enrolments: Section('enrolments'),
+    lines: Type.Optional(
+      Type.Record(Type.String(), SourceLines(5000, 'the section'), {
+        description: 'Per section, as `lines` of the roster feed.',
+      }),
+    ),
   },
   { additionalProperties: true, examples: enrolmentsExamples.requests },
 );
@@ -86,7 +92,7 @@ const Result = Type.Object(
   { examples: enrolmentsExamples.responses },
 );
 
-const topLevelFields = ['institution', 'dry_run', ...sectionOrder];
+const topLevelFields = ['institution', 'dry_run', 'lines', ...sectionOrder];
 
 export function sisEnrolmentsRoutes(app: App, services: Services): void {
   const { rosterSecrets, taxonomy } = services;
@@ -128,6 +134,7 @@ export function sisEnrolmentsRoutes(app: App, services: Services): void {
       const result = await taxonomy.push(institution, sections, {
         dryRun: body.dry_run === true,
         credential: credentialOf(caller),
+        lines: body.lines as Partial<Record<SectionName, number[]>> | undefined,
       });
       return result;
     },

@@ -55,6 +55,7 @@ const num = (value: unknown) => (typeof value === 'number' ? value : 0);
  */
 export const errorColumnOrder = [
   'section',
+  'line',
   'row',
   'email',
   'student_id_ext',
@@ -67,6 +68,8 @@ export const errorColumnOrder = [
 
 export function orderedColumns(rows: readonly unknown[], first: readonly string[] = []): string[] {
   const found = new Set(rows.flatMap((row) => Object.keys(row ?? {})));
+  // Rows that carry their line (src/domain/runs/lines.ts) are numbered by it alone: one numbering.
+  if (found.has('line')) found.delete('row');
   const known = [...first, ...errorColumnOrder].filter((c) => found.delete(c));
   return [...new Set(known), ...found];
 }
