@@ -28,7 +28,7 @@ test('errors are reported with their code and a non-zero exit', async () => {
       env: { ...process.env, SSP_OPERATOR_TOKEN: OPERATOR_TOKEN },
     }),
     (error: { code: number; stderr: string }) => {
-      assert.equal(error.code, 1);
+      assert.equal(error.code, 65);
       assert.match(error.stderr, /404 institution_not_found/);
       return true;
     },

@@ -1,5 +1,6 @@
 // ssp: serve, migrate, worker, admin commands that call the admin HTTP API, dev-idp and dev-mail.
-import { Command } from 'commander';
+import fs from 'node:fs';
+import { Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig } from '../config.ts';
 import { DatabaseInUseError } from '../db/errors.ts';
 import { CliError, createAdminClient } from './admin-client.ts';
@@ -10,12 +11,20 @@ import { registerDevOneRosterCommand } from './commands/dev-oneroster.ts';
 import { registerHelpRequestCommands } from './commands/help-requests.ts';
 import { registerInstitutionCommands } from './commands/institutions.ts';
 import { registerNotificationCommands } from './commands/notifications.ts';
+import { registerOneRosterSourceCommands } from './commands/oneroster-source.ts';
 import { registerPeopleCommands } from './commands/people.ts';
 import { registerRunCommands } from './commands/runs.ts';
 import { registerTaxonomyCommands } from './commands/taxonomy.ts';
 import { registerWebhookCommands } from './commands/webhooks.ts';
+import { registerDemoCommand } from './demo/command.ts';
+import { EXIT, EXIT_CODES_HELP } from './exit-codes.ts';
 import { createPrinter } from './output.ts';
 import { registerPushCommands } from './push/command.ts';
+import { suggestCommands } from './suggest-command.ts';
+
+const version = (
+  JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 export const program = new Command('ssp')
   .description('Student-support platform integration service')
@@ -26,7 +35,12 @@ export const program = new Command('ssp')
   )
   .option('--token <token>', 'operator token (default: $SSP_OPERATOR_TOKEN)')
   .option('--json', 'print JSON (the default when the output is not a terminal; tables otherwise)')
-  .showHelpAfterError();
+  .version(version, '-V, --version', 'print the version of ssp')
+  .addHelpText('after', `\n${EXIT_CODES_HELP}\nSee docs/ssp-push.md for the push commands.`)
+  // One line after a usage error, not the whole command list (which scrolls the error away).
+  .showHelpAfterError('(add --help for usage)')
+  // Usage errors throw (run() maps them to exit 64); subcommands inherit this.
+  .exitOverride();
 
 /**
  * The database layer, loaded by the commands that open the database themselves: the other
@@ -93,6 +107,7 @@ program
       throw new CliError(
         `no embedded database in ${config.dataDir}: run this where the server runs, with its DATA_DIR ` +
           '(or DATABASE_URL); a first start of the server creates the database and prints a token',
+        EXIT.failed,
       );
     const db = await openDb({
       databaseUrl: config.databaseUrl,
@@ -105,6 +120,7 @@ program
       if (!rows[0]?.ready)
         throw new CliError(
           'the database of DATABASE_URL has no tables of this service: start the server once first',
+          EXIT.failed,
         );
       await migrate(db);
       const reset = await createOperatorCredentials(db, undefined).reset();
@@ -136,17 +152,39 @@ registerDevOneRosterCommand(program);
 registerDevMailCommand(program);
 registerPushCommands(program);
 registerCalendarCommands(program, admin, print);
+registerOneRosterSourceCommands(program, admin, print);
+registerDemoCommand(program, admin);
+suggestCommands(program);
 
 export async function run(argv = process.argv): Promise<void> {
   try {
     await program.parseAsync(argv);
   } catch (error) {
-    if (error instanceof CliError || error instanceof ConfigError || error instanceof DatabaseInUseError) {
+    // Commander has already printed its message (or the help, or the version).
+    if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? EXIT.ok : EXIT.usage);
+    if (error instanceof CliError) {
       process.stderr.write(`ssp: ${error.message}\n`);
-      process.exit(1);
+      process.exit(error.exitCode);
+    }
+    if (isClientPackageOnly(error)) {
+      process.stderr.write(
+        'ssp: this command runs beside the service (a checkout or its deployment); this ssp is the client ' +
+          'package, with push and the admin commands (docs/ssp-push.md)\n',
+      );
+      process.exit(EXIT.usage);
+    }
+    if (error instanceof ConfigError || error instanceof DatabaseInUseError) {
+      process.stderr.write(`ssp: ${error.message}\n`);
+      process.exit(EXIT.failed);
     }
     throw error;
   }
+}
+
+/** A server-side module missing: the client package (src/cli/pack/) does not ship it. */
+function isClientPackageOnly(error: unknown): boolean {
+  const { code, url } = error as { code?: unknown; url?: unknown };
+  return code === 'ERR_MODULE_NOT_FOUND' && typeof url === 'string' && url.includes('/ssp-cli/src/');
 }
 
 if (import.meta.main) await run();

@@ -9,9 +9,10 @@ export function createPrinter(
   options: () => { json?: boolean },
   stream: NodeJS.WriteStream = process.stdout,
 ) {
-  return (value: unknown) => {
+  /** `human` reshapes the body for the table (a listing's columns); JSON is the body as sent. */
+  return (value: unknown, human?: (value: unknown) => unknown) => {
     const json = options().json || !stream.isTTY;
-    stream.write(json ? `${JSON.stringify(value, null, 2)}\n` : render(value));
+    stream.write(json ? `${JSON.stringify(value, null, 2)}\n` : render(human ? human(value) : value));
   };
 }
 

@@ -51,7 +51,7 @@ test('ssp push stops with cohort_archived and institution_archived; ssp archives
   const archivedCohort = await server.ssp('cohorts', 'archive', tenant.slug, tenant.cohortId);
   assert.ok(archivedCohort.archived_at);
   const refused = await roster();
-  assert.equal(refused.code, 1, refused.stdout);
+  assert.equal(refused.code, 65, refused.stdout);
   assert.match(refused.stderr, /409 cohort_archived: the cohort "Cohort A" was archived on \d{4}-\d\d-\d\d/);
   await server.ssp('cohorts', 'restore', tenant.slug, tenant.cohortId);
   assert.equal((await roster()).code, 0);
@@ -62,7 +62,7 @@ test('ssp push stops with cohort_archived and institution_archived; ssp archives
   assert.ok(listed.items.some((i: { slug: string }) => i.slug === tenant.slug));
   for (const push of [roster, taxonomy]) {
     const result = await push();
-    assert.equal(result.code, 1, result.stdout);
+    assert.equal(result.code, 65, result.stdout);
     assert.match(
       result.stderr,
       /409 institution_archived: the institution ".*" was archived on .* by the operator/,

@@ -83,7 +83,7 @@ describe('ssp push: awkward and bad files', () => {
     const r = await roster(
       'email,student_id_ext,first_name\na@example.edu,A1,Ana\nb@example.edu,B1,"Ben\nc@example.edu,C1,Cy\n',
     );
-    assert.equal(r.code, 1);
+    assert.equal(r.code, 65);
     assert.match(r.stderr, /roster\.csv:3: a quoted value opened on this line is never closed/);
   });
 
@@ -94,7 +94,7 @@ describe('ssp push: awkward and bad files', () => {
       Buffer.from('\n'),
     ]);
     const bad = await roster(bytes);
-    assert.equal(bad.code, 1);
+    assert.equal(bad.code, 65);
     assert.match(
       bad.stderr,
       /roster\.csv:3:column 21: byte 0xE9 is not UTF-8; the file looks Latin-1.*--encoding latin1/,
@@ -106,7 +106,7 @@ describe('ssp push: awkward and bad files', () => {
 
   test('a missing or misspelt header names the column and suggests the name', async () => {
     const misspelt = await roster('emial,student_id_ext,frist_name\na@example.edu,A1,Ana\n');
-    assert.equal(misspelt.code, 1);
+    assert.equal(misspelt.code, 65);
     assert.match(misspelt.stderr, /roster\.csv:1: the header does not fit a roster file/);
     assert.match(misspelt.stderr, /column 1: unknown column "emial": did you mean "email"\?/);
     assert.match(misspelt.stderr, /column 3: unknown column "frist_name": did you mean "first_name"\?/);
@@ -115,10 +115,10 @@ describe('ssp push: awkward and bad files', () => {
       /missing column "email" \(column 1 "emial" looks like a misspelling of it\)/,
     );
     const missing = await roster('email,first_name\na@example.edu,Ana\n');
-    assert.equal(missing.code, 1);
+    assert.equal(missing.code, 65);
     assert.match(missing.stderr, /missing column "student_id_ext"/);
     const empty = await roster('');
-    assert.equal(empty.code, 1);
+    assert.equal(empty.code, 65);
     assert.match(empty.stderr, /roster\.csv:1: the file is empty/);
     const nothingSent = await ctx.admin('GET', '/admin/v1/institutions');
     assert.equal(nothingSent.statusCode, 200);
@@ -139,7 +139,7 @@ describe('ssp push: awkward and bad files', () => {
         tenant.cohortId,
         location,
       ]);
-      assert.equal(r.code, 1);
+      assert.equal(r.code, 65);
       assert.match(
         r.stderr,
         /manifest\.csv:14:column value: the manifest lists users\.csv as bulk, but the bundle has no users\.csv/,
@@ -152,7 +152,7 @@ describe('ssp push: awkward and bad files', () => {
       tenant.slug,
       noManifest,
     ]);
-    assert.equal(r.code, 1);
+    assert.equal(r.code, 65);
     assert.match(r.stderr, /no manifest\.csv/);
   });
 });

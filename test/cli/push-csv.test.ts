@@ -218,7 +218,7 @@ describe('ssp push from CSV files', () => {
       ]),
     );
     const none = await sspPush(url, undefined, dir, ['roster', '--cohort', tenant.cohortId, 'r.csv']);
-    assert.equal(none.code, 1);
+    assert.equal(none.code, 77);
     assert.match(none.stderr, /SSP_ROSTER_SECRET/);
     const wrong = await sspPush(url, 'ssp_roster_wrong', dir, [
       'roster',
@@ -226,7 +226,7 @@ describe('ssp push from CSV files', () => {
       tenant.cohortId,
       'r.csv',
     ]);
-    assert.equal(wrong.code, 1);
+    assert.equal(wrong.code, 77);
     assert.match(wrong.stderr, /401 unauthorized/);
   });
 });

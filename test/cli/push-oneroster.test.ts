@@ -128,7 +128,7 @@ describe('ssp push oneroster', () => {
     assert.equal((await list(tenant.slug, 'students')).length, 6, 'nobody deleted');
 
     const refused = await pushInProcess(url, tenant.rosterSecret, dir, [...args, '--full-sync', deltaFolder]);
-    assert.equal(refused.code, 1);
+    assert.equal(refused.code, 65);
     assert.match(refused.stderr, /--full-sync needs users\.csv as bulk/);
   });
 

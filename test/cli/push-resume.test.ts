@@ -70,7 +70,7 @@ describe('ssp push: size, interruption and rate limits', () => {
     const args = ['roster', '--cohort', tenant.cohortId, '--page-size', '1000', '--retries', '2', file];
     proxy.cutAfter(3);
     const cut = await pushInProcess(proxy.url, tenant.rosterSecret, dir, args);
-    assert.equal(cut.code, 1);
+    assert.equal(cut.code, 69);
     assert.match(cut.stderr, /cannot reach .*gave up after 2 attempts/);
     assert.match(
       cut.stderr,
@@ -96,7 +96,7 @@ describe('ssp push: size, interruption and rate limits', () => {
     // A changed file is never resumed half old, half new.
     proxy.cutAfter(proxy.forwarded + 1);
     const again = await pushInProcess(proxy.url, tenant.rosterSecret, dir, args);
-    assert.equal(again.code, 1);
+    assert.equal(again.code, 69);
     fs.appendFileSync(file, 'late@example.edu,LATE,Late,Comer,\n');
     fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('Given0,', 'Changed0,'));
     proxy.cutAfter(Infinity);

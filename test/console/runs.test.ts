@@ -49,10 +49,11 @@ describeEachDatabase('console push history: row keys, warning sentences, full sy
     const head = /<table id="row-errors">[\s\S]*?<\/thead>/.exec(page.body)?.[0] ?? '';
     assert.match(
       head,
-      /<th scope="col">Row<\/th><th scope="col">Email<\/th><th scope="col">Student ID<\/th><th scope="col">Field<\/th><th scope="col">Problem<\/th>/,
+      /<th scope="col">Line<\/th><th scope="col">Email<\/th><th scope="col">Student ID<\/th><th scope="col">Field<\/th><th scope="col">Problem<\/th>/,
     );
-    assert.match(page.body, /<td>1<\/td><td class="wrap">not-an-email<\/td><td class="wrap">S2<\/td>/);
-    assert.match(page.body, /<td>2<\/td><td class="wrap"><\/td><td class="wrap">S3<\/td>/);
+    // Rows are numbered by their line (no `lines` sent: their 1-based place in the request).
+    assert.match(page.body, /<td>2<\/td><td class="wrap">not-an-email<\/td><td class="wrap">S2<\/td>/);
+    assert.match(page.body, /<td>3<\/td><td class="wrap"><\/td><td class="wrap">S3<\/td>/);
     assert.match(
       page.body,
       /<li>2 rows name program code XYZ, which is not in your programs: rows 0, 3\. They imported without a program/,
@@ -60,18 +61,18 @@ describeEachDatabase('console push history: row keys, warning sentences, full sy
     assert.match(page.body, /<dt>Full sync<\/dt><dd>a page of the full sync nightly-1 \(open\)<\/dd>/);
     const csv = await admin.request('GET', `${base}/${roster.json().run_id}/errors.csv`);
     const lines = csv.body.split('\r\n');
-    assert.match(lines[0], /^kind,row,email,student_id_ext,code,field,message/);
-    assert.match(lines[1], /^error,1,not-an-email,S2,invalid_field,email,/);
-    assert.match(lines[2], /^error,2,,S3,missing_field,email,/);
+    assert.match(lines[0], /^kind,line,email,student_id_ext,code,field,message/);
+    assert.match(lines[1], /^error,2,not-an-email,S2,invalid_field,email,/);
+    assert.match(lines[2], /^error,3,,S3,missing_field,email,/);
 
     const run = await admin.request('GET', `${base}/${enrolments.json().run_id}`);
     assert.match(
       run.body,
-      /<th scope="col">Section<\/th><th scope="col">Row<\/th><th scope="col">Email<\/th><th scope="col">Student ID<\/th><th scope="col">Unit code<\/th><th scope="col">Term code<\/th>/,
+      /<th scope="col">Section<\/th><th scope="col">Line<\/th><th scope="col">Email<\/th><th scope="col">Student ID<\/th><th scope="col">Unit code<\/th><th scope="col">Term code<\/th>/,
     );
     assert.match(
       run.body,
-      /<td>Enrolments<\/td><td>0<\/td><td class="wrap"><\/td><td class="wrap">S404<\/td><td class="wrap">NURS9<\/td><td class="wrap">2026-S1<\/td>/,
+      /<td>Enrolments<\/td><td>1<\/td><td class="wrap"><\/td><td class="wrap">S404<\/td><td class="wrap">NURS9<\/td><td class="wrap">2026-S1<\/td>/,
     );
   });
 

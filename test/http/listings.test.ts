@@ -333,15 +333,18 @@ describeEachDatabase(
       assert.equal(res.statusCode, 200, res.body);
       assert.match(String(res.headers['content-type']), /^text\/csv/);
       const lines = res.body.split('\r\n');
-      assert.equal(lines[0], 'section,row,code,field,message,email,student_id_ext,unit_code,term_code');
+      assert.equal(lines[0], 'section,line,row,code,field,message,email,student_id_ext,unit_code,term_code');
       assert.equal(lines.length, 1 + run.error_count + 1);
-      assert.match(lines[1], /^,9,/);
+      assert.match(lines[1], /^,10,9,/);
       assert.match(lines[1], /,not an email,BAD-1,,$/, 'the keys the row was sent with come last');
       const clean =
         runs.find((r: { error_count: number }) => r.error_count === 0) ??
         (await ctx().admin('GET', `${base}?kind=enrolments`)).json().items[0];
       const empty = await ctx().admin('GET', `${base}/${clean.id}/errors.csv`);
-      assert.equal(empty.body, 'section,row,code,field,message,email,student_id_ext,unit_code,term_code\r\n');
+      assert.equal(
+        empty.body,
+        'section,line,row,code,field,message,email,student_id_ext,unit_code,term_code\r\n',
+      );
       for (const id of ['00000000-0000-4000-8000-000000000000', 'nope']) {
         const missing = await ctx().admin('GET', `${base}/${id}/errors.csv`);
         assert.deepEqual([missing.statusCode, missing.json().error], [404, 'not_found']);

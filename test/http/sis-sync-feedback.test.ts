@@ -124,7 +124,11 @@ describeEachDatabase('roster sync: envelope, warnings and run history', (ctx) =>
     const run = await ctx().admin('GET', `/admin/v1/institutions/${tenant.slug}/runs/${body.run_id}`);
     assert.equal(run.statusCode, 200, run.body);
     assert.deepEqual(run.json().details.warnings, body.warnings);
-    assert.deepEqual(run.json().errors, body.errors);
+    // The run keeps each error with its line: no `lines` sent, so its 1-based place in the request.
+    assert.deepEqual(
+      run.json().errors,
+      body.errors.map((e: { row: number }) => ({ ...e, line: e.row + 1 })),
+    );
     assert.equal(run.json().dry_run, false);
     assert.deepEqual(run.json().counts, { created: 3, updated: 0, imported: 3, unchanged: 0 });
     // A dry run reports the same warnings (and the older per-value lists).

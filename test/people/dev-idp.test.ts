@@ -86,7 +86,7 @@ test('ssp dev-idp refuses to listen beyond loopback', async () => {
   await assert.rejects(
     promisify(execFile)(process.execPath, [bin, 'dev-idp', '--host', '0.0.0.0']),
     (error: { code: number; stderr: string }) => {
-      assert.equal(error.code, 1);
+      assert.equal(error.code, 64);
       assert.match(error.stderr, /loopback only/);
       return true;
     },

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { DEMO_PEOPLE, demoClient } from '../../dev-idp/demo.ts';
 import { checkAddress } from '../../lib/outbound-url.ts';
 import { CliError } from '../admin-client.ts';
+import { EXIT } from '../exit-codes.ts';
 
 const isLoopbackHost = (host: string) =>
   host === 'localhost' ||
@@ -28,14 +29,17 @@ export function registerDevIdpCommand(program: Command): void {
     .action(async (options: { port: string; host: string; publicBaseUrl: string }) => {
       const port = Number(options.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535)
-        throw new CliError(`invalid port: ${options.port}`);
+        throw new CliError(`invalid port: ${options.port}`, EXIT.usage);
       if (!isLoopbackHost(options.host))
-        throw new CliError(`the development provider listens on loopback only, not on ${options.host}`);
+        throw new CliError(
+          `the development provider listens on loopback only, not on ${options.host}`,
+          EXIT.usage,
+        );
       let base: URL;
       try {
         base = new URL(options.publicBaseUrl);
       } catch {
-        throw new CliError(`invalid public base URL: ${options.publicBaseUrl}`);
+        throw new CliError(`invalid public base URL: ${options.publicBaseUrl}`, EXIT.usage);
       }
       const client = demoClient(base.href);
       const { startDevIdp } = await import('../../dev-idp/dev-idp.ts');

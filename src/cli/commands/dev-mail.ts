@@ -3,6 +3,7 @@
 // production.
 import type { Command } from 'commander';
 import { CliError } from '../admin-client.ts';
+import { EXIT } from '../exit-codes.ts';
 
 const LOOPBACK = ['127.0.0.1', '::1', 'localhost'];
 
@@ -21,9 +22,12 @@ export function registerDevMailCommand(program: Command): void {
         ['http port', httpPort],
       ] as const)
         if (!Number.isInteger(value) || value < 0 || value > 65535)
-          throw new CliError(`invalid ${name}: ${name === 'port' ? options.port : options.httpPort}`);
+          throw new CliError(
+            `invalid ${name}: ${name === 'port' ? options.port : options.httpPort}`,
+            EXIT.usage,
+          );
       if (!LOOPBACK.includes(options.host))
-        throw new CliError(`the mail catcher listens on loopback only, not on ${options.host}`);
+        throw new CliError(`the mail catcher listens on loopback only, not on ${options.host}`, EXIT.usage);
       const out = (line = '') => process.stdout.write(`${line}\n`);
       const { startDevMail } = await import('../../dev-mail/dev-mail.ts');
       const catcher = await startDevMail({

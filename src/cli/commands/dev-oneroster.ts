@@ -4,6 +4,7 @@
 import type { Command } from 'commander';
 import { checkAddress } from '../../lib/outbound-url.ts';
 import { CliError } from '../admin-client.ts';
+import { EXIT } from '../exit-codes.ts';
 
 export function registerDevOneRosterCommand(program: Command): void {
   program
@@ -19,14 +20,17 @@ export function registerDevOneRosterCommand(program: Command): void {
         const students = Number(options.students);
         const perStudent = Number(options.enrolmentsPerStudent);
         if (!Number.isInteger(port) || port < 0 || port > 65535)
-          throw new CliError(`invalid port: ${options.port}`);
+          throw new CliError(`invalid port: ${options.port}`, EXIT.usage);
         if (!Number.isInteger(students) || students < 0)
-          throw new CliError('--students takes a whole number');
+          throw new CliError('--students takes a whole number', EXIT.usage);
         if (!Number.isInteger(perStudent) || perStudent < 1)
-          throw new CliError('--enrolments-per-student takes a whole number');
+          throw new CliError('--enrolments-per-student takes a whole number', EXIT.usage);
         const verdict = checkAddress(options.host, { allowLoopback: true });
         if (options.host !== 'localhost' && !(verdict.ok && verdict.loopback))
-          throw new CliError(`the development provider listens on loopback only, not on ${options.host}`);
+          throw new CliError(
+            `the development provider listens on loopback only, not on ${options.host}`,
+            EXIT.usage,
+          );
         const [{ generateRoster }, { startOneRosterProvider }] = await Promise.all([
           import('../../dev-oneroster/data.ts'),
           import('../../dev-oneroster/provider.ts'),

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { loadConfig } from '../../config.ts';
 import { generateKey, keyringFromConfig } from '../../lib/encryption.ts';
 import { type AdminCall, CliError } from '../admin-client.ts';
+import { EXIT } from '../exit-codes.ts';
 import { commaList, institutionPath } from './args.ts';
 
 export function registerPeopleCommands(
@@ -66,7 +67,7 @@ export function registerPeopleCommands(
     .description("An institution's OpenID Connect provider (or, with --platform, the operators' provider)");
   const target = (slug: string | undefined, o: { platform?: boolean }) => {
     if (o.platform) return '/admin/v1/identity-provider';
-    if (!slug) throw new CliError('name an institution, or pass --platform');
+    if (!slug) throw new CliError('name an institution, or pass --platform', EXIT.usage);
     return institutionPath(slug, 'identity-provider');
   };
   provider

@@ -2,10 +2,17 @@
 import type { Command } from 'commander';
 import type { AdminCall } from '../admin-client.ts';
 import { listingQuery, pagingOptions } from './listing.ts';
+import { runIdFrom, runsTable } from './runs-table.ts';
 
 const enc = encodeURIComponent;
 
-export function registerRunCommands(program: Command, admin: () => AdminCall, print: (v: unknown) => void) {
+export function registerRunCommands(
+  program: Command,
+  admin: () => AdminCall,
+  print: (v: unknown, human?: (v: unknown) => unknown) => void,
+) {
+  const fullId = (slug: string, runId: string) =>
+    runIdFrom(runId, () => admin()('GET', `/admin/v1/institutions/${enc(slug)}/runs?limit=100`));
   const runs = program.command('runs').description('History of SIS pushes (roster and enrolments)');
   pagingOptions(runs.command('list <institution>').description('List runs, newest first'), '20')
     .option('--kind <kind>', 'only roster or only enrolments runs')
@@ -17,19 +24,22 @@ export function registerRunCommands(program: Command, admin: () => AdminCall, pr
         { ...o, hasErrors: o.hasErrors ? 'true' : undefined },
         { kind: 'kind', from: 'from', to: 'to', hasErrors: 'has_errors' },
       );
-      print(await admin()('GET', `/admin/v1/institutions/${enc(slug)}/runs?${query}`));
+      print(await admin()('GET', `/admin/v1/institutions/${enc(slug)}/runs?${query}`), runsTable);
     });
   runs
     .command('show <institution> <run-id>')
-    .description('One run with its row errors')
+    .description('One run with its row errors (the id, or its first 8 characters as runs list shows them)')
     .action(async (slug: string, runId: string) =>
-      print(await admin()('GET', `/admin/v1/institutions/${enc(slug)}/runs/${enc(runId)}`)),
+      print(
+        await admin()('GET', `/admin/v1/institutions/${enc(slug)}/runs/${enc(await fullId(slug, runId))}`),
+      ),
     );
   runs
     .command('errors <institution> <run-id>')
     .description("Write a run's row errors as CSV")
     .action(async (slug: string, runId: string) => {
-      await admin()('GET', `/admin/v1/institutions/${enc(slug)}/runs/${enc(runId)}/errors.csv`, undefined, {
+      const id = await fullId(slug, runId);
+      await admin()('GET', `/admin/v1/institutions/${enc(slug)}/runs/${enc(id)}/errors.csv`, undefined, {
         to: process.stdout,
       });
     });

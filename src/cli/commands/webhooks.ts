@@ -118,9 +118,19 @@ export function registerWebhookCommands(
 
   program
     .command('worker')
-    .description(
-      'Run the background workers alone (no HTTP): webhook deliveries, calendar feed fetches, ' +
-        'notification emails and OneRoster pulls; stops cleanly on SIGINT/SIGTERM',
+    .description('Run the background workers alone (no HTTP); stops cleanly on SIGINT/SIGTERM')
+    .addHelpText(
+      'after',
+      // Keep in step with services.ts workers(): the one list of what a worker process runs.
+      '\nIt runs every background worker of the service:\n' +
+        '  webhook deliveries     signed POSTs of the outbox to each endpoint, with retries\n' +
+        '  calendar fetches       each calendar feed at its refresh interval\n' +
+        '  notification emails    the email outbox over SMTP_URL, with retries\n' +
+        '  OneRoster pulls        each OneRoster source on its schedule, and pulls asked for now\n' +
+        '  crisis escalations     crisis requests nobody picked up within the escalation window\n' +
+        '  retention              erasing what has passed its retention period, hourly\n' +
+        'It needs PostgreSQL (DATABASE_URL): with the embedded database the workers run inside\n' +
+        '`ssp serve` (RUN_WORKERS=true). Any number of worker processes can share one database.',
     )
     .action(async () => {
       const { runStandaloneWorker } = await import('../worker.ts');

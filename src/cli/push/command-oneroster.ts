@@ -9,6 +9,7 @@ import {
   type ProgramSource,
   STUDENT_IDS,
 } from '../../domain/oneroster/mapping.ts';
+import { EXIT } from '../exit-codes.ts';
 import { type CommonOptions, collect, common, csvOptions, list } from './command-options.ts';
 import { type Prepared, type PushOptions, runPush } from './run.ts';
 import { PushStopped } from './send.ts';
@@ -89,16 +90,17 @@ export function registerOneRosterCommand(
     ) =>
       finish(async () => {
         if (!(STUDENT_IDS as readonly string[]).includes(o.studentId)) {
-          throw new PushStopped('--student-id takes identifier, sourcedId or username');
+          throw new PushStopped('--student-id takes identifier, sourcedId or username', EXIT.usage);
         }
         if (!(PROGRAM_SOURCES as readonly string[]).includes(o.programsFrom)) {
-          throw new PushStopped('--programs-from takes orgs, grades or none');
+          throw new PushStopped('--programs-from takes orgs, grades or none', EXIT.usage);
         }
         const knownPath = o.known ?? `.ssp-oneroster-${o.institution}.json`;
         const cohortForOrg = new Map<string, string>();
         for (const spec of o.cohortFor) {
           const at = spec.indexOf('=');
-          if (at <= 0) throw new PushStopped(`--cohort-for ${spec}: expected <org sourcedId>=<cohort id>`);
+          if (at <= 0)
+            throw new PushStopped(`--cohort-for ${spec}: expected <org sourcedId>=<cohort id>`, EXIT.usage);
           cohortForOrg.set(spec.slice(0, at).trim(), spec.slice(at + 1).trim());
         }
         const mapping: OneRosterMapping = {

@@ -2,6 +2,7 @@
 // and the push options (resume key, page size, retries) from the command line.
 import fs from 'node:fs';
 import type { Command } from 'commander';
+import { EXIT } from '../exit-codes.ts';
 import { type ColumnMap, type FileKind, parseColumnMap, resolveHeader, toRow } from './columns.ts';
 import { type CsvReadOptions, type Encoding, type FileSource, openCsv } from './csv-source.ts';
 import type { Item } from './pages.ts';
@@ -42,7 +43,7 @@ export function common(command: Command): Command {
     .option('--dry-run', 'validate and match everything, write nothing; print what would happen')
     .option(
       '--errors <file>',
-      'CSV of rejected rows (file, line, section, column, code, message)',
+      'CSV of rejected rows (file, line, section, column, code, message, email, student_id_ext, student)',
       'ssp-push-errors.csv',
     )
     .option('--state <file>', 'resume state: pages answered so far', '.ssp-push-state.json')
@@ -77,10 +78,10 @@ export function sourceOf(path: string): FileSource {
 
 export function csvOptions(o: CommonOptions, progress: Progress): CsvReadOptions {
   if (!['auto', 'utf8', 'latin1'].includes(o.encoding)) {
-    throw new PushStopped(`--encoding ${o.encoding}: expected auto, utf8 or latin1`);
+    throw new PushStopped(`--encoding ${o.encoding}: expected auto, utf8 or latin1`, EXIT.usage);
   }
   if (o.delimiter !== undefined && [...o.delimiter].length !== 1 && o.delimiter !== '\\t') {
-    throw new PushStopped('--delimiter takes one character');
+    throw new PushStopped('--delimiter takes one character', EXIT.usage);
   }
   return {
     encoding: o.encoding as Encoding,
@@ -95,7 +96,7 @@ export function columnMap(o: CommonOptions): ColumnMap {
     const file = o.mapFile ? JSON.parse(fs.readFileSync(o.mapFile, 'utf8')) : undefined;
     return parseColumnMap(o.map, file);
   } catch (error) {
-    throw new PushStopped((error as Error).message);
+    throw new PushStopped((error as Error).message, EXIT.usage);
   }
 }
 
@@ -136,7 +137,7 @@ export function optionsOf(
 ): PushOptions {
   const pageSize = o.pageSize === undefined ? undefined : Number(o.pageSize);
   if (pageSize !== undefined && !(Number.isInteger(pageSize) && pageSize > 0)) {
-    throw new PushStopped('--page-size takes a positive whole number');
+    throw new PushStopped('--page-size takes a positive whole number', EXIT.usage);
   }
   const attempts = Number(o.retries);
   return {
@@ -150,5 +151,6 @@ export function optionsOf(
     attempts: Number.isInteger(attempts) && attempts > 0 ? attempts : 6,
     key: pushKey({ ...key, url: program.opts().url, pageSize, map: o.map, mapFile: o.mapFile }, files),
     io,
+    json: program.opts().json === true,
   };
 }

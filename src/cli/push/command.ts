@@ -2,9 +2,11 @@
 // CSV exports and OneRoster bundles, through the feed endpoints with the roster secret.
 // Usage, mappings and exit codes: docs/ssp-push.md.
 import type { Command } from 'commander';
+import { EXIT, EXIT_CODES_HELP } from '../exit-codes.ts';
 import { registerOneRosterCommand } from './command-oneroster.ts';
 import { type CommonOptions, common, csvJob, optionsOf } from './command-options.ts';
 import { boundHeap, type HeapBound } from './heap.ts';
+import { interruptOnSigint } from './interrupt.ts';
 import { type PushIo, type PushJob, type PushOptions, runPush } from './run.ts';
 import { PushStopped } from './send.ts';
 
@@ -22,6 +24,7 @@ export function registerPushCommands(
   const pushOptions = (o: CommonOptions, key: Record<string, unknown>, files: string[]): PushOptions => ({
     ...optionsOf(program, io, o, key, files),
     afterPage: heap?.pageDone,
+    onInterrupt: io === processIo ? interruptOnSigint : undefined,
   });
   const finish = async (run: () => Promise<number>): Promise<void> => {
     if (io === processIo) heap ??= boundHeap();
@@ -30,7 +33,7 @@ export function registerPushCommands(
     } catch (error) {
       if (!(error instanceof PushStopped)) throw error;
       io.err.write(`ssp push: ${error.message}\n`);
-      exit(1);
+      exit(error.exitCode);
     }
   };
 
@@ -40,8 +43,8 @@ export function registerPushCommands(
     .addHelpText(
       'after',
       '\nThe service is --url or $SSP_URL; the feed secret $SSP_ROSTER_SECRET.\n' +
-        'Exit codes: 0 every row accepted, 2 the push ended but some rows were rejected, 1 the push failed.\n' +
-        'See docs/ssp-push.md.',
+        '--json (before or after the command) prints the report as JSON on stdout, with the run ids.\n' +
+        `${EXIT_CODES_HELP}\nSee docs/ssp-push.md.`,
     );
 
   common(
@@ -53,7 +56,7 @@ export function registerPushCommands(
       .option('--campuses <file>', 'campuses: name'),
   ).action(async (o: CommonOptions & { institution: string; programs?: string; campuses?: string }) =>
     finish(async () => {
-      if (!o.programs && !o.campuses) throw new PushStopped('give --programs and/or --campuses');
+      if (!o.programs && !o.campuses) throw new PushStopped('give --programs and/or --campuses', EXIT.usage);
       const files = [o.programs, o.campuses].filter((f): f is string => !!f);
       return runPush(
         pushOptions(o, { command: 'taxonomy', institution: o.institution }, files),
@@ -132,7 +135,7 @@ export function registerPushCommands(
     async (o: CommonOptions & { institution: string; terms?: string; units?: string; enrolments?: string }) =>
       finish(async () => {
         const given = (['terms', 'units', 'enrolments'] as const).filter((k) => o[k]);
-        if (!given.length) throw new PushStopped('give --terms, --units and/or --enrolments');
+        if (!given.length) throw new PushStopped('give --terms, --units and/or --enrolments', EXIT.usage);
         return runPush(
           pushOptions(
             o,

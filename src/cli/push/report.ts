@@ -2,6 +2,8 @@
 // errors CSV, written as rejected rows arrive (streamed, so a file of 500,000 bad rows costs
 // no memory), each naming the original file and line.
 import fs from 'node:fs';
+import type { Section } from './send.ts';
+import { deferredLine } from './would-create.ts';
 
 export interface RowOrigin {
   file: string;
@@ -19,6 +21,10 @@ export interface SectionTotals {
   /** Pages skipped because an interrupted run had already sent them. */
   resumedPages: number;
   pages: number;
+  /** Dry run: rejected rows that only refer to rows an earlier section would create. */
+  deferred: number;
+  /** The runs the service recorded, one a page. */
+  runIds: string[];
 }
 
 interface ValueRows {
@@ -26,6 +32,9 @@ interface ValueRows {
   count: number;
   where: string[];
 }
+
+/** The errors CSV's columns: where, what, then whom (docs/ssp-push.md). */
+export const ERRORS_HEADER = 'file,line,section,column,code,message,email,student_id_ext,student';
 
 const KEEP_PLACES = 5;
 const KEEP_LIST = 50;
@@ -41,6 +50,8 @@ export class PushReport {
   readonly fullSyncs: Record<string, unknown>[] = [];
   readonly notes: string[] = [];
   errorCount = 0;
+  /** Dry run: row errors explained by would-create.ts, by section and code. */
+  readonly deferredErrors = new Map<string, { section: Section; code: string; count: number }>();
   private errors: fs.WriteStream | undefined;
   private readonly errorsPath: string;
   private readonly appendErrors: boolean;
@@ -62,22 +73,61 @@ export class PushReport {
       rejected: 0,
       resumedPages: 0,
       pages: 0,
+      deferred: 0,
+      runIds: [],
     };
     this.sections.push(totals);
     return totals;
   }
 
-  /** One rejected row (or one of its problems) into the errors CSV. */
-  rowError(origin: RowOrigin, section: string, code: string, message: string, column = ''): void {
+  /**
+   * One rejected row (or one of its problems) into the errors CSV, with the keys and the name of
+   * the student the row names, when it was sent (`row`, as the request carried it).
+   */
+  rowError(
+    origin: RowOrigin,
+    section: string,
+    code: string,
+    message: string,
+    column = '',
+    row?: Record<string, unknown>,
+  ): void {
     this.errorCount++;
     if (!this.errors) {
       const exists = this.appendErrors && fs.existsSync(this.errorsPath);
       this.errors = fs.createWriteStream(this.errorsPath, { flags: this.appendErrors ? 'a' : 'w' });
-      if (!exists) this.errors.write('file,line,section,column,code,message\n');
+      if (!exists) this.errors.write(`${ERRORS_HEADER}\n`);
     }
+    const text = (v: unknown) => (typeof v === 'string' ? v : '');
+    const name = [text(row?.first_name), text(row?.last_name)].filter(Boolean).join(' ');
     this.errors.write(
-      `${[origin.file, String(origin.line), section, column, code, message].map(csvCell).join(',')}\n`,
+      `${[
+        origin.file,
+        String(origin.line),
+        section,
+        column,
+        code,
+        message,
+        text(row?.email),
+        text(row?.student_id_ext),
+        name,
+      ]
+        .map(csvCell)
+        .join(',')}\n`,
     );
+  }
+
+  /** A row error of a dry run that refers to a row an earlier section would create. */
+  deferred(section: Section, code: string): void {
+    const k = `${section}:${code}`;
+    const entry = this.deferredErrors.get(k) ?? { section, code, count: 0 };
+    entry.count++;
+    this.deferredErrors.set(k, entry);
+  }
+
+  /** Lines for the rows a dry run rejected only because the push would create what they name. */
+  deferredLines(): string[] {
+    return [...this.deferredErrors.values()].map((d) => deferredLine(d.section, d.code, d.count));
   }
 
   addValue(into: Map<string, ValueRows>, value: string, places: RowOrigin[]): void {
@@ -133,7 +183,9 @@ export class PushReport {
           s.created,
           s.updated,
           s.unchanged,
-          s.rejected,
+          s.deferred
+            ? `${(s.rejected - s.deferred).toLocaleString('en')} (+${s.deferred.toLocaleString('en')} below)`
+            : s.rejected,
           s.resumedPages ? `${s.pages} (${s.resumedPages} sent before)` : s.pages,
         ]),
       ),
@@ -181,10 +233,11 @@ export class PushReport {
         }`,
       );
     }
+    for (const line of this.deferredLines()) out.push(`\n${line}`);
     for (const note of this.notes) out.push(`\n${note}`);
     if (this.errorCount) {
       out.push(
-        `\n${this.errorCount} row problems written to ${this.errorsPath} (file, line, section, column, code, message)`,
+        `\n${this.errorCount} row problems written to ${this.errorsPath} (${ERRORS_HEADER.replaceAll(',', ', ')})`,
       );
     }
     return `${out.join('\n')}\n`;

@@ -2,18 +2,29 @@
 // order, the report printed, and the exit code set. Everything that stops a push ends here
 // with a one-line reason (and, when pages were already answered, how to resume).
 
+import { EXIT, type ExitCode, exitForStatus } from '../exit-codes.ts';
 import { CsvFileError } from './csv-source.ts';
 import { createFeedClient, type FeedPost, FeedRequestError } from './feed-client.ts';
 import type { Items } from './pages.ts';
 import { createProgress, type Output, type Progress } from './progress.ts';
 import { PushReport } from './report.ts';
+import { reportJson } from './report-json.ts';
 import { type PushContext, PushStopped, pushSection, type Section } from './send.ts';
 import { PushState } from './state.ts';
+import { plannedKeysFor } from './would-create.ts';
 
-/** Exit codes (docs/ssp-push.md). */
-export const EXIT_OK = 0;
-export const EXIT_FAILED = 1;
-export const EXIT_ROWS_REJECTED = 2;
+/** Exit codes (docs/ssp-push.md, exit-codes.ts). */
+export const EXIT_OK = EXIT.ok;
+export const EXIT_FAILED = EXIT.failed;
+export const EXIT_ROWS_REJECTED = EXIT.rowsRejected;
+
+/** The exit code of what stopped a push. */
+function exitFor(error: unknown): ExitCode {
+  if (error instanceof PushStopped) return error.exitCode;
+  if (error instanceof CsvFileError) return EXIT.refused;
+  if (error instanceof FeedRequestError) return exitForStatus(error.status);
+  return EXIT.failed;
+}
 
 export interface PushOptions {
   url: string;
@@ -29,6 +40,10 @@ export interface PushOptions {
   io: PushIo;
   /** Called after each page answered (heap.ts). */
   afterPage?: () => void;
+  /** --json: the report as JSON on stdout (report-json.ts). */
+  json?: boolean;
+  /** Ctrl-C stops the push cleanly (the ssp process only; interrupt.ts). */
+  onInterrupt?: (stop: () => Promise<void>) => () => void;
 }
 
 /** Where a push writes; the process's streams, or a test's. */
@@ -60,6 +75,15 @@ export interface Prepared {
   done?: () => void | Promise<void>;
 }
 
+/** How to resume after a stop, when pages were answered and recorded. */
+function resumeHint(options: PushOptions, state: PushState): string | undefined {
+  if (options.dryRun || state.pagesDone() === 0) return undefined;
+  return (
+    `${state.pagesDone()} pages were answered and are recorded in ${options.statePath}; ` +
+    'run the same command again to resume (--restart starts over)'
+  );
+}
+
 /**
  * Runs a push. `prepare` opens and checks the files (every header is checked before the first
  * request); its errors are reported like any other stop. Returns the exit code.
@@ -71,14 +95,17 @@ export async function runPush(
 ): Promise<number> {
   const { out, err } = options.io;
   const progress = createProgress(err);
-  const fail = (message: string) => {
+  const fail = (message: string, exitCode: ExitCode) => {
     progress.stop();
     err.write(`ssp push: ${message}\n`);
-    return EXIT_FAILED;
+    if (options.json)
+      out.write(`${JSON.stringify({ ok: false, exit_code: exitCode, error: message }, null, 2)}\n`);
+    return exitCode;
   };
   if (!options.secret) {
     return fail(
       'no feed secret: set SSP_ROSTER_SECRET (or pass --secret, which other users of this machine can see)',
+      EXIT.auth,
     );
   }
   let state: PushState;
@@ -87,7 +114,7 @@ export async function runPush(
       restart: options.restart,
     });
   } catch (error) {
-    return fail((error as Error).message);
+    return fail((error as Error).message, EXIT.refused);
   }
   const report = new PushReport({
     dryRun: options.dryRun,
@@ -99,27 +126,30 @@ export async function runPush(
       `resuming: ${state.pagesDone()} pages were answered before the interruption (${options.statePath})`,
     );
   }
-  const ctx: PushContext = {
-    post: createFeedClient({
-      url: options.url,
-      secret: options.secret,
-      attempts: options.attempts,
-      onRetry: ({ attempt, delayMs, reason }) =>
-        progress.note(
-          `${reason}; retrying in ${(delayMs / 1000).toFixed(1)} s (attempt ${attempt + 1} of ${options.attempts})`,
-        ),
-    }),
-    state,
-    report,
-    progress,
-    dryRun: options.dryRun,
-    pageSize: options.pageSize,
-    afterPage: options.afterPage,
-  };
+  const ctx = pushContext(options, state, report, progress);
+  // Ctrl-C: the bar stops (cursor and line wrapping restored), the errors CSV is flushed, and
+  // the message says how to resume; the page in flight may or may not apply (pages are upserts).
+  const release = options.onInterrupt?.(async () => {
+    progress.stop();
+    err.write(
+      `\nssp push: interrupted. ${resumeHint(options, state) ?? 'Nothing was recorded: run the same command again to start over.'}\n`,
+    );
+    if (options.json)
+      out.write(
+        reportJson(report, {
+          exitCode: EXIT.interrupted,
+          error: 'interrupted',
+          resumeState: resumeHint(options, state) && options.statePath,
+        }),
+      );
+    await report.close();
+  });
   let prepared: Prepared | undefined;
-  let code = EXIT_OK;
+  let code: number = EXIT_OK;
+  let stopped: string | undefined;
   try {
     prepared = await prepare(progress, ctx.post);
+    ctx.planned = options.dryRun ? plannedKeysFor(prepared.jobs.map((j) => j.section)) : undefined;
     for (const job of prepared.jobs) {
       progress.start(job.label, job.size);
       await pushSection(ctx, { ...job, items: job.items() });
@@ -137,22 +167,52 @@ export async function runPush(
     await prepared.done?.();
   } catch (error) {
     progress.stop();
-    const known =
-      error instanceof CsvFileError || error instanceof FeedRequestError || error instanceof PushStopped;
+    code = exitFor(error);
     // Anything unexpected keeps its stack: it is a defect to report, not a file to fix.
-    err.write(`ssp push: ${known ? (error as Error).message : ((error as Error).stack ?? String(error))}\n`);
-    if (!options.dryRun && state.pagesDone() > 0) {
-      err.write(
-        `ssp push: ${state.pagesDone()} pages were answered and are recorded in ${options.statePath}; ` +
-          'run the same command again to resume (--restart starts over)\n',
-      );
-    }
-    code = EXIT_FAILED;
+    stopped = code === EXIT.failed ? ((error as Error).stack ?? String(error)) : (error as Error).message;
+    err.write(`ssp push: ${stopped}\n`);
+    const hint = resumeHint(options, state);
+    if (hint) err.write(`ssp push: ${hint}\n`);
   } finally {
+    release?.();
     prepared?.cleanup?.();
     await report.close();
   }
-  if (report.sections.length) out.write(report.render());
-  if (code !== EXIT_FAILED) state.remove();
+  const ended = code === EXIT_OK || code === EXIT_ROWS_REJECTED;
+  if (options.json) {
+    out.write(
+      reportJson(report, {
+        exitCode: code,
+        error: stopped,
+        resumeState: !ended && resumeHint(options, state) ? options.statePath : undefined,
+      }),
+    );
+  } else if (report.sections.length) out.write(report.render());
+  if (ended) state.remove();
   return code;
+}
+
+function pushContext(
+  options: PushOptions,
+  state: PushState,
+  report: PushReport,
+  progress: Progress,
+): PushContext {
+  return {
+    post: createFeedClient({
+      url: options.url,
+      secret: options.secret!,
+      attempts: options.attempts,
+      onRetry: ({ attempt, delayMs, reason }) =>
+        progress.note(
+          `${reason}; retrying in ${(delayMs / 1000).toFixed(1)} s (attempt ${attempt + 1} of ${options.attempts})`,
+        ),
+    }),
+    state,
+    report,
+    progress,
+    dryRun: options.dryRun,
+    pageSize: options.pageSize,
+    afterPage: options.afterPage,
+  };
 }

@@ -4,11 +4,13 @@
 // as answered are skipped after checking that their rows are unchanged.
 import { createHash, randomBytes } from 'node:crypto';
 import { batchLimits } from '../../domain/feeds/batch-limits.ts';
+import { EXIT, type ExitCode } from '../exit-codes.ts';
 import type { FeedPost } from './feed-client.ts';
 import { type Item, type Items, lookahead, type Page, paginate } from './pages.ts';
 import type { Progress } from './progress.ts';
 import type { PushReport, RowOrigin, SectionTotals } from './report.ts';
 import type { PushState } from './state.ts';
+import { type PlannedKeys, plannedReference, rememberPlanned } from './would-create.ts';
 
 export type Section = 'roster' | 'programs' | 'campuses' | 'terms' | 'units' | 'enrolments';
 
@@ -28,6 +30,8 @@ export interface PushContext {
   pageSize?: number;
   /** Called after each page answered. */
   afterPage?: () => void;
+  /** Dry run: the keys earlier sections of this push send (would-create.ts). */
+  planned?: PlannedKeys;
 }
 
 export interface SectionJob {
@@ -44,7 +48,14 @@ export interface SectionJob {
   institution?: string;
 }
 
-export class PushStopped extends Error {}
+/** What stops a push, in one line; `exitCode` says which kind (exit-codes.ts). */
+export class PushStopped extends Error {
+  readonly exitCode: ExitCode;
+  constructor(message: string, exitCode: ExitCode = EXIT.refused) {
+    super(message);
+    this.exitCode = exitCode;
+  }
+}
 
 export async function pushSection(ctx: PushContext, job: SectionJob): Promise<SectionTotals> {
   const totals = ctx.report.section(job.label, job.file);
@@ -79,18 +90,23 @@ export async function pushSection(ctx: PushContext, job: SectionJob): Promise<Se
       }
       totals.resumedPages++;
       addCounts(totals, done.counts);
+      if (done.runId) totals.runIds.push(done.runId);
       ctx.progress.page(rowsSoFar, page.n, true);
       continue;
     }
+    if (ctx.planned) rememberPlanned(ctx.planned, job.section, page);
     const final = syncId ? await isLast() : false;
+    // Each row's file line, so the push history numbers rows as the file does (runs/lines.ts).
+    const lines = Array.from({ length: page.count }, (_, i) => page.origin(i)?.line ?? 0);
     const envelope =
       job.section === 'roster'
         ? {
             cohort_id: job.cohortId,
             dry_run: ctx.dryRun,
             ...(syncId ? { sync_id: syncId, final_page: final } : {}),
+            lines,
           }
-        : { institution: job.institution, dry_run: ctx.dryRun };
+        : { institution: job.institution, dry_run: ctx.dryRun, lines: { [job.section]: lines } };
     const key = job.section === 'roster' ? 'students' : job.section;
     // The envelope's fields, then the rows as they are in the page's buffer (not copied).
     const head = Buffer.from(`${JSON.stringify(envelope).slice(0, -1)},${JSON.stringify(key)}:`);
@@ -105,7 +121,9 @@ export async function pushSection(ctx: PushContext, job: SectionJob): Promise<Se
         ? readRosterAnswer(ctx, job, page, answer)
         : readEnrolmentsAnswer(ctx, job, page, answer);
     addCounts(totals, counts);
-    if (!ctx.dryRun) ctx.state.recordPage(job.stream, { n: page.n, rows: page.count, hash, counts });
+    const runId = typeof answer.run_id === 'string' && answer.run_id ? answer.run_id : undefined;
+    if (runId) totals.runIds.push(runId);
+    if (!ctx.dryRun) ctx.state.recordPage(job.stream, { n: page.n, rows: page.count, hash, counts, runId });
     ctx.progress.page(rowsSoFar, page.n, false);
     ctx.afterPage?.();
   }
@@ -123,12 +141,18 @@ function addCounts(totals: SectionTotals, counts: Record<string, number>): void 
   totals.updated += counts.updated ?? 0;
   totals.unchanged += counts.unchanged ?? 0;
   totals.rejected += counts.rejected ?? 0;
+  totals.deferred += counts.deferred ?? 0;
 }
 
 const num = (v: unknown) => (typeof v === 'number' ? v : 0);
 const arr = (v: unknown) => (Array.isArray(v) ? v : []);
 
 const CLOSE_BRACE = Buffer.from('}');
+
+/** The rows of a page as the request carried them (read only when the answer has row errors). */
+function sentRows(page: Page): (Record<string, unknown> | undefined)[] {
+  return plannedReference.rowsOf(page);
+}
 
 /** The file and line of a row the answer names by its position in the page. */
 function origin(page: Page, row: unknown): RowOrigin {
@@ -146,8 +170,16 @@ function readRosterAnswer(
   const errors = (arr(answer.errors) as { row?: unknown; message?: unknown }[]).filter(
     (e) => !(typeof e.row === 'number' && page.namesOnly(e.row)),
   );
-  for (const e of errors) {
-    ctx.report.rowError(origin(page, e.row), 'roster', 'rejected', String(e.message ?? ''));
+  const sent = errors.length ? sentRows(page) : [];
+  for (const e of errors as { row?: unknown; message?: unknown; code?: unknown; field?: unknown }[]) {
+    ctx.report.rowError(
+      origin(page, e.row),
+      'roster',
+      typeof e.code === 'string' ? e.code : 'rejected',
+      String(e.message ?? ''),
+      typeof e.field === 'string' ? e.field : '',
+      typeof e.row === 'number' ? sent[e.row] : undefined,
+    );
   }
   const report = ctx.report;
   for (const u of arr(answer.unknown_program_codes) as { value: string; rows: number[] }[]) {
@@ -173,6 +205,23 @@ function readRosterAnswer(
       );
     }
   }
+  // A real push answers the same findings in `warnings` (a dry run has both): shown alike.
+  if (!ctx.dryRun) {
+    for (const w of arr(answer.warnings) as { code?: string; value: string; rows: number[] }[]) {
+      const into =
+        w.code === 'unknown_program_code'
+          ? report.unknownPrograms
+          : w.code === 'unknown_campus'
+            ? report.unknownCampuses
+            : undefined;
+      if (into)
+        report.addValue(
+          into,
+          String(w.value),
+          arr(w.rows).map((r) => origin(page, r)),
+        );
+    }
+  }
   for (const d of arr(answer.bad_dates) as { row: number; value: string }[])
     report.badDate(origin(page, d.row), d.value);
   const fullSync = answer.full_sync as Record<string, unknown> | undefined;
@@ -195,18 +244,32 @@ function readEnrolmentsAnswer(
   page: Page,
   answer: Record<string, unknown>,
 ): Record<string, number> {
-  for (const e of arr(answer.errors) as {
+  const errors = arr(answer.errors) as {
     row?: unknown;
     code?: unknown;
     message?: unknown;
     field?: unknown;
-  }[]) {
+  }[];
+  const sent = errors.length ? sentRows(page) : [];
+  const rows = ctx.planned && errors.length ? sent : undefined;
+  const deferredRows = new Set<unknown>();
+  const failedRows = new Set<unknown>();
+  for (const e of errors) {
+    // A dry run's reference to a term, unit, program, campus or student that an earlier section
+    // of this same push would create: one line in the report, not a row error (would-create.ts).
+    if (rows && plannedReference.explains(ctx.planned!, rows, e)) {
+      ctx.report.deferred(job.section, String(e.code));
+      deferredRows.add(e.row);
+      continue;
+    }
+    failedRows.add(e.row);
     ctx.report.rowError(
       origin(page, e.row),
       job.section,
       String(e.code ?? 'rejected'),
       String(e.message ?? ''),
       typeof e.field === 'string' ? e.field : '',
+      typeof e.row === 'number' ? sent[e.row] : undefined,
     );
   }
   const s = (answer.sections as Record<string, Record<string, unknown>> | undefined)?.[job.section] ?? {};
@@ -216,5 +279,7 @@ function readEnrolmentsAnswer(
     updated: num(s.updated),
     unchanged: num(s.unchanged),
     rejected: num(s.rejected),
+    // Rows rejected only for references to this push; a row with another error too is rejected.
+    deferred: [...deferredRows].filter((row) => !failedRows.has(row)).length,
   };
 }

@@ -12,6 +12,8 @@ export interface PageRecord {
   rows: number;
   hash: string;
   counts: Record<string, number>;
+  /** The run the service recorded for the page (absent in states written before it was kept). */
+  runId?: string;
 }
 
 export interface PushStateData {

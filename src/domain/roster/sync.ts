@@ -34,6 +34,7 @@ import {
   recordFullSyncPage,
 } from '../departures/departures.ts';
 import { batchLimits, checkBatchSize } from '../feeds/batch-limits.ts';
+import { withLines } from '../runs/lines.ts';
 import { type RunCredential, recordRun } from '../runs/runs.ts';
 import {
   changes,
@@ -90,6 +91,8 @@ export interface SyncInput {
   unrecorded?: boolean;
   /** Opt-in full sync: this page belongs to the sync named `syncId` (see departures). */
   fullSync?: { syncId: string; finalPage: boolean };
+  /** The file line of each row, when the client knows it (runs/lines.ts). */
+  lines?: readonly number[];
 }
 
 /** What a full-sync page adds to the response. */
@@ -287,7 +290,7 @@ export function createRosterSyncService(db: Db, options: RosterSyncOptions) {
         dryRun,
         received,
         counts: dryRun ? counts : { ...counts, unchanged },
-        errors,
+        errors: withLines(errors, () => input.lines),
         details: { warnings },
         startedAt,
         finishedAt: options.clock.now(),

@@ -16,6 +16,7 @@ import { InstitutionLock, lockInstitution } from '../../db/locks.ts';
 import { refreshStatistics } from '../../db/statistics.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { checkBatchSize } from '../feeds/batch-limits.ts';
+import { withLines } from '../runs/lines.ts';
 import { type RunCredential, recordRun } from '../runs/runs.ts';
 import { type EnrolmentFilter, listEnrolments } from './enrolment-listing.ts';
 import { listTerms, listUnits, type UnitFilter } from './queries.ts';
@@ -70,7 +71,13 @@ export async function pushTaxonomy(
   deps: { db: Db; clock: Clock },
   institution: { id: string; slug: string },
   body: PushBody,
-  options: { dryRun: boolean; credential: RunCredential; unrecorded?: boolean },
+  options: {
+    dryRun: boolean;
+    credential: RunCredential;
+    unrecorded?: boolean;
+    /** Each section's rows' file lines, when the client knows them (runs/lines.ts). */
+    lines?: Partial<Record<SectionName, readonly number[]>>;
+  },
 ): Promise<PushResult & { run_id: string }> {
   checkLimits(body);
   const result: PushResult = {
@@ -89,7 +96,7 @@ export async function pushTaxonomy(
       dryRun: options.dryRun,
       received: Object.values(body).reduce((sum, rows) => sum + (rows?.length ?? 0), 0),
       counts: result.sections,
-      errors: result.errors,
+      errors: withLines(result.errors, (e) => options.lines?.[e.section]),
       startedAt: now,
       finishedAt: deps.clock.now(),
     });
@@ -159,7 +166,7 @@ export function createTaxonomyService(db: Db, clock: Clock) {
       institution: { id: string; slug: string },
       body: PushBody,
       /** unrecorded: the caller records the run itself (a OneRoster pull). */
-      options: { dryRun: boolean; credential: RunCredential; unrecorded?: boolean },
+      options: Parameters<typeof pushTaxonomy>[3],
     ) => pushTaxonomy({ db, clock }, institution, body, options),
 
     /** The institution's terms, by start date then code (queries.ts). */

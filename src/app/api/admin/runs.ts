@@ -22,6 +22,7 @@ const ERRORS_BATCH = 500;
 // The keys a row was sent with come last, so that files read by position keep their columns.
 const errorColumns = [
   'section',
+  'line',
   'row',
   'code',
   'field',

@@ -14,6 +14,7 @@ import { rosterCallerOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import { errorResponses } from '../schemas.ts';
 import { enrolmentsDescription, enrolmentsExamples, sectionDescriptions } from './sis-enrolments-docs.ts';
+import { SourceLines } from './source-lines.ts';
 
 const Section = (name: SectionName) =>
   Type.Optional(Type.Array(Type.Unknown(), { description: sectionDescriptions[name] }));
@@ -35,6 +36,11 @@ const Body = Type.Object(
     terms: Section('terms'),
     units: Section('units'),
     enrolments: Section('enrolments'),
+    lines: Type.Optional(
+      Type.Record(Type.String(), SourceLines(5000, 'the section'), {
+        description: 'Per section, as `lines` of the roster feed.',
+      }),
+    ),
   },
   { additionalProperties: true, examples: enrolmentsExamples.requests },
 );
@@ -84,7 +90,7 @@ const Result = Type.Object(
   { examples: enrolmentsExamples.responses },
 );
 
-const topLevelFields = ['institution', 'dry_run', ...sectionOrder];
+const topLevelFields = ['institution', 'dry_run', 'lines', ...sectionOrder];
 
 export function sisEnrolmentsRoutes(app: App, services: Services): void {
   const { taxonomy } = services;
@@ -126,6 +132,7 @@ export function sisEnrolmentsRoutes(app: App, services: Services): void {
       const result = await taxonomy.push(institution, sections, {
         dryRun: body.dry_run === true,
         credential: credentialOf(caller),
+        lines: body.lines as Partial<Record<SectionName, number[]>> | undefined,
       });
       return result;
     },

@@ -58,6 +58,7 @@ const num = (value: unknown) => (typeof value === 'number' ? value : 0);
  */
 export const errorColumnOrder = [
   'section',
+  'line',
   'row',
   'email',
   'student_id_ext',
@@ -72,6 +73,7 @@ export const errorColumnOrder = [
 /** What the run page calls a column of its errors (and a field one names): words, not keys. */
 const columnWords: Record<string, string> = {
   section: 'Section',
+  line: 'Line',
   row: 'Row',
   email: 'Email',
   student_id_ext: 'Student ID',
@@ -93,6 +95,8 @@ export function columnLabel(key: string): string {
 
 export function orderedColumns(rows: readonly unknown[], first: readonly string[] = []): string[] {
   const found = new Set(rows.flatMap((row) => Object.keys(row ?? {})));
+  // Rows that carry their line (src/domain/runs/lines.ts) are numbered by it alone: one numbering.
+  if (found.has('line')) found.delete('row');
   const known = [...first, ...errorColumnOrder].filter((c) => found.delete(c));
   return [...new Set(known), ...found];
 }

@@ -1,0 +1,36 @@
+// The sample OneRoster bundles of docs/samples push as documented: a first push's dry run
+// explains its references in one line per section, and the real push imports every student.
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
+import { pushInProcess, scratchDir } from './push-helpers.ts';
+
+let ctx: TestContext;
+let url: string;
+before(async () => {
+  ctx = await startTestApp('pglite');
+  url = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
+});
+after(() => ctx.close());
+
+for (const version of ['1.1', '1.2']) {
+  test(`docs/samples/oneroster-${version}: dry run, then the real push`, async () => {
+    const tenant = await seedTenant(ctx);
+    const dir = scratchDir();
+    const bundle = path.resolve(`docs/samples/oneroster-${version}`);
+    const args = ['oneroster', bundle, '--institution', tenant.slug, '--cohort', tenant.cohortId];
+    const dry = await pushInProcess(url, tenant.rosterSecret, dir, [...args, '--dry-run']);
+    assert.equal(dry.code, 0, dry.stdout + dry.stderr);
+    assert.match(
+      dry.stdout,
+      /\n8 enrolments refer to students this push would create; push the roster for real first/,
+    );
+    const real = await pushInProcess(url, tenant.rosterSecret, dir, args);
+    assert.equal(real.code, 0, real.stdout + real.stderr);
+    const students = await ctx.admin('GET', `/admin/v1/institutions/${tenant.slug}/students?limit=100`);
+    const names = students.json().items.map((s: { first_name: string }) => s.first_name);
+    assert.equal(names.length, 8);
+    assert.ok(names.includes('Ana'));
+  });
+}

@@ -1,0 +1,80 @@
+// The ssp client package (npm run pack:cli) installed as a person installs it on the SIS
+// machine: into an empty prefix, offline (every dependency is in the tarball), then
+// `ssp --version` and a push against a real server through the installed command.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { promisify } from 'node:util';
+import { pack } from '../../src/cli/pack/pack.ts';
+import { seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
+import { csvText } from './push-helpers.ts';
+
+const run = promisify(execFile);
+let ctx: TestContext;
+let url: string;
+before(async () => {
+  ctx = await startTestApp('pglite');
+  url = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
+});
+after(() => ctx.close());
+
+test('the packed client installs offline into an empty prefix and pushes', async () => {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'ssp-package-'));
+  const tarball = pack(path.join(work, 'dist'));
+  const prefix = path.join(work, 'prefix');
+  fs.mkdirSync(prefix);
+  // Node 24 first on PATH, as on a SIS machine with it installed; npm with an empty cache.
+  const env = {
+    ...process.env,
+    PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH}`,
+    npm_config_cache: path.join(work, 'npm-cache'),
+    npm_config_offline: 'true',
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+    npm_config_update_notifier: 'false',
+  };
+  await run('npm', ['install', '--global', '--prefix', prefix, tarball], { env });
+  const ssp = path.join(prefix, 'bin', 'ssp');
+  const own = JSON.parse(fs.readFileSync('package.json', 'utf8'));
+  const version = await run(ssp, ['--version'], { env, cwd: work });
+  assert.equal(version.stdout.trim(), own.version);
+
+  const installed = path.join(prefix, 'lib', 'node_modules', 'ssp-cli');
+  const files = fs.readdirSync(path.join(installed, 'src'), { recursive: true }).map(String);
+  assert.ok(
+    !files.some((f) => f.endsWith('.ts')),
+    'JavaScript only: Node strips no types inside node_modules',
+  );
+  assert.ok(!fs.existsSync(path.join(installed, 'src', 'app')), 'no server in the client package');
+
+  const tenant = await seedTenant(ctx);
+  fs.writeFileSync(
+    path.join(work, 'roster.csv'),
+    csvText([
+      ['email', 'student_id_ext', 'first_name', 'last_name'],
+      ['ana@example.edu', 'S1', 'Ana', 'Lima'],
+      ['ben@example.edu', 'S2', 'Ben', 'Okafor'],
+    ]),
+  );
+  const pushed = await run(
+    ssp,
+    ['--url', url, 'push', 'roster', '--cohort', tenant.cohortId, 'roster.csv', '--json'],
+    {
+      env: { ...env, SSP_ROSTER_SECRET: tenant.rosterSecret! },
+      cwd: work,
+    },
+  );
+  const body = JSON.parse(pushed.stdout);
+  assert.equal(body.exit_code, 0);
+  assert.equal(body.sections[0].created, 2);
+
+  await assert.rejects(run(ssp, ['serve'], { env, cwd: work }), (error: { code: number; stderr: string }) => {
+    assert.equal(error.code, 64);
+    assert.match(error.stderr, /runs beside the service/);
+    return true;
+  });
+  fs.rmSync(work, { recursive: true, force: true });
+});
