@@ -8,7 +8,7 @@
 // its own read, so the garbage collector finds nothing of a page's rows to keep: the process
 // stays the same size whatever the length of the file. Two buffers because two pages exist at
 // once (the one in flight and the next, read meanwhile; see `lookahead`).
-import type { RowOrigin } from './report.ts';
+import type { RowOrigin } from './model.ts';
 
 export interface Item {
   origin: RowOrigin;

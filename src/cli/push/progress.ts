@@ -3,7 +3,7 @@
 // size in bytes, known before reading, so "time left" needs no counting pass over the file.
 import { createRequire } from 'node:module';
 import type cliProgressModule from 'cli-progress';
-import { thousands } from './report.ts';
+import { thousands } from './numbers.ts';
 
 // cli-progress is loaded only at a terminal: piped output (logs, CI, the SIS's nightly job)
 // needs none of it in memory.

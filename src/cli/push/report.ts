@@ -2,13 +2,12 @@
 // errors CSV, written as rejected rows arrive (streamed, so a file of 500,000 bad rows costs
 // no memory), each naming the original file and line.
 import fs from 'node:fs';
-import type { Section } from './send.ts';
+import type { RowOrigin, Section } from './model.ts';
+import { thousands } from './numbers.ts';
 import { deferredLine } from './would-create.ts';
 
-export interface RowOrigin {
-  file: string;
-  line: number;
-}
+export type { RowOrigin };
+export { thousands };
 
 export interface SectionTotals {
   label: string;
@@ -252,9 +251,6 @@ function csvCell(value: string): string {
  * 12345 as "12,345", as toLocaleString('en') writes it, without it: the first number formatted
  * through Intl maps ICU's data into the process, some 7 MB of peak RSS (measured with Node 24).
  */
-export function thousands(n: number): string {
-  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-}
 
 export function table(head: string[], rows: (string | number)[][]): string {
   const cells = [head, ...rows.map((r) => r.map((c) => (typeof c === 'number' ? thousands(c) : c)))];

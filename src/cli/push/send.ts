@@ -6,13 +6,14 @@ import { createHash, randomBytes } from 'node:crypto';
 import { batchLimits } from '../../domain/feeds/batch-limits.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
 import type { FeedPost } from './feed-client.ts';
+import type { RowOrigin, Section } from './model.ts';
 import { type Item, type Items, lookahead, type Page, paginate } from './pages.ts';
 import type { Progress } from './progress.ts';
-import type { PushReport, RowOrigin, SectionTotals } from './report.ts';
+import type { PushReport, SectionTotals } from './report.ts';
 import type { PushState } from './state.ts';
 import { type PlannedKeys, plannedReference, rememberPlanned } from './would-create.ts';
 
-export type Section = 'roster' | 'programs' | 'campuses' | 'terms' | 'units' | 'enrolments';
+export type { Section };
 
 /** The feeds' limits per request: the service's own figures (docs/roster-sync.md, docs/enrolments.md). */
 export const PAGE_LIMITS: Record<Section, number> = {

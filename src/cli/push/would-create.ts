@@ -7,8 +7,9 @@
 //
 // Only a dry run keeps these keys (a real push sends sections in order, so they exist by then),
 // and only for the sections a later section of the same push can refer to.
+
+import type { Section } from './model.ts';
 import type { Page } from './pages.ts';
-import type { Section } from './send.ts';
 
 /** The keys each earlier section sends, lower-cased. */
 export type PlannedKeys = Map<Section, Set<string>>;
