@@ -103,25 +103,26 @@ browserSuite('console: institution admin', (h) => {
       await page.locator('table tbody tr td a').first().click();
       await page.locator('#row-errors').waitFor();
       assert.equal(await page.locator('#row-errors tbody tr').count(), 2);
-      // Each error names its record by the keys the row was sent with, beside the row.
+      // Each error names its record by the keys the row was sent with, beside its line: the row's
+      // 1-based place in the push when the client sends no file lines.
       assert.deepEqual((await page.locator('#row-errors thead th').allTextContents()).slice(0, 4), [
-        'Row',
+        'Line',
         'Email',
         'Student ID',
         'Field',
       ]);
       assert.deepEqual(
         (await page.locator('#row-errors tbody tr').first().locator('td').allTextContents()).slice(0, 3),
-        ['1', 'not-an-email', 'S-2'],
+        ['2', 'not-an-email', 'S-2'],
       );
       assert.deepEqual(
         (await page.locator('#row-errors tbody tr').nth(1).locator('td').allTextContents()).slice(0, 3),
-        ['2', '', 'S-3'],
+        ['3', '', 'S-3'],
       );
       // Warnings are sentences naming the rows they affect.
       assert.match(
         (await page.locator('li', { hasText: 'program code XYZ' }).textContent()) ?? '',
-        /^1 row names program code XYZ, which is not in your programs: row 0\./,
+        /^1 row names program code XYZ, which is not in your programs: line 1\./,
       );
       await h().check(page, 'admin-push');
 
@@ -132,9 +133,9 @@ browserSuite('console: institution admin', (h) => {
       const csv = await readFile(await download.path(), 'utf8');
       const lines = csv.trim().split('\r\n');
       assert.equal(lines.length, 4, csv);
-      assert.match(lines[0], /^kind,row,email,student_id_ext,code,/);
-      assert.match(lines[1], /^error,1,not-an-email,S-2,invalid_field,/);
-      assert.match(lines[2], /^error,2,,S-3,missing_field,/);
+      assert.match(lines[0], /^kind,line,email,student_id_ext,code,/);
+      assert.match(lines[1], /^error,2,not-an-email,S-2,invalid_field,/);
+      assert.match(lines[2], /^error,3,,S-3,missing_field,/);
       assert.match(lines[3], /^warning,.*1 row names program code XYZ/);
       assert.ok(!/,=cmd/.test(csv), 'formula-like cells are neutralised');
 

@@ -34,7 +34,7 @@ import {
   recordFullSyncPage,
 } from '../departures/departures.ts';
 import { batchLimits, checkBatchSize } from '../feeds/batch-limits.ts';
-import { withLines } from '../runs/lines.ts';
+import { warningsWithLines, withLines } from '../runs/lines.ts';
 import { type RunCredential, recordRun } from '../runs/runs.ts';
 import {
   changes,
@@ -291,7 +291,7 @@ export function createRosterSyncService(db: Db, options: RosterSyncOptions) {
         received,
         counts: dryRun ? counts : { ...counts, unchanged },
         errors: withLines(errors, () => input.lines),
-        details: { warnings },
+        details: { warnings: warningsWithLines(warnings, input.lines) },
         startedAt,
         finishedAt: options.clock.now(),
       });

@@ -3,13 +3,24 @@
 // place in the request. A response's `row` stays the 0-based index in the page (the interface's
 // rule); the run keeps both, and the console and the run's CSV show `line`.
 
-/** The row errors with their `line`: `lines[row]` when the client sent it, else `row + 1`. */
+/** A row's line: `lines[row]` when the client sent it, else `row + 1`. */
+export function lineOf(row: number, lines: readonly number[] | undefined): number {
+  const sent = lines?.[row];
+  return sent !== undefined && Number.isInteger(sent) && sent > 0 ? sent : row + 1;
+}
+
+/** The row errors with their `line`. */
 export function withLines<T extends { row: number }>(
   errors: readonly T[],
   lines: (error: T) => readonly number[] | undefined,
 ): (T & { line: number })[] {
-  return errors.map((error) => {
-    const sent = lines(error)?.[error.row];
-    return { ...error, line: Number.isInteger(sent) && sent! > 0 ? sent! : error.row + 1 };
-  });
+  return errors.map((error) => ({ ...error, line: lineOf(error.row, lines(error)) }));
+}
+
+/** Warnings naming rows (0-based in the page) with the same rows as `lines`, the one numbering people see. */
+export function warningsWithLines<T extends { rows: readonly number[] }>(
+  warnings: readonly T[],
+  lines: readonly number[] | undefined,
+): (T & { lines: number[] })[] {
+  return warnings.map((warning) => ({ ...warning, lines: warning.rows.map((row) => lineOf(row, lines)) }));
 }

@@ -6,11 +6,11 @@ export const ROWS_LISTED = 20;
 
 const plural = (n: number, one: string, many: string) => (n === 1 ? one : many);
 
-/** "row 4", "rows 4, 9, 12", "rows 1, 2, … and 30 more". */
-export function rowList(rows: readonly number[]): string {
+/** "row 4", "rows 4, 9, 12", "lines 1, 2, … and 30 more". */
+export function rowList(rows: readonly number[], word: 'row' | 'line' = 'row'): string {
   const shown = rows.slice(0, ROWS_LISTED).join(', ');
   const more = rows.length - ROWS_LISTED;
-  return `${plural(rows.length, 'row', 'rows')} ${shown}${more > 0 ? ` and ${more} more` : ''}`;
+  return `${plural(rows.length, word, `${word}s`)} ${shown}${more > 0 ? ` and ${more} more` : ''}`;
 }
 
 interface Warning {
@@ -18,6 +18,8 @@ interface Warning {
   field?: unknown;
   value?: unknown;
   rows?: unknown;
+  /** The same rows in the run's one numbering (src/domain/runs/lines.ts); older runs lack it. */
+  lines?: unknown;
   message?: unknown;
 }
 
@@ -43,12 +45,14 @@ export function warningSentence(warning: unknown): string {
   if (typeof warning === 'string') return warning;
   const w = (typeof warning === 'object' && warning !== null ? warning : {}) as Warning;
   const kind = typeof w.code === 'string' ? what[w.code] : undefined;
-  const rows = Array.isArray(w.rows) && w.rows.every(Number.isInteger) ? (w.rows as number[]) : undefined;
+  const ints = (v: unknown) => (Array.isArray(v) && v.every(Number.isInteger) ? (v as number[]) : undefined);
+  const lines = ints(w.lines);
+  const rows = lines ?? ints(w.rows);
   if (kind && rows && rows.length > 0 && typeof w.value === 'string') {
     const n = rows.length;
     return (
       `${n} ${plural(n, 'row names', 'rows name')} ${kind.noun(String(w.field))} ${w.value}, ` +
-      `which is not in ${kind.among}: ${rowList(rows)}. ` +
+      `which is not in ${kind.among}: ${rowList(rows, lines ? 'line' : 'row')}. ` +
       `${plural(n, 'It', 'They')} imported without ${kind.without} (a stored one is kept).`
     );
   }
