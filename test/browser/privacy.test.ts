@@ -34,7 +34,9 @@ browserSuite('console: privacy', (h) => {
       await page.getByText('This cannot be undone.').waitFor();
       await h().check(page, 'privacy-erase-confirm');
       await page.getByRole('button', { name: 'Erase the student' }).click();
-      await page.getByText('Tick the box to confirm that this cannot be undone').waitFor();
+      await page
+        .locator('#confirmed-error', { hasText: 'Tick the box to confirm that this cannot be undone' })
+        .waitFor();
       await page.getByRole('checkbox', { name: /erases the student for good/ }).check();
       await page.getByRole('button', { name: 'Erase the student' }).click();
       await page.getByText('The student was erased').waitFor();
@@ -45,7 +47,9 @@ browserSuite('console: privacy', (h) => {
       await page.getByLabel(/Row errors and warnings of push history/).fill('3');
       await page.getByRole('button', { name: 'Save the periods' }).click();
       await page
-        .getByText('Enter a whole number of days from 7 to 730, or leave it empty for the default')
+        .locator('.field-error', {
+          hasText: 'Enter a whole number of days from 7 to 730, or leave it empty for the default',
+        })
         .waitFor();
       await h().check(page, 'privacy-retention-error');
       await page.getByLabel(/Row errors and warnings of push history/).fill('30');

@@ -71,7 +71,7 @@ browserSuite('console: run pages', (h) => {
       const errorRow = (
         await page.locator('#row-errors tbody tr').first().locator('td').allTextContents()
       ).map((t) => t.trim());
-      assert.deepEqual(errorRow.slice(0, 5), ['Enrolments', '0', '', 'S2', 'Ben']);
+      assert.deepEqual(errorRow.slice(0, 5), ['Enrolments', '1', '', 'S2', 'Ben']);
       await h().check(page, 'run-error-named');
 
       await page.goto(base);
