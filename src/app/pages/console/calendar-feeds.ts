@@ -119,69 +119,88 @@ export function calendarFeedRoutes(app: App, services: Services): void {
 
   app.get('/:slug/calendar-feeds', { config: access, schema: listSchema }, async (request) => feeds(request));
 
-  app.post('/:slug/calendar-feeds', { config: access, schema: listSchema }, async (request, reply) => {
-    const values = feedValues(request.body);
-    const input = newFeedInput(values);
-    const checked = withUrlChecks(checkForm(NewFeedBody, input, feedFields), { url: values.url }, policy);
-    if (!checked.ok) return feeds(request, { values, errors: checked.errors }, 400);
-    return act(
-      reply,
-      () => calendar.create(institutionOf(request).id, checked.value),
-      (created) => `${paths(request, created.id)}?done=calendar_feed_added`,
-      (refused) => feeds(request, { values, ...refused }, refused.status),
-    );
-  });
+  app.post(
+    '/:slug/calendar-feeds',
+    {
+      config: { ...access, formFields: ['name', 'url', 'refresh_minutes', 'audience_tags'] },
+      schema: listSchema,
+    },
+    async (request, reply) => {
+      const values = feedValues(request.body);
+      const input = newFeedInput(values);
+      const checked = withUrlChecks(checkForm(NewFeedBody, input, feedFields), { url: values.url }, policy);
+      if (!checked.ok) return feeds(request, { values, errors: checked.errors }, 400);
+      return act(
+        reply,
+        () => calendar.create(institutionOf(request).id, checked.value),
+        (created) => `${paths(request, created.id)}?done=calendar_feed_added`,
+        (refused) => feeds(request, { values, ...refused }, refused.status),
+      );
+    },
+  );
 
   app.get('/:slug/calendar-feeds/:id', { config: access, schema }, async (request) =>
     feed(request, request.params.id),
   );
 
-  app.post('/:slug/calendar-feeds/:id', { config: access, schema }, async (request, reply) => {
-    const { id } = request.params;
-    const values = feedValues(request.body);
-    const input = feedInput(values);
-    const checked = withUrlChecks(checkForm(FeedChangeBody, input, feedFields), { url: input.url }, policy);
-    if (!checked.ok) return feed(request, id, { values, errors: checked.errors }, 400);
-    return act(
-      reply,
-      () => calendar.update(institutionOf(request).id, id, checked.value),
-      () => `${paths(request, id)}?done=calendar_feed_updated`,
-      (refused) => feed(request, id, { values, ...refused }, refused.status),
-    );
-  });
+  app.post(
+    '/:slug/calendar-feeds/:id',
+    { config: { ...access, formFields: ['name', 'url', 'refresh_minutes', 'audience_tags'] }, schema },
+    async (request, reply) => {
+      const { id } = request.params;
+      const values = feedValues(request.body);
+      const input = feedInput(values);
+      const checked = withUrlChecks(checkForm(FeedChangeBody, input, feedFields), { url: input.url }, policy);
+      if (!checked.ok) return feed(request, id, { values, errors: checked.errors }, 400);
+      return act(
+        reply,
+        () => calendar.update(institutionOf(request).id, id, checked.value),
+        () => `${paths(request, id)}?done=calendar_feed_updated`,
+        (refused) => feed(request, id, { values, ...refused }, refused.status),
+      );
+    },
+  );
 
-  app.post('/:slug/calendar-feeds/:id/fetch', { config: access, schema }, async (request, reply) => {
-    const { id } = request.params;
-    return act(
-      reply,
-      () => calendar.fetchNow(institutionOf(request).id, id),
-      (record) => `${paths(request, id)}?fetch=${record.id}`,
-      (refused) => feed(request, id, refused, refused.status),
-      [],
-    );
-  });
+  app.post(
+    '/:slug/calendar-feeds/:id/fetch',
+    { config: { ...access, formFields: [] }, schema },
+    async (request, reply) => {
+      const { id } = request.params;
+      return act(
+        reply,
+        () => calendar.fetchNow(institutionOf(request).id, id),
+        (record) => `${paths(request, id)}?fetch=${record.id}`,
+        (refused) => feed(request, id, refused, refused.status),
+        [],
+      );
+    },
+  );
 
-  app.post('/:slug/calendar-feeds/:id/delete', { config: access, schema }, async (request, reply) => {
-    const { id } = request.params;
-    const page = paths(request, id);
-    if (!confirmed(request.body)) {
-      // Asking first changes nothing: no audit entry for it.
-      request.unchanged = true;
-      const found = await calendar.get(institutionOf(request).id, id);
-      return ctx(request).render('console/confirm.eta', {
-        title: 'Delete this calendar feed?',
-        message: `${found.name ?? found.url} is no longer fetched, and its stored events and fetch history are deleted: students stop seeing them.`,
-        action: `${page}/delete`,
-        button: 'Delete the calendar feed',
-        back: page,
-      });
-    }
-    return act(
-      reply,
-      () => calendar.remove(institutionOf(request).id, id),
-      () => `${paths(request)}?done=calendar_feed_deleted`,
-      (refused) => feed(request, id, refused, refused.status),
-      [],
-    );
-  });
+  app.post(
+    '/:slug/calendar-feeds/:id/delete',
+    { config: { ...access, formFields: ['confirmed'] }, schema },
+    async (request, reply) => {
+      const { id } = request.params;
+      const page = paths(request, id);
+      if (!confirmed(request.body)) {
+        // Asking first changes nothing: no audit entry for it.
+        request.unchanged = true;
+        const found = await calendar.get(institutionOf(request).id, id);
+        return ctx(request).render('console/confirm.eta', {
+          title: 'Delete this calendar feed?',
+          message: `${found.name ?? found.url} is no longer fetched, and its stored events and fetch history are deleted: students stop seeing them.`,
+          action: `${page}/delete`,
+          button: 'Delete the calendar feed',
+          back: page,
+        });
+      }
+      return act(
+        reply,
+        () => calendar.remove(institutionOf(request).id, id),
+        () => `${paths(request)}?done=calendar_feed_deleted`,
+        (refused) => feed(request, id, refused, refused.status),
+        [],
+      );
+    },
+  );
 }

@@ -84,91 +84,110 @@ export function cohortRoutes(app: App, { db, config: settings }: Services): void
 
   app.get('/:slug/cohorts', { config, schema: listSchema }, async (request) => cohorts(request));
 
-  app.post('/:slug/cohorts', { config, schema: { hide: true, params: Params } }, async (request, reply) => {
-    const values = cohortValues(request.body);
-    const checked = withFieldChecks(
-      checkForm(NewCohortBody, cohortInput(values), cohortFields),
-      { start_date: () => checkStartDate(values.start_date || null) },
-      cohortFields,
-    );
-    if (!checked.ok) return cohorts(request, { values, ...checkErrors(checked.errors) }, 400);
-    let created: Awaited<ReturnType<typeof createCohort>>;
-    try {
-      created = await createCohort(db, institutionOf(request).id, {
-        name: checked.value.name,
-        clock: checked.value.clock ?? 'cohort',
-        startDate: checked.value.start_date,
-      });
-    } catch (error) {
-      const refused = refusalOf(error, FIELDS);
-      return cohorts(request, { values, ...refused }, refused.status);
-    }
-    return reply.redirect(`${pageOf(request, created.id)}?done=cohort_created`, 303);
-  });
+  app.post(
+    '/:slug/cohorts',
+    {
+      config: { ...config, formFields: ['name', 'start_date', 'clock'] },
+      schema: { hide: true, params: Params },
+    },
+    async (request, reply) => {
+      const values = cohortValues(request.body);
+      const checked = withFieldChecks(
+        checkForm(NewCohortBody, cohortInput(values), cohortFields),
+        { start_date: () => checkStartDate(values.start_date || null) },
+        cohortFields,
+      );
+      if (!checked.ok) return cohorts(request, { values, ...checkErrors(checked.errors) }, 400);
+      let created: Awaited<ReturnType<typeof createCohort>>;
+      try {
+        created = await createCohort(db, institutionOf(request).id, {
+          name: checked.value.name,
+          clock: checked.value.clock ?? 'cohort',
+          startDate: checked.value.start_date,
+        });
+      } catch (error) {
+        const refused = refusalOf(error, FIELDS);
+        return cohorts(request, { values, ...refused }, refused.status);
+      }
+      return reply.redirect(`${pageOf(request, created.id)}?done=cohort_created`, 303);
+    },
+  );
 
   // The institution's time zone sits with the cohorts: it decides where the six weeks start and
   // end for every student (docs/student-app.md).
-  app.post('/:slug/time-zone', { config, schema: { hide: true, params: Params } }, async (request, reply) => {
-    const value = text(request.body, 'time_zone');
-    const shown = (errors: { errors: Record<string, string>; formError?: string }) => ({
-      timeZone: { value, error: errors.errors.time_zone ?? errors.formError },
-    });
-    // Answered as the operator's new-institution form answers it: the same check, the same words.
-    const checked = withFieldChecks(
-      checkForm(InstitutionChangeBody, { time_zone: value }, timeZoneFields),
-      { time_zone: () => checkTimeZone(value) },
-      timeZoneFields,
-    );
-    if (!checked.ok) return cohorts(request, shown(checkErrors(checked.errors)), 400);
-    try {
-      await updateInstitution(db, institutionOf(request).id, checked.value, ctx(request).caller);
-    } catch (error) {
-      const refused = refusalOf(error, ['time_zone']);
-      return cohorts(request, shown(refused), refused.status);
-    }
-    return reply.redirect(`${pageOf(request)}?done=time_zone_saved`, 303);
-  });
+  app.post(
+    '/:slug/time-zone',
+    { config: { ...config, formFields: ['time_zone'] }, schema: { hide: true, params: Params } },
+    async (request, reply) => {
+      const value = text(request.body, 'time_zone');
+      const shown = (errors: { errors: Record<string, string>; formError?: string }) => ({
+        timeZone: { value, error: errors.errors.time_zone ?? errors.formError },
+      });
+      // Answered as the operator's new-institution form answers it: the same check, the same words.
+      const checked = withFieldChecks(
+        checkForm(InstitutionChangeBody, { time_zone: value }, timeZoneFields),
+        { time_zone: () => checkTimeZone(value) },
+        timeZoneFields,
+      );
+      if (!checked.ok) return cohorts(request, shown(checkErrors(checked.errors)), 400);
+      try {
+        await updateInstitution(db, institutionOf(request).id, checked.value, ctx(request).caller);
+      } catch (error) {
+        const refused = refusalOf(error, ['time_zone']);
+        return cohorts(request, shown(refused), refused.status);
+      }
+      return reply.redirect(`${pageOf(request)}?done=time_zone_saved`, 303);
+    },
+  );
 
   app.get('/:slug/cohorts/:id', { config, schema }, async (request) => cohort(request, request.params.id));
 
-  app.post('/:slug/cohorts/:id', { config, schema }, async (request, reply) => {
-    const { id } = request.params;
-    const values = cohortValues(request.body);
-    const checked = withFieldChecks(
-      checkForm(CohortChangeBody, cohortInput(values), cohortFields),
-      { start_date: () => checkStartDate(values.start_date || null) },
-      cohortFields,
-    );
-    if (!checked.ok) return cohort(request, id, { values, ...checkErrors(checked.errors) }, 400);
-    try {
-      await updateCohort(db, institutionOf(request).id, id, {
-        name: checked.value.name,
-        clock: checked.value.clock,
-        startDate: checked.value.start_date,
-      });
-    } catch (error) {
-      const refused = refusalOf(error, FIELDS);
-      return cohort(request, id, { values, ...refused }, refused.status);
-    }
-    return reply.redirect(`${pageOf(request, id)}?done=cohort_updated`, 303);
-  });
+  app.post(
+    '/:slug/cohorts/:id',
+    { config: { ...config, formFields: ['name', 'start_date', 'clock'] }, schema },
+    async (request, reply) => {
+      const { id } = request.params;
+      const values = cohortValues(request.body);
+      const checked = withFieldChecks(
+        checkForm(CohortChangeBody, cohortInput(values), cohortFields),
+        { start_date: () => checkStartDate(values.start_date || null) },
+        cohortFields,
+      );
+      if (!checked.ok) return cohort(request, id, { values, ...checkErrors(checked.errors) }, 400);
+      try {
+        await updateCohort(db, institutionOf(request).id, id, {
+          name: checked.value.name,
+          clock: checked.value.clock,
+          startDate: checked.value.start_date,
+        });
+      } catch (error) {
+        const refused = refusalOf(error, FIELDS);
+        return cohort(request, id, { values, ...refused }, refused.status);
+      }
+      return reply.redirect(`${pageOf(request, id)}?done=cohort_updated`, 303);
+    },
+  );
 
   // Archiving a cohort asks first, naming what stops; restoring does not (docs/archiving.md).
   for (const action of ['archive', 'restore'] as const) {
-    app.post(`/:slug/cohorts/:id/${action}`, { config, schema }, async (request, reply) => {
-      const { id } = request.params;
-      const institutionId = institutionOf(request).id;
-      if (action === 'archive' && !confirmed(request.body)) {
-        // Asking first changes nothing: no audit entry for it.
-        request.unchanged = true;
-        const found = await getCohort(db, institutionId, id);
-        return ctx(request).render(
-          'console/confirm.eta',
-          cohortArchiveConfirmation(found, pageOf(request, id)),
-        );
-      }
-      await setCohortArchive(db, institutionId, id, action === 'archive');
-      return reply.redirect(`${pageOf(request, id)}?done=cohort_${action}d`, 303);
-    });
+    app.post(
+      `/:slug/cohorts/:id/${action}`,
+      { config: { ...config, formFields: ['confirmed'] }, schema },
+      async (request, reply) => {
+        const { id } = request.params;
+        const institutionId = institutionOf(request).id;
+        if (action === 'archive' && !confirmed(request.body)) {
+          // Asking first changes nothing: no audit entry for it.
+          request.unchanged = true;
+          const found = await getCohort(db, institutionId, id);
+          return ctx(request).render(
+            'console/confirm.eta',
+            cohortArchiveConfirmation(found, pageOf(request, id)),
+          );
+        }
+        await setCohortArchive(db, institutionId, id, action === 'archive');
+        return reply.redirect(`${pageOf(request, id)}?done=cohort_${action}d`, 303);
+      },
+    );
   }
 }

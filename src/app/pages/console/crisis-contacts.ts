@@ -46,30 +46,40 @@ export function crisisContactRoutes(app: App, { db, clock }: Services): void {
     return render(request, rows, { saved });
   });
 
-  app.post('/:slug/crisis-contacts', { config, schema }, async (request, reply) => {
-    const { rows, removed, saved } = postedRows(request.body);
-    if (text(request.body, 'add') === 'yes') {
-      // Another row to fill in: nothing is saved, so nothing for the audit.
-      request.unchanged = true;
-      if (rows.length < MAX_CRISIS_CONTACTS) rows.push(blank());
-      return render(request, rows, { focus: rows.length - 1, removed, saved });
-    }
-    const { contacts, rowOf } = contactsOf(rows, removed);
-    // Every row's every problem at once (the domain's own checks); the domain refuses the first.
-    const problems = contacts.flatMap(contactProblems);
-    if (problems.length > 0) {
-      return render(request, rows, { ...problemErrors(problems, rowOf), removed, saved }, 400);
-    }
-    try {
-      await replaceCrisisContacts(db, institutionOf(request).id, contacts, clock.now());
-    } catch (error) {
-      if (!(error instanceof ApiError) || error.status >= 500) throw error;
-      const problem = { ...error.extra, error: error.code } as Parameters<typeof placeRefusal>[0];
-      return render(request, rows, { ...placeRefusal(problem, rowOf), removed, saved }, error.status);
-    }
-    return reply.redirect(
-      `/console/${institutionOf(request).slug}/crisis-contacts?done=crisis_contacts_saved`,
-      303,
-    );
-  });
+  app.post(
+    '/:slug/crisis-contacts',
+    {
+      config: {
+        ...config,
+        formFields: ['rows', 'add', /^(name|phone|url|hours|description|remove|saved)_\d{1,3}$/],
+      },
+      schema,
+    },
+    async (request, reply) => {
+      const { rows, removed, saved } = postedRows(request.body);
+      if (text(request.body, 'add') === 'yes') {
+        // Another row to fill in: nothing is saved, so nothing for the audit.
+        request.unchanged = true;
+        if (rows.length < MAX_CRISIS_CONTACTS) rows.push(blank());
+        return render(request, rows, { focus: rows.length - 1, removed, saved });
+      }
+      const { contacts, rowOf } = contactsOf(rows, removed);
+      // Every row's every problem at once (the domain's own checks); the domain refuses the first.
+      const problems = contacts.flatMap(contactProblems);
+      if (problems.length > 0) {
+        return render(request, rows, { ...problemErrors(problems, rowOf), removed, saved }, 400);
+      }
+      try {
+        await replaceCrisisContacts(db, institutionOf(request).id, contacts, clock.now());
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.status >= 500) throw error;
+        const problem = { ...error.extra, error: error.code } as Parameters<typeof placeRefusal>[0];
+        return render(request, rows, { ...placeRefusal(problem, rowOf), removed, saved }, error.status);
+      }
+      return reply.redirect(
+        `/console/${institutionOf(request).slug}/crisis-contacts?done=crisis_contacts_saved`,
+        303,
+      );
+    },
+  );
 }

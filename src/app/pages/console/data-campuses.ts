@@ -58,7 +58,10 @@ export function dataCampusRoutes(app: App, services: Services): void {
 
   app.post(
     '/:slug/campuses/merge',
-    { config: { access: 'operator' }, schema: { hide: true, params: Params } },
+    {
+      config: { access: 'operator', formFields: ['from', 'into', 'confirmed'] },
+      schema: { hide: true, params: Params },
+    },
     async (request, reply) => {
       const c = ctx(request);
       const page = pageOf(request);

@@ -86,7 +86,7 @@ export function fullSyncRoutes(app: App, services: Services): void {
   for (const action of ['confirm', 'discard'] as const) {
     app.post(
       `/:slug/full-syncs/:id/${action}`,
-      { config: { access: 'admin' }, schema: { hide: true, params: SyncParams } },
+      { config: { access: 'admin', formFields: ['confirmed'] }, schema: { hide: true, params: SyncParams } },
       async (request, reply) => {
         const c = ctx(request);
         const institutionId = institutionOf(request).id;

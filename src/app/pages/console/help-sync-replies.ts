@@ -18,14 +18,18 @@ export function helpSyncReplyRoutes(app: App, { helpRequests }: Services): void 
     }),
   );
 
-  app.post('/:slug/secrets/help-sync/replies', { config, schema }, async (request, reply) => {
-    await helpRequests.setHelpSyncReplies(
-      institutionOf(request).id,
-      text(request.body, 'public_replies') === 'on',
-    );
-    return reply.redirect(
-      `/console/${institutionOf(request).slug}/secrets/help-sync/replies?done=help_sync_replies_saved`,
-      303,
-    );
-  });
+  app.post(
+    '/:slug/secrets/help-sync/replies',
+    { config: { ...config, formFields: ['public_replies'] }, schema },
+    async (request, reply) => {
+      await helpRequests.setHelpSyncReplies(
+        institutionOf(request).id,
+        text(request.body, 'public_replies') === 'on',
+      );
+      return reply.redirect(
+        `/console/${institutionOf(request).slug}/secrets/help-sync/replies?done=help_sync_replies_saved`,
+        303,
+      );
+    },
+  );
 }

@@ -51,6 +51,8 @@ interface StaffAction<S extends TSchema> {
   path: string;
   schema: S;
   fields: Record<string, FieldText>;
+  /** Every field its form posts (config.formFields). */
+  formFields: readonly string[];
   values: (request: FastifyRequest) => Record<string, unknown>;
   change: (institutionId: string, id: string, value: Static<S>, staff: string) => Promise<HelpRequestChange>;
   /** The notice shown after a change (`done=`). */
@@ -139,7 +141,10 @@ export function inboxRoutes(app: App, services: Services): void {
   const action = <S extends TSchema>(spec: StaffAction<S>) =>
     app.post(
       spec.path,
-      { config: { access: 'helpdesk' }, schema: { hide: true, params: RequestParams } },
+      {
+        config: { access: 'helpdesk', formFields: spec.formFields },
+        schema: { hide: true, params: RequestParams },
+      },
       async (request, reply) => {
         const values = spec.values(request);
         const checked = checkForm(spec.schema, values, spec.fields);
@@ -160,6 +165,7 @@ export function inboxRoutes(app: App, services: Services): void {
     path: '/:slug/inbox/:id/status',
     schema: StatusChangeBody,
     fields: { status: { label: 'New status' } },
+    formFields: ['status'],
     values: (request) => ({ status: text(request.body, 'status') }),
     change: (institutionId, id, value, staff) =>
       helpRequests.changeStatus(institutionId, id, { status: value.status, staff }),
@@ -169,6 +175,7 @@ export function inboxRoutes(app: App, services: Services): void {
     path: '/:slug/inbox/:id/notes',
     schema: NoteBody,
     fields: { note: { label: 'Note', required: 'Write the note before adding it' } },
+    formFields: ['note'],
     values: (request) => ({ note: text(request.body, 'note') }),
     change: (institutionId, id, value, staff) =>
       helpRequests.addNote(institutionId, id, { note: value.note, staff }),
@@ -178,6 +185,7 @@ export function inboxRoutes(app: App, services: Services): void {
     path: '/:slug/inbox/:id/assignment',
     schema: AssignmentBody,
     fields: { assignee_id: { label: 'Assign to', required: 'Choose a staff member or admin' } },
+    formFields: ['assignee_id', 'to_me', 'unassign'],
     values: (request) => assignmentOf(request.body, ctx(request).caller),
     change: (institutionId, id, value, staff) =>
       helpRequests.assign(institutionId, id, { assignee: assigneeRef(value), staff }),

@@ -14,6 +14,7 @@ import { dataCampusRoutes } from './data-campuses.ts';
 import { dataStudentPageRoutes } from './data-student.ts';
 import { dataStudentRoutes } from './data-students.ts';
 import { dataTaxonomyRoutes } from './data-taxonomy.ts';
+import { refuseUnknownFormFields } from './form-fields.ts';
 import { fullSyncRoutes } from './full-syncs.ts';
 import { healthRoutes } from './health.ts';
 import { helpSyncReplyRoutes } from './help-sync-replies.ts';
@@ -61,6 +62,7 @@ const pages: PageModule[] = [
 export async function registerConsole(parent: App, engine: Eta, services: Services): Promise<void> {
   await registerSurface(parent, engine, consoleSurface(), (scope) => {
     scope.addHook('preHandler', consoleContextHook(services.inbox));
+    refuseUnknownFormFields(scope);
     for (const routes of pages) routes(scope, services);
   });
 }

@@ -72,7 +72,7 @@ export function notificationRoutes(app: App, services: Services): void {
 
   app.post(
     '/:slug/notifications',
-    { config: { access: 'admin' }, schema: { hide: true, params: Params } },
+    { config: { access: 'admin', formFields: ['crisis'] }, schema: { hide: true, params: Params } },
     async (request, reply) => {
       try {
         await notifications.setCrisisRecipients(institutionOf(request).id, list(request.body, 'crisis'));
@@ -110,7 +110,10 @@ export function notificationRoutes(app: App, services: Services): void {
 
   app.post(
     '/:slug/me/notifications',
-    { config: { access: 'helpdesk' }, schema: { hide: true, params: Params } },
+    {
+      config: { access: 'helpdesk', formFields: ['any_new_request', 'assigned_to_me'] },
+      schema: { hide: true, params: Params },
+    },
     async (request, reply) => {
       const c = ctx(request);
       const personId = c.caller.kind === 'person' ? c.caller.personId : undefined;

@@ -58,36 +58,44 @@ export function oneRosterSourceRoutes(app: App, services: Services): void {
 
   app.get('/:slug/oneroster-source', { config: access, schema }, async (request) => page(request));
 
-  app.post('/:slug/oneroster-source', { config: access, schema }, async (request, reply) => {
-    const values = postedValues(request.body);
-    const shown = { ...values, client_secret: '' };
-    // The API's own schema first, so every field's problem shows at once; then the domain's rules.
-    const settings = settingsOf(values);
-    const checked = withUrlChecks(
-      checkForm(SourceBody, { ...settings }, sourceFieldTexts),
-      { base_url: settings.base_url, token_url: settings.token_url },
-      { allowLoopback: services.config.allowLoopbackOutbound },
-    );
-    if (!checked.ok) return page(request, { values: shown, ...checkErrors(checked.errors) }, 400);
-    try {
-      await oneRosterSources.put(institutionOf(request).id, settings, clock.now());
-    } catch (error) {
-      const refused = refusalOf(error, sourceFields);
-      return page(request, { values: shown, ...refused }, refused.status);
-    }
-    return reply.redirect(`${pagePath(request)}?done=saved`, 303);
-  });
+  app.post(
+    '/:slug/oneroster-source',
+    { config: { ...access, formFields: sourceFields }, schema },
+    async (request, reply) => {
+      const values = postedValues(request.body);
+      const shown = { ...values, client_secret: '' };
+      // The API's own schema first, so every field's problem shows at once; then the domain's rules.
+      const settings = settingsOf(values);
+      const checked = withUrlChecks(
+        checkForm(SourceBody, { ...settings }, sourceFieldTexts),
+        { base_url: settings.base_url, token_url: settings.token_url },
+        { allowLoopback: services.config.allowLoopbackOutbound },
+      );
+      if (!checked.ok) return page(request, { values: shown, ...checkErrors(checked.errors) }, 400);
+      try {
+        await oneRosterSources.put(institutionOf(request).id, settings, clock.now());
+      } catch (error) {
+        const refused = refusalOf(error, sourceFields);
+        return page(request, { values: shown, ...refused }, refused.status);
+      }
+      return reply.redirect(`${pagePath(request)}?done=saved`, 303);
+    },
+  );
 
   // Sync now asks the worker for the pull (it no longer runs in the request): the page then
   // shows it queued, running, and in the pull history once it ends.
-  app.post('/:slug/oneroster-source/sync', { config: access, schema }, async (request, reply) => {
-    const mode = text(request.body, 'mode') === 'delta' ? 'delta' : 'full';
-    try {
-      await oneRosterPulls.request(institutionOf(request).id, mode);
-    } catch (error) {
-      const refused = refusalOf(error, []);
-      return page(request, refused, refused.status);
-    }
-    return reply.redirect(`${pagePath(request)}?done=queued`, 303);
-  });
+  app.post(
+    '/:slug/oneroster-source/sync',
+    { config: { ...access, formFields: ['mode'] }, schema },
+    async (request, reply) => {
+      const mode = text(request.body, 'mode') === 'delta' ? 'delta' : 'full';
+      try {
+        await oneRosterPulls.request(institutionOf(request).id, mode);
+      } catch (error) {
+        const refused = refusalOf(error, []);
+        return page(request, refused, refused.status);
+      }
+      return reply.redirect(`${pagePath(request)}?done=queued`, 303);
+    },
+  );
 }

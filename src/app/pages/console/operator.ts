@@ -79,27 +79,34 @@ export function operatorRoutes(app: App, { db }: Services): void {
     },
   );
 
-  app.post('/', { config: { access: 'operator' }, schema: { hide: true } }, async (request, reply) => {
-    const values = institutionValues(request.body);
-    const checked = withFieldChecks(
-      checkForm(NewInstitutionBody, institutionInput(values), institutionFields),
-      { time_zone: () => checkTimeZone(values.time_zone || 'UTC') },
-      institutionFields,
-    );
-    if (!checked.ok) return listInstitutionsPage(request, { values, ...checkErrors(checked.errors) }, 400);
-    let created: Awaited<ReturnType<typeof createInstitution>>;
-    try {
-      created = await createInstitution(db, checked.value);
-    } catch (error) {
-      const refused = refusalOf(error, Object.keys(institutionFields));
-      return listInstitutionsPage(request, { values, ...refused }, refused.status);
-    }
-    return reply.redirect(`/console/${created.slug}/?done=institution_created`, 303);
-  });
+  app.post(
+    '/',
+    { config: { access: 'operator', formFields: ['name', 'slug', 'time_zone'] }, schema: { hide: true } },
+    async (request, reply) => {
+      const values = institutionValues(request.body);
+      const checked = withFieldChecks(
+        checkForm(NewInstitutionBody, institutionInput(values), institutionFields),
+        { time_zone: () => checkTimeZone(values.time_zone || 'UTC') },
+        institutionFields,
+      );
+      if (!checked.ok) return listInstitutionsPage(request, { values, ...checkErrors(checked.errors) }, 400);
+      let created: Awaited<ReturnType<typeof createInstitution>>;
+      try {
+        created = await createInstitution(db, checked.value);
+      } catch (error) {
+        const refused = refusalOf(error, Object.keys(institutionFields));
+        return listInstitutionsPage(request, { values, ...refused }, refused.status);
+      }
+      return reply.redirect(`/console/${created.slug}/?done=institution_created`, 303);
+    },
+  );
 
   // Archiving asks first, naming what will stop; restoring does not (it only turns things back on).
   // Both are the operator's, and the only writes an archived institution takes.
-  const archiving = { config: { access: 'operator' as const, whileArchived: true }, schema: { hide: true } };
+  const archiving = {
+    config: { access: 'operator' as const, whileArchived: true, formFields: ['confirmed'] },
+    schema: { hide: true },
+  };
   app.post('/:slug/archive', archiving, async (request, reply) => {
     const institution = institutionOf(request);
     if (!confirmed(request.body)) {

@@ -78,28 +78,35 @@ export function peopleRoutes(app: App, services: Services): void {
 
   app.get('/:slug/people', { config, schema: listSchema }, async (request) => overview(request));
 
-  app.post('/:slug/people', { config, schema: listSchema }, async (request, reply) => {
-    const invite = inviteValues(request.body);
-    const checked = checkForm(InviteBody, invite, personFields);
-    if (!checked.ok) return overview(request, { invite, ...checkErrors(checked.errors) }, 400);
-    try {
-      await invitePerson(
-        deps,
-        institutionOf(request).id,
-        { ...checked.value, permissions: checked.value.permissions ?? [] },
-        ctx(request).caller,
-      );
-    } catch (error) {
-      const refused = refusalOf(error, Object.keys(personFields));
-      return overview(request, { invite, ...refused }, refused.status);
-    }
-    return reply.redirect(`${pageOf(request)}?done=person_invited`, 303);
-  });
+  app.post(
+    '/:slug/people',
+    { config: { ...config, formFields: ['email', 'name', 'roles', 'permissions'] }, schema: listSchema },
+    async (request, reply) => {
+      const invite = inviteValues(request.body);
+      const checked = checkForm(InviteBody, invite, personFields);
+      if (!checked.ok) return overview(request, { invite, ...checkErrors(checked.errors) }, 400);
+      try {
+        await invitePerson(
+          deps,
+          institutionOf(request).id,
+          { ...checked.value, permissions: checked.value.permissions ?? [] },
+          ctx(request).caller,
+        );
+      } catch (error) {
+        const refused = refusalOf(error, Object.keys(personFields));
+        return overview(request, { invite, ...refused }, refused.status);
+      }
+      return reply.redirect(`${pageOf(request)}?done=person_invited`, 303);
+    },
+  );
 
   const integrations = { access: 'integrations' as const };
   app.post(
     '/:slug/identity-provider',
-    { config: integrations, schema: listSchema },
+    {
+      config: { ...integrations, formFields: ['issuer', 'client_id', 'client_secret', 'email_domains'] },
+      schema: listSchema,
+    },
     async (request, reply) => {
       const provider = providerValues(request.body);
       const shown = (errors: { errors: Record<string, string>; formError?: string }) => ({
@@ -128,7 +135,7 @@ export function peopleRoutes(app: App, services: Services): void {
   // The operator confirms an issuer set by an admin (docs/sign-in.md, "Changing the identity provider").
   app.post(
     '/:slug/identity-provider/confirmation',
-    { config: { access: 'operator' }, schema: listSchema },
+    { config: { access: 'operator', formFields: ['confirmed'] }, schema: listSchema },
     async (request, reply) => {
       await confirmProvider({ db, clock }, institutionOf(request).id);
       return reply.redirect(`${pageOf(request)}?done=provider_confirmed`, 303);
@@ -137,48 +144,56 @@ export function peopleRoutes(app: App, services: Services): void {
 
   app.get('/:slug/people/:id', { config, schema }, async (request) => personPage(request));
 
-  app.post('/:slug/people/:id', { config, schema }, async (request, reply) => {
-    const values = personValues(request.body);
-    const checked = checkForm(PersonChangeBody, values, personFields);
-    if (!checked.ok) return personPage(request, { values, ...checkErrors(checked.errors) }, 400);
-    try {
-      await updatePerson(
-        deps,
-        institutionOf(request).id,
-        request.params.id,
-        checked.value,
-        ctx(request).caller,
-      );
-    } catch (error) {
-      const refused = refusalOf(error, Object.keys(personFields));
-      return personPage(request, { values, ...refused }, refused.status);
-    }
-    return reply.redirect(`${pageOf(request)}/${request.params.id}?done=person_updated`, 303);
-  });
+  app.post(
+    '/:slug/people/:id',
+    { config: { ...config, formFields: ['name', 'roles', 'permissions'] }, schema },
+    async (request, reply) => {
+      const values = personValues(request.body);
+      const checked = checkForm(PersonChangeBody, values, personFields);
+      if (!checked.ok) return personPage(request, { values, ...checkErrors(checked.errors) }, 400);
+      try {
+        await updatePerson(
+          deps,
+          institutionOf(request).id,
+          request.params.id,
+          checked.value,
+          ctx(request).caller,
+        );
+      } catch (error) {
+        const refused = refusalOf(error, Object.keys(personFields));
+        return personPage(request, { values, ...refused }, refused.status);
+      }
+      return reply.redirect(`${pageOf(request)}/${request.params.id}?done=person_updated`, 303);
+    },
+  );
 
   for (const action of ['sessions', 'remove'] as const) {
-    app.post(`/:slug/people/:id/${action}`, { config, schema }, async (request, reply) => {
-      const c = ctx(request);
-      const page = pageOf(request);
-      const institutionId = institutionOf(request).id;
-      const id = request.params.id;
-      if (!confirmed(request.body)) {
-        // Asking first changes nothing: no audit entry for it.
-        request.unchanged = true;
-        const person = await getPerson(db, institutionId, id);
-        return c.render('console/confirm.eta', personConfirmView(person, action, page));
-      }
-      try {
-        if (action === 'remove') await removePerson(deps, institutionId, id, c.caller);
-        else await endPersonSessions(deps, institutionId, id);
-      } catch (error) {
-        const refused = refusalOf(error, []);
-        return personPage(request, refused, refused.status);
-      }
-      return reply.redirect(
-        action === 'remove' ? `${page}?done=person_removed` : `${page}/${id}?done=sessions_ended`,
-        303,
-      );
-    });
+    app.post(
+      `/:slug/people/:id/${action}`,
+      { config: { ...config, formFields: ['confirmed'] }, schema },
+      async (request, reply) => {
+        const c = ctx(request);
+        const page = pageOf(request);
+        const institutionId = institutionOf(request).id;
+        const id = request.params.id;
+        if (!confirmed(request.body)) {
+          // Asking first changes nothing: no audit entry for it.
+          request.unchanged = true;
+          const person = await getPerson(db, institutionId, id);
+          return c.render('console/confirm.eta', personConfirmView(person, action, page));
+        }
+        try {
+          if (action === 'remove') await removePerson(deps, institutionId, id, c.caller);
+          else await endPersonSessions(deps, institutionId, id);
+        } catch (error) {
+          const refused = refusalOf(error, []);
+          return personPage(request, refused, refused.status);
+        }
+        return reply.redirect(
+          action === 'remove' ? `${page}?done=person_removed` : `${page}/${id}?done=sessions_ended`,
+          303,
+        );
+      },
+    );
   }
 }

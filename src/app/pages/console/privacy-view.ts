@@ -3,6 +3,9 @@
 import { retentionKinds } from '../../../domain/privacy/retention-periods.ts';
 import { text } from './forms.ts';
 
+/** The form's fields: one period of days for each kind of record. */
+export const retentionFields: readonly string[] = retentionKinds.map((kind) => `${kind}_days`);
+
 export function retentionForm(body: unknown) {
   const values: Record<string, string> = {};
   const input: Record<string, number | null> = {};

@@ -9,7 +9,7 @@ import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { ctx, institutionOf } from './context.ts';
 import { text } from './forms.ts';
-import { removedWords, retentionForm } from './privacy-view.ts';
+import { removedWords, retentionFields, retentionForm } from './privacy-view.ts';
 
 const Params = Type.Object({ slug: Type.String() });
 const StudentParams = Type.Object({ slug: Type.String(), id: Type.String({ maxLength: 100 }) });
@@ -71,7 +71,7 @@ export function privacyRoutes(app: App, services: Services): void {
   // audit records the path, and must say that a student was erased, not whom.
   app.post(
     '/:slug/erasures',
-    { config: admin, schema: { hide: true, params: Params } },
+    { config: { ...admin, formFields: ['student_id', 'confirmed'] }, schema: { hide: true, params: Params } },
     async (request, reply) => {
       const c = ctx(request);
       const institution = institutionOf(request);
@@ -103,7 +103,7 @@ export function privacyRoutes(app: App, services: Services): void {
 
   app.post(
     '/:slug/privacy',
-    { config: admin, schema: { hide: true, params: Params } },
+    { config: { ...admin, formFields: retentionFields }, schema: { hide: true, params: Params } },
     async (request, reply) => {
       const c = ctx(request);
       const institution = institutionOf(request);

@@ -45,7 +45,7 @@ export function replyRoutes(app: App, services: Services, requestPage: RequestPa
 
   app.post(
     '/:slug/inbox/:id/reply',
-    { config: { access: 'helpdesk', idempotent: true }, schema },
+    { config: { access: 'helpdesk', idempotent: true, formFields: ['text', 'saved_reply'] }, schema },
     async (request, reply) => {
       const { text: message, replyKey } = posted(request.body);
       const shown = { values: { text: message }, replyKey };
@@ -66,22 +66,26 @@ export function replyRoutes(app: App, services: Services, requestPage: RequestPa
   );
 
   // Puts the chosen saved reply into the box after what was typed; sends nothing.
-  app.post('/:slug/inbox/:id/reply/insert', { config: { access: 'helpdesk' }, schema }, async (request) => {
-    const { text: typed, replyKey } = posted(request.body);
-    const chosen = text(request.body, 'saved_reply');
-    if (chosen === '')
-      return requestPage(
-        request,
-        { values: { text: typed }, replyKey, errors: { saved_reply: 'Choose a saved reply to insert' } },
-        400,
-      );
-    try {
-      const saved = await savedReplies.get(institutionOf(request).id, chosen);
-      const combined = typed === '' ? saved.body : `${typed}\n\n${saved.body}`;
-      return requestPage(request, { values: { text: combined, saved_reply: chosen }, replyKey });
-    } catch (error) {
-      const refused = refusalOf(error, ['saved_reply']);
-      return requestPage(request, { values: { text: typed }, replyKey, ...refused }, refused.status);
-    }
-  });
+  app.post(
+    '/:slug/inbox/:id/reply/insert',
+    { config: { access: 'helpdesk', formFields: ['text', 'saved_reply'] }, schema },
+    async (request) => {
+      const { text: typed, replyKey } = posted(request.body);
+      const chosen = text(request.body, 'saved_reply');
+      if (chosen === '')
+        return requestPage(
+          request,
+          { values: { text: typed }, replyKey, errors: { saved_reply: 'Choose a saved reply to insert' } },
+          400,
+        );
+      try {
+        const saved = await savedReplies.get(institutionOf(request).id, chosen);
+        const combined = typed === '' ? saved.body : `${typed}\n\n${saved.body}`;
+        return requestPage(request, { values: { text: combined, saved_reply: chosen }, replyKey });
+      } catch (error) {
+        const refused = refusalOf(error, ['saved_reply']);
+        return requestPage(request, { values: { text: typed }, replyKey, ...refused }, refused.status);
+      }
+    },
+  );
 }

@@ -72,7 +72,13 @@ export function responseTargetRoutes(app: App, services: Services): void {
 
   app.post(
     '/:slug/response-targets',
-    { config: { access: 'admin' }, schema: { hide: true, params: Params } },
+    {
+      config: {
+        access: 'admin',
+        formFields: [...priorities.map((p) => `target_${p}`), 'escalation_minutes', 'escalation'],
+      },
+      schema: { hide: true, params: Params },
+    },
     async (request, reply) => {
       const input = inputOf(request.body);
       const values = {

@@ -68,7 +68,7 @@ export function savedReplyRoutes(app: App, { savedReplies }: Services): void {
 
   app.post(
     '/:slug/saved-replies',
-    { config, schema: { hide: true, params: Params } },
+    { config: { ...config, formFields: ['name', 'body'] }, schema: { hide: true, params: Params } },
     async (request, reply) => {
       const values = posted(request.body);
       const problems = savedReplyProblems(values);
@@ -91,7 +91,7 @@ export function savedReplyRoutes(app: App, { savedReplies }: Services): void {
 
   app.post(
     '/:slug/saved-replies/:id',
-    { config, schema: { hide: true, params: ItemParams } },
+    { config: { ...config, formFields: ['name', 'body'] }, schema: { hide: true, params: ItemParams } },
     async (request, reply) => {
       const values = posted(request.body);
       const problems = savedReplyProblems(values);
@@ -108,7 +108,7 @@ export function savedReplyRoutes(app: App, { savedReplies }: Services): void {
 
   app.post(
     '/:slug/saved-replies/:id/delete',
-    { config, schema: { hide: true, params: ItemParams } },
+    { config: { ...config, formFields: ['confirmed'] }, schema: { hide: true, params: ItemParams } },
     async (request, reply) => {
       await savedReplies.remove(institutionOf(request).id, request.params.id);
       return reply.redirect(`${pageOf(request)}?done=saved_reply_deleted`, 303);

@@ -81,55 +81,74 @@ export function secretRoutes(app: App, { db, config, clock }: Services): void {
 
   app.get('/:slug/secrets', { config: admin, schema }, async (request) => overview(request));
 
-  app.post('/:slug/secrets/roster', { config: admin, schema }, async (request) => {
-    const institution = institutionOf(request);
-    const current = await rosterSecretStatus(rosterDeps, institution.id);
-    const overlapDays =
-      current.state === 'active' ? overlapOf(text(request.body, 'previous_secret_valid_days')) : 0;
-    if (current.state === 'active') {
-      const asked = unconfirmed(request, 'roster', overlapDays);
-      if (asked) return asked;
-    }
-    return act(request, async () => {
-      const issued = await issueRosterSecret(db, institution, {
-        previousValidDays: overlapDays,
-        now: clock.now(),
+  app.post(
+    '/:slug/secrets/roster',
+    { config: { ...admin, formFields: ['previous_secret_valid_days', 'confirmed'] }, schema },
+    async (request) => {
+      const institution = institutionOf(request);
+      const current = await rosterSecretStatus(rosterDeps, institution.id);
+      const overlapDays =
+        current.state === 'active' ? overlapOf(text(request.body, 'previous_secret_valid_days')) : 0;
+      if (current.state === 'active') {
+        const asked = unconfirmed(request, 'roster', overlapDays);
+        if (asked) return asked;
+      }
+      return act(request, async () => {
+        const issued = await issueRosterSecret(db, institution, {
+          previousValidDays: overlapDays,
+          now: clock.now(),
+        });
+        return shown(request, 'roster secret', issued.secret);
       });
-      return shown(request, 'roster secret', issued.secret);
-    });
-  });
-
-  app.post('/:slug/secrets/roster/revoke', { config: admin, schema }, async (request, reply) => {
-    const asked = unconfirmed(request, 'roster/revoke');
-    if (asked) return asked;
-    if (!(await revokeRosterSecret(db, institutionOf(request).id))) {
-      const refused = noActive('roster secret');
-      return overview(request, refused, refused.status);
-    }
-    return reply.redirect(`${pageOf(request)}?done=roster_secret_revoked`, 303);
-  });
-
-  app.post('/:slug/secrets/help-sync', { config: integrations, schema }, async (request) =>
-    act(request, async () =>
-      shown(request, 'help-sync secret', (await issueSyncSecret(db, institutionOf(request))).secret),
-    ),
+    },
   );
 
-  app.post('/:slug/secrets/help-sync/rotate', { config: integrations, schema }, async (request) => {
-    const asked = unconfirmed(request, 'help-sync/rotate');
-    if (asked) return asked;
-    return act(request, async () =>
-      shown(request, 'help-sync secret', (await rotateSyncSecret(db, institutionOf(request))).secret),
-    );
-  });
+  app.post(
+    '/:slug/secrets/roster/revoke',
+    { config: { ...admin, formFields: ['confirmed'] }, schema },
+    async (request, reply) => {
+      const asked = unconfirmed(request, 'roster/revoke');
+      if (asked) return asked;
+      if (!(await revokeRosterSecret(db, institutionOf(request).id))) {
+        const refused = noActive('roster secret');
+        return overview(request, refused, refused.status);
+      }
+      return reply.redirect(`${pageOf(request)}?done=roster_secret_revoked`, 303);
+    },
+  );
 
-  app.post('/:slug/secrets/help-sync/revoke', { config: integrations, schema }, async (request, reply) => {
-    const asked = unconfirmed(request, 'help-sync/revoke');
-    if (asked) return asked;
-    if (!(await revokeSyncSecret(db, institutionOf(request).id))) {
-      const refused = noActive('help-sync secret');
-      return overview(request, refused, refused.status);
-    }
-    return reply.redirect(`${pageOf(request)}?done=sync_secret_revoked`, 303);
-  });
+  app.post(
+    '/:slug/secrets/help-sync',
+    { config: { ...integrations, formFields: ['confirmed'] }, schema },
+    async (request) =>
+      act(request, async () =>
+        shown(request, 'help-sync secret', (await issueSyncSecret(db, institutionOf(request))).secret),
+      ),
+  );
+
+  app.post(
+    '/:slug/secrets/help-sync/rotate',
+    { config: { ...integrations, formFields: ['confirmed'] }, schema },
+    async (request) => {
+      const asked = unconfirmed(request, 'help-sync/rotate');
+      if (asked) return asked;
+      return act(request, async () =>
+        shown(request, 'help-sync secret', (await rotateSyncSecret(db, institutionOf(request))).secret),
+      );
+    },
+  );
+
+  app.post(
+    '/:slug/secrets/help-sync/revoke',
+    { config: { ...integrations, formFields: ['confirmed'] }, schema },
+    async (request, reply) => {
+      const asked = unconfirmed(request, 'help-sync/revoke');
+      if (asked) return asked;
+      if (!(await revokeSyncSecret(db, institutionOf(request).id))) {
+        const refused = noActive('help-sync secret');
+        return overview(request, refused, refused.status);
+      }
+      return reply.redirect(`${pageOf(request)}?done=sync_secret_revoked`, 303);
+    },
+  );
 }

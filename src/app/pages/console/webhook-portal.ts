@@ -63,7 +63,7 @@ export function webhookPortalRoutes(app: App, { webhooks }: Services): void {
 
   app.post(
     '/:slug/webhooks/:id/delete',
-    { config: access, schema: { hide: true, params: EndpointParams } },
+    { config: { ...access, formFields: ['confirmed'] }, schema: { hide: true, params: EndpointParams } },
     async (request, reply) => {
       const { id } = request.params;
       const institutionId = institutionOf(request).id;
@@ -85,7 +85,7 @@ export function webhookPortalRoutes(app: App, { webhooks }: Services): void {
 
   app.post(
     '/:slug/webhooks/:id/reveal-secret',
-    { config: access, schema: { hide: true, params: EndpointParams } },
+    { config: { ...access, formFields: ['confirmed'] }, schema: { hide: true, params: EndpointParams } },
     async (request) => {
       const { id } = request.params;
       const institutionId = institutionOf(request).id;

@@ -115,31 +115,35 @@ type Pages = ReturnType<typeof pages>;
 function endpointListRoutes(app: App, { webhooks, paths, endpoints, policy }: Pages): void {
   app.get('/:slug/webhooks', { config: access, schema: listSchema }, async (request) => endpoints(request));
 
-  app.post('/:slug/webhooks', { config: access, schema: listSchema }, async (request) => {
-    const values = newEndpointValues(request.body);
-    const input = newEndpointInput(values);
-    const checked = withUrlChecks(
-      checkForm(NewEndpointBody, input, newEndpointFields),
-      { url: input.url },
-      policy,
-    );
-    if (!checked.ok) return endpoints(request, { values, ...checkErrors(checked.errors) }, 400);
-    let created: Awaited<ReturnType<typeof webhooks.create>>;
-    try {
-      created = await webhooks.create(institutionOf(request).id, checked.value);
-    } catch (error) {
-      const refused = refusalOf(error, Object.keys(newEndpointFields));
-      return endpoints(request, { values, ...refused }, refused.status);
-    }
-    return ctx(request).render('console/secret-shown.eta', {
-      title: 'New webhook endpoint',
-      which: 'signing secret',
-      showAgain: SHOW_AGAIN,
-      secret: created.secret,
-      note: `Endpoint ${created.url} was added. Its receiver verifies each delivery's signature with this secret.`,
-      back: paths(request, created.id),
-    });
-  });
+  app.post(
+    '/:slug/webhooks',
+    { config: { ...access, formFields: ['url', 'description', 'event_types'] }, schema: listSchema },
+    async (request) => {
+      const values = newEndpointValues(request.body);
+      const input = newEndpointInput(values);
+      const checked = withUrlChecks(
+        checkForm(NewEndpointBody, input, newEndpointFields),
+        { url: input.url },
+        policy,
+      );
+      if (!checked.ok) return endpoints(request, { values, ...checkErrors(checked.errors) }, 400);
+      let created: Awaited<ReturnType<typeof webhooks.create>>;
+      try {
+        created = await webhooks.create(institutionOf(request).id, checked.value);
+      } catch (error) {
+        const refused = refusalOf(error, Object.keys(newEndpointFields));
+        return endpoints(request, { values, ...refused }, refused.status);
+      }
+      return ctx(request).render('console/secret-shown.eta', {
+        title: 'New webhook endpoint',
+        which: 'signing secret',
+        showAgain: SHOW_AGAIN,
+        secret: created.secret,
+        note: `Endpoint ${created.url} was added. Its receiver verifies each delivery's signature with this secret.`,
+        back: paths(request, created.id),
+      });
+    },
+  );
 }
 
 /** An endpoint's page, its event types, enabling and disabling it, and a test event. */
@@ -150,122 +154,148 @@ function endpointRoutes(app: App, { webhooks, endpoint, act }: Pages): void {
     async (request) => endpoint(request),
   );
 
-  app.post('/:slug/webhooks/:id/event-types', { config: access, schema }, async (request, reply) => {
-    const selected = list(request.body, 'event_types');
-    const fields = { event_types: newEndpointFields.event_types };
-    const checked = checkForm(EndpointChangeBody, { event_types: selected }, fields);
-    if (!checked.ok) return endpoint(request, { selected, ...checkErrors(checked.errors) }, 400);
-    const institutionId = institutionOf(request).id;
-    return act(
-      request,
-      reply,
-      () => webhooks.update(institutionId, request.params.id, checked.value),
-      'webhook_updated',
-      { fields: ['event_types'], shown: (refused) => ({ selected, ...refused }) },
-    );
-  });
+  app.post(
+    '/:slug/webhooks/:id/event-types',
+    { config: { ...access, formFields: ['event_types'] }, schema },
+    async (request, reply) => {
+      const selected = list(request.body, 'event_types');
+      const fields = { event_types: newEndpointFields.event_types };
+      const checked = checkForm(EndpointChangeBody, { event_types: selected }, fields);
+      if (!checked.ok) return endpoint(request, { selected, ...checkErrors(checked.errors) }, 400);
+      const institutionId = institutionOf(request).id;
+      return act(
+        request,
+        reply,
+        () => webhooks.update(institutionId, request.params.id, checked.value),
+        'webhook_updated',
+        { fields: ['event_types'], shown: (refused) => ({ selected, ...refused }) },
+      );
+    },
+  );
 
-  app.post('/:slug/webhooks/:id/enabled', { config: access, schema }, async (request, reply) => {
-    const enabled = text(request.body, 'enabled') === 'yes';
-    const institutionId = institutionOf(request).id;
-    return act(
-      request,
-      reply,
-      () => webhooks.update(institutionId, request.params.id, { enabled }),
-      enabled ? 'webhook_enabled' : 'webhook_disabled',
-    );
-  });
+  app.post(
+    '/:slug/webhooks/:id/enabled',
+    { config: { ...access, formFields: ['enabled'] }, schema },
+    async (request, reply) => {
+      const enabled = text(request.body, 'enabled') === 'yes';
+      const institutionId = institutionOf(request).id;
+      return act(
+        request,
+        reply,
+        () => webhooks.update(institutionId, request.params.id, { enabled }),
+        enabled ? 'webhook_enabled' : 'webhook_disabled',
+      );
+    },
+  );
 
-  app.post('/:slug/webhooks/:id/test', { config: access, schema }, async (request, reply) => {
-    const institutionId = institutionOf(request).id;
-    return act(
-      request,
-      reply,
-      () => webhooks.sendTest(institutionId, request.params.id),
-      'webhook_test_sent',
-    );
-  });
+  app.post(
+    '/:slug/webhooks/:id/test',
+    { config: { ...access, formFields: [] }, schema },
+    async (request, reply) => {
+      const institutionId = institutionOf(request).id;
+      return act(
+        request,
+        reply,
+        () => webhooks.sendTest(institutionId, request.params.id),
+        'webhook_test_sent',
+      );
+    },
+  );
 }
 
 /** Rotating the signing secret, redelivering one event, and replaying failed deliveries. */
 function deliveryRoutes(app: App, { webhooks, paths, endpoint, act }: Pages): void {
-  app.post('/:slug/webhooks/:id/rotate', { config: access, schema }, async (request) => {
-    const c = ctx(request);
-    const page = paths(request, request.params.id);
-    if (!confirmed(request.body)) {
-      // Asking first changes nothing: no audit entry for it.
-      request.unchanged = true;
-      return c.render('console/confirm.eta', {
-        title: 'Rotate the signing secret?',
-        message:
-          'A new signing secret is issued and shown once. For a while both secrets sign every delivery, so the receiver can switch without losing events; after that only the new one does.',
-        action: `${page}/rotate`,
-        button: 'Rotate the signing secret',
+  app.post(
+    '/:slug/webhooks/:id/rotate',
+    { config: { ...access, formFields: ['confirmed'] }, schema },
+    async (request) => {
+      const c = ctx(request);
+      const page = paths(request, request.params.id);
+      if (!confirmed(request.body)) {
+        // Asking first changes nothing: no audit entry for it.
+        request.unchanged = true;
+        return c.render('console/confirm.eta', {
+          title: 'Rotate the signing secret?',
+          message:
+            'A new signing secret is issued and shown once. For a while both secrets sign every delivery, so the receiver can switch without losing events; after that only the new one does.',
+          action: `${page}/rotate`,
+          button: 'Rotate the signing secret',
+          back: page,
+        });
+      }
+      let rotated: Awaited<ReturnType<typeof webhooks.rotateSecret>>;
+      try {
+        rotated = await webhooks.rotateSecret(institutionOf(request).id, request.params.id);
+      } catch (error) {
+        const refused = refusalOf(error, []);
+        return endpoint(request, refused, refused.status);
+      }
+      return c.render('console/secret-shown.eta', {
+        title: 'New signing secret',
+        which: 'signing secret',
+        showAgain: SHOW_AGAIN,
+        secret: rotated.secret,
+        note: `The previous secret also signs deliveries until ${timeIn(rotated.previous_secret_expires_at, institutionOf(request).time_zone)}.`,
         back: page,
       });
-    }
-    let rotated: Awaited<ReturnType<typeof webhooks.rotateSecret>>;
-    try {
-      rotated = await webhooks.rotateSecret(institutionOf(request).id, request.params.id);
-    } catch (error) {
-      const refused = refusalOf(error, []);
-      return endpoint(request, refused, refused.status);
-    }
-    return c.render('console/secret-shown.eta', {
-      title: 'New signing secret',
-      which: 'signing secret',
-      showAgain: SHOW_AGAIN,
-      secret: rotated.secret,
-      note: `The previous secret also signs deliveries until ${timeIn(rotated.previous_secret_expires_at, institutionOf(request).time_zone)}.`,
-      back: page,
-    });
-  });
+    },
+  );
 
-  app.post('/:slug/webhooks/:id/redeliver', { config: access, schema }, async (request, reply) => {
-    const checked = checkForm(RedeliverBody, { event_id: text(request.body, 'event_id') }, {});
-    if (!checked.ok) return endpoint(request, checkErrors(checked.errors), 400);
-    const institutionId = institutionOf(request).id;
-    return act(
-      request,
-      reply,
-      () => webhooks.redeliver(institutionId, request.params.id, checked.value.event_id),
-      'webhook_redelivered',
-    );
-  });
+  app.post(
+    '/:slug/webhooks/:id/redeliver',
+    { config: { ...access, formFields: ['event_id'] }, schema },
+    async (request, reply) => {
+      const checked = checkForm(RedeliverBody, { event_id: text(request.body, 'event_id') }, {});
+      if (!checked.ok) return endpoint(request, checkErrors(checked.errors), 400);
+      const institutionId = institutionOf(request).id;
+      return act(
+        request,
+        reply,
+        () => webhooks.redeliver(institutionId, request.params.id, checked.value.event_id),
+        'webhook_redelivered',
+      );
+    },
+  );
 
-  app.post('/:slug/webhooks/:id/replay', { config: access, schema }, async (request, reply) => {
-    const page = paths(request, request.params.id);
-    const since = text(request.body, 'since');
-    const replayError = (message: string) =>
-      endpoint(request, { replayErrors: { since: message }, since }, 400);
-    if (!since) return replayError('Give the time to replay from.');
-    const checked = checkForm(
-      ReplayBody,
-      { since: sinceOf(since, institutionOf(request).time_zone) },
-      { since: { label: 'Events recorded since', hint: 'Give the time to replay from as a date and time' } },
-    );
-    if (!checked.ok) return replayError(checked.errors.since ?? 'Give the time to replay from.');
-    if (!confirmed(request.body)) {
-      request.unchanged = true;
-      return ctx(request).render('console/confirm.eta', {
-        title: 'Replay failed deliveries?',
-        message: `Every failed delivery to this endpoint of an event recorded since ${since.replace('T', ' ')} ${institutionOf(request).time_zone} is sent again.`,
-        action: `${page}/replay`,
-        button: 'Replay the failed deliveries',
-        fields: { since },
-        back: page,
-      });
-    }
-    const institutionId = institutionOf(request).id;
-    return act(
-      request,
-      reply,
-      () => webhooks.replayFailed(institutionId, request.params.id, new Date(checked.value.since)),
-      'webhook_replayed',
-      {
-        fields: ['since'],
-        shown: (refused) => ({ replayErrors: refused.errors, formError: refused.formError, since }),
-      },
-    );
-  });
+  app.post(
+    '/:slug/webhooks/:id/replay',
+    { config: { ...access, formFields: ['since', 'confirmed'] }, schema },
+    async (request, reply) => {
+      const page = paths(request, request.params.id);
+      const since = text(request.body, 'since');
+      const replayError = (message: string) =>
+        endpoint(request, { replayErrors: { since: message }, since }, 400);
+      if (!since) return replayError('Give the time to replay from.');
+      const checked = checkForm(
+        ReplayBody,
+        { since: sinceOf(since, institutionOf(request).time_zone) },
+        {
+          since: { label: 'Events recorded since', hint: 'Give the time to replay from as a date and time' },
+        },
+      );
+      if (!checked.ok) return replayError(checked.errors.since ?? 'Give the time to replay from.');
+      if (!confirmed(request.body)) {
+        request.unchanged = true;
+        return ctx(request).render('console/confirm.eta', {
+          title: 'Replay failed deliveries?',
+          message: `Every failed delivery to this endpoint of an event recorded since ${since.replace('T', ' ')} ${institutionOf(request).time_zone} is sent again.`,
+          action: `${page}/replay`,
+          button: 'Replay the failed deliveries',
+          fields: { since },
+          back: page,
+        });
+      }
+      const institutionId = institutionOf(request).id;
+      return act(
+        request,
+        reply,
+        () => webhooks.replayFailed(institutionId, request.params.id, new Date(checked.value.since)),
+        'webhook_replayed',
+        {
+          fields: ['since'],
+          shown: (refused) => ({ replayErrors: refused.errors, formError: refused.formError, since }),
+        },
+      );
+    },
+  );
 }
