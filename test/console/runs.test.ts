@@ -56,7 +56,7 @@ describeEachDatabase('console push history: row keys, warning sentences, full sy
     assert.match(page.body, /<td>3<\/td><td class="wrap"><\/td><td class="wrap">S3<\/td>/);
     assert.match(
       page.body,
-      /<li>2 rows name program code XYZ, which is not in your programs: rows 0, 3\. They imported without a program/,
+      /<li>2 rows name program code XYZ, which is not in your programs: lines 1, 4\. They imported without a program/,
     );
     assert.match(page.body, /<dt>Full sync<\/dt><dd>a page of the full sync nightly-1 \(open\)<\/dd>/);
     const csv = await admin.request('GET', `${base}/${roster.json().run_id}/errors.csv`);
