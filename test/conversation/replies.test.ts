@@ -53,7 +53,7 @@ describeEachDatabase('the conversation: replies and answers', (ctx) => {
     const page = `/console/${tenant.slug}/inbox/${request.id}`;
     const html = (await consoleGet(ctx(), staff, page)).body;
     // Two forms, two buttons, the note's privacy stated.
-    assert.match(html, /<form method="post" action="[^"]+\/reply" class="reply-form">/);
+    assert.match(html, /<form method="post" action="[^"]+\/reply" class="reply-form" novalidate>/);
     assert.match(html, /Send reply to the student/);
     assert.match(html, /Add internal note/);
     assert.match(textOf(html), /Only staff and admins see notes\. The student never does/);

@@ -146,7 +146,7 @@ describeEachDatabase(
         ['time_zone', 'UTC'],
       ]);
       assert.equal(create.statusCode, 409, create.body.slice(0, 300));
-      assert.match(create.body, /class="field-error"[^>]*>another institution is called[^<_]*</);
+      assert.match(create.body, /class="field-error"[^>]*>another institution[^<_]*</);
 
       const tenant = await seedTenant(ctx());
       assert.equal(
