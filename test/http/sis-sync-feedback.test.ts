@@ -123,7 +123,11 @@ describeEachDatabase('roster sync: envelope, warnings and run history', (ctx) =>
     // The push history keeps them: the run has the warnings and the coded errors.
     const run = await ctx().admin('GET', `/admin/v1/institutions/${tenant.slug}/runs/${body.run_id}`);
     assert.equal(run.statusCode, 200, run.body);
-    assert.deepEqual(run.json().details.warnings, body.warnings);
+    // The run keeps each warning with its rows as lines too (the one numbering people see).
+    assert.deepEqual(
+      run.json().details.warnings,
+      body.warnings.map((w: { rows: number[] }) => ({ ...w, lines: w.rows.map((r) => r + 1) })),
+    );
     // The run keeps each error with its line: no `lines` sent, so its 1-based place in the request.
     assert.deepEqual(
       run.json().errors,
