@@ -43,9 +43,10 @@ export async function readMemory(
     )) as unknown as Page;
     for (const e of page.entries) known.load(e.kind, e.sourced_id, e.data);
     after = page.next;
+    // The page, as JSON and as parsed (some 3 MB), is garbage now: collected before the next
+    // one, so the heap grows by the maps only.
+    heap?.collect();
   } while (after);
-  // The pages, as JSON and as parsed, are garbage now.
-  heap?.collect();
   const file = readFile(legacyPath);
   const fromFile = file ? merge(known, file) : [];
   return { known, fromFile, fileEntries: fromFile.length };
