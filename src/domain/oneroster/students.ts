@@ -1,8 +1,9 @@
 // The students and their enrolments, streamed: users become the roster (once per cohort),
 // enrollments the enrolments, each read when its section's turn comes. What grows with the
-// student count: the students' roles of 1.2 data (roles joined to users), the sourcedId -> key
-// map enrolments need, the memory of earlier pushes (known.ts), and the enrolment keys that
-// make two classes of one course and term give one answer whatever their order.
+// student count: the students' roles of 1.2 data (roles joined to users), the memory of earlier
+// pushes (known.ts, whose map of students also gives the enrolments each student's key), and
+// the enrolment keys that make two classes of one course and term give one answer whatever
+// their order.
 //
 // Nothing disappears: every user and enrollment is pushed, rejected with its origin, or
 // counted in a note (notes()).
