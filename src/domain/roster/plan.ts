@@ -1,7 +1,10 @@
 // Planning a roster page: given its valid rows and what the match query found for each, decide
 // which rows create a student, which update one and which are errors (duplicates inside the
 // page, a row naming two different students), and which values matched nothing (warnings).
-// Pure functions: no I/O, deterministic in row order; sync.ts reads the matches and writes.
+// Pure functions: no I/O, deterministic in row order. A dry run plans with them on the match
+// query's answer; a push takes the same decisions inside its one statement (queries.ts), whose
+// reports reported() turns into plan()'s errors and warnings (a property test holds the two
+// to the same decisions).
 
 import { type RosterRow, type RowError, rowError } from './rows.ts';
 

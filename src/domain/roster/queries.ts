@@ -70,6 +70,9 @@ export async function matchPage(q: Queryable, institutionId: string, rows: Roste
 //   its values would change (changes() in plan.ts), and counted as updated either way.
 // Partitions on text compare bytes (COLLATE "C"): the same groups as the database's collation
 // (which is deterministic), without its slower comparisons in the sort.
+// The decided rows are put back in row order (the windows leave them in the order of the
+// students they matched, or none): the INSERT and the UPDATE then go through the page, and
+// through the students a previous page stored, in the order the SIS sent them.
 // The UPDATE reaches its students by id alone (every target was matched inside the
 // institution): given the institution's condition as well, the planner, whose statistics know
 // nothing of the students a page has just created, joined every planned row to every student
@@ -104,6 +107,7 @@ decided AS (
               THEN min(c."row") FILTER (WHERE NOT c.duplicate_key AND NOT c.two_students)
                      OVER (PARTITION BY c.target) END AS first_target
   FROM checked c
+  ORDER BY c."row"
 ),
 created AS (
   INSERT INTO students (institution_id, cohort_id, email, student_id_ext, first_name, last_name,

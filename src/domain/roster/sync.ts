@@ -1,11 +1,9 @@
 // Roster sync (spec 2.1 and 4.1): a page of up to 5000 student rows for one cohort.
 //
 // A page costs a fixed number of queries whatever its size: inside one transaction, a
-// per-institution advisory lock, one query matching every row on both keys (resolving
-// program and campus, and reading the matched students' stored values), one INSERT for the
-// new students and one UPDATE for the matched ones whose values change (none: no UPDATE).
-// Rows travel to SQL as one JSON parameter (json_to_recordset: plain json is parsed once,
-// without building jsonb first), which both drivers accept.
+// per-institution advisory lock, one statement that matches every row on both keys, decides
+// with plan()'s rules and writes (queries.ts, writePage), and the run record. A dry run matches
+// (matchPage) and plans in memory (plan.ts). Rows travel to SQL as one JSON parameter.
 //
 // Decisions (documented in docs/roster-sync.md and the OpenAPI description):
 // - `row` in errors is the 0-based index in `students`.
