@@ -217,7 +217,6 @@ const longFunctions = new Map<string, number>([
   ['app/context/request-context.ts: registerRequestContext', 106],
   ['domain/taxonomy/sections/enrolments.ts: enrolments', 104],
   ['app/api/admin/identity-providers.ts: adminIdentityProviderRoutes', 103],
-  ['app/pages/console/notifications.ts: notificationRoutes', 106],
   ['cli/push/run.ts: runPush', 103],
   ['app/pages/page-scope.ts: registerSurface', 102],
   ['domain/webhooks/delivery/ready.ts: createReadyQueue', 101],

@@ -156,3 +156,19 @@ export const STATE_FILTERS = [
   ['sent', 'Sent'],
   ['skipped', 'Not sent'],
 ] as const;
+
+/** The state filter's links, and what the page says of a state it does not know (`requested`). */
+export function stateFilters(requested: string, filter: string, base: string) {
+  return {
+    filters: STATE_FILTERS.map(([value, label]) => ({
+      label,
+      href: `${base}/notifications${value ? `?state=${value}` : ''}#recent`,
+      current: value === filter,
+    })),
+    filtered: filter !== '',
+    filterError:
+      requested && !filter
+        ? `There is no state “${requested.slice(0, 20)}”: showing every state. Choose one of the links.`
+        : undefined,
+  };
+}

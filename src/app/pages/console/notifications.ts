@@ -9,7 +9,14 @@ import type { App } from '../../types.ts';
 import { ctx, institutionOf } from './context.ts';
 import { list, refusalOf, text } from './forms.ts';
 import { timesIn } from './institution-time.ts';
-import { EMAIL_KINDS, emailView, notificationRow, personRow, STATE_FILTERS } from './notifications-view.ts';
+import {
+  EMAIL_KINDS,
+  emailView,
+  notificationRow,
+  personRow,
+  STATE_FILTERS,
+  stateFilters,
+} from './notifications-view.ts';
 
 const Params = Type.Object({ slug: Type.String() });
 const ListQuery = Type.Object({ state: Type.Optional(Type.String({ maxLength: 20 })) });
@@ -47,16 +54,7 @@ export function notificationRoutes(app: App, services: Services): void {
         people: people.map(personRow),
         kinds: EMAIL_KINDS,
         recent: recent.map((n) => notificationRow(n, base, time)),
-        filters: STATE_FILTERS.map(([value, label]) => ({
-          label,
-          href: `${base}/notifications${value ? `?state=${value}` : ''}#recent`,
-          current: value === filter,
-        })),
-        filtered: filter !== '',
-        filterError:
-          requested && !filter
-            ? `There is no state “${requested.slice(0, 20)}”: showing every state. Choose one of the links.`
-            : undefined,
+        ...stateFilters(requested, filter, base),
         zone: institution.time_zone,
         errors: {},
         ...extra,
