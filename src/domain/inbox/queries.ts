@@ -189,10 +189,17 @@ export async function selectOpenEscalations(
   limit: number,
 ): Promise<OpenEscalation[]> {
   const { rows } = await db.query<OpenEscalation>(
-    `SELECT h.id AS help_request_id, h.created_at, e.escalated_at
-     FROM help_requests h JOIN help_request_escalations e ON e.help_request_id = h.id
-     WHERE h.institution_id = $1 AND h.priority = 'crisis' AND h.first_response_at IS NULL
-     ORDER BY h.created_at, h.id
+    // A walk of the partial index in its order, each request's escalation looked up by key as
+    // it comes, stopping at `limit`: a join instead is planned as a hash of every escalation and
+    // a sort of every waiting request (the planner expects two), whatever the limit.
+    `SELECT help_request_id, created_at, escalated_at FROM (
+       SELECT h.id AS help_request_id, h.created_at,
+         (SELECT e.escalated_at FROM help_request_escalations e WHERE e.help_request_id = h.id) AS escalated_at
+       FROM help_requests h
+       WHERE h.institution_id = $1 AND h.priority = 'crisis' AND h.first_response_at IS NULL
+       ORDER BY h.created_at, h.id) AS waiting
+     WHERE escalated_at IS NOT NULL
+     ORDER BY created_at, help_request_id
      LIMIT $2`,
     [institutionId, limit],
   );
