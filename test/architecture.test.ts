@@ -198,7 +198,7 @@ const longFunctions = new Map<string, number>([
   ['domain/notifications/worker.ts: createNotificationWorker', 131],
   ['domain/roster/sync.ts: createRosterSyncService > sync', 129],
   ['domain/oneroster/catalogue.ts: readCatalogue', 128],
-  ['app/pages/console/inbox.ts: inboxRoutes', 133],
+  ['app/pages/console/inbox.ts: inboxRoutes', 129],
   ['app/api/admin/oneroster-source.ts: adminOneRosterSourceRoutes', 126],
   ['app/api/admin/people.ts: adminPeopleRoutes', 125],
   ['config.ts: loadConfig', 124],

@@ -27,6 +27,13 @@ export interface ConsoleContext {
 }
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * A fragment of a page, put in place by the page's own script (the inbox's live rows): no
+     * layout, so no escalation banner to read for it.
+     */
+    fragment?: boolean;
+  }
   interface FastifyRequest {
     console?: ConsoleContext;
     /** The institution's escalated crisis requests nobody picked up (the banner on every page). */
@@ -175,7 +182,7 @@ export function consoleContextHook(inbox: Pick<InboxService, 'openEscalations'>)
     if (!caller || caller.kind === 'student') return;
     // Whatever the method: a form refused on a POST is the page again, with its errors, and the
     // banner belongs on it as on the GET that showed the form.
-    if (request.institution && may(caller, 'helpdesk'))
+    if (request.institution && may(caller, 'helpdesk') && !request.routeOptions.config.fragment)
       request.escalations = await inbox.openEscalations(request.institution.id);
     request.console = {
       caller,
