@@ -1,7 +1,9 @@
 // Notifications in a real browser, with a real SMTP server started here: an admin sees that email
 // is on and chooses who is told of crisis requests; a staff member asks for every new request on
 // their own page; a crisis request is emailed (the worker run by the test), one address refused
-// for good, and the admin's page shows the sent and the failed email with the server's answer.
+// for good, and the admin's page shows the sent and the failed email with the server's answer;
+// the student's emails (a reply, a change of status) and an invitation are listed with their
+// rule, below every kind of email in words.
 // axe-core runs on every page and each is photographed.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -89,18 +91,58 @@ browserSuite(
         smtp.refuse = undefined;
       }
 
+      // The student is told of a reply and of a change of status; a person is invited. Sent too.
+      const [request] = (
+        await ctx.db.query<{ id: string }>('SELECT id FROM help_requests WHERE student_id = $1', [studentId])
+      ).rows;
+      await ctx.services.helpRequests.reply(tenant.institutionId, request.id, {
+        text: 'We can help',
+        staff: 'Kai',
+      });
+      await ctx.services.helpRequests.changeStatus(tenant.institutionId, request.id, {
+        status: 'in_progress',
+        staff: 'Kai',
+      });
+      const invited = await ctx.admin('POST', `/admin/v1/institutions/${tenant.slug}/people`, {
+        email: 'new.colleague@example.edu',
+        name: 'New Colleague',
+        roles: ['staff'],
+      });
+      assert.equal(invited.statusCode, 201, invited.body);
+      const more = await createNotificationWorker({
+        db: ctx.db,
+        clock: ctx.services.clock,
+        smtp: { url: smtp.url, from: 'Support <support@example.edu>' },
+        publicBaseUrl: h().base,
+        institutionIds: [tenant.institutionId],
+      }).runOnce();
+      assert.equal(more.sent, 3);
+
       const again = await h().open(admin);
       try {
         await again.page.goto(`/console/${tenant.slug}/notifications`);
+        const kinds = (await again.page.locator('#email-kinds').textContent()) ?? '';
+        assert.match(kinds, /Staff replied to the student\s*The student who raised the request/);
+        assert.match(kinds, /The status of the request changed/);
+        assert.match(kinds, /An invitation\s*A person just invited/);
         const rows = again.page.locator('#recent ~ .scroll tbody tr');
-        assert.equal(await rows.count(), 2);
+        assert.equal(await rows.count(), 5);
         const text = (await again.page.locator('#recent ~ .scroll tbody').textContent()) ?? '';
         assert.match(text, /Kai Lee[\s\S]*Sent/);
         assert.match(text, /Bounce Person[\s\S]*Failed[\s\S]*refused by the mail server: .*550/);
+        assert.match(text, /New Colleague[\s\S]*Invitation to the console\s*Because an admin invited them/);
+        assert.match(
+          text,
+          /Student[\s\S]*Staff replied \(to the student\)\s*Because they raised the request/,
+        );
+        assert.match(text, /Status changed \(to the student\)/);
         await h().check(again.page, 'notifications-admin');
         await again.page.getByRole('link', { name: 'Failed', exact: true }).click();
         await again.page.waitForURL(/state=failed/);
         assert.equal(await again.page.locator('#recent ~ .scroll tbody tr').count(), 1);
+        await again.page.setViewportSize({ width: 390, height: 800 });
+        await again.page.goto(`/console/${tenant.slug}/notifications`);
+        await h().check(again.page, 'notifications-admin-phone');
       } finally {
         await again.context.close();
       }

@@ -10,6 +10,7 @@ import { startTestApp, type TestContext } from '../helpers/app.ts';
 import { testClock } from '../helpers/clock.ts';
 import { databaseKinds } from '../helpers/db.ts';
 import { createHelpRequest, type HelpdeskTenant, seedHelpdesk, staff } from '../helpers/helpdesk.ts';
+import { requestCost } from '../helpers/page-load.ts';
 import { invitePerson, personBrowser } from '../helpers/people.ts';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp.ts';
 
@@ -109,7 +110,25 @@ for (const kind of databaseKinds()) {
         assert.match(body, /A crisis request is waiting for someone to pick it up/, page);
         assert.match(body, new RegExp(`/console/${tenant.slug}/inbox/${request.id}`), page);
       }
+      // A form refused on a POST is the page again, with its errors: the banner is on it too.
+      const post = async (as: typeof browser, url: string, form: Record<string, string>) =>
+        (await requestCost(ctx, as, `/console/${tenant.slug}/${url}`, form)).response;
+      const refused = await post(browser, `inbox/${request.id}/notes`, { note: '' });
+      assert.equal(refused.statusCode, 400);
+      assert.match(refused.body, /Write the note before adding it/);
+      assert.match(refused.body, /A crisis request is waiting for someone to pick it up/, 'a refused POST');
       const adminBrowser = await personBrowser(ctx, tenant, { roles: ['admin'] });
+      const refusedAdmin = await post(adminBrowser, 'people', {
+        email: 'not an email',
+        name: '',
+        roles: 'staff',
+      });
+      assert.equal(refusedAdmin.statusCode, 400);
+      assert.match(
+        refusedAdmin.body,
+        /A crisis request is waiting for someone to pick it up/,
+        'an admin form',
+      );
       const health = (await adminBrowser.request('GET', `/console/${tenant.slug}/`)).body;
       assert.match(health, /1 escalated crisis request waits for someone to pick it up/);
       const audit = (await adminBrowser.request('GET', `/console/${tenant.slug}/audit?kind=help_requests`))

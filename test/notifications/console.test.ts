@@ -88,6 +88,62 @@ describeEachDatabase('console: notifications (email off)', (ctx) => {
     assert.match(bogus.body, /There is no state “bogus”: showing every state/);
   });
 
+  test('every kind of email is on the page with its rule: students’ replies and status changes, invitations', async () => {
+    const tenant = await seedTenant(ctx());
+    const admin = await personBrowser(ctx(), tenant, { roles: ['admin'], name: 'Ada Admin' });
+    const page = `/console/${tenant.slug}/notifications`;
+    // The rules, in words, before any email is sent: who receives each kind, and when it is not sent.
+    const rules = (await admin.request('GET', page)).body;
+    const kinds = rules.slice(
+      rules.indexOf('id="email-kinds"'),
+      rules.indexOf('</table>', rules.indexOf('id="email-kinds"')),
+    );
+    for (const words of [
+      /Staff replied to the student.*The student who raised the request.*internal notes are never emailed.*When email is off, or the request has no student \(erased\): the student sees the reply at their next visit/s,
+      /The status of the request changed.*The student who raised the request.*Every change of status/s,
+      /An invitation.*A person just invited to the institution \(People\), with the sign-in link.*An admin invited them/s,
+      /A new crisis request.*The people ticked below/s,
+    ])
+      assert.match(kinds, words);
+    assert.match(rules, /Email is off, so none of these is sent now/);
+
+    // An invitation, a reply and a change of status: each listed with its recipient and rule.
+    await invitePerson(ctx(), tenant, { roles: ['staff'], name: 'New Colleague', invitation: true });
+    const [studentId] = await seedStudents(ctx(), tenant, 1);
+    const request = await ctx().services.helpRequests.create(tenant.institutionId, {
+      studentId,
+      summary: 'Wifi',
+    });
+    await ctx().services.helpRequests.reply(tenant.institutionId, request.id, {
+      text: 'On it',
+      staff: 'Kai',
+    });
+    await ctx().services.helpRequests.changeStatus(tenant.institutionId, request.id, {
+      status: 'in_progress',
+      staff: 'Kai',
+    });
+    await createNotificationWorker({
+      db: ctx().db,
+      clock: ctx().services.clock,
+      smtp: undefined,
+      publicBaseUrl: 'http://localhost',
+      institutionIds: [tenant.institutionId],
+    }).runOnce();
+    const body = (await admin.request('GET', page)).body;
+    const recent = body.slice(body.indexOf('id="recent"'));
+    assert.match(
+      recent,
+      /New Colleague<br>.*Invitation to the console<br><span class="muted">Because an admin invited them to the console<\/span><\/td>/s,
+    );
+    assert.match(
+      recent,
+      /<span class="badge">Student<\/span>.*Staff replied \(to the student\)<br><span class="muted">Because they raised the request/s,
+    );
+    assert.match(recent, /Status changed \(to the student\)/);
+    assert.equal(recent.match(/warn">Not sent</g)?.length, 3, 'email off: all three skipped');
+    assert.ok(recent.includes(`/console/${tenant.slug}/inbox/${request.id}`));
+  });
+
   test('each person sets their own choices; the operator is told they have none', async () => {
     const tenant = await seedTenant(ctx());
     const staff = await personBrowser(ctx(), tenant, { roles: ['staff'] });

@@ -1,6 +1,6 @@
 // The help-request listing's rules: filters (status, priority, student, assignment) and two orders
 // (newest first, or open crisis requests first), exact over the whole listing and paged by
-// keyset. Pure: the one query per page is `selectRequestPage` in ./queries.ts, where each order
+// keyset. Pure: the one query per page is `selectRequestPage` in ./sql/request-page.ts, where each order
 // and filter has an index, so a page is a range scan after the cursor however deep it is.
 import type { KeysetPage } from '../../db/keyset.ts';
 import { ApiError } from '../../errors.ts';

@@ -2,17 +2,14 @@
 // transaction it runs in. The rules that decide what to write live elsewhere (./rules.ts,
 // ./assignment.ts, ./staff-changes.ts); here is only how rows are read and written.
 //
-// Indexes: a request is read by its primary key within the institution; the listing's filters and
-// orders each have an index (migrations 0013, 0017, 0019); the timeline is read by
+// Indexes: a request is read by its primary key within the institution; the listing (a hot path
+// in a file of its own, sql/request-page.ts) has an index for each filter and order (migrations
+// 0013, 0017, 0019) and the trigram indexes for its search (0086); the timeline is read by
 // (institution_id, help_request_id, seq) and the event log by (institution_id, seq).
 import type { Queryable } from '../../db/db.ts';
-import { type KeysetPage, keysetPage, type Paged } from '../../db/keyset.ts';
-import type { CursorKey } from '../../lib/cursor.ts';
-import type { Assignment } from './listing.ts';
 import type { AssigneeCandidate } from './model.ts';
 import type { Category, Priority, Status } from './rules.ts';
 import type { AssigneeItem, InstitutionEvent, TimelineItem } from './schemas.ts';
-import { STUDENT_TEXT } from './search.ts';
 import type { HelpRequestRow, TimelineEntry } from './store.ts';
 
 /**
@@ -165,73 +162,6 @@ export async function appendTimeline(tx: Queryable, institutionId: string, entri
      ORDER BY t.ord`,
     [institutionId, JSON.stringify(entries.map((entry, ord) => ({ ...entry, ord })))],
   );
-}
-
-export interface ListQuery extends KeysetPage {
-  status?: Status;
-  priority?: Priority;
-  category?: Category;
-  /** A LIKE pattern (./search.ts) matched against the request's text and its student. */
-  search?: string;
-  studentId?: string;
-  assignment?: Assignment;
-  crisisFirst: boolean;
-}
-
-/** 1 for an open crisis request, else 0; word for word the expression of help_requests_crisis_first_idx. */
-const OPEN_CRISIS = "(CASE WHEN priority = 'crisis' AND status <> 'resolved' THEN 1 ELSE 0 END)";
-
-/**
- * One page of the listing. The WHERE clause is built from the filters given, so the planner sees
- * only the conditions that apply and picks the index that serves them; every part of the sort
- * key descends, so "after" is a plain row comparison the index range-scans.
- */
-export async function selectRequestPage(
-  db: Queryable,
-  institutionId: string,
-  filter: ListQuery,
-): Promise<Paged<HelpRequestRow>> {
-  const params: unknown[] = [institutionId];
-  const param = (value: unknown) => {
-    params.push(value);
-    return `$${params.length}`;
-  };
-  const where = ['institution_id = $1'];
-  if (filter.status) where.push(`status = ${param(filter.status)}`);
-  if (filter.priority) where.push(`priority = ${param(filter.priority)}`);
-  if (filter.category) where.push(`category = ${param(filter.category)}`);
-  // A search reads the matching requests as one set from the two trigram indexes (migration
-  // 0086), their own text and their student's name, email or SIS id, each request once (the
-  // second branch leaves out what the first found), and the page is sorted from that set alone.
-  // STUDENT_TEXT's columns are the students' alone: help_requests has none of those names.
-  let from = 'help_requests';
-  if (filter.search) {
-    const pattern = param(filter.search);
-    from = `(SELECT m.* FROM help_requests m WHERE m.institution_id = $1 AND lower(m.summary) LIKE ${pattern}
-      UNION ALL SELECT m.* FROM students s JOIN help_requests m ON m.student_id = s.id AND m.institution_id = $1
-        WHERE s.institution_id = $1 AND ${STUDENT_TEXT} LIKE ${pattern}
-          AND (m.summary IS NULL OR lower(m.summary) NOT LIKE ${pattern})) AS help_requests`;
-  }
-  if (filter.studentId) where.push(`student_id = ${param(filter.studentId)}::uuid`);
-  const assignment = filter.assignment;
-  // A legacy name (assigned_to, see migration 0019) counts as assigned, to no person.
-  if (assignment?.kind === 'none') where.push('assigned_person_id IS NULL AND assigned_to IS NULL');
-  if (assignment?.kind === 'any') where.push('(assigned_person_id IS NOT NULL OR assigned_to IS NOT NULL)');
-  if (assignment?.kind === 'person') where.push(`assigned_person_id = ${param(assignment.personId)}::uuid`);
-
-  const key = filter.crisisFirst ? [OPEN_CRISIS, 'created_at', 'id'] : ['created_at', 'id'];
-  const after = filter.after;
-  if (after) {
-    const casts = filter.crisisFirst ? ['::int', '::timestamptz', '::uuid'] : ['::timestamptz', '::uuid'];
-    where.push(`(${key.join(', ')}) < (${after.map((part, i) => `${param(part)}${casts[i]}`).join(', ')})`);
-  }
-  const { rows } = await db.query<HelpRequestRow & { sort_key: CursorKey }>(
-    `SELECT ${helpRequestColumns}, json_build_array(${key.join(', ')}) AS sort_key FROM ${from}
-     WHERE ${where.join(' AND ')}
-     ORDER BY ${key.map((part) => `${part} DESC`).join(', ')} LIMIT ${param(filter.limit + 1)}`,
-    params,
-  );
-  return keysetPage(rows, filter.limit);
 }
 
 /** Whether this id is a person of the institution (removed people included: their requests stay theirs). */

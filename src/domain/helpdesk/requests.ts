@@ -12,17 +12,11 @@ import type { Clock } from '../../lib/clock.ts';
 import { uuidPattern } from '../../lib/ids.ts';
 import { recordEvent } from '../events/record.ts';
 import type { ListFilter } from './listing.ts';
-import {
-  appendTimeline,
-  insertRequest,
-  isPerson,
-  selectRequest,
-  selectRequestPage,
-  selectTimeline,
-} from './queries.ts';
+import { appendTimeline, insertRequest, isPerson, selectRequest, selectTimeline } from './queries.ts';
 import { selectOtherOpenRequests, selectRequestStudents } from './requester.ts';
 import type { Category, Priority } from './rules.ts';
 import type { HelpRequest, HelpRequestDetail, HelpRequestListItem } from './schemas.ts';
+import { selectRequestPage } from './sql/request-page.ts';
 import { eventData, publicRequest } from './store.ts';
 
 /** What the help desk's functions need. */

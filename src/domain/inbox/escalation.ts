@@ -5,7 +5,7 @@
 // of the institution until someone picks it up. The worker (src/workers/escalation.ts) runs
 // `escalateRound`; everything of one escalation is written by one statement (./queries.ts).
 import type { Queryable } from '../../db/db.ts';
-import type { EscalationRound, OpenEscalation } from './model.ts';
+import { ESCALATIONS_COUNTED, type EscalationRound, type OpenEscalations } from './model.ts';
 import { escalateDue, selectOpenEscalations } from './queries.ts';
 
 /** Escalates what is due now, at most `limit` requests; how many it claimed and escalated. */
@@ -21,12 +21,16 @@ export async function escalateRound(
   return { claimed: rows.length, escalated: rows.length, escalations: rows };
 }
 
-/** The banner's requests: the oldest `limit` escalated crisis requests still waiting, with their count. */
+/**
+ * The banner's requests: the oldest `limit` escalated crisis requests still waiting, with their
+ * count up to ESCALATIONS_COUNTED (one read of at most that many rows, however long the backlog).
+ */
 export async function openEscalations(
   db: Queryable,
   institutionId: string,
   limit = 5,
-): Promise<{ total: number; requests: OpenEscalation[] }> {
-  const rows = await selectOpenEscalations(db, institutionId, limit);
-  return { total: rows[0]?.total ?? 0, requests: rows };
+): Promise<OpenEscalations> {
+  const rows = await selectOpenEscalations(db, institutionId, ESCALATIONS_COUNTED + 1);
+  const more = rows.length > ESCALATIONS_COUNTED;
+  return { total: more ? ESCALATIONS_COUNTED : rows.length, more, requests: rows.slice(0, limit) };
 }

@@ -69,9 +69,18 @@ export interface OpenEscalation {
   help_request_id: string;
   created_at: Date;
   escalated_at: Date;
-  /** How many such requests the institution has (the same on every row). */
-  total: number;
 }
+
+/** The banner's escalations: the oldest few, and how many there are (counted up to a bound). */
+export interface OpenEscalations {
+  /** How many wait, counted up to ESCALATIONS_COUNTED; `more` when there are more than that. */
+  total: number;
+  more: boolean;
+  requests: OpenEscalation[];
+}
+
+/** The banner and the health page count waiting escalations up to this many ("more than 100"). */
+export const ESCALATIONS_COUNTED = 100;
 
 /** What one escalation round did. */
 export interface EscalationRound {

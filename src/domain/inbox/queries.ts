@@ -177,9 +177,11 @@ export async function escalateDue(
 }
 
 /**
- * The institution's escalated crisis requests nobody has picked up yet, oldest first (at most
- * `limit`), each with the count of them all. Read from the partial index of unacknowledged
- * crisis requests, so it costs next to nothing on every console page.
+ * The institution's escalated crisis requests nobody has picked up yet, oldest first, at most
+ * `limit` of them: the banner shows the first few and counts the rest up to this bound, so a
+ * long backlog costs no more than a short one. Read from the partial index of unacknowledged
+ * crisis requests in its order (institution, raised), so it costs next to nothing on every
+ * console page.
  */
 export async function selectOpenEscalations(
   db: Queryable,
@@ -187,10 +189,17 @@ export async function selectOpenEscalations(
   limit: number,
 ): Promise<OpenEscalation[]> {
   const { rows } = await db.query<OpenEscalation>(
-    `SELECT h.id AS help_request_id, h.created_at, e.escalated_at, count(*) OVER ()::integer AS total
-     FROM help_requests h JOIN help_request_escalations e ON e.help_request_id = h.id
-     WHERE h.institution_id = $1 AND h.priority = 'crisis' AND h.first_response_at IS NULL
-     ORDER BY h.created_at, h.id
+    // A walk of the partial index in its order, each request's escalation looked up by key as
+    // it comes, stopping at `limit`: a join instead is planned as a hash of every escalation and
+    // a sort of every waiting request (the planner expects two), whatever the limit.
+    `SELECT help_request_id, created_at, escalated_at FROM (
+       SELECT h.id AS help_request_id, h.created_at,
+         (SELECT e.escalated_at FROM help_request_escalations e WHERE e.help_request_id = h.id) AS escalated_at
+       FROM help_requests h
+       WHERE h.institution_id = $1 AND h.priority = 'crisis' AND h.first_response_at IS NULL
+       ORDER BY h.created_at, h.id) AS waiting
+     WHERE escalated_at IS NOT NULL
+     ORDER BY created_at, help_request_id
      LIMIT $2`,
     [institutionId, limit],
   );

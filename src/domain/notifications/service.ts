@@ -7,6 +7,7 @@ import {
   ownSettings,
   peopleSettings,
   recentNotifications,
+  recentOutbox,
   setCrisisRecipients,
   setOwnSettings,
 } from './settings.ts';
@@ -41,6 +42,9 @@ export function createNotificationsService(deps: { db: Db; clock: Clock; email: 
     ) => setOwnSettings({ db, now: clock.now() }, institutionId, personId, choice),
     recent: (institutionId: string, options?: { limit?: number; state?: string }) =>
       recentNotifications(db, institutionId, options),
+    /** Every kind of email (students' and invitations too), for the console's Notifications page. */
+    outbox: (institutionId: string, options?: { limit?: number; state?: string }) =>
+      recentOutbox(db, institutionId, options),
   };
 }
 

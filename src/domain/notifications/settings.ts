@@ -8,15 +8,17 @@ import { ApiError } from '../../errors.ts';
 import { uuidPattern } from '../../lib/ids.ts';
 import {
   type NotificationRow,
+  type OutboxRow,
   type PersonSettings,
   replaceCrisisRecipients,
   selectPeopleSettings,
   selectPersonSettings,
   selectRecent,
+  selectRecentOutbox,
   upsertOwnSettings,
 } from './queries.ts';
 
-export type { NotificationRow, PersonSettings };
+export type { NotificationRow, OutboxRow, PersonSettings };
 
 /** Most crisis recipients an institution may choose (each one is an email per crisis request). */
 export const MAX_CRISIS_RECIPIENTS = 100;
@@ -121,4 +123,23 @@ export function recentNotifications(
     });
   const limit = Math.min(Math.max(options.limit ?? 50, 1), 200);
   return selectRecent(db, institutionId, { limit, state });
+}
+
+/**
+ * The institution's newest emails of every kind for the console (emails to staff and admins,
+ * to students, invitations), at most `limit`, optionally in one state.
+ */
+export function recentOutbox(
+  db: Queryable,
+  institutionId: string,
+  options: { limit?: number; state?: string } = {},
+): Promise<OutboxRow[]> {
+  const state = options.state;
+  if (state !== undefined && !(NOTIFICATION_STATES as readonly string[]).includes(state))
+    throw new ApiError('invalid_field', {
+      field: 'state',
+      detail: `state must be one of ${NOTIFICATION_STATES.join(', ')}`,
+    });
+  const limit = Math.min(Math.max(options.limit ?? 50, 1), 200);
+  return selectRecentOutbox(db, institutionId, { limit, state });
 }

@@ -27,6 +27,13 @@ export interface ConsoleContext {
 }
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * A fragment of a page, put in place by the page's own script (the inbox's live rows): no
+     * layout, so no escalation banner to read for it.
+     */
+    fragment?: boolean;
+  }
   interface FastifyRequest {
     console?: ConsoleContext;
     /** The institution's escalated crisis requests nobody picked up (the banner on every page). */
@@ -165,14 +172,17 @@ export function consoleSurface(): Surface {
 
 /**
  * Builds each console request's context from what the request context resolved, and reads the
- * institution's open escalations for the banner every page shows staff (one query of a partial
- * index; docs/notifications.md, "Escalation").
+ * institution's open escalations for the banner every page shows staff, the pages a POST renders
+ * again with its errors included (one query of a partial index; docs/notifications.md,
+ * "Escalation").
  */
 export function consoleContextHook(inbox: Pick<InboxService, 'openEscalations'>) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const caller = request.caller;
     if (!caller || caller.kind === 'student') return;
-    if (request.institution && may(caller, 'helpdesk') && request.method === 'GET')
+    // Whatever the method: a form refused on a POST is the page again, with its errors, and the
+    // banner belongs on it as on the GET that showed the form.
+    if (request.institution && may(caller, 'helpdesk') && !request.routeOptions.config.fragment)
       request.escalations = await inbox.openEscalations(request.institution.id);
     request.console = {
       caller,

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import type { CalendarFeed } from '../../../domain/calendar/feeds.ts';
 import type { RunSummary } from '../../../domain/runs/schemas.ts';
 import type { WebhookEndpoint } from '../../../domain/webhooks/schemas.ts';
-import { type HealthFacts, healthView, rotationDaysLeft } from './health-view.ts';
+import { escalationAttention, type HealthFacts, healthView, rotationDaysLeft } from './health-view.ts';
 
 const now = new Date('2026-06-01T00:00:00Z');
 const calm: HealthFacts = {
@@ -110,4 +110,18 @@ test('a failing OneRoster source needs attention, its time in the institution zo
     text: 'The OneRoster source is failing since at 2026-05-31T22:00:00.000Z: token endpoint answered 401',
     href: '/console/x/oneroster-source',
   });
+});
+
+test('escalated crisis requests are counted, past the bound as "more than"', () => {
+  const requests = [{ created_at: now, help_request_id: 'r1' }];
+  const time = () => '2026-06-01 01:00 UTC';
+  assert.equal(escalationAttention({ total: 0, requests: [] }, 'uni'), undefined);
+  assert.match(
+    escalationAttention({ total: 1, requests }, 'uni', time)?.text ?? '',
+    /^1 escalated crisis request waits/,
+  );
+  assert.match(
+    escalationAttention({ total: 100, more: true, requests }, 'uni', time)?.text ?? '',
+    /^More than 100 escalated crisis requests wait for someone to pick them up/,
+  );
 });

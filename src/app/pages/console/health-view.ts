@@ -58,7 +58,9 @@ export function rotationDaysLeft(status: RosterSecretStatus, now: Date): number 
  * requests, read once per page by the console's context), first among what needs attention.
  */
 export function escalationAttention(
-  open: { total: number; requests: { created_at: Date; help_request_id: string }[] } | undefined,
+  open:
+    | { total: number; more?: boolean; requests: { created_at: Date; help_request_id: string }[] }
+    | undefined,
   slug: string,
   time: (value: unknown) => string = when,
 ): Attention | undefined {
@@ -66,7 +68,7 @@ export function escalationAttention(
   const oldest = open.requests[0];
   return {
     text:
-      `${open.total} escalated crisis ${plural(open.total, 'request')} ${plural(open.total, 'waits', 'wait')} ` +
+      `${open.more ? `More than ${open.total}` : open.total} escalated crisis ${plural(open.total, 'request')} ${plural(open.total, 'waits', 'wait')} ` +
       `for someone to pick ${open.total === 1 ? 'it' : 'them'} up (the oldest raised ${time(oldest.created_at)})`,
     href: `/console/${slug}/inbox/${oldest.help_request_id}`,
   };

@@ -45,6 +45,8 @@ const InboxQuery = Type.Object({
   cursor: CursorParam,
 });
 type InboxQuery = Static<typeof InboxQuery>;
+/** The inbox and its live rows (a fragment: no layout, so no escalation banner read for it). */
+const inboxSchema = { hide: true, params: Params, querystring: InboxQuery };
 
 /** A staff action of a request's page: its form, the schema it is checked with, and the change. */
 interface StaffAction<S extends TSchema> {
@@ -83,21 +85,17 @@ export function inboxRoutes(app: App, services: Services): void {
     return { view: inboxView(listing, filters, pageOf(request), clock, cursor), status: refused ? 400 : 200 };
   };
 
-  app.get(
-    '/:slug/inbox',
-    { config: { access: 'helpdesk' }, schema: { hide: true, params: Params, querystring: InboxQuery } },
-    async (request) => {
-      const { view, status } = await inboxPage(request);
-      return ctx(request).render('console/inbox.eta', view, status);
-    },
-  );
+  app.get('/:slug/inbox', { config: { access: 'helpdesk' }, schema: inboxSchema }, async (request) => {
+    const { view, status } = await inboxPage(request);
+    return ctx(request).render('console/inbox.eta', view, status);
+  });
 
   // The inbox's rows alone (the crisis panel, the table and the pager), which the open inbox
   // fetches every few seconds (/assets/console.js) and puts in place of its own: filters, page and
   // scroll position stay as they are, and a new crisis request shows within seconds.
   app.get(
     '/:slug/inbox/rows',
-    { config: { access: 'helpdesk' }, schema: { hide: true, params: Params, querystring: InboxQuery } },
+    { config: { access: 'helpdesk', fragment: true }, schema: inboxSchema },
     async (request) => {
       const { view, status } = await inboxPage(request);
       return ctx(request).render('console/inbox-live.eta', { ...view, fragment: true }, status);

@@ -1,16 +1,17 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { NotificationRow } from '../../../domain/notifications/settings.ts';
+import type { OutboxRow } from '../../../domain/notifications/settings.ts';
 import { emailView, notificationRow, personRow } from './notifications-view.ts';
 
 const time = (value: unknown) => (value ? new Date(value as Date).toISOString().slice(0, 16) : '—');
-const row: NotificationRow = {
+const row: OutboxRow = {
   id: 'n1',
   help_request_id: 'r1',
-  person_id: 'p1',
-  person_name: 'Kai Lee',
-  person_email: 'kai@example.edu',
+  recipient: 'person',
+  name: 'Kai Lee',
+  email: 'kai@example.edu',
   reason: 'crisis',
+  rule: 'crisis_recipient',
   state: 'pending',
   attempts: 2,
   next_attempt_at: new Date('2026-11-25T10:00:00Z'),
@@ -58,5 +59,29 @@ test('email off is said plainly; people show what they asked for', () => {
       assigned: true,
     }).own,
     'Also asked for every new request and requests assigned to them',
+  );
+});
+
+test('emails to students and invitations read with their rule; an invitation links to no request', () => {
+  const reply = notificationRow(
+    { ...row, recipient: 'student', name: 'Sam Student', reason: 'reply', rule: 'requester' },
+    '/c',
+    time,
+  );
+  assert.equal(reply.student, true);
+  assert.equal(reply.reason, 'Staff replied (to the student)');
+  assert.match(reply.rule, /they raised the request/);
+  assert.equal(reply.link, '/c/inbox/r1');
+  const invited = notificationRow(
+    { ...row, help_request_id: null, reason: 'invited', rule: 'invited' },
+    '/c',
+    time,
+  );
+  assert.equal(invited.reason, 'Invitation to the console');
+  assert.equal(invited.rule, 'an admin invited them to the console');
+  assert.equal(invited.link, undefined);
+  assert.equal(
+    notificationRow({ ...row, recipient: 'student', name: null, email: null }, '/c', time).name,
+    'A student erased since',
   );
 });

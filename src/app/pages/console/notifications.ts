@@ -9,7 +9,14 @@ import type { App } from '../../types.ts';
 import { ctx, institutionOf } from './context.ts';
 import { list, refusalOf, text } from './forms.ts';
 import { timesIn } from './institution-time.ts';
-import { emailView, notificationRow, personRow, STATE_FILTERS } from './notifications-view.ts';
+import {
+  EMAIL_KINDS,
+  emailView,
+  notificationRow,
+  personRow,
+  STATE_FILTERS,
+  stateFilters,
+} from './notifications-view.ts';
 
 const Params = Type.Object({ slug: Type.String() });
 const ListQuery = Type.Object({ state: Type.Optional(Type.String({ maxLength: 20 })) });
@@ -34,7 +41,7 @@ export function notificationRoutes(app: App, services: Services): void {
     const filter = STATE_FILTERS.some(([value]) => value === requested) ? requested : '';
     const [people, recent] = await Promise.all([
       notifications.people(institution.id),
-      notifications.recent(institution.id, { limit: 50, state: filter || undefined }),
+      notifications.outbox(institution.id, { limit: 50, state: filter || undefined }),
     ]);
     const time = timesIn(institution.time_zone);
     const base = baseOf(request);
@@ -45,17 +52,9 @@ export function notificationRoutes(app: App, services: Services): void {
         notice: noticeOf(request),
         email: emailView(notifications.email),
         people: people.map(personRow),
+        kinds: EMAIL_KINDS,
         recent: recent.map((n) => notificationRow(n, base, time)),
-        filters: STATE_FILTERS.map(([value, label]) => ({
-          label,
-          href: `${base}/notifications${value ? `?state=${value}` : ''}#recent`,
-          current: value === filter,
-        })),
-        filtered: filter !== '',
-        filterError:
-          requested && !filter
-            ? `There is no state “${requested.slice(0, 20)}”: showing every state. Choose one of the links.`
-            : undefined,
+        ...stateFilters(requested, filter, base),
         zone: institution.time_zone,
         errors: {},
         ...extra,
