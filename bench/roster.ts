@@ -23,6 +23,7 @@ import { buildApp } from '../src/app/app.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Db } from '../src/db/db.ts';
 import { migrate } from '../src/db/migrate.ts';
+import { createCohort, createInstitution } from '../src/domain/institutions/institutions.ts';
 import { createServices } from '../src/services.ts';
 import { openScratchPostgres, pgliteTemplate } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
@@ -204,8 +205,11 @@ let tenantCounter = 0;
 
 async function newTenant(services: ReturnType<typeof createServices>): Promise<Tenant> {
   const slug = `bench-new-${process.pid}-${++tenantCounter}`;
-  const institution = await services.institutions.create({ slug, name: `New institution ${tenantCounter}` });
-  const cohort = await services.institutions.createCohort(institution.id, {
+  const institution = await createInstitution(services.db, {
+    slug,
+    name: `New institution ${tenantCounter}`,
+  });
+  const cohort = await createCohort(services.db, institution.id, {
     name: 'Intake',
     clock: 'individual',
   });

@@ -9,7 +9,6 @@ import { createDeparturesService } from './domain/departures/departures.ts';
 import { createHelpRequestsService } from './domain/helpdesk/service.ts';
 import { createHelpSyncService } from './domain/helpdesk/sync.ts';
 import { createInboxService } from './domain/inbox/service.ts';
-import { createInstitutionsService } from './domain/institutions/service.ts';
 import { createNotificationsService, emailStatusOf } from './domain/notifications/service.ts';
 import type { PullMode } from './domain/oneroster/pull/pull.ts';
 import { pullStatus, requestPull } from './domain/oneroster/pull/requests.ts';
@@ -44,7 +43,6 @@ export interface ServiceDeps extends RuntimeOptions {
 export function createServices(options: ServiceDeps) {
   const runtime = createRuntime(options);
   const { db, config, clock, keyring, oidc, policy } = runtime;
-  const institutions = createInstitutionsService(db);
   const { sessionIdleMinutes: idleMinutes, sessionMaxHours: maxHours } = config;
   const sessions = createSessions(db, clock, { idleMinutes, maxHours });
   const identityProviders = createIdentityProviders(db, clock, keyring, oidc);
@@ -74,7 +72,6 @@ export function createServices(options: ServiceDeps) {
     keyring,
     /** The OpenID Connect client (opened on first use): sign-in, and a provider's discovery check. */
     oidc,
-    institutions,
     sessions,
     people: createPeople(db, clock, sessions),
     identityProviders,

@@ -180,7 +180,6 @@ const longFunctions = new Map<string, number>([
   ['cli/commands/people.ts: registerPeopleCommands', 163],
   ['cli/push/command-oneroster.ts: registerOneRosterCommand', 163],
   ['app/api/admin/runs.ts: adminRunRoutes', 155],
-  ['app/api/admin/institutions.ts: listingRoutes', 152],
   ['cli/push/command.ts: registerPushCommands', 150],
   ['domain/oneroster/pull/client.ts: createOneRosterClient', 148],
   ['app/api/admin/webhook-deliveries.ts: adminWebhookDeliveryRoutes', 147],

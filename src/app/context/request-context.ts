@@ -46,7 +46,8 @@ import {
   type Caller,
 } from '../../domain/access/policy.ts';
 import { refuseWhileArchived } from '../../domain/institutions/archiving.ts';
-import type { Institution } from '../../domain/institutions/service.ts';
+import { requireInstitution } from '../../domain/institutions/institutions.ts';
+import type { Institution } from '../../domain/institutions/schemas.ts';
 import type { SyncCaller } from '../../domain/secrets/help-sync-secrets.ts';
 import type { RosterCaller } from '../../domain/secrets/roster-secrets.ts';
 import { ApiError } from '../../errors.ts';
@@ -186,7 +187,7 @@ export function registerRequestContext(app: App, services: Services): void {
       typeof slug === 'string' && access !== 'visitor'
         ? caller === undefined
           ? undefined
-          : await services.institutions.requireBySlug(slug)
+          : await requireInstitution(request.deps.db, slug)
         : undefined;
     authorize(caller, access, institution);
     request.institution = institution;

@@ -9,6 +9,11 @@ import {
 import {
   audienceTagOrder,
   campusOrder,
+  getStudent,
+  listAudienceTags,
+  listCampuses,
+  listPrograms,
+  listStudents,
   programOrder,
   studentOrder,
 } from '../../../domain/institutions/listings.ts';
@@ -41,7 +46,6 @@ import { adminRosterSecretRoutes } from './roster-secret.ts';
 import { StudentQuery, sendStudentsCsv, studentFilter } from './students-csv.ts';
 
 export function adminInstitutionRoutes(app: App, services: Services): void {
-  const { db } = services;
   const tags = ['admin'];
   const security = adminSecurity;
 
@@ -62,7 +66,7 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
         response: { 201: Institution, ...errorResponses(400, 401, 409) },
       },
     },
-    async (request, reply) => reply.status(201).send(await createInstitution(db, request.body)),
+    async (request, reply) => reply.status(201).send(await createInstitution(request.deps.db, request.body)),
   );
 
   app.get(
@@ -83,7 +87,7 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
     async (request) =>
       pageReply(
         institutionOrder,
-        await listInstitutions(db, {
+        await listInstitutions(request.deps.db, {
           ...pageOf(institutionOrder, request.query),
           archived: request.query.archived,
         }),
@@ -125,16 +129,18 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
         response: { 200: Institution, ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
-    async (request) => updateInstitution(db, institutionOf(request).id, request.body, callerOf(request)),
+    async (request) =>
+      updateInstitution(request.deps.db, institutionOf(request).id, request.body, callerOf(request)),
   );
 
   adminRosterSecretRoutes(app, services);
-  adminArchiveRoutes(app, services);
-  listingRoutes(app, services);
+  adminArchiveRoutes(app);
+  listingRoutes(app);
+  studentListingRoutes(app);
 }
 
-/** The read-only listings of an institution: programs, campuses, audience tags and students. */
-function listingRoutes(app: App, { institutions }: Services): void {
+/** The read-only listings of an institution: programs, campuses and audience tags. */
+function listingRoutes(app: App): void {
   const tags = ['admin'];
   const security = adminSecurity;
 
@@ -155,7 +161,7 @@ function listingRoutes(app: App, { institutions }: Services): void {
     async (request) =>
       pageReply(
         programOrder,
-        await institutions.listPrograms(institutionOf(request).id, pageOf(programOrder, request.query)),
+        await listPrograms(request.deps.db, institutionOf(request).id, pageOf(programOrder, request.query)),
       ),
   );
 
@@ -176,7 +182,7 @@ function listingRoutes(app: App, { institutions }: Services): void {
     async (request) =>
       pageReply(
         campusOrder,
-        await institutions.listCampuses(institutionOf(request).id, pageOf(campusOrder, request.query)),
+        await listCampuses(request.deps.db, institutionOf(request).id, pageOf(campusOrder, request.query)),
       ),
   );
 
@@ -197,12 +203,19 @@ function listingRoutes(app: App, { institutions }: Services): void {
     async (request) =>
       pageReply(
         audienceTagOrder,
-        await institutions.listAudienceTags(
+        await listAudienceTags(
+          request.deps.db,
           institutionOf(request).id,
           pageOf(audienceTagOrder, request.query),
         ),
       ),
   );
+}
+
+/** The institution's students: a page of the listing, one student, and the CSV export. */
+function studentListingRoutes(app: App): void {
+  const tags = ['admin'];
+  const security = adminSecurity;
 
   app.get(
     '/admin/v1/institutions/:slug/students',
@@ -235,10 +248,10 @@ function listingRoutes(app: App, { institutions }: Services): void {
     async (request, reply) => {
       const institution = institutionOf(request);
       if (request.query.format === 'csv')
-        return sendStudentsCsv(reply, institutions, institution, studentFilter(request.query));
+        return sendStudentsCsv(reply, request.deps.db, institution, studentFilter(request.query));
       return pageReply(
         studentOrder,
-        await institutions.listStudents(institution.id, {
+        await listStudents(request.deps.db, institution.id, {
           ...pageOf(studentOrder, request.query),
           ...studentFilter(request.query),
         }),
@@ -261,7 +274,7 @@ function listingRoutes(app: App, { institutions }: Services): void {
         response: { 200: Student, ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => institutions.getStudent(institutionOf(request).id, request.params.id),
+    async (request) => getStudent(request.deps.db, institutionOf(request).id, request.params.id),
   );
 
   app.get(
@@ -283,6 +296,6 @@ function listingRoutes(app: App, { institutions }: Services): void {
       },
     },
     async (request, reply) =>
-      sendStudentsCsv(reply, institutions, institutionOf(request), studentFilter(request.query)),
+      sendStudentsCsv(reply, request.deps.db, institutionOf(request), studentFilter(request.query)),
   );
 }

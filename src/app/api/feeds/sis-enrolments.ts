@@ -13,6 +13,7 @@ import { perMinute } from '../../context/rate-limit.ts';
 import { rosterCallerOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import { errorResponses } from '../schemas.ts';
+import { feedAccess } from './feed-access.ts';
 import { enrolmentsDescription, enrolmentsExamples, sectionDescriptions } from './sis-enrolments-docs.ts';
 import { SourceLines } from './source-lines.ts';
 
@@ -124,7 +125,11 @@ export function sisEnrolmentsRoutes(app: App, services: Services): void {
     async (request) => {
       const caller = rosterCallerOf(request);
       const body = request.body;
-      const institution = await institutionForPush(services, caller, body.institution);
+      const institution = await institutionForPush(
+        feedAccess(request.deps.db, services.rosterSecrets),
+        caller,
+        body.institution,
+      );
       // The same check as the other feeds; here a stray key is most likely a misspelt section.
       refuseUnknownFields(body, topLevelFields, 'unknown_section');
       const sections: PushBody = {};

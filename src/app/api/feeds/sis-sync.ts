@@ -22,6 +22,7 @@ import { perMinute } from '../../context/rate-limit.ts';
 import { rosterCallerOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import { errorResponses } from '../schemas.ts';
+import { feedAccess } from './feed-access.ts';
 import { description } from './sis-sync-docs.ts';
 import { SourceLines } from './source-lines.ts';
 
@@ -344,7 +345,11 @@ export function sisSyncRoutes(app: App, services: Services): void {
         sync_id: syncId,
         final_page: finalPage,
       } = request.body;
-      const cohort = await cohortForPush(services, caller, cohortId);
+      const cohort = await cohortForPush(
+        feedAccess(request.deps.db, services.rosterSecrets),
+        caller,
+        cohortId,
+      );
       if (finalPage !== undefined && syncId === undefined) {
         throw new ApiError('invalid_field', { field: 'final_page', detail: 'final_page needs sync_id' });
       }

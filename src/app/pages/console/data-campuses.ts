@@ -9,7 +9,7 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { MergeBody } from '../../../domain/campuses/schemas.ts';
-import { campusOrder } from '../../../domain/institutions/service.ts';
+import { campusOrder, listCampuses } from '../../../domain/institutions/listings.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { checkForm } from '../form-check.ts';
@@ -21,14 +21,14 @@ import { allOrNone, CursorQuery, readListing } from './listing.ts';
 const Params = Type.Object({ slug: Type.String() });
 
 export function dataCampusRoutes(app: App, services: Services): void {
-  const { institutions, campusMerge } = services;
+  const { campusMerge } = services;
   const pageOf = (request: FastifyRequest) => `/console/${institutionOf(request).slug}/campuses`;
 
   /** The merge form's choices (the operator's only): every campus when they fit in one read. */
   const mergeChoices = (request: FastifyRequest) => {
     if (!ctx(request).may('operator')) return undefined;
     const institutionId = institutionOf(request).id;
-    return allOrNone((page) => institutions.listCampuses(institutionId, page));
+    return allOrNone((page) => listCampuses(request.deps.db, institutionId, page));
   };
 
   const campuses = async (request: FastifyRequest, extra: Record<string, unknown> = {}, status = 200) => {
@@ -37,7 +37,7 @@ export function dataCampusRoutes(app: App, services: Services): void {
     const cursor = (request.query as { cursor?: string } | undefined)?.cursor;
     const [listing, aliases, choices] = await Promise.all([
       readListing(campusOrder, { cursor, size: 50 }, (page) =>
-        institutions.listCampuses(institutionId, page),
+        listCampuses(request.deps.db, institutionId, page),
       ),
       campusMerge.aliases(institutionId),
       mergeChoices(request),

@@ -9,6 +9,7 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { departureOrder } from '../../../domain/departures/departures.ts';
+import { listCohorts } from '../../../domain/institutions/institutions.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { ctx, institutionOf } from './context.ts';
@@ -30,14 +31,14 @@ const SyncParams = Type.Object({ slug: Type.String(), id: Type.String() });
 const MAX_COHORTS = 200;
 
 export function fullSyncRoutes(app: App, services: Services): void {
-  const { departures, institutions } = services;
+  const { departures } = services;
   const pageOf = (request: FastifyRequest, id?: string) => {
     const page = `/console/${institutionOf(request).slug}/full-syncs`;
     return id ? `${page}/${encodeURIComponent(id)}` : page;
   };
-  const cohortsOf = async (institutionId: string) =>
+  const cohortsOf = async (request: FastifyRequest, institutionId: string) =>
     cohortNames(
-      (await institutions.listCohorts(institutionId, { limit: MAX_COHORTS, archived: 'any' })).items,
+      (await listCohorts(request.deps.db, institutionId, { limit: MAX_COHORTS, archived: 'any' })).items,
     );
 
   app.get(
@@ -48,7 +49,7 @@ export function fullSyncRoutes(app: App, services: Services): void {
       const [held, recent, cohorts] = await Promise.all([
         departures.list(institutionId, { status: 'held', limit: 100 }),
         departures.list(institutionId, { limit: 20 }),
-        cohortsOf(institutionId),
+        cohortsOf(request, institutionId),
       ]);
       return ctx(request).render('console/full-syncs.eta', fullSyncsView(held.items, recent.items, cohorts));
     },
@@ -65,7 +66,7 @@ export function fullSyncRoutes(app: App, services: Services): void {
     const cursor = (request.query as { cursor?: string } | undefined)?.cursor;
     const [sync, cohorts] = await Promise.all([
       departures.get(institutionId, id, { students: false }),
-      cohortsOf(institutionId),
+      cohortsOf(request, institutionId),
     ]);
     const students = await readListing(departureOrder, { cursor, size: PAGE_SIZE }, (page) =>
       departures.listDepartures(institutionId, id, page),
