@@ -12,6 +12,7 @@ import { buildApp } from '../src/app/app.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Db } from '../src/db/db.ts';
 import { createCohort, createInstitution } from '../src/domain/institutions/institutions.ts';
+import { issueSyncSecret } from '../src/domain/secrets/help-sync-secrets.ts';
 import { createServices } from '../src/services.ts';
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
@@ -82,7 +83,7 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
           .id,
       );
     }
-    const { secret } = await services.helpSyncSecrets.issue(institution.id, institution.slug);
+    const { secret } = await issueSyncSecret(services.db, { id: institution.id, slug: institution.slug });
     await db.exec('ANALYZE');
     const url = await app.listen({ host: '127.0.0.1', port: 0 });
 

@@ -24,6 +24,7 @@ import { loadConfig } from '../src/config.ts';
 import type { Db } from '../src/db/db.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createCohort, createInstitution } from '../src/domain/institutions/institutions.ts';
+import { issueRosterSecret } from '../src/domain/secrets/roster-secrets.ts';
 import { createServices } from '../src/services.ts';
 import { openScratchPostgres, pgliteTemplate } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
@@ -213,7 +214,7 @@ async function newTenant(services: ReturnType<typeof createServices>): Promise<T
     name: 'Intake',
     clock: 'individual',
   });
-  const { secret } = await services.rosterSecrets.issue(institution.id, slug);
+  const { secret } = await issueRosterSecret(services.db, { id: institution.id, slug: slug });
   const programs = await services.db.query<{ code: string; id: string }>(
     `INSERT INTO programs (institution_id, code, name)
      SELECT $1, 'PROG' || g, 'Program ' || g FROM generate_series(1, 10) g RETURNING code, id`,

@@ -20,9 +20,6 @@ import { createSignIn } from './domain/people/sign-in.ts';
 import { createPrivacyService } from './domain/privacy/service.ts';
 import { createRunsService } from './domain/runs/runs.ts';
 import { createSavedReplies } from './domain/saved-replies/saved-replies.ts';
-import { createHelpSyncSecretsService } from './domain/secrets/help-sync-secrets.ts';
-import { createOperatorCredentials } from './domain/secrets/operator-credentials.ts';
-import { createRosterSecretsService } from './domain/secrets/roster-secrets.ts';
 import { createStudentApp } from './domain/students/service.ts';
 import type { WorkerLogger } from './domain/webhooks/delivery/worker.ts';
 import { createWebhooksService } from './domain/webhooks/service.ts';
@@ -46,8 +43,6 @@ export function createServices(options: ServiceDeps) {
   const { sessionIdleMinutes: idleMinutes, sessionMaxHours: maxHours } = config;
   const sessions = createSessions(db, clock, { idleMinutes, maxHours });
   const identityProviders = createIdentityProviders(db, clock, keyring, oidc);
-  const rosterSecrets = createRosterSecretsService(db, config.bootstrapRosterSecretHash);
-  const operator = createOperatorCredentials(db, config.operatorTokenHash);
   const runs = createRunsService(db);
   const campusMerge = createCampusMergeService(db);
   const departures = createDeparturesService(db, clock);
@@ -90,12 +85,9 @@ export function createServices(options: ServiceDeps) {
     adminAudit: createAdminAudit(db, clock),
     /** The admin audit and the help-request audit as admins read them (filtered, paged, exported). */
     auditTrail: bindAuditTrail(db),
-    rosterSecrets,
-    operator,
     runs,
     campusMerge,
     departures,
-    helpSyncSecrets: createHelpSyncSecretsService(db),
     helpRequests,
     /** The student pages' domain: a signed-in student's home, own requests and crisis contacts. */
     studentApp: createStudentApp({ db, clock, helpRequests }),

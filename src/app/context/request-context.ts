@@ -48,8 +48,9 @@ import {
 import { refuseWhileArchived } from '../../domain/institutions/archiving.ts';
 import { requireInstitution } from '../../domain/institutions/institutions.ts';
 import type { Institution } from '../../domain/institutions/schemas.ts';
-import type { SyncCaller } from '../../domain/secrets/help-sync-secrets.ts';
-import type { RosterCaller } from '../../domain/secrets/roster-secrets.ts';
+import { authenticateSync, type SyncCaller } from '../../domain/secrets/help-sync-secrets.ts';
+import { authenticateOperator } from '../../domain/secrets/operator-credentials.ts';
+import { authenticateRoster, type RosterCaller } from '../../domain/secrets/roster-secrets.ts';
 import { ApiError } from '../../errors.ts';
 import { bearerToken } from '../../lib/secrets.ts';
 import { isScrapeToken } from '../../lib/telemetry/metrics.ts';
@@ -138,7 +139,7 @@ async function resolveCaller(request: FastifyRequest, services: Services): Promi
   const credential = credentialOf(request);
   const header = request.headers.authorization;
   if (header !== undefined && credential !== 'session') {
-    await services.operator.authenticate(bearerToken(header));
+    await authenticateOperator(request.deps, bearerToken(header));
     return { kind: 'operator', actor: 'operator' };
   }
   if (credential === 'operator') return undefined;
@@ -215,7 +216,7 @@ export function registerRequestContext(app: App, services: Services): void {
 
   app.addHook('preParsing', async (request, _reply, payload) => {
     if (credentialOf(request) !== 'roster_secret') return payload;
-    const caller = await services.rosterSecrets.authenticate(bearerToken(request.headers.authorization));
+    const caller = await authenticateRoster(request.deps, bearerToken(request.headers.authorization));
     request.feedCaller = { kind: 'roster_secret', caller };
     return payload;
   });
@@ -224,10 +225,7 @@ export function registerRequestContext(app: App, services: Services): void {
     if (credentialOf(request) !== 'sync_secret') return;
     const body = request.body as { institution?: unknown } | null | undefined;
     const named = typeof body === 'object' && body !== null ? body.institution : undefined;
-    const caller = await services.helpSyncSecrets.authenticate(
-      bearerToken(request.headers.authorization),
-      named,
-    );
+    const caller = await authenticateSync(request.deps.db, bearerToken(request.headers.authorization), named);
     request.feedCaller = { kind: 'sync_secret', caller };
   });
 

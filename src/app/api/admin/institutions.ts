@@ -27,7 +27,6 @@ import {
   Program,
   Student,
 } from '../../../domain/institutions/schemas.ts';
-import type { Services } from '../../../services.ts';
 import { callerOf, institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import {
@@ -45,7 +44,7 @@ import { adminArchiveRoutes } from './archiving.ts';
 import { adminRosterSecretRoutes } from './roster-secret.ts';
 import { StudentQuery, sendStudentsCsv, studentFilter } from './students-csv.ts';
 
-export function adminInstitutionRoutes(app: App, services: Services): void {
+export function adminInstitutionRoutes(app: App): void {
   const tags = ['admin'];
   const security = adminSecurity;
 
@@ -133,7 +132,7 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
       updateInstitution(request.deps.db, institutionOf(request).id, request.body, callerOf(request)),
   );
 
-  adminRosterSecretRoutes(app, services);
+  adminRosterSecretRoutes(app);
   adminArchiveRoutes(app);
   listingRoutes(app);
   studentListingRoutes(app);

@@ -101,7 +101,7 @@ export function oneRosterMemoryRoutes(app: App, services: Services): void {
         limit?: number;
       };
       const institution = await institutionForPush(
-        feedAccess(request.deps.db, services.rosterSecrets),
+        feedAccess(request.deps.db),
         rosterCallerOf(request),
         body.institution,
       );
@@ -130,7 +130,7 @@ export function oneRosterMemoryRoutes(app: App, services: Services): void {
     async (request) => {
       const body = request.body as { institution: string; entries: unknown[] };
       const institution = await institutionForPush(
-        feedAccess(request.deps.db, services.rosterSecrets),
+        feedAccess(request.deps.db),
         rosterCallerOf(request),
         body.institution,
       );

@@ -125,11 +125,7 @@ export function sisEnrolmentsRoutes(app: App, services: Services): void {
     async (request) => {
       const caller = rosterCallerOf(request);
       const body = request.body;
-      const institution = await institutionForPush(
-        feedAccess(request.deps.db, services.rosterSecrets),
-        caller,
-        body.institution,
-      );
+      const institution = await institutionForPush(feedAccess(request.deps.db), caller, body.institution);
       // The same check as the other feeds; here a stray key is most likely a misspelt section.
       refuseUnknownFields(body, topLevelFields, 'unknown_section');
       const sections: PushBody = {};

@@ -345,11 +345,7 @@ export function sisSyncRoutes(app: App, services: Services): void {
         sync_id: syncId,
         final_page: finalPage,
       } = request.body;
-      const cohort = await cohortForPush(
-        feedAccess(request.deps.db, services.rosterSecrets),
-        caller,
-        cohortId,
-      );
+      const cohort = await cohortForPush(feedAccess(request.deps.db), caller, cohortId);
       if (finalPage !== undefined && syncId === undefined) {
         throw new ApiError('invalid_field', { field: 'final_page', detail: 'final_page needs sync_id' });
       }

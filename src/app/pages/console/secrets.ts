@@ -19,7 +19,6 @@ import {
   revokeRosterSecret,
   rosterSecretStatus,
 } from '../../../domain/secrets/roster-secrets.ts';
-import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { ctx, institutionOf } from './context.ts';
 import { confirmed, refusalOf, text } from './forms.ts';
@@ -42,16 +41,15 @@ const noActive = (which: string) => ({
   status: 404,
 });
 
-export function secretRoutes(app: App, { db, config, clock }: Services): void {
-  const rosterDeps = { db, bootstrapHash: config.bootstrapRosterSecretHash };
+export function secretRoutes(app: App): void {
   const pageOf = (request: FastifyRequest) => `/console/${institutionOf(request).slug}/secrets`;
 
   const overview = async (request: FastifyRequest, extra: Record<string, unknown> = {}, status = 200) => {
     const c = ctx(request);
     const institutionId = institutionOf(request).id;
     const [roster, sync] = await Promise.all([
-      rosterSecretStatus(rosterDeps, institutionId, clock.now()),
-      c.may('integrations') ? syncSecretStatus(db, institutionId) : undefined,
+      rosterSecretStatus(request.deps, institutionId, request.deps.clock.now()),
+      c.may('integrations') ? syncSecretStatus(request.deps.db, institutionId) : undefined,
     ]);
     return c.render('console/secrets.eta', { ...secretsView(roster, sync), ...extra }, status);
   };
@@ -86,7 +84,7 @@ export function secretRoutes(app: App, { db, config, clock }: Services): void {
     { config: { ...admin, formFields: ['previous_secret_valid_days', 'confirmed'] }, schema },
     async (request) => {
       const institution = institutionOf(request);
-      const current = await rosterSecretStatus(rosterDeps, institution.id);
+      const current = await rosterSecretStatus(request.deps, institution.id);
       const overlapDays =
         current.state === 'active' ? overlapOf(text(request.body, 'previous_secret_valid_days')) : 0;
       if (current.state === 'active') {
@@ -94,9 +92,9 @@ export function secretRoutes(app: App, { db, config, clock }: Services): void {
         if (asked) return asked;
       }
       return act(request, async () => {
-        const issued = await issueRosterSecret(db, institution, {
+        const issued = await issueRosterSecret(request.deps.db, institution, {
           previousValidDays: overlapDays,
-          now: clock.now(),
+          now: request.deps.clock.now(),
         });
         return shown(request, 'roster secret', issued.secret);
       });
@@ -109,7 +107,7 @@ export function secretRoutes(app: App, { db, config, clock }: Services): void {
     async (request, reply) => {
       const asked = unconfirmed(request, 'roster/revoke');
       if (asked) return asked;
-      if (!(await revokeRosterSecret(db, institutionOf(request).id))) {
+      if (!(await revokeRosterSecret(request.deps.db, institutionOf(request).id))) {
         const refused = noActive('roster secret');
         return overview(request, refused, refused.status);
       }
@@ -122,7 +120,11 @@ export function secretRoutes(app: App, { db, config, clock }: Services): void {
     { config: { ...integrations, formFields: ['confirmed'] }, schema },
     async (request) =>
       act(request, async () =>
-        shown(request, 'help-sync secret', (await issueSyncSecret(db, institutionOf(request))).secret),
+        shown(
+          request,
+          'help-sync secret',
+          (await issueSyncSecret(request.deps.db, institutionOf(request))).secret,
+        ),
       ),
   );
 
@@ -133,7 +135,11 @@ export function secretRoutes(app: App, { db, config, clock }: Services): void {
       const asked = unconfirmed(request, 'help-sync/rotate');
       if (asked) return asked;
       return act(request, async () =>
-        shown(request, 'help-sync secret', (await rotateSyncSecret(db, institutionOf(request))).secret),
+        shown(
+          request,
+          'help-sync secret',
+          (await rotateSyncSecret(request.deps.db, institutionOf(request))).secret,
+        ),
       );
     },
   );
@@ -144,7 +150,7 @@ export function secretRoutes(app: App, { db, config, clock }: Services): void {
     async (request, reply) => {
       const asked = unconfirmed(request, 'help-sync/revoke');
       if (asked) return asked;
-      if (!(await revokeSyncSecret(db, institutionOf(request).id))) {
+      if (!(await revokeSyncSecret(request.deps.db, institutionOf(request).id))) {
         const refused = noActive('help-sync secret');
         return overview(request, refused, refused.status);
       }
