@@ -4,7 +4,6 @@
 import { createAdminAudit } from './domain/access/audit.ts';
 import { bindAuditTrail } from './domain/audit/trail.ts';
 import { createCalendarService } from './domain/calendar/service.ts';
-import { createCampusMergeService } from './domain/campuses/merge.ts';
 import { createDeparturesService } from './domain/departures/departures.ts';
 import { createHelpRequestsService } from './domain/helpdesk/service.ts';
 import { createHelpSyncService } from './domain/helpdesk/sync.ts';
@@ -18,7 +17,6 @@ import { createPeople } from './domain/people/people.ts';
 import { createSessions } from './domain/people/sessions.ts';
 import { createSignIn } from './domain/people/sign-in.ts';
 import { createPrivacyService } from './domain/privacy/service.ts';
-import { createRunsService } from './domain/runs/runs.ts';
 import { createSavedReplies } from './domain/saved-replies/saved-replies.ts';
 import { createStudentApp } from './domain/students/service.ts';
 import type { WorkerLogger } from './domain/webhooks/delivery/worker.ts';
@@ -43,8 +41,6 @@ export function createServices(options: ServiceDeps) {
   const { sessionIdleMinutes: idleMinutes, sessionMaxHours: maxHours } = config;
   const sessions = createSessions(db, clock, { idleMinutes, maxHours });
   const identityProviders = createIdentityProviders(db, clock, keyring, oidc);
-  const runs = createRunsService(db);
-  const campusMerge = createCampusMergeService(db);
   const departures = createDeparturesService(db, clock);
   const feedsPerInstitution = config.calendarFeedsPerInstitution;
   const webhooks = createWebhooksService({ db, clock, policy, keyring });
@@ -85,8 +81,6 @@ export function createServices(options: ServiceDeps) {
     adminAudit: createAdminAudit(db, clock),
     /** The admin audit and the help-request audit as admins read them (filtered, paged, exported). */
     auditTrail: bindAuditTrail(db),
-    runs,
-    campusMerge,
     departures,
     helpRequests,
     /** The student pages' domain: a signed-in student's home, own requests and crisis contacts. */

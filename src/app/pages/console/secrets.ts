@@ -41,42 +41,43 @@ const noActive = (which: string) => ({
   status: 404,
 });
 
+const pageOf = (request: FastifyRequest) => `/console/${institutionOf(request).slug}/secrets`;
+
+const overview = async (request: FastifyRequest, extra: Record<string, unknown> = {}, status = 200) => {
+  const c = ctx(request);
+  const institutionId = institutionOf(request).id;
+  const [roster, sync] = await Promise.all([
+    rosterSecretStatus(request.deps, institutionId, request.deps.clock.now()),
+    c.may('integrations') ? syncSecretStatus(request.deps.db, institutionId) : undefined,
+  ]);
+  return c.render('console/secrets.eta', { ...secretsView(roster, sync), ...extra }, status);
+};
+
+/** Asks first (changing nothing, so left out of the audit) unless the form says it was confirmed. */
+const unconfirmed = (request: FastifyRequest, action: SecretAction, overlapDays = 0) => {
+  if (confirmed(request.body)) return undefined;
+  request.unchanged = true;
+  return ctx(request).render('console/confirm.eta', secretConfirmView(action, pageOf(request), overlapDays));
+};
+
+/** Runs a change; a refusal is shown above the secrets. */
+const act = async (request: FastifyRequest, run: () => Promise<FastifyReply>) => {
+  try {
+    return await run();
+  } catch (error) {
+    const refused = refusalOf(error, []);
+    return overview(request, refused, refused.status);
+  }
+};
+
+const shown = (request: FastifyRequest, which: 'roster secret' | 'help-sync secret', secret: string) =>
+  ctx(request).render('console/secret-shown.eta', secretShownView(which, secret, pageOf(request)));
+
+/** The secret just issued, shown once. */
+const syncSecretShown = async (request: FastifyRequest, issue: typeof issueSyncSecret) =>
+  shown(request, 'help-sync secret', (await issue(request.deps.db, institutionOf(request))).secret);
+
 export function secretRoutes(app: App): void {
-  const pageOf = (request: FastifyRequest) => `/console/${institutionOf(request).slug}/secrets`;
-
-  const overview = async (request: FastifyRequest, extra: Record<string, unknown> = {}, status = 200) => {
-    const c = ctx(request);
-    const institutionId = institutionOf(request).id;
-    const [roster, sync] = await Promise.all([
-      rosterSecretStatus(request.deps, institutionId, request.deps.clock.now()),
-      c.may('integrations') ? syncSecretStatus(request.deps.db, institutionId) : undefined,
-    ]);
-    return c.render('console/secrets.eta', { ...secretsView(roster, sync), ...extra }, status);
-  };
-
-  /** Asks first (changing nothing, so left out of the audit) unless the form says it was confirmed. */
-  const unconfirmed = (request: FastifyRequest, action: SecretAction, overlapDays = 0) => {
-    if (confirmed(request.body)) return undefined;
-    request.unchanged = true;
-    return ctx(request).render(
-      'console/confirm.eta',
-      secretConfirmView(action, pageOf(request), overlapDays),
-    );
-  };
-
-  /** Runs a change; a refusal is shown above the secrets. */
-  const act = async (request: FastifyRequest, run: () => Promise<FastifyReply>) => {
-    try {
-      return await run();
-    } catch (error) {
-      const refused = refusalOf(error, []);
-      return overview(request, refused, refused.status);
-    }
-  };
-
-  const shown = (request: FastifyRequest, which: 'roster secret' | 'help-sync secret', secret: string) =>
-    ctx(request).render('console/secret-shown.eta', secretShownView(which, secret, pageOf(request)));
-
   app.get('/:slug/secrets', { config: admin, schema }, async (request) => overview(request));
 
   app.post(
@@ -118,14 +119,7 @@ export function secretRoutes(app: App): void {
   app.post(
     '/:slug/secrets/help-sync',
     { config: { ...integrations, formFields: ['confirmed'] }, schema },
-    async (request) =>
-      act(request, async () =>
-        shown(
-          request,
-          'help-sync secret',
-          (await issueSyncSecret(request.deps.db, institutionOf(request))).secret,
-        ),
-      ),
+    async (request) => act(request, () => syncSecretShown(request, issueSyncSecret)),
   );
 
   app.post(
@@ -134,13 +128,7 @@ export function secretRoutes(app: App): void {
     async (request) => {
       const asked = unconfirmed(request, 'help-sync/rotate');
       if (asked) return asked;
-      return act(request, async () =>
-        shown(
-          request,
-          'help-sync secret',
-          (await rotateSyncSecret(request.deps.db, institutionOf(request))).secret,
-        ),
-      );
+      return act(request, () => syncSecretShown(request, rotateSyncSecret));
     },
   );
 
