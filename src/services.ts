@@ -4,7 +4,6 @@
 import { createAdminAudit } from './domain/access/audit.ts';
 import { bindAuditTrail } from './domain/audit/trail.ts';
 import { createCalendarService } from './domain/calendar/service.ts';
-import { createDeparturesService } from './domain/departures/departures.ts';
 import { createHelpRequestsService } from './domain/helpdesk/service.ts';
 import { createHelpSyncService } from './domain/helpdesk/sync.ts';
 import { createInboxService } from './domain/inbox/service.ts';
@@ -41,7 +40,6 @@ export function createServices(options: ServiceDeps) {
   const { sessionIdleMinutes: idleMinutes, sessionMaxHours: maxHours } = config;
   const sessions = createSessions(db, clock, { idleMinutes, maxHours });
   const identityProviders = createIdentityProviders(db, clock, keyring, oidc);
-  const departures = createDeparturesService(db, clock);
   const feedsPerInstitution = config.calendarFeedsPerInstitution;
   const webhooks = createWebhooksService({ db, clock, policy, keyring });
   const helpRequests = createHelpRequestsService(db, clock);
@@ -81,7 +79,6 @@ export function createServices(options: ServiceDeps) {
     adminAudit: createAdminAudit(db, clock),
     /** The admin audit and the help-request audit as admins read them (filtered, paged, exported). */
     auditTrail: bindAuditTrail(db),
-    departures,
     helpRequests,
     /** The student pages' domain: a signed-in student's home, own requests and crisis contacts. */
     studentApp: createStudentApp({ db, clock, helpRequests }),

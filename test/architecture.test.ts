@@ -199,7 +199,6 @@ const longFunctions = new Map<string, number>([
   ['app/api/admin/oneroster-source.ts: adminOneRosterSourceRoutes', 126],
   ['app/api/admin/people.ts: adminPeopleRoutes', 125],
   ['config.ts: loadConfig', 124],
-  ['app/api/admin/full-syncs.ts: adminFullSyncRoutes', 121],
   ['domain/oneroster/pull/http.ts: createHttp', 121],
   ['app/pages/console/cohorts.ts: cohortRoutes', 138],
   ['domain/calendar/download.ts: downloadFeed', 116],
