@@ -16,7 +16,6 @@ import { createPeople } from './domain/people/people.ts';
 import { createSessions } from './domain/people/sessions.ts';
 import { createSignIn } from './domain/people/sign-in.ts';
 import { createPrivacyService } from './domain/privacy/service.ts';
-import { createSavedReplies } from './domain/saved-replies/saved-replies.ts';
 import { createStudentApp } from './domain/students/service.ts';
 import type { WorkerLogger } from './domain/webhooks/delivery/worker.ts';
 import { createWebhooksService } from './domain/webhooks/service.ts';
@@ -83,8 +82,6 @@ export function createServices(options: ServiceDeps) {
     /** The student pages' domain: a signed-in student's home, own requests and crisis contacts. */
     studentApp: createStudentApp({ db, clock, helpRequests }),
     helpSync: createHelpSyncService(db, clock),
-    /** Named reply texts admins keep for staff to insert into replies. */
-    savedReplies: createSavedReplies(db, clock),
     taxonomy,
     webhooks,
     rosterSync,
