@@ -1,8 +1,6 @@
 // Composition root of the HTTP application: binds the domain to one runtime (src/runtime.ts:
 // database, clock, configuration, keyring, the OIDC client and Redis opened on first use) for the
 // route files. Shrinking: routes that import the area's functions read `request.deps` instead.
-import { createAdminAudit } from './domain/access/audit.ts';
-import { bindAuditTrail } from './domain/audit/trail.ts';
 import { createCalendarService } from './domain/calendar/service.ts';
 import { createHelpRequestsService } from './domain/helpdesk/service.ts';
 import { createHelpSyncService } from './domain/helpdesk/sync.ts';
@@ -75,9 +73,6 @@ export function createServices(options: ServiceDeps) {
       pendingPerInstitution: config.signInPendingPerInstitution,
       pendingPerNetwork: config.signInPendingPerNetwork,
     }),
-    adminAudit: createAdminAudit(db, clock),
-    /** The admin audit and the help-request audit as admins read them (filtered, paged, exported). */
-    auditTrail: bindAuditTrail(db),
     helpRequests,
     /** The student pages' domain: a signed-in student's home, own requests and crisis contacts. */
     studentApp: createStudentApp({ db, clock, helpRequests }),

@@ -248,7 +248,6 @@ const isQueriesModule = (relative: string) =>
 const sqlOutsideQueries = new Set([
   'app/api/health.ts',
   'cli/main.ts',
-  'domain/access/audit.ts',
   'domain/audit/operator-audit.ts',
   'domain/audit/trail.ts',
   'domain/calendar/events.ts',

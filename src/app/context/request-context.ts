@@ -37,7 +37,7 @@
 // Cost: one indexed SELECT for a session (none for the operator token or an anonymous route),
 // one for the institution of a `:slug` path.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { subjectOfRoute } from '../../domain/access/audit.ts';
+import { auditSubjectOf, recordAdminChange, subjectOfRoute } from '../../domain/access/audit.ts';
 import {
   type Access,
   accessLevels,
@@ -244,22 +244,20 @@ export function registerRequestContext(app: App, services: Services): void {
     }
     const id = (request.params as { id?: unknown } | undefined)?.id;
     if (request.institution && typeof id === 'string')
-      request.auditSubject = await services.adminAudit.subjectOf(request.institution.id, which.kind, id);
+      request.auditSubject = await auditSubjectOf(request.deps.db, request.institution.id, which.kind, id);
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
     if (!audited(request, reply)) return payload;
-    await services.adminAudit
-      .record({
-        caller: request.caller as Exclude<Caller, { kind: 'student' }>,
-        institutionId: request.institution?.id ?? null,
-        action: `${request.method} ${request.routeOptions.url}`,
-        target: request.url.split('?')[0],
-        status: reply.statusCode,
-        requestId: request.id,
-        subject: request.auditSubject ?? null,
-      })
-      .catch((error) => request.log.error({ err: error }, 'admin audit write failed'));
+    await recordAdminChange(request.deps, {
+      caller: request.caller as Exclude<Caller, { kind: 'student' }>,
+      institutionId: request.institution?.id ?? null,
+      action: `${request.method} ${request.routeOptions.url}`,
+      target: request.url.split('?')[0],
+      status: reply.statusCode,
+      requestId: request.id,
+      subject: request.auditSubject ?? null,
+    }).catch((error) => request.log.error({ err: error }, 'admin audit write failed'));
     return payload;
   });
 }
