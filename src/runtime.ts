@@ -14,17 +14,13 @@ import type { PullDeps } from './domain/oneroster/pull/pull.ts';
 import { createOidcClient, type OidcClient } from './domain/people/oidc-client.ts';
 import { createRosterSyncService } from './domain/roster/sync.ts';
 import { createTaxonomyService } from './domain/taxonomy/service.ts';
-import {
-  createWebhookWorker,
-  type WebhookWorker,
-  type WorkerLogger,
-} from './domain/webhooks/delivery/worker.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import { type Keyring, keyringFromConfig } from './lib/encryption.ts';
 import { type CalendarFetchWorker, createCalendarFetchWorker } from './workers/calendar-fetch.ts';
 import { escalationWorkerOnce } from './workers/escalation.ts';
 import { createOneRosterPullWorker, type OneRosterPullWorker } from './workers/oneroster-pull.ts';
 import { createRetentionWorker, type RetentionWorker } from './workers/retention.ts';
+import { createWebhookWorker, type WebhookWorker, type WorkerLogger } from './workers/webhook-delivery.ts';
 
 export interface RuntimeOptions {
   db: Db;

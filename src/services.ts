@@ -15,7 +15,6 @@ import { createSessions } from './domain/people/sessions.ts';
 import { createSignIn } from './domain/people/sign-in.ts';
 import { createPrivacyService } from './domain/privacy/service.ts';
 import { createStudentApp } from './domain/students/service.ts';
-import type { WorkerLogger } from './domain/webhooks/delivery/worker.ts';
 import { createWebhooksService } from './domain/webhooks/service.ts';
 import {
   createRuntime,
@@ -25,6 +24,7 @@ import {
   type RuntimeOptions,
 } from './runtime.ts';
 import { registerDatabaseMetrics } from './workers/metrics.ts';
+import type { WorkerLogger } from './workers/webhook-delivery.ts';
 
 export interface ServiceDeps extends RuntimeOptions {
   /** OneRoster pulls: limits, waits and DNS a test changes (everything else is built here). */
