@@ -23,12 +23,22 @@ const MARK = 'SSP_NODE_SETTINGS_APPLIED';
 
 const flagName = (flag) => flag.split('=')[0].replaceAll('_', '-');
 
-/** Restarts this process in place with the settings it lacks; returns when it has them all. */
-export function applyNodeSettings() {
+/**
+ * `ssp push` besides: two malloc arenas, not one for each thread that allocates (V8's collector
+ * helpers, the file reads). The push's JavaScript is one thread; the blocks those threads free
+ * stayed resident in their own arenas (3-4 MB of a OneRoster push's peak, docs/ssp-push.md).
+ */
+export const PUSH_ENVIRONMENT = { MALLOC_ARENA_MAX: '2' };
+
+/**
+ * Restarts this process in place with the settings it lacks; returns when it has them all.
+ * `extra`: environment settings of this command besides the common ones.
+ */
+export function applyNodeSettings(extra = {}) {
   const given = new Set(process.execArgv.map(flagName));
   const flags = V8_FLAGS.filter((flag) => !given.has(flagName(flag)));
   const environment = Object.fromEntries(
-    Object.entries(ENVIRONMENT).filter(([name]) => process.env[name] === undefined),
+    Object.entries({ ...ENVIRONMENT, ...extra }).filter(([name]) => process.env[name] === undefined),
   );
   if (flags.length === 0 && Object.keys(environment).length === 0) return;
   // Once only: a process started by this function never starts another.

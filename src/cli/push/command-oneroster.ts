@@ -11,6 +11,8 @@ import {
 } from '../../domain/oneroster/mapping.ts';
 import { EXIT } from '../exit-codes.ts';
 import { type CommonOptions, collect, common, csvOptions, list } from './command-options.ts';
+import type { HeapBound } from './heap.ts';
+import type { Item } from './pages.ts';
 import { type Prepared, type PushOptions, runPush } from './run.ts';
 import { PushStopped } from './send.ts';
 
@@ -18,6 +20,7 @@ export function registerOneRosterCommand(
   push: Command,
   pushOptions: (o: CommonOptions, key: Record<string, unknown>, files: string[]) => PushOptions,
   finish: (run: () => Promise<number>) => Promise<void>,
+  heap: () => HeapBound | undefined = () => undefined,
 ): void {
   common(
     push
@@ -135,10 +138,9 @@ export function registerOneRosterCommand(
           } catch (error) {
             throw new PushStopped((error as Error).message);
           }
-          // What earlier pushes and pulls placed: the service's memory, whatever machine this is.
-          // Only what the file added outlives the plan: the memory read is copied into the
-          // mapping's own maps (known.ts) and dropped, not held twice for the whole push.
-          const { fromFile, fileEntries, known } = await memory.readMemory(post, o.institution, knownPath);
+          // What earlier pushes and pulls placed (the service's memory), read into maps (known.ts).
+          const read = await memory.readMemory(post, o.institution, knownPath, heap());
+          const { fromFile, fileEntries, known } = read;
           if (fileEntries)
             progress.note(`${knownPath}: ${fileEntries} entries the service did not have, handed to it`);
           const plan = await planOneRoster(
@@ -156,7 +158,7 @@ export function registerOneRosterCommand(
           progress.note(`${bundle.name}: OneRoster ${plan.version || '(version not stated)'} bundle`);
           return {
             jobs: plan.jobs.map((job) => ({
-              ...job,
+              ...collectingBefore(job, heap),
               institution: o.institution,
               fullSync: job.section === 'roster' && o.fullSync ? {} : undefined,
             })),
@@ -176,4 +178,23 @@ export function registerOneRosterCommand(
         });
       }),
   );
+}
+
+/**
+ * The job, its items read after a full collection for the enrolments: they release the roles the
+ * roster needed (students.ts), collected before the enrolments' own maps grow beside them.
+ */
+function collectingBefore<J extends { section: string; items: () => AsyncIterable<Item> }>(
+  job: J,
+  heap: () => HeapBound | undefined,
+): J {
+  if (job.section !== 'enrolments') return job;
+  return {
+    ...job,
+    items: () => {
+      const items = job.items();
+      heap()?.collect();
+      return items;
+    },
+  };
 }

@@ -160,5 +160,5 @@ export function registerPushCommands(
       }),
   );
 
-  registerOneRosterCommand(push, pushOptions, finish);
+  registerOneRosterCommand(push, pushOptions, finish, () => heap);
 }

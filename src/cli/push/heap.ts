@@ -22,6 +22,8 @@ export const COLLECT_EVERY_PAGES = 10;
 export interface HeapBound {
   /** Called after each page answered. */
   pageDone(): void;
+  /** A full collection now: a phase ended and what it held is garbage. */
+  collect(): void;
 }
 
 export function boundHeap(): HeapBound {
@@ -40,5 +42,6 @@ export function boundHeap(): HeapBound {
     pageDone() {
       if (++pages % COLLECT_EVERY_PAGES === 0) collect();
     },
+    collect: () => collect(),
   };
 }

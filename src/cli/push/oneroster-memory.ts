@@ -13,6 +13,7 @@ import {
   parseKnown,
 } from '../../domain/oneroster/known.ts';
 import type { FeedPost } from './feed-client.ts';
+import type { HeapBound } from './heap.ts';
 import { PushStopped } from './send.ts';
 
 const PAGE = 5000;
@@ -30,6 +31,8 @@ export async function readMemory(
   post: FeedPost,
   institution: string,
   legacyPath: string,
+  /** The ssp process's heap bound (heap.ts); none when a push runs inside another program. */
+  heap?: HeapBound,
 ): Promise<{ known: KnownUpdate; fromFile: KnownChange[]; fileEntries: number }> {
   const known = new KnownUpdate(undefined);
   let after: Page['next'] = null;
@@ -40,6 +43,9 @@ export async function readMemory(
     )) as unknown as Page;
     for (const e of page.entries) known.load(e.kind, e.sourced_id, e.data);
     after = page.next;
+    // The page, as JSON and as parsed (some 3 MB), is garbage now: collected before the next
+    // one, so the heap grows by the maps only.
+    heap?.collect();
   } while (after);
   const file = readFile(legacyPath);
   const fromFile = file ? merge(known, file) : [];

@@ -112,11 +112,20 @@ function whyLine(rule: Rule, reason: Reason, institution: string): string {
   }
 }
 
-/** The subject, first sentence and link of each kind of email. */
-function frame(reason: Reason, institution: string, base: string, slug: string, id: string | null) {
+/**
+ * The subject, first sentence and link of each kind of email; an escalation also states its own
+ * rule (`why`), which names the institution's window and who chose the recipient.
+ */
+function frame(
+  facts: Pick<EmailFacts, 'reason' | 'escalation'>,
+  institution: string,
+  base: string,
+  slug: string,
+  id: string | null,
+): { subject: string; opening: string; link: string; why?: string } {
   const consoleLink = `${base}/console/${slug}/inbox/${id}`;
   const studentLink = `${base}/app/requests/${id}#conversation`;
-  switch (reason) {
+  switch (facts.reason) {
     case 'crisis':
       return {
         subject: `New crisis request at ${institution}`,
@@ -154,7 +163,7 @@ function frame(reason: Reason, institution: string, base: string, slug: string, 
         link: studentLink,
       };
     case 'escalation':
-      return { subject: '', opening: '', link: consoleLink };
+      return { ...escalationWords(facts.escalation, institution), link: consoleLink };
     case 'invited':
       return {
         subject: `You are invited to ${institution}'s student support console`,
@@ -165,13 +174,13 @@ function frame(reason: Reason, institution: string, base: string, slug: string, 
 }
 
 /** The words of an escalation email, whose rule names the institution's window. */
-function escalationWords(facts: EmailFacts, institution: string) {
-  const minutes = facts.escalation?.windowMinutes ?? 15;
+function escalationWords(escalation: EmailFacts['escalation'], institution: string) {
+  const minutes = escalation?.windowMinutes ?? 15;
   const rule = `a crisis request that nobody assigns, answers or moves out of New within ${minutes} minutes is escalated once`;
   return {
     subject: `Crisis request not picked up at ${institution}`,
     opening: `A crisis request has waited ${minutes} minutes without anyone picking it up. Please open it now.`,
-    why: facts.escalation?.toAdmins
+    why: escalation?.toAdmins
       ? `You receive this because you are an admin of ${institution} and no escalation list is chosen: ${rule}.`
       : `You receive this because an admin of ${institution} put you on the escalation list: ${rule}.`,
   };
@@ -181,14 +190,11 @@ export function composeEmail(facts: EmailFacts): ComposedEmail {
   const institution = oneLine(facts.institutionName);
   const base = facts.publicBaseUrl.replace(/\/+$/, '');
   const slug = encodeURIComponent(facts.institutionSlug);
-  const escalation = facts.reason === 'escalation' ? escalationWords(facts, institution) : undefined;
-  const framed = frame(facts.reason, institution, base, slug, facts.helpRequestId);
-  const { subject, opening } = escalation ?? framed;
-  const { link } = framed;
+  const { subject, opening, link, why: ownRule } = frame(facts, institution, base, slug, facts.helpRequestId);
   const toStudent = facts.reason === 'reply' || facts.reason === 'status';
   const toStaffAboutRequest = !toStudent && facts.reason !== 'invited';
   const settings = toStaffAboutRequest ? `${base}/console/${slug}/me/notifications` : undefined;
-  const why = escalation?.why ?? whyLine(facts.rule ?? defaultRule[facts.reason], facts.reason, institution);
+  const why = ownRule ?? whyLine(facts.rule ?? defaultRule[facts.reason], facts.reason, institution);
   const details: string[] = [`Institution: ${institution}`];
   if (toStaffAboutRequest && facts.priority)
     details.push(`Priority: ${priorityWords[facts.priority] ?? facts.priority}`);

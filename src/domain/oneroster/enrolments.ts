@@ -15,8 +15,11 @@ import { deleted, type Mapped as Item, type Origin, type RecordSource } from './
 export interface EnrolmentContext {
   classes: Map<string, ClassPlace>;
   known: KnownUpdate;
-  /** Student user sourcedId -> student_id_ext, from the users read. */
-  studentKeys: Map<string, string>;
+  /**
+   * Student user sourcedId -> student_id_ext of the students the users read left out as
+   * tobedeleted (the memory forgot them); the others' keys are the memory's (known.students).
+   */
+  deletedKeys: Map<string, string>;
   /** Students left out for want of an email. */
   withoutEmail: Map<string, string>;
   studentRoles: string[];
@@ -28,7 +31,7 @@ export async function* readEnrolments(
   enrollments: RecordSource,
   ctx: EnrolmentContext,
 ): AsyncGenerator<Item> {
-  const { classes, known, studentKeys, withoutEmail, studentRoles, mapping, counts } = ctx;
+  const { classes, known, deletedKeys, withoutEmail, studentRoles, mapping, counts } = ctx;
   const fromKnown = (classId: string): ClassPlace | undefined => {
     const place = known.classes.get(classId);
     return place ? { unit: place[0], term: place[1], deleted: false } : undefined;
@@ -61,8 +64,8 @@ export async function* readEnrolments(
     }
     const cls = classes.get(rec.classsourcedid) ?? fromKnown(rec.classsourcedid);
     const student =
-      studentKeys.get(rec.usersourcedid) ??
       known.students.get(rec.usersourcedid)?.[0] ??
+      deletedKeys.get(rec.usersourcedid) ??
       (mapping.studentId === 'sourcedId' ? rec.usersourcedid : undefined);
     const missing = !cls
       ? `class ${rec.classsourcedid} is neither in this export's classes nor known from an earlier push`

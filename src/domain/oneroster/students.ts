@@ -1,8 +1,9 @@
 // The students and their enrolments, streamed: users become the roster (once per cohort),
 // enrollments the enrolments, each read when its section's turn comes. What grows with the
-// student count: the students' roles of 1.2 data (roles joined to users), the sourcedId -> key
-// map enrolments need, the memory of earlier pushes (known.ts), and the enrolment keys that
-// make two classes of one course and term give one answer whatever their order.
+// student count: the students' roles of 1.2 data (roles joined to users), the memory of earlier
+// pushes (known.ts, whose map of students also gives the enrolments each student's key), and
+// the enrolment keys that make two classes of one course and term give one answer whatever
+// their order.
 //
 // Nothing disappears: every user and enrollment is pushed, rejected with its origin, or
 // counted in a note (notes()).
@@ -42,11 +43,14 @@ export function namingRows(keptOut: { origin: Origin; key: string }[]): Item[] {
   return keptOut.map(({ origin, key }) => ({ origin, row: { student_id_ext: key }, namesOnly: true }));
 }
 
-interface UserRoles {
-  student: boolean;
-  /** Student roles not tobedeleted: the student's orgs. */
-  orgs: string[];
-}
+/**
+ * A user's roles in 1.2 data: NOT_STUDENT, or the orgs of their student roles (not tobedeleted),
+ * an array shared by every student of the same orgs (most students share a handful of org
+ * lists: an object and an array of its own for each of 20,000 students held 4.5 MB).
+ */
+type UserRoles = readonly string[];
+
+const NOT_STUDENT: UserRoles = Object.freeze([]);
 
 /**
  * Which users hold which roles, in 1.2 data (roles records). A tobedeleted role still says the
@@ -54,18 +58,30 @@ interface UserRoles {
  */
 async function rolesOf(roles: RecordSource, studentRoles: string[]): Promise<Map<string, UserRoles>> {
   const byUser = new Map<string, UserRoles>();
-  // Each record's org is a string of its own; the few orgs are held once each (kept for every
-  // student in the memory too: some 1.3 MB of 40,000 roles otherwise).
+  // Each record's org is a string of its own; the few orgs are held once each, and so are the
+  // lists of them (kept for every student in the memory too).
   const orgIds = new Map<string, string>();
+  const lists = new Map<string, UserRoles>([['', Object.freeze([] as string[])]]);
+  const listOf = (orgs: readonly string[]) => {
+    const key = orgs.join('\u0000');
+    const held = lists.get(key);
+    if (held) return held;
+    const list = Object.freeze([...orgs]);
+    lists.set(key, list);
+    return list;
+  };
   for await (const { rec } of roles()) {
-    const entry = byUser.get(rec.usersourcedid) ?? { student: false, orgs: [] };
-    byUser.set(rec.usersourcedid, entry);
+    const entry = byUser.get(rec.usersourcedid) ?? NOT_STUDENT;
+    if (!byUser.has(rec.usersourcedid)) byUser.set(rec.usersourcedid, entry);
     if (!studentRoles.includes((rec.role ?? '').toLowerCase())) continue;
-    entry.student = true;
+    const student = entry === NOT_STUDENT ? lists.get('')! : entry;
     const org = rec.orgsourcedid;
-    if (!org || deleted(rec)) continue;
+    if (!org || deleted(rec)) {
+      byUser.set(rec.usersourcedid, student);
+      continue;
+    }
     if (!orgIds.has(org)) orgIds.set(org, org);
-    entry.orgs.push(orgIds.get(org)!);
+    byUser.set(rec.usersourcedid, listOf([...student, orgIds.get(org)!]));
   }
   return byUser;
 }
@@ -106,9 +122,9 @@ function placeOfUser(
     return { student: studentRoles.includes((rec.role ?? '').toLowerCase()), orgs: orgIds };
   }
   const found = roles.get(rec.sourcedid);
-  if (found?.student) {
+  if (found && found !== NOT_STUDENT) {
     const fromKnown = known.students.get(rec.sourcedid)?.slice(1) ?? [];
-    const orgIds = found.orgs.length ? found.orgs : fromKnown.length ? fromKnown : [rec.primaryorgsourcedid];
+    const orgIds = found.length ? found : fromKnown.length ? fromKnown : [rec.primaryorgsourcedid];
     return { student: true, orgs: orgIds.filter(Boolean) };
   }
   if (found) return { student: false, orgs: [] };
@@ -150,7 +166,8 @@ export async function readStudents(
     }
     return mapping.cohort;
   };
-  const studentKeys = new Map<string, string>();
+  // Keys of students left out as tobedeleted (the memory forgets them): others' are known.students'.
+  const deletedKeys = new Map<string, string>();
   let tobedeleted = 0;
   let others = 0;
   let idFallbacks = 0;
@@ -216,7 +233,7 @@ export async function readStudents(
         // Never deleted: left out of the push, so a full sync departs the student; their
         // enrolments are withdrawn.
         tobedeleted++;
-        if (key) studentKeys.set(rec.sourcedid, key);
+        if (key) deletedKeys.set(rec.sourcedid, key);
         known.forget(rec.sourcedid);
         continue;
       }
@@ -227,7 +244,6 @@ export async function readStudents(
         };
         continue;
       }
-      studentKeys.set(rec.sourcedid, key);
       known.student(rec.sourcedid, key, place.orgs);
       if (!rec.email) {
         noEmail.add(origin, rec.sourcedid);
@@ -285,7 +301,7 @@ export async function readStudents(
     return readEnrolments(files.enrollments!, {
       classes,
       known,
-      studentKeys,
+      deletedKeys,
       withoutEmail,
       studentRoles,
       mapping,

@@ -1,7 +1,10 @@
 // Planning a roster page: given its valid rows and what the match query found for each, decide
 // which rows create a student, which update one and which are errors (duplicates inside the
 // page, a row naming two different students), and which values matched nothing (warnings).
-// Pure functions: no I/O, deterministic in row order; sync.ts reads the matches and writes.
+// Pure functions: no I/O, deterministic in row order. A dry run plans with them on the match
+// query's answer; a push takes the same decisions inside its one statement (queries.ts), whose
+// reports reported() turns into plan()'s errors and warnings (a property test holds the two
+// to the same decisions).
 
 import { type RosterRow, type RowError, rowError } from './rows.ts';
 
@@ -49,6 +52,24 @@ export interface MatchRow {
   cur_departed_at: Date | null;
 }
 
+/**
+ * What the page's one statement (queries.ts, writePage) reports of one row, as an array: its index; the first row with its email and
+ * with its student_id_ext when it repeats them (else null); whether it is a student_conflict;
+ * the earlier row reaching its student when it is a duplicate_student (else null); whether
+ * its student was matched by email; whether its program code, and its campus value, matched
+ * nothing.
+ */
+export type RowReport = [
+  row: number,
+  firstEmail: number | null,
+  firstExt: number | null,
+  conflict: boolean,
+  firstTarget: number | null,
+  byEmail: boolean,
+  programUnknown: boolean,
+  campusUnknown: boolean,
+];
+
 export interface Planned {
   row: RosterRow;
   match: MatchRow;
@@ -62,12 +83,30 @@ function addTo<T extends ValueRows>(map: Map<string, T>, key: string, row: numbe
   else map.set(key, first());
 }
 
+/** A row that imports, and whether its program code and its campus value matched nothing. */
+export interface Unmatched {
+  row: RosterRow;
+  program: boolean;
+  campus: boolean;
+}
+
 /** The program codes and campus values of the planned rows that matched nothing, in row order. */
 export function unmatched(planned: Planned[]): RosterWarning[] {
+  return warningsOf(
+    planned.map(({ row, match: m }) => ({
+      row,
+      program: row.program_code !== undefined && !m.program_id,
+      campus: (row.campus_name ?? row.campus_code) !== undefined && !m.campus_id,
+    })),
+  );
+}
+
+/** One warning per distinct value (case-insensitive) that matched nothing, in row order. */
+export function warningsOf(rows: Unmatched[]): RosterWarning[] {
   const programs = new Map<string, RosterWarning>();
   const campuses = new Map<string, RosterWarning>();
-  for (const { row, match: m } of planned) {
-    if (row.program_code !== undefined && !m.program_id) {
+  for (const { row, program, campus: campusUnknown } of rows) {
+    if (program && row.program_code !== undefined) {
       const value = row.program_code;
       addTo(programs, value.toLowerCase(), row.row, () => ({
         code: 'unknown_program_code',
@@ -79,7 +118,7 @@ export function unmatched(planned: Planned[]): RosterWarning[] {
     }
     const field = row.campus_name !== undefined ? 'campus_name' : 'campus_code';
     const campus = row.campus_name ?? row.campus_code;
-    if (campus !== undefined && !m.campus_id) {
+    if (campusUnknown && campus !== undefined) {
       addTo(campuses, campus.toLowerCase(), row.row, () => ({
         code: 'unknown_campus',
         field,
@@ -109,6 +148,43 @@ export function changes(p: Planned, cohortId: string): boolean {
   );
 }
 
+type KeyField = 'email' | 'student_id_ext';
+
+/** The problem of a row repeating a key of the earlier row `first`. */
+function duplicateKey(field: KeyField, first: number) {
+  return {
+    code: 'duplicate_key' as const,
+    field,
+    message: `duplicate ${field} in this batch: row ${first} has the same ${field}`,
+  };
+}
+
+/** A row whose email names one stored student and student_id_ext another. */
+function studentConflict(row: RosterRow): RowError {
+  return {
+    row: row.row,
+    email: row.email,
+    student_id_ext: row.student_id_ext,
+    code: 'student_conflict',
+    field: 'student_id_ext',
+    message:
+      'email belongs to one existing student and student_id_ext to another; the two are never merged: ' +
+      'correct the row or the stored students',
+  };
+}
+
+/** A row reaching the same stored student as the earlier row `earlier` (by `field`). */
+function duplicateStudent(row: RosterRow, field: KeyField, earlier: number): RowError {
+  return {
+    row: row.row,
+    email: row.email,
+    student_id_ext: row.student_id_ext,
+    code: 'duplicate_student',
+    field,
+    message: `matches the same existing student as row ${earlier}; send it again in a later request`,
+  };
+}
+
 /**
  * Decides, for every valid row, create / update / error, from the page and its matches.
  * Pure apart from its inputs; deterministic in row order.
@@ -126,7 +202,7 @@ export function plan(valid: RosterRow[], matches: MatchRow[]) {
   for (const row of valid) {
     const m = byOrd.get(row.row);
     if (!m) throw new Error(`roster match lost row ${row.row}`);
-    const problems: { code: 'duplicate_key'; field: string; message: string }[] = [];
+    const problems: ReturnType<typeof duplicateKey>[] = [];
     // Each key in turn: a row repeating a key of an earlier row is an error naming that row, and
     // both rows are listed under the duplicate value; the first row with a key keeps it.
     const keys = [
@@ -139,11 +215,7 @@ export function plan(valid: RosterRow[], matches: MatchRow[]) {
         firsts.set(key, row.row);
         continue;
       }
-      problems.push({
-        code: 'duplicate_key',
-        field,
-        message: `duplicate ${field} in this batch: row ${first} has the same ${field}`,
-      });
+      problems.push(duplicateKey(field, first));
       const entry = duplicates.get(key);
       if (entry) entry.rows.push(row.row);
       else duplicates.set(key, { value: key, rows: [first, row.row] });
@@ -153,30 +225,16 @@ export function plan(valid: RosterRow[], matches: MatchRow[]) {
       continue;
     }
     if (m.email_student_id && m.ext_student_id && m.email_student_id !== m.ext_student_id) {
-      errors.push({
-        row: row.row,
-        email: row.email,
-        student_id_ext: row.student_id_ext,
-        code: 'student_conflict',
-        field: 'student_id_ext',
-        message:
-          'email belongs to one existing student and student_id_ext to another; the two are never merged: ' +
-          'correct the row or the stored students',
-      });
+      errors.push(studentConflict(row));
       continue;
     }
     const target = m.email_student_id ?? m.ext_student_id ?? undefined;
     if (target) {
       const earlier = firstTarget.get(target);
       if (earlier !== undefined) {
-        errors.push({
-          row: row.row,
-          email: row.email,
-          student_id_ext: row.student_id_ext,
-          code: 'duplicate_student',
-          field: m.email_student_id === target ? 'email' : 'student_id_ext',
-          message: `matches the same existing student as row ${earlier}; send it again in a later request`,
-        });
+        errors.push(
+          duplicateStudent(row, m.email_student_id === target ? 'email' : 'student_id_ext', earlier),
+        );
         continue;
       }
       firstTarget.set(target, row.row);
@@ -184,4 +242,29 @@ export function plan(valid: RosterRow[], matches: MatchRow[]) {
     planned.push({ row, match: m, studentId: target });
   }
   return { errors, planned, duplicateEmails, duplicateExts };
+}
+
+/**
+ * The same decisions as plan(), as the page's one statement took them (queries.ts, writePage):
+ * its reports, each naming a valid row with something to say, become the row errors and the
+ * warnings, with plan()'s codes, fields and messages.
+ */
+export function reported(valid: RosterRow[], reports: readonly RowReport[]) {
+  if (reports.length === 0) return { errors: [], warnings: [] };
+  const byRow = new Map(valid.map((row) => [row.row, row]));
+  const errors: RowError[] = [];
+  const imported: Unmatched[] = [];
+  for (const [index, firstEmail, firstExt, conflict, firstTarget, byEmail, program, campus] of reports) {
+    const row = byRow.get(index);
+    if (!row) throw new Error(`roster statement reported an unknown row ${index}`);
+    const problems: ReturnType<typeof duplicateKey>[] = [];
+    if (firstEmail !== null) problems.push(duplicateKey('email', firstEmail));
+    if (firstExt !== null) problems.push(duplicateKey('student_id_ext', firstExt));
+    if (problems.length > 0) errors.push(rowError(row.row, row, problems));
+    else if (conflict) errors.push(studentConflict(row));
+    else if (firstTarget !== null)
+      errors.push(duplicateStudent(row, byEmail ? 'email' : 'student_id_ext', firstTarget));
+    else imported.push({ row, program, campus });
+  }
+  return { errors, warnings: warningsOf(imported) };
 }

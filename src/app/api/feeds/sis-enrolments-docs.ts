@@ -1,6 +1,9 @@
-// OpenAPI text of POST /api/sis/enrolments: the description, each section's row shape and
-// examples. Kept apart from the route so the handler stays short.
-import { type SectionName, sectionLimits } from '../../../domain/taxonomy/service.ts';
+// OpenAPI text of POST /api/sis/enrolments: the description, each section's row shape, the body's
+// and the answer's schemas and examples. Kept apart from the route so the handler stays short.
+import { Type } from 'typebox';
+import { type SectionName, sectionLimits, sectionOrder } from '../../../domain/taxonomy/service.ts';
+import { Nullable } from '../../../lib/schema.ts';
+import { SourceLines } from './source-lines.ts';
 
 export const sectionDescriptions: Record<SectionName, string> = {
   programs:
@@ -172,3 +175,77 @@ export const enrolmentsExamples = {
     },
   ],
 };
+
+const Section = (name: SectionName) =>
+  Type.Optional(Type.Array(Type.Unknown(), { description: sectionDescriptions[name] }));
+
+export const Body = Type.Object(
+  {
+    institution: Type.String({
+      description: 'Slug of the institution; the bearer secret must be valid for it.',
+    }),
+    dry_run: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          'true: validate every section against what is stored and report what would happen; nothing is written.',
+      }),
+    ),
+    programs: Section('programs'),
+    campuses: Section('campuses'),
+    terms: Section('terms'),
+    units: Section('units'),
+    enrolments: Section('enrolments'),
+    lines: Type.Optional(
+      Type.Record(Type.String(), SourceLines(5000, 'the section'), {
+        description: 'Per section, as `lines` of the roster feed.',
+      }),
+    ),
+  },
+  { additionalProperties: true, examples: enrolmentsExamples.requests },
+);
+
+const SectionReport = Type.Object({
+  received: Type.Integer({ description: 'Rows sent in the section' }),
+  created: Type.Integer({ description: 'Rows that created a record (dry run: would create)' }),
+  updated: Type.Integer({ description: 'Rows that changed a stored record (dry run: would update)' }),
+  unchanged: Type.Integer({ description: 'Rows identical to what is stored' }),
+  rejected: Type.Integer({ description: 'Rows not applied; each has at least one entry in errors' }),
+});
+
+/** Enrolments section only: the keys its rows were sent with, beside `row`. */
+const enrolmentKey = (field: string) =>
+  `Enrolments section only (always present there): the ${field} the row was sent with (trimmed; an integer ` +
+  'as its digits), so the record can be found in the SIS; null when absent, blank, of another type or too long';
+
+const RowError = Type.Object({
+  section: Type.String({ description: 'programs, campuses, terms, units or enrolments' }),
+  row: Type.Integer({ description: "Zero-based position of the row in its section's array" }),
+  email: Type.Optional(Nullable(Type.String({ description: enrolmentKey('email') }))),
+  student_id_ext: Type.Optional(Nullable(Type.String({ description: enrolmentKey('student_id_ext') }))),
+  unit_code: Type.Optional(Nullable(Type.String({ description: enrolmentKey('unit_code') }))),
+  term_code: Type.Optional(Nullable(Type.String({ description: enrolmentKey('term_code') }))),
+  code: Type.String({ description: 'Stable row error code; branch on this' }),
+  message: Type.String({ description: 'What is wrong, for people; may be reworded' }),
+  field: Type.Optional(Type.String({ description: 'The row field at fault, when one is' })),
+});
+
+export const Result = Type.Object(
+  {
+    run_id: Type.String({
+      format: 'uuid',
+      description: 'This push in the run history (GET /admin/v1/institutions/{slug}/runs/{run_id})',
+    }),
+    institution: Type.String(),
+    dry_run: Type.Boolean(),
+    sections: Type.Object(
+      Object.fromEntries(sectionOrder.map((name) => [name, Type.Optional(SectionReport)])) as Record<
+        SectionName,
+        ReturnType<typeof Type.Optional<typeof SectionReport>>
+      >,
+      { description: 'One report per section present in the request' },
+    ),
+    errors: Type.Array(RowError, { description: 'Every rejected row, in section order then row order' }),
+  },
+  { examples: enrolmentsExamples.responses },
+);
