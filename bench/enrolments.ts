@@ -11,6 +11,7 @@ import { Agent, request } from 'undici';
 import { buildApp } from '../src/app/app.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Db } from '../src/db/db.ts';
+import { issueRosterSecret } from '../src/domain/secrets/roster-secrets.ts';
 import { createServices } from '../src/services.ts';
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
@@ -123,7 +124,7 @@ async function benchOne(kind: 'pglite' | 'postgres', databaseUrl?: string): Prom
     for (let i = 0; i < BACKGROUND_INSTITUTIONS; i++) await seed(db, `background-${i}`, true);
     const tenant = await seed(db, 'bench-target', false);
     if (kind === 'postgres') await db.query('ANALYZE');
-    const { secret } = await services.rosterSecrets.issue(tenant.id, tenant.slug);
+    const { secret } = await issueRosterSecret(services.db, { id: tenant.id, slug: tenant.slug });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = app.server.address() as AddressInfo;
 

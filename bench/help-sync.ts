@@ -11,6 +11,8 @@ import { Agent, request } from 'undici';
 import { buildApp } from '../src/app/app.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Db } from '../src/db/db.ts';
+import { createCohort, createInstitution } from '../src/domain/institutions/institutions.ts';
+import { issueSyncSecret } from '../src/domain/secrets/help-sync-secrets.ts';
 import { createServices } from '../src/services.ts';
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
@@ -67,8 +69,8 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
   const agent = new Agent({ keepAliveTimeout: 30_000, connections: 4 });
   try {
     await seedBackground(db);
-    const institution = await services.institutions.create({ slug: 'bench-help-sync', name: 'Bench' });
-    const cohort = await services.institutions.createCohort(institution.id, { name: 'c', clock: 'cohort' });
+    const institution = await createInstitution(services.db, { slug: 'bench-help-sync', name: 'Bench' });
+    const cohort = await createCohort(services.db, institution.id, { name: 'c', clock: 'cohort' });
     const { rows: students } = await db.query<{ id: string }>(
       `INSERT INTO students (institution_id, cohort_id, email, student_id_ext)
        SELECT $1, $2, 'b' || g || '@bench.edu', 'b' || g FROM generate_series(1, $3::int) g RETURNING id`,
@@ -81,7 +83,7 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
           .id,
       );
     }
-    const { secret } = await services.helpSyncSecrets.issue(institution.id, institution.slug);
+    const { secret } = await issueSyncSecret(services.db, { id: institution.id, slug: institution.slug });
     await db.exec('ANALYZE');
     const url = await app.listen({ host: '127.0.0.1', port: 0 });
 

@@ -20,6 +20,7 @@ import { loadConfig } from '../src/config.ts';
 import type { Db } from '../src/db/db.ts';
 import { generateRoster, type Json } from '../src/dev-oneroster/data.ts';
 import { pullNow } from '../src/domain/oneroster/pull/pull.ts';
+import { issueRosterSecret } from '../src/domain/secrets/roster-secrets.ts';
 import { createServices } from '../src/services.ts';
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
@@ -248,7 +249,7 @@ async function benchOne(kind: 'pglite' | 'postgres', databaseUrl?: string): Prom
 
     // The same data as a bundle, pushed by the command.
     const pushed = await seed(db, 'bench-or-push');
-    const secret = (await services.rosterSecrets.issue(pushed.id, pushed.slug)).secret;
+    const secret = (await issueRosterSecret(services.db, { id: pushed.id, slug: pushed.slug })).secret;
     const bundle = path.join(dir, 'bundle');
     fs.mkdirSync(bundle);
     writeBundle(bundle);

@@ -20,6 +20,7 @@ import { Agent, request } from 'undici';
 import { buildApp } from '../src/app/app.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Db } from '../src/db/db.ts';
+import { issueRosterSecret } from '../src/domain/secrets/roster-secrets.ts';
 import { createServices } from '../src/services.ts';
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
@@ -157,9 +158,9 @@ async function benchOne(kind: 'pglite' | 'postgres', databaseUrl?: string): Prom
     const client = await seed(db, 'bench-push-client');
     const big = await seed(db, 'bench-push-big');
     const secrets = {
-      baseline: (await services.rosterSecrets.issue(baseline.id, baseline.slug)).secret,
-      client: (await services.rosterSecrets.issue(client.id, client.slug)).secret,
-      big: (await services.rosterSecrets.issue(big.id, big.slug)).secret,
+      baseline: (await issueRosterSecret(services.db, { id: baseline.id, slug: baseline.slug })).secret,
+      client: (await issueRosterSecret(services.db, { id: client.id, slug: client.slug })).secret,
+      big: (await issueRosterSecret(services.db, { id: big.id, slug: big.slug })).secret,
     };
     const file = path.join(dir, 'roster.csv');
     writeCsv(file, ROWS, 'c');

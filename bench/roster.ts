@@ -23,6 +23,8 @@ import { buildApp } from '../src/app/app.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Db } from '../src/db/db.ts';
 import { migrate } from '../src/db/migrate.ts';
+import { createCohort, createInstitution } from '../src/domain/institutions/institutions.ts';
+import { issueRosterSecret } from '../src/domain/secrets/roster-secrets.ts';
 import { createServices } from '../src/services.ts';
 import { openScratchPostgres, pgliteTemplate } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
@@ -204,12 +206,15 @@ let tenantCounter = 0;
 
 async function newTenant(services: ReturnType<typeof createServices>): Promise<Tenant> {
   const slug = `bench-new-${process.pid}-${++tenantCounter}`;
-  const institution = await services.institutions.create({ slug, name: `New institution ${tenantCounter}` });
-  const cohort = await services.institutions.createCohort(institution.id, {
+  const institution = await createInstitution(services.db, {
+    slug,
+    name: `New institution ${tenantCounter}`,
+  });
+  const cohort = await createCohort(services.db, institution.id, {
     name: 'Intake',
     clock: 'individual',
   });
-  const { secret } = await services.rosterSecrets.issue(institution.id, slug);
+  const { secret } = await issueRosterSecret(services.db, { id: institution.id, slug: slug });
   const programs = await services.db.query<{ code: string; id: string }>(
     `INSERT INTO programs (institution_id, code, name)
      SELECT $1, 'PROG' || g, 'Program ' || g FROM generate_series(1, 10) g RETURNING code, id`,

@@ -3,6 +3,7 @@ import { buildApp } from './app/app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { DatabaseInUseError, embeddedDatabaseExists, openDb } from './db/db.ts';
 import { migrate } from './db/migrate.ts';
+import { ensureOperatorCredential } from './domain/secrets/operator-credentials.ts';
 import { resealSecrets } from './domain/secrets/reseal.ts';
 import { stopTracing, tracing } from './lib/telemetry/tracing.ts';
 import { createServices, type Services } from './services.ts';
@@ -43,7 +44,7 @@ export async function serve(): Promise<void> {
   const services = createServices({ db, config });
   // Secrets stored before encryption at rest, or under a rotated-out key, are sealed anew.
   await resealSecrets(db, services.keyring);
-  const firstToken = await services.operator.ensure();
+  const firstToken = await ensureOperatorCredential(services.deps);
   const app = await buildApp(services);
 
   if (firstToken) {

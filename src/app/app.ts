@@ -14,6 +14,7 @@ import { installErrorHandling } from './api/errors.ts';
 import { registerApi } from './api/index.ts';
 import { registerOpenApi } from './api/openapi.ts';
 import { recordRouteMethods } from './context/allowed-methods.ts';
+import { registerDeps } from './context/deps.ts';
 import { registerHttpMetrics } from './context/http-metrics.ts';
 import { registerIdempotency } from './context/idempotency.ts';
 import { registerRateLimit } from './context/rate-limit.ts';
@@ -161,6 +162,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     reply.header('x-request-id', request.id);
   });
   registerHttpMetrics(app);
+  // What handlers hand to the domain: `request.deps`.
+  registerDeps(app, services.deps);
 
   // Every route is recorded as it is added, so a wrong method on a known path answers 405.
   app.decorate('allowedMethods', recordRouteMethods(app));

@@ -56,7 +56,7 @@ async function database() {
     openDb: db.openDb,
     embeddedDatabaseExists: db.embeddedDatabaseExists,
     migrate: migrations.migrate,
-    createOperatorCredentials: operator.createOperatorCredentials,
+    resetOperatorCredential: operator.resetOperatorCredential,
   };
 }
 
@@ -101,7 +101,7 @@ program
   )
   .action(async () => {
     const config = loadConfig();
-    const { openDb, migrate, embeddedDatabaseExists, createOperatorCredentials } = await database();
+    const { openDb, migrate, embeddedDatabaseExists, resetOperatorCredential } = await database();
     // A reset is for a database the server already uses: never create a new, empty one.
     if (!config.databaseUrl && !embeddedDatabaseExists(config.dataDir))
       throw new CliError(
@@ -123,7 +123,7 @@ program
           EXIT.failed,
         );
       await migrate(db);
-      const reset = await createOperatorCredentials(db, undefined).reset();
+      const reset = await resetOperatorCredential(db);
       const where = config.databaseUrl
         ? 'the PostgreSQL database of DATABASE_URL'
         : `the embedded database in ${config.dataDir}`;

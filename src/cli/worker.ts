@@ -1,6 +1,7 @@
-// `ssp worker`: every background worker of services.workers() (webhook deliveries, calendar feed
+// `ssp worker`: every background worker of createWorkers() (webhook deliveries, calendar feed
 // fetches, notification emails, OneRoster pulls, crisis escalations, retention) without HTTP, to
-// scale them apart from the server; with METRICS_PORT, a listener of its own for its metrics
+// scale them apart from the server. It builds the runtime and the workers only: no sessions, no
+// OIDC client, no Redis; with METRICS_PORT, a listener of its own for its metrics
 // (docs/operations.md).
 import http from 'node:http';
 import { loadConfig } from '../config.ts';
@@ -8,7 +9,8 @@ import { openDb } from '../db/db.ts';
 import { migrate } from '../db/migrate.ts';
 import { isScrapeToken, scrape, startProcessMetrics } from '../lib/telemetry/metrics.ts';
 import { stopTracing, tracing } from '../lib/telemetry/tracing.ts';
-import { createServices } from '../services.ts';
+import { createRuntime, createWorkers, pullDepsOf } from '../runtime.ts';
+import { registerDatabaseMetrics } from '../workers/metrics.ts';
 
 export async function runStandaloneWorker(): Promise<void> {
   const config = loadConfig();
@@ -26,8 +28,10 @@ export async function runStandaloneWorker(): Promise<void> {
     embeddedSharedBuffers: config.embeddedSharedBuffers,
   });
   await migrate(db);
-  const services = createServices({ db, config });
-  const worker = services.workers(logger);
+  const runtime = createRuntime({ db, config });
+  const workers = createWorkers(runtime, pullDepsOf(runtime));
+  const worker = workers.all(logger);
+  const unregisterMetrics = registerDatabaseMetrics(db, runtime.clock); // the queues' depths
   worker.start();
   // This process's own job metrics (queues are the database's, on every instance's /metrics).
   const metrics = config.metricsPort
@@ -38,7 +42,9 @@ export async function runStandaloneWorker(): Promise<void> {
     logger.info({ signal }, 'worker stopping');
     metrics?.close();
     await worker.stop();
-    await services.close();
+    await workers.close();
+    await runtime.close();
+    unregisterMetrics();
     await db.close();
     await stopTracing(); // sends the spans still buffered
     process.exit(0);

@@ -5,7 +5,6 @@
 import type { Db } from '../db/db.ts';
 import { institutionIds } from '../domain/privacy/queries/retention.ts';
 import { DEFAULT_RETENTION, type RetentionOptions, runRetention } from '../domain/privacy/retention.ts';
-import { createPrivacyService } from '../domain/privacy/service.ts';
 import type { Clock } from '../lib/clock.ts';
 import { pollLoop } from '../lib/poll-loop.ts';
 import { workerJob } from '../lib/telemetry/jobs.ts';
@@ -64,17 +63,3 @@ export function createRetentionWorker(options: {
 }
 
 export type RetentionWorker = ReturnType<typeof createRetentionWorker>;
-
-/** The privacy service and its retention worker (not started; built once, like the other workers). */
-export function createPrivacyParts(db: Db, clock: Clock) {
-  let worker: RetentionWorker | undefined;
-  return {
-    /** Exports, erasures, retention and the access log (docs/privacy.md). */
-    privacy: createPrivacyService({ db, clock }),
-    retentionWorker(logger: RetentionWorkerLogger): RetentionWorker {
-      worker ??= createRetentionWorker({ db, clock, logger });
-      return worker;
-    },
-    stopRetention: async () => worker?.stop(),
-  };
-}

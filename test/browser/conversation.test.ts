@@ -8,6 +8,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
+import { createSavedReply } from '../../src/domain/saved-replies/saved-replies.ts';
 import { seedTenant } from '../helpers/app.ts';
 import { browserSuite, SCREENSHOTS } from './harness.ts';
 
@@ -49,7 +50,10 @@ browserSuite('the conversation in a browser', (h) => {
       category: 'financial',
       summary: 'I cannot pay this term’s fees and I am scared I will be withdrawn.',
     });
-    await ctx.services.savedReplies.create(tenant.institutionId, { name: 'We will call you', body: SAVED });
+    await createSavedReply(ctx.services.deps, tenant.institutionId, {
+      name: 'We will call you',
+      body: SAVED,
+    });
 
     // Staff: the request page, a note, then a saved reply inserted, edited and sent.
     const staff = await h().person(tenant, { roles: ['staff'], name: 'Kai Lee' });

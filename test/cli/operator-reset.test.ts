@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
-import { createOperatorCredentials } from '../../src/domain/secrets/operator-credentials.ts';
+import { resetOperatorCredential } from '../../src/domain/secrets/operator-credentials.ts';
 import { seedTenant, startTestApp } from '../helpers/app.ts';
 import { operatorBrowser, personBrowser } from '../helpers/people.ts';
 import { startServerProcess as startServer } from '../helpers/server-process.ts';
@@ -90,7 +90,7 @@ test('the reset ends operator sessions on PostgreSQL too, and leaves institution
     assert.equal((await operator.request('GET', '/admin/v1/me')).statusCode, 200);
     const link = await ctx.admin('POST', '/admin/v1/operator-sign-in-links');
     assert.equal(link.statusCode, 201);
-    const result = await createOperatorCredentials(ctx.db, undefined).reset();
+    const result = await resetOperatorCredential(ctx.db);
     assert.ok(result.sessionsEnded >= 1);
     assert.ok(result.linksCancelled >= 1);
     assert.equal((await operator.request('GET', '/admin/v1/me')).statusCode, 401);

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Value } from 'typebox/value';
+import { listSavedReplies } from '../../src/domain/saved-replies/saved-replies.ts';
 import { eventCatalogue } from '../../src/domain/webhooks/catalogue.ts';
 import { describeEachDatabase, type TestContext } from '../helpers/app.ts';
 import { helpSync, readEvents, readHelpRequest, seedHelpdesk } from '../helpers/helpdesk.ts';
@@ -166,7 +167,7 @@ describeEachDatabase(
       const same = await post(ctx(), admin, page, { name: 'OUT OF HOURS: CRISIS', body: 'again' });
       assert.equal(same.statusCode, 409);
       assert.match(textOf(same.body), /already called/);
-      const [saved] = await ctx().services.savedReplies.list(tenant.institutionId);
+      const [saved] = await listSavedReplies(ctx().db, tenant.institutionId);
       const edited = await post(ctx(), admin, `${page}/${saved.id}`, {
         name: 'Out of hours: crisis',
         body: `${wording} `,
@@ -229,7 +230,7 @@ describeEachDatabase(
       assert.equal((await ctx().admin('DELETE', `${api}/${viaApi.json().id}`)).statusCode, 404);
 
       assert.equal((await post(ctx(), admin, `${page}/${saved.id}/delete`, {})).statusCode, 303);
-      assert.deepEqual(await ctx().services.savedReplies.list(tenant.institutionId), []);
+      assert.deepEqual(await listSavedReplies(ctx().db, tenant.institutionId), []);
       assert.equal((await get(ctx(), admin, `${page}/${saved.id}`)).statusCode, 404);
     });
   },

@@ -2,8 +2,8 @@
 // records them, and delivery workers scoped to one institution.
 import { randomUUID } from 'node:crypto';
 import { type HelpRequestEventData, recordEvent } from '../../src/domain/events/record.ts';
-import { createWebhookWorker, type WebhookWorkerOptions } from '../../src/domain/webhooks/delivery/worker.ts';
 import type { Clock } from '../../src/lib/clock.ts';
+import { createWebhookWorker, type WebhookWorkerOptions } from '../../src/workers/webhook-delivery.ts';
 import type { SeededTenant, TestContext } from './app.ts';
 
 export { type TestClock, testClock } from './clock.ts';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { syncRowErrorMessages } from '../../src/domain/helpdesk/rules.ts';
+import { authenticateRoster } from '../../src/domain/secrets/roster-secrets.ts';
 import { ApiError } from '../../src/errors.ts';
 import { sha256Hex } from '../../src/lib/secrets.ts';
 import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
@@ -115,11 +116,11 @@ describeEachDatabase('help-sync secrets', (ctx) => {
     assert.equal(withRoster.statusCode, 401);
     assert.equal(withRoster.json().error, 'sync_secret_wrong');
     await assert.rejects(
-      ctx().services.rosterSecrets.authenticate(tenant.syncSecret),
+      authenticateRoster(ctx().services.deps, tenant.syncSecret),
       (error) => error instanceof ApiError && error.status === 401,
     );
     // And the roster secret itself still works for the roster feed.
-    const caller = await ctx().services.rosterSecrets.authenticate(tenant.rosterSecret);
+    const caller = await authenticateRoster(ctx().services.deps, tenant.rosterSecret);
     assert.deepEqual(caller, { kind: 'institution', institutionId: tenant.institutionId });
   });
 

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Db } from '../../src/db/db.ts';
-import { createWebhookWorker } from '../../src/domain/webhooks/delivery/worker.ts';
+import { createWebhookWorker } from '../../src/workers/webhook-delivery.ts';
 import { describeEachDatabase, seedTenant, type TestContext } from '../helpers/app.ts';
 import { receiverPool } from '../helpers/receiver.ts';
 import { addEndpoint, emitEvent, testClock, workerFor } from '../helpers/webhooks.ts';

@@ -2,9 +2,9 @@
 // `process.execPath` by test/webhooks/killed-worker.test.ts; reads its settings from the
 // environment, says "ready" on stdout, then delivers until it is killed.
 import { createPostgresDb } from '../../src/db/db.ts';
-import { createWebhookWorker } from '../../src/domain/webhooks/delivery/worker.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { createKeyring, parseKey } from '../../src/lib/encryption.ts';
+import { createWebhookWorker } from '../../src/workers/webhook-delivery.ts';
 
 const env = (name: string): string => {
   const value = process.env[name];

@@ -37,7 +37,7 @@
 // Cost: one indexed SELECT for a session (none for the operator token or an anonymous route),
 // one for the institution of a `:slug` path.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { subjectOfRoute } from '../../domain/access/audit.ts';
+import { auditSubjectOf, recordAdminChange, subjectOfRoute } from '../../domain/access/audit.ts';
 import {
   type Access,
   accessLevels,
@@ -46,9 +46,11 @@ import {
   type Caller,
 } from '../../domain/access/policy.ts';
 import { refuseWhileArchived } from '../../domain/institutions/archiving.ts';
-import type { Institution } from '../../domain/institutions/service.ts';
-import type { SyncCaller } from '../../domain/secrets/help-sync-secrets.ts';
-import type { RosterCaller } from '../../domain/secrets/roster-secrets.ts';
+import { requireInstitution } from '../../domain/institutions/institutions.ts';
+import type { Institution } from '../../domain/institutions/schemas.ts';
+import { authenticateSync, type SyncCaller } from '../../domain/secrets/help-sync-secrets.ts';
+import { authenticateOperator } from '../../domain/secrets/operator-credentials.ts';
+import { authenticateRoster, type RosterCaller } from '../../domain/secrets/roster-secrets.ts';
 import { ApiError } from '../../errors.ts';
 import { bearerToken } from '../../lib/secrets.ts';
 import { isScrapeToken } from '../../lib/telemetry/metrics.ts';
@@ -137,7 +139,7 @@ async function resolveCaller(request: FastifyRequest, services: Services): Promi
   const credential = credentialOf(request);
   const header = request.headers.authorization;
   if (header !== undefined && credential !== 'session') {
-    await services.operator.authenticate(bearerToken(header));
+    await authenticateOperator(request.deps, bearerToken(header));
     return { kind: 'operator', actor: 'operator' };
   }
   if (credential === 'operator') return undefined;
@@ -186,7 +188,7 @@ export function registerRequestContext(app: App, services: Services): void {
       typeof slug === 'string' && access !== 'visitor'
         ? caller === undefined
           ? undefined
-          : await services.institutions.requireBySlug(slug)
+          : await requireInstitution(request.deps.db, slug)
         : undefined;
     authorize(caller, access, institution);
     request.institution = institution;
@@ -214,7 +216,7 @@ export function registerRequestContext(app: App, services: Services): void {
 
   app.addHook('preParsing', async (request, _reply, payload) => {
     if (credentialOf(request) !== 'roster_secret') return payload;
-    const caller = await services.rosterSecrets.authenticate(bearerToken(request.headers.authorization));
+    const caller = await authenticateRoster(request.deps, bearerToken(request.headers.authorization));
     request.feedCaller = { kind: 'roster_secret', caller };
     return payload;
   });
@@ -223,10 +225,7 @@ export function registerRequestContext(app: App, services: Services): void {
     if (credentialOf(request) !== 'sync_secret') return;
     const body = request.body as { institution?: unknown } | null | undefined;
     const named = typeof body === 'object' && body !== null ? body.institution : undefined;
-    const caller = await services.helpSyncSecrets.authenticate(
-      bearerToken(request.headers.authorization),
-      named,
-    );
+    const caller = await authenticateSync(request.deps.db, bearerToken(request.headers.authorization), named);
     request.feedCaller = { kind: 'sync_secret', caller };
   });
 
@@ -245,22 +244,20 @@ export function registerRequestContext(app: App, services: Services): void {
     }
     const id = (request.params as { id?: unknown } | undefined)?.id;
     if (request.institution && typeof id === 'string')
-      request.auditSubject = await services.adminAudit.subjectOf(request.institution.id, which.kind, id);
+      request.auditSubject = await auditSubjectOf(request.deps.db, request.institution.id, which.kind, id);
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
     if (!audited(request, reply)) return payload;
-    await services.adminAudit
-      .record({
-        caller: request.caller as Exclude<Caller, { kind: 'student' }>,
-        institutionId: request.institution?.id ?? null,
-        action: `${request.method} ${request.routeOptions.url}`,
-        target: request.url.split('?')[0],
-        status: reply.statusCode,
-        requestId: request.id,
-        subject: request.auditSubject ?? null,
-      })
-      .catch((error) => request.log.error({ err: error }, 'admin audit write failed'));
+    await recordAdminChange(request.deps, {
+      caller: request.caller as Exclude<Caller, { kind: 'student' }>,
+      institutionId: request.institution?.id ?? null,
+      action: `${request.method} ${request.routeOptions.url}`,
+      target: request.url.split('?')[0],
+      status: reply.statusCode,
+      requestId: request.id,
+      subject: request.auditSubject ?? null,
+    }).catch((error) => request.log.error({ err: error }, 'admin audit write failed'));
     return payload;
   });
 }

@@ -121,7 +121,7 @@ export function registerWebhookCommands(
     .description('Run the background workers alone (no HTTP); stops cleanly on SIGINT/SIGTERM')
     .addHelpText(
       'after',
-      // Keep in step with services.ts workers(): the one list of what a worker process runs.
+      // Keep in step with createWorkers() in src/runtime.ts: the one list of what a worker process runs.
       '\nIt runs every background worker of the service:\n' +
         '  webhook deliveries     signed POSTs of the outbox to each endpoint, with retries\n' +
         '  calendar fetches       each calendar feed at its refresh interval\n' +

@@ -166,14 +166,3 @@ export async function* auditEntries<T>(read: (page: KeysetPage) => Promise<Paged
     after = page.next ?? undefined;
   } while (after);
 }
-
-/** The trail bound to its database, under the names callers use (`services.auditTrail.<name>`). */
-export function bindAuditTrail(db: Queryable) {
-  return {
-    admin: (institutionId: string, filter: AuditFilter, page: KeysetPage) =>
-      listAdminAudit(db, institutionId, filter, page),
-    helpRequests: (institutionId: string, filter: AuditFilter, page: KeysetPage) =>
-      listHelpRequestAudit(db, institutionId, filter, page),
-    people: (institutionId: string) => auditPeople(db, institutionId),
-  };
-}

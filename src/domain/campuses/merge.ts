@@ -7,7 +7,7 @@
 import type { Db, Queryable } from '../../db/db.ts';
 import { InstitutionLock, lockInstitution } from '../../db/locks.ts';
 import { ApiError } from '../../errors.ts';
-import { appendOperatorAudit, readOperatorAudit } from '../audit/operator-audit.ts';
+import { appendOperatorAudit } from '../audit/operator-audit.ts';
 import {
   addAlias,
   campusReferencingTables,
@@ -74,14 +74,3 @@ export function campusAliases(db: Queryable, institutionId: string): Promise<Cam
 }
 
 /** The functions above bound to a database, under the names every caller uses. */
-export function createCampusMergeService(db: Db) {
-  return {
-    merge: (institutionId: string, input: { from: string; into: string; actor: string }) =>
-      mergeCampuses(db, institutionId, input),
-    /** The institution's operator audit trail, newest first (merges, departure decisions). */
-    operatorAudit: (institutionId: string) => readOperatorAudit(db, institutionId),
-    aliases: (institutionId: string) => campusAliases(db, institutionId),
-  };
-}
-
-export type CampusMergeService = ReturnType<typeof createCampusMergeService>;

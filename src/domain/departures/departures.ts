@@ -6,7 +6,7 @@
 // discards them. A departed student that a later push imports is brought back (roster sync's
 // UPDATE clears departed_at).
 
-import type { Db, Queryable } from '../../db/db.ts';
+import type { Queryable } from '../../db/db.ts';
 import { type KeysetPage, keysetPage, type Paged } from '../../db/keyset.ts';
 import { InstitutionLock, lockInstitution } from '../../db/locks.ts';
 import { ApiError } from '../../errors.ts';
@@ -14,6 +14,7 @@ import type { KeysetOrder } from '../../lib/cursor.ts';
 import { uuidPattern } from '../../lib/ids.ts';
 import { isStorableText } from '../../lib/text.ts';
 import { appendOperatorAudit } from '../audit/operator-audit.ts';
+import type { Deps } from '../deps.ts';
 import {
   applyDepartures,
   lockFullSync,
@@ -247,8 +248,11 @@ export async function listDepartingStudents(
  * pushed since the sync finished) or discarded (nobody is). 404 for another institution's sync,
  * 409 when the sync is not held. Written to the operator audit in the same transaction.
  */
+/** The decision an action names: `confirm` applies held departures, `discard` drops them. */
+export const decisionOf = { confirm: 'confirmed', discard: 'discarded' } as const;
+
 export async function decideDepartures(
-  deps: { db: Db; clock: { now(): Date } },
+  deps: Pick<Deps, 'db' | 'clock'>,
   institutionId: string,
   id: string,
   decision: { status: 'confirmed' | 'discarded'; actor: string },
@@ -280,19 +284,3 @@ export async function decideDepartures(
 }
 
 /** The functions above bound to a database and clock, under the names every caller uses. */
-export function createDeparturesService(db: Db, clock: { now(): Date }) {
-  return {
-    list: (institutionId: string, page: KeysetPage & { status?: string }) =>
-      listFullSyncs(db, institutionId, page),
-    get: (institutionId: string, id: string, options?: { students: boolean }) =>
-      getFullSync(db, institutionId, id, options),
-    listDepartures: (institutionId: string, id: string, page: KeysetPage) =>
-      listDepartingStudents(db, institutionId, id, page),
-    confirm: (institutionId: string, id: string, actor: string) =>
-      decideDepartures({ db, clock }, institutionId, id, { status: 'confirmed', actor }),
-    discard: (institutionId: string, id: string, actor: string) =>
-      decideDepartures({ db, clock }, institutionId, id, { status: 'discarded', actor }),
-  };
-}
-
-export type DeparturesService = ReturnType<typeof createDeparturesService>;

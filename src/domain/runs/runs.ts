@@ -3,7 +3,7 @@
 // so an institution can see what last night's push did. Each function below is one query
 // (queries.ts); the admin API and the console's push-history pages call the same ones.
 
-import type { Db, Queryable } from '../../db/db.ts';
+import type { Queryable } from '../../db/db.ts';
 import { type KeysetPage, keysetPage, type Paged } from '../../db/keyset.ts';
 import { ApiError } from '../../errors.ts';
 import type { KeysetOrder } from '../../lib/cursor.ts';
@@ -197,17 +197,3 @@ export async function studentNamesOf(
 }
 
 /** The functions above bound to a database, under the names every caller uses. */
-export function createRunsService(db: Db) {
-  return {
-    list: (institutionId: string, page: KeysetPage & RunFilter) => listRuns(db, institutionId, page),
-    daily: (institutionId: string, filter: { kind?: RunKind; from: string; to: string }) =>
-      dailyRuns(db, institutionId, filter),
-    errors: (institutionId: string, runId: string, page: { after: number; limit: number }) =>
-      runErrors(db, institutionId, runId, page),
-    get: (institutionId: string, runId: string) => getRun(db, institutionId, runId),
-    studentNames: (institutionId: string, rows: readonly unknown[]) =>
-      studentNamesOf(db, institutionId, rows),
-  };
-}
-
-export type RunsService = ReturnType<typeof createRunsService>;

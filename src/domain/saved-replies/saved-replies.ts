@@ -5,9 +5,9 @@
 // member sends the reply box.
 import { type Db, PgErrorCode, pgErrorCode } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
-import type { Clock } from '../../lib/clock.ts';
 import { uuidPattern } from '../../lib/ids.ts';
 import { isStorableText } from '../../lib/text.ts';
+import type { Deps } from '../deps.ts';
 import {
   countSavedReplies,
   deleteSavedReply,
@@ -68,39 +68,51 @@ async function uniqueName<T>(name: string, write: () => Promise<T>): Promise<T> 
   }
 }
 
-export function createSavedReplies(db: Db, clock: Clock) {
-  return {
-    list: (institutionId: string) => selectSavedReplies(db, institutionId),
-    async get(institutionId: string, id: string): Promise<SavedReply> {
-      const found = uuidPattern.test(id) ? await selectSavedReply(db, institutionId, id) : undefined;
-      if (!found) throw notFound();
-      return found;
-    },
-    async create(institutionId: string, input: SavedReplyInput): Promise<SavedReply> {
-      const value = check(input);
-      return db.transaction(async (tx) => {
-        if ((await countSavedReplies(tx, institutionId)) >= MAX_SAVED_REPLIES)
-          throw new ApiError('invalid_request', {
-            detail: `an institution keeps at most ${MAX_SAVED_REPLIES} saved replies: delete one first`,
-          });
-        return uniqueName(value.name, () =>
-          insertSavedReply(tx, institutionId, { ...value, now: clock.now() }),
-        );
-      });
-    },
-    async update(institutionId: string, id: string, input: SavedReplyInput): Promise<SavedReply> {
-      const value = check(input);
-      if (!uuidPattern.test(id)) throw notFound();
-      const updated = await uniqueName(value.name, () =>
-        updateSavedReply(db, institutionId, id, { ...value, now: clock.now() }),
-      );
-      if (!updated) throw notFound();
-      return updated;
-    },
-    async remove(institutionId: string, id: string): Promise<void> {
-      if (!uuidPattern.test(id) || !(await deleteSavedReply(db, institutionId, id))) throw notFound();
-    },
-  };
+/** The institution's saved replies, by name. */
+export function listSavedReplies(db: Db, institutionId: string): Promise<SavedReply[]> {
+  return selectSavedReplies(db, institutionId);
 }
 
-export type SavedRepliesService = ReturnType<typeof createSavedReplies>;
+/** One saved reply of the institution; another institution's is not_found like an unknown id. */
+export async function getSavedReply(db: Db, institutionId: string, id: string): Promise<SavedReply> {
+  const found = uuidPattern.test(id) ? await selectSavedReply(db, institutionId, id) : undefined;
+  if (!found) throw notFound();
+  return found;
+}
+
+/** Saves a new reply (at most MAX_SAVED_REPLIES per institution, names unique). */
+export async function createSavedReply(
+  { db, clock }: Pick<Deps, 'db' | 'clock'>,
+  institutionId: string,
+  input: SavedReplyInput,
+): Promise<SavedReply> {
+  const value = check(input);
+  return db.transaction(async (tx) => {
+    if ((await countSavedReplies(tx, institutionId)) >= MAX_SAVED_REPLIES)
+      throw new ApiError('invalid_request', {
+        detail: `an institution keeps at most ${MAX_SAVED_REPLIES} saved replies: delete one first`,
+      });
+    return uniqueName(value.name, () => insertSavedReply(tx, institutionId, { ...value, now: clock.now() }));
+  });
+}
+
+/** Changes a saved reply's name or text. */
+export async function changeSavedReply(
+  { db, clock }: Pick<Deps, 'db' | 'clock'>,
+  institutionId: string,
+  id: string,
+  input: SavedReplyInput,
+): Promise<SavedReply> {
+  const value = check(input);
+  if (!uuidPattern.test(id)) throw notFound();
+  const updated = await uniqueName(value.name, () =>
+    updateSavedReply(db, institutionId, id, { ...value, now: clock.now() }),
+  );
+  if (!updated) throw notFound();
+  return updated;
+}
+
+/** Deletes a saved reply. */
+export async function removeSavedReply(db: Db, institutionId: string, id: string): Promise<void> {
+  if (!uuidPattern.test(id) || !(await deleteSavedReply(db, institutionId, id))) throw notFound();
+}

@@ -124,16 +124,3 @@ export async function authenticateSync(
   }
   throw new ApiError('sync_secret_wrong', { detail: 'the bearer secret is not a valid help-sync secret' });
 }
-
-/** The functions above bound to the database (`services.helpSyncSecrets.<name>`). */
-export function createHelpSyncSecretsService(db: Db) {
-  return {
-    issue: (institutionId: string, slug: string) => issueSyncSecret(db, { id: institutionId, slug }),
-    rotate: (institutionId: string, slug: string) => rotateSyncSecret(db, { id: institutionId, slug }),
-    revoke: (institutionId: string) => revokeSyncSecret(db, institutionId),
-    status: (institutionId: string) => syncSecretStatus(db, institutionId),
-    authenticate: (token: string | undefined, slug?: unknown) => authenticateSync(db, token, slug),
-  };
-}
-
-export type HelpSyncSecretsService = ReturnType<typeof createHelpSyncSecretsService>;

@@ -6,6 +6,7 @@ import type { Db } from '../../db/db.ts';
 import { GlobalLock } from '../../db/locks.ts';
 import { ApiError } from '../../errors.ts';
 import { digestsEqual, generateSecret, sha256Hex } from '../../lib/secrets.ts';
+import type { Deps } from '../deps.ts';
 import {
   activeOperatorCredential,
   anyOperatorCredential,
@@ -19,8 +20,8 @@ import {
  * Makes sure some operator credential exists. Returns the plaintext of a newly created one (to
  * print once), or undefined when one was configured or stored already.
  */
-export async function ensureOperatorCredential(db: Db, configuredHash: string | undefined) {
-  if (configuredHash) return undefined;
+export async function ensureOperatorCredential({ db, config }: Pick<Deps, 'db' | 'config'>) {
+  if (config.operatorTokenHash) return undefined;
   return db.transaction(async (tx) => {
     // Two instances starting together must not both create one.
     await tx.query('SELECT pg_advisory_xact_lock($1)', [GlobalLock.operatorCredentials]);
@@ -52,10 +53,10 @@ export async function resetOperatorCredential(
 
 /** Accepts the configured or a stored operator token; anything else is 401. */
 export async function authenticateOperator(
-  db: Db,
-  configuredHash: string | undefined,
+  { db, config }: Pick<Deps, 'db' | 'config'>,
   token: string | undefined,
 ): Promise<void> {
+  const configuredHash = config.operatorTokenHash;
   if (!token) throw new ApiError('unauthorized', { detail: 'send Authorization: Bearer <operator token>' });
   const hash = sha256Hex(token);
   if (configuredHash && digestsEqual(configuredHash, hash)) return;
@@ -63,14 +64,3 @@ export async function authenticateOperator(
   if (stored && digestsEqual(stored.token_hash, hash)) return;
   throw new ApiError('unauthorized', { detail: 'the operator token is not valid' });
 }
-
-/** The functions above bound to their dependencies (`services.operator.<name>`). */
-export function createOperatorCredentials(db: Db, configuredHash: string | undefined) {
-  return {
-    ensure: () => ensureOperatorCredential(db, configuredHash),
-    reset: () => resetOperatorCredential(db),
-    authenticate: (token: string | undefined) => authenticateOperator(db, configuredHash, token),
-  };
-}
-
-export type OperatorCredentials = ReturnType<typeof createOperatorCredentials>;

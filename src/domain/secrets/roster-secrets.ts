@@ -14,6 +14,7 @@
 import type { Db } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 import { digestsEqual, generateSecret, sha256Hex } from '../../lib/secrets.ts';
+import type { Deps } from '../deps.ts';
 import {
   activeRosterSecretByHash,
   anyRosterSecret,
@@ -38,11 +39,8 @@ export type RosterCaller = { kind: 'institution'; institutionId: string } | { ki
 
 export type IssuedSecret = IssuedRosterSecret & { created_at: Date };
 
-/** What the roster secret functions need: the database and the bootstrap secret's hash, if set. */
-export interface RosterSecretsDeps {
-  db: Db;
-  bootstrapHash: string | undefined;
-}
+/** What the roster secret checks need: the database and the configuration (the bootstrap secret's hash, if set). */
+export type RosterSecretsDeps = Pick<Deps, 'db' | 'config'>;
 
 /**
  * Issues a new secret for the institution; the plaintext is returned only here. The current one
@@ -98,7 +96,7 @@ export async function revokeRosterSecret(db: Db, institutionId: string): Promise
  * it is due, when it was last used, and the previous secret while it still works.
  */
 export async function rosterSecretStatus(
-  { db, bootstrapHash }: RosterSecretsDeps,
+  { db, config: { bootstrapRosterSecretHash: bootstrapHash } }: RosterSecretsDeps,
   institutionId: string,
   now: Date = new Date(),
 ): Promise<RosterSecretStatus> {
@@ -131,7 +129,7 @@ export async function rosterSecretStatus(
 
 /** Identifies the caller from a bearer token, or throws 401 / 503. */
 export async function authenticateRoster(
-  { db, bootstrapHash }: RosterSecretsDeps,
+  { db, config: { bootstrapRosterSecretHash: bootstrapHash } }: RosterSecretsDeps,
   token: string | undefined,
 ): Promise<RosterCaller> {
   if (token) {
@@ -164,18 +162,3 @@ export async function rosterMayAccess(db: Db, caller: RosterCaller, institutionI
 }
 
 /** The functions above bound to their dependencies (`services.rosterSecrets.<name>`). */
-export function createRosterSecretsService(db: Db, bootstrapHash: string | undefined) {
-  const deps = { db, bootstrapHash };
-  return {
-    issue: (institutionId: string, slug: string, options: { previousValidDays?: number } = {}) =>
-      issueRosterSecret(db, { id: institutionId, slug }, options),
-    /** Institutions whose roster secret is due for rotation (the operator's list). */
-    due: () => rosterSecretsDueForRotation(db),
-    revoke: (institutionId: string) => revokeRosterSecret(db, institutionId),
-    status: (institutionId: string) => rosterSecretStatus(deps, institutionId),
-    authenticate: (token: string | undefined) => authenticateRoster(deps, token),
-    mayAccess: (caller: RosterCaller, institutionId: string) => rosterMayAccess(db, caller, institutionId),
-  };
-}
-
-export type RosterSecretsService = ReturnType<typeof createRosterSecretsService>;

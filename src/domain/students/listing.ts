@@ -4,10 +4,12 @@
 // institution. Each batch is its own query (no transaction spans the download): a student present
 // throughout is written exactly once; one created or departed during the download may or may not be.
 import { type Static, Type } from 'typebox';
+import type { Db } from '../../db/db.ts';
 import { csvRow } from '../../lib/csv.ts';
 import type { CursorKey } from '../../lib/cursor.ts';
 import { Text, Uuid } from '../../lib/schema.ts';
-import type { InstitutionsService, StudentFilter, StudentListing } from '../institutions/service.ts';
+import { listStudents } from '../institutions/listings.ts';
+import type { StudentFilter, StudentListing } from '../institutions/schemas.ts';
 
 export const StudentQuery = Type.Object({
   q: Type.Optional(
@@ -64,14 +66,14 @@ export const studentCsvColumns = [
 
 /** The students matching a filter as CSV text, a header row then one batch of rows at a time. */
 export async function* studentsCsv(
-  institutions: Pick<InstitutionsService, 'listStudents'>,
+  db: Db,
   institutionId: string,
   filter: StudentFilter,
 ): AsyncGenerator<string> {
   yield csvRow(studentCsvColumns);
   let after: CursorKey | undefined;
   do {
-    const page = await institutions.listStudents(institutionId, { ...filter, limit: CSV_BATCH, after });
+    const page = await listStudents(db, institutionId, { ...filter, limit: CSV_BATCH, after });
     yield page.items.map((student) => csvRow(studentCsvColumns.map((column) => student[column]))).join('');
     after = page.next ?? undefined;
   } while (after);

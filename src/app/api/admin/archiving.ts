@@ -4,8 +4,12 @@
 // each answering the resource as it now is. Both are idempotent: archiving an archived one keeps
 // its first archived_at. The request context audits each like every admin write.
 
+import {
+  archiveInstitution,
+  restoreInstitution,
+  setCohortArchive,
+} from '../../../domain/institutions/archiving.ts';
 import { Cohort, Institution } from '../../../domain/institutions/schemas.ts';
-import type { Services } from '../../../services.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import { adminSecurity, errorResponses, SlugParams } from '../schemas.ts';
@@ -44,7 +48,9 @@ const cohortActions = {
   },
 } as const;
 
-export function adminArchiveRoutes(app: App, { institutions }: Services): void {
+const institutionAction = { archive: archiveInstitution, restore: restoreInstitution };
+
+export function adminArchiveRoutes(app: App): void {
   const tags = ['admin'];
   const security = adminSecurity;
 
@@ -62,7 +68,7 @@ export function adminArchiveRoutes(app: App, { institutions }: Services): void {
           response: { 200: Institution, ...errorResponses(401, 403, 404) },
         },
       },
-      async (request) => institutions[action](institutionOf(request).id),
+      async (request) => institutionAction[action](request.deps.db, institutionOf(request).id),
     );
 
     app.post(
@@ -78,7 +84,7 @@ export function adminArchiveRoutes(app: App, { institutions }: Services): void {
         },
       },
       async (request) =>
-        institutions.setCohortArchive(institutionOf(request).id, request.params.id, action === 'archive'),
+        setCohortArchive(request.deps.db, institutionOf(request).id, request.params.id, action === 'archive'),
     );
   }
 }

@@ -1,12 +1,11 @@
 // Admin API: the admin audit of an institution, newest first.
 import { Type } from 'typebox';
-import type { Services } from '../../../services.ts';
+import { listAdminAuditEntries } from '../../../domain/access/audit.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import { adminSecurity, DateTime, errorResponses, SlugParams, Uuid } from '../schemas.ts';
 
-export function adminAuditRoutes(app: App, services: Services): void {
-  const { adminAudit } = services;
+export function adminAuditRoutes(app: App): void {
   const tags = ['admin: people and sign-in'];
   const security = adminSecurity;
 
@@ -45,7 +44,7 @@ export function adminAuditRoutes(app: App, services: Services): void {
       },
     },
     async (request) => ({
-      items: await adminAudit.list(institutionOf(request).id, {
+      items: await listAdminAuditEntries(request.deps.db, institutionOf(request).id, {
         limit: request.query.limit ?? 100,
         before: request.query.before,
       }),

@@ -1,13 +1,13 @@
 // Admin API: merging campuses, their aliases, and the operator audit trail.
 import { Type } from 'typebox';
+import { readOperatorAudit } from '../../../domain/audit/operator-audit.ts';
+import { campusAliases, mergeCampuses } from '../../../domain/campuses/merge.ts';
 import { CampusAlias, MergeBody, MergeResult } from '../../../domain/campuses/schemas.ts';
-import type { Services } from '../../../services.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import { adminSecurity, DateTime, errorResponses, SlugParams, Uuid } from '../schemas.ts';
 
-export function adminCampusRoutes(app: App, services: Services): void {
-  const { campusMerge } = services;
+export function adminCampusRoutes(app: App): void {
   const tags = ['admin'];
   const security = adminSecurity;
 
@@ -34,7 +34,7 @@ export function adminCampusRoutes(app: App, services: Services): void {
     },
     async (request) => {
       const institution = institutionOf(request);
-      return campusMerge.merge(institution.id, {
+      return mergeCampuses(request.deps.db, institution.id, {
         from: request.body.from,
         into: request.body.into,
         actor: request.body.actor ?? 'operator',
@@ -59,7 +59,7 @@ export function adminCampusRoutes(app: App, services: Services): void {
     },
     async (request) => {
       const institution = institutionOf(request);
-      return { items: await campusMerge.aliases(institution.id) };
+      return { items: await campusAliases(request.deps.db, institution.id) };
     },
   );
 
@@ -90,7 +90,7 @@ export function adminCampusRoutes(app: App, services: Services): void {
     },
     async (request) => {
       const institution = institutionOf(request);
-      return { items: (await campusMerge.operatorAudit(institution.id)) as never[] };
+      return { items: (await readOperatorAudit(request.deps.db, institution.id)) as never[] };
     },
   );
 }

@@ -1,8 +1,15 @@
 // Admin API: full syncs of a cohort's roster and their departures (applied or held).
 import { Type } from 'typebox';
-import { departureOrder, fullSyncOrder } from '../../../domain/departures/departures.ts';
+import {
+  decideDepartures,
+  decisionOf,
+  departureOrder,
+  fullSyncOrder,
+  getFullSync,
+  listDepartingStudents,
+  listFullSyncs,
+} from '../../../domain/departures/departures.ts';
 import { Decision, DepartingStudent, FullSync, FullSyncStatus } from '../../../domain/departures/schemas.ts';
-import type { Services } from '../../../services.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import {
@@ -23,8 +30,7 @@ const DecisionBody = Type.Object({
   ),
 });
 
-export function adminFullSyncRoutes(app: App, services: Services): void {
-  const { departures } = services;
+export function adminFullSyncRoutes(app: App): void {
   const tags = ['admin'];
   const security = adminSecurity;
 
@@ -44,7 +50,7 @@ export function adminFullSyncRoutes(app: App, services: Services): void {
     async (request) =>
       pageReply(
         fullSyncOrder,
-        await departures.list(institutionOf(request).id, {
+        await listFullSyncs(request.deps.db, institutionOf(request).id, {
           ...pageOf(fullSyncOrder, request.query),
           status: request.query.status,
         }),
@@ -82,7 +88,7 @@ export function adminFullSyncRoutes(app: App, services: Services): void {
     },
     async (request) => {
       const institution = institutionOf(request);
-      return departures.get(institution.id, request.params.id, {
+      return getFullSync(request.deps.db, institution.id, request.params.id, {
         students: request.query.departing_students !== false,
       });
     },
@@ -107,13 +113,22 @@ export function adminFullSyncRoutes(app: App, services: Services): void {
     async (request) =>
       pageReply(
         departureOrder,
-        await departures.listDepartures(
+        await listDepartingStudents(
+          request.deps.db,
           institutionOf(request).id,
           request.params.id,
           pageOf(departureOrder, request.query),
         ),
       ),
   );
+
+  decisionRoutes(app);
+}
+
+/** Confirming or discarding a held full sync's departures. */
+function decisionRoutes(app: App): void {
+  const tags = ['admin'];
+  const security = adminSecurity;
 
   for (const action of ['confirm', 'discard'] as const) {
     app.post(
@@ -139,7 +154,10 @@ export function adminFullSyncRoutes(app: App, services: Services): void {
       async (request) => {
         const institution = institutionOf(request);
         const actor = request.body?.actor ?? 'operator';
-        return departures[action](institution.id, request.params.id, actor);
+        return decideDepartures(request.deps, institution.id, request.params.id, {
+          status: decisionOf[action],
+          actor,
+        });
       },
     );
   }

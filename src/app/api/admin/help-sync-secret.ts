@@ -9,19 +9,17 @@ import {
   syncSecretStatus,
 } from '../../../domain/secrets/help-sync-secrets.ts';
 import { HelpSyncSecretStatus, IssuedSyncSecret } from '../../../domain/secrets/schemas.ts';
-import type { Services } from '../../../services.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import { adminSecurity, errorResponses, SlugParams } from '../schemas.ts';
 
-export function adminHelpSyncSecretRoutes(app: App, services: Services): void {
-  const { db } = services;
+export function adminHelpSyncSecretRoutes(app: App): void {
   const tags = ['admin: help desk'];
   const security = adminSecurity;
 
   const secretPath = '/admin/v1/institutions/:slug/help-sync-secret';
   const issued = (action: 'issue' | 'rotate') => async (request: FastifyRequest) =>
-    (action === 'issue' ? issueSyncSecret : rotateSyncSecret)(db, institutionOf(request));
+    (action === 'issue' ? issueSyncSecret : rotateSyncSecret)(request.deps.db, institutionOf(request));
 
   app.post(
     secretPath,
@@ -72,7 +70,7 @@ export function adminHelpSyncSecretRoutes(app: App, services: Services): void {
         },
       },
     },
-    async (request) => syncSecretStatus(db, institutionOf(request).id),
+    async (request) => syncSecretStatus(request.deps.db, institutionOf(request).id),
   );
 
   app.delete(
@@ -88,7 +86,7 @@ export function adminHelpSyncSecretRoutes(app: App, services: Services): void {
       },
     },
     async (request, reply) => {
-      const revoked = await revokeSyncSecret(db, institutionOf(request).id);
+      const revoked = await revokeSyncSecret(request.deps.db, institutionOf(request).id);
       if (!revoked)
         return reply.status(404).send({ error: 'not_found', detail: 'no active help-sync secret' });
       return reply.status(204).send(null);

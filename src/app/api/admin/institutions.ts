@@ -9,6 +9,11 @@ import {
 import {
   audienceTagOrder,
   campusOrder,
+  getStudent,
+  listAudienceTags,
+  listCampuses,
+  listPrograms,
+  listStudents,
   programOrder,
   studentOrder,
 } from '../../../domain/institutions/listings.ts';
@@ -22,7 +27,6 @@ import {
   Program,
   Student,
 } from '../../../domain/institutions/schemas.ts';
-import type { Services } from '../../../services.ts';
 import { callerOf, institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import {
@@ -40,8 +44,7 @@ import { adminArchiveRoutes } from './archiving.ts';
 import { adminRosterSecretRoutes } from './roster-secret.ts';
 import { StudentQuery, sendStudentsCsv, studentFilter } from './students-csv.ts';
 
-export function adminInstitutionRoutes(app: App, services: Services): void {
-  const { db } = services;
+export function adminInstitutionRoutes(app: App): void {
   const tags = ['admin'];
   const security = adminSecurity;
 
@@ -62,7 +65,7 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
         response: { 201: Institution, ...errorResponses(400, 401, 409) },
       },
     },
-    async (request, reply) => reply.status(201).send(await createInstitution(db, request.body)),
+    async (request, reply) => reply.status(201).send(await createInstitution(request.deps.db, request.body)),
   );
 
   app.get(
@@ -83,7 +86,7 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
     async (request) =>
       pageReply(
         institutionOrder,
-        await listInstitutions(db, {
+        await listInstitutions(request.deps.db, {
           ...pageOf(institutionOrder, request.query),
           archived: request.query.archived,
         }),
@@ -125,16 +128,18 @@ export function adminInstitutionRoutes(app: App, services: Services): void {
         response: { 200: Institution, ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
-    async (request) => updateInstitution(db, institutionOf(request).id, request.body, callerOf(request)),
+    async (request) =>
+      updateInstitution(request.deps.db, institutionOf(request).id, request.body, callerOf(request)),
   );
 
-  adminRosterSecretRoutes(app, services);
-  adminArchiveRoutes(app, services);
-  listingRoutes(app, services);
+  adminRosterSecretRoutes(app);
+  adminArchiveRoutes(app);
+  listingRoutes(app);
+  studentListingRoutes(app);
 }
 
-/** The read-only listings of an institution: programs, campuses, audience tags and students. */
-function listingRoutes(app: App, { institutions }: Services): void {
+/** The read-only listings of an institution: programs, campuses and audience tags. */
+function listingRoutes(app: App): void {
   const tags = ['admin'];
   const security = adminSecurity;
 
@@ -155,7 +160,7 @@ function listingRoutes(app: App, { institutions }: Services): void {
     async (request) =>
       pageReply(
         programOrder,
-        await institutions.listPrograms(institutionOf(request).id, pageOf(programOrder, request.query)),
+        await listPrograms(request.deps.db, institutionOf(request).id, pageOf(programOrder, request.query)),
       ),
   );
 
@@ -176,7 +181,7 @@ function listingRoutes(app: App, { institutions }: Services): void {
     async (request) =>
       pageReply(
         campusOrder,
-        await institutions.listCampuses(institutionOf(request).id, pageOf(campusOrder, request.query)),
+        await listCampuses(request.deps.db, institutionOf(request).id, pageOf(campusOrder, request.query)),
       ),
   );
 
@@ -197,12 +202,19 @@ function listingRoutes(app: App, { institutions }: Services): void {
     async (request) =>
       pageReply(
         audienceTagOrder,
-        await institutions.listAudienceTags(
+        await listAudienceTags(
+          request.deps.db,
           institutionOf(request).id,
           pageOf(audienceTagOrder, request.query),
         ),
       ),
   );
+}
+
+/** The institution's students: a page of the listing, one student, and the CSV export. */
+function studentListingRoutes(app: App): void {
+  const tags = ['admin'];
+  const security = adminSecurity;
 
   app.get(
     '/admin/v1/institutions/:slug/students',
@@ -235,10 +247,10 @@ function listingRoutes(app: App, { institutions }: Services): void {
     async (request, reply) => {
       const institution = institutionOf(request);
       if (request.query.format === 'csv')
-        return sendStudentsCsv(reply, institutions, institution, studentFilter(request.query));
+        return sendStudentsCsv(reply, request.deps.db, institution, studentFilter(request.query));
       return pageReply(
         studentOrder,
-        await institutions.listStudents(institution.id, {
+        await listStudents(request.deps.db, institution.id, {
           ...pageOf(studentOrder, request.query),
           ...studentFilter(request.query),
         }),
@@ -261,7 +273,7 @@ function listingRoutes(app: App, { institutions }: Services): void {
         response: { 200: Student, ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => institutions.getStudent(institutionOf(request).id, request.params.id),
+    async (request) => getStudent(request.deps.db, institutionOf(request).id, request.params.id),
   );
 
   app.get(
@@ -283,6 +295,6 @@ function listingRoutes(app: App, { institutions }: Services): void {
       },
     },
     async (request, reply) =>
-      sendStudentsCsv(reply, institutions, institutionOf(request), studentFilter(request.query)),
+      sendStudentsCsv(reply, request.deps.db, institutionOf(request), studentFilter(request.query)),
   );
 }

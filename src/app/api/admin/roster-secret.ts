@@ -12,15 +12,13 @@ import {
   IssueRosterSecretBody,
   RosterSecretStatus,
 } from '../../../domain/secrets/schemas.ts';
-import type { Services } from '../../../services.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import { adminSecurity, DateTime, errorResponses, Nullable, SlugParams } from '../schemas.ts';
 
-export function adminRosterSecretRoutes(app: App, { db, config, clock }: Services): void {
+export function adminRosterSecretRoutes(app: App): void {
   const tags = ['admin'];
   const security = adminSecurity;
-  const deps = { db, bootstrapHash: config.bootstrapRosterSecretHash };
 
   app.post(
     '/admin/v1/institutions/:slug/roster-secret',
@@ -42,9 +40,9 @@ export function adminRosterSecretRoutes(app: App, { db, config, clock }: Service
     },
     async (request, reply) => {
       const institution = institutionOf(request);
-      const issued = await issueRosterSecret(db, institution, {
+      const issued = await issueRosterSecret(request.deps.db, institution, {
         previousValidDays: request.body?.previous_secret_valid_days,
-        now: clock.now(),
+        now: request.deps.clock.now(),
       });
       return reply.status(201).send(issued);
     },
@@ -63,7 +61,7 @@ export function adminRosterSecretRoutes(app: App, { db, config, clock }: Service
         response: { 200: RosterSecretStatus, ...errorResponses(401, 404) },
       },
     },
-    async (request) => rosterSecretStatus(deps, institutionOf(request).id, clock.now()),
+    async (request) => rosterSecretStatus(request.deps, institutionOf(request).id, request.deps.clock.now()),
   );
 
   app.delete(
@@ -81,7 +79,7 @@ export function adminRosterSecretRoutes(app: App, { db, config, clock }: Service
     },
     async (request, reply) => {
       const institution = institutionOf(request);
-      const revoked = await revokeRosterSecret(db, institution.id);
+      const revoked = await revokeRosterSecret(request.deps.db, institution.id);
       if (!revoked) return reply.status(404).send({ error: 'not_found', detail: 'no active roster secret' });
       return reply.status(204).send(null);
     },
@@ -110,6 +108,6 @@ export function adminRosterSecretRoutes(app: App, { db, config, clock }: Service
         },
       },
     },
-    async () => ({ items: await rosterSecretsDueForRotation(db) }),
+    async (request) => ({ items: await rosterSecretsDueForRotation(request.deps.db) }),
   );
 }

@@ -1,10 +1,9 @@
 // Admin API: the history of SIS pushes (roster and enrolments runs).
 import { Readable } from 'node:stream';
 import { Type } from 'typebox';
-import { runOrder } from '../../../domain/runs/runs.ts';
+import { dailyRuns, getRun, listRuns, runErrors, runOrder } from '../../../domain/runs/runs.ts';
 import { DailyRuns, Run, RunKind, RunSummary } from '../../../domain/runs/schemas.ts';
 import { csvRow } from '../../../lib/csv.ts';
-import type { Services } from '../../../services.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import {
@@ -40,8 +39,7 @@ function errorField(error: unknown, field: string): unknown {
   return value !== null && typeof value === 'object' ? JSON.stringify(value) : value;
 }
 
-export function adminRunRoutes(app: App, services: Services): void {
-  const { runs } = services;
+export function adminRunRoutes(app: App): void {
   const tags = ['admin'];
   const security = adminSecurity;
 
@@ -91,7 +89,7 @@ export function adminRunRoutes(app: App, services: Services): void {
     async (request) =>
       pageReply(
         runOrder,
-        await runs.list(institutionOf(request).id, {
+        await listRuns(request.deps.db, institutionOf(request).id, {
           ...pageOf(runOrder, request.query),
           kind: request.query.kind,
           from: request.query.from,
@@ -127,13 +125,21 @@ export function adminRunRoutes(app: App, services: Services): void {
       },
     },
     async (request) => ({
-      items: await runs.daily(institutionOf(request).id, {
+      items: await dailyRuns(request.deps.db, institutionOf(request).id, {
         kind: request.query.kind,
         from: request.query.from,
         to: request.query.to,
       }),
     }),
   );
+
+  runRoutes(app);
+}
+
+/** One run, and its row errors as CSV (read in batches as they are sent). */
+function runRoutes(app: App): void {
+  const tags = ['admin'];
+  const security = adminSecurity;
 
   app.get(
     '/admin/v1/institutions/:slug/runs/:runId',
@@ -149,7 +155,7 @@ export function adminRunRoutes(app: App, services: Services): void {
     },
     async (request) => {
       const institution = institutionOf(request);
-      return runs.get(institution.id, request.params.runId);
+      return getRun(request.deps.db, institution.id, request.params.runId);
     },
   );
 
@@ -176,7 +182,10 @@ export function adminRunRoutes(app: App, services: Services): void {
       const institution = institutionOf(request);
       const { runId } = request.params;
       // The first batch is read before replying, so an unknown run is a 404 rather than an empty file.
-      const first = await runs.errors(institution.id, runId, { after: 0, limit: ERRORS_BATCH });
+      const first = await runErrors(request.deps.db, institution.id, runId, {
+        after: 0,
+        limit: ERRORS_BATCH,
+      });
       async function* lines() {
         yield csvRow(errorColumns);
         let batch = first;
@@ -184,7 +193,7 @@ export function adminRunRoutes(app: App, services: Services): void {
           yield batch.map(({ error }) => csvRow(errorColumns.map((c) => errorField(error, c)))).join('');
           if (batch.length < ERRORS_BATCH) break;
           const after = batch[batch.length - 1].position;
-          batch = await runs.errors(institution.id, runId, { after, limit: ERRORS_BATCH });
+          batch = await runErrors(request.deps.db, institution.id, runId, { after, limit: ERRORS_BATCH });
         }
       }
       // A stream is piped as it is, past the response schema (which documents the text).

@@ -2,9 +2,15 @@
 // admins read them (the reply box lists them); admins add, change and delete them, each recorded in
 // the admin audit by the request context.
 import { Type } from 'typebox';
-import { MAX_SAVED_REPLY_BODY, MAX_SAVED_REPLY_NAME } from '../../../domain/saved-replies/saved-replies.ts';
+import {
+  changeSavedReply,
+  createSavedReply,
+  listSavedReplies,
+  MAX_SAVED_REPLY_BODY,
+  MAX_SAVED_REPLY_NAME,
+  removeSavedReply,
+} from '../../../domain/saved-replies/saved-replies.ts';
 import { DateTime, Text, Uuid } from '../../../lib/schema.ts';
-import type { Services } from '../../../services.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import { adminSecurity, errorResponses, SlugParams } from '../schemas.ts';
@@ -30,7 +36,7 @@ const SavedReplyBody = Type.Object(
   { additionalProperties: false },
 );
 
-export function adminSavedReplyRoutes(app: App, { savedReplies }: Services): void {
+export function adminSavedReplyRoutes(app: App): void {
   const tags = ['admin: help desk'];
   const security = adminSecurity;
   const base = '/admin/v1/institutions/:slug/saved-replies';
@@ -48,7 +54,7 @@ export function adminSavedReplyRoutes(app: App, { savedReplies }: Services): voi
         response: { 200: Type.Object({ items: Type.Array(SavedReply) }), ...errorResponses(401, 403, 404) },
       },
     },
-    async (request) => ({ items: await savedReplies.list(institutionOf(request).id) }),
+    async (request) => ({ items: await listSavedReplies(request.deps.db, institutionOf(request).id) }),
   );
 
   app.post(
@@ -65,7 +71,7 @@ export function adminSavedReplyRoutes(app: App, { savedReplies }: Services): voi
       },
     },
     async (request, reply) =>
-      reply.status(201).send(await savedReplies.create(institutionOf(request).id, request.body)),
+      reply.status(201).send(await createSavedReply(request.deps, institutionOf(request).id, request.body)),
   );
 
   app.patch(
@@ -81,7 +87,8 @@ export function adminSavedReplyRoutes(app: App, { savedReplies }: Services): voi
         response: { 200: SavedReply, ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
-    async (request) => savedReplies.update(institutionOf(request).id, request.params.id, request.body),
+    async (request) =>
+      changeSavedReply(request.deps, institutionOf(request).id, request.params.id, request.body),
   );
 
   app.delete(
@@ -97,7 +104,7 @@ export function adminSavedReplyRoutes(app: App, { savedReplies }: Services): voi
       },
     },
     async (request, reply) => {
-      await savedReplies.remove(institutionOf(request).id, request.params.id);
+      await removeSavedReply(request.deps.db, institutionOf(request).id, request.params.id);
       return reply.status(204).send(null);
     },
   );

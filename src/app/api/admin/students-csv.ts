@@ -3,23 +3,20 @@
 // it is read.
 import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
-import type {
-  Institution,
-  InstitutionsService,
-  StudentFilter,
-} from '../../../domain/institutions/service.ts';
+import type { Db } from '../../../db/db.ts';
+import type { Institution, StudentFilter } from '../../../domain/institutions/schemas.ts';
 import { studentsCsv } from '../../../domain/students/listing.ts';
 
 export { StudentQuery, studentFilter } from '../../../domain/students/listing.ts';
 
 export function sendStudentsCsv(
   reply: FastifyReply,
-  institutions: InstitutionsService,
+  db: Db,
   institution: Institution,
   filter: StudentFilter,
 ) {
   return reply
     .type('text/csv; charset=utf-8')
     .header('content-disposition', `attachment; filename="${institution.slug}-students.csv"`)
-    .send(Readable.from(studentsCsv(institutions, institution.id, filter)));
+    .send(Readable.from(studentsCsv(db, institution.id, filter)));
 }

@@ -13,6 +13,7 @@ import { perMinute } from '../../context/rate-limit.ts';
 import { rosterCallerOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import { errorResponses } from '../schemas.ts';
+import { feedAccess } from './feed-access.ts';
 
 /** Pages a push reads and writes: some 20 each for 20,000 students and 60,000 enrollments. */
 const REQUESTS_PER_MINUTE = 600;
@@ -99,7 +100,11 @@ export function oneRosterMemoryRoutes(app: App, services: Services): void {
         after?: { kind: string; sourced_id: string };
         limit?: number;
       };
-      const institution = await institutionForPush(services, rosterCallerOf(request), body.institution);
+      const institution = await institutionForPush(
+        feedAccess(request.deps.db),
+        rosterCallerOf(request),
+        body.institution,
+      );
       return readMemoryPage(services.db, institution.id, body.after, body.limit ?? MEMORY_PAGE_MAX);
     },
   );
@@ -124,7 +129,11 @@ export function oneRosterMemoryRoutes(app: App, services: Services): void {
     },
     async (request) => {
       const body = request.body as { institution: string; entries: unknown[] };
-      const institution = await institutionForPush(services, rosterCallerOf(request), body.institution);
+      const institution = await institutionForPush(
+        feedAccess(request.deps.db),
+        rosterCallerOf(request),
+        body.institution,
+      );
       return writeMemory(services.db, institution.id, body.entries, services.clock.now());
     },
   );

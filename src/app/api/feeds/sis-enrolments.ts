@@ -11,6 +11,7 @@ import { perMinute } from '../../context/rate-limit.ts';
 import { rosterCallerOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import { errorResponses } from '../schemas.ts';
+import { feedAccess } from './feed-access.ts';
 import { Body, enrolmentsDescription, Result } from './sis-enrolments-docs.ts';
 
 const topLevelFields = ['institution', 'dry_run', 'lines', ...sectionOrder];
@@ -47,7 +48,7 @@ export function sisEnrolmentsRoutes(app: App, services: Services): void {
     async (request) => {
       const caller = rosterCallerOf(request);
       const body = request.body;
-      const institution = await institutionForPush(services, caller, body.institution);
+      const institution = await institutionForPush(feedAccess(request.deps.db), caller, body.institution);
       // The same check as the other feeds; here a stray key is most likely a misspelt section.
       refuseUnknownFields(body, topLevelFields, 'unknown_section');
       const sections: PushBody = {};

@@ -14,6 +14,7 @@ import { perMinute } from '../../context/rate-limit.ts';
 import { rosterCallerOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import { errorResponses } from '../schemas.ts';
+import { feedAccess } from './feed-access.ts';
 import { description, SyncBody, SyncResponse } from './sis-sync-docs.ts';
 
 /** The top-level fields of the body; anything else is 400 unknown_field. */
@@ -61,7 +62,7 @@ export function sisSyncRoutes(app: App, services: Services): void {
         sync_id: syncId,
         final_page: finalPage,
       } = request.body;
-      const cohort = await cohortForPush(services, caller, cohortId);
+      const cohort = await cohortForPush(feedAccess(request.deps.db), caller, cohortId);
       if (finalPage !== undefined && syncId === undefined) {
         throw new ApiError('invalid_field', { field: 'final_page', detail: 'final_page needs sync_id' });
       }

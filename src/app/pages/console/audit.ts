@@ -5,17 +5,20 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import type { Db } from '../../../db/db.ts';
 import type { KeysetPage, Paged } from '../../../db/keyset.ts';
 import {
   type AdminAuditItem,
   type AuditFilter,
   adminAuditOrder,
   auditEntries,
+  auditPeople,
   type HelpRequestAuditItem,
   helpRequestAuditOrder,
+  listAdminAudit,
+  listHelpRequestAudit,
 } from '../../../domain/audit/trail.ts';
 import { csvRow } from '../../../lib/csv.ts';
-import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { adminSentence } from './audit-sentences.ts';
 import {
@@ -43,19 +46,17 @@ type Reader<T> = (page: KeysetPage) => Promise<Paged<T>>;
 
 const noMatch = async <T>(): Promise<Paged<T>> => ({ items: [], next: null });
 
-export function auditRoutes(app: App, services: Services): void {
-  const { auditTrail } = services;
-
+export function auditRoutes(app: App): void {
   /** The listing the query asks for, as a reader of pages (none when the person is unknown). */
-  const readerOf = (institutionId: string, query: AuditQuery, filter: AuditFilter | undefined) => {
+  const readerOf = (db: Db, institutionId: string, query: AuditQuery, filter: AuditFilter | undefined) => {
     if (query.kind === 'help_requests') {
       const read: Reader<HelpRequestAuditItem> = filter
-        ? (page) => auditTrail.helpRequests(institutionId, filter, page)
+        ? (page) => listHelpRequestAudit(db, institutionId, filter, page)
         : noMatch;
       return { kind: 'help_requests' as const, order: helpRequestAuditOrder, read };
     }
     const read: Reader<AdminAuditItem> = filter
-      ? (page) => auditTrail.admin(institutionId, filter, page)
+      ? (page) => listAdminAudit(db, institutionId, filter, page)
       : noMatch;
     return { kind: 'admin' as const, order: adminAuditOrder, read };
   };
@@ -63,7 +64,7 @@ export function auditRoutes(app: App, services: Services): void {
   const load = async (request: FastifyRequest) => {
     const institution = institutionOf(request);
     const query = request.query as Record<string, string | undefined>;
-    const people = await auditTrail.people(institution.id);
+    const people = await auditPeople(request.deps.db, institution.id);
     const parsed = auditQuery(query);
     return { institution, people, parsed, query };
   };
@@ -79,7 +80,12 @@ export function auditRoutes(app: App, services: Services): void {
       if (!parsed.ok) {
         listing = { items: [], paged: false, problem: parsed.problem };
       } else {
-        const reader = readerOf(institution.id, parsed.value, auditFilter(parsed.value, people, zone));
+        const reader = readerOf(
+          request.deps.db,
+          institution.id,
+          parsed.value,
+          auditFilter(parsed.value, people, zone),
+        );
         listing = await readListing(
           reader.order,
           { cursor: query.cursor, size: 50 },
@@ -106,7 +112,12 @@ export function auditRoutes(app: App, services: Services): void {
         );
       }
       const zone = institution.time_zone;
-      const reader = readerOf(institution.id, parsed.value, auditFilter(parsed.value, people, zone));
+      const reader = readerOf(
+        request.deps.db,
+        institution.id,
+        parsed.value,
+        auditFilter(parsed.value, people, zone),
+      );
       const rows =
         reader.kind === 'admin'
           ? adminCsv(reader.read, zone)

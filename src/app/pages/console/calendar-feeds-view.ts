@@ -5,7 +5,7 @@
 import type { CalendarEventOut } from '../../../domain/calendar/events.ts';
 import type { CalendarFeed, FetchRecord } from '../../../domain/calendar/feeds.ts';
 import { MAX_STORED_OCCURRENCES } from '../../../domain/calendar/schedule.ts';
-import type { AudienceTagListing } from '../../../domain/institutions/service.ts';
+import type { AudienceTagListing } from '../../../domain/institutions/schemas.ts';
 import { list, text, when } from './forms.ts';
 
 /** How far ahead a feed's page lists occurrences. */

@@ -9,6 +9,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { CalendarFeed } from '../../../domain/calendar/feeds.ts';
 import { FeedChangeBody, NewFeedBody } from '../../../domain/calendar/schemas.ts';
+import { listAudienceTags } from '../../../domain/institutions/listings.ts';
 import { ApiError } from '../../../errors.ts';
 import { uuidPattern } from '../../../lib/ids.ts';
 import type { Services } from '../../../services.ts';
@@ -45,21 +46,21 @@ const MAX_ROWS = 50;
 
 type PageData = Record<string, unknown>;
 
-function pages({ calendar, institutions, clock }: Services) {
+function pages({ calendar, clock }: Services) {
   const paths = (request: FastifyRequest, id?: string) => {
     const page = `/console/${institutionOf(request).slug}/calendar-feeds`;
     return id ? `${page}/${id}` : page;
   };
 
   /** The audience tags to choose from; a feed's tag that is not among them is still listed. */
-  const audienceTags = async (institutionId: string) =>
-    (await institutions.listAudienceTags(institutionId, { limit: MAX_TAGS })).items;
+  const audienceTags = async (request: FastifyRequest, institutionId: string) =>
+    (await listAudienceTags(request.deps.db, institutionId, { limit: MAX_TAGS })).items;
 
   const feeds = async (request: FastifyRequest, extra: PageData = {}, status = 200) => {
     const { id: institutionId, time_zone } = institutionOf(request);
     const [listed, tags] = await Promise.all([
       calendar.list(institutionId, { limit: MAX_FEEDS, offset: 0 }),
-      audienceTags(institutionId),
+      audienceTags(request, institutionId),
     ]);
     return ctx(request).render(
       'console/calendar-feeds.eta',
@@ -79,7 +80,7 @@ function pages({ calendar, institutions, clock }: Services) {
       calendar.get(institutionId, id),
       calendar.fetches(institutionId, id, page),
       calendar.events(institutionId, { feed_id: id, from: now.toISOString(), to: to.toISOString(), ...page }),
-      audienceTags(institutionId),
+      audienceTags(request, institutionId),
     ]);
     // "Fetch now" redirects here naming its record, so a reload does not fetch again.
     const shown = (request.query as { fetch?: unknown }).fetch;

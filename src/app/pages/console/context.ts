@@ -7,7 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Access, grants } from '../../../domain/access/policy.ts';
 import type { OpenEscalation } from '../../../domain/inbox/model.ts';
 import type { InboxService } from '../../../domain/inbox/service.ts';
-import type { Institution } from '../../../domain/institutions/service.ts';
+import type { Institution } from '../../../domain/institutions/schemas.ts';
 import { csrfToken } from '../../context/session-cookies.ts';
 import { type Surface, signInFor } from '../page-scope.ts';
 import { withoutArchivedForms } from './archived-forms.ts';

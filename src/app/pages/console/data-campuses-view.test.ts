@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { MergeBody } from '../../../domain/campuses/schemas.ts';
-import type { CampusListing } from '../../../domain/institutions/service.ts';
+import type { CampusListing } from '../../../domain/institutions/schemas.ts';
 import { checkForm } from '../form-check.ts';
 import { campusesView, mergeConfirmation, mergeFields, mergeValues } from './data-campuses-view.ts';
 

@@ -2,7 +2,7 @@
 // the campuses, the names merges kept, the merge form (a select of every campus when they fit in
 // one read, else text fields), and its confirmation naming the campuses as the person knows them.
 import type { CampusAlias } from '../../../domain/campuses/schemas.ts';
-import type { CampusListing } from '../../../domain/institutions/service.ts';
+import type { CampusListing } from '../../../domain/institutions/schemas.ts';
 import { text, when } from './forms.ts';
 import type { Listing } from './listing.ts';
 

@@ -8,9 +8,9 @@
 // API does; the merge form is checked with the API's own schema.
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { campusAliases, mergeCampuses } from '../../../domain/campuses/merge.ts';
 import { MergeBody } from '../../../domain/campuses/schemas.ts';
-import { campusOrder } from '../../../domain/institutions/service.ts';
-import type { Services } from '../../../services.ts';
+import { campusOrder, listCampuses } from '../../../domain/institutions/listings.ts';
 import type { App } from '../../types.ts';
 import { checkForm } from '../form-check.ts';
 import { ctx, institutionOf } from './context.ts';
@@ -20,15 +20,14 @@ import { allOrNone, CursorQuery, readListing } from './listing.ts';
 
 const Params = Type.Object({ slug: Type.String() });
 
-export function dataCampusRoutes(app: App, services: Services): void {
-  const { institutions, campusMerge } = services;
+export function dataCampusRoutes(app: App): void {
   const pageOf = (request: FastifyRequest) => `/console/${institutionOf(request).slug}/campuses`;
 
   /** The merge form's choices (the operator's only): every campus when they fit in one read. */
   const mergeChoices = (request: FastifyRequest) => {
     if (!ctx(request).may('operator')) return undefined;
     const institutionId = institutionOf(request).id;
-    return allOrNone((page) => institutions.listCampuses(institutionId, page));
+    return allOrNone((page) => listCampuses(request.deps.db, institutionId, page));
   };
 
   const campuses = async (request: FastifyRequest, extra: Record<string, unknown> = {}, status = 200) => {
@@ -37,9 +36,9 @@ export function dataCampusRoutes(app: App, services: Services): void {
     const cursor = (request.query as { cursor?: string } | undefined)?.cursor;
     const [listing, aliases, choices] = await Promise.all([
       readListing(campusOrder, { cursor, size: 50 }, (page) =>
-        institutions.listCampuses(institutionId, page),
+        listCampuses(request.deps.db, institutionId, page),
       ),
-      campusMerge.aliases(institutionId),
+      campusAliases(request.deps.db, institutionId),
       mergeChoices(request),
     ]);
     const view = campusesView(listing, aliases, { may: c.may('operator'), choices }, pageOf(request));
@@ -74,7 +73,10 @@ export function dataCampusRoutes(app: App, services: Services): void {
         return c.render('console/confirm.eta', mergeConfirmation(values, await mergeChoices(request), page));
       }
       try {
-        await campusMerge.merge(institutionOf(request).id, { ...checked.value, actor: c.caller.actor });
+        await mergeCampuses(request.deps.db, institutionOf(request).id, {
+          ...checked.value,
+          actor: c.caller.actor,
+        });
       } catch (error) {
         const refused = refusalOf(error, ['from', 'into']);
         return campuses(request, { values, ...refused }, refused.status);

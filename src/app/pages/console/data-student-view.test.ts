@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Cohort, StudentListing } from '../../../domain/institutions/service.ts';
+import type { Cohort, StudentListing } from '../../../domain/institutions/schemas.ts';
 import { studentView } from './data-student-view.ts';
 
 const at = new Date('2026-03-04T10:00:00Z');

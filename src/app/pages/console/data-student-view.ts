@@ -4,7 +4,7 @@
 
 import type { Paged } from '../../../db/keyset.ts';
 import type { HelpRequest } from '../../../domain/helpdesk/schemas.ts';
-import type { Cohort, StudentListing } from '../../../domain/institutions/service.ts';
+import type { Cohort, StudentListing } from '../../../domain/institutions/schemas.ts';
 import type { EnrolmentListing } from '../../../domain/taxonomy/enrolment-listing.ts';
 import { when } from './forms.ts';
 import { type Listing, searchOf } from './listing.ts';

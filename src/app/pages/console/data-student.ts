@@ -8,6 +8,8 @@
 // The page calls the same domain functions as the admin API, with the request's institution.
 import { Type } from 'typebox';
 import { helpRequestOrder, listFilterOf } from '../../../domain/helpdesk/listing.ts';
+import { getCohort } from '../../../domain/institutions/institutions.ts';
+import { getStudent } from '../../../domain/institutions/listings.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { ctx, institutionOf } from './context.ts';
@@ -23,7 +25,7 @@ const StudentQuery = Type.Object({
 const PAGE_SIZE = 25;
 
 export function dataStudentPageRoutes(app: App, services: Services): void {
-  const { institutions, helpRequests, taxonomy } = services;
+  const { helpRequests, taxonomy } = services;
 
   app.get(
     '/:slug/students/:id',
@@ -33,9 +35,9 @@ export function dataStudentPageRoutes(app: App, services: Services): void {
       const institution = institutionOf(request);
       const { id } = request.params;
       // A malformed id is student_not_found, as an unknown one: the not-found page.
-      const student = await institutions.getStudent(institution.id, id);
+      const student = await getStudent(request.deps.db, institution.id, id);
       const [cohort, , requests, enrolments] = await Promise.all([
-        institutions.getCohort(institution.id, student.cohort_id),
+        getCohort(request.deps.db, institution.id, student.cohort_id),
         // Who looked (docs/privacy.md): one INSERT beside the page's reads.
         services.privacy.recordAccess(
           c.caller,

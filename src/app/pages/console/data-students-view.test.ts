@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Cohort, StudentListing } from '../../../domain/institutions/service.ts';
+import type { Cohort, StudentListing } from '../../../domain/institutions/schemas.ts';
 import { StudentQuery } from '../../../domain/students/listing.ts';
 import { checkForm } from '../form-check.ts';
 import { studentFilterFields, studentFilters, studentsView } from './data-students-view.ts';

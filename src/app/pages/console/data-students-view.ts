@@ -6,7 +6,7 @@ import type {
   Cohort,
   ProgramListing,
   StudentListing,
-} from '../../../domain/institutions/service.ts';
+} from '../../../domain/institutions/schemas.ts';
 import { when } from './forms.ts';
 import { type Listing, listingUrl, searchOf } from './listing.ts';
 

@@ -9,11 +9,16 @@
 // error page for the export).
 import { Readable } from 'node:stream';
 import { Type } from 'typebox';
-import { studentOrder } from '../../../domain/institutions/service.ts';
+import { listCohorts } from '../../../domain/institutions/institutions.ts';
+import {
+  listCampuses,
+  listPrograms,
+  listStudents,
+  studentOrder,
+} from '../../../domain/institutions/listings.ts';
 import { StudentQuery, studentFilter, studentsCsv } from '../../../domain/students/listing.ts';
 import { ApiError } from '../../../errors.ts';
 import { MAX_CURSOR_LENGTH } from '../../../lib/cursor.ts';
-import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { checkForm } from '../form-check.ts';
 import { ctx, institutionOf } from './context.ts';
@@ -33,26 +38,25 @@ const StudentsQuery = Type.Object({
   cursor: Loose(MAX_CURSOR_LENGTH),
 });
 
-export function dataStudentRoutes(app: App, services: Services): void {
-  const { institutions } = services;
-
+export function dataStudentRoutes(app: App): void {
   app.get(
     '/:slug/students',
     { config: { access: 'read' }, schema: { hide: true, params: Params, querystring: StudentsQuery } },
     async (request) => {
       const institution = institutionOf(request);
+      const { db } = request.deps;
       const filters = studentFilters(request.query);
       const [listing, cohorts, programs, campuses] = await Promise.all([
         readFilteredListing(
           { schema: StudentQuery, values: { ...filters }, fields: studentFilterFields },
           studentOrder,
           { cursor: request.query.cursor, size: 50 },
-          (query, page) => institutions.listStudents(institution.id, { ...page, ...studentFilter(query) }),
+          (query, page) => listStudents(db, institution.id, { ...page, ...studentFilter(query) }),
         ),
         // Every cohort, archived ones too: their students stay and are listed as before.
-        allOrNone((page) => institutions.listCohorts(institution.id, { ...page, archived: 'any' })),
-        allOrNone((page) => institutions.listPrograms(institution.id, page)),
-        allOrNone((page) => institutions.listCampuses(institution.id, page)),
+        allOrNone((page) => listCohorts(db, institution.id, { ...page, archived: 'any' })),
+        allOrNone((page) => listPrograms(db, institution.id, page)),
+        allOrNone((page) => listCampuses(db, institution.id, page)),
       ]);
       const page = `/console/${institution.slug}/students`;
       return ctx(request).render(
@@ -73,7 +77,7 @@ export function dataStudentRoutes(app: App, services: Services): void {
         .type('text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="${institution.slug}-students.csv"`)
         .header('cache-control', 'no-store')
-        .send(Readable.from(studentsCsv(institutions, institution.id, studentFilter(filters))));
+        .send(Readable.from(studentsCsv(request.deps.db, institution.id, studentFilter(filters))));
     },
   );
 }

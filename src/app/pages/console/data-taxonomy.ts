@@ -7,8 +7,9 @@
 // the filters are checked with the API's own schemas and a refusal is shown above the list.
 
 import { type TSchema, Type } from 'typebox';
+import type { Db } from '../../../db/db.ts';
 import type { KeysetPage, Paged } from '../../../db/keyset.ts';
-import { programOrder } from '../../../domain/institutions/service.ts';
+import { listPrograms, programOrder } from '../../../domain/institutions/listings.ts';
 import { EnrolmentFilters, UnitFilters } from '../../../domain/taxonomy/schemas.ts';
 import { enrolmentOrder, termOrder, unitOrder } from '../../../domain/taxonomy/service.ts';
 import type { KeysetOrder } from '../../../lib/cursor.ts';
@@ -37,10 +38,10 @@ interface DataPage {
   /** The listing's filters: the schema the API takes them with, and the form's labels. */
   schema: TSchema;
   fields: Record<string, FieldText>;
-  read: (institutionId: string, filter: Filter, page: KeysetPage) => Promise<Paged<unknown>>;
+  read: (db: Db, institutionId: string, filter: Filter, page: KeysetPage) => Promise<Paged<unknown>>;
 }
 
-function dataPages({ institutions, taxonomy }: Services): readonly DataPage[] {
+function dataPages({ taxonomy }: Services): readonly DataPage[] {
   return [
     {
       path: 'programs',
@@ -49,7 +50,7 @@ function dataPages({ institutions, taxonomy }: Services): readonly DataPage[] {
       order: programOrder,
       schema: NoFilters,
       fields: {},
-      read: (institutionId, _filter, page) => institutions.listPrograms(institutionId, page),
+      read: (db, institutionId, _filter, page) => listPrograms(db, institutionId, page),
     },
     {
       path: 'terms',
@@ -58,7 +59,7 @@ function dataPages({ institutions, taxonomy }: Services): readonly DataPage[] {
       order: termOrder,
       schema: NoFilters,
       fields: {},
-      read: (institutionId, _filter, page) => taxonomy.listTerms(institutionId, page),
+      read: (_db, institutionId, _filter, page) => taxonomy.listTerms(institutionId, page),
     },
     {
       path: 'units',
@@ -67,7 +68,7 @@ function dataPages({ institutions, taxonomy }: Services): readonly DataPage[] {
       order: unitOrder,
       schema: UnitFilters,
       fields: { program_code: { label: 'Program code' } },
-      read: (institutionId, filter, page) =>
+      read: (_db, institutionId, filter, page) =>
         taxonomy.listUnits(institutionId, { ...page, programCode: filter.program_code }),
     },
     {
@@ -82,7 +83,7 @@ function dataPages({ institutions, taxonomy }: Services): readonly DataPage[] {
         email: { label: 'Student email' },
         status: { label: 'Status' },
       },
-      read: (institutionId, filter, page) =>
+      read: (_db, institutionId, filter, page) =>
         taxonomy.listEnrolments(institutionId, {
           ...page,
           termCode: filter.term_code,
@@ -112,7 +113,7 @@ export function dataTaxonomyRoutes(app: App, services: Services): void {
           { schema: page.schema, values: filters, fields: page.fields },
           page.order,
           { cursor: q.cursor, size: 50 },
-          (filter, keyset) => page.read(institution.id, filter as Filter, keyset),
+          (filter, keyset) => page.read(request.deps.db, institution.id, filter as Filter, keyset),
         );
         const view = dataListView(page.title, listing, filters, `/console/${institution.slug}/${page.path}`);
         return ctx(request).render(`console/${page.template}.eta`, view, listing.problem ? 400 : 200);

@@ -2,7 +2,7 @@
 // and recent full syncs with their cohorts' names, a sync with a page of its departing students,
 // and the confirmation of a decision naming the first of them.
 import type { DepartingStudent, FullSyncListing } from '../../../domain/departures/schemas.ts';
-import type { Cohort } from '../../../domain/institutions/service.ts';
+import type { Cohort } from '../../../domain/institutions/schemas.ts';
 import { when } from './forms.ts';
 import type { Listing } from './listing.ts';
 

@@ -8,8 +8,15 @@
 // admin API does; a decision is recorded under the signed-in person's name.
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { departureOrder } from '../../../domain/departures/departures.ts';
-import type { Services } from '../../../services.ts';
+import {
+  decideDepartures,
+  decisionOf,
+  departureOrder,
+  getFullSync,
+  listDepartingStudents,
+  listFullSyncs,
+} from '../../../domain/departures/departures.ts';
+import { listCohorts } from '../../../domain/institutions/institutions.ts';
 import type { App } from '../../types.ts';
 import { ctx, institutionOf } from './context.ts';
 import { confirmed, refusalOf } from './forms.ts';
@@ -29,15 +36,14 @@ const SyncParams = Type.Object({ slug: Type.String(), id: Type.String() });
 /** Cohorts named on the pages (an institution has a handful). */
 const MAX_COHORTS = 200;
 
-export function fullSyncRoutes(app: App, services: Services): void {
-  const { departures, institutions } = services;
+export function fullSyncRoutes(app: App): void {
   const pageOf = (request: FastifyRequest, id?: string) => {
     const page = `/console/${institutionOf(request).slug}/full-syncs`;
     return id ? `${page}/${encodeURIComponent(id)}` : page;
   };
-  const cohortsOf = async (institutionId: string) =>
+  const cohortsOf = async (request: FastifyRequest, institutionId: string) =>
     cohortNames(
-      (await institutions.listCohorts(institutionId, { limit: MAX_COHORTS, archived: 'any' })).items,
+      (await listCohorts(request.deps.db, institutionId, { limit: MAX_COHORTS, archived: 'any' })).items,
     );
 
   app.get(
@@ -46,9 +52,9 @@ export function fullSyncRoutes(app: App, services: Services): void {
     async (request) => {
       const institutionId = institutionOf(request).id;
       const [held, recent, cohorts] = await Promise.all([
-        departures.list(institutionId, { status: 'held', limit: 100 }),
-        departures.list(institutionId, { limit: 20 }),
-        cohortsOf(institutionId),
+        listFullSyncs(request.deps.db, institutionId, { status: 'held', limit: 100 }),
+        listFullSyncs(request.deps.db, institutionId, { limit: 20 }),
+        cohortsOf(request, institutionId),
       ]);
       return ctx(request).render('console/full-syncs.eta', fullSyncsView(held.items, recent.items, cohorts));
     },
@@ -64,11 +70,11 @@ export function fullSyncRoutes(app: App, services: Services): void {
     const institutionId = institutionOf(request).id;
     const cursor = (request.query as { cursor?: string } | undefined)?.cursor;
     const [sync, cohorts] = await Promise.all([
-      departures.get(institutionId, id, { students: false }),
-      cohortsOf(institutionId),
+      getFullSync(request.deps.db, institutionId, id, { students: false }),
+      cohortsOf(request, institutionId),
     ]);
     const students = await readListing(departureOrder, { cursor, size: PAGE_SIZE }, (page) =>
-      departures.listDepartures(institutionId, id, page),
+      listDepartingStudents(request.deps.db, institutionId, id, page),
     );
     return ctx(request).render(
       'console/full-sync.eta',
@@ -95,8 +101,8 @@ export function fullSyncRoutes(app: App, services: Services): void {
           // Asking first changes nothing: no audit entry for it.
           request.unchanged = true;
           const [sync, first] = await Promise.all([
-            departures.get(institutionId, id, { students: false }),
-            departures.listDepartures(institutionId, id, { limit: NAMED_IN_CONFIRMATION }),
+            getFullSync(request.deps.db, institutionId, id, { students: false }),
+            listDepartingStudents(request.deps.db, institutionId, id, { limit: NAMED_IN_CONFIRMATION }),
           ]);
           return c.render(
             'console/confirm.eta',
@@ -104,7 +110,10 @@ export function fullSyncRoutes(app: App, services: Services): void {
           );
         }
         try {
-          await departures[action](institutionId, id, c.caller.actor);
+          await decideDepartures(request.deps, institutionId, id, {
+            status: decisionOf[action],
+            actor: c.caller.actor,
+          });
         } catch (error) {
           const refused = refusalOf(error, []);
           return detail(request, id, refused, refused.status);

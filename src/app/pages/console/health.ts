@@ -23,8 +23,7 @@ import { removedWords } from './privacy-view.ts';
 const MOST = 200;
 
 export function healthRoutes(app: App, services: Services): void {
-  const { db, clock, config, webhooks, calendar, oneRosterSources } = services;
-  const rosterDeps = { db, bootstrapHash: config.bootstrapRosterSecretHash };
+  const { db, clock, webhooks, calendar, oneRosterSources } = services;
 
   app.get(
     '/:slug/',
@@ -50,7 +49,7 @@ export function healthRoutes(app: App, services: Services): void {
         listRuns(db, id, { kind: 'roster', limit: 1 }),
         listRuns(db, id, { kind: 'enrolments', limit: 1 }),
         listFullSyncs(db, id, { status: 'held', limit: 20 }),
-        rosterSecretStatus(rosterDeps, id, clock.now()),
+        rosterSecretStatus(request.deps, id, clock.now()),
         integrations ? syncSecretStatus(db, id) : undefined,
         integrations ? webhooks.list(id, { limit: MOST }) : undefined,
         calendar.list(id, { limit: MOST, offset: 0 }),

@@ -112,7 +112,7 @@ export function inboxRoutes(app: App, services: Services): void {
       helpRequests.get(institutionId, id),
       helpRequests.assignees(institutionId),
       studentApp.crisisContacts(institutionId),
-      replyBoxData(services, institutionId),
+      replyBoxData(request.deps.db, institutionId),
       privacy
         .recordAccess(c.caller, institutionId, 'help_request', { helpRequestId: id }, 'console')
         .then(() => privacy.seenBy(institutionId, id)),

@@ -2,7 +2,7 @@
 // hides only what the access policy would refuse (the same `grants` the request context asks),
 // so a link is never shown for a page that answers "not allowed".
 import { type Access, type Caller, grants } from '../../../domain/access/policy.ts';
-import type { Institution } from '../../../domain/institutions/service.ts';
+import type { Institution } from '../../../domain/institutions/schemas.ts';
 
 export type StaffCaller = Exclude<Caller, { kind: 'student' }>;
 

@@ -6,6 +6,7 @@
 // a refusal is shown next to the field it names.
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { listCohorts } from '../../../domain/institutions/institutions.ts';
 import { SourceBody } from '../../../domain/oneroster/pull/schemas.ts';
 import { listRuns } from '../../../domain/runs/runs.ts';
 import type { Services } from '../../../services.ts';
@@ -28,14 +29,14 @@ const access = { access: 'integrations' as const };
 const HISTORY = 20;
 
 export function oneRosterSourceRoutes(app: App, services: Services): void {
-  const { oneRosterSources, oneRosterPulls, institutions, db, clock } = services;
+  const { oneRosterSources, oneRosterPulls, db, clock } = services;
   const pagePath = (request: FastifyRequest) => `/console/${institutionOf(request).slug}/oneroster-source`;
 
   const page = async (request: FastifyRequest, extra: Record<string, unknown> = {}, status = 200) => {
     const institutionId = institutionOf(request).id;
     const [source, cohorts, history] = await Promise.all([
       oneRosterSources.find(institutionId),
-      institutions.listCohorts(institutionId, { limit: 200, archived: 'any' }),
+      listCohorts(request.deps.db, institutionId, { limit: 200, archived: 'any' }),
       listRuns(db, institutionId, { limit: HISTORY, kind: 'oneroster' }),
     ]);
     const done = (request.query as { done?: unknown } | undefined)?.done;

@@ -6,8 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import type { Db } from '../../../db/db.ts';
 import { actingStaff } from '../../../domain/helpdesk/rules.ts';
 import { ReplyBody } from '../../../domain/helpdesk/schemas.ts';
+import { getSavedReply, listSavedReplies } from '../../../domain/saved-replies/saved-replies.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { checkForm } from '../form-check.ts';
@@ -25,8 +27,8 @@ type RequestPage = (
 ) => Promise<FastifyReply>;
 
 /** What the request page needs for its reply box: the saved replies and a fresh key for the form. */
-export async function replyBoxData(services: Services, institutionId: string) {
-  return { savedReplies: await services.savedReplies.list(institutionId), replyKey: randomUUID() };
+export async function replyBoxData(db: Db, institutionId: string) {
+  return { savedReplies: await listSavedReplies(db, institutionId), replyKey: randomUUID() };
 }
 
 /** The reply form's fields as posted: the text as typed (only trailing space trimmed), and its key. */
@@ -39,7 +41,7 @@ function posted(body: unknown) {
 }
 
 export function replyRoutes(app: App, services: Services, requestPage: RequestPage): void {
-  const { helpRequests, savedReplies } = services;
+  const { helpRequests } = services;
   const pageOf = (request: FastifyRequest, id: string) =>
     `/console/${institutionOf(request).slug}/inbox/${id}`;
 
@@ -79,7 +81,7 @@ export function replyRoutes(app: App, services: Services, requestPage: RequestPa
           400,
         );
       try {
-        const saved = await savedReplies.get(institutionOf(request).id, chosen);
+        const saved = await getSavedReply(request.deps.db, institutionOf(request).id, chosen);
         const combined = typed === '' ? saved.body : `${typed}\n\n${saved.body}`;
         return requestPage(request, { values: { text: combined, saved_reply: chosen }, replyKey });
       } catch (error) {

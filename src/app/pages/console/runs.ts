@@ -7,7 +7,7 @@
 // admin API does.
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { runOrder } from '../../../domain/runs/runs.ts';
+import { dailyRuns, getRun, listRuns, runOrder, studentNamesOf } from '../../../domain/runs/runs.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { ctx, institutionOf } from './context.ts';
@@ -25,7 +25,7 @@ const RunsQuery = Type.Object({
 });
 
 export function runRoutes(app: App, services: Services): void {
-  const { runs, clock } = services;
+  const { clock } = services;
   const pageOf = (request: FastifyRequest) => `/console/${institutionOf(request).slug}/runs`;
 
   app.get(
@@ -38,9 +38,9 @@ export function runRoutes(app: App, services: Services): void {
       // The chart: the runs started on each of the last 30 days, summed by the domain, by the
       // same day as the day filter, so a day's bar and that day's filtered list agree.
       const [daily, listing] = await Promise.all([
-        runs.daily(institutionId, { kind: filters.kind, ...span }),
+        dailyRuns(request.deps.db, institutionId, { kind: filters.kind, ...span }),
         readListing(runOrder, { cursor: request.query.cursor, size: 50 }, (page) =>
-          runs.list(institutionId, {
+          listRuns(request.deps.db, institutionId, {
             ...page,
             kind: filters.kind,
             from: filters.day,
@@ -59,9 +59,9 @@ export function runRoutes(app: App, services: Services): void {
     { config: { access: 'admin' }, schema: { hide: true, params: RunParams } },
     async (request) => {
       const institution = institutionOf(request);
-      const run = await runs.get(institution.id, request.params.runId);
+      const run = await getRun(request.deps.db, institution.id, request.params.runId);
       // Each error's student by name beside the keys it was sent with, where the student is stored.
-      const names = await runs.studentNames(institution.id, run.errors);
+      const names = await studentNamesOf(request.deps.db, institution.id, run.errors);
       return ctx(request).render(
         'console/run.eta',
         runView(run, pageOf(request), timesIn(institution.time_zone), names),
@@ -74,8 +74,8 @@ export function runRoutes(app: App, services: Services): void {
     { config: { access: 'admin' }, schema: { hide: true, params: RunParams } },
     async (request, reply) => {
       // A run keeps at most 1000 row errors: the file is built whole.
-      const run = await runs.get(institutionOf(request).id, request.params.runId);
-      const names = await runs.studentNames(institutionOf(request).id, run.errors);
+      const run = await getRun(request.deps.db, institutionOf(request).id, request.params.runId);
+      const names = await studentNamesOf(request.deps.db, institutionOf(request).id, run.errors);
       return reply
         .type('text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="run-${run.id}-errors.csv"`)

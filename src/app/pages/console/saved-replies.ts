@@ -4,12 +4,16 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import {
+  changeSavedReply,
+  createSavedReply,
+  getSavedReply,
+  listSavedReplies,
   MAX_SAVED_REPLIES,
   MAX_SAVED_REPLY_BODY,
+  removeSavedReply,
   type SavedReplyInput,
   savedReplyProblems,
 } from '../../../domain/saved-replies/saved-replies.ts';
-import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { ctx, institutionOf } from './context.ts';
 import { refusalOf, text } from './forms.ts';
@@ -25,11 +29,11 @@ function posted(body: unknown): SavedReplyInput {
   return { name: text(body, 'name'), body: typeof raw === 'string' ? raw.replace(/\s+$/, '') : '' };
 }
 
-export function savedReplyRoutes(app: App, { savedReplies }: Services): void {
+export function savedReplyRoutes(app: App): void {
   const pageOf = (request: FastifyRequest) => `/console/${institutionOf(request).slug}/saved-replies`;
 
   const listPage = async (request: FastifyRequest, extra: Record<string, unknown> = {}, status = 200) => {
-    const items = await savedReplies.list(institutionOf(request).id);
+    const items = await listSavedReplies(request.deps.db, institutionOf(request).id);
     return ctx(request).render(
       'console/saved-replies.eta',
       {
@@ -47,7 +51,7 @@ export function savedReplyRoutes(app: App, { savedReplies }: Services): void {
 
   const itemPage = async (request: FastifyRequest, extra: Record<string, unknown> = {}, status = 200) => {
     const { id } = request.params as { id: string };
-    const item = await savedReplies.get(institutionOf(request).id, id);
+    const item = await getSavedReply(request.deps.db, institutionOf(request).id, id);
     return ctx(request).render(
       'console/saved-reply.eta',
       {
@@ -74,7 +78,7 @@ export function savedReplyRoutes(app: App, { savedReplies }: Services): void {
       const problems = savedReplyProblems(values);
       if (Object.keys(problems).length > 0) return listPage(request, { values, errors: problems }, 400);
       try {
-        await savedReplies.create(institutionOf(request).id, values);
+        await createSavedReply(request.deps, institutionOf(request).id, values);
       } catch (error) {
         const refused = refusalOf(error, FIELDS);
         return listPage(request, { values, ...refused }, refused.status);
@@ -97,7 +101,7 @@ export function savedReplyRoutes(app: App, { savedReplies }: Services): void {
       const problems = savedReplyProblems(values);
       if (Object.keys(problems).length > 0) return itemPage(request, { values, errors: problems }, 400);
       try {
-        await savedReplies.update(institutionOf(request).id, request.params.id, values);
+        await changeSavedReply(request.deps, institutionOf(request).id, request.params.id, values);
       } catch (error) {
         const refused = refusalOf(error, FIELDS);
         return itemPage(request, { values, ...refused }, refused.status);
@@ -110,7 +114,7 @@ export function savedReplyRoutes(app: App, { savedReplies }: Services): void {
     '/:slug/saved-replies/:id/delete',
     { config: { ...config, formFields: ['confirmed'] }, schema: { hide: true, params: ItemParams } },
     async (request, reply) => {
-      await savedReplies.remove(institutionOf(request).id, request.params.id);
+      await removeSavedReply(request.deps.db, institutionOf(request).id, request.params.id);
       return reply.redirect(`${pageOf(request)}?done=saved_reply_deleted`, 303);
     },
   );

@@ -19,7 +19,6 @@ import {
   revokeRosterSecret,
   rosterSecretStatus,
 } from '../../../domain/secrets/roster-secrets.ts';
-import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { ctx, institutionOf } from './context.ts';
 import { confirmed, refusalOf, text } from './forms.ts';
@@ -42,43 +41,43 @@ const noActive = (which: string) => ({
   status: 404,
 });
 
-export function secretRoutes(app: App, { db, config, clock }: Services): void {
-  const rosterDeps = { db, bootstrapHash: config.bootstrapRosterSecretHash };
-  const pageOf = (request: FastifyRequest) => `/console/${institutionOf(request).slug}/secrets`;
+const pageOf = (request: FastifyRequest) => `/console/${institutionOf(request).slug}/secrets`;
 
-  const overview = async (request: FastifyRequest, extra: Record<string, unknown> = {}, status = 200) => {
-    const c = ctx(request);
-    const institutionId = institutionOf(request).id;
-    const [roster, sync] = await Promise.all([
-      rosterSecretStatus(rosterDeps, institutionId, clock.now()),
-      c.may('integrations') ? syncSecretStatus(db, institutionId) : undefined,
-    ]);
-    return c.render('console/secrets.eta', { ...secretsView(roster, sync), ...extra }, status);
-  };
+const overview = async (request: FastifyRequest, extra: Record<string, unknown> = {}, status = 200) => {
+  const c = ctx(request);
+  const institutionId = institutionOf(request).id;
+  const [roster, sync] = await Promise.all([
+    rosterSecretStatus(request.deps, institutionId, request.deps.clock.now()),
+    c.may('integrations') ? syncSecretStatus(request.deps.db, institutionId) : undefined,
+  ]);
+  return c.render('console/secrets.eta', { ...secretsView(roster, sync), ...extra }, status);
+};
 
-  /** Asks first (changing nothing, so left out of the audit) unless the form says it was confirmed. */
-  const unconfirmed = (request: FastifyRequest, action: SecretAction, overlapDays = 0) => {
-    if (confirmed(request.body)) return undefined;
-    request.unchanged = true;
-    return ctx(request).render(
-      'console/confirm.eta',
-      secretConfirmView(action, pageOf(request), overlapDays),
-    );
-  };
+/** Asks first (changing nothing, so left out of the audit) unless the form says it was confirmed. */
+const unconfirmed = (request: FastifyRequest, action: SecretAction, overlapDays = 0) => {
+  if (confirmed(request.body)) return undefined;
+  request.unchanged = true;
+  return ctx(request).render('console/confirm.eta', secretConfirmView(action, pageOf(request), overlapDays));
+};
 
-  /** Runs a change; a refusal is shown above the secrets. */
-  const act = async (request: FastifyRequest, run: () => Promise<FastifyReply>) => {
-    try {
-      return await run();
-    } catch (error) {
-      const refused = refusalOf(error, []);
-      return overview(request, refused, refused.status);
-    }
-  };
+/** Runs a change; a refusal is shown above the secrets. */
+const act = async (request: FastifyRequest, run: () => Promise<FastifyReply>) => {
+  try {
+    return await run();
+  } catch (error) {
+    const refused = refusalOf(error, []);
+    return overview(request, refused, refused.status);
+  }
+};
 
-  const shown = (request: FastifyRequest, which: 'roster secret' | 'help-sync secret', secret: string) =>
-    ctx(request).render('console/secret-shown.eta', secretShownView(which, secret, pageOf(request)));
+const shown = (request: FastifyRequest, which: 'roster secret' | 'help-sync secret', secret: string) =>
+  ctx(request).render('console/secret-shown.eta', secretShownView(which, secret, pageOf(request)));
 
+/** The secret just issued, shown once. */
+const syncSecretShown = async (request: FastifyRequest, issue: typeof issueSyncSecret) =>
+  shown(request, 'help-sync secret', (await issue(request.deps.db, institutionOf(request))).secret);
+
+export function secretRoutes(app: App): void {
   app.get('/:slug/secrets', { config: admin, schema }, async (request) => overview(request));
 
   app.post(
@@ -86,7 +85,7 @@ export function secretRoutes(app: App, { db, config, clock }: Services): void {
     { config: { ...admin, formFields: ['previous_secret_valid_days', 'confirmed'] }, schema },
     async (request) => {
       const institution = institutionOf(request);
-      const current = await rosterSecretStatus(rosterDeps, institution.id);
+      const current = await rosterSecretStatus(request.deps, institution.id);
       const overlapDays =
         current.state === 'active' ? overlapOf(text(request.body, 'previous_secret_valid_days')) : 0;
       if (current.state === 'active') {
@@ -94,9 +93,9 @@ export function secretRoutes(app: App, { db, config, clock }: Services): void {
         if (asked) return asked;
       }
       return act(request, async () => {
-        const issued = await issueRosterSecret(db, institution, {
+        const issued = await issueRosterSecret(request.deps.db, institution, {
           previousValidDays: overlapDays,
-          now: clock.now(),
+          now: request.deps.clock.now(),
         });
         return shown(request, 'roster secret', issued.secret);
       });
@@ -109,7 +108,7 @@ export function secretRoutes(app: App, { db, config, clock }: Services): void {
     async (request, reply) => {
       const asked = unconfirmed(request, 'roster/revoke');
       if (asked) return asked;
-      if (!(await revokeRosterSecret(db, institutionOf(request).id))) {
+      if (!(await revokeRosterSecret(request.deps.db, institutionOf(request).id))) {
         const refused = noActive('roster secret');
         return overview(request, refused, refused.status);
       }
@@ -120,10 +119,7 @@ export function secretRoutes(app: App, { db, config, clock }: Services): void {
   app.post(
     '/:slug/secrets/help-sync',
     { config: { ...integrations, formFields: ['confirmed'] }, schema },
-    async (request) =>
-      act(request, async () =>
-        shown(request, 'help-sync secret', (await issueSyncSecret(db, institutionOf(request))).secret),
-      ),
+    async (request) => act(request, () => syncSecretShown(request, issueSyncSecret)),
   );
 
   app.post(
@@ -132,9 +128,7 @@ export function secretRoutes(app: App, { db, config, clock }: Services): void {
     async (request) => {
       const asked = unconfirmed(request, 'help-sync/rotate');
       if (asked) return asked;
-      return act(request, async () =>
-        shown(request, 'help-sync secret', (await rotateSyncSecret(db, institutionOf(request))).secret),
-      );
+      return act(request, () => syncSecretShown(request, rotateSyncSecret));
     },
   );
 
@@ -144,7 +138,7 @@ export function secretRoutes(app: App, { db, config, clock }: Services): void {
     async (request, reply) => {
       const asked = unconfirmed(request, 'help-sync/revoke');
       if (asked) return asked;
-      if (!(await revokeSyncSecret(db, institutionOf(request).id))) {
+      if (!(await revokeSyncSecret(request.deps.db, institutionOf(request).id))) {
         const refused = noActive('help-sync secret');
         return overview(request, refused, refused.status);
       }

@@ -5,6 +5,7 @@
 import type { Eta } from 'eta';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
+import { institutionBySlug } from '../../../domain/institutions/institutions.ts';
 import { SignInFailure } from '../../../domain/people/sign-in.ts';
 import type { Services } from '../../../services.ts';
 import { perMinute } from '../../context/rate-limit.ts';
@@ -40,7 +41,7 @@ export async function registerSignInPages(parent: App, engine: Eta, services: Se
 }
 
 function signInRoutes(app: App, services: Services): void {
-  const { signIn, identityProviders, institutions, sessions } = services;
+  const { signIn, identityProviders, sessions } = services;
   const cookies = sessionCookies(services.config.publicBaseUrl);
   const secure = services.config.publicBaseUrl.startsWith('https:');
   const hide = { hide: true };
@@ -108,7 +109,7 @@ function signInRoutes(app: App, services: Services): void {
       },
     },
     async (request, reply) => {
-      const institution = await institutions.bySlugIfValid(request.params.slug);
+      const institution = await institutionBySlug(request.deps.db, request.params.slug);
       if (!institution) {
         throw new SignInFailure('institution_not_found', 'There is no institution at this address.', 404);
       }

@@ -1,6 +1,6 @@
-// The delivery worker's shared shapes, apart from its functions: the loop (worker.ts) starts its
-// continuous mode (continuous.ts), and the continuous mode names what it uses of the loop here,
-// so neither module imports the other's types back.
+// The delivery worker's shared shapes, apart from its functions: the loop
+// (src/workers/webhook-delivery.ts) starts its continuous mode (continuous.ts), and the continuous
+// mode names what it uses of the loop here, so neither module imports the other's types back.
 import type { Shares } from './capacity.ts';
 import type { Claimed } from './claim.ts';
 import type { Inflight } from './inflight.ts';
@@ -12,7 +12,7 @@ export interface WorkerLogger {
   error(obj: object, msg?: string): void;
 }
 
-/** What the continuous mode uses of the delivery rounds (`deliveryRounds` in worker.ts). */
+/** What the continuous mode uses of the delivery rounds (`deliveryRounds` in src/workers/webhook-delivery.ts). */
 export interface ContinuousRounds {
   workerId: string;
   shares: Shares;

@@ -17,21 +17,21 @@
 
 import { randomUUID } from 'node:crypto';
 import type dns from 'node:dns';
-import type { Db } from '../../../db/db.ts';
-import type { Clock } from '../../../lib/clock.ts';
-import { isSealed, type Keyring } from '../../../lib/encryption.ts';
-import type { OutboundPolicy } from '../../../lib/outbound-url.ts';
-import { workerJob } from '../../../lib/telemetry/jobs.ts';
-import type { Outcome } from '../schedule.ts';
-import { attemptDelivery, createDeliveryAgent, urlChecker } from './attempt.ts';
-import { capacity, sharesAhead, sharesFor, wakeAfter } from './capacity.ts';
-import { type Claimed, claimDeliveries } from './claim.ts';
-import { continuousMode } from './continuous.ts';
-import { createInflight } from './inflight.ts';
-import { createLeaseKeeper, returnLeases } from './leases.ts';
-import { createPruner, createVacuumer, RETENTION_MS } from './maintenance.ts';
-import type { WorkerLogger } from './model.ts';
-import { type Result, recordResults, resultOf } from './state.ts';
+import type { Db } from '../db/db.ts';
+import { attemptDelivery, createDeliveryAgent, urlChecker } from '../domain/webhooks/delivery/attempt.ts';
+import { capacity, sharesAhead, sharesFor, wakeAfter } from '../domain/webhooks/delivery/capacity.ts';
+import { type Claimed, claimDeliveries } from '../domain/webhooks/delivery/claim.ts';
+import { continuousMode } from '../domain/webhooks/delivery/continuous.ts';
+import { createInflight } from '../domain/webhooks/delivery/inflight.ts';
+import { createLeaseKeeper, returnLeases } from '../domain/webhooks/delivery/leases.ts';
+import { createPruner, createVacuumer, RETENTION_MS } from '../domain/webhooks/delivery/maintenance.ts';
+import type { WorkerLogger } from '../domain/webhooks/delivery/model.ts';
+import { type Result, recordResults, resultOf } from '../domain/webhooks/delivery/state.ts';
+import type { Outcome } from '../domain/webhooks/schedule.ts';
+import type { Clock } from '../lib/clock.ts';
+import { isSealed, type Keyring } from '../lib/encryption.ts';
+import type { OutboundPolicy } from '../lib/outbound-url.ts';
+import { workerJob } from '../lib/telemetry/jobs.ts';
 
 export type { Claimed, WorkerLogger };
 export { RETENTION_MS };

@@ -1,0 +1,22 @@
+// What a domain function may ask for, by name. Each function takes the few it uses
+// (`Pick<Deps, 'db' | 'clock'>`), never the whole set, so its signature says what it touches;
+// a process builds one Deps (src/runtime.ts) and the request context hands it to routes
+// (`request.deps`). A function that needs only the database takes the `Db` or transaction itself.
+import type { Config } from '../config.ts';
+import type { Db } from '../db/db.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Keyring } from '../lib/encryption.ts';
+import type { OutboundPolicy } from '../lib/outbound-url.ts';
+import type { OidcClient } from './people/oidc-client.ts';
+
+export interface Deps {
+  db: Db;
+  clock: Clock;
+  config: Config;
+  /** Encryption of stored secrets. */
+  keyring: Keyring;
+  /** Which outbound addresses are allowed (loopback in development only). */
+  policy: OutboundPolicy;
+  /** The OpenID Connect client; nothing is opened until a sign-in or a provider check uses it. */
+  oidc: OidcClient;
+}
