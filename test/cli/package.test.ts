@@ -71,6 +71,20 @@ test('the packed client installs offline into an empty prefix and pushes', async
   assert.equal(body.exit_code, 0);
   assert.equal(body.sections[0].created, 2);
 
+  // A push runs with bin/node-settings.js's settings, as from the checkout: a preload records
+  // the flags and environment of each process, the first and the one it restarts as.
+  const probe = path.join(work, 'probe.mjs');
+  const seen = path.join(work, 'seen.jsonl');
+  fs.writeFileSync(
+    probe,
+    `import fs from 'node:fs';\nfs.appendFileSync(${JSON.stringify(seen)}, JSON.stringify({ argv: process.execArgv, arenas: process.env.MALLOC_ARENA_MAX ?? null }) + '\\n');\n`,
+  );
+  await run(ssp, ['push', '--help'], { env: { ...env, NODE_OPTIONS: `--import=${probe}` }, cwd: work });
+  const last = JSON.parse(fs.readFileSync(seen, 'utf8').trim().split('\n').pop()!);
+  assert.ok(last.argv.includes('--max-semi-space-size=1'), JSON.stringify(last));
+  assert.ok(last.argv.includes('--heap-growing-percent=50'), JSON.stringify(last));
+  assert.equal(last.arenas, '2');
+
   await assert.rejects(run(ssp, ['serve'], { env, cwd: work }), (error: { code: number; stderr: string }) => {
     assert.equal(error.code, 64);
     assert.match(error.stderr, /runs beside the service/);

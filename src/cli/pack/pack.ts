@@ -67,14 +67,29 @@ function toJavaScript(source: string): string {
   );
 }
 
+// The checkout's bin/ssp.js applies bin/node-settings.js to pushes (V8's heap flags and
+// MALLOC_ARENA_MAX, docs/ssp-push.md); the installed bin does the same, with the same file
+// shipped beside it. The package has no serve or worker command, so only a push restarts.
 const BIN = `#!/usr/bin/env node
 // ssp, the client of the student-support platform: push SIS exports, manage settings.
 import module from 'node:module';
+import { applyNodeSettings, PUSH_ENVIRONMENT } from './node-settings.js';
 
 const [major] = process.versions.node.split('.').map(Number);
 if (major < 24) {
   process.stderr.write(\`ssp needs Node.js 24 or later (this is \${process.version})\\n\`);
   process.exit(1);
+}
+// A push runs with the memory settings of node-settings.js (V8's heap flags, two malloc arenas).
+if (commandOf(process.argv.slice(2)) === 'push') applyNodeSettings(PUSH_ENVIRONMENT);
+
+/** The command named on the line: the first argument that is neither an option nor its value. */
+function commandOf(args) {
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--url' || args[i] === '--token') i++;
+    else if (!args[i].startsWith('-')) return args[i];
+  }
+  return undefined;
 }
 module.enableCompileCache?.();
 const { run } = await import('../src/cli/main.js');
@@ -93,6 +108,7 @@ export function pack(outDir = path.join(root, 'dist')): string {
     }
     fs.mkdirSync(path.join(stage, 'bin'));
     fs.writeFileSync(path.join(stage, 'bin/ssp.js'), BIN, { mode: 0o755 });
+    fs.copyFileSync(path.join(root, 'bin/node-settings.js'), path.join(stage, 'bin/node-settings.js'));
     const direct = [...packages].filter((name) =>
       fs.existsSync(path.join(root, 'node_modules', name, 'package.json')),
     );
