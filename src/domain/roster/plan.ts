@@ -3,6 +3,7 @@
 // page, a row naming two different students), and which values matched nothing (warnings).
 // Pure functions: no I/O, deterministic in row order; sync.ts reads the matches and writes.
 
+import { fieldWords } from '../../lib/field-words.ts';
 import { type RosterRow, type RowError, rowError } from './rows.ts';
 
 /** Stable codes of roster warnings: a value that matched nothing, so the row imported without it. */
@@ -142,7 +143,7 @@ export function plan(valid: RosterRow[], matches: MatchRow[]) {
       problems.push({
         code: 'duplicate_key',
         field,
-        message: `duplicate ${field} in this batch: row ${first} has the same ${field}`,
+        message: `${fieldWords(field)} already in this batch: row ${first} has the same ${fieldWords(field)}`,
       });
       const entry = duplicates.get(key);
       if (entry) entry.rows.push(row.row);

@@ -248,7 +248,7 @@ const SyncResponse = Type.Object(
             student_id_ext: 'S1000125',
             code: 'missing_field',
             field: 'email',
-            message: 'email is required',
+            message: 'The email is missing',
           },
         ],
         warnings: [
@@ -274,7 +274,7 @@ const SyncResponse = Type.Object(
             student_id_ext: 'S1000125',
             code: 'missing_field',
             field: 'email',
-            message: 'email is required',
+            message: 'The email is missing',
           },
         ],
         warnings: [
