@@ -20,29 +20,31 @@ export async function serve(): Promise<void> {
   }
   // Progress of a start, for people: straight to stderr, before the logger exists.
   const say = (line: string) => process.stderr.write(`ssp: ${line}\n`);
-  const service = await startService(config, say);
-  if (service.firstToken) {
+  let closing = false;
+  // Before the service listens: the signals (a stop the moment it is up still closes it cleanly)
+  // and a first start's operator token, printed before the "listening" line as always.
+  await startService(config, say, async ({ close, app, services, firstToken }) => {
+    const shutdown = async (signal: string) => {
+      if (closing) return;
+      closing = true;
+      app.log.info({ signal }, 'shutting down');
+      try {
+        await close();
+      } finally {
+        process.exit(0);
+      }
+    };
+    process.on('SIGTERM', () => void shutdown('SIGTERM'));
+    process.on('SIGINT', () => void shutdown('SIGINT'));
+    if (!firstToken) return;
     // Printed once, straight to the terminal and never through the logger: only hashes are stored.
-    const link = await service.services.signIn.mintOperatorLink();
+    const link = await services.signIn.mintOperatorLink();
     process.stdout.write(
-      `\n  Operator token (shown once; only its hash is stored):\n\n    ${service.firstToken}\n\n` +
+      `\n  Operator token (shown once; only its hash is stored):\n\n    ${firstToken}\n\n` +
         '  Use it as Authorization: Bearer <token> on /admin/v1, or export SSP_OPERATOR_TOKEN for the ssp CLI.\n\n' +
         `  Console sign-in link for the operator (works once, for 24 hours; \`npx ssp operator-link\` mints another):\n\n    ${link.url}\n\n`,
     );
-  }
-  let closing = false;
-  const shutdown = async (signal: string) => {
-    if (closing) return;
-    closing = true;
-    service.app.log.info({ signal }, 'shutting down');
-    try {
-      await service.close();
-    } finally {
-      process.exit(0);
-    }
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  });
 }
 
 export interface RunningService {
@@ -60,7 +62,12 @@ export interface RunningService {
  * Opens the database, applies the migrations, builds the app, listens and starts the workers:
  * `npm start` and `ssp demo --serve` alike. A database that is in use exits the process (2).
  */
-export async function startService(config: Config, say: (line: string) => void): Promise<RunningService> {
+export async function startService(
+  config: Config,
+  say: (line: string) => void,
+  /** Called (and awaited) once the service can close, before it listens. */
+  beforeListen?: (service: Omit<RunningService, 'url'>) => Promise<void> | void,
+): Promise<RunningService> {
   if (!config.databaseUrl && !embeddedDatabaseExists(config.dataDir))
     say(`creating the embedded database in ${config.dataDir} (first start only; this takes a while)`);
   let db: Awaited<ReturnType<typeof openDb>>;
@@ -101,6 +108,7 @@ export async function startService(config: Config, say: (line: string) => void):
     await stopTracing(); // sends the spans still buffered
     clearTimeout(timer);
   };
+  await beforeListen?.({ app, services, firstToken, close });
   const url = await app.listen({ host: config.host, port: config.port });
   if (config.runWorkers) {
     worker = services.workers(app.log);
