@@ -1,6 +1,6 @@
 // Process entry: config -> database -> migrations -> app (+ workers) -> graceful close.
 import { buildApp } from './app/app.ts';
-import { ConfigError, loadConfig } from './config.ts';
+import { type Config, ConfigError, loadConfig } from './config.ts';
 import { DatabaseInUseError, embeddedDatabaseExists, openDb } from './db/db.ts';
 import { migrate } from './db/migrate.ts';
 import { ensureOperatorCredential } from './domain/secrets/operator-credentials.ts';
@@ -9,7 +9,7 @@ import { stopTracing, tracing } from './lib/telemetry/tracing.ts';
 import { createServices, type Services } from './services.ts';
 
 export async function serve(): Promise<void> {
-  let config: ReturnType<typeof loadConfig>;
+  let config: Config;
   try {
     config = loadConfig();
   } catch (error) {
@@ -21,6 +21,54 @@ export async function serve(): Promise<void> {
   }
   // Progress of a start, for people: straight to stderr, before the logger exists.
   const say = (line: string) => process.stderr.write(`ssp: ${line}\n`);
+  let closing = false;
+  // Before the service listens: the signals (a stop the moment it is up still closes it cleanly)
+  // and a first start's operator token, printed before the "listening" line as always.
+  await startService(config, say, async ({ close, app, services, firstToken }) => {
+    const shutdown = async (signal: string) => {
+      if (closing) return;
+      closing = true;
+      app.log.info({ signal }, 'shutting down');
+      try {
+        await close();
+      } finally {
+        process.exit(0);
+      }
+    };
+    process.on('SIGTERM', () => void shutdown('SIGTERM'));
+    process.on('SIGINT', () => void shutdown('SIGINT'));
+    if (!firstToken) return;
+    // Printed once, straight to the terminal and never through the logger: only hashes are stored.
+    const link = await services.signIn.mintOperatorLink();
+    process.stdout.write(
+      `\n  Operator token (shown once; only its hash is stored):\n\n    ${firstToken}\n\n` +
+        '  Use it as Authorization: Bearer <token> on /admin/v1, or export SSP_OPERATOR_TOKEN for the ssp CLI.\n\n' +
+        `  Console sign-in link for the operator (works once, for 24 hours; \`npx ssp operator-link\` mints another):\n\n    ${link.url}\n\n`,
+    );
+  });
+}
+
+export interface RunningService {
+  app: Awaited<ReturnType<typeof buildApp>>;
+  services: Services;
+  /** Where it listens, e.g. http://127.0.0.1:3000. */
+  url: string;
+  /** The operator token made by a first start (undefined on later starts). */
+  firstToken: string | undefined;
+  /** Stops accepting, lets in-flight requests finish, stops the workers, closes the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the database, applies the migrations, builds the app, listens and starts the workers:
+ * `npm start` and `ssp demo --serve` alike. A database that is in use exits the process (2).
+ */
+export async function startService(
+  config: Config,
+  say: (line: string) => void,
+  /** Called (and awaited) once the service can close, before it listens. */
+  beforeListen?: (service: Omit<RunningService, 'url'>) => Promise<void> | void,
+): Promise<RunningService> {
   if (!config.databaseUrl && !embeddedDatabaseExists(config.dataDir))
     say(`creating the embedded database in ${config.dataDir} (first start only; this takes a while)`);
   let db: Awaited<ReturnType<typeof openDb>>;
@@ -47,41 +95,22 @@ export async function serve(): Promise<void> {
   const firstToken = await ensureOperatorCredential(services.deps);
   const app = await buildApp(services);
 
-  if (firstToken) {
-    // Printed once, straight to the terminal and never through the logger: only hashes are stored.
-    const link = await services.signIn.mintOperatorLink();
-    process.stdout.write(
-      `\n  Operator token (shown once; only its hash is stored):\n\n    ${firstToken}\n\n` +
-        '  Use it as Authorization: Bearer <token> on /admin/v1, or export SSP_OPERATOR_TOKEN for the ssp CLI.\n\n' +
-        `  Console sign-in link for the operator (works once, for 24 hours; \`npx ssp operator-link\` mints another):\n\n    ${link.url}\n\n`,
-    );
-  }
-
   let worker: ReturnType<Services['workers']> | undefined;
-  let closing = false;
-  const shutdown = async (signal: string) => {
-    if (closing) return;
-    closing = true;
-    app.log.info({ signal }, 'shutting down');
+  const close = async () => {
     const timer = setTimeout(() => {
       app.log.error('shutdown timed out; exiting');
       process.exit(1);
     }, config.shutdownTimeoutMs);
     timer.unref();
-    try {
-      await app.close(); // stops accepting, lets in-flight requests finish
-      await worker?.stop();
-      await services.close();
-      await db.close();
-      await stopTracing(); // sends the spans still buffered
-    } finally {
-      process.exit(0);
-    }
+    await app.close(); // stops accepting, lets in-flight requests finish
+    await worker?.stop();
+    await services.close();
+    await db.close();
+    await stopTracing(); // sends the spans still buffered
+    clearTimeout(timer);
   };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-
-  await app.listen({ host: config.host, port: config.port });
+  await beforeListen?.({ app, services, firstToken, close });
+  const url = await app.listen({ host: config.host, port: config.port });
   if (config.runWorkers) {
     worker = services.workers(app.log);
     worker.start();
@@ -94,6 +123,7 @@ export async function serve(): Promise<void> {
     },
     'serving',
   );
+  return { app, services, url, firstToken, close };
 }
 
 if (import.meta.main) await serve();

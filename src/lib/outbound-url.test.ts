@@ -231,3 +231,16 @@ test('refusing a loopback address names the development setting that allows it',
   assert.equal(verdict.ok, false);
   assert.match(verdict.reason, /loopback.*ALLOW_LOOPBACK_OUTBOUND=true/);
 });
+
+test('a refused range is said in words, not in the library’s names', () => {
+  const strict = { allowLoopback: false };
+  const reason = (address: string) => (checkAddress(address, strict) as { reason: string }).reason;
+  assert.equal(
+    reason('169.254.169.254'),
+    '169.254.169.254 is a link-local address, which the service does not call',
+  );
+  assert.match(reason('fd00:ec2::254'), /is a unique-local \(private\) IPv6 address/);
+  assert.match(reason('100.100.100.200'), /carrier-grade NAT/);
+  for (const address of ['10.0.0.1', '224.0.0.1', '192.0.2.1', '::', '2001:db8::1', 'fe80::1'])
+    assert.doesNotMatch(reason(address), /\b[a-z]+[A-Z][a-z]+\b/, address);
+});

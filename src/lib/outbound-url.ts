@@ -70,9 +70,37 @@ export function checkAddress(address: string, policy: OutboundPolicy): AddressVe
           reason: `${parsed.toString()} is a loopback address (allowed only in development, with ALLOW_LOOPBACK_OUTBOUND=true)`,
         };
   }
-  if (range !== 'unicast') return { ok: false, reason: `${parsed.toString()} is a ${range} address` };
+  if (range !== 'unicast')
+    return {
+      ok: false,
+      reason: `${parsed.toString()} is ${rangeWords[range] ?? `a special-purpose address (${range})`}, which the service does not call`,
+    };
   return { ok: true, loopback: false };
 }
+
+/** What ipaddr.js calls a range, said in words ("linkLocal" is "a link-local address"). */
+const rangeWords: Record<string, string> = {
+  unspecified: 'the unspecified address',
+  broadcast: 'the broadcast address',
+  multicast: 'a multicast address',
+  linkLocal: 'a link-local address',
+  carrierGradeNat: "a carrier-grade NAT address (shared by a provider's customers)",
+  private: 'a private network address',
+  reserved: 'a reserved address',
+  uniqueLocal: 'a unique-local (private) IPv6 address',
+  siteLocal: 'a site-local (private) IPv6 address',
+  ipv4Mapped: 'an IPv4-mapped IPv6 address',
+  rfc6145: 'an IPv4-translated IPv6 address',
+  rfc6052: 'a NAT64 (IPv4-embedding) IPv6 address',
+  '6to4': 'a 6to4 (IPv4-embedding) IPv6 address',
+  teredo: 'a Teredo (IPv4-embedding) IPv6 address',
+  benchmarking: 'a benchmarking address',
+  amt: 'an AMT relay address',
+  as112: 'an AS112 address',
+  deprecated: 'a deprecated address',
+  orchid2: 'an ORCHIDv2 address',
+  discard: 'a discard-only address',
+};
 
 export type UrlVerdict = { ok: true; url: URL } | { ok: false; reason: string };
 

@@ -88,7 +88,7 @@ browserSuite('console: calendar feeds, crisis contacts, cohorts', (h) => {
       await page.getByRole('button', { name: 'Add the feed' }).click();
       const urlError = page.locator('#add-url-error');
       await urlError.waitFor();
-      assert.match((await urlError.textContent()) ?? '', /is a private address/);
+      assert.match((await urlError.textContent()) ?? '', /is a private network address/);
       assert.equal(await page.getByLabel('Name (optional)').inputValue(), 'Term dates');
       await h().check(page, 'calendar-feeds-refused');
 

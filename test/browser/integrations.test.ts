@@ -37,7 +37,10 @@ browserSuite('console: integration manager', (h) => {
       await page.getByRole('button', { name: 'Add the endpoint' }).click();
       const urlError = page.locator('#endpoint-url-error');
       await urlError.waitFor();
-      assert.match((await urlError.textContent()) ?? '', /^10\.0\.0\.1 is a private address$/);
+      assert.match(
+        (await urlError.textContent()) ?? '',
+        /^10\.0\.0\.1 is a private network address, which the service does not call$/,
+      );
       assert.equal(await page.getByLabel('URL').inputValue(), 'https://10.0.0.1/hook');
       await h().check(page, 'integrations-webhooks-refused');
 

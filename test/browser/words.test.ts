@@ -73,7 +73,7 @@ browserSuite('pages in words', (h) => {
       const texts = await links.allTextContents();
       assert.ok(texts.length >= 4, texts.join(' | '));
       assert.ok(
-        texts.some((t) => /private address/.test(t)),
+        texts.some((t) => /private network address/.test(t)),
         'the URL with the rest',
       );
       assert.ok(

@@ -357,10 +357,16 @@ describeCalendar('calendar feeds', (ctx) => {
     const feed = await addFeed(ctx, tenant.slug, server.url(hop1));
     assert.equal((await fetchNow(ctx, tenant.slug, feed.id)).status, 'ok');
     for (const [location, reason] of [
-      ['http://10.0.0.1/calendar.ics', /refused: 10\.0\.0\.1 is a private address \(redirect 1/],
-      ['https://169.254.169.254/latest/meta-data/', /refused: 169\.254\.169\.254 is a linkLocal address/],
-      ['https://[::ffff:192.168.0.1]/x.ics', /refused: 192\.168\.0\.1 is a private address/],
-      ['https://0x0a000001/x.ics', /refused: 10\.0\.0\.1 is a private address/],
+      [
+        'http://10.0.0.1/calendar.ics',
+        /refused: 10\.0\.0\.1 is a private network address, which the service does not call \(redirect 1/,
+      ],
+      [
+        'https://169.254.169.254/latest/meta-data/',
+        /refused: 169\.254\.169\.254 is a link-local address, which the service does not call/,
+      ],
+      ['https://[::ffff:192.168.0.1]/x.ics', /refused: 192\.168\.0\.1 is a private network address/],
+      ['https://0x0a000001/x.ics', /refused: 10\.0\.0\.1 is a private network address/],
     ] as const) {
       const path = freshPath('to-private');
       server.routes.set(path, { status: 302, headers: { location } });

@@ -89,7 +89,7 @@ describeEachDatabase('roster sync: envelope, warnings and run history', (ctx) =>
         student_id_ext: null,
         code: 'missing_field',
         field: 'student_id_ext',
-        message: 'student_id_ext is required',
+        message: 'The student ID is missing',
       },
     ]);
     assert.deepEqual(

@@ -156,17 +156,17 @@ describeEachDatabase('roster sync', (ctx) => {
     );
     const messages = body.errors.map((e: { message: string }) => e.message);
     assert.deepEqual(messages.slice(0, 4), [
-      'row must be an object (got string)',
-      'row must be an object (got null)',
-      'row must be an object (got number)',
-      'row must be an object (got array)',
+      'The row must be an object (got string)',
+      'The row must be an object (got null)',
+      'The row must be an object (got number)',
+      'The row must be an object (got array)',
     ]);
-    assert.equal(messages[4], 'email is required');
-    assert.equal(messages[5], 'student_id_ext is required');
-    assert.equal(messages[6], 'email must be a string (got number)');
-    assert.equal(messages[7], 'student_id_ext must be a string (got object)');
-    assert.match(messages[8], /first_in_family/);
-    assert.equal(messages[9], 'first_name must be a string (got number)');
+    assert.equal(messages[4], 'The email is missing');
+    assert.equal(messages[5], 'The student ID is missing');
+    assert.equal(messages[6], 'The email must be text (got number)');
+    assert.equal(messages[7], 'The student ID must be text (got object)');
+    assert.match(messages[8], /First in family must be true/);
+    assert.equal(messages[9], 'The first name must be text (got number)');
     // Each entry also carries a stable code and the field at fault.
     assert.deepEqual(
       body.errors.map((e: { code: string; field?: string }) => [e.code, e.field]),
@@ -337,9 +337,9 @@ describeEachDatabase('roster sync', (ctx) => {
       body.errors.map((e: { row: number }) => e.row),
       [1, 2, 4],
     );
-    assert.match(body.errors[0].message, /duplicate email in this batch: row 0/);
-    assert.match(body.errors[1].message, /duplicate student_id_ext in this batch: row 0/);
-    assert.match(body.errors[2].message, /duplicate email.*row 3.*duplicate student_id_ext.*row 3/);
+    assert.match(body.errors[0].message, /Email already in this batch: row 0 has the same email/);
+    assert.match(body.errors[1].message, /Student ID already in this batch: row 0 has the same student ID/);
+    assert.match(body.errors[2].message, /Email already.*row 3.*student ID already.*row 3/);
     assert.deepEqual(
       body.errors.map((e: { code: string; field: string }) => [e.code, e.field]),
       [
@@ -542,7 +542,7 @@ describeEachDatabase('roster sync', (ctx) => {
           student_id_ext: 'S99999',
           code: 'duplicate_key',
           field: 'email',
-          message: 'duplicate email in this batch: row 1 has the same email',
+          message: 'Email already in this batch: row 1 has the same email',
         },
         {
           row: 4,
@@ -550,7 +550,7 @@ describeEachDatabase('roster sync', (ctx) => {
           student_id_ext: null,
           code: 'invalid_field',
           field: 'email',
-          message: 'email "nobody" is not an email address; student_id_ext is required',
+          message: '"nobody" is not an email address; the student ID is missing',
         },
       ],
       warnings: [

@@ -55,7 +55,7 @@ describeEachDatabase('console: notifications (email off)', (ctx) => {
       ['crisis', stranger.id],
     ]);
     assert.equal(refused.statusCode, 400);
-    assert.match(refused.body, /crisis_recipients\[1\] is not a current staff member or admin/);
+    assert.match(refused.body, /Crisis recipient 2 of the list is not a current staff member or admin/);
     assert.deepEqual(
       (await ctx().services.notifications.people(tenant.institutionId))
         .filter((p) => p.crisis)

@@ -80,7 +80,17 @@ describeEachDatabase(
       assert.match(String(erased.headers.location), /done=student_erased/);
       assert.deepEqual(await leftovers(ctx().db, [s.email, s.ext, s.firstName, s.lastName], s.id), []);
       // The request stays, seen-by and all; the student page is gone.
-      assert.equal((await get(ctx(), admin, `${base}/inbox/${s.requestIds[0]}`)).statusCode, 200);
+      const erasedRequest = await get(ctx(), admin, `${base}/inbox/${s.requestIds[0]}`);
+      assert.equal(erasedRequest.statusCode, 200);
+      // Said as what happened: erased, not "deleted".
+      assert.match(erasedRequest.body, /The student was erased since this request was raised/);
+      assert.match(erasedRequest.body, /Help request \(its words erased\)/);
+      assert.doesNotMatch(erasedRequest.body, /deleted/i);
+      const inbox = await get(ctx(), admin, `${base}/inbox?status=all`);
+      if (inbox.body.includes(s.requestIds[0])) {
+        assert.match(inbox.body, /Student erased/);
+        assert.doesNotMatch(inbox.body, /record deleted/i);
+      }
       assert.equal((await get(ctx(), admin, `${base}/students/${s.id}`)).statusCode, 404);
       const privacy = await get(ctx(), admin, `${base}/privacy`);
       assert.match(privacy.body, /Kai Lee/);

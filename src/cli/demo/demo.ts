@@ -9,10 +9,17 @@ import { EXIT } from '../exit-codes.ts';
 import { BAD_ROSTER_ROWS, CAMPUSES, demoStudents, HELP_REQUESTS, PROGRAMS, TERMS, UNITS } from './data.ts';
 
 export interface DemoOptions {
+  /** The service, as this process reaches it. */
   url: string;
+  /** The service as a browser reaches it (its PUBLIC_BASE_URL), when not `url`. */
+  publicUrl?: string;
   slug: string;
   idp: string;
   students: number;
+  /** An .ics the service can fetch (ssp demo --serve serves one on loopback): the term's key dates. */
+  calendarUrl?: string;
+  /** Where the demo webhook endpoint points (default: a public name where nothing listens). */
+  webhookUrl?: string;
   log: (line: string) => void;
 }
 
@@ -79,10 +86,18 @@ export async function fillDemo(admin: AdminCall, o: DemoOptions): Promise<void> 
 
   await optional(o, 'webhook endpoint', () =>
     admin('POST', inst('/webhook-endpoints'), {
-      url: 'https://hooks.example.org/ssp-demo',
-      description: 'Demo endpoint (nothing listens)',
+      url: o.webhookUrl ?? 'https://hooks.example.org/ssp-demo',
+      description: o.webhookUrl
+        ? 'Demo endpoint (the demo accepts its deliveries)'
+        : 'Demo endpoint (nothing listens)',
     }),
   );
+  if (o.calendarUrl) {
+    const url = o.calendarUrl;
+    await optional(o, 'calendar feed "Semester 1, 2027 key dates"', () =>
+      admin('POST', inst('/calendar-feeds'), { url, name: 'Semester 1, 2027 key dates' }),
+    );
+  }
   const idpSet = await optional(o, `identity provider ${o.idp} (start it with: npx ssp dev-idp)`, () =>
     admin('PUT', inst('/identity-provider'), {
       issuer: o.idp,
@@ -126,8 +141,8 @@ function feedClient(url: string, secret: string) {
   };
 }
 
-function signInText(o: DemoOptions, idpSet: boolean): string {
-  const signIn = new URL('/auth/sign-in', o.url).href;
+export function signInText(o: DemoOptions, idpSet: boolean): string {
+  const signIn = new URL('/auth/sign-in', o.publicUrl ?? o.url).href;
   return [
     '',
     `Sign in at ${signIn}: find "Northbridge University (demo)", then choose a person at the development provider:`,
@@ -140,6 +155,8 @@ function signInText(o: DemoOptions, idpSet: boolean): string {
       : [
           'The identity provider was not set: run `npx ssp dev-idp`, and start the service with ALLOW_LOOPBACK_OUTBOUND=true, then run ssp demo again with another --slug.',
         ]),
-    'Operators sign in with the one-time link printed by the first start (or ssp operator-link).',
+    ...(o.publicUrl
+      ? []
+      : ['Operators sign in with the one-time link printed by the first start (or ssp operator-link).']),
   ].join('\n');
 }

@@ -15,7 +15,8 @@ import path from 'node:path';
 const root = path.resolve(import.meta.dirname, '../../..');
 const entry = path.join(root, 'src/cli/main.ts');
 /** Loaded on demand by commands that run only beside the service (serve, worker, dev-idp …). */
-const SERVER_SIDE = /^(\.\.\/)+(main|db\/|domain\/secrets\/|workers\/|dev-mail\/|dev-idp\/|dev-oneroster\/)/;
+const SERVER_SIDE =
+  /^(\.\.\/)+(main|db\/|domain\/secrets\/|workers\/|dev-mail\/|dev-idp\/|dev-oneroster\/|demo\/serve\.ts$)/;
 
 const SPECIFIER = /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])([^'"]+)\2/g;
 

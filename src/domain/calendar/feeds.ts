@@ -83,7 +83,7 @@ export function validRefresh(minutes: unknown): number {
   )
     throw new ApiError('invalid_field', {
       field: 'refresh_minutes',
-      detail: `refresh_minutes: a whole number of minutes from ${MIN_REFRESH_MINUTES} to ${MAX_REFRESH_MINUTES}`,
+      detail: `The refresh interval is a whole number of minutes from ${MIN_REFRESH_MINUTES} to ${MAX_REFRESH_MINUTES}`,
     });
   return minutes;
 }
@@ -98,13 +98,13 @@ export async function validAudienceTags(
   if (!Array.isArray(tags) || tags.length > MAX_AUDIENCE_TAGS)
     throw new ApiError('invalid_field', {
       field: 'audience_tags',
-      detail: `audience_tags: an array of at most ${MAX_AUDIENCE_TAGS} audience tag ids`,
+      detail: `The audience is a list of at most ${MAX_AUDIENCE_TAGS} audience tag ids`,
     });
   const bad = tags.find((t) => typeof t !== 'string' || !uuidPattern.test(t));
   if (bad !== undefined)
     throw new ApiError('invalid_field', {
       field: 'audience_tags',
-      detail: `audience_tags: ${JSON.stringify(bad)?.slice(0, 100)} is not an audience tag id`,
+      detail: `The audience holds ${JSON.stringify(bad)?.slice(0, 100)}, which is not an audience tag id`,
     });
   const ids = [...new Set((tags as string[]).map((t) => t.toLowerCase()))].sort();
   if (ids.length === 0) return [];
@@ -113,7 +113,7 @@ export async function validAudienceTags(
   if (unknown.length > 0)
     throw new ApiError('invalid_field', {
       field: 'audience_tags',
-      detail: `audience_tags: no such audience tag in this institution: ${unknown.slice(0, 5).join(', ')}`,
+      detail: `The audience names tags this institution does not have: ${unknown.slice(0, 5).join(', ')}`,
     });
   return ids;
 }

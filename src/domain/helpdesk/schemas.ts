@@ -27,7 +27,7 @@ const StaffName = Name(
 
 export const HelpRequest = Type.Object({
   id: Uuid('The help_request_id used by the help-desk sync and in webhook payloads'),
-  student_id: Nullable(Uuid('The student; null if the student record was deleted since')),
+  student_id: Nullable(Uuid('The student; null if the student was erased since (docs/privacy.md)')),
   status: StatusSchema,
   priority: PrioritySchema,
   category: Nullable(CategorySchema),
@@ -143,7 +143,7 @@ export const HelpRequestDetail = Type.Intersect([
 ]);
 export type HelpRequestDetail = Static<typeof HelpRequestDetail>;
 
-/** A row of the listing: the request and who raised it (null if the student record was deleted). */
+/** A row of the listing: the request and who raised it (null if the student was erased). */
 export const HelpRequestListItem = Type.Object({
   ...HelpRequest.properties,
   student: Nullable(RequestStudent),

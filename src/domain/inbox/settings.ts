@@ -93,7 +93,7 @@ export async function saveInboxSettings(
         if (typeof id !== 'string' || !uuidPattern.test(id) || !known.has(id.toLowerCase()))
           throw new ApiError('invalid_field', {
             field: `escalation_list[${i}]`,
-            detail: `escalation_list[${i}] is not a current staff member or admin of this institution`,
+            detail: `Person ${i + 1} of the escalation list is not a current staff member or admin of this institution`,
           });
       });
       const ids = [...new Set(list.map((id) => String(id).toLowerCase()))];

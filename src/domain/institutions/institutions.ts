@@ -56,7 +56,7 @@ export function checkStartDate(value: string | null | undefined): string | null 
   ) {
     throw new ApiError('invalid_field', {
       field: 'start_date',
-      detail: 'start_date must be a date written YYYY-MM-DD, for example 2026-09-07',
+      detail: 'The start date must be a date written YYYY-MM-DD, for example 2026-09-07',
     });
   }
   return value;

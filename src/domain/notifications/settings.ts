@@ -64,7 +64,7 @@ export async function setCrisisRecipients(
       if (typeof id !== 'string' || !uuidPattern.test(id) || !known.has(id.toLowerCase()))
         throw new ApiError('invalid_field', {
           field: `crisis_recipients[${i}]`,
-          detail: `crisis_recipients[${i}] is not a current staff member or admin of this institution`,
+          detail: `Crisis recipient ${i + 1} of the list is not a current staff member or admin of this institution`,
         });
     });
     await replaceCrisisRecipients(tx, institutionId, unique as string[], deps.now);

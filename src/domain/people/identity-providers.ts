@@ -148,7 +148,7 @@ export async function putProvider(
     input.client_secret ??
     (existing && !issuerChanged ? keyring.decrypt(existing.client_secret_encrypted) : undefined);
   if (!secret && !existing) {
-    throw new ApiError('missing_field', { field: 'client_secret', detail: 'client_secret is required' });
+    throw new ApiError('missing_field', { field: 'client_secret', detail: 'The client secret is required' });
   }
   const domains = await checkDomains(
     db,

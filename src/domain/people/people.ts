@@ -48,7 +48,7 @@ export function normaliseGrants(roles: Role[], permissions: Permission[]) {
   if (uniquePermissions.includes('manage_integrations') && !uniqueRoles.includes('admin')) {
     throw new ApiError('invalid_field', {
       field: 'permissions',
-      detail: 'manage_integrations is an admin permission: add the admin role',
+      detail: 'Managing integrations is an admin permission: give the admin role too',
     });
   }
   return { roles: uniqueRoles, permissions: uniquePermissions };

@@ -6,6 +6,7 @@
 // reports reported() turns into plan()'s errors and warnings (a property test holds the two
 // to the same decisions).
 
+import { fieldWords } from '../../lib/field-words.ts';
 import { type RosterRow, type RowError, rowError } from './rows.ts';
 
 /** Stable codes of roster warnings: a value that matched nothing, so the row imported without it. */
@@ -155,7 +156,7 @@ function duplicateKey(field: KeyField, first: number) {
   return {
     code: 'duplicate_key' as const,
     field,
-    message: `duplicate ${field} in this batch: row ${first} has the same ${field}`,
+    message: `${fieldWords(field)} already in this batch: row ${first} has the same ${fieldWords(field)}`,
   };
 }
 

@@ -25,7 +25,7 @@ test('rows of the wrong shape are errors naming the shape', () => {
     assert.equal(result.ok, false);
     if (!result.ok) {
       assert.equal(result.error.row, 7);
-      assert.equal(result.error.message, `row must be an object (got ${shape})`);
+      assert.equal(result.error.message, `The row must be an object (got ${shape})`);
     }
   }
 });
@@ -36,19 +36,19 @@ test('required fields: missing, empty, wrong type, not an email, too long', () =
     assert.equal(result.ok, false);
     return result.ok ? '' : result.error.message;
   };
-  assert.equal(message({}), 'email is required; student_id_ext is required');
-  assert.equal(message({ ...good, email: '  ' }), 'email is required (got an empty string)');
-  assert.equal(message({ ...good, email: 12 }), 'email must be a string (got number)');
-  assert.equal(message({ ...good, student_id_ext: 12 }), 'student_id_ext must be a string (got number)');
-  assert.match(message({ ...good, email: 'not-an-email' }), /email "not-an-email" is not an email address/);
+  assert.equal(message({}), 'The email is missing; the student ID is missing');
+  assert.equal(message({ ...good, email: '  ' }), 'The email is empty');
+  assert.equal(message({ ...good, email: 12 }), 'The email must be text (got number)');
+  assert.equal(message({ ...good, student_id_ext: 12 }), 'The student ID must be text (got number)');
+  assert.match(message({ ...good, email: 'not-an-email' }), /"not-an-email" is not an email address/);
   assert.match(message({ ...good, student_id_ext: 'x'.repeat(201) }), /longer than 200/);
   assert.match(message({ ...good, email: 'a\u0000b@x.io' }), /NUL character/);
   assert.match(message({ ...good, first_name: '\ud800' }), /invalid Unicode/);
   assert.equal(
     message({ ...good, first_name: 5, last_name: {} }),
-    'first_name must be a string (got number); last_name must be a string (got object)',
+    'The first name must be text (got number); the last name must be text (got object)',
   );
-  assert.equal(message({ ...good, program_code: [] }), 'program_code must be a string (got array)');
+  assert.equal(message({ ...good, program_code: [] }), 'The program code must be text (got array)');
 });
 
 test('optional text: null or blank is "not sent"', () => {
@@ -77,7 +77,7 @@ test('first_in_family: booleans and "true"/"false"; anything else is a row error
   if (!result.ok)
     assert.match(
       result.error.message,
-      /first_in_family must be true, false, "true" or "false" \(got "yes"\)/,
+      /First in family must be true, false, "true" or "false" \(got "yes"\)/,
     );
 });
 

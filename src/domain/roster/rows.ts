@@ -3,6 +3,7 @@
 // first problem, and a message saying everything that is wrong with it. Nothing here touches
 // the database; matching happens in sync.ts.
 
+import { capitalised, fieldWords } from '../../lib/field-words.ts';
 import { isStorableText } from '../../lib/text.ts';
 
 /** A student row that passed validation, ready for matching. */
@@ -84,7 +85,7 @@ export function rowError(row: number, keys: RowKeys, problems: Problem[]): RowEr
     student_id_ext: keys.student_id_ext,
     code: first.code,
     ...(first.field !== undefined ? { field: first.field } : {}),
-    message: problems.map((p) => p.message).join('; '),
+    message: capitalised(problems.map((p) => p.message).join('; ')),
   };
 }
 
@@ -123,11 +124,11 @@ function requiredText(
 ): string | undefined {
   const value = source[field];
   if (value === undefined || value === null) {
-    problems.push({ code: 'missing_field', field, message: `${field} is required` });
+    problems.push({ code: 'missing_field', field, message: `the ${fieldWords(field)} is missing` });
     return undefined;
   }
   if (typeof value === 'string' && value.trim() === '') {
-    problems.push({ code: 'missing_field', field, message: `${field} is required (got an empty string)` });
+    problems.push({ code: 'missing_field', field, message: `the ${fieldWords(field)} is empty` });
     return undefined;
   }
   return checkedText(value, field, max, problems);
@@ -139,7 +140,7 @@ function checkedText(value: unknown, field: string, max: number, problems: Probl
     problems.push({
       code: 'invalid_field',
       field,
-      message: `${field} must be a string (got ${describe(value)})`,
+      message: `the ${fieldWords(field)} must be text (got ${describe(value)})`,
     });
     return undefined;
   }
@@ -148,12 +149,16 @@ function checkedText(value: unknown, field: string, max: number, problems: Probl
     problems.push({
       code: 'invalid_field',
       field,
-      message: `${field} contains a NUL character or invalid Unicode`,
+      message: `the ${fieldWords(field)} contains a NUL character or invalid Unicode`,
     });
     return undefined;
   }
   if (trimmed.length > max) {
-    problems.push({ code: 'invalid_field', field, message: `${field} is longer than ${max} characters` });
+    problems.push({
+      code: 'invalid_field',
+      field,
+      message: `the ${fieldWords(field)} is longer than ${max} characters`,
+    });
     return undefined;
   }
   return trimmed;
@@ -237,7 +242,7 @@ export function validateRow(input: unknown, row: number): RowResult {
     return {
       ok: false,
       error: rowError(row, rowKeys(input), [
-        { code: 'invalid_row', message: `row must be an object (got ${describe(input)})` },
+        { code: 'invalid_row', message: `the row must be an object (got ${describe(input)})` },
       ]),
     };
   }
@@ -249,7 +254,7 @@ export function validateRow(input: unknown, row: number): RowResult {
     problems.push({
       code: 'invalid_field',
       field: 'email',
-      message: `email ${shortJson(email)} is not an email address`,
+      message: `${shortJson(email)} is not an email address`,
     });
   }
   const studentIdExt = requiredText(source, 'student_id_ext', LIMITS.student_id_ext, problems);
@@ -264,7 +269,7 @@ export function validateRow(input: unknown, row: number): RowResult {
     problems.push({
       code: 'invalid_field',
       field: 'first_in_family',
-      message: `first_in_family must be true, false, "true" or "false" (got ${shortJson(source.first_in_family)})`,
+      message: `first in family must be true, false, "true" or "false" (got ${shortJson(source.first_in_family)})`,
     });
   }
 

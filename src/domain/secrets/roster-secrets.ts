@@ -56,7 +56,7 @@ export async function issueRosterSecret(
   if (!Number.isInteger(days) || days < 0 || days > MAX_OVERLAP_DAYS)
     throw new ApiError('invalid_field', {
       field: 'previous_secret_valid_days',
-      detail: `previous_secret_valid_days is a whole number of days from 0 to ${MAX_OVERLAP_DAYS}`,
+      detail: `How long the previous secret keeps working is a whole number of days from 0 to ${MAX_OVERLAP_DAYS}`,
     });
   const secret = generateSecret('ssp_roster_');
   const now = options.now ?? new Date();

@@ -9,6 +9,7 @@
 // Names cannot be cleared by the feed: an absent, null or empty name keeps the stored name
 // (spec 2.3: a re-push without a name never overwrites it, least of all with the code).
 
+import { capitalised, fieldWords } from '../../lib/field-words.ts';
 import { isStorableText } from '../../lib/text.ts';
 
 /** Stable row-level error codes (the `code` of an entry in the response's `errors`). */
@@ -49,7 +50,7 @@ type Row = Record<string, unknown>;
 
 const fail = (code: RowErrorCode, message: string, field?: string): { ok: false; problem: RowProblem } => ({
   ok: false,
-  problem: field ? { code, message, field } : { code, message },
+  problem: field ? { code, message: capitalised(message), field } : { code, message: capitalised(message) },
 });
 
 export function isRowObject(value: unknown): value is Row {
@@ -70,11 +71,12 @@ export function optionalText(row: Row, field: string, max: number): Text {
   const raw = row[field];
   if (raw === null) return { ok: true, value: null };
   if (typeof raw !== 'string')
-    return fail('invalid_field', `${field} must be a string, not ${describe(raw)}`, field);
+    return fail('invalid_field', `the ${fieldWords(field)} must be text, not ${describe(raw)}`, field);
   if (!isStorableText(raw))
-    return fail('invalid_field', `${field} contains characters that cannot be stored`, field);
+    return fail('invalid_field', `the ${fieldWords(field)} contains characters that cannot be stored`, field);
   const value = raw.trim();
-  if (value.length > max) return fail('invalid_field', `${field} is longer than ${max} characters`, field);
+  if (value.length > max)
+    return fail('invalid_field', `the ${fieldWords(field)} is longer than ${max} characters`, field);
   return { ok: true, value: value === '' ? null : value };
 }
 
@@ -85,15 +87,16 @@ export function optionalText(row: Row, field: string, max: number): Text {
 export function requiredKey(row: Row, field: string, max = KEY_MAX): Parsed<string> {
   let raw = row[field];
   if (typeof raw === 'number' && Number.isSafeInteger(raw)) raw = String(raw);
-  if (raw === undefined || raw === null) return fail('missing_field', `${field} is required`, field);
+  if (raw === undefined || raw === null)
+    return fail('missing_field', `the ${fieldWords(field)} is missing`, field);
   const text = optionalText({ [field]: raw }, field, max);
   if (!text.ok) return text;
-  if (text.value == null) return fail('missing_field', `${field} is required and must not be blank`, field);
+  if (text.value == null) return fail('missing_field', `the ${fieldWords(field)} is blank`, field);
   return { ok: true, value: text.value };
 }
 
 function notObject(row: unknown): { ok: false; problem: RowProblem } {
-  return fail('invalid_row', `each row must be a JSON object, not ${describe(row)}`);
+  return fail('invalid_row', `the row must be a JSON object, not ${describe(row)}`);
 }
 
 export interface ProgramRow {
@@ -137,7 +140,7 @@ export function parseCampus(row: unknown): Parsed<CampusRow> {
   const hasName = row.name !== undefined && row.name !== null;
   const hasAlias = row.campus_name !== undefined && row.campus_name !== null;
   if (!hasName && !hasAlias)
-    return fail('missing_field', 'name (or its alias campus_name) is required', 'name');
+    return fail('missing_field', "the campus's name is missing (name, or campus_name)", 'name');
   const name = hasName ? requiredKey(row, 'name') : undefined;
   if (name && !name.ok) return name;
   const alias = hasAlias ? requiredKey(row, 'campus_name') : undefined;
@@ -145,7 +148,7 @@ export function parseCampus(row: unknown): Parsed<CampusRow> {
   if (name?.ok && alias?.ok && name.value.toLowerCase() !== alias.value.toLowerCase()) {
     return fail(
       'conflicting_fields',
-      `name "${name.value}" and its alias campus_name "${alias.value}" name different campuses; send one`,
+      `the campus is named both "${name.value}" and "${alias.value}": send one name`,
       'campus_name',
     );
   }
@@ -158,7 +161,11 @@ export function optionalDate(row: Row, field: string): Parsed<string | undefined
   const raw = row[field];
   if (raw === undefined || raw === null || raw === '') return { ok: true, value: undefined };
   if (typeof raw !== 'string')
-    return fail('invalid_date', `${field} must be a yyyy-mm-dd string, not ${describe(raw)}`, field);
+    return fail(
+      'invalid_date',
+      `the ${fieldWords(field)} must be a date written YYYY-MM-DD, not ${describe(raw)}`,
+      field,
+    );
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(raw.trim());
   const [year, month, day] = match ? [Number(match[1]), Number(match[2]), Number(match[3])] : [0, 0, 0];
   const date = new Date(Date.UTC(year, month - 1, day));
@@ -170,7 +177,7 @@ export function optionalDate(row: Row, field: string): Parsed<string | undefined
     date.getUTCMonth() !== month - 1 ||
     date.getUTCDate() !== day
   ) {
-    return fail('invalid_date', `${field} must be a real date written yyyy-mm-dd`, field);
+    return fail('invalid_date', `the ${fieldWords(field)} must be a real date written YYYY-MM-DD`, field);
   }
   return { ok: true, value: raw.trim() };
 }
@@ -210,7 +217,7 @@ export function checkTermDates(term: { start_date?: string | null; end_date?: st
   if (term.start_date && term.end_date && term.end_date < term.start_date) {
     return fail(
       'end_before_start',
-      `end_date ${term.end_date} is before start_date ${term.start_date}`,
+      `the term ends (${term.end_date}) before it starts (${term.start_date})`,
       'end_date',
     );
   }
@@ -277,7 +284,7 @@ export function parseEnrolment(row: unknown): Parsed<EnrolmentRow> {
   const ext = optionalReference(row, 'student_id_ext');
   if (!ext.ok) return ext;
   if (email.value == null && ext.value == null) {
-    return fail('missing_field', 'a student is required: email or student_id_ext', 'email');
+    return fail('missing_field', "the student is missing: give the student's email or student ID", 'email');
   }
   const unit = requiredKey(row, 'unit_code');
   if (!unit.ok) return unit;
@@ -287,7 +294,7 @@ export function parseEnrolment(row: unknown): Parsed<EnrolmentRow> {
   if (!status.ok) return status;
   const normalised = status.value?.toLowerCase();
   if (normalised != null && !(enrolmentStatuses as readonly string[]).includes(normalised)) {
-    return fail('invalid_status', `status must be one of ${enrolmentStatuses.join(', ')}`, 'status');
+    return fail('invalid_status', `the status must be one of ${enrolmentStatuses.join(', ')}`, 'status');
   }
   return {
     ok: true,

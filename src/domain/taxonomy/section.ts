@@ -1,6 +1,7 @@
 // What every section of the enrolments feed shares: its name and report, the context a
 // section handler works in, and the helpers that parse rows and drop repeated keys.
 import type { Queryable } from '../../db/db.ts';
+import { capitalised } from '../../lib/field-words.ts';
 import { batchLimits } from '../feeds/batch-limits.ts';
 import type { EnrolmentKeys, Parsed, RowProblem } from './rows.ts';
 
@@ -86,7 +87,9 @@ export function firstOfEachKey<T extends { i: number; key: string }>(
     if (first !== undefined) {
       context.reject(row.i, {
         code: 'duplicate_key',
-        message: `${describeKey(row)} appears already at row ${first} of this section; only the first is applied`,
+        message: capitalised(
+          `${describeKey(row)} appears already at row ${first} of this section; only the first is applied`,
+        ),
       });
       continue;
     }

@@ -134,7 +134,7 @@ export const enrolmentsExamples = {
           unit_code: 'NURS999',
           term_code: '2026-S1',
           code: 'student_not_found',
-          message: 'no student with student_id_ext "S9999"',
+          message: 'No student has the student ID S9999',
           field: 'student_id_ext',
         },
         {
@@ -145,7 +145,7 @@ export const enrolmentsExamples = {
           unit_code: 'NURS999',
           term_code: '2026-S1',
           code: 'unit_not_found',
-          message: 'no unit with unit_code "NURS999"',
+          message: 'No unit has the code NURS999',
           field: 'unit_code',
         },
       ],
@@ -168,7 +168,7 @@ export const enrolmentsExamples = {
           term_code: '2026-S2',
           code: 'term_not_found',
           message:
-            'no term with term_code "2026-S2" among the stored terms (a dry run does not see terms of the same request)',
+            'No term has the code 2026-S2 among the stored terms (a dry run does not see the terms of the same push)',
           field: 'term_code',
         },
       ],

@@ -267,7 +267,7 @@ export const SyncResponse = Type.Object(
             student_id_ext: 'S1000125',
             code: 'missing_field',
             field: 'email',
-            message: 'email is required',
+            message: 'The email is missing',
           },
         ],
         warnings: [
@@ -293,7 +293,7 @@ export const SyncResponse = Type.Object(
             student_id_ext: 'S1000125',
             code: 'missing_field',
             field: 'email',
-            message: 'email is required',
+            message: 'The email is missing',
           },
         ],
         warnings: [

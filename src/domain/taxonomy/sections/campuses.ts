@@ -33,7 +33,7 @@ export const campuses: SectionHandler = async (context, rows) => {
      LEFT JOIN campuses c ON c.id = n.id`,
     [institutionId, JSON.stringify(parsed.map((row) => ({ i: row.i, name: row.value.name })))],
   );
-  const kept = firstOfEachKey(context, matched, (row) => `campus "${byIndex.get(row.i)!.name}"`);
+  const kept = firstOfEachKey(context, matched, (row) => `the campus ${byIndex.get(row.i)!.name}`);
   const changes = noChanges();
   for (const stored of kept) {
     const { name } = byIndex.get(stored.i)!;

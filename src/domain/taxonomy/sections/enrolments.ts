@@ -62,14 +62,14 @@ export const enrolments: SectionHandler = async (outer, rows) => {
       missing = true;
       context.reject(row.i, {
         code: 'student_conflict',
-        message: `email "${incoming.email}" and student_id_ext "${incoming.student_id_ext}" name two different students`,
+        message: `The email ${incoming.email} and the student ID ${incoming.student_id_ext} belong to two different students`,
         field: 'student_id_ext',
       });
     } else if (!row.by_email && !row.by_ext) {
       missing = true;
       context.reject(row.i, {
         code: 'student_not_found',
-        message: `no student with ${student}`,
+        message: `No student has ${student}`,
         field: incoming.email !== undefined ? 'email' : 'student_id_ext',
       });
     }
@@ -77,7 +77,7 @@ export const enrolments: SectionHandler = async (outer, rows) => {
       missing = true;
       context.reject(row.i, {
         code: 'unit_not_found',
-        message: `no unit with unit_code "${incoming.unit_code}"`,
+        message: `No unit has the code ${incoming.unit_code}`,
         field: 'unit_code',
       });
     }
@@ -85,7 +85,7 @@ export const enrolments: SectionHandler = async (outer, rows) => {
       missing = true;
       context.reject(row.i, {
         code: 'term_not_found',
-        message: `no term with term_code "${incoming.term_code}"${context.dryRun ? ' among the stored terms (a dry run does not see terms of the same request)' : ''}`,
+        message: `No term has the code ${incoming.term_code}${context.dryRun ? ' among the stored terms (a dry run does not see the terms of the same push)' : ''}`,
         field: 'term_code',
       });
     }
@@ -95,7 +95,7 @@ export const enrolments: SectionHandler = async (outer, rows) => {
   }
   const kept = firstOfEachKey(context, found, (row) => {
     const incoming = byIndex.get(row.i)!;
-    return `the enrolment of ${describeStudent(incoming)} in unit "${incoming.unit_code}", term "${incoming.term_code}"`;
+    return `the enrolment of the student with ${describeStudent(incoming)} in unit ${incoming.unit_code}, term ${incoming.term_code}`;
   });
   const changes = noChanges();
   for (const row of kept) {
@@ -127,7 +127,7 @@ export const enrolments: SectionHandler = async (outer, rows) => {
 
 function describeStudent(row: EnrolmentRow): string {
   const keys = [];
-  if (row.email !== undefined) keys.push(`email "${row.email}"`);
-  if (row.student_id_ext !== undefined) keys.push(`student_id_ext "${row.student_id_ext}"`);
+  if (row.email !== undefined) keys.push(`the email ${row.email}`);
+  if (row.student_id_ext !== undefined) keys.push(`the student ID ${row.student_id_ext}`);
   return keys.join(' or ');
 }

@@ -32,7 +32,7 @@ export const programs: SectionHandler = async (context, rows) => {
      LEFT JOIN programs p ON p.institution_id = $1 AND lower(p.code) = lower(r.code)`,
     [institutionId, JSON.stringify(parsed.map((row) => ({ i: row.i, code: row.value.code })))],
   );
-  const kept = firstOfEachKey(context, matched, (row) => `program_code "${byIndex.get(row.i)!.code}"`);
+  const kept = firstOfEachKey(context, matched, (row) => `the program code ${byIndex.get(row.i)!.code}`);
   const changes = noChanges();
   for (const stored of kept) {
     const incoming = byIndex.get(stored.i)!;

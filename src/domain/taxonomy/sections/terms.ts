@@ -33,7 +33,7 @@ export const terms: SectionHandler = async (context, rows) => {
      LEFT JOIN terms t ON t.institution_id = $1 AND lower(t.code) = lower(r.code)`,
     [institutionId, JSON.stringify(parsed.map((row) => ({ i: row.i, code: row.value.code })))],
   );
-  const kept = firstOfEachKey(context, matched, (row) => `term_code "${byIndex.get(row.i)!.code}"`);
+  const kept = firstOfEachKey(context, matched, (row) => `the term code ${byIndex.get(row.i)!.code}`);
   const changes = noChanges();
   for (const stored of kept) {
     const incoming = byIndex.get(stored.i)!;
@@ -46,7 +46,7 @@ export const terms: SectionHandler = async (context, rows) => {
     if (!stored.id && (!next.start_date || !next.end_date)) {
       context.reject(stored.i, {
         code: 'missing_field',
-        message: 'a new term needs start_date and end_date',
+        message: 'A new term needs a start date and an end date',
         field: next.start_date ? 'end_date' : 'start_date',
       });
       continue;

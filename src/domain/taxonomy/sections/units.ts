@@ -51,7 +51,7 @@ export const units: SectionHandler = async (context, rows) => {
       ),
     ],
   );
-  const kept = firstOfEachKey(context, matched, (row) => `unit_code "${byIndex.get(row.i)!.code}"`);
+  const kept = firstOfEachKey(context, matched, (row) => `the unit code ${byIndex.get(row.i)!.code}`);
   const changes = noChanges();
   for (const stored of kept) {
     const incoming = byIndex.get(stored.i)!;
@@ -60,7 +60,7 @@ export const units: SectionHandler = async (context, rows) => {
       missing = true;
       context.reject(stored.i, {
         code: 'program_not_found',
-        message: `no program with program_code "${incoming.program_code}"`,
+        message: `No program has the code ${incoming.program_code}`,
         field: 'program_code',
       });
     }
@@ -68,7 +68,7 @@ export const units: SectionHandler = async (context, rows) => {
       missing = true;
       context.reject(stored.i, {
         code: 'campus_not_found',
-        message: `no campus named "${incoming.campus_name}"`,
+        message: `No campus is named ${incoming.campus_name}`,
         field: 'campus_name',
       });
     }
