@@ -8,7 +8,8 @@ export default async function* timingReporter(source) {
   const tests = [];
   for await (const event of source) {
     const data = event.data ?? {};
-    if (!data.file) continue;
+    // The runner enqueues every file at the start; a file's time starts when it is dequeued.
+    if (!data.file || (event.type === 'test:enqueue' && !files.has(data.file))) continue;
     const at = Date.now() - started;
     let file = files.get(data.file);
     if (!file) {
