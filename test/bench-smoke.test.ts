@@ -6,10 +6,13 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { test } from 'node:test';
+import { scaled } from './helpers/time-limit.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 
-test('npm run bench runs every benchmark to the end at smoke sizes', { timeout: 600_000 }, async () => {
+test('npm run bench runs every benchmark to the end at smoke sizes', {
+  timeout: scaled(600_000),
+}, async () => {
   const env: NodeJS.ProcessEnv = { ...process.env, BENCH_SMOKE: '1' };
   // The benchmark picks its database from these; only the test's own PostgreSQL may be used.
   delete env.DATABASE_URL;

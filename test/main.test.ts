@@ -8,6 +8,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+import { scaled } from './helpers/time-limit.ts';
 
 const entry = path.resolve(import.meta.dirname, '../src/main.ts');
 
@@ -155,14 +156,17 @@ test('requests arriving on an open connection while the app closes get 503 shutt
   // A request in flight (headers sent, body not yet) holds the connection while close() starts;
   // a second request pipelined behind it arrives after.
   const body = '{"institution":"x","updates":[]}';
+  // The server has the first request's headers before close() starts (waited for, not slept
+  // for: on a loaded machine 100 ms was sometimes not enough).
+  const received = once(ctx.app.server, 'request');
   socket.write(
     `POST /api/integrations/help-sync HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
   );
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  await received;
   const closing = ctx.close();
   await new Promise((resolve) => setTimeout(resolve, 100));
   socket.write(`${body}GET /health/live HTTP/1.1\r\nHost: x\r\n\r\n`);
-  await Promise.race([once(socket, 'close'), new Promise((resolve) => setTimeout(resolve, 3000))]);
+  await Promise.race([once(socket, 'close'), new Promise((resolve) => setTimeout(resolve, scaled(3_000)))]);
   socket.destroy();
   await closing;
   assert.match(response, /^HTTP\/1\.1 401/, 'the request in flight is answered');

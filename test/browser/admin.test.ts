@@ -3,11 +3,11 @@
 // with row errors in the push history and its CSV, the help-sync secret, people and the
 // identity-provider settings with the API's errors next to their fields.
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
 import { seedTenant } from '../helpers/app.ts';
 import { type DevIdp, startTestIdp, TEST_CLIENT } from '../helpers/idp.ts';
 import { invitePerson } from '../helpers/people.ts';
+import { downloadText } from './chromium.ts';
 import { browserSuite } from './harness.ts';
 
 let idp: DevIdp | undefined;
@@ -130,7 +130,7 @@ browserSuite('console: institution admin', (h) => {
         page.waitForEvent('download'),
         page.getByRole('link', { name: /Download the errors/ }).click(),
       ]);
-      const csv = await readFile(await download.path(), 'utf8');
+      const csv = await downloadText(download);
       const lines = csv.trim().split('\r\n');
       assert.equal(lines.length, 4, csv);
       assert.match(lines[0], /^kind,line,email,student_id_ext,code,/);

@@ -3,10 +3,10 @@
 // navigation; a staff member opens a student's page from the listing; the operator merges two
 // campuses through the confirmation, and sees the API's refusal next to its field. axe-core runs on every page and each is photographed.
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import { seedTenant } from '../helpers/app.ts';
 import { seedConsoleData } from '../helpers/console-data.ts';
+import { downloadText } from './chromium.ts';
 import { browserSuite } from './harness.ts';
 
 browserSuite('console: data pages', (h) => {
@@ -60,7 +60,7 @@ browserSuite('console: data pages', (h) => {
         page.waitForEvent('download'),
         page.getByRole('link', { name: 'Export CSV' }).click(),
       ]);
-      const csv = await readFile(await download.path(), 'utf8');
+      const csv = await downloadText(download);
       const lines = csv.trimEnd().split('\r\n');
       assert.match(lines[0], /^id,email,/);
       assert.equal(lines.length, 61, 'the 60 students of North and the header');
@@ -69,7 +69,7 @@ browserSuite('console: data pages', (h) => {
         page.waitForEvent('download'),
         page.getByRole('link', { name: 'Export CSV' }).click(),
       ]);
-      const formulaCsv = await readFile(await formula.path(), 'utf8');
+      const formulaCsv = await downloadText(formula);
       assert.match(formulaCsv, /"'=HYPERLINK/);
       assert.ok(!/,=/.test(formulaCsv), 'formula-like cells are neutralised');
 

@@ -1,31 +1,23 @@
 // Browser tests of the console: the service listening on a real port, Debian's Chromium driven
-// by playwright-core, axe-core run on every page, a screenshot of every page saved under
-// test-artifacts/screenshots/. Without Chromium at /usr/bin/chromium the suites are skipped and
-// say so (`apt-get install -y chromium`; .ci/run installs it).
+// by playwright-core (under npm test one Chromium serves the whole run: chromium.ts), axe-core
+// run on every page, a screenshot of every page saved under test-artifacts/screenshots/. Without
+// Chromium at /usr/bin/chromium the suites are skipped and say so (`apt-get install -y
+// chromium`; .ci/run installs it).
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Config } from '../../src/config.ts';
 import type { Permission, Role } from '../../src/domain/access/policy.ts';
 import { type SeededTenant, startTestApp, type TestContext } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/db.ts';
 import { invitePerson } from '../helpers/people.ts';
+import { CHROMIUM, openBrowser } from './chromium.ts';
 
-export const CHROMIUM = '/usr/bin/chromium';
 export const SCREENSHOTS = path.resolve(import.meta.dirname, '../../test-artifacts/screenshots');
-const LAUNCH_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-quic',
-  '--no-first-run',
-];
 
 export interface Harness {
   ctx: TestContext;
@@ -79,7 +71,7 @@ export function browserSuite(
         config: { publicBaseUrl: base, allowLoopbackOutbound: true, ...config() },
       });
       await ctx.app.listen({ port, host: '127.0.0.1' });
-      const browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS });
+      const browser = await openBrowser();
       mkdirSync(SCREENSHOTS, { recursive: true });
       harness = {
         ctx,

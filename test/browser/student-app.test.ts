@@ -10,23 +10,14 @@ import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { ics } from '../calendar/calendars.ts';
 import { type FeedServer, startFeedServer } from '../calendar/helpers.ts';
 import { type SeededTenant, seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
 import { type DevIdp, startTestIdp, TEST_CLIENT } from '../helpers/idp.ts';
+import { CHROMIUM, openBrowser } from './chromium.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOTS = path.resolve(import.meta.dirname, '../../test-artifacts/screenshots');
-const LAUNCH_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-quic',
-  '--no-first-run',
-];
 
 async function freePort(): Promise<number> {
   const server = net.createServer();
@@ -99,7 +90,7 @@ if (!existsSync(CHROMIUM)) {
         env: { PUBLIC_BASE_URL: base },
       });
       await ctx.app.listen({ host: '127.0.0.1', port });
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_ARGS });
+      browser = await openBrowser();
     });
     after(async () => {
       await browser?.close();

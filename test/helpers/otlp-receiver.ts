@@ -2,6 +2,7 @@
 // in OTLP's JSON encoding (OTEL_EXPORTER_OTLP_PROTOCOL=http/json) and keeps the spans it decoded.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { scaled } from './time-limit.ts';
 
 export interface ReceivedSpan {
   traceId: string;
@@ -70,7 +71,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     url: `http://127.0.0.1:${port}`,
     spans,
     async waitFor(match, ms = 20_000) {
-      const deadline = Date.now() + ms;
+      const deadline = Date.now() + scaled(ms);
       while (!match(spans)) {
         if (Date.now() > deadline)
           throw new Error(`spans not received in time; got: ${spans.map((s) => s.name).join(', ')}`);

@@ -9,6 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { scaled } from './time-limit.ts';
 
 export const PGBOUNCER = process.env.PGBOUNCER_BIN ?? '/usr/sbin/pgbouncer';
 
@@ -125,9 +126,9 @@ export async function startPgbouncer(options: {
   };
 }
 
-/** Waits up to 5 s for the bouncer to answer a query. */
+/** Waits up to 5 s (scaled by the machine's load) for the bouncer to answer a query. */
 async function answers(port: number, user: string, exited: () => boolean): Promise<boolean> {
-  const deadline = Date.now() + 5_000;
+  const deadline = Date.now() + scaled(5_000);
   while (Date.now() < deadline && !exited()) {
     const client = new pg.Client({ host: '127.0.0.1', port, user, database: 'pgbouncer' });
     client.on('error', () => {});

@@ -4,6 +4,7 @@
 import type { AddressInfo } from 'node:net';
 import { type ParsedMail, simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
+import { scaled } from './time-limit.ts';
 
 export interface ReceivedMail {
   to: string[];
@@ -34,7 +35,7 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
     refused: 0,
     refuse: undefined,
     waitFor: async (count, timeoutMs = 10_000) => {
-      const deadline = Date.now() + timeoutMs;
+      const deadline = Date.now() + scaled(timeoutMs);
       while (state.received.length < count) {
         if (Date.now() > deadline)
           throw new Error(`expected ${count} emails, received ${state.received.length}`);

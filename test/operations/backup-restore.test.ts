@@ -13,6 +13,7 @@ import pg from 'pg';
 import { createPostgresDb } from '../../src/db/db.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
+import { scaled } from '../helpers/time-limit.ts';
 
 const base = process.env.TEST_DATABASE_URL;
 
@@ -47,7 +48,7 @@ async function readBack(ctx: TestContext, slug: string) {
 
 test('a dump restored into a fresh database serves the same data', {
   skip: !base,
-  timeout: 180_000,
+  timeout: scaled(180_000),
 }, async () => {
   const suffix = randomBytes(4).toString('hex');
   const [source, copy] = [`ssp_backup_${suffix}`, `ssp_restore_${suffix}`];

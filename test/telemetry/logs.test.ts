@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { startServerProcess } from '../helpers/server-process.ts';
+import { scaled } from '../helpers/time-limit.ts';
 
 const OPERATOR_TOKEN = 'ssp_op_configured-operator-token-never-logged';
 const METRICS_TOKEN = 'scrape-token-never-logged-either';
@@ -32,7 +33,7 @@ async function serveAndCall(level: string): Promise<string> {
 }
 
 test('at info: probes and scrapes write no request lines; tokens are never written', {
-  timeout: 120_000,
+  timeout: scaled(120_000),
 }, async () => {
   const output = await serveAndCall('info');
   assert.match(output, /"url":"\/admin\/v1\/institutions"/, 'other requests are logged');
@@ -43,7 +44,9 @@ test('at info: probes and scrapes write no request lines; tokens are never writt
   assert.doesNotMatch(output, /Operator token \(shown once/, 'a configured token is not minted nor printed');
 });
 
-test('at debug: the probes are logged too, still without any token', { timeout: 120_000 }, async () => {
+test('at debug: the probes are logged too, still without any token', {
+  timeout: scaled(120_000),
+}, async () => {
   const output = await serveAndCall('debug');
   assert.match(output, /"level":20,[^\n]*"url":"\/health\/live"/);
   assert.match(output, /"level":20,[^\n]*"url":"\/metrics"/);

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import pg from 'pg';
 import { TEST_ENCRYPTION_KEY } from '../helpers/app.ts';
+import { scaled } from '../helpers/time-limit.ts';
 
 const base = process.env.TEST_DATABASE_URL;
 
@@ -21,7 +22,7 @@ async function freePort(): Promise<number> {
 
 test('ssp worker serves its metrics on METRICS_PORT, to the scrape token only', {
   skip: !base,
-  timeout: 120_000,
+  timeout: scaled(120_000),
 }, async () => {
   const name = `ssp_wmetrics_${randomBytes(4).toString('hex')}`;
   const admin = async (sql: string) => {
