@@ -6,6 +6,7 @@
 import type { Db } from '../../db/db.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Caller } from './policy.ts';
+import { insertAdminAudit, selectAdminAuditPage, selectSubject } from './queries.ts';
 
 export interface AdminChange {
   caller: Caller;
@@ -39,18 +40,7 @@ export function subjectOfRoute(route: string): { kind: SubjectKind } | { field: 
   return undefined;
 }
 
-export interface AdminAuditEntry {
-  id: string;
-  actor_kind: string;
-  actor_id: string | null;
-  actor: string;
-  session_id: string | null;
-  action: string;
-  target: string | null;
-  status: number;
-  request_id: string | null;
-  at: Date;
-}
+export type { AdminAuditEntry } from './queries.ts';
 
 export function createAdminAudit(db: Db, clock: Clock) {
   return {
@@ -62,57 +52,33 @@ export function createAdminAudit(db: Db, clock: Clock) {
           : caller.kind === 'student'
             ? caller.studentId
             : (caller.personId ?? null);
-      await db.query(
-        `INSERT INTO admin_audit (institution_id, actor_kind, actor_id, actor, session_id, action, target, status,
-                                  request_id, at, subject)
-         SELECT * FROM json_to_record($1::json) AS r(
-           institution_id uuid, actor_kind text, actor_id uuid, actor text, session_id uuid,
-           action text, target text, status integer, request_id text, at timestamptz, subject text)`,
-        [
-          JSON.stringify({
-            institution_id: change.institutionId,
-            actor_kind: caller.kind,
-            actor_id: actorId,
-            actor: caller.actor,
-            session_id: caller.sessionId ?? null,
-            action: change.action,
-            target: change.target.slice(0, 500),
-            status: change.status,
-            request_id: change.requestId,
-            at: clock.now().toISOString(),
-            subject: change.subject ? change.subject.slice(0, 500) : null,
-          }),
-        ],
+      await insertAdminAudit(
+        db,
+        JSON.stringify({
+          institution_id: change.institutionId,
+          actor_kind: caller.kind,
+          actor_id: actorId,
+          actor: caller.actor,
+          session_id: caller.sessionId ?? null,
+          action: change.action,
+          target: change.target.slice(0, 500),
+          status: change.status,
+          request_id: change.requestId,
+          at: clock.now().toISOString(),
+          subject: change.subject ? change.subject.slice(0, 500) : null,
+        }),
       );
     },
 
     /** The words naming a thing of the institution (undefined when there is none such). */
     async subjectOf(institutionId: string, kind: SubjectKind, id: string): Promise<string | undefined> {
       if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return undefined;
-      const { rows } = await db.query<{ subject: string | null }>(
-        `SELECT CASE $2::text
-                  WHEN 'webhook' THEN (SELECT url FROM webhook_endpoints WHERE institution_id = $1 AND id = $3::uuid)
-                  WHEN 'person' THEN (SELECT name FROM people WHERE institution_id = $1 AND id = $3::uuid)
-                  WHEN 'cohort' THEN (SELECT name FROM cohorts WHERE institution_id = $1 AND id = $3::uuid)
-                  WHEN 'calendar_feed' THEN (SELECT COALESCE(name, url) FROM calendar_feeds
-                                             WHERE institution_id = $1 AND id = $3::uuid)
-                END AS subject`,
-        [institutionId, kind, id],
-      );
-      return rows[0]?.subject ?? undefined;
+      return (await selectSubject(db, institutionId, kind, id)) ?? undefined;
     },
 
     /** Newest first; `before` is the last entry's id of the previous page. */
     async list(institutionId: string, page: { limit: number; before?: string }) {
-      const { rows } = await db.query<AdminAuditEntry>(
-        `SELECT id, actor_kind, actor_id, actor, session_id, action, target, status, request_id, at
-         FROM admin_audit a
-         WHERE institution_id = $1
-           AND ($3::uuid IS NULL OR (a.at, a.id) < (SELECT at, id FROM admin_audit WHERE id = $3::uuid))
-         ORDER BY at DESC, id DESC LIMIT $2`,
-        [institutionId, page.limit, page.before ?? null],
-      );
-      return rows;
+      return selectAdminAuditPage(db, institutionId, page.limit, page.before ?? null);
     },
   };
 }
