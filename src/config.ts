@@ -84,52 +84,7 @@ const sha256Pattern = /^[0-9a-f]{64}$/;
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];
 
-  const int = (name: string, fallback: number, min: number, max: number): number => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return fallback;
-    const value = Number(raw);
-    if (!Number.isInteger(value) || value < min || value > max) {
-      problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
-      return fallback;
-    }
-    return value;
-  };
-  const bool = (name: string, fallback: boolean): boolean => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return fallback;
-    if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
-    if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
-    problems.push(`${name} must be true or false (got "${raw}")`);
-    return fallback;
-  };
-  const share = (name: string, fallback: number): number => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return fallback;
-    const value = Number(raw);
-    if (!Number.isFinite(value) || value < 0 || value > 1) {
-      problems.push(`${name} must be a number from 0 to 1 (got "${raw}")`);
-      return fallback;
-    }
-    return value;
-  };
-  const secretHash = (plainName: string, hashName: string): string | undefined => {
-    const plain = env[plainName];
-    const hash = env[hashName];
-    if (plain && hash) {
-      problems.push(`set only one of ${plainName} and ${hashName}`);
-      return undefined;
-    }
-    if (hash) {
-      const lower = hash.toLowerCase();
-      if (!sha256Pattern.test(lower)) problems.push(`${hashName} must be 64 hexadecimal characters`);
-      return lower;
-    }
-    if (plain) {
-      if (plain.length < 16) problems.push(`${plainName} must be at least 16 characters long`);
-      return sha256Hex(plain);
-    }
-    return undefined;
-  };
+  const { int, bool, share, secretHash } = envReaders(env, problems);
 
   const databaseUrl = env.DATABASE_URL || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -204,6 +159,60 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('METRICS_PORT needs METRICS_TOKEN (or METRICS_TOKEN_SHA256): the metrics are read with it');
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/**
+ * Readers of typed variables: each gives the variable's value, or its fallback when unset, and
+ * adds a problem (and gives the fallback) when the value is not one.
+ */
+function envReaders(env: Env, problems: string[]) {
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  };
+  const bool = (name: string, fallback: boolean): boolean => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+    if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
+    problems.push(`${name} must be true or false (got "${raw}")`);
+    return fallback;
+  };
+  const share = (name: string, fallback: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isFinite(value) || value < 0 || value > 1) {
+      problems.push(`${name} must be a number from 0 to 1 (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  };
+  const secretHash = (plainName: string, hashName: string): string | undefined => {
+    const plain = env[plainName];
+    const hash = env[hashName];
+    if (plain && hash) {
+      problems.push(`set only one of ${plainName} and ${hashName}`);
+      return undefined;
+    }
+    if (hash) {
+      const lower = hash.toLowerCase();
+      if (!sha256Pattern.test(lower)) problems.push(`${hashName} must be 64 hexadecimal characters`);
+      return lower;
+    }
+    if (plain) {
+      if (plain.length < 16) problems.push(`${plainName} must be at least 16 characters long`);
+      return sha256Hex(plain);
+    }
+    return undefined;
+  };
+  return { int, bool, share, secretHash };
 }
 
 const otlpProtocols = ['http/protobuf', 'http/json', 'grpc'];

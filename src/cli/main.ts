@@ -48,15 +48,17 @@ export const program = new Command('ssp')
  * commands (the admin client, ssp push) start without the database drivers in memory.
  */
 async function database() {
-  const [db, migrations, operator] = await Promise.all([
+  const [db, migrations, probes, operator] = await Promise.all([
     import('../db/db.ts'),
     import('../db/migrate.ts'),
+    import('../db/probes.ts'),
     import('../domain/secrets/operator-credentials.ts'),
   ]);
   return {
     openDb: db.openDb,
     embeddedDatabaseExists: db.embeddedDatabaseExists,
     migrate: migrations.migrate,
+    hasMigrationsTable: probes.hasMigrationsTable,
     resetOperatorCredential: operator.resetOperatorCredential,
   };
 }
@@ -102,7 +104,8 @@ program
   )
   .action(async () => {
     const config = loadConfig();
-    const { openDb, migrate, embeddedDatabaseExists, resetOperatorCredential } = await database();
+    const { openDb, migrate, hasMigrationsTable, embeddedDatabaseExists, resetOperatorCredential } =
+      await database();
     // A reset is for a database the server already uses: never create a new, empty one.
     if (!config.databaseUrl && !embeddedDatabaseExists(config.dataDir))
       throw new CliError(
@@ -117,8 +120,7 @@ program
       onTightened: (message) => process.stderr.write(`ssp: ${message}\n`),
     });
     try {
-      const { rows } = await db.query("SELECT to_regclass('schema_migrations') IS NOT NULL AS ready");
-      if (!rows[0]?.ready)
+      if (!(await hasMigrationsTable(db)))
         throw new CliError(
           'the database of DATABASE_URL has no tables of this service: start the server once first',
           EXIT.failed,

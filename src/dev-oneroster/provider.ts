@@ -88,26 +88,8 @@ export async function startOneRosterProvider(options: ProviderOptions): Promise<
     const chunks: Buffer[] = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
-      if (req.method === 'POST' && url.pathname === '/oauth/token') {
-        const [scheme, encoded] = (req.headers.authorization ?? '').split(' ');
-        const [id, secret] = Buffer.from(encoded ?? '', 'base64')
-          .toString()
-          .split(':')
-          .map((part) => decodeURIComponent(part ?? ''));
-        const form = new URLSearchParams(Buffer.concat(chunks).toString());
-        if (scheme !== 'Basic' || !equal(id ?? '', clientId) || !equal(secret ?? '', clientSecret))
-          return send(401, { error: 'invalid_client' });
-        if (form.get('grant_type') !== 'client_credentials')
-          return send(400, { error: 'unsupported_grant_type' });
-        const token = randomBytes(16).toString('hex');
-        tokens.add(token);
-        return send(200, {
-          access_token: token,
-          token_type: 'bearer',
-          expires_in: 3600,
-          scope: form.get('scope'),
-        });
-      }
+      if (req.method === 'POST' && url.pathname === '/oauth/token')
+        return issueToken(req, Buffer.concat(chunks), { clientId, clientSecret, tokens }, send);
       const name = url.pathname.startsWith(`${ROSTERING_PATH}/`)
         ? url.pathname.slice(ROSTERING_PATH.length + 1)
         : '';
@@ -173,4 +155,35 @@ export async function startOneRosterProvider(options: ProviderOptions): Promise<
         server.close(() => resolve());
       }),
   };
+}
+
+/** POST /oauth/token: the client credentials grant, with the client's id and secret in Basic. */
+function issueToken(
+  req: http.IncomingMessage,
+  body: Buffer,
+  client: { clientId: string; clientSecret: string; tokens: Set<string> },
+  send: (status: number, body: unknown) => void,
+): void {
+  const [scheme, encoded] = (req.headers.authorization ?? '').split(' ');
+  const [id, secret] = Buffer.from(encoded ?? '', 'base64')
+    .toString()
+    .split(':')
+    .map((part) => decodeURIComponent(part ?? ''));
+  const form = new URLSearchParams(body.toString());
+  if (scheme !== 'Basic' || !equal(id ?? '', client.clientId) || !equal(secret ?? '', client.clientSecret)) {
+    send(401, { error: 'invalid_client' });
+    return;
+  }
+  if (form.get('grant_type') !== 'client_credentials') {
+    send(400, { error: 'unsupported_grant_type' });
+    return;
+  }
+  const token = randomBytes(16).toString('hex');
+  client.tokens.add(token);
+  send(200, {
+    access_token: token,
+    token_type: 'bearer',
+    expires_in: 3600,
+    scope: form.get('scope'),
+  });
 }

@@ -1,5 +1,6 @@
 // Liveness (the process answers) and readiness (the database answers) for a load balancer.
 import { Type } from 'typebox';
+import { ping } from '../../db/probes.ts';
 import type { Services } from '../../services.ts';
 import type { App } from '../types.ts';
 import { errorResponses } from './schemas.ts';
@@ -26,7 +27,7 @@ export function healthRoutes(app: App, services: Services): void {
     },
     async (_request, reply) => {
       try {
-        await services.db.query('SELECT 1');
+        await ping(services.db);
         return { status: 'ok' };
       } catch {
         return reply

@@ -5,6 +5,12 @@ import { listingQuery, pagingOptions } from './listing.ts';
 
 const enc = encodeURIComponent;
 
+type Print = (v: unknown) => void;
+
+/** A help request's admin API path, or one under it. */
+const path = (slug: string, id?: string, rest = '') =>
+  `/admin/v1/institutions/${enc(slug)}/help-requests${id ? `/${enc(id)}` : ''}${rest}`;
+
 export function registerHelpRequestCommands(
   program: Command,
   admin: () => AdminCall,
@@ -13,9 +19,14 @@ export function registerHelpRequestCommands(
   const requests = program
     .command('help-requests')
     .description("An institution's help requests (stands in for the student app and the staff console)");
-  const path = (slug: string, id?: string, rest = '') =>
-    `/admin/v1/institutions/${enc(slug)}/help-requests${id ? `/${enc(id)}` : ''}${rest}`;
+  registerRequestCommands(requests, admin, print);
+  registerStaffCommands(requests, admin, print);
+  registerSyncSecretCommands(program, admin, print);
+  registerEventsCommand(program, admin, print);
+}
 
+/** ssp help-requests create, list, show. */
+function registerRequestCommands(requests: Command, admin: () => AdminCall, print: Print) {
   requests
     .command('create <institution> <student>')
     .description('Create a help request for a student, named by id or by email')
@@ -61,7 +72,10 @@ export function registerHelpRequestCommands(
     .command('show <institution> <id>')
     .description('Read a help request with its timeline')
     .action(async (slug: string, id: string) => print(await admin()('GET', path(slug, id))));
+}
 
+/** ssp help-requests status, note, reply, assign, unassign: what staff do with a request. */
+function registerStaffCommands(requests: Command, admin: () => AdminCall, print: Print) {
   requests
     .command('status <institution> <id> <status>')
     .description('Staff: set the status')
@@ -113,7 +127,10 @@ export function registerHelpRequestCommands(
     .action(async (slug: string, id: string, o) =>
       print(await admin()('PUT', path(slug, id, '/assignment'), { assignee_id: null, staff: o.staff })),
     );
+}
 
+/** ssp help-sync-secret issue, rotate, revoke, status. */
+function registerSyncSecretCommands(program: Command, admin: () => AdminCall, print: Print) {
   const secret = program
     .command('help-sync-secret')
     .description('The help-desk sync secret of an institution');
@@ -137,7 +154,10 @@ export function registerHelpRequestCommands(
     .command('status <institution>')
     .description('Whether a secret is active, revoked or never issued')
     .action(async (slug: string) => print(await admin()('GET', secretPath(slug))));
+}
 
+/** ssp events: the institution's event log. */
+function registerEventsCommand(program: Command, admin: () => AdminCall, print: Print) {
   program
     .command('events <institution>')
     .description("Read an institution's event log, oldest first")

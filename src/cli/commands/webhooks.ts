@@ -4,6 +4,12 @@ import type { AdminCall } from '../admin-client.ts';
 import { commaList, institutionPath } from './args.ts';
 import { listingQuery, pagingOptions } from './listing.ts';
 
+type Print = (v: unknown) => void;
+
+/** An endpoint's admin API path, or one under it. */
+const path = (slug: string, id?: string, rest = '') =>
+  `/admin/v1/institutions/${encodeURIComponent(slug)}/webhook-endpoints${id ? `/${encodeURIComponent(id)}` : ''}${rest}`;
+
 export function registerWebhookCommands(
   program: Command,
   admin: () => AdminCall,
@@ -12,9 +18,13 @@ export function registerWebhookCommands(
   const hooks = program
     .command('webhooks')
     .description("An institution's webhook endpoints and their deliveries");
-  const path = (slug: string, id?: string, rest = '') =>
-    `/admin/v1/institutions/${encodeURIComponent(slug)}/webhook-endpoints${id ? `/${encodeURIComponent(id)}` : ''}${rest}`;
+  registerEndpointCommands(hooks, admin, print);
+  registerDeliveryCommands(hooks, admin, print);
+  registerWorkerCommand(program);
+}
 
+/** ssp webhooks add, list, show, update, disable, delete, rotate-secret, test: the endpoints. */
+function registerEndpointCommands(hooks: Command, admin: () => AdminCall, print: Print) {
   hooks
     .command('add <institution> <url>')
     .description('Add an endpoint; prints its signing secret once')
@@ -80,6 +90,10 @@ export function registerWebhookCommands(
     .command('test <institution> <id>')
     .description('Send a webhook.test event to this endpoint')
     .action(async (slug: string, id: string) => print(await admin()('POST', path(slug, id, '/test'))));
+}
+
+/** ssp webhooks deliveries, attempts, event, redeliver, replay, metrics: what was delivered. */
+function registerDeliveryCommands(hooks: Command, admin: () => AdminCall, print: Print) {
   pagingOptions(
     hooks.command('deliveries <institution> <id>').description("An endpoint's delivery log, newest first"),
   )
@@ -115,7 +129,10 @@ export function registerWebhookCommands(
     .command('metrics')
     .description('Delivery metrics: queue depth, outcomes, endpoints')
     .action(async () => print(await admin()('GET', '/admin/v1/metrics')));
+}
 
+/** ssp worker: the background workers without HTTP. */
+function registerWorkerCommand(program: Command) {
   program
     .command('worker')
     .description('Run the background workers alone (no HTTP); stops cleanly on SIGINT/SIGTERM')

@@ -12,6 +12,11 @@ import { PushStopped } from './send.ts';
 
 const processIo: PushIo = { out: process.stdout, err: process.stderr, env: process.env };
 
+/** A command's options as runPush takes them (the key names the push for resuming). */
+type PushOptionsOf = (o: CommonOptions, key: Record<string, unknown>, files: string[]) => PushOptions;
+/** Runs a push and sets the exit code from it. */
+type Finish = (run: () => Promise<number>) => Promise<void>;
+
 export function registerPushCommands(
   program: Command,
   io: PushIo = processIo,
@@ -47,6 +52,14 @@ export function registerPushCommands(
         `${EXIT_CODES_HELP}\nSee docs/ssp-push.md.`,
     );
 
+  registerTaxonomyCommand(push, pushOptions, finish);
+  registerRosterCommand(push, pushOptions, finish);
+  registerEnrolmentsCommand(push, pushOptions, finish);
+  registerOneRosterCommand(push, pushOptions, finish, () => heap);
+}
+
+/** ssp push taxonomy: programs and campuses. */
+function registerTaxonomyCommand(push: Command, pushOptions: PushOptionsOf, finish: Finish): void {
   common(
     push
       .command('taxonomy')
@@ -87,7 +100,10 @@ export function registerPushCommands(
       );
     }),
   );
+}
 
+/** ssp push roster: a cohort's students. */
+function registerRosterCommand(push: Command, pushOptions: PushOptionsOf, finish: Finish): void {
   common(
     push
       .command('roster')
@@ -122,7 +138,10 @@ export function registerPushCommands(
       ),
     ),
   );
+}
 
+/** ssp push enrolments: terms, units and enrolments. */
+function registerEnrolmentsCommand(push: Command, pushOptions: PushOptionsOf, finish: Finish): void {
   common(
     push
       .command('enrolments')
@@ -159,6 +178,4 @@ export function registerPushCommands(
         );
       }),
   );
-
-  registerOneRosterCommand(push, pushOptions, finish, () => heap);
 }

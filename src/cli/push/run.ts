@@ -127,23 +127,7 @@ export async function runPush(
     );
   }
   const ctx = pushContext(options, state, report, progress);
-  // Ctrl-C: the bar stops (cursor and line wrapping restored), the errors CSV is flushed, and
-  // the message says how to resume; the page in flight may or may not apply (pages are upserts).
-  const release = options.onInterrupt?.(async () => {
-    progress.stop();
-    err.write(
-      `\nssp push: interrupted. ${resumeHint(options, state) ?? 'Nothing was recorded: run the same command again to start over.'}\n`,
-    );
-    if (options.json)
-      out.write(
-        reportJson(report, {
-          exitCode: EXIT.interrupted,
-          error: 'interrupted',
-          resumeState: resumeHint(options, state) && options.statePath,
-        }),
-      );
-    await report.close();
-  });
+  const release = options.onInterrupt?.(() => reportInterrupted(options, state, report, progress));
   let prepared: Prepared | undefined;
   let code: number = EXIT_OK;
   let stopped: string | undefined;
@@ -190,6 +174,32 @@ export async function runPush(
   } else if (report.sections.length) out.write(report.render());
   if (ended) state.remove();
   return code;
+}
+
+/**
+ * Ctrl-C: the bar stops (cursor and line wrapping restored), the errors CSV is flushed, and the
+ * message says how to resume; the page in flight may or may not apply (pages are upserts).
+ */
+async function reportInterrupted(
+  options: PushOptions,
+  state: PushState,
+  report: PushReport,
+  progress: Progress,
+): Promise<void> {
+  const { out, err } = options.io;
+  progress.stop();
+  err.write(
+    `\nssp push: interrupted. ${resumeHint(options, state) ?? 'Nothing was recorded: run the same command again to start over.'}\n`,
+  );
+  if (options.json)
+    out.write(
+      reportJson(report, {
+        exitCode: EXIT.interrupted,
+        error: 'interrupted',
+        resumeState: resumeHint(options, state) && options.statePath,
+      }),
+    );
+  await report.close();
 }
 
 function pushContext(

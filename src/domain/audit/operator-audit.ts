@@ -3,34 +3,20 @@
 // module is its one writer and its one reader.
 import type { Queryable } from '../../db/db.ts';
 import { storableJson } from '../../lib/text.ts';
+import type { OperatorAction, OperatorAuditEntry } from './model.ts';
+import { insertOperatorAudit, selectOperatorAudit } from './queries.ts';
 
-export type OperatorAction = 'campus.merge' | 'departures.confirm' | 'departures.discard';
-
-export interface OperatorAuditEntry {
-  id: string;
-  actor: string;
-  action: OperatorAction;
-  details: Record<string, unknown>;
-  at: Date;
-}
+export type { OperatorAction, OperatorAuditEntry } from './model.ts';
 
 /** Appends one entry. Call it with the transaction of the action it records. */
 export async function appendOperatorAudit(
   tx: Queryable,
   entry: { institutionId: string; actor: string; action: OperatorAction; details: Record<string, unknown> },
 ): Promise<void> {
-  await tx.query(
-    'INSERT INTO operator_audit (institution_id, actor, action, details) VALUES ($1, $2, $3, $4::jsonb)',
-    [entry.institutionId, entry.actor, entry.action, storableJson(entry.details)],
-  );
+  await insertOperatorAudit(tx, { ...entry, details: storableJson(entry.details) });
 }
 
 /** The institution's entries, newest first (at most 1000). */
 export async function readOperatorAudit(q: Queryable, institutionId: string): Promise<OperatorAuditEntry[]> {
-  const { rows } = await q.query<OperatorAuditEntry>(
-    `SELECT id, actor, action, details, at FROM operator_audit WHERE institution_id = $1
-     ORDER BY at DESC, id LIMIT 1000`,
-    [institutionId],
-  );
-  return rows;
+  return selectOperatorAudit(q, institutionId);
 }

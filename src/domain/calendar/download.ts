@@ -11,7 +11,7 @@
 // nothing outlives the fetch.
 
 import type dns from 'node:dns';
-import { Agent, request } from 'undici';
+import { Agent, type Dispatcher, request } from 'undici';
 import { checkUrlSyntax, guardedLookup, type OutboundPolicy } from '../../lib/outbound-url.ts';
 import type { FetchLimits } from './schedule.ts';
 
@@ -55,7 +55,6 @@ export async function downloadFeed(
   deps: DownloadDeps,
 ): Promise<Download> {
   const { policy, limits } = deps;
-  const failed = (status: number | null, error: string): Download => ({ kind: 'failed', status, error });
   const agent = new Agent({
     connect: { lookup: guardedLookup(policy, deps.lookup) as never, timeout: limits.timeoutMs },
     headersTimeout: limits.timeoutMs,
@@ -69,7 +68,7 @@ export async function downloadFeed(
     for (let hop = 0; ; hop++) {
       const where = hop === 0 ? '' : ` (redirect ${hop}: ${current.slice(0, 300)})`;
       const syntax = checkUrlSyntax(current, policy);
-      if (!syntax.ok) return failed(lastStatus, `refused: ${syntax.reason}${where}`);
+      if (!syntax.ok) return failure(lastStatus, `refused: ${syntax.reason}${where}`);
       const headers: Record<string, string> = {
         accept: 'text/calendar, application/calendar+json;q=0.1, */*;q=0.1',
         'user-agent': 'ssp-calendar/1',
@@ -87,25 +86,25 @@ export async function downloadFeed(
       if (REDIRECTS.has(status)) {
         await response.body.dump({ limit: 64 * 1024 }).catch(() => {});
         const location = header(response.headers.location);
-        if (!location) return failed(status, `HTTP ${status} redirect without a Location header${where}`);
+        if (!location) return failure(status, `HTTP ${status} redirect without a Location header${where}`);
         if (hop >= limits.maxRedirects)
-          return failed(status, `too many redirects: more than ${limits.maxRedirects} hops`);
+          return failure(status, `too many redirects: more than ${limits.maxRedirects} hops`);
         try {
           current = new URL(location, current).toString();
         } catch {
-          return failed(status, `HTTP ${status} redirect to an invalid Location${where}`);
+          return failure(status, `HTTP ${status} redirect to an invalid Location${where}`);
         }
         continue;
       }
       if (status === 304) {
         await response.body.dump({ limit: 64 * 1024 }).catch(() => {});
         if (!validators.etag && !validators.lastModified)
-          return failed(status, 'HTTP 304 Not Modified to a request that was not conditional');
+          return failure(status, 'HTTP 304 Not Modified to a request that was not conditional');
         return { kind: 'not_modified', status: 304 };
       }
       if (status < 200 || status >= 300) {
         await response.body.dump({ limit: 64 * 1024 }).catch(() => {});
-        return failed(
+        return failure(
           status,
           `HTTP ${status}${status === 404 ? ' Not Found: check the feed URL' : ''}${where}`,
         );
@@ -113,55 +112,76 @@ export async function downloadFeed(
       const declared = Number(header(response.headers['content-length']));
       if (Number.isFinite(declared) && declared > limits.maxBytes) {
         response.body.destroy();
-        return failed(
+        return failure(
           status,
           `the calendar is too large: ${megabytes(declared)} announced, the limit is ${megabytes(limits.maxBytes)}`,
         );
       }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of response.body) {
-        size += (chunk as Buffer).length;
-        if (size > limits.maxBytes) {
-          response.body.destroy();
-          return failed(
-            status,
-            `the calendar is too large: more than ${megabytes(limits.maxBytes)} (the limit); reading stopped there`,
-          );
-        }
-        chunks.push(chunk as Buffer);
-      }
-      return {
-        kind: 'ok',
-        status,
-        body: Buffer.concat(chunks, size),
-        contentType: header(response.headers['content-type']),
-        etag: header(response.headers.etag) ?? null,
-        lastModified: header(response.headers['last-modified']) ?? null,
-      };
+      return await readBody(response, status, limits);
     }
   } catch (caught) {
-    const code = (caught as { code?: string }).code;
-    if (controller.signal.aborted)
-      return failed(lastStatus, `no complete response within ${limits.timeoutMs / 1000} s (time limit)`);
-    if (code === 'E_BLOCKED_ADDRESS') return failed(null, (caught as Error).message);
-    if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' || code === 'UND_ERR_SOCKET' || code === 'ECONNRESET')
-      return failed(
-        lastStatus,
-        `the connection closed before the whole calendar arrived (${code}); the body is truncated`,
-      );
-    if (
-      code === 'UND_ERR_HEADERS_TIMEOUT' ||
-      code === 'UND_ERR_BODY_TIMEOUT' ||
-      code === 'UND_ERR_CONNECT_TIMEOUT'
-    )
-      return failed(lastStatus, `no complete response within ${limits.timeoutMs / 1000} s (time limit)`);
-    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return failed(null, 'the host name does not resolve');
-    if (code === 'ECONNREFUSED') return failed(null, 'the server refused the connection');
-    const message = String((caught as Error)?.message ?? caught).slice(0, 300);
-    return failed(lastStatus, `could not fetch the calendar: ${code ? `${code}: ` : ''}${message}`);
+    return failureOf(caught, controller.signal.aborted, lastStatus, limits);
   } finally {
     clearTimeout(timer);
     agent.destroy().catch(() => {});
   }
+}
+
+const failure = (status: number | null, error: string): Download => ({ kind: 'failed', status, error });
+
+/** A successful response's body, read up to the size limit (a failure past it). */
+async function readBody(
+  response: Dispatcher.ResponseData,
+  status: number,
+  limits: DownloadDeps['limits'],
+): Promise<Download> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response.body) {
+    size += (chunk as Buffer).length;
+    if (size > limits.maxBytes) {
+      response.body.destroy();
+      return failure(
+        status,
+        `the calendar is too large: more than ${megabytes(limits.maxBytes)} (the limit); reading stopped there`,
+      );
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return {
+    kind: 'ok',
+    status,
+    body: Buffer.concat(chunks, size),
+    contentType: header(response.headers['content-type']),
+    etag: header(response.headers.etag) ?? null,
+    lastModified: header(response.headers['last-modified']) ?? null,
+  };
+}
+
+/** What went wrong, in words, from an error thrown while fetching (`aborted`: the time limit struck). */
+function failureOf(
+  caught: unknown,
+  aborted: boolean,
+  lastStatus: number | null,
+  limits: DownloadDeps['limits'],
+): Download {
+  const code = (caught as { code?: string }).code;
+  if (aborted)
+    return failure(lastStatus, `no complete response within ${limits.timeoutMs / 1000} s (time limit)`);
+  if (code === 'E_BLOCKED_ADDRESS') return failure(null, (caught as Error).message);
+  if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' || code === 'UND_ERR_SOCKET' || code === 'ECONNRESET')
+    return failure(
+      lastStatus,
+      `the connection closed before the whole calendar arrived (${code}); the body is truncated`,
+    );
+  if (
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT'
+  )
+    return failure(lastStatus, `no complete response within ${limits.timeoutMs / 1000} s (time limit)`);
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return failure(null, 'the host name does not resolve');
+  if (code === 'ECONNREFUSED') return failure(null, 'the server refused the connection');
+  const message = String((caught as Error)?.message ?? caught).slice(0, 300);
+  return failure(lastStatus, `could not fetch the calendar: ${code ? `${code}: ` : ''}${message}`);
 }

@@ -7,6 +7,7 @@
 import type { Queryable } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 import { uuidPattern } from './feeds.ts';
+import { selectEventsInWindow } from './sql/occurrences.ts';
 
 /** Longest window one listing may ask for (the stored expansion spans 580 days). */
 export const MAX_WINDOW_DAYS = 800;
@@ -79,25 +80,13 @@ export async function listEvents(
       throw new ApiError('invalid_field', { field: 'feed_id', detail: 'feed_id must be a calendar feed id' });
     feedId = query.feed_id;
   }
-  const { rows } = await q.query<{
-    feed_id: string;
-    uid: string;
-    recurrence_id: string;
-    starts_at: Date;
-    ends_at: Date;
-    all_day: boolean;
-    summary: string | null;
-    location: string | null;
-    description: string | null;
-    status: CalendarEventOut['status'];
-  }>(
-    `SELECT feed_id, uid, recurrence_id, starts_at, ends_at, all_day, summary, location, description, status
-     FROM calendar_events
-     WHERE institution_id = $1 AND starts_at < $3 AND (ends_at > $2 OR starts_at >= $2)
-       AND ($4::uuid IS NULL OR feed_id = $4)
-     ORDER BY starts_at, uid, recurrence_id, feed_id LIMIT $5 OFFSET $6`,
-    [institutionId, from, to, feedId, query.limit, query.offset],
-  );
+  const rows = await selectEventsInWindow(q, institutionId, {
+    from,
+    to,
+    feedId,
+    limit: query.limit,
+    offset: query.offset,
+  });
   return rows.map((r) => ({
     feed_id: r.feed_id,
     uid: r.uid,

@@ -13,6 +13,7 @@
 // which began before the window is left out.
 import type { Queryable } from '../../db/db.ts';
 import type { CalendarEventOut } from './events.ts';
+import { selectFeedsEventsInWindow, selectStudentFeedIds } from './sql/occurrences.ts';
 
 /** Occurrences longer than this that began before the window are not shown in it. */
 export const LONGEST_EVENT_DAYS = 90;
@@ -28,39 +29,15 @@ export async function eventsForStudent(
   student: StudentAudience,
   window: { from: Date; to: Date; limit: number },
 ): Promise<CalendarEventOut[]> {
-  const { rows: feeds } = await q.query<{ id: string }>(
-    `WITH tags AS (
-       SELECT coalesce(array_agg(id), '{}') AS ids FROM audience_tags
-       WHERE institution_id = $1
-         AND ((kind = 'program' AND source_id = $2::uuid) OR (kind = 'campus' AND source_id = $3::uuid))
-     )
-     SELECT f.id FROM calendar_feeds f
-     WHERE f.institution_id = $1 AND (f.audience_tag_ids = '{}' OR f.audience_tag_ids && (SELECT ids FROM tags))`,
-    [student.institutionId, student.programId, student.campusId],
-  );
+  const feeds = await selectStudentFeedIds(q, student);
   if (feeds.length === 0) return [];
   const scanFrom = new Date(window.from.getTime() - LONGEST_EVENT_DAYS * 86_400_000);
-  const { rows } = await q.query<{
-    feed_id: string;
-    uid: string;
-    recurrence_id: string;
-    starts_at: Date;
-    ends_at: Date;
-    all_day: boolean;
-    summary: string | null;
-    location: string | null;
-    description: string | null;
-    status: CalendarEventOut['status'];
-  }>(
-    `SELECT e.feed_id, e.uid, e.recurrence_id, e.starts_at, e.ends_at, e.all_day, e.summary, e.location,
-            e.description, e.status
-     FROM calendar_events e
-     WHERE e.feed_id = ANY ($2::uuid[]) AND e.institution_id = $1 AND e.starts_at >= $5 AND e.starts_at < $4
-       AND (e.ends_at > $3 OR e.starts_at >= $3)
-     ORDER BY e.starts_at, e.uid, e.recurrence_id, e.feed_id
-     LIMIT $6`,
-    [student.institutionId, feeds.map((f) => f.id), window.from, window.to, scanFrom, window.limit],
-  );
+  const rows = await selectFeedsEventsInWindow(q, student.institutionId, feeds, {
+    from: window.from,
+    to: window.to,
+    scanFrom,
+    limit: window.limit,
+  });
   return rows.map((r) => ({
     feed_id: r.feed_id,
     uid: r.uid,

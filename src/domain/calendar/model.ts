@@ -47,3 +47,29 @@ export interface FetchRecord {
   /** Events left out or cut short, with the reason (at most 20). */
   problems: EventProblem[];
 }
+
+/** A feed claimed for a fetch (./refresh.ts), with what the fetch needs of it. */
+export interface ClaimedFeed {
+  id: string;
+  institution_id: string;
+  url: string;
+  etag: string | null;
+  last_modified: string | null;
+  refresh_minutes: number;
+  failure_count: number;
+  lease_token: string;
+}
+
+/** A stored occurrence as the listings read it (./events.ts, ./for-students.ts shape it for output). */
+export interface StoredEvent {
+  feed_id: string;
+  uid: string;
+  recurrence_id: string;
+  starts_at: Date;
+  ends_at: Date;
+  all_day: boolean;
+  summary: string | null;
+  location: string | null;
+  description: string | null;
+  status: 'confirmed' | 'tentative' | 'cancelled';
+}

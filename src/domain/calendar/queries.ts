@@ -1,10 +1,10 @@
 // The SQL of calendar feeds as admins configure them: a feed, the feeds, adding, changing and
 // deleting one, its fetch history, and which audience tags exist. Every statement is keyed by
-// institution, so another institution's feed is never read or changed. (A fetch's own statements
-// are refresh.ts's; the stored occurrences are store.ts's and events.ts's.)
+// institution, so another institution's feed is never read or changed. Below them, a fetch's own
+// statements (refresh.ts); the stored occurrences' are in sql/occurrences.ts.
 import type { Db, Queryable } from '../../db/db.ts';
 import { InstitutionLock, lockInstitution } from '../../db/locks.ts';
-import type { CalendarFeed, FetchRecord, Page } from './model.ts';
+import type { CalendarFeed, ClaimedFeed, FetchRecord, Page } from './model.ts';
 
 /** A feed as it is read: its health worked out from its last fetch and its failure run. */
 export const feedColumns = `id, institution_id, url, name, refresh_minutes, audience_tag_ids AS audience_tags,
@@ -162,4 +162,112 @@ export async function selectFetchQueue(
     [now],
   );
   return { depth: rows[0].depth, lagSeconds: rows[0].lag_seconds };
+}
+
+// A fetch (./refresh.ts): claiming feeds, recording the outcome, pruning the history.
+
+const claimedColumns =
+  'id, institution_id, url, etag, last_modified, refresh_minutes, failure_count, lease_token';
+
+/** Claims up to `limit` due feeds, round robin by institution (./refresh.ts explains). */
+export async function claimDueFeedRows(
+  q: Queryable,
+  now: Date,
+  limit: number,
+  leaseUntil: Date,
+  institutionIds: string[] | null,
+): Promise<ClaimedFeed[]> {
+  const { rows } = await q.query<ClaimedFeed>(
+    `WITH ranked AS (
+       SELECT c.id, c.next_fetch_at,
+         row_number() OVER (PARTITION BY c.institution_id ORDER BY c.next_fetch_at, c.id) AS turn
+       FROM calendar_feeds c
+       WHERE c.next_fetch_at <= $1 AND ($4::uuid[] IS NULL OR c.institution_id = ANY ($4::uuid[]))
+         AND NOT EXISTS (SELECT 1 FROM institutions i WHERE i.id = c.institution_id AND i.archived_at IS NOT NULL)
+     ), due AS (
+       SELECT f.id FROM calendar_feeds f JOIN ranked r ON r.id = f.id
+       WHERE f.next_fetch_at <= $1
+       ORDER BY r.turn, r.next_fetch_at, r.id LIMIT $2
+       FOR UPDATE OF f SKIP LOCKED
+     )
+     UPDATE calendar_feeds f SET lease_token = gen_random_uuid(), next_fetch_at = $3
+     FROM due WHERE f.id = due.id
+     RETURNING ${claimedColumns.replace(/(\w+)/g, 'f.$1')}`,
+    [now, limit, leaseUntil, institutionIds],
+  );
+  return rows;
+}
+
+/** Claims one feed unless a fetch of it holds an unexpired lease. */
+export async function claimFeedRow(
+  q: Queryable,
+  institutionId: string,
+  id: string,
+  now: Date,
+  leaseUntil: Date,
+): Promise<ClaimedFeed | undefined> {
+  const { rows } = await q.query<ClaimedFeed>(
+    `UPDATE calendar_feeds SET lease_token = gen_random_uuid(), next_fetch_at = $4
+     WHERE institution_id = $1 AND id = $2 AND (lease_token IS NULL OR next_fetch_at <= $3)
+     RETURNING ${claimedColumns}`,
+    [institutionId, id, now, leaseUntil],
+  );
+  return rows[0];
+}
+
+/**
+ * Ends a fetch's lease and writes its outcome (JSON of `{ next_at, started_at, status, failures,
+ * error, etag, last_modified, truncated }`) where the lease still holds; whether it held.
+ */
+export async function recordFeedOutcome(
+  tx: Queryable,
+  feed: { id: string; lease_token: string },
+  outcome: string,
+): Promise<boolean> {
+  const { rows } = await tx.query<{ id: string }>(
+    `UPDATE calendar_feeds f SET
+       lease_token = NULL, next_fetch_at = x.next_at, last_fetch_at = x.started_at, last_status = x.status,
+       failure_count = x.failures, last_error = x.error,
+       failing_since = CASE WHEN x.failures = 0 THEN NULL ELSE COALESCE(f.failing_since, x.started_at) END,
+       last_success_at = CASE WHEN x.failures = 0 THEN x.started_at ELSE f.last_success_at END,
+       etag = CASE WHEN x.status = 'ok' THEN x.etag ELSE f.etag END,
+       last_modified = CASE WHEN x.status = 'ok' THEN x.last_modified ELSE f.last_modified END,
+       events_truncated = CASE WHEN x.status = 'ok' THEN x.truncated ELSE f.events_truncated END
+     FROM json_to_record($3::json) AS x(next_at timestamptz, started_at timestamptz, status text,
+       failures integer, error text, etag text, last_modified text, truncated integer)
+     WHERE f.id = $1 AND f.lease_token = $2
+     RETURNING f.id`,
+    [feed.id, feed.lease_token, outcome],
+  );
+  return rows.length > 0;
+}
+
+/** Appends a fetch record (JSON of its columns, named). */
+export async function insertFetch(
+  tx: Queryable,
+  feed: { institution_id: string; id: string },
+  record: string,
+): Promise<FetchRecord> {
+  const { rows } = await tx.query<FetchRecord>(
+    `INSERT INTO calendar_feed_fetches (institution_id, feed_id, trigger, started_at, duration_ms, status,
+       http_status, events_added, events_updated, events_removed, events_total, events_skipped,
+       events_truncated, error, problems)
+     SELECT $1, $2, x.trigger, x.started_at, x.duration_ms, x.status, x.http_status, x.added, x.updated,
+       x.removed, x.total, x.skipped, x.truncated, x.error, x.problems
+     FROM json_to_record($3::json) AS x(trigger text, started_at timestamptz, duration_ms integer, status text,
+       http_status integer, added integer, updated integer, removed integer, total integer, skipped integer,
+       truncated integer, error text, problems jsonb)
+     RETURNING ${fetchColumns}`,
+    [feed.institution_id, feed.id, record],
+  );
+  return rows[0];
+}
+
+/** Keeps the feed's newest `keep` fetch records. */
+export async function pruneFetches(tx: Queryable, feedId: string, keep: number): Promise<void> {
+  await tx.query(
+    `DELETE FROM calendar_feed_fetches WHERE feed_id = $1 AND id < (
+       SELECT id FROM calendar_feed_fetches WHERE feed_id = $1 ORDER BY id DESC OFFSET $2 LIMIT 1)`,
+    [feedId, keep - 1],
+  );
 }

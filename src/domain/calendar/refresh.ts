@@ -10,29 +10,22 @@
 // writes in batches (store.ts) + 1 insert of the record + 1 prune of old records.
 
 import type dns from 'node:dns';
-import type { Db, Queryable } from '../../db/db.ts';
+import type { Db } from '../../db/db.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { OutboundPolicy } from '../../lib/outbound-url.ts';
 import { downloadFeed } from './download.ts';
-import { type FetchRecord, fetchColumns } from './feeds.ts';
+import type { ClaimedFeed, FetchRecord } from './model.ts';
 import { type ParseJob, startParse } from './parse-job.ts';
 import { type EventProblem, FeedProblem } from './problems.ts';
+import { claimDueFeedRows, claimFeedRow, insertFetch, pruneFetches, recordFeedOutcome } from './queries.ts';
 import { expansionWindow, type FetchLimits, nextFetchDelayMs } from './schedule.ts';
+import { countStoredEvents } from './sql/occurrences.ts';
 import { batchSizes, storeOccurrences } from './store.ts';
+
+export type { ClaimedFeed } from './model.ts';
 
 /** Fetch records kept per feed (older ones are deleted as new ones are written). */
 export const HISTORY_PER_FEED = 200;
-
-export interface ClaimedFeed {
-  id: string;
-  institution_id: string;
-  url: string;
-  etag: string | null;
-  last_modified: string | null;
-  refresh_minutes: number;
-  failure_count: number;
-  lease_token: string;
-}
 
 export interface RefreshDeps {
   db: Db;
@@ -42,9 +35,6 @@ export interface RefreshDeps {
   lookup?: typeof dns.lookup;
   random?: () => number;
 }
-
-const claimedColumns =
-  'id, institution_id, url, etag, last_modified, refresh_minutes, failure_count, lease_token';
 
 /**
  * How long a claim holds a feed: the download's time limit, the parse worker's two (parsing,
@@ -70,25 +60,13 @@ export function leaseMs(limits: FetchLimits): number {
  */
 export async function claimDueFeeds(deps: RefreshDeps, limit: number, institutionIds?: string[]) {
   const now = deps.clock.now();
-  const { rows } = await deps.db.query<ClaimedFeed>(
-    `WITH ranked AS (
-       SELECT c.id, c.next_fetch_at,
-         row_number() OVER (PARTITION BY c.institution_id ORDER BY c.next_fetch_at, c.id) AS turn
-       FROM calendar_feeds c
-       WHERE c.next_fetch_at <= $1 AND ($4::uuid[] IS NULL OR c.institution_id = ANY ($4::uuid[]))
-         AND NOT EXISTS (SELECT 1 FROM institutions i WHERE i.id = c.institution_id AND i.archived_at IS NOT NULL)
-     ), due AS (
-       SELECT f.id FROM calendar_feeds f JOIN ranked r ON r.id = f.id
-       WHERE f.next_fetch_at <= $1
-       ORDER BY r.turn, r.next_fetch_at, r.id LIMIT $2
-       FOR UPDATE OF f SKIP LOCKED
-     )
-     UPDATE calendar_feeds f SET lease_token = gen_random_uuid(), next_fetch_at = $3
-     FROM due WHERE f.id = due.id
-     RETURNING ${claimedColumns.replace(/(\w+)/g, 'f.$1')}`,
-    [now, limit, new Date(now.getTime() + leaseMs(deps.limits)), institutionIds ?? null],
+  return claimDueFeedRows(
+    deps.db,
+    now,
+    limit,
+    new Date(now.getTime() + leaseMs(deps.limits)),
+    institutionIds ?? null,
   );
-  return rows;
 }
 
 /**
@@ -97,13 +75,10 @@ export async function claimDueFeeds(deps: RefreshDeps, limit: number, institutio
  */
 export async function claimFeed(deps: RefreshDeps, institutionId: string, id: string) {
   const now = deps.clock.now();
-  const { rows } = await deps.db.query<ClaimedFeed>(
-    `UPDATE calendar_feeds SET lease_token = gen_random_uuid(), next_fetch_at = $4
-     WHERE institution_id = $1 AND id = $2 AND (lease_token IS NULL OR next_fetch_at <= $3)
-     RETURNING ${claimedColumns}`,
-    [institutionId, id, now, new Date(now.getTime() + leaseMs(deps.limits))],
+  return (
+    (await claimFeedRow(deps.db, institutionId, id, now, new Date(now.getTime() + leaseMs(deps.limits)))) ??
+    null
   );
-  return rows[0] ?? null;
 }
 
 interface Outcome {
@@ -218,83 +193,46 @@ async function record(
   );
   return deps.db.transaction(async (tx) => {
     // Locks the feed row and checks the claim still holds before anything is written.
-    const { rows: owned } = await tx.query<{ id: string }>(
-      `UPDATE calendar_feeds f SET
-         lease_token = NULL, next_fetch_at = x.next_at, last_fetch_at = x.started_at, last_status = x.status,
-         failure_count = x.failures, last_error = x.error,
-         failing_since = CASE WHEN x.failures = 0 THEN NULL ELSE COALESCE(f.failing_since, x.started_at) END,
-         last_success_at = CASE WHEN x.failures = 0 THEN x.started_at ELSE f.last_success_at END,
-         etag = CASE WHEN x.status = 'ok' THEN x.etag ELSE f.etag END,
-         last_modified = CASE WHEN x.status = 'ok' THEN x.last_modified ELSE f.last_modified END,
-         events_truncated = CASE WHEN x.status = 'ok' THEN x.truncated ELSE f.events_truncated END
-       FROM json_to_record($3::json) AS x(next_at timestamptz, started_at timestamptz, status text,
-         failures integer, error text, etag text, last_modified text, truncated integer)
-       WHERE f.id = $1 AND f.lease_token = $2
-       RETURNING f.id`,
-      [
-        feed.id,
-        feed.lease_token,
-        JSON.stringify({
-          next_at: nextAt,
-          started_at: startedAt,
-          status: outcome.status,
-          failures,
-          error: outcome.error,
-          etag: outcome.etag ?? null,
-          last_modified: outcome.last_modified ?? null,
-          truncated: outcome.truncated ?? 0,
-        }),
-      ],
+    const owned = await recordFeedOutcome(
+      tx,
+      feed,
+      JSON.stringify({
+        next_at: nextAt,
+        started_at: startedAt,
+        status: outcome.status,
+        failures,
+        error: outcome.error,
+        etag: outcome.etag ?? null,
+        last_modified: outcome.last_modified ?? null,
+        truncated: outcome.truncated ?? 0,
+      }),
     );
-    if (owned.length === 0) return null;
+    if (!owned) return null;
     const counts = outcome.job
       ? await storeOccurrences(tx, feed.institution_id, feed.id, outcome.job, now, batchSizes(deps.db.kind))
       : undefined;
-    const total = counts?.total ?? (await countEvents(tx, feed));
-    const { rows } = await tx.query<FetchRecord>(
-      `INSERT INTO calendar_feed_fetches (institution_id, feed_id, trigger, started_at, duration_ms, status,
-         http_status, events_added, events_updated, events_removed, events_total, events_skipped,
-         events_truncated, error, problems)
-       SELECT $1, $2, x.trigger, x.started_at, x.duration_ms, x.status, x.http_status, x.added, x.updated,
-         x.removed, x.total, x.skipped, x.truncated, x.error, x.problems
-       FROM json_to_record($3::json) AS x(trigger text, started_at timestamptz, duration_ms integer, status text,
-         http_status integer, added integer, updated integer, removed integer, total integer, skipped integer,
-         truncated integer, error text, problems jsonb)
-       RETURNING ${fetchColumns}`,
-      [
-        feed.institution_id,
-        feed.id,
-        JSON.stringify({
-          trigger,
-          started_at: startedAt,
-          // Download, parse and storing: the whole fetch.
-          duration_ms: Math.round(performance.now() - began),
-          status: outcome.status,
-          http_status: outcome.http_status,
-          added: counts?.added ?? 0,
-          updated: counts?.updated ?? 0,
-          removed: counts?.removed ?? 0,
-          total,
-          skipped: outcome.skipped,
-          truncated: outcome.truncated ?? 0,
-          error: outcome.error,
-          problems: outcome.problems ?? [],
-        }),
-      ],
+    const total = counts?.total ?? (await countStoredEvents(tx, feed));
+    const fetch = await insertFetch(
+      tx,
+      feed,
+      JSON.stringify({
+        trigger,
+        started_at: startedAt,
+        // Download, parse and storing: the whole fetch.
+        duration_ms: Math.round(performance.now() - began),
+        status: outcome.status,
+        http_status: outcome.http_status,
+        added: counts?.added ?? 0,
+        updated: counts?.updated ?? 0,
+        removed: counts?.removed ?? 0,
+        total,
+        skipped: outcome.skipped,
+        truncated: outcome.truncated ?? 0,
+        error: outcome.error,
+        problems: outcome.problems ?? [],
+      }),
     );
-    await tx.query(
-      `DELETE FROM calendar_feed_fetches WHERE feed_id = $1 AND id < (
-         SELECT id FROM calendar_feed_fetches WHERE feed_id = $1 ORDER BY id DESC OFFSET $2 LIMIT 1)`,
-      [feed.id, HISTORY_PER_FEED - 1],
-    );
-    return rows[0];
+    await pruneFetches(tx, feed.id, HISTORY_PER_FEED);
+    return fetch;
   });
-}
-
-async function countEvents(tx: Queryable, feed: ClaimedFeed): Promise<number> {
-  const { rows } = await tx.query<{ n: number }>(
-    'SELECT count(*) AS n FROM calendar_events WHERE institution_id = $1 AND feed_id = $2',
-    [feed.institution_id, feed.id],
-  );
-  return rows[0].n;
 }

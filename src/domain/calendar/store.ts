@@ -14,6 +14,12 @@
 
 import type { Db, Queryable } from '../../db/db.ts';
 import type { DiffCounts, StoredKey, WriteBatch } from './diff.ts';
+import {
+  deleteStoredEvents,
+  insertStoredEvents,
+  selectStoredKeys,
+  updateStoredEvents,
+} from './sql/occurrences.ts';
 
 /** The diff's side of storing: the parse job (parse-job.ts), or anything shaped like it. */
 export interface DiffSource {
@@ -56,9 +62,6 @@ function cpuMs(): number {
 
 const isBatch = (value: WriteBatch | DiffCounts): value is WriteBatch => 'kind' in value;
 
-const columns = `uid text, recurrence_id text, starts_at timestamptz, ends_at timestamptz, all_day boolean,
-  summary text, location text, description text, status text, content_hash text`;
-
 export async function storeOccurrences(
   tx: Queryable,
   institutionId: string,
@@ -72,18 +75,7 @@ export async function storeOccurrences(
   let pageRows = sizes.read;
   for (;;) {
     const started = cpuMs();
-    const { rows } = after
-      ? await tx.query<StoredKey>(
-          `SELECT id, uid, recurrence_id, content_hash FROM calendar_events
-           WHERE feed_id = $1 AND (uid, recurrence_id) > ($2, $3)
-           ORDER BY uid, recurrence_id LIMIT $4`,
-          [feedId, after.uid, after.recurrence_id, pageRows],
-        )
-      : await tx.query<StoredKey>(
-          `SELECT id, uid, recurrence_id, content_hash FROM calendar_events
-           WHERE feed_id = $1 ORDER BY uid, recurrence_id LIMIT $2`,
-          [feedId, pageRows],
-        );
+    const rows = await selectStoredKeys(tx, feedId, after, pageRows);
     if (rows.length > 0) source.sendStored(rows);
     if (rows.length < pageRows) break;
     after = rows[rows.length - 1];
@@ -119,27 +111,7 @@ export async function storeOccurrences(
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 async function write(tx: Queryable, institutionId: string, feedId: string, batch: WriteBatch, now: Date) {
-  if (batch.kind === 'delete')
-    await tx.query('DELETE FROM calendar_events WHERE feed_id = $1 AND id = ANY ($2::bigint[])', [
-      feedId,
-      batch.ids,
-    ]);
-  else if (batch.kind === 'update')
-    await tx.query(
-      `UPDATE calendar_events e SET starts_at = r.starts_at, ends_at = r.ends_at, all_day = r.all_day,
-         summary = r.summary, location = r.location, description = r.description, status = r.status,
-         content_hash = r.content_hash, updated_at = $3
-       FROM jsonb_to_recordset($2::jsonb) AS r(id bigint, ${columns})
-       WHERE e.feed_id = $1 AND e.id = r.id`,
-      [feedId, batch.json, now],
-    );
-  else
-    await tx.query(
-      `INSERT INTO calendar_events (institution_id, feed_id, uid, recurrence_id, starts_at, ends_at, all_day,
-         summary, location, description, status, content_hash, created_at, updated_at)
-       SELECT $1, $2, r.uid, r.recurrence_id, r.starts_at, r.ends_at, r.all_day, r.summary, r.location,
-         r.description, r.status, r.content_hash, $4, $4
-       FROM jsonb_to_recordset($3::jsonb) AS r(${columns})`,
-      [institutionId, feedId, batch.json, now],
-    );
+  if (batch.kind === 'delete') await deleteStoredEvents(tx, feedId, batch.ids);
+  else if (batch.kind === 'update') await updateStoredEvents(tx, feedId, batch.json, now);
+  else await insertStoredEvents(tx, institutionId, feedId, batch.json, now);
 }

@@ -1,6 +1,7 @@
 // Recording an event: written in the same transaction as the change it announces, so the
 // event log is a transactional outbox. Webhook delivery reads events from here.
 import type { Queryable } from '../../db/db.ts';
+import { insertEvents } from './queries.ts';
 
 export type HelpRequestEventType = 'help_request.created' | 'help_request.crisis' | 'help_request.updated';
 
@@ -61,19 +62,7 @@ export async function recordEvents(tx: Queryable, events: NewEvent[]): Promise<R
     payload: { type: event.type, timestamp: event.occurredAt.toISOString(), data: event.data },
     occurred_at: event.occurredAt.toISOString(),
   }));
-  const { rows: recorded } = await tx.query<RecordedEvent & { ord: number }>(
-    `WITH inserted AS (
-       INSERT INTO events (institution_id, type, help_request_id, payload, occurred_at)
-       SELECT e.institution_id, e.type, e.help_request_id, e.payload, e.occurred_at
-       FROM jsonb_to_recordset($1::jsonb) AS e(ord integer, institution_id uuid, type text,
-         help_request_id uuid, payload jsonb, occurred_at timestamptz)
-       ORDER BY e.ord
-       RETURNING id, seq
-     )
-     SELECT id, seq FROM inserted ORDER BY seq`,
-    [JSON.stringify(rows)],
-  );
-  return recorded;
+  return insertEvents(tx, JSON.stringify(rows));
 }
 
 /** Appends one event (see recordEvents). */

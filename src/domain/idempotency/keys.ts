@@ -12,6 +12,14 @@ import { createHash } from 'node:crypto';
 import type { Db } from '../../db/db.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Keyring } from '../../lib/encryption.ts';
+import {
+  deleteExpiredKeys,
+  deleteKey,
+  deleteUnansweredKey,
+  insertOrReclaimKey,
+  selectKey,
+  storeAnswer,
+} from './queries.ts';
 
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60 * 1000;
 const ABANDONED_AFTER_MS = 10 * 60 * 1000;
@@ -59,32 +67,15 @@ export interface IdempotencyDeps {
 /** Claims a key for a request, or says why the request must not run. */
 export async function claimKey(deps: IdempotencyDeps, ref: KeyRef, hash: string): Promise<Claim> {
   const now = deps.clock.now();
-  const { rows } = await deps.db.query<{ claimed: boolean }>(
-    `INSERT INTO idempotency_keys (caller, key, request_hash, created_at) VALUES ($1, $2, $3, $4)
-     ON CONFLICT (caller, key) DO UPDATE
-       SET request_hash = EXCLUDED.request_hash, status = NULL, response = NULL, created_at = EXCLUDED.created_at
-       WHERE idempotency_keys.created_at < $5
-          OR (idempotency_keys.status IS NULL AND idempotency_keys.created_at < $6)
-     RETURNING true AS claimed`,
-    [
-      ref.caller,
-      ref.key,
-      hash,
-      now,
-      new Date(now.getTime() - IDEMPOTENCY_KEY_TTL_MS),
-      new Date(now.getTime() - ABANDONED_AFTER_MS),
-    ],
+  const claimed = await insertOrReclaimKey(
+    deps.db,
+    { caller: ref.caller, key: ref.key, hash },
+    now,
+    new Date(now.getTime() - IDEMPOTENCY_KEY_TTL_MS),
+    new Date(now.getTime() - ABANDONED_AFTER_MS),
   );
-  if (rows.length > 0) return { kind: 'claimed' };
-  const existing = await deps.db.query<{
-    request_hash: string;
-    status: number | null;
-    response: string | null;
-  }>('SELECT request_hash, status, response FROM idempotency_keys WHERE caller = $1 AND key = $2', [
-    ref.caller,
-    ref.key,
-  ]);
-  const row = existing.rows[0];
+  if (claimed) return { kind: 'claimed' };
+  const row = await selectKey(deps.db, ref.caller, ref.key);
   // Released between the two statements: the retry may run.
   if (!row) return claimKey(deps, ref, hash);
   if (row.request_hash !== hash) return { kind: 'reused' };
@@ -93,37 +84,29 @@ export async function claimKey(deps: IdempotencyDeps, ref: KeyRef, hash: string)
     return { kind: 'replay', answer: JSON.parse(deps.keyring.decrypt(row.response)) as StoredAnswer };
   } catch {
     // Sealed with a key the service no longer holds: the answer is lost, so the request runs again.
-    await deps.db.query('DELETE FROM idempotency_keys WHERE caller = $1 AND key = $2', [ref.caller, ref.key]);
+    await deleteKey(deps.db, ref.caller, ref.key);
     return claimKey(deps, ref, hash);
   }
 }
 
 /** Stores the first answer of a claimed key. */
 export async function completeKey(deps: IdempotencyDeps, ref: KeyRef, answer: StoredAnswer): Promise<void> {
-  await deps.db.query(
-    'UPDATE idempotency_keys SET status = $3, response = $4 WHERE caller = $1 AND key = $2',
-    [ref.caller, ref.key, answer.status, deps.keyring.encrypt(JSON.stringify(answer))],
+  await storeAnswer(
+    deps.db,
+    ref.caller,
+    ref.key,
+    answer.status,
+    deps.keyring.encrypt(JSON.stringify(answer)),
   );
 }
 
 /** Forgets a claimed key whose request failed on the server's side, so a retry runs again. */
 export async function releaseKey(deps: IdempotencyDeps, ref: KeyRef): Promise<void> {
-  await deps.db.query('DELETE FROM idempotency_keys WHERE caller = $1 AND key = $2 AND status IS NULL', [
-    ref.caller,
-    ref.key,
-  ]);
+  await deleteUnansweredKey(deps.db, ref.caller, ref.key);
 }
 
 /** Deletes keys past their 24 hours, at most `limit` at a time; returns how many. */
 export async function expireKeys(deps: Pick<IdempotencyDeps, 'db' | 'clock'>, limit = 1000): Promise<number> {
   const cutoff = new Date(deps.clock.now().getTime() - IDEMPOTENCY_KEY_TTL_MS);
-  const { rows } = await deps.db.query<{ n: number }>(
-    `WITH gone AS (
-       DELETE FROM idempotency_keys WHERE (caller, key) IN (
-         SELECT caller, key FROM idempotency_keys WHERE created_at < $1 LIMIT $2)
-       RETURNING 1)
-     SELECT count(*)::int AS n FROM gone`,
-    [cutoff, limit],
-  );
-  return rows[0]?.n ?? 0;
+  return deleteExpiredKeys(deps.db, cutoff, limit);
 }

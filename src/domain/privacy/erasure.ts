@@ -22,6 +22,7 @@ import {
   insertErasures,
   lockStudents,
   needlesOf,
+  ownedRequests,
   redactAuditTargets,
   redactRequests,
   type StudentIdentity,
@@ -99,10 +100,7 @@ export async function eraseBatch(
     const students = await lockStudents(tx, institutionId, studentIds);
     if (students.length === 0) return { erased: [] as ErasedStudent[], removed: {} };
     const ids = students.map((s) => s.id);
-    const { rows: owned } = await tx.query<{ id: string; student_id: string }>(
-      `SELECT id, student_id FROM help_requests WHERE institution_id = $1 AND student_id = ANY($2::uuid[])`,
-      [institutionId, ids],
-    );
+    const owned = await ownedRequests(tx, institutionId, ids);
     const batch: Batch = {
       institutionId,
       students,

@@ -9,6 +9,7 @@
 //
 // Cost: one statement of five indexed lookups (sis_runs_institution_idx, full_syncs_key).
 import type { Queryable } from '../../db/db.ts';
+import { type ChecklistFacts, checklistFacts } from './queries.ts';
 
 /** How recent the last finished full sync must be for a nightly push to count as seen. */
 export const NIGHTLY_WITHIN_HOURS = 36;
@@ -25,17 +26,8 @@ export interface ChecklistStep {
   runId?: string;
 }
 
-interface Facts {
-  taxonomy: boolean;
-  roster_dry_run: boolean;
-  roster_pushed: boolean;
-  last_real_id: string | null;
-  last_real_errors: number | null;
-  last_full_sync: Date | null;
-}
-
 /** The checklist from the facts, at `now` (pure: tested without a database). */
-export function checklistOf(facts: Facts, now: Date): ChecklistStep[] {
+export function checklistOf(facts: ChecklistFacts, now: Date): ChecklistStep[] {
   const nightlyCutoff = now.getTime() - NIGHTLY_WITHIN_HOURS * 3_600_000;
   const nightly = facts.last_full_sync !== null && facts.last_full_sync.getTime() >= nightlyCutoff;
   const errors = facts.last_real_errors ?? 0;
@@ -93,18 +85,5 @@ export function checklistOf(facts: Facts, now: Date): ChecklistStep[] {
 
 /** The institution's checklist as it stands at `now`. */
 export async function integrationChecklist(db: Queryable, institutionId: string, now: Date) {
-  const { rows } = await db.query<Facts>(
-    `SELECT
-       EXISTS (SELECT 1 FROM sis_runs WHERE institution_id = $1 AND NOT dry_run
-               AND (kind = 'oneroster' OR (kind = 'enrolments' AND sections && ARRAY['programs', 'campuses', 'terms', 'units']))) AS taxonomy,
-       EXISTS (SELECT 1 FROM sis_runs WHERE institution_id = $1 AND kind = 'roster' AND dry_run) AS roster_dry_run,
-       EXISTS (SELECT 1 FROM sis_runs WHERE institution_id = $1 AND NOT dry_run AND kind IN ('roster', 'oneroster')) AS roster_pushed,
-       (SELECT id FROM sis_runs WHERE institution_id = $1 AND NOT dry_run AND kind IN ('roster', 'oneroster')
-        ORDER BY started_at DESC, id DESC LIMIT 1) AS last_real_id,
-       (SELECT error_count FROM sis_runs WHERE institution_id = $1 AND NOT dry_run AND kind IN ('roster', 'oneroster')
-        ORDER BY started_at DESC, id DESC LIMIT 1) AS last_real_errors,
-       (SELECT max(finished_at) FROM full_syncs WHERE institution_id = $1 AND status <> 'open') AS last_full_sync`,
-    [institutionId],
-  );
-  return checklistOf(rows[0] as Facts, now);
+  return checklistOf(await checklistFacts(db, institutionId), now);
 }

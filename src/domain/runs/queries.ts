@@ -176,3 +176,31 @@ export async function selectStudentNames(
   );
   return rows;
 }
+
+/** What the integration checklist (./onboarding.ts) is read from. */
+export interface ChecklistFacts {
+  taxonomy: boolean;
+  roster_dry_run: boolean;
+  roster_pushed: boolean;
+  last_real_id: string | null;
+  last_real_errors: number | null;
+  last_full_sync: Date | null;
+}
+
+/** The checklist's facts: one statement of five indexed lookups. */
+export async function checklistFacts(db: Queryable, institutionId: string): Promise<ChecklistFacts> {
+  const { rows } = await db.query<ChecklistFacts>(
+    `SELECT
+       EXISTS (SELECT 1 FROM sis_runs WHERE institution_id = $1 AND NOT dry_run
+               AND (kind = 'oneroster' OR (kind = 'enrolments' AND sections && ARRAY['programs', 'campuses', 'terms', 'units']))) AS taxonomy,
+       EXISTS (SELECT 1 FROM sis_runs WHERE institution_id = $1 AND kind = 'roster' AND dry_run) AS roster_dry_run,
+       EXISTS (SELECT 1 FROM sis_runs WHERE institution_id = $1 AND NOT dry_run AND kind IN ('roster', 'oneroster')) AS roster_pushed,
+       (SELECT id FROM sis_runs WHERE institution_id = $1 AND NOT dry_run AND kind IN ('roster', 'oneroster')
+        ORDER BY started_at DESC, id DESC LIMIT 1) AS last_real_id,
+       (SELECT error_count FROM sis_runs WHERE institution_id = $1 AND NOT dry_run AND kind IN ('roster', 'oneroster')
+        ORDER BY started_at DESC, id DESC LIMIT 1) AS last_real_errors,
+       (SELECT max(finished_at) FROM full_syncs WHERE institution_id = $1 AND status <> 'open') AS last_full_sync`,
+    [institutionId],
+  );
+  return rows[0] as ChecklistFacts;
+}

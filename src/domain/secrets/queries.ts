@@ -213,3 +213,31 @@ export async function cancelOperatorSignInLinks(tx: Queryable): Promise<number> 
   );
   return rowCount;
 }
+
+/** A column holding sealed values, with its table's key column (../reseal.ts lists them; never input). */
+export interface SealedColumn {
+  table: string;
+  key: string;
+  column: string;
+}
+
+/** Every stored value of the column, locked for re-sealing. */
+export async function selectSealedValues(tx: Queryable, { table, key, column }: SealedColumn) {
+  const { rows } = await tx.query<{ k: string; v: string }>(
+    `SELECT ${key} AS k, ${column} AS v FROM ${table} WHERE ${column} IS NOT NULL FOR UPDATE`,
+  );
+  return rows;
+}
+
+/** Writes re-sealed values back, by key. */
+export async function updateSealedValues(
+  tx: Queryable,
+  { table, key, column }: SealedColumn,
+  values: { k: string; v: string }[],
+): Promise<void> {
+  await tx.query(
+    `UPDATE ${table} t SET ${column} = r.v FROM json_to_recordset($1::json) AS r(k text, v text)
+     WHERE t.${key}::text = r.k`,
+    [JSON.stringify(values)],
+  );
+}

@@ -5,6 +5,7 @@
 // every start does too.
 import type { Db } from '../../db/db.ts';
 import { isSealed, type Keyring } from '../../lib/encryption.ts';
+import { selectSealedValues, updateSealedValues } from './queries.ts';
 
 /** Tables and columns that hold sealed values, with their key column. */
 const sealedColumns = [
@@ -24,15 +25,13 @@ export async function resealSecrets(db: Db, keyring: Keyring): Promise<Record<st
   const counts: Record<string, number> = {};
   for (const { table, key, column } of sealedColumns) {
     counts[`${table}.${column}`] = await db.transaction(async (tx) => {
-      const { rows } = await tx.query<{ k: string; v: string }>(
-        `SELECT ${key} AS k, ${column} AS v FROM ${table} WHERE ${column} IS NOT NULL FOR UPDATE`,
-      );
+      const rows = await selectSealedValues(tx, { table, key, column });
       const stale = rows.filter((row) => !keyring.isCurrent(row.v));
       if (stale.length === 0) return 0;
-      await tx.query(
-        `UPDATE ${table} t SET ${column} = r.v FROM json_to_recordset($1::json) AS r(k text, v text)
-         WHERE t.${key}::text = r.k`,
-        [JSON.stringify(stale.map((row) => ({ k: row.k, v: keyring.encrypt(open(keyring, row.v)) })))],
+      await updateSealedValues(
+        tx,
+        { table, key, column },
+        stale.map((row) => ({ k: row.k, v: keyring.encrypt(open(keyring, row.v)) })),
       );
       return stale.length;
     });

@@ -7,6 +7,7 @@ import type { Queryable } from '../../db/db.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { DateTime } from '../../lib/schema.ts';
 import { sourcedGauges } from '../../lib/telemetry/metrics.ts';
+import { attemptCounts, endpointCounts, failedCounts, queueCounts } from './delivery/sql/metrics.ts';
 
 const Count = (description?: string) => Type.Number({ description });
 
@@ -30,43 +31,16 @@ export type WebhookMetrics = Static<typeof WebhookMetrics>;
 
 export async function webhookMetrics(q: Queryable, clock: Clock): Promise<WebhookMetrics> {
   const now = clock.now();
-  const { rows: queue } = await q.query<{
-    pending: number;
-    due: number;
-    in_flight: number;
-    retrying: number;
-    oldest_due_age_seconds: number;
-  }>(
-    `SELECT count(*) AS pending,
-            count(*) FILTER (WHERE next_attempt_at <= $1 AND lease_until IS NULL) AS due,
-            count(*) FILTER (WHERE lease_until > $1) AS in_flight,
-            count(*) FILTER (WHERE next_attempt_at > $1 AND attempts > 0
-                                   AND (lease_until IS NULL OR lease_until <= $1)) AS retrying,
-            COALESCE(EXTRACT(EPOCH FROM ($1 - min(next_attempt_at) FILTER (WHERE next_attempt_at <= $1))), 0)::float8
-              AS oldest_due_age_seconds
-     FROM webhook_deliveries WHERE state = 'pending'`,
-    [now],
-  );
-  const { rows: failed } = await q.query<{ failed: number; failed_last_day: number }>(
-    `SELECT count(*) AS failed, count(*) FILTER (WHERE completed_at > $1::timestamptz - interval '1 day') AS failed_last_day
-     FROM webhook_deliveries WHERE state = 'failed'`,
-    [now],
-  );
-  const { rows: attempts } = await q.query<{ outcome: string; last_hour: number; last_day: number }>(
-    `SELECT outcome, count(*) FILTER (WHERE attempted_at > $1::timestamptz - interval '1 hour') AS last_hour,
-            count(*) AS last_day
-     FROM webhook_attempts WHERE attempted_at > $1::timestamptz - interval '1 day' GROUP BY outcome ORDER BY outcome`,
-    [now],
-  );
-  const { rows: endpoints } = await q.query<{ enabled: number; disabled: number }>(
-    'SELECT count(*) FILTER (WHERE enabled) AS enabled, count(*) FILTER (WHERE NOT enabled) AS disabled FROM webhook_endpoints',
-  );
+  const queue = await queueCounts(q, now);
+  const failed = await failedCounts(q, now);
+  const attempts = await attemptCounts(q, now);
+  const endpoints = await endpointCounts(q);
   return {
-    queue: { ...queue[0], ...failed[0] },
+    queue: { ...queue, ...failed },
     attempts: Object.fromEntries(
       attempts.map((a) => [a.outcome, { last_hour: a.last_hour, last_day: a.last_day }]),
     ),
-    endpoints: endpoints[0],
+    endpoints,
     measured_at: now,
   };
 }

@@ -34,6 +34,15 @@ export async function allowErasure(tx: Queryable): Promise<void> {
   await tx.query(`SELECT set_config('ssp.erasure', 'on', true)`);
 }
 
+/** The help requests of these students, each with its student. */
+export async function ownedRequests(tx: Queryable, institutionId: string, ids: string[]) {
+  const { rows } = await tx.query<{ id: string; student_id: string }>(
+    `SELECT id, student_id FROM help_requests WHERE institution_id = $1 AND student_id = ANY($2::uuid[])`,
+    [institutionId, ids],
+  );
+  return rows;
+}
+
 /** The students of a batch, locked until the erasure commits (a push waits, then finds them gone). */
 export async function lockStudents(tx: Queryable, institutionId: string, ids: string[]) {
   const { rows } = await tx.query<StudentIdentity>(

@@ -16,24 +16,13 @@ import { createReadyQueue, type Waiting } from './ready.ts';
 import type { Result } from './state.ts';
 
 export function continuousMode(rounds: ContinuousRounds) {
-  const {
-    shares,
-    claimAhead,
-    wakeAfterFinished,
-    batchSize,
-    idlePollMs,
-    leaseMs,
-    renewEveryMs,
-    log,
-    inflight,
-  } = rounds;
+  const { shares, claimAhead, wakeAfterFinished, batchSize, idlePollMs, log, inflight } = rounds;
   const { claim, take, giveBack, attemptOne, record, vacuum, pruneWhenDue } = rounds;
   let running = false;
   let loopDone: Promise<void> | undefined;
-  let wakeUp: (() => void) | undefined;
+  const { sleep, wake } = sleeper();
   let finishedSinceClaim = 0;
-  const pendingResults: Result[] = [];
-  let flushing: Promise<void> | undefined;
+  const results = resultBatches(record, vacuum, log);
   const attempts = new Set<Promise<void>>();
   const givingBack = new Set<Promise<void>>();
   const ready = createReadyQueue({
@@ -44,54 +33,16 @@ export function continuousMode(rounds: ContinuousRounds) {
       // Their slots are free once given back: a claimer waiting for capacity may go on.
       const p = giveBack(deliveries).finally(() => {
         givingBack.delete(p);
-        wakeUp?.();
+        wake();
       });
       givingBack.add(p);
     },
   });
 
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        wakeUp = undefined;
-        resolve();
-      }
-      wakeUp = done;
-    });
-
-  // Results are recorded in batches: a flush starts on a later turn of the event loop (after
-  // every response already received has been handled) and one flush runs at a time.
-  let flushScheduled = false;
-  function flushSoon(): void {
-    if (flushScheduled || flushing) return;
-    flushScheduled = true;
-    setImmediate(flushNow);
-  }
-  function flushNow(): void {
-    flushScheduled = false;
-    if (flushing || pendingResults.length === 0) return;
-    const batch = pendingResults.splice(0, pendingResults.length);
-    flushing = record(batch)
-      .then(() => vacuum(batch.length))
-      .catch((error) => {
-        log?.error(
-          { err: error, count: batch.length },
-          'recording webhook results failed; leases will expire',
-        );
-      })
-      .finally(() => {
-        flushing = undefined;
-        if (pendingResults.length > 0) flushSoon();
-      });
-  }
-
   function launch({ delivery, abandon }: Waiting): void {
     const p: Promise<void> = attemptOne(delivery, abandon)
       .then((result) => {
-        pendingResults.push(result);
-        flushSoon();
+        results.add(result);
       })
       .catch((error) => {
         // Not expected (an attempt reports every failure as a result); the lease will expire.
@@ -101,7 +52,7 @@ export function continuousMode(rounds: ContinuousRounds) {
         attempts.delete(p);
         ready.finished(delivery.endpoint_id, running);
         finishedSinceClaim++;
-        if (finishedSinceClaim >= wakeAfterFinished || inflight.count === 0) wakeUp?.();
+        if (finishedSinceClaim >= wakeAfterFinished || inflight.count === 0) wake();
       });
     attempts.add(p);
   }
@@ -143,22 +94,86 @@ export function continuousMode(rounds: ContinuousRounds) {
       if (running || rounds.isClosed()) return;
       running = true;
       log?.info(
-        { worker: rounds.workerId, lease_ms: leaseMs, renew_every_ms: renewEveryMs },
+        { worker: rounds.workerId, lease_ms: rounds.leaseMs, renew_every_ms: rounds.renewEveryMs },
         'webhook delivery worker started',
       );
       loopDone = loop();
     },
     async stop(): Promise<void> {
       running = false;
-      wakeUp?.();
+      wake();
       await loopDone;
       await giveBack(ready.drain());
       await Promise.allSettled([...attempts, ...givingBack]);
+      await results.drain();
+      await rounds.close();
+    },
+  };
+}
+
+/** A sleep that wake() ends early (as attempts finish or slots are given back). */
+function sleeper() {
+  let wakeUp: (() => void) | undefined;
+  return {
+    sleep: (ms: number) =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(done, ms);
+        function done() {
+          clearTimeout(timer);
+          wakeUp = undefined;
+          resolve();
+        }
+        wakeUp = done;
+      }),
+    wake: () => wakeUp?.(),
+  };
+}
+
+/**
+ * Results are recorded in batches: a flush starts on a later turn of the event loop (after
+ * every response already received has been handled) and one flush runs at a time.
+ */
+function resultBatches(
+  record: ContinuousRounds['record'],
+  vacuum: ContinuousRounds['vacuum'],
+  log: ContinuousRounds['log'],
+) {
+  const pendingResults: Result[] = [];
+  let flushing: Promise<void> | undefined;
+  let flushScheduled = false;
+  function flushSoon(): void {
+    if (flushScheduled || flushing) return;
+    flushScheduled = true;
+    setImmediate(flushNow);
+  }
+  function flushNow(): void {
+    flushScheduled = false;
+    if (flushing || pendingResults.length === 0) return;
+    const batch = pendingResults.splice(0, pendingResults.length);
+    flushing = record(batch)
+      .then(() => vacuum(batch.length))
+      .catch((error) => {
+        log?.error(
+          { err: error, count: batch.length },
+          'recording webhook results failed; leases will expire',
+        );
+      })
+      .finally(() => {
+        flushing = undefined;
+        if (pendingResults.length > 0) flushSoon();
+      });
+  }
+  return {
+    add(result: Result): void {
+      pendingResults.push(result);
+      flushSoon();
+    },
+    /** Records every result added, waiting for a flush under way first. */
+    async drain(): Promise<void> {
       while (flushing || pendingResults.length > 0) {
         if (!flushing) flushNow();
         await flushing;
       }
-      await rounds.close();
     },
   };
 }

@@ -5,6 +5,7 @@
 // most once an hour per worker, when idle. A failed prune is logged and tried again next hour.
 import type { Db } from '../../../db/db.ts';
 import type { Clock } from '../../../lib/clock.ts';
+import { deleteFinishedDeliveries } from './sql/prune-deliveries.ts';
 
 /** Default retention of the delivery log. */
 export const RETENTION_MS = 30 * 86_400_000;
@@ -21,17 +22,7 @@ export async function pruneDeliveries(
   cutoff: Date,
   institutionIds: string[] | null,
 ): Promise<number> {
-  const { rowCount } = await db.query(
-    // The age is the event's (occurred_at), as documented. Deliveries are created with their
-    // event, so walking finished deliveries in creation order meets the old events first.
-    `DELETE FROM webhook_deliveries WHERE id IN (
-       SELECT d.id FROM webhook_deliveries d JOIN events ev ON ev.id = d.event_id
-       WHERE ev.occurred_at < $1 AND d.state <> 'pending'
-         AND ($3::uuid[] IS NULL OR d.institution_id = ANY ($3::uuid[]))
-       ORDER BY d.created_at LIMIT $2)`,
-    [cutoff, PRUNE_BATCH, institutionIds],
-  );
-  return rowCount;
+  return deleteFinishedDeliveries(db, cutoff, PRUNE_BATCH, institutionIds);
 }
 
 /** A worker's pruning: prune() at once (tools, tests), pruneWhenDue() at most every PRUNE_EVERY_MS. */

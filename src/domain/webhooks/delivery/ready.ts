@@ -18,7 +18,7 @@ export interface Waiting {
   since: number;
 }
 
-export function createReadyQueue(deps: {
+export interface ReadyQueueDeps {
   shares: Shares;
   /** One of this endpoint's attempts timed out recently in this worker. */
   timedOut: (endpoint: string) => boolean;
@@ -26,7 +26,9 @@ export function createReadyQueue(deps: {
   start: (waiting: Waiting) => void;
   /** Gives back deliveries that will not be attempted by this worker. */
   giveBack: (deliveries: Claimed[]) => void;
-}) {
+}
+
+export function createReadyQueue(deps: ReadyQueueDeps) {
   const { shares } = deps;
   const waiting = new Map<string, Waiting[]>();
   const running = new Map<string, number>();

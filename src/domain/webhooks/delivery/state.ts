@@ -18,6 +18,16 @@ import { type Db, PgErrorCode, pgErrorCode, type Queryable } from '../../../db/d
 import { DISABLE_AFTER_FAILING_MS, decide, FAILING_RUN_GAP_MS, type Outcome } from '../schedule.ts';
 import type { Attempt } from './attempt.ts';
 import type { Claimed } from './claim.ts';
+import { clearFailingRuns, extendFailingRuns } from './sql/endpoint-health.ts';
+import {
+  disableEnabledEndpoints,
+  disableEndpointByAdministratorRow,
+  disableEndpointWithReason,
+  enableEndpoint,
+  failPendingDeliveryRows,
+} from './sql/endpoint-switches.ts';
+import { recordResultRows } from './sql/record-results.ts';
+import { requeueFailedDeliveries, upsertDueDelivery } from './sql/requeue.ts';
 
 /** One attempt's result, as recorded. */
 export interface Result {
@@ -98,30 +108,8 @@ async function recordOnce(db: Db, results: Result[], now: Date, log?: StateLogge
     // results whose lease still held, the deliveries. A late result (lease expired and taken
     // over) or an abandoned one changes neither the delivery nor the endpoint's health, and
     // cannot disable it.
-    const updated = await tx.query<{ id: string }>(
-      `WITH r AS (
-         SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(institution_id uuid, delivery_id uuid, lease_token uuid,
-           endpoint_id uuid, event_id uuid, attempted_at timestamptz, outcome text, status_code int, duration_ms int,
-           error text, request_headers jsonb, response_headers jsonb, response_body text, state text,
-           next_attempt_at timestamptz)
-       ), attempt_lines AS (
-         INSERT INTO webhook_attempts (institution_id, delivery_id, endpoint_id, event_id, attempted_at, outcome,
-           status_code, duration_ms, error, request_headers, response_headers, response_body)
-         SELECT r.institution_id, r.delivery_id, r.endpoint_id, r.event_id, r.attempted_at, r.outcome, r.status_code,
-           r.duration_ms, r.error, r.request_headers, r.response_headers, r.response_body
-         FROM r WHERE r.delivery_id IN (SELECT id FROM webhook_deliveries WHERE id = ANY ($2::uuid[]))
-       )
-       UPDATE webhook_deliveries d SET state = r.state,
-         next_attempt_at = COALESCE(r.next_attempt_at, d.next_attempt_at),
-         last_status = r.status_code, last_error = r.error, last_attempt_at = r.attempted_at,
-         completed_at = CASE WHEN r.state = 'pending' THEN NULL ELSE r.attempted_at END,
-         lease_token = NULL, lease_until = NULL
-       FROM r
-       WHERE d.id = ANY ($2::uuid[]) AND d.id = r.delivery_id AND d.lease_token = r.lease_token
-       RETURNING d.id`,
-      [json, ids],
-    );
-    const matched = new Set(updated.rows.map((row) => row.id));
+    const updated = await recordResultRows(tx, json, ids);
+    const matched = new Set(updated.map((row) => row.id));
     const current = results.filter((r) => matched.has(r.delivery_id));
     const toDisable = await recordEndpointHealth(tx, current, now);
     for (const r of current)
@@ -163,27 +151,9 @@ async function recordEndpointHealth(
     .map(([id, h]) => ({ id, first_failure: h.firstFailure, last_failure: h.lastFailure }))
     .sort((a, b) => (a.id < b.id ? -1 : 1));
 
-  if (healthy.length > 0)
-    await tx.query(
-      `UPDATE webhook_endpoints SET failing_since = NULL, last_failure_at = NULL
-       WHERE id = ANY ($1::uuid[]) AND (failing_since IS NOT NULL OR last_failure_at IS NOT NULL)`,
-      [healthy],
-    );
+  if (healthy.length > 0) await clearFailingRuns(tx, healthy);
   if (failing.length === 0) return [];
-  const { rows } = await tx.query<{ id: string; failing_since: Date }>(
-    // The run restarts when the previous failure is older than FAILING_RUN_GAP_MS: quiet
-    // days without events are not failing days.
-    `UPDATE webhook_endpoints w SET
-       failing_since = CASE
-         WHEN w.failing_since IS NULL
-           OR f.first_failure - w.last_failure_at > $2::bigint * interval '1 millisecond'
-         THEN f.first_failure ELSE w.failing_since END,
-       last_failure_at = GREATEST(w.last_failure_at, f.last_failure)
-     FROM jsonb_to_recordset($1::jsonb) AS f(id uuid, first_failure timestamptz, last_failure timestamptz)
-     WHERE w.id = f.id AND w.enabled
-     RETURNING w.id, w.failing_since`,
-    [JSON.stringify(failing), FAILING_RUN_GAP_MS],
-  );
+  const rows = await extendFailingRuns(tx, JSON.stringify(failing), FAILING_RUN_GAP_MS);
   return rows
     .filter((row) => now.getTime() - row.failing_since.getTime() >= DISABLE_AFTER_FAILING_MS)
     .map((row) => ({
@@ -203,12 +173,7 @@ async function disableEndpoints(
 ): Promise<{ id: string; reason: string }[]> {
   if (endpoints.length === 0) return [];
   const sorted = [...endpoints].sort((a, b) => (a.id < b.id ? -1 : 1));
-  const { rows } = await tx.query<{ id: string; reason: string }>(
-    `UPDATE webhook_endpoints w SET enabled = false, disabled_reason = x.reason, disabled_at = $2, updated_at = $2
-     FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, reason text)
-     WHERE w.id = x.id AND w.enabled RETURNING w.id, w.disabled_reason AS reason`,
-    [JSON.stringify(sorted), now],
-  );
+  const rows = await disableEnabledEndpoints(tx, JSON.stringify(sorted), now);
   await failPendingDeliveries(
     tx,
     rows.map((row) => ({ id: row.id, reason: `endpoint disabled: ${row.reason}` })),
@@ -224,11 +189,7 @@ export async function disableEndpointByAdministrator(
   reason: string,
   now: Date,
 ): Promise<void> {
-  await tx.query(
-    `UPDATE webhook_endpoints SET enabled = false, disabled_reason = $3, disabled_at = $4, updated_at = $4
-     WHERE institution_id = $1 AND id = $2`,
-    [endpoint.institutionId, endpoint.id, reason, now],
-  );
+  await disableEndpointWithReason(tx, endpoint, reason, now);
   await failPendingDeliveries(
     tx,
     [{ id: endpoint.id, reason: 'endpoint disabled by an administrator' }],
@@ -247,20 +208,10 @@ export async function setEndpointEnabled(
   now: Date,
 ): Promise<void> {
   if (enabled) {
-    await tx.query(
-      `UPDATE webhook_endpoints SET enabled = true, disabled_reason = NULL, disabled_at = NULL, failing_since = NULL,
-         updated_at = $3
-       WHERE institution_id = $1 AND id = $2`,
-      [endpoint.institutionId, endpoint.id, now],
-    );
+    await enableEndpoint(tx, endpoint, now);
     return;
   }
-  await tx.query(
-    `UPDATE webhook_endpoints SET enabled = false, disabled_reason = 'disabled by an administrator',
-       disabled_at = $3, updated_at = $3
-     WHERE institution_id = $1 AND id = $2 AND enabled`,
-    [endpoint.institutionId, endpoint.id, now],
-  );
+  await disableEndpointByAdministratorRow(tx, endpoint, now);
   await failPendingDeliveries(
     tx,
     [{ id: endpoint.id, reason: 'endpoint disabled by an administrator' }],
@@ -275,13 +226,7 @@ async function failPendingDeliveries(
   now: Date,
 ): Promise<void> {
   if (endpoints.length === 0) return;
-  await tx.query(
-    `UPDATE webhook_deliveries d SET state = 'failed', last_error = x.reason, completed_at = $2,
-       lease_token = NULL, lease_until = NULL
-     FROM jsonb_to_recordset($1::jsonb) AS x(id uuid, reason text)
-     WHERE d.endpoint_id = x.id AND d.state = 'pending'`,
-    [JSON.stringify(endpoints), now],
-  );
+  await failPendingDeliveryRows(tx, JSON.stringify(endpoints), now);
 }
 
 /**
@@ -294,15 +239,7 @@ export async function enqueueDelivery(
   delivery: { institutionId: string; endpointId: string; eventId: string },
   now: Date,
 ): Promise<{ id: string }> {
-  const { rows } = await q.query<{ id: string }>(
-    `INSERT INTO webhook_deliveries (institution_id, endpoint_id, event_id, next_attempt_at, created_at)
-     VALUES ($1, $2, $3, $4, $4)
-     ON CONFLICT (event_id, endpoint_id) DO UPDATE SET state = 'pending', attempts = 0,
-       next_attempt_at = $4, lease_token = NULL, lease_until = NULL, completed_at = NULL
-     RETURNING id`,
-    [delivery.institutionId, delivery.endpointId, delivery.eventId, now],
-  );
-  return rows[0];
+  return upsertDueDelivery(q, delivery, now);
 }
 
 /** Puts an endpoint's failed deliveries whose event occurred at or after `since` back in the queue. */
@@ -312,13 +249,5 @@ export async function replayFailedDeliveries(
   since: Date,
   now: Date,
 ): Promise<number> {
-  const { rowCount } = await q.query(
-    `UPDATE webhook_deliveries d SET state = 'pending', attempts = 0, next_attempt_at = $4,
-       lease_token = NULL, lease_until = NULL, completed_at = NULL
-     FROM events ev
-     WHERE d.institution_id = $1 AND d.endpoint_id = $2 AND d.state = 'failed'
-       AND ev.id = d.event_id AND ev.occurred_at >= $3`,
-    [endpoint.institutionId, endpoint.id, since, now],
-  );
-  return rowCount;
+  return requeueFailedDeliveries(q, endpoint, since, now);
 }
