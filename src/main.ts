@@ -28,6 +28,7 @@ export async function serve(): Promise<void> {
       databaseUrl: config.databaseUrl,
       dataDir: config.dataDir,
       embeddedSharedBuffers: config.embeddedSharedBuffers,
+      embeddedThread: config.embeddedThread,
       onTightened: say,
     });
   } catch (error) {

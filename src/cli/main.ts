@@ -84,6 +84,7 @@ program
       databaseUrl: config.databaseUrl,
       dataDir: config.dataDir,
       embeddedSharedBuffers: config.embeddedSharedBuffers,
+      embeddedThread: config.embeddedThread,
       onTightened: (message) => process.stderr.write(`ssp: ${message}\n`),
     });
     try {
@@ -113,6 +114,7 @@ program
       databaseUrl: config.databaseUrl,
       dataDir: config.dataDir,
       embeddedSharedBuffers: config.embeddedSharedBuffers,
+      embeddedThread: config.embeddedThread,
       onTightened: (message) => process.stderr.write(`ssp: ${message}\n`),
     });
     try {
