@@ -1,5 +1,5 @@
 // Messages between the server's thread and the embedded database's (pglite-thread.ts and
-// pglite-worker.ts). Rows travel as the structured clone keeps them: Date, Uint8Array, numbers
+// pglite-worker.js). Rows travel as the structured clone keeps them: Date, Uint8Array, numbers
 // and parsed JSON arrive as PGlite made them.
 
 export interface WorkerOptions {

@@ -1,4 +1,4 @@
-// The embedded database on a thread of its own (pglite-worker.ts): the server's thread sends each
+// The embedded database on a thread of its own (pglite-worker.js): the server's thread sends each
 // statement and awaits its rows, so however long PGlite works on a statement (a feed's thousands
 // of rows, a vacuum), requests keep being answered. A transaction is a lane: `begin` is answered
 // once PGlite's lock is held, the callback's statements go to that transaction, and `end`
@@ -37,7 +37,7 @@ function revive(serialized: SerializedError): Error {
 type RequestBody = Request extends infer R ? (R extends Request ? Omit<R, 'id'> : never) : never;
 
 export async function startPgliteThread(options: WorkerOptions): Promise<ThreadedPglite> {
-  const worker = new Worker(new URL('./pglite-worker.ts', import.meta.url), { workerData: options });
+  const worker = new Worker(new URL('./pglite-worker.js', import.meta.url), { workerData: options });
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   let nextId = 1;
   /** Why the thread can no longer answer (closed, or crashed); words isDatabaseUnavailable knows. */

@@ -3,19 +3,24 @@
 // never the server's event loop. PGlite is one session: its own lock keeps a transaction's
 // statements together (a statement from outside waits until the transaction ends), and this
 // thread only relays, statement by statement, what the server's thread asks for.
+//
+// Plain JavaScript, its messages typed in pglite-protocol.ts: a worker started on a .ts file
+// loads Node's TypeScript stripper into its own heap (some 12 MB for the life of the process).
 import { parentPort, workerData } from 'node:worker_threads';
-import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import type { Reply, Request, SerializedError, WorkerOptions } from './pglite-protocol.ts';
 
 const INT8_OID = 20;
-const options = workerData as WorkerOptions;
-const port = parentPort!;
+/** @type {import('./pglite-protocol.ts').WorkerOptions} */
+const options = workerData;
+const port = parentPort;
 
 /** Own primitive fields of a database error (code, constraint, detail …), which a clone drops. */
-function serializeError(error: unknown): SerializedError {
+/** @returns {import('./pglite-protocol.ts').SerializedError} */
+function serializeError(error) {
   if (!(error instanceof Error)) return { message: String(error), name: 'Error', fields: {} };
-  const fields: Record<string, string | number | boolean> = {};
+  /** @type {Record<string, string | number | boolean>} */
+  const fields = {};
   for (const [key, value] of Object.entries(error)) {
     if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
       fields[key] = value;
@@ -23,22 +28,15 @@ function serializeError(error: unknown): SerializedError {
   return { message: error.message, name: error.name, stack: error.stack, fields };
 }
 
-const reply = (message: Reply) => port.postMessage(message);
-const fail = (id: number, error: unknown) => reply({ id, error: serializeError(error) });
-
-/** An open transaction: PGlite's handle, how to end the callback holding it, and its end. */
-interface Open {
-  tx: Transaction;
-  commit: () => void;
-  rollback: () => void;
-  ended: Promise<void>;
-}
+/** @param {import('./pglite-protocol.ts').Reply} message */
+const reply = (message) => port.postMessage(message);
+const fail = (id, error) => reply({ id, error: serializeError(error) });
 
 /** What ends a transaction's callback for a rollback (not an error to report). */
 const ROLLBACK = Symbol('rollback');
 
 /** PGlite reports affectedRows 0 for a SELECT; pg's rowCount counts the rows returned there. */
-const shape = (result: { rows: unknown[]; affectedRows?: number }) => ({
+const shape = (result) => ({
   rows: result.rows,
   rowCount: Math.max(result.affectedRows ?? 0, result.rows.length),
 });
@@ -47,15 +45,16 @@ async function start() {
   const lite = await PGlite.create({
     dataDir: options.dataDir,
     loadDataDir: options.loadDataDir,
-    parsers: { [INT8_OID]: (value: string) => Number(value) },
+    parsers: { [INT8_OID]: (value) => Number(value) },
     // Trigram indexes serve the inbox's search (migration 0086), as on PostgreSQL.
     extensions: { pg_trgm },
     // On the command line, not in postgresql.conf, which PGlite would rewrite whole.
     startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${options.sharedBuffers}`],
   });
-  const open = new Map<number, Open>();
+  /** Open transactions by id: PGlite's handle, how to end the callback holding it, and its end. */
+  const open = new Map();
 
-  const target = (txId: number | undefined) => {
+  const target = (txId) => {
     if (txId === undefined) return lite;
     const entry = open.get(txId);
     if (!entry) throw new Error('the transaction has already ended');
@@ -63,12 +62,12 @@ async function start() {
   };
 
   /** Answered once PGlite's lock is held and BEGIN ran (or with why not). */
-  const begin = (id: number) => {
+  const begin = (id) => {
     let entered = false;
-    let ended!: Promise<void>;
-    ended = lite.transaction(
+    /** @type {Promise<void>} */
+    const ended = lite.transaction(
       (tx) =>
-        new Promise<void>((commit, rollback) => {
+        new Promise((commit, rollback) => {
           entered = true;
           open.set(id, { tx, commit: () => commit(), rollback: () => rollback(ROLLBACK), ended });
           reply({ id, ok: true });
@@ -80,7 +79,7 @@ async function start() {
     });
   };
 
-  const end = async (id: number, txId: number, commit: boolean) => {
+  const end = async (id, txId, commit) => {
     const entry = open.get(txId);
     if (!entry) return reply({ id, ok: true });
     if (commit) entry.commit();
@@ -96,7 +95,8 @@ async function start() {
     }
   };
 
-  const handle = async (request: Request) => {
+  /** @param {import('./pglite-protocol.ts').Request} request */
+  const handle = async (request) => {
     switch (request.op) {
       case 'query':
         return reply({
@@ -120,7 +120,7 @@ async function start() {
     }
   };
 
-  port.on('message', (request: Request) => {
+  port.on('message', (request) => {
     handle(request).catch((error) => fail(request.id, error));
   });
   reply({ id: 0, ok: true });
