@@ -55,12 +55,15 @@ function probe(url: string, everyMs: number, headers: Record<string, string> = {
       const res = await request(url, { dispatcher: agent, headers });
       await res.body.text();
       if (res.statusCode !== 200) throw new Error(`${url} answered ${res.statusCode}`);
+      if (!running) break;
       times.push(performance.now() - started);
       // The next one is due an interval after this answer (a slow answer does not queue more).
       due = performance.now() + everyMs;
       await new Promise((resolve) => setTimeout(resolve, everyMs));
     }
   })();
+  // A probe that failed says so when stopped (never as an unhandled rejection meanwhile).
+  loop.catch(() => {});
   return {
     async stop() {
       running = false;
@@ -198,7 +201,7 @@ async function benchKind(kind: Kind, databaseUrl?: string): Promise<void> {
       took[name] = (performance.now() - started) / 1000;
     };
     webhooks.start();
-    await Promise.all([
+    const work = Promise.all([
       timed('calendar', async () => {
         const record = await refreshFeed(deps, claimed, 'schedule');
         if (record?.status !== 'ok') throw new Error(`calendar fetch: ${record?.status} ${record?.error}`);
@@ -212,6 +215,11 @@ async function benchKind(kind: Kind, databaseUrl?: string): Promise<void> {
         while (receiver.count < DELIVERIES) await new Promise((resolve) => setTimeout(resolve, 50));
       }),
     ]);
+    // The probes stop before anything closes, also when the work failed.
+    await work.catch(async (error) => {
+      await Promise.allSettled([busy.health.stop(), busy.page.stop()]);
+      throw error;
+    });
     const seconds = (performance.now() - started) / 1000;
     const [health, page] = [await busy.health.stop(), await busy.page.stop()];
     const label = {
