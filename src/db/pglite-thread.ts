@@ -69,7 +69,14 @@ export async function startPgliteThread(options: WorkerOptions): Promise<Threade
     return new Promise<T>((resolve, reject) => {
       pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
       worker.ref();
-      worker.postMessage({ ...body, id });
+      try {
+        worker.postMessage({ ...body, id });
+      } catch (error) {
+        // A parameter that cannot be cloned (a function, say): refused here, as PGlite would.
+        pending.delete(id);
+        settled();
+        reject(error as Error);
+      }
     });
   };
 
