@@ -172,7 +172,8 @@ async function benchKind(kind: Kind, databaseUrl?: string): Promise<void> {
       db,
       clock: systemClock,
       policy: { allowLoopback: true },
-      limits: { ...DEFAULT_LIMITS, timeoutMs: 300_000 },
+      // Generous time limits: a busy machine must slow the feed down, not fail it.
+      limits: { ...DEFAULT_LIMITS, timeoutMs: 300_000, parseTimeoutMs: 600_000 },
       random: () => 0,
     };
     const { rows } = await db.query<{ id: string }>(
