@@ -30,7 +30,7 @@ const STUDENTS = size(20_000, 50, 'BENCH_ONEROSTER_STUDENTS');
 const PER_STUDENT = 3;
 const CLI = path.resolve('bin/ssp.js');
 
-async function seed(db: Db, slug: string) {
+export async function seed(db: Db, slug: string) {
   const { rows } = await db.query<{ id: string }>(
     'INSERT INTO institutions (slug, name) VALUES ($1, $1) RETURNING id',
     [slug],
@@ -161,7 +161,7 @@ function runCommand(
 }
 
 /** `ssp dev-oneroster` in a process of its own; resolves once it prints its base URL. */
-function startProvider(): Promise<{ baseUrl: string; tokenUrl: string; stop: () => void }> {
+export function startProvider(): Promise<{ baseUrl: string; tokenUrl: string; stop: () => void }> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,

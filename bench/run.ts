@@ -4,6 +4,7 @@
 // BENCH_SMOKE=1 runs every benchmark at tiny sizes (bench/size.ts), as test/bench-smoke.test.ts
 // does; the full run is never part of npm test.
 
+import { run as background } from './background.ts';
 import { run as calendar, calendarBench } from './calendar.ts';
 import { run as consolePages } from './console.ts';
 import { run as enrolments } from './enrolments.ts';
@@ -46,6 +47,7 @@ const benches: Bench[] = [
   { name: 'console', run: consolePages },
   { name: 'inbox', run: inbox },
   { name: 'memory', run: memory },
+  { name: 'background', run: background },
   { name: 'privacy', run: privacy },
 ];
 

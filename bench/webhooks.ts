@@ -26,7 +26,7 @@ const THROUGHPUT_EVENTS = size(20_000, 100, 'BENCH_WEBHOOK_EVENTS');
 const LATENCY_EVENTS = size(400, 10);
 const LATENCY_INTERVAL_MS = 5;
 
-interface Receiver {
+export interface Receiver {
   url: string;
   count: number;
   arrivals: Map<string, number>;
@@ -34,7 +34,7 @@ interface Receiver {
   close(): Promise<void>;
 }
 
-async function startReceiver(): Promise<Receiver> {
+export async function startReceiver(): Promise<Receiver> {
   const receiver: Receiver = {
     url: '',
     count: 0,
@@ -124,7 +124,7 @@ async function baseline(receiver: Receiver, n: number): Promise<number> {
 const cpuMicros = (usage: NodeJS.CpuUsage) => usage.user + usage.system;
 
 /** A backlog of `n` events for the institution, committed in one transaction. */
-async function enqueue(db: Db, institutionId: string, n: number): Promise<void> {
+export async function enqueue(db: Db, institutionId: string, n: number): Promise<void> {
   await db.transaction(async (tx) => {
     for (let offset = 0; offset < n; offset += 2_000) {
       const batch = Array.from({ length: Math.min(2_000, n - offset) }, (_, i) => ({

@@ -61,6 +61,11 @@ test('PUBLIC_BASE_URL: default from the port, trailing slash dropped, bad values
     assert.throws(() => loadConfig({ PUBLIC_BASE_URL: bad }), /PUBLIC_BASE_URL/);
 });
 
+test('EMBEDDED_DATABASE_THREAD: on by default, off on request', () => {
+  assert.equal(loadConfig({}).embeddedThread, true);
+  assert.equal(loadConfig({ EMBEDDED_DATABASE_THREAD: 'off' }).embeddedThread, false);
+});
+
 test('EMBEDDED_SHARED_BUFFERS: 32MB by default, a size from 1MB to 1GB, bad values reported', () => {
   assert.equal(loadConfig({}).embeddedSharedBuffers, '32MB');
   assert.equal(loadConfig({ EMBEDDED_SHARED_BUFFERS: '128MB' }).embeddedSharedBuffers, '128MB');

@@ -12,6 +12,8 @@ export interface Config {
   dataDir: string;
   /** PostgreSQL's shared_buffers inside the embedded database (PGlite); see docs/performance.md. */
   embeddedSharedBuffers: string;
+  /** The embedded database runs on a thread of its own (EMBEDDED_DATABASE_THREAD, default on). */
+  embeddedThread: boolean;
   redisUrl: string | undefined;
   logLevel: string;
   /** Fastify trustProxy: false, true, a hop count, or a list of addresses/CIDRs. */
@@ -115,12 +117,8 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     databaseUrl,
     dataDir: path.resolve(env.DATA_DIR || 'data'),
-    embeddedSharedBuffers: parseMemorySize(
-      'EMBEDDED_SHARED_BUFFERS',
-      env.EMBEDDED_SHARED_BUFFERS,
-      '32MB',
-      problems,
-    ),
+    embeddedSharedBuffers: parseMemorySize(env, 'EMBEDDED_SHARED_BUFFERS', '32MB', problems),
+    embeddedThread: bool('EMBEDDED_DATABASE_THREAD', true),
     redisUrl,
     logLevel: parseLogLevel(env.LOG_LEVEL, problems),
     trustProxy: parseTrustProxy(env.TRUST_PROXY, problems),
@@ -308,12 +306,8 @@ function isAddressOrCidr(entry: string): boolean {
 }
 
 /** A PostgreSQL memory size such as 32MB (kB, MB or GB), from 1 MB to 1 GB. */
-function parseMemorySize(
-  name: string,
-  value: string | undefined,
-  fallback: string,
-  problems: string[],
-): string {
+function parseMemorySize(env: Env, name: string, fallback: string, problems: string[]): string {
+  const value = env[name];
   if (value === undefined || value.trim() === '') return fallback;
   const match = /^\s*(\d+)\s*(kB|MB|GB)\s*$/.exec(value);
   const kb = match

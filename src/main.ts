@@ -77,6 +77,7 @@ export async function startService(
       databaseUrl: config.databaseUrl,
       dataDir: config.dataDir,
       embeddedSharedBuffers: config.embeddedSharedBuffers,
+      embeddedThread: config.embeddedThread,
       onTightened: say,
     });
   } catch (error) {

@@ -176,7 +176,7 @@ const longFunctions = new Map<string, number>([
   ['app/api/admin/privacy.ts: adminPrivacyRoutes', 176],
   ['domain/people/oidc-client.ts: createOidcClient', 176],
   ['app/api/admin/calendar.ts: adminCalendarRoutes', 170],
-  ['cli/commands/people.ts: registerPeopleCommands', 163],
+  ['cli/commands/people.ts: registerPeopleCommands', 162],
   ['domain/oneroster/pull/client.ts: createOneRosterClient', 148],
   ['app/api/admin/webhook-deliveries.ts: adminWebhookDeliveryRoutes', 147],
   ['domain/oneroster/pull/pull.ts: pullSource', 146],

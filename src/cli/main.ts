@@ -87,6 +87,7 @@ program
       databaseUrl: config.databaseUrl,
       dataDir: config.dataDir,
       embeddedSharedBuffers: config.embeddedSharedBuffers,
+      embeddedThread: config.embeddedThread,
       onTightened: (message) => process.stderr.write(`ssp: ${message}\n`),
     });
     try {
@@ -117,6 +118,7 @@ program
       databaseUrl: config.databaseUrl,
       dataDir: config.dataDir,
       embeddedSharedBuffers: config.embeddedSharedBuffers,
+      embeddedThread: config.embeddedThread,
       onTightened: (message) => process.stderr.write(`ssp: ${message}\n`),
     });
     try {

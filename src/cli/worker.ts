@@ -26,6 +26,7 @@ export async function runStandaloneWorker(): Promise<void> {
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     embeddedSharedBuffers: config.embeddedSharedBuffers,
+    embeddedThread: config.embeddedThread,
   });
   await migrate(db);
   const runtime = createRuntime({ db, config });

@@ -8,6 +8,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import pg from 'pg';
 import { makePrivateDir, restrictUmask, tightenPrivateDir } from '../lib/data-dir.ts';
+import { startPgliteThread, type ThreadedPglite } from './pglite-thread.ts';
 
 export interface QueryResult<T> {
   rows: T[];
@@ -150,6 +151,12 @@ export interface PgliteOptions {
   sharedBuffers?: string;
   /** Told, for a log line, when an existing data directory was readable by other users. */
   onTightened?: (message: string) => void;
+  /**
+   * Run PGlite on a thread of its own (pglite-thread.ts), so that no statement holds the
+   * server's event loop; the default. `false` runs it on the calling thread
+   * (EMBEDDED_DATABASE_THREAD=off).
+   */
+  thread?: boolean;
 }
 
 export const DEFAULT_EMBEDDED_SHARED_BUFFERS = '32MB';
@@ -210,34 +217,53 @@ export async function createPgliteDb(options: PgliteOptions = {}): Promise<Db & 
     }
     unlock = lockDataDir(dataDir);
   }
-  let lite: PGlite;
+  const sharedBuffers = options.sharedBuffers ?? DEFAULT_EMBEDDED_SHARED_BUFFERS;
+  let session: EmbeddedSession;
   try {
-    lite = await PGlite.create({
-      dataDir: options.dataDir,
-      loadDataDir: options.loadDataDir,
-      parsers: { [INT8_OID]: (value: string) => Number(value) },
-      // Trigram indexes serve the inbox's search (migration 0086), as on PostgreSQL.
-      extensions: { pg_trgm },
-      // On the command line, not in postgresql.conf, which PGlite would rewrite whole.
-      startParams: [
-        ...PGlite.defaultStartParams,
-        '-c',
-        `shared_buffers=${options.sharedBuffers ?? DEFAULT_EMBEDDED_SHARED_BUFFERS}`,
-      ],
-    });
+    session =
+      options.thread === false
+        ? await openPgliteHere(options, sharedBuffers)
+        : await startPgliteThread({ dataDir, loadDataDir: options.loadDataDir, sharedBuffers });
   } catch (error) {
     unlock();
     throw error;
   }
   // A new cluster is written 0666 and the relation-cache files are rewritten 0644 at each start.
   if (dataDir) tightenPrivateDir(dataDir);
+  return {
+    kind: 'pglite',
+    query: (sql, params) => session.query(sql, params),
+    transaction: (fn) => session.transaction(fn),
+    exec: (sql) => session.exec(sql),
+    dump: () => session.dump(),
+    async close() {
+      await session.close();
+      if (dataDir) tightenPrivateDir(dataDir);
+      unlock();
+    },
+  };
+}
+
+/** The embedded database as either thread runs it. */
+type EmbeddedSession = ThreadedPglite;
+
+/** PGlite on the calling thread: every statement runs on it (EMBEDDED_DATABASE_THREAD=off). */
+async function openPgliteHere(options: PgliteOptions, sharedBuffers: string): Promise<EmbeddedSession> {
+  const lite = await PGlite.create({
+    dataDir: options.dataDir,
+    loadDataDir: options.loadDataDir,
+    parsers: { [INT8_OID]: (value: string) => Number(value) },
+    // Trigram indexes serve the inbox's search (migration 0086), as on PostgreSQL.
+    extensions: { pg_trgm },
+    // On the command line, not in postgresql.conf, which PGlite would rewrite whole.
+    startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${sharedBuffers}`],
+  });
   // PGlite reports affectedRows 0 for a SELECT; pg's rowCount counts the rows returned there.
   const shape = <T>(result: { rows: unknown[]; affectedRows?: number }) => ({
     rows: result.rows as T[],
     rowCount: Math.max(result.affectedRows ?? 0, result.rows.length),
   });
   return {
-    kind: 'pglite',
     query: async (sql, params) => shape(await lite.query(sql, params as unknown[])),
     transaction: (fn) =>
       lite.transaction((tx) =>
@@ -252,11 +278,7 @@ export async function createPgliteDb(options: PgliteOptions = {}): Promise<Db & 
       await lite.exec(sql);
     },
     dump: async () => (await lite.dumpDataDir('none')) as Blob,
-    async close() {
-      await lite.close();
-      if (dataDir) tightenPrivateDir(dataDir);
-      unlock();
-    },
+    close: () => lite.close(),
   };
 }
 
@@ -270,6 +292,8 @@ export interface OpenDbOptions {
   dataDir: string;
   /** shared_buffers of the embedded database. */
   embeddedSharedBuffers?: string;
+  /** The embedded database on a thread of its own (the default); false: on this thread. */
+  embeddedThread?: boolean;
   /** Told, for a log line, when the embedded data directory had to be made private. */
   onTightened?: (message: string) => void;
 }
@@ -279,6 +303,7 @@ export async function openDb(options: OpenDbOptions): Promise<Db> {
   return createPgliteDb({
     dataDir: options.dataDir,
     sharedBuffers: options.embeddedSharedBuffers,
+    thread: options.embeddedThread,
     onTightened: options.onTightened,
   });
 }

@@ -155,10 +155,9 @@ export function registerPeopleCommands(
       const { openDb } = await import('../../db/db.ts');
       const { migrate } = await import('../../db/migrate.ts');
       const { resealSecrets } = await import('../../domain/secrets/reseal.ts');
+      // The configuration's databaseUrl, dataDir, embeddedSharedBuffers and embeddedThread.
       const db = await openDb({
-        databaseUrl: config.databaseUrl,
-        dataDir: config.dataDir,
-        embeddedSharedBuffers: config.embeddedSharedBuffers,
+        ...config,
         onTightened: (message) => process.stderr.write(`ssp: ${message}\n`),
       });
       try {
