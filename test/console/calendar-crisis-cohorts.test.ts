@@ -111,7 +111,10 @@ describeCalendar('console: calendar feeds, crisis contacts, cohorts', (ctx) => {
       ['refresh_minutes', '120'],
     ]);
     assert.equal(badEdit.statusCode, 400);
-    assert.match(badEdit.body, /id="edit-url-error">169\.254\.169\.254 is a [^<_]* address</);
+    assert.match(
+      badEdit.body,
+      /id="edit-url-error">169\.254\.169\.254 is a [^<_]* address, which the service does not call</,
+    );
     const edited = await postForm(ctx, admin, feedPage, [
       ['url', server.url('/console-term.ics')],
       ['name', 'Autumn term'],
