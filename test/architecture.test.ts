@@ -243,8 +243,6 @@ const sqlOutsideQueries = new Set([
   'domain/people/matching.ts',
   'domain/people/sessions.ts',
   'domain/people/sign-in.ts',
-  'domain/secrets/operator-credentials.ts',
-  'domain/students/crisis-contacts.ts',
   'domain/students/home.ts',
   'domain/students/own-requests.ts',
   'domain/taxonomy/enrolment-listing.ts',

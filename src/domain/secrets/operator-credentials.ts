@@ -13,6 +13,7 @@ import {
   cancelOperatorSignInLinks,
   endOperatorSessions,
   insertOperatorCredential,
+  lockOperatorCredentials,
   revokeOperatorCredentials,
 } from './queries.ts';
 
@@ -24,7 +25,7 @@ export async function ensureOperatorCredential({ db, config }: Pick<Deps, 'db' |
   if (config.operatorTokenHash) return undefined;
   return db.transaction(async (tx) => {
     // Two instances starting together must not both create one.
-    await tx.query('SELECT pg_advisory_xact_lock($1)', [GlobalLock.operatorCredentials]);
+    await lockOperatorCredentials(tx, GlobalLock.operatorCredentials);
     if (await anyOperatorCredential(tx)) return undefined;
     const token = generateSecret('ssp_op_');
     await insertOperatorCredential(tx, sha256Hex(token), 'first start');

@@ -241,3 +241,8 @@ export async function updateSealedValues(
     [JSON.stringify(values)],
   );
 }
+
+/** Serialises the first start's creation of an operator credential across instances. */
+export async function lockOperatorCredentials(tx: Queryable, lock: number): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock($1)', [lock]);
+}

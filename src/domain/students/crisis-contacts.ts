@@ -7,10 +7,11 @@
 // replace is one transaction of a DELETE and one INSERT of every row (never a query per row).
 
 import { type Static, Type } from 'typebox';
-import type { Db, Queryable } from '../../db/db.ts';
+import type { Db } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 import { isDisplayText } from '../../lib/schema.ts';
 import { isStorableText } from '../../lib/text.ts';
+import { replaceStoredContacts } from './queries.ts';
 
 export const MAX_CRISIS_CONTACTS = 10;
 
@@ -164,14 +165,7 @@ export function checkContacts(value: unknown): CrisisContact[] {
   return value.map(checkContact);
 }
 
-export async function listCrisisContacts(q: Queryable, institutionId: string): Promise<CrisisContact[]> {
-  const { rows } = await q.query<CrisisContact>(
-    `SELECT name, phone, url, hours, description FROM crisis_contacts
-     WHERE institution_id = $1 ORDER BY position`,
-    [institutionId],
-  );
-  return rows;
-}
+export { listCrisisContacts } from './queries.ts';
 
 /** Replaces the institution's list with `value` once it is valid; returns the stored list. */
 export async function replaceCrisisContacts(
@@ -181,16 +175,6 @@ export async function replaceCrisisContacts(
   now: Date,
 ): Promise<CrisisContact[]> {
   const contacts = checkContacts(value);
-  await db.transaction(async (tx) => {
-    await tx.query('DELETE FROM crisis_contacts WHERE institution_id = $1', [institutionId]);
-    if (contacts.length === 0) return;
-    await tx.query(
-      `INSERT INTO crisis_contacts (institution_id, position, name, phone, url, hours, description, updated_at)
-       SELECT $1, c.position, c.name, c.phone, c.url, c.hours, c.description, $3
-       FROM jsonb_to_recordset($2::jsonb)
-         AS c(position integer, name text, phone text, url text, hours text, description text)`,
-      [institutionId, JSON.stringify(contacts.map((contact, position) => ({ ...contact, position }))), now],
-    );
-  });
+  await db.transaction((tx) => replaceStoredContacts(tx, institutionId, contacts, now));
   return contacts;
 }
