@@ -235,8 +235,6 @@ const sqlOutsideQueries = new Set([
   'domain/departures/departures.ts',
   'domain/helpdesk/requester.ts',
   'domain/helpdesk/sync.ts',
-  'domain/oneroster/memory-api.ts',
-  'domain/oneroster/memory.ts',
   'domain/oneroster/pull/pull.ts',
   'domain/oneroster/pull/requests.ts',
   'domain/oneroster/pull/sources.ts',

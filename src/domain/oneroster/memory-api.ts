@@ -5,7 +5,7 @@ import type { Queryable } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 import type { KnownChange, KnownKind } from './known.ts';
 import { storeMemory } from './memory.ts';
-import { READ_PAGE_SQL } from './memory-queries.ts';
+import { selectMemoryPage } from './queries.ts';
 
 export const MEMORY_PAGE_MAX = 5000;
 const KINDS: KnownKind[] = ['org', 'course', 'class', 'user', 'enrollment'];
@@ -23,12 +23,7 @@ export async function readMemoryPage(
   after: { kind: string; sourced_id: string } | undefined,
   limit: number,
 ): Promise<{ entries: MemoryEntry[]; next: { kind: string; sourced_id: string } | null }> {
-  const { rows } = await db.query<MemoryEntry>(READ_PAGE_SQL, [
-    institutionId,
-    after?.kind ?? '',
-    after?.sourced_id ?? '',
-    limit,
-  ]);
+  const rows = (await selectMemoryPage(db, institutionId, after, limit)) as MemoryEntry[];
   const last = rows.at(-1);
   return {
     entries: rows,

@@ -4,16 +4,10 @@
 // oneroster` reads and writes it through the feeds' API (src/app/api/oneroster-memory.ts).
 import type { Queryable } from '../../db/db.ts';
 import { emptyKnown, type Known, type KnownChange, type KnownKind, type OrgKind } from './known.ts';
-import { FORGET_SQL, LOAD_SQL, UPSERT_SQL } from './memory-queries.ts';
+import { forgetMemory, selectMemory, upsertMemory } from './queries.ts';
 
 /** Entries written per statement. */
 const PAGE = 5000;
-
-interface MemoryRow {
-  kind: KnownKind;
-  sourced_id: string;
-  data: Record<string, unknown>;
-}
 
 /** One stored entry put into a memory being built. */
 export function addEntry(
@@ -36,9 +30,9 @@ export function addEntry(
 
 /** The institution's memory, as the mapping reads it. */
 export async function loadMemory(db: Queryable, institutionId: string): Promise<Known> {
-  const { rows } = await db.query<MemoryRow>(LOAD_SQL, [institutionId]);
   const known = emptyKnown();
-  for (const row of rows) addEntry(known, row.kind, row.sourced_id, row.data);
+  for (const row of await selectMemory(db, institutionId))
+    addEntry(known, row.kind as KnownKind, row.sourced_id, row.data);
   return known;
 }
 
@@ -54,19 +48,18 @@ export async function storeMemory(
   const counts = { stored: 0, forgotten: 0 };
   const flush = async (all: boolean) => {
     if (upserts.length && (all || upserts.length >= PAGE)) {
-      await db.query(UPSERT_SQL, [
-        institutionId,
-        upserts.map((c) => c.kind),
-        upserts.map((c) => c.sourcedId),
-        upserts.map((c) => JSON.stringify(c.data)),
-        upserts.map((c) => c.student),
-        at,
-      ]);
+      const page = {
+        kinds: upserts.map((c) => c.kind),
+        sourcedIds: upserts.map((c) => c.sourcedId),
+        data: upserts.map((c) => JSON.stringify(c.data)),
+        students: upserts.map((c) => c.student),
+      };
+      await upsertMemory(db, institutionId, page, at);
       counts.stored += upserts.length;
       upserts = [];
     }
     if (forgets.length && (all || forgets.length >= PAGE)) {
-      await db.query(FORGET_SQL, [institutionId, JSON.stringify(forgets)]);
+      await forgetMemory(db, institutionId, forgets);
       counts.forgotten += forgets.length;
       forgets = [];
     }

@@ -1,7 +1,8 @@
 // SQL of the OneRoster memory (migration 0071): what completed pushes and pulls placed.
+import type { Queryable } from '../../db/db.ts';
 
 /** An institution's whole memory (tens of thousands of small rows: one read per push or pull). */
-export const LOAD_SQL = `
+const LOAD_SQL = `
 SELECT kind, sourced_id, data FROM oneroster_memory WHERE institution_id = $1`;
 
 /**
@@ -9,7 +10,7 @@ SELECT kind, sourced_id, data FROM oneroster_memory WHERE institution_id = $1`;
  * arrays, which PostgreSQL reads faster than a JSON array of records (measured: 80,000 entries
  * in 3.7 s against 5.7 s on PostgreSQL, 8.8 s against 9.5 s on PGlite, loaded machine).
  */
-export const UPSERT_SQL = `
+const UPSERT_SQL = `
 INSERT INTO oneroster_memory (institution_id, kind, sourced_id, data, student_id_ext, updated_at)
 SELECT $1, r.kind, r.sourced_id, r.data, r.student, $6
 FROM unnest($2::text[], $3::text[], $4::jsonb[], $5::text[]) AS r(kind, sourced_id, data, student)
@@ -17,13 +18,55 @@ ON CONFLICT (institution_id, kind, sourced_id) DO UPDATE
   SET data = EXCLUDED.data, student_id_ext = EXCLUDED.student_id_ext, updated_at = EXCLUDED.updated_at`;
 
 /** Forgotten entries removed, a page at a time. */
-export const FORGET_SQL = `
+const FORGET_SQL = `
 DELETE FROM oneroster_memory m
 USING jsonb_to_recordset($2::jsonb) AS r(kind text, sourced_id text)
 WHERE m.institution_id = $1 AND m.kind = r.kind AND m.sourced_id = r.sourced_id`;
 
 /** A page of the memory in (kind, sourced_id) order, after the given key (the push client reads it). */
-export const READ_PAGE_SQL = `
+const READ_PAGE_SQL = `
 SELECT kind, sourced_id, data FROM oneroster_memory
 WHERE institution_id = $1 AND (kind, sourced_id) > ($2, $3)
 ORDER BY kind, sourced_id LIMIT $4`;
+
+/** A stored entry as the memory's statements read it. */
+export interface MemoryRow {
+  kind: string;
+  sourced_id: string;
+  data: Record<string, unknown>;
+}
+
+export async function selectMemory(db: Queryable, institutionId: string): Promise<MemoryRow[]> {
+  return (await db.query<MemoryRow>(LOAD_SQL, [institutionId])).rows;
+}
+
+/** Upserts one page of entries, given as parallel arrays. */
+export async function upsertMemory(
+  db: Queryable,
+  institutionId: string,
+  page: { kinds: string[]; sourcedIds: string[]; data: string[]; students: (string | null)[] },
+  at: Date,
+): Promise<void> {
+  await db.query(UPSERT_SQL, [institutionId, page.kinds, page.sourcedIds, page.data, page.students, at]);
+}
+
+/** Removes one page of forgotten entries ({kind, sourced_id} records). */
+export async function forgetMemory(db: Queryable, institutionId: string, keys: object[]): Promise<void> {
+  await db.query(FORGET_SQL, [institutionId, JSON.stringify(keys)]);
+}
+
+export async function selectMemoryPage(
+  db: Queryable,
+  institutionId: string,
+  after: { kind: string; sourced_id: string } | undefined,
+  limit: number,
+): Promise<MemoryRow[]> {
+  return (
+    await db.query<MemoryRow>(READ_PAGE_SQL, [
+      institutionId,
+      after?.kind ?? '',
+      after?.sourced_id ?? '',
+      limit,
+    ])
+  ).rows;
+}
