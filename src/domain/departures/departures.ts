@@ -17,12 +17,19 @@ import { appendOperatorAudit } from '../audit/operator-audit.ts';
 import type { Deps } from '../deps.ts';
 import {
   applyDepartures,
+  countActiveInCohort,
+  type FullSyncRow,
+  finishFullSync,
+  insertSeen,
+  insertUnnamedDepartures,
   lockFullSync,
   markDecided,
+  previewDepartures,
   selectAllDepartingStudents,
   selectDeparturePage,
   selectFullSync,
   selectFullSyncPage,
+  upsertFullSync,
 } from './queries.ts';
 import type { Decision, DepartingStudent, FullSyncListing, FullSyncStatus } from './schemas.ts';
 
@@ -62,12 +69,6 @@ export function namedKeys(rows: readonly unknown[]): NamedKeys {
   return { emails: [...emails], externalIds: [...externalIds] };
 }
 
-const namedStudents = `
-  SELECT s.id FROM students s
-  WHERE s.institution_id = $1
-    AND (lower(s.email) IN (SELECT lower(value) FROM jsonb_array_elements_text($2::jsonb))
-         OR s.student_id_ext IN (SELECT value FROM jsonb_array_elements_text($3::jsonb)))`;
-
 /** What a roster response says about the full sync a page belongs to. */
 export interface FullSyncOutcome {
   sync_id: string;
@@ -80,16 +81,6 @@ export interface FullSyncOutcome {
   departures?: number;
   /** The share of the cohort above which departures are held. */
   threshold: number;
-}
-
-interface FullSyncRow {
-  id: string;
-  sync_id: string;
-  status: FullSyncStatus;
-  pages: number;
-  cohort_size: number | null;
-  departures: number | null;
-  threshold: string | number | null;
 }
 
 function outcome(row: FullSyncRow, finalPage: boolean, threshold: number): FullSyncOutcome {
@@ -123,69 +114,30 @@ export async function recordFullSyncPage(
   page: FullSyncPage,
   threshold: number,
 ): Promise<FullSyncOutcome> {
-  const { rows } = await tx.query<FullSyncRow>(
-    `INSERT INTO full_syncs (institution_id, cohort_id, sync_id, pages, started_at) VALUES ($1, $2, $3, 1, $4)
-     ON CONFLICT (institution_id, cohort_id, sync_id)
-       DO UPDATE SET pages = full_syncs.pages + (CASE WHEN full_syncs.status = 'open' THEN 1 ELSE 0 END)
-     RETURNING id, sync_id, status, pages, cohort_size, departures, threshold`,
-    [page.institutionId, page.cohortId, page.syncId, page.now],
-  );
-  const sync = rows[0];
+  const sync = await upsertFullSync(tx, page);
   if (sync.status !== 'open') return outcome(sync, page.finalPage, threshold);
 
-  await tx.query(
-    `INSERT INTO full_sync_seen (full_sync_id, student_id)
-     SELECT $4, named.id FROM (${namedStudents}) named
-     ON CONFLICT DO NOTHING`,
-    [page.institutionId, JSON.stringify(page.keys.emails), JSON.stringify(page.keys.externalIds), sync.id],
-  );
+  await insertSeen(tx, page, sync.id);
   if (!page.finalPage) return outcome(sync, false, threshold);
 
-  const departed = await tx.query(
-    `INSERT INTO full_sync_departures (full_sync_id, student_id)
-     SELECT $3, s.id FROM students s
-     WHERE s.institution_id = $1 AND s.cohort_id = $2 AND s.departed_at IS NULL
-       AND NOT EXISTS (SELECT 1 FROM full_sync_seen seen WHERE seen.full_sync_id = $3 AND seen.student_id = s.id)`,
-    [page.institutionId, page.cohortId, sync.id],
-  );
-  const size = await tx.query<{ n: number }>(
-    'SELECT count(*)::int AS n FROM students WHERE institution_id = $1 AND cohort_id = $2 AND departed_at IS NULL',
-    [page.institutionId, page.cohortId],
-  );
-  const cohortSize = size.rows[0].n;
-  const departures = departed.rowCount;
+  const departures = await insertUnnamedDepartures(tx, page, sync.id);
+  const cohortSize = await countActiveInCohort(tx, page);
   const hold = departures > 0 && departures > threshold * cohortSize;
   if (!hold && departures > 0) await applyDepartures(tx, page.institutionId, sync.id, page.now, undefined);
-  const finished = await tx.query<FullSyncRow>(
-    `UPDATE full_syncs SET status = $2, cohort_size = $3, departures = $4, threshold = $5, finished_at = $6
-     WHERE id = $1 RETURNING id, sync_id, status, pages, cohort_size, departures, threshold`,
-    [sync.id, hold ? 'held' : 'applied', cohortSize, departures, threshold, page.now],
-  );
+  const finished = await finishFullSync(tx, sync.id, {
+    status: hold ? 'held' : 'applied',
+    cohortSize,
+    departures,
+    threshold,
+    at: page.now,
+  });
   // Held departures are not the sync's final word; the page is recorded and the sync closed either way.
-  return outcome(finished.rows[0], true, threshold);
+  return outcome(finished, true, threshold);
 }
 
 /** Read-only preview for a dry run: what the final page would depart, counting pages already recorded. */
 export async function previewFullSyncPage(q: Queryable, page: FullSyncPage, threshold: number) {
-  const { rows } = await q.query<{ would_depart: number; cohort_size: number }>(
-    `WITH named AS (${namedStudents}),
-     seen AS (
-       SELECT seen.student_id AS id FROM full_sync_seen seen JOIN full_syncs f ON f.id = seen.full_sync_id
-       WHERE f.institution_id = $1 AND f.cohort_id = $4 AND f.sync_id = $5 AND f.status = 'open'
-     )
-     SELECT count(*) FILTER (WHERE s.id NOT IN (SELECT id FROM named) AND s.id NOT IN (SELECT id FROM seen))::int
-              AS would_depart,
-            count(*)::int AS cohort_size
-     FROM students s WHERE s.institution_id = $1 AND s.cohort_id = $4 AND s.departed_at IS NULL`,
-    [
-      page.institutionId,
-      JSON.stringify(page.keys.emails),
-      JSON.stringify(page.keys.externalIds),
-      page.cohortId,
-      page.syncId,
-    ],
-  );
-  const { would_depart, cohort_size } = rows[0];
+  const { would_depart, cohort_size } = await previewDepartures(q, page);
   return {
     sync_id: page.syncId,
     final_page: page.finalPage,

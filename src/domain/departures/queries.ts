@@ -1,7 +1,7 @@
 // The SQL of full syncs as people read and decide them: the listing (a range of the full syncs'
 // (institution, started_at, id) order), one sync, its departing students, and the decision on
-// held departures. Every statement is keyed by institution. (The statements a roster push runs
-// while it records a full sync's pages are beside that code, in departures.ts.)
+// held departures; and the statements a roster push runs while it records a full sync's pages.
+// Every statement is keyed by institution.
 import type { Queryable } from '../../db/db.ts';
 import type { CursorKey } from '../../lib/cursor.ts';
 import type { DepartingStudent, FullSyncListing, FullSyncStatus } from './schemas.ts';
@@ -121,4 +121,118 @@ export async function applyDepartures(
     [institutionId, fullSyncId, now, since ?? null],
   );
   return rowCount;
+}
+
+/** A full sync's row as a roster page records it. */
+export interface FullSyncRow {
+  id: string;
+  sync_id: string;
+  status: FullSyncStatus;
+  pages: number;
+  cohort_size: number | null;
+  departures: number | null;
+  threshold: string | number | null;
+}
+
+/** The page of a full sync being recorded: whose sync, and the keys its rows named. */
+interface SyncPage {
+  institutionId: string;
+  cohortId: string;
+  syncId: string;
+  keys: { emails: string[]; externalIds: string[] };
+  now: Date;
+}
+
+const namedStudents = `
+  SELECT s.id FROM students s
+  WHERE s.institution_id = $1
+    AND (lower(s.email) IN (SELECT lower(value) FROM jsonb_array_elements_text($2::jsonb))
+         OR s.student_id_ext IN (SELECT value FROM jsonb_array_elements_text($3::jsonb)))`;
+
+const syncRowColumns = 'id, sync_id, status, pages, cohort_size, departures, threshold';
+
+/** Opens the sync at its first page, or counts one more page while it is open. */
+export async function upsertFullSync(tx: Queryable, page: SyncPage): Promise<FullSyncRow> {
+  const { rows } = await tx.query<FullSyncRow>(
+    `INSERT INTO full_syncs (institution_id, cohort_id, sync_id, pages, started_at) VALUES ($1, $2, $3, 1, $4)
+     ON CONFLICT (institution_id, cohort_id, sync_id)
+       DO UPDATE SET pages = full_syncs.pages + (CASE WHEN full_syncs.status = 'open' THEN 1 ELSE 0 END)
+     RETURNING ${syncRowColumns}`,
+    [page.institutionId, page.cohortId, page.syncId, page.now],
+  );
+  return rows[0];
+}
+
+/** Records the students this page named as seen by the sync. */
+export async function insertSeen(tx: Queryable, page: SyncPage, syncId: string): Promise<void> {
+  await tx.query(
+    `INSERT INTO full_sync_seen (full_sync_id, student_id)
+     SELECT $4, named.id FROM (${namedStudents}) named
+     ON CONFLICT DO NOTHING`,
+    [page.institutionId, JSON.stringify(page.keys.emails), JSON.stringify(page.keys.externalIds), syncId],
+  );
+}
+
+/** The cohort's active students no page named become the sync's departures; returns how many. */
+export async function insertUnnamedDepartures(
+  tx: Queryable,
+  page: SyncPage,
+  syncId: string,
+): Promise<number> {
+  const departed = await tx.query(
+    `INSERT INTO full_sync_departures (full_sync_id, student_id)
+     SELECT $3, s.id FROM students s
+     WHERE s.institution_id = $1 AND s.cohort_id = $2 AND s.departed_at IS NULL
+       AND NOT EXISTS (SELECT 1 FROM full_sync_seen seen WHERE seen.full_sync_id = $3 AND seen.student_id = s.id)`,
+    [page.institutionId, page.cohortId, syncId],
+  );
+  return departed.rowCount;
+}
+
+export async function countActiveInCohort(tx: Queryable, page: SyncPage): Promise<number> {
+  const { rows } = await tx.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM students WHERE institution_id = $1 AND cohort_id = $2 AND departed_at IS NULL',
+    [page.institutionId, page.cohortId],
+  );
+  return rows[0].n;
+}
+
+/** Closes the sync with its outcome. */
+export async function finishFullSync(
+  tx: Queryable,
+  syncId: string,
+  end: { status: 'held' | 'applied'; cohortSize: number; departures: number; threshold: number; at: Date },
+): Promise<FullSyncRow> {
+  const { rows } = await tx.query<FullSyncRow>(
+    `UPDATE full_syncs SET status = $2, cohort_size = $3, departures = $4, threshold = $5, finished_at = $6
+     WHERE id = $1 RETURNING ${syncRowColumns}`,
+    [syncId, end.status, end.cohortSize, end.departures, end.threshold, end.at],
+  );
+  return rows[0];
+}
+
+/** A dry run's count: the cohort's active students, and those a final page would depart. */
+export async function previewDepartures(
+  q: Queryable,
+  page: SyncPage,
+): Promise<{ would_depart: number; cohort_size: number }> {
+  const { rows } = await q.query<{ would_depart: number; cohort_size: number }>(
+    `WITH named AS (${namedStudents}),
+     seen AS (
+       SELECT seen.student_id AS id FROM full_sync_seen seen JOIN full_syncs f ON f.id = seen.full_sync_id
+       WHERE f.institution_id = $1 AND f.cohort_id = $4 AND f.sync_id = $5 AND f.status = 'open'
+     )
+     SELECT count(*) FILTER (WHERE s.id NOT IN (SELECT id FROM named) AND s.id NOT IN (SELECT id FROM seen))::int
+              AS would_depart,
+            count(*)::int AS cohort_size
+     FROM students s WHERE s.institution_id = $1 AND s.cohort_id = $4 AND s.departed_at IS NULL`,
+    [
+      page.institutionId,
+      JSON.stringify(page.keys.emails),
+      JSON.stringify(page.keys.externalIds),
+      page.cohortId,
+      page.syncId,
+    ],
+  );
+  return rows[0];
 }
