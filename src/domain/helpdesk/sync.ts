@@ -15,6 +15,7 @@
 // on their own, each seeing the result of the rows before it that were written.
 import { randomUUID } from 'node:crypto';
 import type { Db, Queryable } from '../../db/db.ts';
+import { inSavepoint } from '../../db/savepoint.ts';
 import { ApiError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { type NewEvent, recordEvents } from '../events/record.ts';
@@ -155,18 +156,8 @@ export function createHelpSyncService(db: Db, clock: Clock) {
         const touched = [...groups.values()].filter((g) => g.entries.length > 0);
         if (touched.length === 0) return;
         /** Writes the groups in a savepoint; false (and nothing written) when the write fails. */
-        const tryWrite = async (part: Group[]): Promise<boolean> => {
-          await tx.query('SAVEPOINT help_sync_write');
-          try {
-            await write(tx, caller.institutionId, part, now);
-            await tx.query('RELEASE SAVEPOINT help_sync_write');
-            return true;
-          } catch {
-            await tx.query('ROLLBACK TO SAVEPOINT help_sync_write');
-            await tx.query('RELEASE SAVEPOINT help_sync_write');
-            return false;
-          }
-        };
+        const tryWrite = (part: Group[]): Promise<boolean> =>
+          inSavepoint(tx, 'help_sync_write', () => write(tx, caller.institutionId, part, now));
         /**
          * Replays the rows of one request whose write failed, one row per savepoint, from its
          * locked state: each row succeeds or fails on its own (spec 4.3 rule 1).
