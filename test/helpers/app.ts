@@ -8,6 +8,7 @@ import type { App } from '../../src/app/types.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import type { Db } from '../../src/db/db.ts';
 import type { Clock } from '../../src/lib/clock.ts';
+import type { Runtime } from '../../src/runtime.ts';
 import { createServices, type Services } from '../../src/services.ts';
 import { type DatabaseKind, databaseKinds, openTestDb } from './db.ts';
 
@@ -40,6 +41,8 @@ export interface TestContext {
   kind: DatabaseKind;
   db: Db;
   app: App;
+  /** The process's dependencies (database, clock, configuration, keyring…), as routes read them. */
+  deps: Runtime;
   services: Services;
   /** JSON request helper; `token` becomes the bearer header. */
   request(options: {
@@ -101,6 +104,7 @@ export async function startTestApp(kind: DatabaseKind, options: StartOptions = {
     kind,
     db,
     app,
+    deps: services.deps,
     services,
     request,
     admin: (method, url, body) => request({ method, url, body, token: OPERATOR_TOKEN }),
