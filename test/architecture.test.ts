@@ -172,9 +172,7 @@ const MAX_FUNCTION_LINES = 100;
 const longFunctions = new Map<string, number>([
   ['workers/webhook-delivery.ts: deliveryRounds', 193],
   ['domain/oneroster/students.ts: readStudents', 183],
-  ['domain/people/oidc-client.ts: createOidcClient', 176],
   ['app/api/admin/calendar.ts: adminCalendarRoutes', 170],
-  ['cli/commands/people.ts: registerPeopleCommands', 162],
   ['domain/oneroster/pull/client.ts: createOneRosterClient', 148],
   ['app/api/admin/webhook-deliveries.ts: adminWebhookDeliveryRoutes', 147],
   ['domain/oneroster/pull/pull.ts: pullSource', 146],
