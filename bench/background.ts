@@ -16,6 +16,7 @@ import { createPgliteDb, type Db } from '../src/db/db.ts';
 import { claimFeed, type RefreshDeps, refreshFeed } from '../src/domain/calendar/refresh.ts';
 import { DEFAULT_LIMITS } from '../src/domain/calendar/schedule.ts';
 import { pullNow } from '../src/domain/oneroster/pull/pull.ts';
+import { startSession } from '../src/domain/people/sessions.ts';
 import { issueRosterSecret } from '../src/domain/secrets/roster-secrets.ts';
 import { systemClock } from '../src/lib/clock.ts';
 import { createServices } from '../src/services.ts';
@@ -184,7 +185,7 @@ async function benchKind(kind: Kind, databaseUrl?: string): Promise<void> {
     const claimed = await claimFeed(deps, night.id, rows[0].id);
     if (!claimed) throw new Error('feed not claimable');
 
-    const session = await services.sessions.create({ kind: 'operator' });
+    const session = await startSession(services.deps, { kind: 'operator' });
     const cookieName = config.publicBaseUrl.startsWith('https:') ? '__Host-ssp_session' : 'ssp_session';
     const probes = () => ({
       health: probe(`${origin}/health/live`, 20),

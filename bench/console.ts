@@ -11,6 +11,8 @@ import { randomBytes } from 'node:crypto';
 import { buildApp } from '../src/app/app.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Db } from '../src/db/db.ts';
+import { startSession } from '../src/domain/people/sessions.ts';
+import { recordAccess } from '../src/domain/privacy/access-log.ts';
 import { createServices } from '../src/services.ts';
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
@@ -299,7 +301,7 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
         `${RUNS} runs, ${c.deliveries} deliveries with ${c.attempts} attempts in ${Math.round(performance.now() - seedStart)} ms\n`,
     );
 
-    const session = await services.sessions.create({
+    const session = await startSession(services.deps, {
       kind: 'person',
       personId: s.adminId,
       institutionId: s.institutionId,
@@ -400,7 +402,8 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
     const inserts: number[] = [];
     for (let i = 0; i < ITERATIONS; i++) {
       const start = performance.now();
-      await services.privacy.recordAccess(
+      await recordAccess(
+        services.deps,
         caller,
         s.institutionId,
         'help_request',

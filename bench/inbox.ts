@@ -11,6 +11,7 @@ import { buildApp } from '../src/app/app.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Db } from '../src/db/db.ts';
 import { escalateRound } from '../src/domain/inbox/escalation.ts';
+import { startSession } from '../src/domain/people/sessions.ts';
 import { createServices } from '../src/services.ts';
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
@@ -106,7 +107,7 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
     process.stdout.write(
       `[${kind}] seeded ${REQUESTS} students and help requests, ${escalated} escalated, in ${Math.round(performance.now() - started)} ms\n`,
     );
-    const session = await services.sessions.create({
+    const session = await startSession(services.deps, {
       kind: 'person',
       personId: s.adminId,
       institutionId: s.institutionId,

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { buildApp } from '../src/app/app.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Db } from '../src/db/db.ts';
+import { startSession } from '../src/domain/people/sessions.ts';
 import { eraseStudents } from '../src/domain/privacy/erasure.ts';
 import { DEFAULT_RETENTION, runRetention } from '../src/domain/privacy/retention.ts';
 import { createServices } from '../src/services.ts';
@@ -123,7 +124,7 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
       `INSERT INTO people (institution_id, email, name, roles) VALUES ($1, 'admin@bench.example.edu', 'Admin', '{admin}') RETURNING id`,
       [s.institutionId],
     );
-    const session = await services.sessions.create({
+    const session = await startSession(services.deps, {
       kind: 'person',
       personId: rows[0].id,
       institutionId: s.institutionId,

@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { buildApp } from '../src/app/app.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Db } from '../src/db/db.ts';
+import { startSession } from '../src/domain/people/sessions.ts';
 import { createServices } from '../src/services.ts';
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
@@ -86,7 +87,7 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
          VALUES ($1, $2, $3, $3, 'Ana', $4) RETURNING id`,
         [institution.id, cohortId, email, programId('NURS')],
       );
-      const session = await services.sessions.create({
+      const session = await startSession(services.deps, {
         kind: 'student',
         studentId: row.id,
         institutionId: institution.id,

@@ -3,6 +3,7 @@ import { buildApp } from './app/app.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { DatabaseInUseError, embeddedDatabaseExists, openDb } from './db/db.ts';
 import { migrate } from './db/migrate.ts';
+import { mintOperatorLink } from './domain/people/sign-in.ts';
 import { ensureOperatorCredential } from './domain/secrets/operator-credentials.ts';
 import { resealSecrets } from './domain/secrets/reseal.ts';
 import { stopTracing, tracing } from './lib/telemetry/tracing.ts';
@@ -39,7 +40,7 @@ export async function serve(): Promise<void> {
     process.on('SIGINT', () => void shutdown('SIGINT'));
     if (!firstToken) return;
     // Printed once, straight to the terminal and never through the logger: only hashes are stored.
-    const link = await services.signIn.mintOperatorLink();
+    const link = await mintOperatorLink(services.deps);
     process.stdout.write(
       `\n  Operator token (shown once; only its hash is stored):\n\n    ${firstToken}\n\n` +
         '  Use it as Authorization: Bearer <token> on /admin/v1, or export SSP_OPERATOR_TOKEN for the ssp CLI.\n\n' +
@@ -92,7 +93,7 @@ export async function startService(
   });
   const services = createServices({ db, config });
   // Secrets stored before encryption at rest, or under a rotated-out key, are sealed anew.
-  await resealSecrets(db, services.keyring);
+  await resealSecrets(db, services.deps.keyring);
   const firstToken = await ensureOperatorCredential(services.deps);
   const app = await buildApp(services);
 

@@ -9,11 +9,6 @@ import { createNotificationsService, emailStatusOf } from './domain/notification
 import type { PullMode } from './domain/oneroster/pull/pull.ts';
 import { pullStatus, requestPull } from './domain/oneroster/pull/requests.ts';
 import { createOneRosterSources } from './domain/oneroster/pull/sources.ts';
-import { createIdentityProviders } from './domain/people/identity-providers.ts';
-import { createPeople } from './domain/people/people.ts';
-import { createSessions } from './domain/people/sessions.ts';
-import { createSignIn } from './domain/people/sign-in.ts';
-import { createPrivacyService } from './domain/privacy/service.ts';
 import { createStudentApp } from './domain/students/service.ts';
 import { createWebhooksService } from './domain/webhooks/service.ts';
 import {
@@ -34,9 +29,6 @@ export interface ServiceDeps extends RuntimeOptions {
 export function createServices(options: ServiceDeps) {
   const runtime = createRuntime(options);
   const { db, config, clock, keyring, oidc, policy } = runtime;
-  const { sessionIdleMinutes: idleMinutes, sessionMaxHours: maxHours } = config;
-  const sessions = createSessions(db, clock, { idleMinutes, maxHours });
-  const identityProviders = createIdentityProviders(db, clock, keyring, oidc);
   const feedsPerInstitution = config.calendarFeedsPerInstitution;
   const webhooks = createWebhooksService({ db, clock, policy, keyring });
   const helpRequests = createHelpRequestsService(db, clock);
@@ -58,21 +50,6 @@ export function createServices(options: ServiceDeps) {
     keyring,
     /** The OpenID Connect client (opened on first use): sign-in, and a provider's discovery check. */
     oidc,
-    sessions,
-    people: createPeople(db, clock, sessions),
-    identityProviders,
-    signIn: createSignIn({
-      db,
-      clock,
-      keyring,
-      oidc,
-      sessions,
-      providers: identityProviders,
-      publicBaseUrl: config.publicBaseUrl,
-      pendingMax: config.signInPendingMax,
-      pendingPerInstitution: config.signInPendingPerInstitution,
-      pendingPerNetwork: config.signInPendingPerNetwork,
-    }),
     helpRequests,
     /** The student pages' domain: a signed-in student's home, own requests and crisis contacts. */
     studentApp: createStudentApp({ db, clock, helpRequests }),
@@ -110,8 +87,6 @@ export function createServices(options: ServiceDeps) {
     }),
     /** The notification email worker (not started). */
     notificationWorker: workers.notification,
-    /** Exports, erasures, retention and the access log (docs/privacy.md). */
-    privacy: createPrivacyService({ db, clock }),
     /** Response targets, the escalation window and list, and open escalations (src/domain/inbox/). */
     inbox: createInboxService({ db, clock }),
     /** Every background worker of a process: start() them, stop() lets work in flight finish. */

@@ -111,10 +111,13 @@ export function clientRequestId(header: string | string[] | undefined): string |
 }
 
 export async function buildApp(services: Services, options: AppOptions = {}): Promise<App> {
+  // The process's dependencies: all the application itself reads (the route modules not yet
+  // converted read the services).
+  const runtime = services.deps;
   const app = Fastify({
-    logger: options.logger ?? loggerOptions(services.config.logLevel),
+    logger: options.logger ?? loggerOptions(runtime.config.logLevel),
     // Fastify accepts a hop count too; its type omits it.
-    trustProxy: services.config.trustProxy as boolean | string[],
+    trustProxy: runtime.config.trustProxy as boolean | string[],
     // A client's x-request-id is kept (to follow a call through logs and the audit) only when it
     // is a short, safe token; anything else could forge log lines or fill the audit, so a fresh
     // id is used instead. Fastify would take the header unchecked, hence requestIdHeader: false.
@@ -163,18 +166,18 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   });
   registerHttpMetrics(app);
   // What handlers hand to the domain: `request.deps`.
-  registerDeps(app, services.deps);
+  registerDeps(app, runtime);
 
   // Every route is recorded as it is added, so a wrong method on a known path answers 405.
   app.decorate('allowedMethods', recordRouteMethods(app));
   // The JSON error body is the application's default answer; each page surface sets its own.
   installErrorHandling(app);
   // Cookies are parsed (an onRequest hook of their own) before the context reads the session.
-  await registerSessionCookies(app, services);
-  registerRequestContext(app, services);
-  registerIdempotency(app, services);
-  await registerRateLimit(app, services, { nameSpace: options.rateLimitNameSpace });
-  await registerOpenApi(app, services);
+  await registerSessionCookies(app, runtime);
+  registerRequestContext(app);
+  registerIdempotency(app, runtime);
+  await registerRateLimit(app, runtime, { nameSpace: options.rateLimitNameSpace });
+  await registerOpenApi(app, runtime);
   // The JSON API and the HTML pages: siblings, each answering failures in its own form.
   await registerApi(app, services);
   await registerPages(app, services);

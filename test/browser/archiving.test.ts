@@ -3,6 +3,7 @@
 // admin reads its console under the banner, and the operator restores it.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { startSession } from '../../src/domain/people/sessions.ts';
 import { seedTenant } from '../helpers/app.ts';
 import { browserSuite } from './harness.ts';
 
@@ -23,7 +24,7 @@ browserSuite('console: archiving an institution', (h) => {
     });
     assert.equal(pushed.statusCode, 200, pushed.body);
     const listed = await h().ctx.admin('GET', `/admin/v1/institutions/${tenant.slug}/students`);
-    const studentSession = await h().ctx.services.sessions.create({
+    const studentSession = await startSession(h().ctx.deps, {
       kind: 'student',
       studentId: listed.json().items[0].id,
       institutionId: tenant.institutionId,

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
+import { startSession } from '../../src/domain/people/sessions.ts';
 import { createSavedReply } from '../../src/domain/saved-replies/saved-replies.ts';
 import { seedTenant } from '../helpers/app.ts';
 import { browserSuite, SCREENSHOTS } from './harness.ts';
@@ -81,7 +82,7 @@ browserSuite('the conversation in a browser', (h) => {
     });
 
     // The student, on a phone.
-    const session = await ctx.services.sessions.create({
+    const session = await startSession(ctx.deps, {
       kind: 'student',
       studentId,
       institutionId: tenant.institutionId,

@@ -12,6 +12,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Config } from '../../src/config.ts';
 import type { Permission, Role } from '../../src/domain/access/policy.ts';
+import { startSession } from '../../src/domain/people/sessions.ts';
 import { type SeededTenant, startTestApp, type TestContext } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/db.ts';
 import { invitePerson } from '../helpers/people.ts';
@@ -89,7 +90,7 @@ export function browserSuite(
         async person(tenant, grants) {
           const name = grants.name ?? `Person ${++counter}`;
           const person = await invitePerson(ctx, tenant, { ...grants, name });
-          const session = await ctx.services.sessions.create({
+          const session = await startSession(ctx.deps, {
             kind: 'person',
             personId: person.id,
             institutionId: tenant.institutionId,
@@ -97,7 +98,7 @@ export function browserSuite(
           return { token: session.token, personId: person.id, name };
         },
         async operator() {
-          return ctx.services.sessions.create({ kind: 'operator' });
+          return startSession(ctx.deps, { kind: 'operator' });
         },
         async check(page, shot) {
           const results = await new AxeBuilder({ page }).analyze();

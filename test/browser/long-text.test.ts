@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
+import { startSession } from '../../src/domain/people/sessions.ts';
 import { seedTenant } from '../helpers/app.ts';
 import { receiverPool } from '../helpers/receiver.ts';
 import { insertStudents } from '../helpers/students.ts';
@@ -119,7 +120,7 @@ browserSuite('pages with long unbroken text', (h) => {
     }
 
     // The student's own request, on the student pages.
-    const student = await ctx.services.sessions.create({
+    const student = await startSession(ctx.deps, {
       kind: 'student',
       studentId,
       institutionId: tenant.institutionId,

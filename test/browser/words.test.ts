@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { test } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
+import { startSession } from '../../src/domain/people/sessions.ts';
 import { seedTenant } from '../helpers/app.ts';
 import { browserSuite } from './harness.ts';
 
@@ -31,7 +32,7 @@ browserSuite('pages in words', (h) => {
       'GET',
       `/admin/v1/institutions/${tenant.slug}/students?email=sam@example.edu`,
     );
-    const session = await ctx.services.sessions.create({
+    const session = await startSession(ctx.deps, {
       kind: 'student',
       studentId: list.json().items[0].id,
       institutionId: tenant.institutionId,
@@ -179,7 +180,7 @@ browserSuite('pages in words', (h) => {
       'GET',
       `/admin/v1/institutions/${tenant.slug}/students?email=kim@example.edu`,
     );
-    const session = await ctx.services.sessions.create({
+    const session = await startSession(ctx.deps, {
       kind: 'student',
       studentId: list.json().items[0].id,
       institutionId: tenant.institutionId,

@@ -8,7 +8,7 @@ import type { Browser } from './people.ts';
 
 export interface RequestCost {
   response: LightMyRequestResponse;
-  /** Times `services.sessions.authenticate` ran while the request was served. */
+  /** Times the session was looked up (its indexed SELECT) while the request was served. */
   sessionLookups: number;
   /** In-process requests the application made while serving it. */
   injects: number;
@@ -21,16 +21,17 @@ export async function requestCost(
   url: string,
   form?: Record<string, string>,
 ): Promise<RequestCost> {
-  const { app, services } = ctx;
-  const sessions = services.sessions;
-  const authenticate = sessions.authenticate;
+  const { app, deps } = ctx;
+  const { db } = deps;
+  const query = db.query;
   const inject = app.inject;
   let sessionLookups = 0;
   let injects = 0;
-  sessions.authenticate = (...args) => {
-    sessionLookups += 1;
-    return authenticate.apply(sessions, args);
-  };
+  // A session is looked up by its token's hash, in one statement (src/domain/people/queries/sessions.ts).
+  db.query = ((sql: string, params?: unknown[]) => {
+    if (/WHERE s\.token_hash = \$1/.test(sql)) sessionLookups += 1;
+    return query.call(db, sql, params);
+  }) as typeof query;
   // Every scope of the application reaches `inject` through the root instance's own property.
   app.inject = ((...args: Parameters<typeof inject>) => {
     injects += 1;
@@ -49,7 +50,7 @@ export async function requestCost(
     });
     return { response, sessionLookups, injects };
   } finally {
-    sessions.authenticate = authenticate;
+    db.query = query;
     app.inject = inject;
   }
 }

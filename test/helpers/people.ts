@@ -2,6 +2,7 @@
 // real session service (the sign-in flow itself is exercised end to end in test/people/sign-in*).
 import type { LightMyRequestResponse } from 'fastify';
 import type { Permission, Role } from '../../src/domain/access/policy.ts';
+import { startSession } from '../../src/domain/people/sessions.ts';
 import type { SeededTenant, TestContext } from './app.ts';
 
 export interface Browser {
@@ -71,7 +72,7 @@ export async function personBrowser(
   grants: { roles: Role[]; permissions?: Permission[]; name?: string },
 ): Promise<Browser & { personId: string }> {
   const person = await invitePerson(ctx, tenant, grants);
-  const session = await ctx.services.sessions.create({
+  const session = await startSession(ctx.deps, {
     kind: 'person',
     personId: person.id,
     institutionId: tenant.institutionId,
@@ -100,7 +101,7 @@ export async function studentBrowser(
     `/admin/v1/institutions/${tenant.slug}/students?email=${encodeURIComponent(email)}`,
   );
   const studentId = list.json().items[0].id as string;
-  const session = await ctx.services.sessions.create({
+  const session = await startSession(ctx.deps, {
     kind: 'student',
     studentId,
     institutionId: tenant.institutionId,
@@ -110,6 +111,6 @@ export async function studentBrowser(
 
 /** A browser with an operator session (as after the one-time link). */
 export async function operatorBrowser(ctx: TestContext): Promise<Browser> {
-  const session = await ctx.services.sessions.create({ kind: 'operator' });
+  const session = await startSession(ctx.deps, { kind: 'operator' });
   return browserWith(ctx, session.token);
 }

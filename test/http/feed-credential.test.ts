@@ -5,13 +5,12 @@ import { test } from 'node:test';
 import Fastify from 'fastify';
 import { registerRequestContext } from '../../src/app/context/request-context.ts';
 import type { App } from '../../src/app/types.ts';
-import type { Services } from '../../src/services.ts';
 
 /** Registers one route on a bare application with the request context; resolves once ready. */
 async function start(config: Record<string, unknown>): Promise<void> {
   const app = Fastify() as unknown as App;
-  // Registration reads no service; a request would.
-  registerRequestContext(app, {} as Services);
+  // Registration reads no dependency; a request would.
+  registerRequestContext(app);
   try {
     app.post('/x', { config }, async () => ({}));
     await app.ready();

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
+import { authenticateSession, startSession } from '../../src/domain/people/sessions.ts';
 import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
 import {
   browserWith,
@@ -236,7 +237,7 @@ describeEachDatabase('people and sessions', (ctx) => {
       assert.equal(people.statusCode, 401);
     }
     // A session token sent as a bearer is not an operator token either.
-    const session = await ctx().services.sessions.create({ kind: 'operator' });
+    const session = await startSession(ctx().deps, { kind: 'operator' });
     assert.equal(
       (await ctx().request({ method: 'GET', url: '/admin/v1/me', token: session.token })).statusCode,
       401,
@@ -246,19 +247,19 @@ describeEachDatabase('people and sessions', (ctx) => {
   test('sessions time out when idle and at their absolute limit; sign-out ends one', async () => {
     const tenant = await seedTenant(ctx());
     const person = await invitePerson(ctx(), tenant, { roles: ['staff'] });
-    const { sessions } = ctx().services;
-    const session = await sessions.create({
+    const { deps } = ctx();
+    const session = await startSession(deps, {
       kind: 'person',
       personId: person.id,
       institutionId: tenant.institutionId,
     });
-    const { idleMinutes } = { idleMinutes: ctx().services.config.sessionIdleMinutes };
+    const { idleMinutes } = { idleMinutes: deps.config.sessionIdleMinutes };
     await ctx().db.query(
       "UPDATE sessions SET last_seen_at = now() - make_interval(mins => $2) - interval '1 minute' WHERE id = $1",
       [session.id, idleMinutes],
     );
-    assert.equal(await sessions.authenticate(session.token), undefined);
-    const second = await sessions.create({
+    assert.equal(await authenticateSession(deps, session.token), undefined);
+    const second = await startSession(deps, {
       kind: 'person',
       personId: person.id,
       institutionId: tenant.institutionId,
@@ -266,8 +267,8 @@ describeEachDatabase('people and sessions', (ctx) => {
     await ctx().db.query("UPDATE sessions SET expires_at = now() - interval '1 second' WHERE id = $1", [
       second.id,
     ]);
-    assert.equal(await sessions.authenticate(second.token), undefined);
-    const third = await sessions.create({
+    assert.equal(await authenticateSession(deps, second.token), undefined);
+    const third = await startSession(deps, {
       kind: 'person',
       personId: person.id,
       institutionId: tenant.institutionId,
@@ -288,7 +289,7 @@ describeEachDatabase('people and sessions', (ctx) => {
     });
     assert.equal(out.statusCode, 200, out.body);
     assert.match(out.headers['set-cookie']?.toString() ?? '', /ssp_session=;/);
-    assert.equal(await sessions.authenticate(third.token), undefined);
+    assert.equal(await authenticateSession(deps, third.token), undefined);
     // Only a hash of the session token is stored.
     const stored = await ctx().db.query('SELECT token_hash FROM sessions WHERE id = $1', [third.id]);
     assert.notEqual(stored.rows[0].token_hash, third.token);

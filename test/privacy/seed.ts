@@ -2,6 +2,7 @@
 // feed, the help-request API, a staff note, a webhook delivered to a real receiver that echoes the
 // student's email, a dry run with row errors), for the export and erasure tests and the benchmark.
 import { randomBytes } from 'node:crypto';
+import { startSession } from '../../src/domain/people/sessions.ts';
 import type { SeededTenant, TestContext } from '../helpers/app.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { workerFor } from '../helpers/webhooks.ts';
@@ -65,7 +66,7 @@ export async function seedStudentEverywhere(ctx: TestContext, tenant: SeededTena
   if (endpoint.statusCode !== 201) throw new Error(`endpoint: ${endpoint.body}`);
 
   const name = `${who.firstName} ${who.lastName}`;
-  const session = await ctx.services.sessions.create({
+  const session = await startSession(ctx.deps, {
     kind: 'student',
     studentId: id,
     institutionId: tenant.institutionId,

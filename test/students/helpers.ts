@@ -3,6 +3,7 @@
 // does (form encoding, the `_csrf` field, cookies).
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
+import { startSession } from '../../src/domain/people/sessions.ts';
 import type { SeededTenant, TestContext } from '../helpers/app.ts';
 import { browserWith } from '../helpers/people.ts';
 
@@ -62,7 +63,7 @@ export async function signedInStudent(
     `/admin/v1/institutions/${tenant.slug}/students?email=${encodeURIComponent(email)}`,
   );
   const studentId = list.json().items[0].id as string;
-  const session = await ctx.services.sessions.create({
+  const session = await startSession(ctx.deps, {
     kind: 'student',
     studentId,
     institutionId: tenant.institutionId,

@@ -1,11 +1,10 @@
 // Liveness (the process answers) and readiness (the database answers) for a load balancer.
 import { Type } from 'typebox';
 import { ping } from '../../db/probes.ts';
-import type { Services } from '../../services.ts';
 import type { App } from '../types.ts';
 import { errorResponses } from './schemas.ts';
 
-export function healthRoutes(app: App, services: Services): void {
+export function healthRoutes(app: App): void {
   const Status = Type.Object({ status: Type.String() });
   app.get(
     '/health/live',
@@ -25,9 +24,9 @@ export function healthRoutes(app: App, services: Services): void {
         response: { 200: Status, ...errorResponses(503) },
       },
     },
-    async (_request, reply) => {
+    async (request, reply) => {
       try {
-        await ping(services.db);
+        await ping(request.deps.db);
         return { status: 'ok' };
       } catch {
         return reply

@@ -3,7 +3,7 @@
 // that it sees each of them as it is added.
 import swagger from '@fastify/swagger';
 import { renderApiReference } from '@scalar/client-side-rendering';
-import type { Services } from '../../services.ts';
+import type { Deps } from '../../domain/deps.ts';
 import type { App } from '../types.ts';
 import { documentHeaders } from './openapi-headers.ts';
 import { referenceScript } from './reference-script.ts';
@@ -56,7 +56,7 @@ function accessible(page: string): string {
   return page.replace(/<html>/, '<html lang="en">').replace(/<\/body>/, `${labels}\n  </body>`);
 }
 
-export async function registerOpenApi(app: App, services: Services): Promise<void> {
+export async function registerOpenApi(app: App, { config }: Pick<Deps, 'config'>): Promise<void> {
   await app.register(swagger, {
     // Idempotency-Key and the rate-limit fields, from the route settings that make them happen.
     transform: documentHeaders,
@@ -75,7 +75,7 @@ export async function registerOpenApi(app: App, services: Services): Promise<voi
           'restores it; a push naming an archived cohort is 409 `cohort_archived`.',
       },
       // Every example request carries this host (PUBLIC_BASE_URL, default http://localhost:PORT).
-      servers: [{ url: services.config.publicBaseUrl }],
+      servers: [{ url: config.publicBaseUrl }],
       tags: [
         {
           name: 'sis',

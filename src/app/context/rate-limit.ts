@@ -9,7 +9,7 @@
 // keeps (its `x-ratelimit-*` headers, which stay for clients that read those).
 import rateLimit from '@fastify/rate-limit';
 import { ApiError } from '../../errors.ts';
-import type { Services } from '../../services.ts';
+import type { Runtime } from '../../runtime.ts';
 import type { App } from '../types.ts';
 
 declare module 'fastify' {
@@ -24,10 +24,15 @@ export interface RateLimitOptions {
   nameSpace?: string;
 }
 
-export async function registerRateLimit(app: App, services: Services, options: RateLimitOptions = {}) {
+/** `runtime.redis` is read here, once: Redis is opened only by a process that serves HTTP. */
+export async function registerRateLimit(
+  app: App,
+  runtime: Pick<Runtime, 'redis'>,
+  options: RateLimitOptions = {},
+) {
   await app.register(rateLimit, {
     global: false,
-    redis: services.redis,
+    redis: runtime.redis,
     nameSpace: options.nameSpace ?? 'ssp-rate-limit:',
     // If Redis is unreachable, serve rather than fail every request.
     skipOnError: true,

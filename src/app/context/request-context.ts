@@ -48,13 +48,13 @@ import {
 import { refuseWhileArchived } from '../../domain/institutions/archiving.ts';
 import { requireInstitution } from '../../domain/institutions/institutions.ts';
 import type { Institution } from '../../domain/institutions/schemas.ts';
+import { authenticateSession } from '../../domain/people/sessions.ts';
 import { authenticateSync, type SyncCaller } from '../../domain/secrets/help-sync-secrets.ts';
 import { authenticateOperator } from '../../domain/secrets/operator-credentials.ts';
 import { authenticateRoster, type RosterCaller } from '../../domain/secrets/roster-secrets.ts';
 import { ApiError } from '../../errors.ts';
 import { bearerToken } from '../../lib/secrets.ts';
 import { isScrapeToken } from '../../lib/telemetry/metrics.ts';
-import type { Services } from '../../services.ts';
 import type { App } from '../types.ts';
 import { requireCsrf, sessionCookies } from './session-cookies.ts';
 
@@ -135,7 +135,7 @@ function credentialOf(request: FastifyRequest): CredentialKind | undefined {
  * session cookie, else nobody (a route naming `operator` or `session` reads only that one). A
  * wrong operator token is refused (401) rather than ignored.
  */
-async function resolveCaller(request: FastifyRequest, services: Services): Promise<Caller | undefined> {
+async function resolveCaller(request: FastifyRequest): Promise<Caller | undefined> {
   const credential = credentialOf(request);
   const header = request.headers.authorization;
   if (header !== undefined && credential !== 'session') {
@@ -143,7 +143,8 @@ async function resolveCaller(request: FastifyRequest, services: Services): Promi
     return { kind: 'operator', actor: 'operator' };
   }
   if (credential === 'operator') return undefined;
-  return services.sessions.authenticate(sessionCookies(services.config.publicBaseUrl).read(request));
+  const { deps } = request;
+  return authenticateSession(deps, sessionCookies(deps.config.publicBaseUrl).read(request));
 }
 
 /** Refuses at start a route whose credential does not fit its access (a feed names its secret). */
@@ -160,10 +161,22 @@ function checkCredential(route: { method: unknown; url: string }, access: Access
   }
 }
 
-export function registerRequestContext(app: App, services: Services): void {
+/**
+ * The request context, registered at the application's root: the route table, then per request
+ * the caller, institution and access decision, a feed's secret, CSRF, and the admin audit.
+ */
+export function registerRequestContext(app: App): void {
+  recordRouteAccess(app);
+  app.addHook('onRequest', resolveAccess);
+  registerFeedCredentials(app);
+  app.addHook('preValidation', requireCsrf(app));
+  registerAudit(app);
+}
+
+/** Fails closed at start: a route that forgets to say who may use it is a bug, not a default. */
+function recordRouteAccess(app: App): void {
   const table: RouteAccess[] = [];
   app.decorate('routeAccess', table);
-  // Fail closed at start: a route that forgets to say who may use it is a bug, not a default.
   app.addHook('onRoute', (route) => {
     let declared = route.config?.access;
     if (declared === undefined && pluginRoutePrefixes.some((prefix) => route.url.startsWith(prefix))) {
@@ -176,37 +189,41 @@ export function registerRequestContext(app: App, services: Services): void {
     checkCredential(route, declared, route.config?.credential);
     for (const method of [route.method].flat()) table.push({ method, url: route.url, access: declared });
   });
+}
 
-  app.addHook('onRequest', async (request) => {
-    const access = accessOf(request);
-    // No route matched: the not-found answer of the surface, which needs no caller.
-    if (access === undefined || anonymousAccess.has(access)) return;
-    const caller = await resolveCaller(request, services);
-    request.caller = caller;
-    const slug = (request.params as { slug?: unknown } | undefined)?.slug;
-    const institution =
-      typeof slug === 'string' && access !== 'visitor'
-        ? caller === undefined
-          ? undefined
-          : await requireInstitution(request.deps.db, slug)
-        : undefined;
-    authorize(caller, access, institution);
-    request.institution = institution;
-    // An archived institution is read-only, and closed to its students (docs/archiving.md).
-    refuseWhileArchived({
-      method: request.method,
-      access,
-      caller,
-      institution,
-      allowedWhileArchived: request.routeOptions.config?.whileArchived === true,
-    });
+/** The caller, the institution of a `:slug` path and the policy's decision (onRequest). */
+async function resolveAccess(request: FastifyRequest): Promise<void> {
+  const access = accessOf(request);
+  // No route matched: the not-found answer of the surface, which needs no caller.
+  if (access === undefined || anonymousAccess.has(access)) return;
+  const caller = await resolveCaller(request);
+  request.caller = caller;
+  const slug = (request.params as { slug?: unknown } | undefined)?.slug;
+  const institution =
+    typeof slug === 'string' && access !== 'visitor'
+      ? caller === undefined
+        ? undefined
+        : await requireInstitution(request.deps.db, slug)
+      : undefined;
+  authorize(caller, access, institution);
+  request.institution = institution;
+  // An archived institution is read-only, and closed to its students (docs/archiving.md).
+  refuseWhileArchived({
+    method: request.method,
+    access,
+    caller,
+    institution,
+    allowedWhileArchived: request.routeOptions.config?.whileArchived === true,
   });
+}
 
+/** The secrets of the feed routes: the metrics scrape token, a roster secret, a help-sync secret. */
+function registerFeedCredentials(app: App): void {
   // The metrics scrape token (METRICS_TOKEN): the operator token, which can do everything, is
   // never needed (nor accepted) to read metrics. 404 while none is configured, 401 when wrong.
   app.addHook('preParsing', async (request, _reply, payload) => {
     if (credentialOf(request) !== 'scrape_token') return payload;
-    const expected = services.config.metricsTokenHash;
+    const expected = request.deps.config.metricsTokenHash;
     if (!expected)
       throw new ApiError('not_found', { detail: 'metrics are off: set METRICS_TOKEN to read them here' });
     if (!isScrapeToken(request.headers.authorization, expected))
@@ -228,9 +245,10 @@ export function registerRequestContext(app: App, services: Services): void {
     const caller = await authenticateSync(request.deps.db, bearerToken(request.headers.authorization), named);
     request.feedCaller = { kind: 'sync_secret', caller };
   });
+}
 
-  app.addHook('preValidation', requireCsrf(app));
-
+/** The admin audit: what a change acts on, read before it runs, and the entry written after it. */
+function registerAudit(app: App): void {
   // The words naming what a change acts on are read before it runs: a deletion still names it.
   app.addHook('preHandler', async (request) => {
     if (SAFE_METHODS.has(request.method) || !request.caller || request.caller.kind === 'student') return;

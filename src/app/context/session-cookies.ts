@@ -10,7 +10,7 @@
 import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Services } from '../../services.ts';
+import type { Deps } from '../../domain/deps.ts';
 import type { App } from '../types.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -34,14 +34,17 @@ export function sessionCookies(publicBaseUrl: string): SessionCookies {
   };
 }
 
-export async function registerSessionCookies(app: App, services: Services): Promise<void> {
-  const secure = services.config.publicBaseUrl.startsWith('https:');
+export async function registerSessionCookies(
+  app: App,
+  { config, keyring }: Pick<Deps, 'config' | 'keyring'>,
+): Promise<void> {
+  const secure = config.publicBaseUrl.startsWith('https:');
   await app.register(cookie);
   await app.register(csrf, {
     cookieKey: secure ? '__Host-ssp_csrf' : 'ssp_csrf',
     cookieOpts: { path: '/', sameSite: 'lax', httpOnly: true, secure },
     getUserInfo: (request) => request.caller?.sessionId ?? '',
-    csrfOpts: { hmacKey: services.keyring.derive('csrf') },
+    csrfOpts: { hmacKey: keyring.derive('csrf') },
   });
 }
 

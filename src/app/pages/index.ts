@@ -38,8 +38,8 @@ export async function registerPages(app: App, services: Services): Promise<void>
     });
     await pages.register(formbody, { bodyLimit: 64 * 1024 });
     await registerAssets(pages);
-    const engine = pageEngine(services);
-    await registerSignInPages(pages, engine, services);
+    const engine = pageEngine(services.deps);
+    await registerSignInPages(pages, engine, services.deps);
     await registerConsole(pages, engine, services);
     await registerStudentPages(pages, engine, services);
   });

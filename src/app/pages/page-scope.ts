@@ -13,8 +13,8 @@ import { fileURLToPath } from 'node:url';
 import view from '@fastify/view';
 import { Eta } from 'eta';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Deps } from '../../domain/deps.ts';
 import type { ApiError } from '../../errors.ts';
-import type { Services } from '../../services.ts';
 import { methodNotAllowed } from '../context/allowed-methods.ts';
 import { toApiError } from '../context/errors.ts';
 import type { App } from '../types.ts';
@@ -72,8 +72,8 @@ export interface Surface {
 const titles: Record<number, string> = { 404: 'Not found', 403: 'Not allowed' };
 
 /** The template engine of every surface, created once (templates are cached when not debugging). */
-export function pageEngine(services: Services): Eta {
-  return new Eta({ views: viewsDir, cache: services.config.logLevel !== 'debug', autoEscape: true });
+export function pageEngine({ config }: Pick<Deps, 'config'>): Eta {
+  return new Eta({ views: viewsDir, cache: config.logLevel !== 'debug', autoEscape: true });
 }
 
 /** Registers a surface on a scope of its own and lets `routes` add its pages to it. */
@@ -92,92 +92,97 @@ export async function registerSurface(
         layout: surface.layout,
         propertyName: 'page',
       });
-      pages.decorateReply(
-        'render',
-        function render(this: FastifyReply, template: string, data: Record<string, unknown>, status = 200) {
-          return this.status(status)
-            .header('cache-control', 'no-store')
-            .page(template, {
-              ...surface.frame(this.request, this),
-              ...data,
-              ...surface.helpers?.(this.request),
-            });
-        },
-      );
-
-      // A page with problems next to its fields lists them at its top (src/app/pages/error-summary.ts).
-      pages.addHook('onSend', async (request, reply, payload) => {
-        if (
-          typeof payload !== 'string' ||
-          !String(reply.getHeader('content-type') ?? '').startsWith('text/html')
-        )
-          return payload;
-        const page = withErrorSummary(payload);
-        return surface.transform ? surface.transform(request, page) : page;
-      });
-
-      const errorPage = (request: FastifyRequest, reply: FastifyReply, failure: ErrorPage) =>
-        reply.render(
-          surface.errorTemplate,
-          {
-            title: titles[failure.status] ?? 'Something went wrong',
-            ...failure,
-            // The domain's details start in lower case (they follow a code in the API's answer).
-            message: failure.message.charAt(0).toUpperCase() + failure.message.slice(1),
-            requestId: request.id,
-            ...surface.errorData?.(request, failure),
-          },
-          failure.status,
-        );
-
-      pages.setErrorHandler((error, request, reply) => {
-        const own = surface.recognise?.(error);
-        if (own) return errorPage(request, reply, own);
-        const known = toApiError(error);
-        // A path part that cannot name anything (an id that is not an id) is a page that does
-        // not exist, said in words, never a schema path.
-        if (
-          known?.code === 'invalid_field' &&
-          (error as { validationContext?: string }).validationContext === 'params'
-        )
-          return errorPage(request, reply, {
-            status: 404,
-            code: 'not_found',
-            message: 'There is no page at this address.',
-          });
-        if (known && known.status < 500) {
-          const to = surface.redirect?.(request, known);
-          if (to) return reply.header('cache-control', 'no-store').redirect(to, 303);
-          const message = readableDetail(known, error);
-          return errorPage(request, reply, { status: known.status, code: known.code, message });
-        }
-        if (!known) {
-          request.log.error({ err: error }, 'page failed');
-          return errorPage(request, reply, surface.failure);
-        }
-        return errorPage(request, reply, { ...surface.failure, status: known.status, code: known.code });
-      });
-      pages.setNotFoundHandler(async (request, reply) => {
-        const allowed = methodNotAllowed(pages, request.method, request.url);
-        if (allowed) {
-          reply.header('allow', allowed.join(', '));
-          return errorPage(request, reply, {
-            status: 405,
-            code: 'method_not_allowed',
-            message: 'This page cannot be used that way. Go back and use the page’s own links and forms.',
-          });
-        }
-        return errorPage(request, reply, {
-          status: 404,
-          code: 'not_found',
-          message: 'There is no page at this address.',
-        });
-      });
-
+      registerRender(pages, surface);
+      registerFailurePages(pages, surface);
       await routes(pages);
     },
     { prefix: surface.prefix },
   );
+}
+
+/** `reply.render` in the surface's frame, and the page as sent (its error summary, the surface's last change). */
+function registerRender(pages: App, surface: Surface): void {
+  pages.decorateReply(
+    'render',
+    function render(this: FastifyReply, template: string, data: Record<string, unknown>, status = 200) {
+      return this.status(status)
+        .header('cache-control', 'no-store')
+        .page(template, {
+          ...surface.frame(this.request, this),
+          ...data,
+          ...surface.helpers?.(this.request),
+        });
+    },
+  );
+
+  // A page with problems next to its fields lists them at its top (src/app/pages/error-summary.ts).
+  pages.addHook('onSend', async (request, reply, payload) => {
+    if (typeof payload !== 'string' || !String(reply.getHeader('content-type') ?? '').startsWith('text/html'))
+      return payload;
+    const page = withErrorSummary(payload);
+    return surface.transform ? surface.transform(request, page) : page;
+  });
+}
+
+/** The surface's error page for a failure, a path that names nothing and a wrong method. */
+function registerFailurePages(pages: App, surface: Surface): void {
+  const errorPage = (request: FastifyRequest, reply: FastifyReply, failure: ErrorPage) =>
+    reply.render(
+      surface.errorTemplate,
+      {
+        title: titles[failure.status] ?? 'Something went wrong',
+        ...failure,
+        // The domain's details start in lower case (they follow a code in the API's answer).
+        message: failure.message.charAt(0).toUpperCase() + failure.message.slice(1),
+        requestId: request.id,
+        ...surface.errorData?.(request, failure),
+      },
+      failure.status,
+    );
+
+  pages.setErrorHandler((error, request, reply) => {
+    const own = surface.recognise?.(error);
+    if (own) return errorPage(request, reply, own);
+    const known = toApiError(error);
+    // A path part that cannot name anything (an id that is not an id) is a page that does
+    // not exist, said in words, never a schema path.
+    if (
+      known?.code === 'invalid_field' &&
+      (error as { validationContext?: string }).validationContext === 'params'
+    )
+      return errorPage(request, reply, {
+        status: 404,
+        code: 'not_found',
+        message: 'There is no page at this address.',
+      });
+    if (known && known.status < 500) {
+      const to = surface.redirect?.(request, known);
+      if (to) return reply.header('cache-control', 'no-store').redirect(to, 303);
+      const message = readableDetail(known, error);
+      return errorPage(request, reply, { status: known.status, code: known.code, message });
+    }
+    if (!known) {
+      request.log.error({ err: error }, 'page failed');
+      return errorPage(request, reply, surface.failure);
+    }
+    return errorPage(request, reply, { ...surface.failure, status: known.status, code: known.code });
+  });
+  pages.setNotFoundHandler(async (request, reply) => {
+    const allowed = methodNotAllowed(pages, request.method, request.url);
+    if (allowed) {
+      reply.header('allow', allowed.join(', '));
+      return errorPage(request, reply, {
+        status: 405,
+        code: 'method_not_allowed',
+        message: 'This page cannot be used that way. Go back and use the page’s own links and forms.',
+      });
+    }
+    return errorPage(request, reply, {
+      status: 404,
+      code: 'not_found',
+      message: 'There is no page at this address.',
+    });
+  });
 }
 
 /** The URL a visitor without a session is sent to, coming back to this page after signing in. */

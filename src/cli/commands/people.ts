@@ -6,11 +6,17 @@ import { type AdminCall, CliError } from '../admin-client.ts';
 import { EXIT } from '../exit-codes.ts';
 import { commaList, institutionPath } from './args.ts';
 
-export function registerPeopleCommands(
-  program: Command,
-  admin: () => AdminCall,
-  print: (v: unknown) => void,
-) {
+type Print = (v: unknown) => void;
+
+export function registerPeopleCommands(program: Command, admin: () => AdminCall, print: Print) {
+  peopleCommands(program, admin, print);
+  providerCommands(program, admin, print);
+  operatorCommands(program, admin, print);
+  encryptionCommands(program, print);
+}
+
+/** ssp people: an institution's staff and admins. */
+function peopleCommands(program: Command, admin: () => AdminCall, print: Print) {
   const people = program
     .command('people')
     .description('Staff and admins of an institution (they sign in through its provider)');
@@ -61,7 +67,10 @@ export function registerPeopleCommands(
     .action(async (slug: string, id: string) =>
       print(await admin()('DELETE', institutionPath(slug, 'people', id, 'sessions'))),
     );
+}
 
+/** ssp identity-provider: an institution's provider, or the platform's. */
+function providerCommands(program: Command, admin: () => AdminCall, print: Print) {
   const provider = program
     .command('identity-provider')
     .description("An institution's OpenID Connect provider (or, with --platform, the operators' provider)");
@@ -110,7 +119,10 @@ export function registerPeopleCommands(
     .action(async (slug: string) =>
       print(await admin()('POST', institutionPath(slug, 'identity-provider', 'confirmation'))),
     );
+}
 
+/** ssp operators and operator-link. */
+function operatorCommands(program: Command, admin: () => AdminCall, print: Print) {
   const operators = program
     .command('operators')
     .description('Platform operators who sign in through the platform provider');
@@ -136,7 +148,10 @@ export function registerPeopleCommands(
     .command('operator-link')
     .description('Mint a one-time console sign-in link for the operator (valid 24 hours)')
     .action(async () => print(await admin()('POST', '/admin/v1/operator-sign-in-links')));
+}
 
+/** ssp encryption-key and encryption-rotate (the latter talks to the database directly). */
+function encryptionCommands(program: Command, print: Print) {
   program
     .command('encryption-key')
     .description('Print a new random 32-byte key for ENCRYPTION_KEY')

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { loadConfig } from '../../config.ts';
 import { DEMO_PEOPLE, demoClient } from '../../dev-idp/demo.ts';
 import { startDevIdp } from '../../dev-idp/dev-idp.ts';
+import { mintOperatorLink } from '../../domain/people/sign-in.ts';
 import { generateSecret } from '../../lib/secrets.ts';
 import { startService } from '../../main.ts';
 import { CliError, createAdminClient } from '../admin-client.ts';
@@ -102,7 +103,7 @@ export async function serveDemo(o: ServeDemoOptions): Promise<void> {
       await pointAtThisRun(admin, o.slug, idp.issuer, calendar);
       o.log(signInText(demo, true));
     } else await fillDemo(admin, demo);
-    const link = await service.services.signIn.mintOperatorLink();
+    const link = await mintOperatorLink(service.services.deps);
     o.log(
       [
         '',

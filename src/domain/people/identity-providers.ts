@@ -1,7 +1,7 @@
 // Each institution's OpenID Connect provider, and the platform's provider for operators
 // (institution NULL). Saving settings runs discovery first, through the outbound URL guard,
 // so a mistyped or private issuer is refused at once with the reason. The client secret is
-// encrypted at rest and never returned. The SQL is in ./queries.ts, the shapes in ./schemas.ts.
+// encrypted at rest and never returned. The SQL is in ./queries/people.ts, the shapes in ./schemas.ts.
 import { type Db, PgErrorCode, pgConstraint, pgErrorCode } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -15,7 +15,7 @@ import {
   selectInstitutionsMatching,
   selectProvider,
   upsertProvider,
-} from './queries.ts';
+} from './queries/people.ts';
 import type { IdentityProvider } from './schemas.ts';
 
 export type IdentityProviderView = IdentityProvider;
@@ -237,18 +237,3 @@ export async function findInstitutions(db: Db, text: string) {
   const domain = q.includes('@') ? q.slice(q.lastIndexOf('@') + 1) : q;
   return selectInstitutionsMatching(db, q, domain);
 }
-
-/** The functions above bound to their dependencies (`services.identityProviders.<name>`). */
-export function createIdentityProviders(db: Db, clock: Clock, keyring: Keyring, oidc: OidcClient) {
-  const deps: ProviderDeps = { db, clock, keyring, oidc };
-  return {
-    get: (institutionId: string | null) => getProvider(db, institutionId),
-    put: (institutionId: string | null, input: IdentityProviderInput, by: Caller) =>
-      putProvider(deps, institutionId, input, by),
-    remove: (institutionId: string | null) => removeProvider(db, institutionId),
-    forSignIn: (institutionId: string | null) => providerForSignIn(deps, institutionId),
-    findInstitutions: (text: string) => findInstitutions(db, text),
-  };
-}
-
-export type IdentityProviders = ReturnType<typeof createIdentityProviders>;

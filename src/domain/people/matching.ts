@@ -15,6 +15,7 @@
 // `decideMatch` is the rule, pure; `matchIdentity` loads the candidates in one query, applies
 // the rule and writes the link.
 import { PgErrorCode, pgErrorCode, type Queryable } from '../../db/db.ts';
+import { insertSignInLink, selectMatchCandidates, touchSignInLink } from './queries/sign-in.ts';
 
 export interface Identity {
   issuer: string;
@@ -84,9 +85,6 @@ export function decideMatch(identity: Identity, candidates: Candidates): MatchRe
   return { party: found.party, link: true };
 }
 
-const NO_INSTITUTION = '00000000-0000-0000-0000-000000000000';
-const ASCII_UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
-
 /** Finds (and links, on first sign-in) the party of an institution (or of the platform, null). */
 export async function matchIdentity(
   tx: Queryable,
@@ -94,58 +92,9 @@ export async function matchIdentity(
   identity: Identity,
   now: Date,
 ): Promise<MatchResult> {
-  const { rows } = await tx.query<{
-    linked_person: string | null;
-    linked_student: string | null;
-    linked_active: boolean | null;
-    person: { id: string; subject: string | null; held: boolean | null } | null;
-    student: { id: string; subject: string | null; held: boolean | null } | null;
-  }>(
-    `WITH link AS (
-       SELECT l.person_id, l.student_id,
-              (p.id IS NOT NULL OR st.id IS NOT NULL) AS active
-       FROM sign_in_links l
-       LEFT JOIN people p ON p.id = l.person_id AND p.removed_at IS NULL
-       LEFT JOIN students st ON st.id = l.student_id AND st.departed_at IS NULL
-       WHERE coalesce(l.institution_id, $5::uuid) = coalesce($1::uuid, $5::uuid)
-         AND l.issuer = $2 AND l.subject = $3
-     ),
-     -- Set while the current issuer awaits the operator's confirmation (migration 0060).
-     hold AS (
-       SELECT links_held_since FROM identity_providers
-       WHERE coalesce(institution_id, $5::uuid) = coalesce($1::uuid, $5::uuid) AND issuer = $2
-     )
-     SELECT (SELECT person_id FROM link) AS linked_person,
-            (SELECT student_id FROM link) AS linked_student,
-            (SELECT active FROM link) AS linked_active,
-            (SELECT json_build_object('id', p.id,
-                      'subject', (SELECT l.subject FROM sign_in_links l WHERE l.person_id = p.id AND l.issuer = $2),
-                      'held', p.created_at <= (SELECT links_held_since FROM hold))
-             FROM people p
-             WHERE p.institution_id IS NOT DISTINCT FROM $1::uuid AND p.removed_at IS NULL
-               AND $4::text IS NOT NULL AND lower(p.email) = $4::text
-               AND translate(p.email, $6, $7) = $4::text) AS person,
-            (SELECT json_build_object('id', s.id,
-                      'subject', (SELECT l.subject FROM sign_in_links l WHERE l.student_id = s.id AND l.issuer = $2),
-                      'held', s.created_at <= (SELECT links_held_since FROM hold))
-             FROM students s
-             WHERE $1::uuid IS NOT NULL AND s.institution_id = $1::uuid AND s.departed_at IS NULL
-               AND $4::text IS NOT NULL AND lower(s.email) = $4::text
-               AND translate(s.email, $6, $7) = $4::text) AS student`,
-    [
-      institutionId,
-      identity.issuer,
-      identity.subject,
-      // lower() uses the database's Unicode case mapping (it folds the Kelvin sign to `k`), so a
-      // stored address must also equal the ASCII-lowered one (translate), and an ambiguous
-      // asserted one looks nobody up at all.
-      identity.email && !caseAmbiguous(identity.email) ? asciiLower(identity.email) : null,
-      NO_INSTITUTION,
-      ASCII_UPPER,
-      ASCII_UPPER.toLowerCase(),
-    ],
-  );
-  const row = rows[0];
+  // An ambiguous asserted address looks nobody up at all.
+  const email = identity.email && !caseAmbiguous(identity.email) ? asciiLower(identity.email) : null;
+  const row = await selectMatchCandidates(tx, institutionId, identity, email);
   const linkedParty: Party | undefined = row.linked_person
     ? { kind: 'person', id: row.linked_person }
     : row.linked_student
@@ -158,31 +107,16 @@ export async function matchIdentity(
     student: row.student ?? undefined,
   });
   if ('failure' in result) return result;
-  if (result.link) {
-    try {
-      await tx.query(
-        `INSERT INTO sign_in_links (institution_id, issuer, subject, person_id, student_id, created_at, last_sign_in_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $6)`,
-        [
-          institutionId,
-          identity.issuer,
-          identity.subject,
-          result.party.kind === 'person' ? result.party.id : null,
-          result.party.kind === 'student' ? result.party.id : null,
-          now,
-        ],
-      );
-    } catch (error) {
-      // A concurrent first sign-in linked the subject or the party meanwhile.
-      if (pgErrorCode(error) === PgErrorCode.uniqueViolation) return { failure: 'identity_conflict' };
-      throw error;
-    }
-  } else {
-    await tx.query(
-      `UPDATE sign_in_links SET last_sign_in_at = $4
-       WHERE coalesce(institution_id, $5::uuid) = coalesce($1::uuid, $5::uuid) AND issuer = $2 AND subject = $3`,
-      [institutionId, identity.issuer, identity.subject, now, NO_INSTITUTION],
-    );
+  if (!result.link) {
+    await touchSignInLink(tx, institutionId, identity, now);
+    return result;
+  }
+  try {
+    await insertSignInLink(tx, institutionId, identity, result.party, now);
+  } catch (error) {
+    // A concurrent first sign-in linked the subject or the party meanwhile.
+    if (pgErrorCode(error) === PgErrorCode.uniqueViolation) return { failure: 'identity_conflict' };
+    throw error;
   }
   return result;
 }

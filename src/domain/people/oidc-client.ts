@@ -144,179 +144,223 @@ function clientAuth(metadata: client.ServerMetadata, secret: string): client.Cli
 const stringClaim = (value: unknown): string | undefined =>
   typeof value === 'string' && value !== '' ? value : undefined;
 
-export function createOidcClient(deps: OidcClientDeps): OidcClient {
-  const { policy } = deps;
-  const clock = deps.clock ?? systemClock;
-  const timeoutMs = deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const timeoutS = Math.max(1, Math.ceil(timeoutMs / 1000));
-  const discoveryTtlMs = deps.discoveryTtlMs ?? DEFAULT_DISCOVERY_TTL_MS;
-  const guarded = createGuardedFetch({ policy, connectTimeoutMs: timeoutMs, lookup: deps.lookup });
-  const customFetch: client.CustomFetch = (url, options) => guarded.fetch(url, options);
-  const resolver: Resolver | undefined = deps.lookup
-    ? (hostname) =>
-        new Promise((resolve, reject) =>
-          deps.lookup!(hostname, { all: true }, (error, addresses) =>
-            error
-              ? reject(error)
-              : resolve((addresses as unknown as dns.LookupAddress[]).map((a) => a.address)),
-          ),
-        )
-    : undefined;
+/** What the client keeps between calls: its settings, its connections and its caches per issuer. */
+interface ClientState {
+  policy: OutboundPolicy;
+  clock: Clock;
+  timeoutS: number;
+  discoveryTtlMs: number;
+  customFetch: client.CustomFetch;
+  discoveries: Map<string, { metadata: Promise<client.ServerMetadata>; expiresAt: number }>;
+  keySets: Map<string, client.ExportedJWKSCache>;
+}
 
-  const discoveries = new Map<string, { metadata: Promise<client.ServerMetadata>; expiresAt: number }>();
-  const keySets = new Map<string, client.ExportedJWKSCache>();
+/** Name resolution through the test's lookup, when one is given (else the system's). */
+function resolverOf(lookup: typeof dns.lookup | undefined): Resolver | undefined {
+  if (!lookup) return undefined;
+  return (hostname) =>
+    new Promise((resolve, reject) =>
+      lookup(hostname, { all: true }, (error, addresses) =>
+        error ? reject(error) : resolve((addresses as unknown as dns.LookupAddress[]).map((a) => a.address)),
+      ),
+    );
+}
 
-  function issuerUrl(provider: ProviderSettings): URL {
-    const verdict = checkUrlSyntax(provider.issuer, policy);
+function issuerUrl(provider: ProviderSettings, policy: OutboundPolicy): URL {
+  const verdict = checkUrlSyntax(provider.issuer, policy);
+  if (!verdict.ok)
+    throw new SignInError(
+      'url_not_allowed',
+      `The issuer ${provider.issuer} is not allowed: ${verdict.reason}.`,
+    );
+  return verdict.url;
+}
+
+/** The provider's discovery document: cached per issuer for a while unless `fresh`; a failure is not kept. */
+function discover(
+  state: ClientState,
+  provider: ProviderSettings,
+  fresh = false,
+): Promise<client.ServerMetadata> {
+  const { policy, discoveries } = state;
+  let url: URL;
+  try {
+    url = issuerUrl(provider, policy);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  const key = url.href;
+  const now = state.clock.now().getTime();
+  const cached = discoveries.get(key);
+  if (!fresh && cached && cached.expiresAt > now) return cached.metadata;
+  const metadata = (async () => {
+    try {
+      const config = await client.discovery(url, provider.clientId, undefined, undefined, {
+        [client.customFetch]: state.customFetch,
+        timeout: state.timeoutS,
+        execute: policy.allowLoopback ? [client.allowInsecureRequests] : [],
+      });
+      const found = config.serverMetadata();
+      checkMetadata(found, policy);
+      return found;
+    } catch (error) {
+      throw classifyFailure(error, 'discovery');
+    }
+  })();
+  discoveries.set(key, { metadata, expiresAt: now + state.discoveryTtlMs });
+  metadata.catch(() => {
+    if (discoveries.get(key)?.metadata === metadata) discoveries.delete(key);
+  });
+  return metadata;
+}
+
+/** A configuration per call: the clock skew is current, and the key cache is seeded. */
+function configure(state: ClientState, metadata: client.ServerMetadata, provider: ProviderSettings) {
+  const skew = Math.round((state.clock.now().getTime() - Date.now()) / 1000);
+  const config = new client.Configuration(
+    metadata,
+    provider.clientId,
+    { client_secret: provider.clientSecret, [client.clockSkew]: skew },
+    clientAuth(metadata, provider.clientSecret),
+  );
+  config[client.customFetch] = state.customFetch;
+  config.timeout = state.timeoutS;
+  if (state.policy.allowLoopback) client.allowInsecureRequests(config);
+  const keys = state.keySets.get(metadata.issuer);
+  let seededAt: number | undefined;
+  if (keys?.uat !== undefined) {
+    // Aged past the library's refetch threshold, so an unknown key id refetches at once.
+    seededAt = Math.min(keys.uat, Math.floor(Date.now() / 1000) - JWKS_REFETCH_AGE_S);
+    client.setJwksCache(config, { ...keys, uat: seededAt });
+  }
+  const keepKeys = () => {
+    const after = client.getJwksCache(config);
+    if (after?.uat !== undefined && after.uat !== seededAt) state.keySets.set(metadata.issuer, after);
+  };
+  return { config, keepKeys };
+}
+
+async function startSignIn(
+  state: ClientState,
+  provider: ProviderSettings,
+  redirectUri: string,
+): Promise<SignInStart> {
+  const metadata = await discover(state, provider);
+  const { config } = configure(state, metadata, provider);
+  const codeVerifier = client.randomPKCECodeVerifier();
+  const flowState = client.randomState();
+  const nonce = client.randomNonce();
+  const url = client.buildAuthorizationUrl(config, {
+    redirect_uri: redirectUri,
+    scope: SIGN_IN_SCOPE,
+    response_type: 'code',
+    code_challenge: await client.calculatePKCECodeChallenge(codeVerifier),
+    code_challenge_method: 'S256',
+    state: flowState,
+    nonce,
+  });
+  return { url: url.href, state: flowState, nonce, codeVerifier };
+}
+
+async function finishSignIn(
+  state: ClientState,
+  provider: ProviderSettings,
+  redirectUri: string,
+  callbackUrl: URL,
+  expected: { state: string; nonce: string; codeVerifier: string },
+): Promise<VerifiedIdentity> {
+  if (!expected.state || !expected.nonce || !expected.codeVerifier)
+    throw new SignInError('state_mismatch', 'No sign-in is in progress for this response.');
+  const metadata = await discover(state, provider);
+  const { config, keepKeys } = configure(state, metadata, provider);
+  // The callback's parameters on the redirect URI the flow started with, so the token request
+  // names exactly that URI whatever host or proxy the callback arrived through.
+  const current = new URL(redirectUri);
+  current.search = callbackUrl.search;
+  current.hash = '';
+  let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
+  try {
+    tokens = await client.authorizationCodeGrant(config, current, {
+      pkceCodeVerifier: expected.codeVerifier,
+      expectedState: expected.state,
+      expectedNonce: expected.nonce,
+      idTokenExpected: true,
+    });
+  } catch (error) {
+    throw classifyFailure(error, 'exchange');
+  } finally {
+    keepKeys();
+  }
+  return identityOf(config, metadata, tokens);
+}
+
+/** The identity the id token (or, when it carries no email, the userinfo endpoint) asserts. */
+async function identityOf(
+  config: client.Configuration,
+  metadata: client.ServerMetadata,
+  tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>,
+): Promise<VerifiedIdentity> {
+  const claims = tokens.claims();
+  if (!claims) throw new SignInError('token_invalid', 'The identity provider returned no id token.');
+  let email = stringClaim(claims.email);
+  let emailVerified: unknown = claims.email_verified;
+  let name = stringClaim(claims.name);
+  // Some providers (Okta by default) keep the id token to `sub` in the code flow.
+  if (email === undefined && metadata.userinfo_endpoint && tokens.access_token) {
+    try {
+      const info = await client.fetchUserInfo(config, tokens.access_token, claims.sub);
+      email = stringClaim(info.email);
+      emailVerified = info.email_verified;
+      name ??= stringClaim(info.name);
+    } catch (error) {
+      throw classifyFailure(error, 'userinfo');
+    }
+  }
+  return {
+    issuer: claims.iss,
+    subject: claims.sub,
+    ...(email !== undefined ? { email } : {}),
+    emailVerified: email !== undefined && (emailVerified === true || emailVerified === 'true'),
+    ...(name !== undefined ? { name } : {}),
+  };
+}
+
+/** Discovery afresh, then every endpoint's host resolved and checked (an admin saving settings). */
+async function checkProvider(state: ClientState, provider: ProviderSettings, resolver?: Resolver) {
+  const metadata = await discover(state, provider, true);
+  // Discovery connected to the issuer's host; the endpoints may be on other hosts, so their
+  // names are resolved now too, to refuse a private address before the settings are saved.
+  for (const [field, label] of ENDPOINTS) {
+    const value = metadata[field];
+    if (typeof value !== 'string') continue;
+    const verdict = await checkOutboundUrl(value, state.policy, resolver);
     if (!verdict.ok)
       throw new SignInError(
         'url_not_allowed',
-        `The issuer ${provider.issuer} is not allowed: ${verdict.reason}.`,
+        `The identity provider's ${label} ${value} is not allowed: ${verdict.reason}.`,
       );
-    return verdict.url;
   }
+}
 
-  function discover(provider: ProviderSettings, fresh = false): Promise<client.ServerMetadata> {
-    let url: URL;
-    try {
-      url = issuerUrl(provider);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    const key = url.href;
-    const now = clock.now().getTime();
-    const cached = discoveries.get(key);
-    if (!fresh && cached && cached.expiresAt > now) return cached.metadata;
-    const metadata = (async () => {
-      try {
-        const config = await client.discovery(url, provider.clientId, undefined, undefined, {
-          [client.customFetch]: customFetch,
-          timeout: timeoutS,
-          execute: policy.allowLoopback ? [client.allowInsecureRequests] : [],
-        });
-        const found = config.serverMetadata();
-        checkMetadata(found, policy);
-        return found;
-      } catch (error) {
-        throw classifyFailure(error, 'discovery');
-      }
-    })();
-    discoveries.set(key, { metadata, expiresAt: now + discoveryTtlMs });
-    metadata.catch(() => {
-      if (discoveries.get(key)?.metadata === metadata) discoveries.delete(key);
-    });
-    return metadata;
-  }
-
-  /** A configuration per call: the clock skew is current, and the key cache is seeded. */
-  function configure(metadata: client.ServerMetadata, provider: ProviderSettings) {
-    const skew = Math.round((clock.now().getTime() - Date.now()) / 1000);
-    const config = new client.Configuration(
-      metadata,
-      provider.clientId,
-      { client_secret: provider.clientSecret, [client.clockSkew]: skew },
-      clientAuth(metadata, provider.clientSecret),
-    );
-    config[client.customFetch] = customFetch;
-    config.timeout = timeoutS;
-    if (policy.allowLoopback) client.allowInsecureRequests(config);
-    const keys = keySets.get(metadata.issuer);
-    let seededAt: number | undefined;
-    if (keys?.uat !== undefined) {
-      // Aged past the library's refetch threshold, so an unknown key id refetches at once.
-      seededAt = Math.min(keys.uat, Math.floor(Date.now() / 1000) - JWKS_REFETCH_AGE_S);
-      client.setJwksCache(config, { ...keys, uat: seededAt });
-    }
-    const keepKeys = () => {
-      const after = client.getJwksCache(config);
-      if (after?.uat !== undefined && after.uat !== seededAt) keySets.set(metadata.issuer, after);
-    };
-    return { config, keepKeys };
-  }
-
+export function createOidcClient(deps: OidcClientDeps): OidcClient {
+  const { policy } = deps;
+  const timeoutMs = deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const guarded = createGuardedFetch({ policy, connectTimeoutMs: timeoutMs, lookup: deps.lookup });
+  const resolver = resolverOf(deps.lookup);
+  const state: ClientState = {
+    policy,
+    clock: deps.clock ?? systemClock,
+    timeoutS: Math.max(1, Math.ceil(timeoutMs / 1000)),
+    discoveryTtlMs: deps.discoveryTtlMs ?? DEFAULT_DISCOVERY_TTL_MS,
+    customFetch: (url, options) => guarded.fetch(url, options),
+    discoveries: new Map(),
+    keySets: new Map(),
+  };
   return {
-    async startSignIn(provider, redirectUri) {
-      const metadata = await discover(provider);
-      const { config } = configure(metadata, provider);
-      const codeVerifier = client.randomPKCECodeVerifier();
-      const state = client.randomState();
-      const nonce = client.randomNonce();
-      const url = client.buildAuthorizationUrl(config, {
-        redirect_uri: redirectUri,
-        scope: SIGN_IN_SCOPE,
-        response_type: 'code',
-        code_challenge: await client.calculatePKCECodeChallenge(codeVerifier),
-        code_challenge_method: 'S256',
-        state,
-        nonce,
-      });
-      return { url: url.href, state, nonce, codeVerifier };
-    },
-
-    async finishSignIn(provider, redirectUri, callbackUrl, expected) {
-      if (!expected.state || !expected.nonce || !expected.codeVerifier)
-        throw new SignInError('state_mismatch', 'No sign-in is in progress for this response.');
-      const metadata = await discover(provider);
-      const { config, keepKeys } = configure(metadata, provider);
-      // The callback's parameters on the redirect URI the flow started with, so the token request
-      // names exactly that URI whatever host or proxy the callback arrived through.
-      const current = new URL(redirectUri);
-      current.search = callbackUrl.search;
-      current.hash = '';
-      let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
-      try {
-        tokens = await client.authorizationCodeGrant(config, current, {
-          pkceCodeVerifier: expected.codeVerifier,
-          expectedState: expected.state,
-          expectedNonce: expected.nonce,
-          idTokenExpected: true,
-        });
-      } catch (error) {
-        throw classifyFailure(error, 'exchange');
-      } finally {
-        keepKeys();
-      }
-      const claims = tokens.claims();
-      if (!claims) throw new SignInError('token_invalid', 'The identity provider returned no id token.');
-      let email = stringClaim(claims.email);
-      let emailVerified: unknown = claims.email_verified;
-      let name = stringClaim(claims.name);
-      // Some providers (Okta by default) keep the id token to `sub` in the code flow.
-      if (email === undefined && metadata.userinfo_endpoint && tokens.access_token) {
-        try {
-          const info = await client.fetchUserInfo(config, tokens.access_token, claims.sub);
-          email = stringClaim(info.email);
-          emailVerified = info.email_verified;
-          name ??= stringClaim(info.name);
-        } catch (error) {
-          throw classifyFailure(error, 'userinfo');
-        }
-      }
-      return {
-        issuer: claims.iss,
-        subject: claims.sub,
-        ...(email !== undefined ? { email } : {}),
-        emailVerified: email !== undefined && (emailVerified === true || emailVerified === 'true'),
-        ...(name !== undefined ? { name } : {}),
-      };
-    },
-
-    async check(provider) {
-      const metadata = await discover(provider, true);
-      // Discovery connected to the issuer's host; the endpoints may be on other hosts, so their
-      // names are resolved now too, to refuse a private address before the settings are saved.
-      for (const [field, label] of ENDPOINTS) {
-        const value = metadata[field];
-        if (typeof value !== 'string') continue;
-        const verdict = await checkOutboundUrl(value, policy, resolver);
-        if (!verdict.ok)
-          throw new SignInError(
-            'url_not_allowed',
-            `The identity provider's ${label} ${value} is not allowed: ${verdict.reason}.`,
-          );
-      }
-    },
-
+    startSignIn: (provider, redirectUri) => startSignIn(state, provider, redirectUri),
+    finishSignIn: (provider, redirectUri, callbackUrl, expected) =>
+      finishSignIn(state, provider, redirectUri, callbackUrl, expected),
+    check: (provider) => checkProvider(state, provider, resolver),
     close: () => guarded.close(),
   };
 }

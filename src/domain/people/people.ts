@@ -1,12 +1,12 @@
 // People of an institution who use the console: staff and admins, invited by email by an
 // admin (nobody is created by signing in), and the platform's operators (institution NULL).
 // Removing someone keeps their row for the audit trail, unlinks their sign-in and ends their
-// sessions in the same transaction. The SQL is in ./queries.ts, the shapes in ./schemas.ts.
+// sessions in the same transaction. The SQL is in ./queries/people.ts, the shapes in ./schemas.ts.
 import { type Db, PgErrorCode, pgErrorCode } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
-import type { Clock } from '../../lib/clock.ts';
 import { assertMayChangeGrants, assertMayRemove } from '../access/grant-changes.ts';
 import type { Caller, Permission, Role } from '../access/policy.ts';
+import type { Deps } from '../deps.ts';
 import { queueInvitation } from '../notifications/queries.ts';
 import {
   deleteSignInLinks,
@@ -15,9 +15,9 @@ import {
   selectPeople,
   selectPerson,
   updatePersonRow,
-} from './queries.ts';
+} from './queries/people.ts';
 import type { Person } from './schemas.ts';
-import type { Sessions } from './sessions.ts';
+import { endSessionsOfPerson } from './sessions.ts';
 
 export type { Person } from './schemas.ts';
 
@@ -31,12 +31,7 @@ export interface PersonInput {
 }
 
 /** What the people functions need. */
-export interface PeopleDeps {
-  db: Db;
-  clock: Clock;
-  /** Removing someone or ending their sessions ends them here. */
-  sessions: Pick<Sessions, 'endForPerson'>;
-}
+export type PeopleDeps = Pick<Deps, 'db' | 'clock'>;
 
 /** Roles and permissions as stored: each once, in a fixed order; Manage integrations needs admin. */
 export function normaliseGrants(roles: Role[], permissions: Permission[]) {
@@ -74,7 +69,7 @@ export function listPeople(db: Db, institutionId: string | null): Promise<Person
  * emailed the sign-in link unless `send_invitation` is false (docs/notifications.md).
  */
 export async function invitePerson(
-  { db, clock }: Pick<PeopleDeps, 'db' | 'clock'>,
+  { db, clock }: PeopleDeps,
   institutionId: string | null,
   input: PersonInput,
   by: Caller,
@@ -112,7 +107,7 @@ export async function invitePerson(
  * applies to open sessions at once.
  */
 export async function updatePerson(
-  { db, clock }: Pick<PeopleDeps, 'db' | 'clock'>,
+  { db, clock }: PeopleDeps,
   institutionId: string,
   id: string,
   change: { name?: string; roles?: Role[]; permissions?: Permission[] },
@@ -131,48 +126,26 @@ export async function updatePerson(
 
 /** Removes a person: their sign-in link goes, their sessions end, the row stays for the audit. */
 export async function removePerson(
-  { db, clock, sessions }: PeopleDeps,
+  deps: PeopleDeps,
   institutionId: string | null,
   id: string,
   by: Caller,
 ): Promise<void> {
+  const { db, clock } = deps;
   assertMayRemove(by, await getPerson(db, institutionId, id));
   await db.transaction(async (tx) => {
     if (!(await markPersonRemoved(tx, institutionId, id, clock.now()))) throw notFound(id);
     await deleteSignInLinks(tx, id);
-    await sessions.endForPerson(id, 'removed', tx);
+    await endSessionsOfPerson(deps, id, 'removed', tx);
   });
 }
 
 /** Ends every session of a person of this institution (they must sign in again). */
 export async function endPersonSessions(
-  { db, sessions }: Pick<PeopleDeps, 'db' | 'sessions'>,
+  deps: PeopleDeps,
   institutionId: string,
   id: string,
 ): Promise<{ ended: number }> {
-  await getPerson(db, institutionId, id);
-  return { ended: await sessions.endForPerson(id, 'ended_by_admin') };
+  await getPerson(deps.db, institutionId, id);
+  return { ended: await endSessionsOfPerson(deps, id, 'ended_by_admin') };
 }
-
-/** The functions above bound to their dependencies (`services.people.<name>`). */
-export function createPeople(db: Db, clock: Clock, sessions: Sessions) {
-  const deps: PeopleDeps = { db, clock, sessions };
-  return {
-    get: (institutionId: string | null, id: string) => getPerson(db, institutionId, id),
-    /** Invites a person; `by` (the caller) must be allowed to give the grants asked for. */
-    invite: (institutionId: string | null, input: PersonInput, by: Caller) =>
-      invitePerson(deps, institutionId, input, by),
-    list: (institutionId: string | null) => listPeople(db, institutionId),
-    update: (
-      institutionId: string,
-      id: string,
-      change: { name?: string; roles?: Role[]; permissions?: Permission[] },
-      by: Caller,
-    ) => updatePerson(deps, institutionId, id, change, by),
-    remove: (institutionId: string | null, id: string, by: Caller) =>
-      removePerson(deps, institutionId, id, by),
-    endSessions: (institutionId: string, id: string) => endPersonSessions(deps, institutionId, id),
-  };
-}
-
-export type People = ReturnType<typeof createPeople>;

@@ -4,6 +4,7 @@
 // page; kept for the access-log retention period; an erasure keeps the row but forgets the student.
 import type { Queryable } from '../../db/db.ts';
 import type { Caller } from '../access/policy.ts';
+import type { Deps } from '../deps.ts';
 import { type AccessWhat, insertAccess, selectAccessPage, selectSeenBy } from './queries/access-log.ts';
 
 export type { AccessEntry, AccessWhat, SeenBy } from './queries/access-log.ts';
@@ -14,33 +15,39 @@ export type { AccessEntry, AccessWhat, SeenBy } from './queries/access-log.ts';
  * not recorded (they are the subject).
  */
 export async function recordAccess(
-  db: Queryable,
-  view: {
-    caller: Caller;
-    institutionId: string;
-    what: AccessWhat;
-    helpRequestId?: string;
-    studentId?: string;
-    surface: 'console' | 'api';
-    at: Date;
-  },
+  { db, clock }: Pick<Deps, 'db' | 'clock'>,
+  caller: Caller,
+  institutionId: string,
+  what: AccessWhat,
+  about: { helpRequestId?: string; studentId?: string },
+  surface: 'console' | 'api',
 ): Promise<void> {
-  const { caller } = view;
   if (caller.kind === 'student') return;
   await insertAccess(
     db,
     JSON.stringify({
-      institution_id: view.institutionId,
+      institution_id: institutionId,
       actor_kind: caller.kind,
       actor_id: caller.kind === 'person' ? caller.personId : (caller.personId ?? null),
       actor: caller.actor,
-      what: view.what,
-      help_request_id: view.helpRequestId ?? null,
-      student_id: view.studentId ?? null,
-      surface: view.surface,
-      at: view.at.toISOString(),
+      what,
+      help_request_id: about.helpRequestId ?? null,
+      student_id: about.studentId ?? null,
+      surface,
+      at: clock.now().toISOString(),
     }),
   );
+}
+
+/** Records the opening of a help request (its page, or the API's read of it). */
+export function recordRequestView(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  caller: Caller,
+  institutionId: string,
+  helpRequestId: string,
+  surface: 'console' | 'api',
+): Promise<void> {
+  return recordAccess(deps, caller, institutionId, 'help_request', { helpRequestId }, surface);
 }
 
 /** Who opened a request, most recent first (one row per person). */

@@ -7,7 +7,8 @@
 // for the console's readable page.
 import type { Queryable } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
-import { type ExportedStudent, findStudent, requestPage, section } from './queries/export.ts';
+import type { Deps } from '../deps.ts';
+import { type ExportedStudent, erasurePreview, findStudent, requestPage, section } from './queries/export.ts';
 
 export const EXPORT_FORMAT = 'ssp-student-export/1';
 const SECTIONS = [
@@ -51,14 +52,13 @@ async function* requests(db: Queryable, institutionId: string, studentId: string
 
 /** The document as JSON text pieces, in order; nothing of it is held whole. */
 export async function* exportChunks(
-  db: Queryable,
+  { db, clock }: Pick<Deps, 'db' | 'clock'>,
   institution: { id: string; slug: string },
   student: ExportedStudent,
-  now: Date,
 ): AsyncGenerator<string> {
   const head = {
     format: EXPORT_FORMAT,
-    exported_at: now.toISOString(),
+    exported_at: clock.now().toISOString(),
     institution: institution.slug,
     student,
   };
@@ -77,12 +77,17 @@ export async function* exportChunks(
 
 /** The whole document as an object (the console's readable page). */
 export async function exportDocument(
-  db: Queryable,
+  deps: Pick<Deps, 'db' | 'clock'>,
   institution: { id: string; slug: string },
   student: ExportedStudent,
-  now: Date,
 ): Promise<Record<string, unknown>> {
   let text = '';
-  for await (const chunk of exportChunks(db, institution, student, now)) text += chunk;
+  for await (const chunk of exportChunks(deps, institution, student)) text += chunk;
   return JSON.parse(text);
+}
+
+/** What an erasure of the student would remove, counted per table (404 when unknown): the confirmation. */
+export async function previewErasure(db: Queryable, institutionId: string, studentId: string) {
+  const student = await requireStudent(db, institutionId, { id: studentId });
+  return { student, removes: await erasurePreview(db, institutionId, student.id) };
 }

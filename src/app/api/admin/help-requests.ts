@@ -11,6 +11,7 @@ import {
   HelpRequestListItem,
   NewHelpRequestBody,
 } from '../../../domain/helpdesk/schemas.ts';
+import { recordRequestView } from '../../../domain/privacy/access-log.ts';
 import type { Services } from '../../../services.ts';
 import { callerOf, institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
@@ -110,13 +111,7 @@ export function adminHelpRequestRoutes(app: App, services: Services): void {
       // Who looked (docs/privacy.md): one INSERT beside the read.
       const [found] = await Promise.all([
         helpRequests.get(institutionId, id),
-        services.privacy.recordAccess(
-          callerOf(request),
-          institutionId,
-          'help_request',
-          { helpRequestId: id },
-          'api',
-        ),
+        recordRequestView(request.deps, callerOf(request), institutionId, id, 'api'),
       ]);
       return found;
     },

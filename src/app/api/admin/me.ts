@@ -2,7 +2,6 @@
 // permissions, or a student; and the CSRF token a session's writes carry.
 import { Type } from 'typebox';
 import type { Caller } from '../../../domain/access/policy.ts';
-import type { Services } from '../../../services.ts';
 import { callerOf } from '../../context/request-context.ts';
 import { csrfToken } from '../../context/session-cookies.ts';
 import type { App } from '../../types.ts';
@@ -55,7 +54,7 @@ function describe(caller: Caller) {
   }
 }
 
-export function adminMeRoutes(app: App, _services: Services): void {
+export function adminMeRoutes(app: App): void {
   const tags = ['admin: people and sign-in'];
   const security = adminSecurity;
 

@@ -3,14 +3,12 @@
 import { Type } from 'typebox';
 import { invitePerson, listPeople, removePerson } from '../../../domain/people/people.ts';
 import { NewOperatorBody, Person } from '../../../domain/people/schemas.ts';
-import type { Services } from '../../../services.ts';
+import { mintOperatorLink } from '../../../domain/people/sign-in.ts';
 import { callerOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import { adminSecurity, DateTime, errorResponses, Uuid } from '../schemas.ts';
 
-export function adminOperatorRoutes(app: App, services: Services): void {
-  const { db, clock, sessions, signIn } = services;
-  const deps = { db, clock, sessions };
+export function adminOperatorRoutes(app: App): void {
   const tags = ['admin: people and sign-in'];
   const security = adminSecurity;
 
@@ -30,7 +28,12 @@ export function adminOperatorRoutes(app: App, services: Services): void {
       reply
         .status(201)
         .send(
-          await invitePerson(deps, null, { ...request.body, roles: [], permissions: [] }, callerOf(request)),
+          await invitePerson(
+            request.deps,
+            null,
+            { ...request.body, roles: [], permissions: [] },
+            callerOf(request),
+          ),
         ),
   );
 
@@ -45,7 +48,7 @@ export function adminOperatorRoutes(app: App, services: Services): void {
         response: { 200: Type.Object({ items: Type.Array(Person) }), ...errorResponses(401, 403) },
       },
     },
-    async () => ({ items: await listPeople(db, null) }),
+    async (request) => ({ items: await listPeople(request.deps.db, null) }),
   );
 
   app.delete(
@@ -61,7 +64,7 @@ export function adminOperatorRoutes(app: App, services: Services): void {
       },
     },
     async (request, reply) => {
-      await removePerson(deps, null, request.params.id, callerOf(request));
+      await removePerson(request.deps, null, request.params.id, callerOf(request));
       return reply.status(204).send(null);
     },
   );
@@ -80,8 +83,8 @@ export function adminOperatorRoutes(app: App, services: Services): void {
         },
       },
     },
-    async (_request, reply) => {
-      const link = await signIn.mintOperatorLink();
+    async (request, reply) => {
+      const link = await mintOperatorLink(request.deps);
       return reply.status(201).send({ url: link.url, expires_at: link.expiresAt });
     },
   );

@@ -11,19 +11,22 @@ import {
   updatePerson,
 } from '../../../domain/people/people.ts';
 import { InviteBody, Person, PersonChangeBody } from '../../../domain/people/schemas.ts';
-import type { Services } from '../../../services.ts';
 import { callerOf, institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import { adminSecurity, errorResponses, SlugParams, Uuid } from '../schemas.ts';
 
-export function adminPeopleRoutes(app: App, services: Services): void {
-  const { db, clock, sessions } = services;
-  const deps = { db, clock, sessions };
-  const tags = ['admin: people and sign-in'];
-  const security = adminSecurity;
-  const base = '/admin/v1/institutions/:slug/people';
-  const PersonParams = Type.Intersect([SlugParams, Type.Object({ id: Uuid('Person id') })]);
+const tags = ['admin: people and sign-in'];
+const security = adminSecurity;
+const base = '/admin/v1/institutions/:slug/people';
+const PersonParams = Type.Intersect([SlugParams, Type.Object({ id: Uuid('Person id') })]);
 
+export function adminPeopleRoutes(app: App): void {
+  inviteAndListRoutes(app);
+  personRoutes(app);
+}
+
+/** Inviting someone, and the list. */
+function inviteAndListRoutes(app: App): void {
   app.post(
     base,
     {
@@ -46,7 +49,7 @@ export function adminPeopleRoutes(app: App, services: Services): void {
         .status(201)
         .send(
           await invitePerson(
-            deps,
+            request.deps,
             institutionOf(request).id,
             { ...request.body, permissions: request.body.permissions ?? [] },
             callerOf(request),
@@ -66,9 +69,12 @@ export function adminPeopleRoutes(app: App, services: Services): void {
         response: { 200: Type.Object({ items: Type.Array(Person) }), ...errorResponses(401, 403, 404) },
       },
     },
-    async (request) => ({ items: await listPeople(db, institutionOf(request).id) }),
+    async (request) => ({ items: await listPeople(request.deps.db, institutionOf(request).id) }),
   );
+}
 
+/** One person: read, change, remove, end their sessions. */
+function personRoutes(app: App): void {
   app.get(
     `${base}/:id`,
     {
@@ -81,7 +87,7 @@ export function adminPeopleRoutes(app: App, services: Services): void {
         response: { 200: Person, ...errorResponses(401, 403, 404) },
       },
     },
-    async (request) => getPerson(db, institutionOf(request).id, request.params.id),
+    async (request) => getPerson(request.deps.db, institutionOf(request).id, request.params.id),
   );
 
   app.patch(
@@ -102,7 +108,13 @@ export function adminPeopleRoutes(app: App, services: Services): void {
       },
     },
     async (request) =>
-      updatePerson(deps, institutionOf(request).id, request.params.id, request.body, callerOf(request)),
+      updatePerson(
+        request.deps,
+        institutionOf(request).id,
+        request.params.id,
+        request.body,
+        callerOf(request),
+      ),
   );
 
   app.delete(
@@ -121,7 +133,7 @@ export function adminPeopleRoutes(app: App, services: Services): void {
       },
     },
     async (request, reply) => {
-      await removePerson(deps, institutionOf(request).id, request.params.id, callerOf(request));
+      await removePerson(request.deps, institutionOf(request).id, request.params.id, callerOf(request));
       return reply.status(204).send(null);
     },
   );
@@ -138,6 +150,6 @@ export function adminPeopleRoutes(app: App, services: Services): void {
         response: { 200: Type.Object({ ended: Type.Integer() }), ...errorResponses(401, 403, 404) },
       },
     },
-    async (request) => endPersonSessions(deps, institutionOf(request).id, request.params.id),
+    async (request) => endPersonSessions(request.deps, institutionOf(request).id, request.params.id),
   );
 }

@@ -3,7 +3,10 @@
 // erasure itself, the institution's retention periods, and the access log (who looked).
 import { Readable } from 'node:stream';
 import { Type } from 'typebox';
-import type { Services } from '../../../services.ts';
+import { listAccess, recordAccess } from '../../../domain/privacy/access-log.ts';
+import { eraseStudent } from '../../../domain/privacy/erasure.ts';
+import { exportChunks, previewErasure, requireStudent } from '../../../domain/privacy/export.ts';
+import { retentionPeriods, setRetentionPeriods } from '../../../domain/privacy/retention-settings.ts';
 import { callerOf, institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import { adminSecurity, DateTime, errorResponses, SlugParams, Uuid } from '../schemas.ts';
@@ -44,12 +47,18 @@ const RetentionBody = Type.Object(
   { additionalProperties: false },
 );
 
-export function adminPrivacyRoutes(app: App, services: Services): void {
-  const { privacy } = services;
-  const tags = ['admin: privacy'];
-  const security = adminSecurity;
-  const base = '/admin/v1/institutions/:slug';
+const tags = ['admin: privacy'];
+const security = adminSecurity;
+const base = '/admin/v1/institutions/:slug';
 
+export function adminPrivacyRoutes(app: App): void {
+  exportAndErasureRoutes(app);
+  retentionRoutes(app);
+  accessLogRoutes(app);
+}
+
+/** A student's export, the confirmation of an erasure and the erasure. */
+function exportAndErasureRoutes(app: App): void {
   app.post(
     `${base}/student-exports`,
     {
@@ -75,8 +84,9 @@ export function adminPrivacyRoutes(app: App, services: Services): void {
     async (request, reply) => {
       const institution = institutionOf(request);
       const { student_id: id, email, student_id_ext } = request.body;
-      const student = await privacy.findStudent(institution.id, { id, email, student_id_ext });
-      await privacy.recordAccess(
+      const student = await requireStudent(request.deps.db, institution.id, { id, email, student_id_ext });
+      await recordAccess(
+        request.deps,
         callerOf(request),
         institution.id,
         'export',
@@ -86,7 +96,7 @@ export function adminPrivacyRoutes(app: App, services: Services): void {
       return reply
         .type('application/json; charset=utf-8')
         .header('content-disposition', `attachment; filename="student-${student.id}.json"`)
-        .send(Readable.from(privacy.exportChunks(institution, student)));
+        .send(Readable.from(exportChunks(request.deps, institution, student)));
     },
   );
 
@@ -106,7 +116,11 @@ export function adminPrivacyRoutes(app: App, services: Services): void {
       },
     },
     async (request) => {
-      const { student, removes } = await privacy.preview(institutionOf(request).id, request.params.id);
+      const { student, removes } = await previewErasure(
+        request.deps.db,
+        institutionOf(request).id,
+        request.params.id,
+      );
       return { student_id: student.id, email: student.email, removes };
     },
   );
@@ -138,9 +152,12 @@ export function adminPrivacyRoutes(app: App, services: Services): void {
       },
     },
     async (request) =>
-      privacy.erase(institutionOf(request).id, request.body.student_id, callerOf(request).actor),
+      eraseStudent(request.deps, institutionOf(request).id, request.body.student_id, callerOf(request).actor),
   );
+}
 
+/** The institution's retention periods. */
+function retentionRoutes(app: App): void {
   app.get(
     `${base}/retention`,
     {
@@ -153,7 +170,7 @@ export function adminPrivacyRoutes(app: App, services: Services): void {
         response: { 200: Retention, ...errorResponses(401, 403, 404) },
       },
     },
-    async (request) => privacy.retention(institutionOf(request).id),
+    async (request) => retentionPeriods(request.deps.db, institutionOf(request).id),
   );
 
   app.patch(
@@ -173,11 +190,14 @@ export function adminPrivacyRoutes(app: App, services: Services): void {
     },
     async (request) => {
       const id = institutionOf(request).id;
-      await privacy.setRetention(id, request.body as Record<string, unknown>);
-      return privacy.retention(id);
+      await setRetentionPeriods(request.deps, id, request.body as Record<string, unknown>);
+      return retentionPeriods(request.deps.db, id);
     },
   );
+}
 
+/** Who looked: the access log. */
+function accessLogRoutes(app: App): void {
   app.get(
     `${base}/access-log`,
     {
@@ -213,7 +233,7 @@ export function adminPrivacyRoutes(app: App, services: Services): void {
       },
     },
     async (request) => ({
-      items: await privacy.accessLog(institutionOf(request).id, {
+      items: await listAccess(request.deps.db, institutionOf(request).id, {
         limit: request.query.limit ?? 100,
         before: request.query.before,
       }),

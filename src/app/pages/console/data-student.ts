@@ -10,6 +10,7 @@ import { Type } from 'typebox';
 import { helpRequestOrder, listFilterOf } from '../../../domain/helpdesk/listing.ts';
 import { getCohort } from '../../../domain/institutions/institutions.ts';
 import { getStudent } from '../../../domain/institutions/listings.ts';
+import { recordAccess } from '../../../domain/privacy/access-log.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { ctx, institutionOf } from './context.ts';
@@ -39,13 +40,7 @@ export function dataStudentPageRoutes(app: App, services: Services): void {
       const [cohort, , requests, enrolments] = await Promise.all([
         getCohort(request.deps.db, institution.id, student.cohort_id),
         // Who looked (docs/privacy.md): one INSERT beside the page's reads.
-        services.privacy.recordAccess(
-          c.caller,
-          institution.id,
-          'student',
-          { studentId: student.id },
-          'console',
-        ),
+        recordAccess(request.deps, c.caller, institution.id, 'student', { studentId: student.id }, 'console'),
         // Requests are the inbox's (`helpdesk`); a role that may read students but not the inbox
         // sees the rest of the page.
         c.may('helpdesk')

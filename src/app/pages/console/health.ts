@@ -8,6 +8,7 @@
 // no in-process request.
 import { Type } from 'typebox';
 import { listFullSyncs } from '../../../domain/departures/departures.ts';
+import { latestRetentionRun } from '../../../domain/privacy/retention-settings.ts';
 import { integrationChecklist } from '../../../domain/runs/onboarding.ts';
 import { listRuns } from '../../../domain/runs/runs.ts';
 import { syncSecretStatus } from '../../../domain/secrets/help-sync-secrets.ts';
@@ -55,7 +56,7 @@ export function healthRoutes(app: App, services: Services): void {
         calendar.list(id, { limit: MOST, offset: 0 }),
         oneRosterSources.failing(id),
         integrationChecklist(db, id, clock.now()),
-        services.privacy.lastRetentionRun(id),
+        latestRetentionRun(db, id),
       ]);
       const facts = {
         roster: roster.items[0],

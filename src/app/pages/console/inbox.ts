@@ -18,6 +18,7 @@ import {
   NoteBody,
   StatusChangeBody,
 } from '../../../domain/helpdesk/schemas.ts';
+import { seenBy as listSeenBy, recordRequestView } from '../../../domain/privacy/access-log.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { checkForm, type FieldText } from '../form-check.ts';
@@ -62,7 +63,7 @@ interface StaffAction<S extends TSchema> {
 }
 
 export function inboxRoutes(app: App, services: Services): void {
-  const { helpRequests, studentApp, privacy, inbox } = services;
+  const { helpRequests, studentApp, inbox } = services;
   const pageOf = (request: FastifyRequest) => `/console/${institutionOf(request).slug}/inbox`;
 
   /** The inbox's view for a request's filters and page: the listing with time waiting per row. */
@@ -113,9 +114,9 @@ export function inboxRoutes(app: App, services: Services): void {
       helpRequests.assignees(institutionId),
       studentApp.crisisContacts(institutionId),
       replyBoxData(request.deps.db, institutionId),
-      privacy
-        .recordAccess(c.caller, institutionId, 'help_request', { helpRequestId: id }, 'console')
-        .then(() => privacy.seenBy(institutionId, id)),
+      recordRequestView(request.deps, c.caller, institutionId, id, 'console').then(() =>
+        listSeenBy(request.deps.db, institutionId, id),
+      ),
     ]);
     return c.render(
       'console/help-request.eta',

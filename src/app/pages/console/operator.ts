@@ -20,7 +20,6 @@ import {
   NewInstitutionBody,
 } from '../../../domain/institutions/schemas.ts';
 import { rosterSecretsDueForRotation } from '../../../domain/secrets/roster-secrets.ts';
-import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { checkForm, withFieldChecks } from '../form-check.ts';
 import { ctx, institutionOf } from './context.ts';
@@ -36,12 +35,13 @@ import {
 
 const ListQuery = Type.Intersect([CursorQuery, ArchivedQuery]);
 
-export function operatorRoutes(app: App, { db }: Services): void {
+export function operatorRoutes(app: App): void {
   const listInstitutionsPage = async (
     request: FastifyRequest,
     extra: Record<string, unknown>,
     status = 200,
   ) => {
+    const { db } = request.deps;
     const query = request.query as { cursor?: string; archived?: ArchivedFilter } | undefined;
     const archived = query?.archived ?? 'false';
     const [institutions, due] = await Promise.all([
@@ -71,7 +71,7 @@ export function operatorRoutes(app: App, { db }: Services): void {
       if (request.caller?.kind === 'student') return reply.redirect('/app/', 303);
       const { caller } = ctx(request);
       if (caller.kind === 'person') {
-        const own = await institutionById(db, caller.institutionId);
+        const own = await institutionById(request.deps.db, caller.institutionId);
         if (!own) return reply.redirect('/auth/sign-in', 303);
         return reply.redirect(`/console/${own.slug}/`, 303);
       }
@@ -92,7 +92,7 @@ export function operatorRoutes(app: App, { db }: Services): void {
       if (!checked.ok) return listInstitutionsPage(request, { values, ...checkErrors(checked.errors) }, 400);
       let created: Awaited<ReturnType<typeof createInstitution>>;
       try {
-        created = await createInstitution(db, checked.value);
+        created = await createInstitution(request.deps.db, checked.value);
       } catch (error) {
         const refused = refusalOf(error, Object.keys(institutionFields));
         return listInstitutionsPage(request, { values, ...refused }, refused.status);
@@ -114,12 +114,12 @@ export function operatorRoutes(app: App, { db }: Services): void {
       request.unchanged = true;
       return ctx(request).render('console/confirm.eta', archiveConfirmation(institution));
     }
-    await archiveInstitution(db, institution.id);
+    await archiveInstitution(request.deps.db, institution.id);
     return reply.redirect('/console/?archived=true&done=institution_archived', 303);
   });
 
   app.post('/:slug/restore', archiving, async (request, reply) => {
-    await restoreInstitution(db, institutionOf(request).id);
+    await restoreInstitution(request.deps.db, institutionOf(request).id);
     return reply.redirect('/console/?done=institution_restored', 303);
   });
 }

@@ -17,7 +17,6 @@ import {
   updatePerson,
 } from '../../../domain/people/people.ts';
 import { InviteBody, PersonChangeBody, ProviderBody } from '../../../domain/people/schemas.ts';
-import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { checkForm } from '../form-check.ts';
 import { ctx, institutionOf } from './context.ts';
@@ -42,40 +41,48 @@ const schema = { hide: true, params: PersonParams };
 
 type PageData = Record<string, unknown>;
 
-export function peopleRoutes(app: App, services: Services): void {
-  const { db, clock, sessions, keyring, oidc, config: settings } = services;
-  const deps = { db, clock, sessions };
-  const pageOf = (request: FastifyRequest) => `/console/${institutionOf(request).slug}/people`;
+const pageOf = (request: FastifyRequest) => `/console/${institutionOf(request).slug}/people`;
 
-  const overview = async (request: FastifyRequest, extra: PageData = {}, status = 200) => {
-    const institutionId = institutionOf(request).id;
-    const [people, idp] = await Promise.all([listPeople(db, institutionId), findProvider(db, institutionId)]);
-    const caller = ctx(request).caller;
-    // The provider decides who signs in as whom: changing it needs Manage integrations.
-    const mayChangeProvider =
-      caller.kind === 'operator' || (caller.kind === 'person' && grants(caller, 'integrations'));
-    return ctx(request).render(
-      'console/people.eta',
-      {
-        ...peopleView(people, idp, settings.publicBaseUrl),
-        mayChangeProvider,
-        mayConfirmProvider: caller.kind === 'operator',
-        ...extra,
-      },
-      status,
-    );
-  };
+/** The people page: the list, the invitation form and the provider's settings. */
+async function overview(request: FastifyRequest, extra: PageData = {}, status = 200) {
+  const { db, config: settings } = request.deps;
+  const institutionId = institutionOf(request).id;
+  const [people, idp] = await Promise.all([listPeople(db, institutionId), findProvider(db, institutionId)]);
+  const caller = ctx(request).caller;
+  // The provider decides who signs in as whom: changing it needs Manage integrations.
+  const mayChangeProvider =
+    caller.kind === 'operator' || (caller.kind === 'person' && grants(caller, 'integrations'));
+  return ctx(request).render(
+    'console/people.eta',
+    {
+      ...peopleView(people, idp, settings.publicBaseUrl),
+      mayChangeProvider,
+      mayConfirmProvider: caller.kind === 'operator',
+      ...extra,
+    },
+    status,
+  );
+}
 
-  const personPage = async (request: FastifyRequest, extra: PageData = {}, status = 200) => {
-    const { id } = request.params as { id: string };
-    const person = await getPerson(db, institutionOf(request).id, id);
-    return ctx(request).render(
-      'console/person.eta',
-      { ...personView(person, pageOf(request)), ...extra },
-      status,
-    );
-  };
+/** One person's page. */
+async function personPage(request: FastifyRequest, extra: PageData = {}, status = 200) {
+  const { id } = request.params as { id: string };
+  const person = await getPerson(request.deps.db, institutionOf(request).id, id);
+  return ctx(request).render(
+    'console/person.eta',
+    { ...personView(person, pageOf(request)), ...extra },
+    status,
+  );
+}
 
+export function peopleRoutes(app: App): void {
+  listRoutes(app);
+  providerRoutes(app);
+  personRoutes(app);
+}
+
+/** The list and the invitation. */
+function listRoutes(app: App): void {
   app.get('/:slug/people', { config, schema: listSchema }, async (request) => overview(request));
 
   app.post(
@@ -87,7 +94,7 @@ export function peopleRoutes(app: App, services: Services): void {
       if (!checked.ok) return overview(request, { invite, ...checkErrors(checked.errors) }, 400);
       try {
         await invitePerson(
-          deps,
+          request.deps,
           institutionOf(request).id,
           { ...checked.value, permissions: checked.value.permissions ?? [] },
           ctx(request).caller,
@@ -99,7 +106,10 @@ export function peopleRoutes(app: App, services: Services): void {
       return reply.redirect(`${pageOf(request)}?done=person_invited`, 303);
     },
   );
+}
 
+/** The identity provider's settings, and the operator's confirmation of its issuer. */
+function providerRoutes(app: App): void {
   const integrations = { access: 'integrations' as const };
   app.post(
     '/:slug/identity-provider',
@@ -118,12 +128,7 @@ export function peopleRoutes(app: App, services: Services): void {
       const checked = checkForm(ProviderBody, input, providerFields);
       if (!checked.ok) return overview(request, shown(checkErrors(checked.errors)), 400);
       try {
-        await putProvider(
-          { db, clock, keyring, oidc },
-          institutionOf(request).id,
-          checked.value,
-          ctx(request).caller,
-        );
+        await putProvider(request.deps, institutionOf(request).id, checked.value, ctx(request).caller);
       } catch (error) {
         const refused = refusalOf(error, Object.keys(providerFields));
         return overview(request, shown(refused), refused.status);
@@ -137,11 +142,14 @@ export function peopleRoutes(app: App, services: Services): void {
     '/:slug/identity-provider/confirmation',
     { config: { access: 'operator', formFields: ['confirmed'] }, schema: listSchema },
     async (request, reply) => {
-      await confirmProvider({ db, clock }, institutionOf(request).id);
+      await confirmProvider(request.deps, institutionOf(request).id);
       return reply.redirect(`${pageOf(request)}?done=provider_confirmed`, 303);
     },
   );
+}
 
+/** One person: their page, a change, ending their sessions, removing them. */
+function personRoutes(app: App): void {
   app.get('/:slug/people/:id', { config, schema }, async (request) => personPage(request));
 
   app.post(
@@ -153,7 +161,7 @@ export function peopleRoutes(app: App, services: Services): void {
       if (!checked.ok) return personPage(request, { values, ...checkErrors(checked.errors) }, 400);
       try {
         await updatePerson(
-          deps,
+          request.deps,
           institutionOf(request).id,
           request.params.id,
           checked.value,
@@ -179,12 +187,12 @@ export function peopleRoutes(app: App, services: Services): void {
         if (!confirmed(request.body)) {
           // Asking first changes nothing: no audit entry for it.
           request.unchanged = true;
-          const person = await getPerson(db, institutionId, id);
+          const person = await getPerson(request.deps.db, institutionId, id);
           return c.render('console/confirm.eta', personConfirmView(person, action, page));
         }
         try {
-          if (action === 'remove') await removePerson(deps, institutionId, id, c.caller);
-          else await endPersonSessions(deps, institutionId, id);
+          if (action === 'remove') await removePerson(request.deps, institutionId, id, c.caller);
+          else await endPersonSessions(request.deps, institutionId, id);
         } catch (error) {
           const refused = refusalOf(error, []);
           return personPage(request, refused, refused.status);

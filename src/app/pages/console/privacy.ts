@@ -3,9 +3,23 @@
 // periods with the last retention run and the recent erasures. The pages call the privacy area's
 // functions with the request's institution, as the admin API does.
 import { Readable } from 'node:stream';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { listAccess, recordAccess } from '../../../domain/privacy/access-log.ts';
+import { eraseStudent } from '../../../domain/privacy/erasure.ts';
+import {
+  exportChunks,
+  exportDocument,
+  previewErasure,
+  requireStudent,
+} from '../../../domain/privacy/export.ts';
+import {
+  latestRetentionRun,
+  listRecentErasures,
+  retentionPeriods,
+  setRetentionPeriods,
+} from '../../../domain/privacy/retention-settings.ts';
 import { ApiError } from '../../../errors.ts';
-import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { ctx, institutionOf } from './context.ts';
 import { text } from './forms.ts';
@@ -14,22 +28,38 @@ import { removedWords, retentionFields, retentionForm } from './privacy-view.ts'
 const Params = Type.Object({ slug: Type.String() });
 const StudentParams = Type.Object({ slug: Type.String(), id: Type.String({ maxLength: 100 }) });
 
-export function privacyRoutes(app: App, services: Services): void {
-  const { privacy } = services;
-  const admin = { access: 'admin' as const };
+const admin = { access: 'admin' as const };
 
+export function privacyRoutes(app: App): void {
+  exportPages(app);
+  erasurePages(app);
+  retentionPages(app);
+}
+
+/** The student of a page's path, and the export recorded in the access log. */
+async function exportedStudent(request: FastifyRequest<{ Params: { id: string } }>) {
+  const institution = institutionOf(request);
+  const student = await requireStudent(request.deps.db, institution.id, { id: request.params.id });
+  await recordAccess(
+    request.deps,
+    ctx(request).caller,
+    institution.id,
+    'export',
+    { studentId: student.id },
+    'console',
+  );
+  return { institution, student };
+}
+
+/** A student's export: the readable page and the JSON download. */
+function exportPages(app: App): void {
   app.get(
     '/:slug/students/:id/export',
     { config: admin, schema: { hide: true, params: StudentParams } },
     async (request) => {
-      const c = ctx(request);
-      const institution = institutionOf(request);
-      const student = await privacy.findStudent(institution.id, { id: request.params.id });
-      const [doc] = await Promise.all([
-        privacy.exportDocument(institution, student),
-        privacy.recordAccess(c.caller, institution.id, 'export', { studentId: student.id }, 'console'),
-      ]);
-      return c.render('console/student-export.eta', { doc, student });
+      const { institution, student } = await exportedStudent(request);
+      const doc = await exportDocument(request.deps, institution, student);
+      return ctx(request).render('console/student-export.eta', { doc, student });
     },
   );
 
@@ -37,31 +67,23 @@ export function privacyRoutes(app: App, services: Services): void {
     '/:slug/students/:id/export.json',
     { config: admin, schema: { hide: true, params: StudentParams } },
     async (request, reply) => {
-      const institution = institutionOf(request);
-      const student = await privacy.findStudent(institution.id, { id: request.params.id });
-      await privacy.recordAccess(
-        ctx(request).caller,
-        institution.id,
-        'export',
-        { studentId: student.id },
-        'console',
-      );
+      const { institution, student } = await exportedStudent(request);
       return reply
         .type('application/json; charset=utf-8')
         .header('content-disposition', `attachment; filename="student-${student.id}.json"`)
-        .send(Readable.from(privacy.exportChunks(institution, student)));
+        .send(Readable.from(exportChunks(request.deps, institution, student)));
     },
   );
+}
 
-  const confirmPage = (_slug: string, institutionId: string, id: string) =>
-    privacy.preview(institutionId, id);
-
+/** The confirmation of a student's erasure, and the erasure. */
+function erasurePages(app: App): void {
   app.get(
     '/:slug/students/:id/erase',
     { config: admin, schema: { hide: true, params: StudentParams } },
     async (request) => {
       const institution = institutionOf(request);
-      const preview = await confirmPage(institution.slug, institution.id, request.params.id);
+      const preview = await previewErasure(request.deps.db, institution.id, request.params.id);
       const c = ctx(request);
       return c.render('console/student-erase.eta', { ...preview, actor: c.caller.actor, errors: {} });
     },
@@ -77,27 +99,32 @@ export function privacyRoutes(app: App, services: Services): void {
       const institution = institutionOf(request);
       const id = text(request.body, 'student_id');
       if (text(request.body, 'confirmed') !== 'yes') {
-        const preview = await confirmPage(institution.slug, institution.id, id);
+        const preview = await previewErasure(request.deps.db, institution.id, id);
         const errors = { confirmed: 'Tick the box to confirm that this cannot be undone' };
         return c.render('console/student-erase.eta', { ...preview, actor: c.caller.actor, errors }, 400);
       }
-      await privacy.erase(institution.id, id, c.caller.actor);
+      await eraseStudent(request.deps, institution.id, id, c.caller.actor);
       return reply.redirect(`/console/${institution.slug}/students?done=student_erased`, 303);
     },
   );
+}
 
-  const settingsPage = async (slug: string, institutionId: string) => {
-    const [periods, lastRun, erasures] = await Promise.all([
-      privacy.retention(institutionId),
-      privacy.lastRetentionRun(institutionId),
-      privacy.recentErasures(institutionId),
-    ]);
-    return { periods, lastRun, erasures, removedWords, action: `/console/${slug}/privacy` };
-  };
+/** The retention page's data: the periods, the last run and the recent erasures. */
+async function settingsPage(request: FastifyRequest) {
+  const { db } = request.deps;
+  const { id, slug } = institutionOf(request);
+  const [periods, lastRun, erasures] = await Promise.all([
+    retentionPeriods(db, id),
+    latestRetentionRun(db, id),
+    listRecentErasures(db, id),
+  ]);
+  return { periods, lastRun, erasures, removedWords, action: `/console/${slug}/privacy` };
+}
 
+/** The institution's retention periods, with the last retention run and the recent erasures. */
+function retentionPages(app: App): void {
   app.get('/:slug/privacy', { config: admin, schema: { hide: true, params: Params } }, async (request) => {
-    const institution = institutionOf(request);
-    const view = await settingsPage(institution.slug, institution.id);
+    const view = await settingsPage(request);
     return ctx(request).render('console/privacy.eta', { ...view, values: {}, errors: {} });
   });
 
@@ -110,7 +137,7 @@ export function privacyRoutes(app: App, services: Services): void {
       const { values, input, errors } = retentionForm(request.body);
       if (Object.keys(errors).length === 0) {
         try {
-          await privacy.setRetention(institution.id, input);
+          await setRetentionPeriods(request.deps, institution.id, input);
           return reply.redirect(`/console/${institution.slug}/privacy?done=retention_saved`, 303);
         } catch (error) {
           if (!(error instanceof ApiError) || typeof error.extra.field !== 'string') throw error;
@@ -119,7 +146,7 @@ export function privacyRoutes(app: App, services: Services): void {
             `Enter a whole number of days from ${min} to ${max}, or leave it empty for the default`;
         }
       }
-      const view = await settingsPage(institution.slug, institution.id);
+      const view = await settingsPage(request);
       return c.render('console/privacy.eta', { ...view, values, errors }, 400);
     },
   );
@@ -128,7 +155,7 @@ export function privacyRoutes(app: App, services: Services): void {
 const ViewsQuery = Type.Object({ before: Type.Optional(Type.String({ maxLength: 20 })) });
 
 /** The audit's reads: who opened a request, a student's page or an export, newest first. */
-export function accessLogRoutes(app: App, services: Services): void {
+export function accessLogRoutes(app: App): void {
   app.get(
     '/:slug/audit/views',
     { config: { access: 'admin' }, schema: { hide: true, params: Params, querystring: ViewsQuery } },
@@ -136,7 +163,7 @@ export function accessLogRoutes(app: App, services: Services): void {
       const institution = institutionOf(request);
       const raw = request.query.before;
       const before = raw && /^\d{1,15}$/.test(raw) ? Number(raw) : undefined;
-      const items = await services.privacy.accessLog(institution.id, { limit: 100, before });
+      const items = await listAccess(request.deps.db, institution.id, { limit: 100, before });
       const next = items.length === 100 ? items[items.length - 1].id : undefined;
       return ctx(request).render('console/access-log.eta', { items, next });
     },

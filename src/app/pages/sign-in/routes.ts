@@ -5,9 +5,16 @@
 import type { Eta } from 'eta';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
+import type { Deps } from '../../../domain/deps.ts';
 import { institutionBySlug } from '../../../domain/institutions/institutions.ts';
-import { SignInFailure } from '../../../domain/people/sign-in.ts';
-import type { Services } from '../../../services.ts';
+import { findInstitutions, providerForSignIn } from '../../../domain/people/identity-providers.ts';
+import { endSession } from '../../../domain/people/sessions.ts';
+import {
+  beginSignIn,
+  completeSignIn,
+  SignInFailure,
+  useOperatorLink,
+} from '../../../domain/people/sign-in.ts';
 import { perMinute } from '../../context/rate-limit.ts';
 import { sessionCookies } from '../../context/session-cookies.ts';
 import type { App } from '../../types.ts';
@@ -36,39 +43,48 @@ const signInSurface: Surface = {
   errorData: () => ({ title: 'Sign-in did not complete', again: '/auth/sign-in' }),
 };
 
-export async function registerSignInPages(parent: App, engine: Eta, services: Services): Promise<void> {
-  await registerSurface(parent, engine, signInSurface, (app) => signInRoutes(app, services));
+export async function registerSignInPages(parent: App, engine: Eta, deps: Deps): Promise<void> {
+  await registerSurface(parent, engine, signInSurface, (app) => signInRoutes(app, deps));
 }
 
-function signInRoutes(app: App, services: Services): void {
-  const { signIn, identityProviders, sessions } = services;
-  const cookies = sessionCookies(services.config.publicBaseUrl);
-  const secure = services.config.publicBaseUrl.startsWith('https:');
-  const hide = { hide: true };
-  const open = { access: 'public' } as const;
+const hide = { hide: true };
+const open = { access: 'public' } as const;
+
+/** Whether the cookies are Secure (PUBLIC_BASE_URL is https). */
+const secureFor = (reply: FastifyReply) => reply.request.deps.config.publicBaseUrl.startsWith('https:');
+
+/** Starts a sign-in at the provider, the flow's state kept in the browser for the callback. */
+async function startAt(reply: FastifyReply, institutionId: string | null, returnTo?: string) {
+  const { url, state } = await beginSignIn(reply.request.deps, institutionId, returnTo, reply.request.ip);
+  reply.setCookie(FLOW_COOKIE, state, {
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: secureFor(reply),
+    path: '/auth',
+    maxAge: 600,
+  });
+  return reply.header('cache-control', 'no-store').redirect(url, 302);
+}
+
+/** The session's cookie set, and on to the page signed in to. */
+function signedIn(reply: FastifyReply, session: { token: string; expiresAt: Date }, to: string) {
+  sessionCookies(reply.request.deps.config.publicBaseUrl).set(reply, session.token, session.expiresAt);
+  return reply.header('cache-control', 'no-store').redirect(to, 303);
+}
+
+function signInRoutes(app: App, deps: Deps): void {
+  searchAndStartRoutes(app, deps);
+  callbackRoutes(app);
+}
+
+/** Finding one's institution, and starting a sign-in to it (or to the platform's provider). */
+function searchAndStartRoutes(app: App, deps: Deps): void {
   // Starting a sign-in needs no credential and writes a row: limited per client (request.ip,
   // TRUST_PROXY honoured; shared through Redis when configured); 429 is a page with Retry-After.
   const start = {
     access: 'public',
-    ...perMinute(services.config.signInRateLimitPerMinute, 'sign-in'),
+    ...perMinute(deps.config.signInRateLimitPerMinute, 'sign-in'),
   } as const;
-
-  const startAt = async (reply: FastifyReply, institutionId: string | null, returnTo?: string) => {
-    const { url, state } = await signIn.begin(institutionId, returnTo, reply.request.ip);
-    reply.setCookie(FLOW_COOKIE, state, {
-      httpOnly: true,
-      sameSite: 'lax',
-      secure,
-      path: '/auth',
-      maxAge: 600,
-    });
-    return reply.header('cache-control', 'no-store').redirect(url, 302);
-  };
-
-  const signedIn = (reply: FastifyReply, session: { token: string; expiresAt: Date }, to: string) => {
-    cookies.set(reply, session.token, session.expiresAt);
-    return reply.header('cache-control', 'no-store').redirect(to, 303);
-  };
 
   app.get(
     '/sign-in',
@@ -83,8 +99,8 @@ function signInRoutes(app: App, services: Services): void {
     async (request, reply) => {
       const { q, problem } = signInSearch(request.query.q);
       const [matches, operator] = await Promise.all([
-        q && !problem ? identityProviders.findInstitutions(q) : Promise.resolve([]),
-        identityProviders.forSignIn(null),
+        q && !problem ? findInstitutions(request.deps.db, q) : Promise.resolve([]),
+        providerForSignIn(request.deps, null),
       ]);
       return reply.render(
         'auth/sign-in.eta',
@@ -116,12 +132,16 @@ function signInRoutes(app: App, services: Services): void {
       return startAt(reply, institution.id, request.query.return_to);
     },
   );
+}
 
+/** The provider's callback, the one-time operator link, and signing out. */
+function callbackRoutes(app: App): void {
   app.get('/callback', { config: open, schema: hide }, async (request, reply) => {
-    const url = new URL(request.url, services.config.publicBaseUrl);
+    const url = new URL(request.url, request.deps.config.publicBaseUrl);
     const browserState = request.cookies[FLOW_COOKIE];
+    const secure = secureFor(reply);
     reply.clearCookie(FLOW_COOKIE, { path: '/auth', httpOnly: true, sameSite: 'lax', secure });
-    const done = await signIn.complete(url, browserState);
+    const done = await completeSignIn(request.deps, url, browserState);
     return signedIn(reply, done, done.returnTo ?? (done.kind === 'student' ? '/app/' : '/console/'));
   });
 
@@ -139,14 +159,14 @@ function signInRoutes(app: App, services: Services): void {
     '/operator-link/:token',
     { config: open, schema: { ...hide, params: LinkParams } },
     async (request, reply) =>
-      signedIn(reply, await signIn.useOperatorLink(request.params.token), '/console/'),
+      signedIn(reply, await useOperatorLink(request.deps, request.params.token), '/console/'),
   );
 
   // The session is read when there is one (and its CSRF token checked by the request context);
   // signing out without one still clears the cookie and says so.
   app.post('/sign-out', { config: { access: 'visitor' }, schema: hide }, async (request, reply) => {
-    if (request.caller?.sessionId) await sessions.end(request.caller.sessionId);
-    cookies.clear(reply);
+    if (request.caller?.sessionId) await endSession(request.deps, request.caller.sessionId);
+    sessionCookies(request.deps.config.publicBaseUrl).clear(reply);
     return reply.render('auth/signed-out.eta', { title: 'Signed out' });
   });
 }

@@ -5,9 +5,9 @@
 //
 // Indexes: people by id and by (institution_id, lower(email)) (unique among people not removed);
 // sign_in_links by person_id; identity_providers by the coalesced institution id (unique).
-import type { Queryable } from '../../db/db.ts';
-import type { Permission, Role } from '../access/policy.ts';
-import type { IdentityProvider, Person } from './schemas.ts';
+import type { Queryable } from '../../../db/db.ts';
+import type { Permission, Role } from '../../access/policy.ts';
+import type { IdentityProvider, Person } from '../schemas.ts';
 
 const personColumns = `p.id, p.email, p.name, p.roles, p.permissions, p.created_at, p.updated_at,
   EXISTS (SELECT 1 FROM sign_in_links l WHERE l.person_id = p.id) AS linked,
@@ -83,7 +83,8 @@ export async function deleteSignInLinks(tx: Queryable, personId: string): Promis
   await tx.query('DELETE FROM sign_in_links WHERE person_id = $1', [personId]);
 }
 
-const NO_INSTITUTION = '00000000-0000-0000-0000-000000000000';
+/** What a null institution (the platform) is coalesced to, as the unique indexes do. */
+export const NO_INSTITUTION = '00000000-0000-0000-0000-000000000000';
 
 export type ProviderRow = Omit<IdentityProvider, 'client_secret_set'> & { client_secret_encrypted: string };
 
