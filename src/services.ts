@@ -15,7 +15,6 @@ import { createSessions } from './domain/people/sessions.ts';
 import { createSignIn } from './domain/people/sign-in.ts';
 import { createPrivacyService } from './domain/privacy/service.ts';
 import { createStudentApp } from './domain/students/service.ts';
-import { createWebhooksService } from './domain/webhooks/service.ts';
 import {
   createRuntime,
   createWorkers,
@@ -38,7 +37,6 @@ export function createServices(options: ServiceDeps) {
   const sessions = createSessions(db, clock, { idleMinutes, maxHours });
   const identityProviders = createIdentityProviders(db, clock, keyring, oidc);
   const feedsPerInstitution = config.calendarFeedsPerInstitution;
-  const webhooks = createWebhooksService({ db, clock, policy, keyring });
   const helpRequests = createHelpRequestsService(db, clock);
   const oneRosterPull = pullDepsOf(runtime, options.oneRosterPull);
   const { rosterSync, taxonomy } = oneRosterPull;
@@ -78,10 +76,7 @@ export function createServices(options: ServiceDeps) {
     studentApp: createStudentApp({ db, clock, helpRequests }),
     helpSync: createHelpSyncService(db, clock),
     taxonomy,
-    webhooks,
     rosterSync,
-    /** The webhook delivery worker (not started: `start()` it). */
-    webhookWorker: workers.webhook,
     calendar: createCalendarService({ db, clock, policy, feedsPerInstitution }),
     /** The calendar fetch worker (not started). */
     calendarWorker: workers.calendar,

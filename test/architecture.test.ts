@@ -178,7 +178,6 @@ const longFunctions = new Map<string, number>([
   ['app/api/admin/calendar.ts: adminCalendarRoutes', 170],
   ['cli/commands/people.ts: registerPeopleCommands', 162],
   ['domain/oneroster/pull/client.ts: createOneRosterClient', 148],
-  ['app/api/admin/webhook-deliveries.ts: adminWebhookDeliveryRoutes', 147],
   ['domain/oneroster/pull/pull.ts: pullSource', 146],
   ['cli/push/oneroster.ts: planOneRoster', 144],
   ['app/pages/student/routes.ts: studentRoutes', 143],

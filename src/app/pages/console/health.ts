@@ -12,6 +12,7 @@ import { integrationChecklist } from '../../../domain/runs/onboarding.ts';
 import { listRuns } from '../../../domain/runs/runs.ts';
 import { syncSecretStatus } from '../../../domain/secrets/help-sync-secrets.ts';
 import { rosterSecretStatus } from '../../../domain/secrets/roster-secrets.ts';
+import { listEndpoints } from '../../../domain/webhooks/endpoints.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { ctx, institutionOf } from './context.ts';
@@ -23,7 +24,7 @@ import { removedWords } from './privacy-view.ts';
 const MOST = 200;
 
 export function healthRoutes(app: App, services: Services): void {
-  const { db, clock, webhooks, calendar, oneRosterSources } = services;
+  const { db, clock, calendar, oneRosterSources } = services;
 
   app.get(
     '/:slug/',
@@ -51,7 +52,7 @@ export function healthRoutes(app: App, services: Services): void {
         listFullSyncs(db, id, { status: 'held', limit: 20 }),
         rosterSecretStatus(request.deps, id, clock.now()),
         integrations ? syncSecretStatus(db, id) : undefined,
-        integrations ? webhooks.list(id, { limit: MOST }) : undefined,
+        integrations ? listEndpoints(request.deps, id, { limit: MOST }) : undefined,
         calendar.list(id, { limit: MOST, offset: 0 }),
         oneRosterSources.failing(id),
         integrationChecklist(db, id, clock.now()),
