@@ -1,11 +1,9 @@
 // Composition root of the HTTP application: binds the domain to one runtime (src/runtime.ts:
 // database, clock, configuration, keyring, the OIDC client and Redis opened on first use) for the
 // route files. Shrinking: routes that import the area's functions read `request.deps` instead.
-import { createCalendarService } from './domain/calendar/service.ts';
 import { createHelpRequestsService } from './domain/helpdesk/service.ts';
 import { createHelpSyncService } from './domain/helpdesk/sync.ts';
 import { createInboxService } from './domain/inbox/service.ts';
-import { createNotificationsService, emailStatusOf } from './domain/notifications/service.ts';
 import type { PullMode } from './domain/oneroster/pull/pull.ts';
 import { pullStatus, requestPull } from './domain/oneroster/pull/requests.ts';
 import { createOneRosterSources } from './domain/oneroster/pull/sources.ts';
@@ -36,7 +34,6 @@ export function createServices(options: ServiceDeps) {
   const { sessionIdleMinutes: idleMinutes, sessionMaxHours: maxHours } = config;
   const sessions = createSessions(db, clock, { idleMinutes, maxHours });
   const identityProviders = createIdentityProviders(db, clock, keyring, oidc);
-  const feedsPerInstitution = config.calendarFeedsPerInstitution;
   const helpRequests = createHelpRequestsService(db, clock);
   const oneRosterPull = pullDepsOf(runtime, options.oneRosterPull);
   const { rosterSync, taxonomy } = oneRosterPull;
@@ -77,9 +74,6 @@ export function createServices(options: ServiceDeps) {
     helpSync: createHelpSyncService(db, clock),
     taxonomy,
     rosterSync,
-    calendar: createCalendarService({ db, clock, policy, feedsPerInstitution }),
-    /** The calendar fetch worker (not started). */
-    calendarWorker: workers.calendar,
     /** An institution's OneRoster source (settings) and its pulls. */
     oneRosterSources: createOneRosterSources({ db, keyring, policy }),
     oneRosterPull,
@@ -97,14 +91,6 @@ export function createServices(options: ServiceDeps) {
     },
     /** The OneRoster pull worker (not started). */
     oneRosterWorker: workers.oneRoster,
-    /** Who is told of help requests by email, and whether email is on (docs/notifications.md). */
-    notifications: createNotificationsService({
-      db,
-      clock,
-      email: emailStatusOf(config.smtpUrl, config.smtpFrom),
-    }),
-    /** The notification email worker (not started). */
-    notificationWorker: workers.notification,
     /** Exports, erasures, retention and the access log (docs/privacy.md). */
     privacy: createPrivacyService({ db, clock }),
     /** Response targets, the escalation window and list, and open escalations (src/domain/inbox/). */

@@ -7,7 +7,9 @@
 // One page load reads the domains directly with the request's institution: seven queries at once,
 // no in-process request.
 import { Type } from 'typebox';
+import { listFeeds } from '../../../domain/calendar/feeds.ts';
 import { listFullSyncs } from '../../../domain/departures/departures.ts';
+import { emailStatus } from '../../../domain/notifications/email-status.ts';
 import { integrationChecklist } from '../../../domain/runs/onboarding.ts';
 import { listRuns } from '../../../domain/runs/runs.ts';
 import { syncSecretStatus } from '../../../domain/secrets/help-sync-secrets.ts';
@@ -24,7 +26,7 @@ import { removedWords } from './privacy-view.ts';
 const MOST = 200;
 
 export function healthRoutes(app: App, services: Services): void {
-  const { db, clock, calendar, oneRosterSources } = services;
+  const { db, clock, oneRosterSources } = services;
 
   app.get(
     '/:slug/',
@@ -53,7 +55,7 @@ export function healthRoutes(app: App, services: Services): void {
         rosterSecretStatus(request.deps, id, clock.now()),
         integrations ? syncSecretStatus(db, id) : undefined,
         integrations ? listEndpoints(request.deps, id, { limit: MOST }) : undefined,
-        calendar.list(id, { limit: MOST, offset: 0 }),
+        listFeeds(db, id, { limit: MOST, offset: 0 }),
         oneRosterSources.failing(id),
         integrationChecklist(db, id, clock.now()),
         services.privacy.lastRetentionRun(id),
@@ -78,7 +80,7 @@ export function healthRoutes(app: App, services: Services): void {
         ...view,
         attention: escalated ? [escalated, ...view.attention] : view.attention,
         // Whether notification emails are sent (SMTP_URL): the Notifications card says so.
-        notificationsOn: services.notifications.email.enabled,
+        notificationsOn: emailStatus(request.deps.config).enabled,
         checklist,
         // What the last retention run removed (docs/privacy.md).
         retention,
