@@ -18,6 +18,7 @@ import { DEFAULT_LIMITS } from '../src/domain/calendar/schedule.ts';
 import { pullNow } from '../src/domain/oneroster/pull/pull.ts';
 import { startSession } from '../src/domain/people/sessions.ts';
 import { issueRosterSecret } from '../src/domain/secrets/roster-secrets.ts';
+import { createEndpoint } from '../src/domain/webhooks/endpoints.ts';
 import { systemClock } from '../src/lib/clock.ts';
 import { createServices } from '../src/services.ts';
 import { createWebhookWorker } from '../src/workers/webhook-delivery.ts';
@@ -146,7 +147,7 @@ async function benchKind(kind: Kind, databaseUrl?: string): Promise<void> {
     const seeded = performance.now();
     await pushStudents(origin, secret, night.cohortId, 0);
     const seedSeconds = (performance.now() - seeded) / 1000;
-    await services.webhooks.create(night.id, { url: receiver.url });
+    await createEndpoint(services.deps, night.id, { url: receiver.url });
     await enqueue(db, night.id, DELIVERIES);
     // The pull's institution and source.
     const pulled = await seed(db, 'pulled');

@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
 import type { Db } from '../src/db/db.ts';
 import { recordEvent } from '../src/domain/events/record.ts';
-import { createWebhooksService } from '../src/domain/webhooks/service.ts';
+import { createEndpoint } from '../src/domain/webhooks/endpoints.ts';
 import { secretKey, signatureHeader } from '../src/domain/webhooks/signing.ts';
 import { systemClock } from '../src/lib/clock.ts';
 import { createKeyring, generateKey, parseKey } from '../src/lib/encryption.ts';
@@ -242,8 +242,8 @@ async function measure(
   const institutionId = rows[0].id;
   const key = generateKey();
   const keyring = createKeyring(parseKey(key)!);
-  const service = createWebhooksService({ db, clock: systemClock, policy: { allowLoopback: true }, keyring });
-  await service.create(institutionId, { url: receiver.url });
+  const deps = { db, clock: systemClock, policy: { allowLoopback: true }, keyring };
+  await createEndpoint(deps, institutionId, { url: receiver.url });
 
   const posts = size(10_000, 50);
   const baselineCpu = process.cpuUsage();

@@ -7,8 +7,8 @@ import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import type { Db } from './db/db.ts';
+import type { FetchSettings } from './domain/calendar/schedule.ts';
 import type { Deps } from './domain/deps.ts';
-import { createNotificationWorker, type NotificationWorker } from './domain/notifications/worker.ts';
 import { pullLimitsOf } from './domain/oneroster/pull/client.ts';
 import type { PullDeps } from './domain/oneroster/pull/pull.ts';
 import { createOidcClient, type OidcClient } from './domain/people/oidc-client.ts';
@@ -16,8 +16,10 @@ import { createRosterSyncService } from './domain/roster/sync.ts';
 import { createTaxonomyService } from './domain/taxonomy/service.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import { type Keyring, keyringFromConfig } from './lib/encryption.ts';
+import type { OutboundPolicy } from './lib/outbound-url.ts';
 import { type CalendarFetchWorker, createCalendarFetchWorker } from './workers/calendar-fetch.ts';
 import { escalationWorkerOnce } from './workers/escalation.ts';
+import { type NotificationWorker, processNotificationWorker } from './workers/notification-email.ts';
 import { createOneRosterPullWorker, type OneRosterPullWorker } from './workers/oneroster-pull.ts';
 import { createRetentionWorker, type RetentionWorker } from './workers/retention.ts';
 import { createWebhookWorker, type WebhookWorker, type WorkerLogger } from './workers/webhook-delivery.ts';
@@ -34,6 +36,10 @@ export interface RuntimeOptions {
   oidc?: OidcClient;
   /** Opens the OpenID Connect client on first use (the real one unless a test counts openings). */
   openOidc?: (deps: Pick<Deps, 'policy' | 'clock'>) => OidcClient;
+  /** DNS a test keeps on its machine: the outbound policy's save-time resolver and connect-time lookup. */
+  dns?: Pick<OutboundPolicy, 'resolve' | 'lookup'>;
+  /** Calendar fetch limits and jitter a test changes (domain/calendar/schedule.ts's otherwise). */
+  calendarFetch?: FetchSettings;
 }
 
 /** A process's dependencies, plus what it opened lazily and how to release it. */
@@ -84,7 +90,7 @@ function lazyOidc(open: () => OidcClient): { client: OidcClient; opened: () => b
 export function createRuntime(options: RuntimeOptions): Runtime {
   const { db, config } = options;
   const clock = options.clock ?? systemClock;
-  const policy = { allowLoopback: config.allowLoopbackOutbound };
+  const policy: OutboundPolicy = { allowLoopback: config.allowLoopbackOutbound, ...options.dns };
   const openOidc = options.openOidc ?? createOidcClient;
   const oidc = options.oidc
     ? { client: options.oidc, opened: () => true, owned: false }
@@ -98,6 +104,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     policy,
     keyring: options.keyring ?? keyringFromConfig(config),
     oidc: oidc.client,
+    calendarFetch: options.calendarFetch,
     get redis() {
       if (!redis && config.redisUrl) redis = ownedRedis = openRedis(config.redisUrl);
       return redis;
@@ -167,13 +174,7 @@ export function createWorkers(
     },
     /** Notification emails. */
     notification(logger: WorkerLogger): NotificationWorker {
-      notification ??= createNotificationWorker({
-        db,
-        clock,
-        logger,
-        smtp: config.smtpUrl ? { url: config.smtpUrl, from: config.smtpFrom } : undefined,
-        publicBaseUrl: config.publicBaseUrl,
-      });
+      notification ??= processNotificationWorker({ db, clock, config }, logger);
       return notification;
     },
     /** Retention: expired exports, erasures and logs removed. */

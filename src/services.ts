@@ -1,16 +1,13 @@
 // Composition root of the HTTP application: binds the domain to one runtime (src/runtime.ts:
 // database, clock, configuration, keyring, the OIDC client and Redis opened on first use) for the
 // route files. Shrinking: routes that import the area's functions read `request.deps` instead.
-import { createCalendarService } from './domain/calendar/service.ts';
 import { createHelpRequestsService } from './domain/helpdesk/service.ts';
 import { createHelpSyncService } from './domain/helpdesk/sync.ts';
 import { createInboxService } from './domain/inbox/service.ts';
-import { createNotificationsService, emailStatusOf } from './domain/notifications/service.ts';
 import type { PullMode } from './domain/oneroster/pull/pull.ts';
 import { pullStatus, requestPull } from './domain/oneroster/pull/requests.ts';
 import { createOneRosterSources } from './domain/oneroster/pull/sources.ts';
 import { createStudentApp } from './domain/students/service.ts';
-import { createWebhooksService } from './domain/webhooks/service.ts';
 import {
   createRuntime,
   createWorkers,
@@ -29,8 +26,6 @@ export interface ServiceDeps extends RuntimeOptions {
 export function createServices(options: ServiceDeps) {
   const runtime = createRuntime(options);
   const { db, config, clock, keyring, oidc, policy } = runtime;
-  const feedsPerInstitution = config.calendarFeedsPerInstitution;
-  const webhooks = createWebhooksService({ db, clock, policy, keyring });
   const helpRequests = createHelpRequestsService(db, clock);
   const oneRosterPull = pullDepsOf(runtime, options.oneRosterPull);
   const { rosterSync, taxonomy } = oneRosterPull;
@@ -55,13 +50,7 @@ export function createServices(options: ServiceDeps) {
     studentApp: createStudentApp({ db, clock, helpRequests }),
     helpSync: createHelpSyncService(db, clock),
     taxonomy,
-    webhooks,
     rosterSync,
-    /** The webhook delivery worker (not started: `start()` it). */
-    webhookWorker: workers.webhook,
-    calendar: createCalendarService({ db, clock, policy, feedsPerInstitution }),
-    /** The calendar fetch worker (not started). */
-    calendarWorker: workers.calendar,
     /** An institution's OneRoster source (settings) and its pulls. */
     oneRosterSources: createOneRosterSources({ db, keyring, policy }),
     oneRosterPull,
@@ -79,14 +68,6 @@ export function createServices(options: ServiceDeps) {
     },
     /** The OneRoster pull worker (not started). */
     oneRosterWorker: workers.oneRoster,
-    /** Who is told of help requests by email, and whether email is on (docs/notifications.md). */
-    notifications: createNotificationsService({
-      db,
-      clock,
-      email: emailStatusOf(config.smtpUrl, config.smtpFrom),
-    }),
-    /** The notification email worker (not started). */
-    notificationWorker: workers.notification,
     /** Response targets, the escalation window and list, and open escalations (src/domain/inbox/). */
     inbox: createInboxService({ db, clock }),
     /** Every background worker of a process: start() them, stop() lets work in flight finish. */

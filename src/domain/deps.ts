@@ -7,6 +7,7 @@ import type { Db } from '../db/db.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Keyring } from '../lib/encryption.ts';
 import type { OutboundPolicy } from '../lib/outbound-url.ts';
+import type { FetchSettings } from './calendar/schedule.ts';
 import type { OidcClient } from './people/oidc-client.ts';
 
 export interface Deps {
@@ -15,8 +16,10 @@ export interface Deps {
   config: Config;
   /** Encryption of stored secrets. */
   keyring: Keyring;
-  /** Which outbound addresses are allowed (loopback in development only). */
+  /** Which outbound addresses are allowed (loopback in development only), and the DNS checked. */
   policy: OutboundPolicy;
+  /** Calendar fetches' limits and jitter, when not the defaults (tests). */
+  calendarFetch?: FetchSettings;
   /** The OpenID Connect client; nothing is opened until a sign-in or a provider check uses it. */
   oidc: OidcClient;
 }

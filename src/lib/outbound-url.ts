@@ -20,6 +20,10 @@ import ipaddr from 'ipaddr.js';
 
 export interface OutboundPolicy {
   allowLoopback: boolean;
+  /** Save-time DNS check (the system's unless a test keeps names on its own machine). */
+  resolve?: Resolver;
+  /** Connect-time DNS lookup (the system's, dns.lookup, unless a test brings its own). */
+  lookup?: typeof dns.lookup;
 }
 
 export type Resolver = (hostname: string) => Promise<string[]>;
@@ -146,7 +150,7 @@ export function checkUrlSyntax(raw: string, policy: OutboundPolicy): UrlVerdict 
 export async function checkOutboundUrl(
   raw: string,
   policy: OutboundPolicy,
-  resolve: Resolver = systemResolver,
+  resolve: Resolver = policy.resolve ?? systemResolver,
 ): Promise<UrlVerdict> {
   const syntax = checkUrlSyntax(raw, policy);
   if (!syntax.ok) return syntax;
@@ -180,7 +184,10 @@ type LookupCallback = (
  * refused address and connects only to allowed ones; fails when none is left. IP-literal hosts
  * never reach a lookup, so callers check those with checkUrlSyntax before each request.
  */
-export function guardedLookup(policy: OutboundPolicy, lookup: typeof dns.lookup = dns.lookup) {
+export function guardedLookup(
+  policy: OutboundPolicy,
+  lookup: typeof dns.lookup = policy.lookup ?? dns.lookup,
+) {
   return (hostname: string, options: dns.LookupOptions, callback: LookupCallback): void => {
     lookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, []);

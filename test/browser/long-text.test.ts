@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
 import { startSession } from '../../src/domain/people/sessions.ts';
+import { sendTestEvent } from '../../src/domain/webhooks/deliveries.ts';
 import { seedTenant } from '../helpers/app.ts';
 import { receiverPool } from '../helpers/receiver.ts';
 import { insertStudents } from '../helpers/students.ts';
@@ -40,7 +41,7 @@ browserSuite('pages with long unbroken text', (h) => {
       url: `${receiver.url}/${word('u')}`,
       description: word('w'),
     });
-    await ctx.services.webhooks.sendTest(tenant.institutionId, endpoint.id);
+    await sendTestEvent(ctx.deps, tenant.institutionId, endpoint.id);
     await workerFor(ctx, tenant, ctx.services.clock).drain();
     const attempts = await ctx.db.query<{ id: string }>(
       'SELECT id FROM webhook_attempts WHERE endpoint_id = $1',

@@ -7,7 +7,7 @@
 // axe-core runs on every page and each is photographed.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createNotificationWorker } from '../../src/domain/notifications/worker.ts';
+import { createNotificationWorker } from '../../src/workers/notification-email.ts';
 import { seedTenant } from '../helpers/app.ts';
 import { seedStudents } from '../helpers/helpdesk.ts';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp.ts';

@@ -5,6 +5,7 @@
 // the response) and the event catalogue. Each page passes axe and is kept as a screenshot.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { sendTestEvent } from '../../src/domain/webhooks/deliveries.ts';
 import { seedTenant } from '../helpers/app.ts';
 import { receiverPool } from '../helpers/receiver.ts';
 import { addEndpoint, workerFor } from '../helpers/webhooks.ts';
@@ -70,7 +71,7 @@ browserSuite('console: onboarding and the webhook portal', (h) => {
       body: JSON.stringify({ accepted: true, note: 'queued for processing' }),
     });
     const endpoint = await addEndpoint(ctx, tenant, { url: receiver.url, description: 'Help desk bridge' });
-    await ctx.services.webhooks.sendTest(tenant.institutionId, endpoint.id);
+    await sendTestEvent(ctx.deps, tenant.institutionId, endpoint.id);
     await workerFor(ctx, tenant, ctx.services.clock).drain();
     assert.equal(receiver.received.length, 1);
 

@@ -2,7 +2,7 @@
 // Google, Outlook/Exchange, iCloud and Moodle write them, the fetch worker, and every bad feed.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { claimFeed } from '../../src/domain/calendar/refresh.ts';
+import { claimFeed, refreshDepsOf } from '../../src/domain/calendar/refresh.ts';
 import { createCalendarFetchWorker } from '../../src/workers/calendar-fetch.ts';
 import { seedTenant } from '../helpers/app.ts';
 import { googleCalendar, icloudCalendar, moodleCalendar, outlookCalendar } from './calendars.ts';
@@ -380,7 +380,7 @@ describeCalendar('calendar feeds', (ctx) => {
   test('a feed being fetched is not fetched again at once (409)', async () => {
     const tenant = await seedTenant(ctx(), { rosterSecret: false });
     const feed = await addFeed(ctx, tenant.slug, server.url(freshPath('busy')));
-    const claimed = await claimFeed(ctx().services.calendar.refreshDeps, tenant.institutionId, feed.id);
+    const claimed = await claimFeed(refreshDepsOf(ctx().deps), tenant.institutionId, feed.id);
     assert.ok(claimed);
     const res = await ctx().admin(
       'POST',

@@ -7,7 +7,6 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe } from 'node:test';
 import type { FetchLimits } from '../../src/domain/calendar/schedule.ts';
-import { createCalendarService } from '../../src/domain/calendar/service.ts';
 import type { Resolver } from '../../src/lib/outbound-url.ts';
 import { startTestApp, type TestContext } from '../helpers/app.ts';
 import { type TestClock, testClock } from '../helpers/clock.ts';
@@ -114,21 +113,14 @@ export async function startCalendarApp(
   const clock = calendarClock();
   const allowLoopback = options.allowLoopback ?? true;
   const ctx = await startTestApp(kind, {
-    config: { allowLoopbackOutbound: allowLoopback },
-    clock,
-    // The calendar service with the tests' resolver and limits: feeds are local servers.
-    customize: (services) => {
-      services.calendar = createCalendarService({
-        db: services.db,
-        clock,
-        policy: { allowLoopback },
-        resolve: testResolver,
-        lookup: loopbackLookup,
-        limits: { ...TEST_LIMITS, ...options.limits },
-        random: () => 0,
-        feedsPerInstitution: options.feedsPerInstitution,
-      });
+    config: {
+      allowLoopbackOutbound: allowLoopback,
+      ...(options.feedsPerInstitution ? { calendarFeedsPerInstitution: options.feedsPerInstitution } : {}),
     },
+    clock,
+    // The tests' DNS, limits and jitter: feeds are local servers, fetches give up quickly.
+    dns: { resolve: testResolver, lookup: loopbackLookup },
+    calendarFetch: { limits: { ...TEST_LIMITS, ...options.limits }, random: () => 0 },
   });
   return { ...ctx, clock };
 }

@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import diagnosticsChannel from 'node:diagnostics_channel';
 import { after, before, test } from 'node:test';
 import { threadId } from 'node:worker_threads';
+import { fetchFeedNow } from '../../src/domain/calendar/fetch-now.ts';
 import { type ParseEvent, parseChannel } from '../../src/domain/calendar/parse-job.ts';
-import { createCalendarService } from '../../src/domain/calendar/service.ts';
 import { seedTenant } from '../helpers/app.ts';
 import { personBrowser } from '../helpers/people.ts';
 import { googleCalendar, ics } from './calendars.ts';
@@ -185,15 +185,12 @@ describeCalendar(
       assert.equal((await ctx().request({ method: 'GET', url: '/health/live' })).statusCode, 200);
 
       // The same feed with room enough but a 0.2 s time limit: stopped at the limit.
-      const slow = createCalendarService({
-        db: ctx().db,
-        clock: ctx().clock,
-        policy: { allowLoopback: true },
-        resolve: testResolver,
-        lookup: loopbackLookup,
-        limits: { maxBytes: 4 * 1024 * 1024, parseTimeoutMs: 200 },
-      });
-      const timedOut = await slow.fetchNow(tenant.institutionId, feed.id);
+      const slow = {
+        ...ctx().deps,
+        policy: { allowLoopback: true, resolve: testResolver, lookup: loopbackLookup },
+        calendarFetch: { limits: { maxBytes: 4 * 1024 * 1024, parseTimeoutMs: 200 } },
+      };
+      const timedOut = await fetchFeedNow(slow, tenant.institutionId, feed.id);
       assert.equal(timedOut.status, 'failed');
       assert.match(timedOut.error ?? '', /takes longer than 0\.2 s to read \(time limit\)/);
       assert.deepEqual(await events(), stored);

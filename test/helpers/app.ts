@@ -8,7 +8,7 @@ import type { App } from '../../src/app/types.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import type { Db } from '../../src/db/db.ts';
 import type { Clock } from '../../src/lib/clock.ts';
-import type { Runtime } from '../../src/runtime.ts';
+import type { Runtime, RuntimeOptions } from '../../src/runtime.ts';
 import { createServices, type Services } from '../../src/services.ts';
 import { type DatabaseKind, databaseKinds, openTestDb } from './db.ts';
 
@@ -71,8 +71,10 @@ export interface StartOptions {
   redis?: Redis;
   /** Rate-limit key prefix; defaults to a random one per app. */
   rateLimitNameSpace?: string;
-  /** Replaces services before the app is built (a calendar service with test resolvers, say). */
-  customize?: (services: Services) => void;
+  /** DNS kept on this machine: the outbound policy's save-time resolver and connect-time lookup. */
+  dns?: RuntimeOptions['dns'];
+  /** Calendar fetch limits and jitter (short time limits, no jitter), over the defaults. */
+  calendarFetch?: RuntimeOptions['calendarFetch'];
 }
 
 export async function startTestApp(kind: DatabaseKind, options: StartOptions = {}): Promise<TestContext> {
@@ -82,8 +84,9 @@ export async function startTestApp(kind: DatabaseKind, options: StartOptions = {
     config: testConfig(options.config, options.env),
     clock: options.clock,
     redis: options.redis,
+    dns: options.dns,
+    calendarFetch: options.calendarFetch,
   });
-  options.customize?.(services);
   const app = await buildApp(services, {
     logger: false,
     rateLimitNameSpace: options.rateLimitNameSpace ?? `ssp-test-${randomBytes(6).toString('hex')}:`,

@@ -4,8 +4,8 @@
 // with several workers too; an acknowledged one never escalates; the admins' list and window apply.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createNotificationWorker } from '../../src/domain/notifications/worker.ts';
 import { createEscalationWorker } from '../../src/workers/escalation.ts';
+import { createNotificationWorker } from '../../src/workers/notification-email.ts';
 import { startTestApp, type TestContext } from '../helpers/app.ts';
 import { testClock } from '../helpers/clock.ts';
 import { databaseKinds } from '../helpers/db.ts';

@@ -4,7 +4,8 @@
 // page, and another institution's people are never offered or told.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createNotificationWorker } from '../../src/domain/notifications/worker.ts';
+import { ownSettings, peopleSettings } from '../../src/domain/notifications/settings.ts';
+import { createNotificationWorker } from '../../src/workers/notification-email.ts';
 import { describeEachDatabase, seedTenant, type TestContext } from '../helpers/app.ts';
 import { seedStudents } from '../helpers/helpdesk.ts';
 import { type Browser, invitePerson, operatorBrowser, personBrowser } from '../helpers/people.ts';
@@ -43,7 +44,7 @@ describeEachDatabase('console: notifications (email off)', (ctx) => {
     const saved = await postForm(ctx(), admin, page, [['crisis', kai.id]]);
     assert.equal(saved.statusCode, 303);
     assert.equal(saved.headers.location, `${page}?done=crisis_recipients_saved`);
-    const people = await ctx().services.notifications.people(tenant.institutionId);
+    const people = await peopleSettings(ctx().deps.db, tenant.institutionId);
     assert.deepEqual(
       people.filter((p) => p.crisis).map((p) => p.name),
       ['Kai Lee'],
@@ -57,9 +58,7 @@ describeEachDatabase('console: notifications (email off)', (ctx) => {
     assert.equal(refused.statusCode, 400);
     assert.match(refused.body, /Crisis recipient 2 of the list is not a current staff member or admin/);
     assert.deepEqual(
-      (await ctx().services.notifications.people(tenant.institutionId))
-        .filter((p) => p.crisis)
-        .map((p) => p.name),
+      (await peopleSettings(ctx().deps.db, tenant.institutionId)).filter((p) => p.crisis).map((p) => p.name),
       ['Kai Lee'],
     );
 
@@ -157,7 +156,7 @@ describeEachDatabase('console: notifications (email off)', (ctx) => {
 
     const saved = await postForm(ctx(), staff, page, [['assigned_to_me', 'yes']]);
     assert.equal(saved.statusCode, 303);
-    const own = await ctx().services.notifications.own(tenant.institutionId, staff.personId);
+    const own = await ownSettings(ctx().deps.db, tenant.institutionId, staff.personId);
     assert.deepEqual(own, { crisis: false, any_new_request: false, assigned_to_me: true });
     const again = await staff.request('GET', `${page}?done=own_notifications_saved`);
     assert.match(again.body, /Your notification settings were saved/);

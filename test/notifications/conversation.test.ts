@@ -5,7 +5,8 @@
 // person who asked for every new request is no longer told that an admin chose them).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createNotificationWorker } from '../../src/domain/notifications/worker.ts';
+import { setCrisisRecipients, setOwnSettings } from '../../src/domain/notifications/settings.ts';
+import { createNotificationWorker } from '../../src/workers/notification-email.ts';
 import { type SeededTenant, seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/db.ts';
 import { invitePerson } from '../helpers/people.ts';
@@ -95,8 +96,8 @@ for (const kind of databaseKinds()) {
       const chosen = await invitePerson(ctx, tenant, { roles: ['staff'], name: 'Chosen One' });
       const eager = await invitePerson(ctx, tenant, { roles: ['staff'], name: 'Eager Beaver' });
       await invitePerson(ctx, tenant, { roles: ['staff'], name: 'Quiet Person' });
-      await ctx.services.notifications.setCrisisRecipients(tenant.institutionId, [chosen.id]);
-      await ctx.services.notifications.setOwn(tenant.institutionId, eager.id, {
+      await setCrisisRecipients(ctx.deps, tenant.institutionId, [chosen.id]);
+      await setOwnSettings(ctx.deps, tenant.institutionId, eager.id, {
         any_new_request: true,
         assigned_to_me: false,
       });

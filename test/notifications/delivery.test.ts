@@ -4,7 +4,16 @@
 // refusal, failure after the last attempt, several workers sharing the outbox, and email off.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createNotificationWorker, EMAIL_OFF_REASON } from '../../src/domain/notifications/worker.ts';
+import {
+  recentNotifications,
+  setCrisisRecipients,
+  setOwnSettings,
+} from '../../src/domain/notifications/settings.ts';
+import {
+  createNotificationWorker,
+  EMAIL_OFF_REASON,
+  processNotificationWorker,
+} from '../../src/workers/notification-email.ts';
 import { type SeededTenant, seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/db.ts';
 import { seedStudents } from '../helpers/helpdesk.ts';
@@ -62,11 +71,11 @@ for (const kind of databaseKinds()) {
         crisis_recipients: [chosen.id, admin.id],
       });
       assert.equal(put.statusCode, 200, put.body);
-      await ctx.services.notifications.setOwn(tenant.institutionId, eager.id, {
+      await setOwnSettings(ctx.deps, tenant.institutionId, eager.id, {
         any_new_request: true,
         assigned_to_me: false,
       });
-      await ctx.services.notifications.setOwn(tenant.institutionId, quiet.id, {
+      await setOwnSettings(ctx.deps, tenant.institutionId, quiet.id, {
         any_new_request: false,
         assigned_to_me: true,
       });
@@ -79,7 +88,7 @@ for (const kind of databaseKinds()) {
       const t = await tenantWithPeople();
       const before = smtp.received.length;
       const quiet = { info() {}, warn() {}, error() {} };
-      const worker = ctx.services.notificationWorker(quiet);
+      const worker = processNotificationWorker(ctx.deps, quiet);
       worker.start();
       try {
         const started = Date.now();
@@ -158,7 +167,7 @@ for (const kind of databaseKinds()) {
           assert.ok(!mail.html.includes(secret), `html names ${secret}`);
         }
       }
-      const recent = await ctx.services.notifications.recent(t.tenant.institutionId);
+      const recent = await recentNotifications(ctx.deps.db, t.tenant.institutionId);
       assert.deepEqual(
         recent.map((n) => [n.state, n.reason, n.attempts]),
         [
@@ -204,8 +213,8 @@ for (const kind of databaseKinds()) {
 
     test('a temporary refusal (451) is retried with backoff and then delivered once', async () => {
       const t = await tenantWithPeople();
-      await ctx.services.notifications.setCrisisRecipients(t.tenant.institutionId, [t.chosen.id]);
-      await ctx.services.notifications.setOwn(t.tenant.institutionId, t.eager.id, {
+      await setCrisisRecipients(ctx.deps, t.tenant.institutionId, [t.chosen.id]);
+      await setOwnSettings(ctx.deps, t.tenant.institutionId, t.eager.id, {
         any_new_request: false,
         assigned_to_me: false,
       });
@@ -219,7 +228,7 @@ for (const kind of databaseKinds()) {
         });
         const worker = workerFor(t.tenant);
         assert.deepEqual(await worker.runOnce(), { claimed: 1, sent: 0, retried: 1, failed: 0, skipped: 0 });
-        const [pending] = await ctx.services.notifications.recent(t.tenant.institutionId);
+        const [pending] = await recentNotifications(ctx.deps.db, t.tenant.institutionId);
         assert.equal(pending.state, 'pending');
         assert.match(pending.last_error ?? '', /451/);
         // Not due before its backoff (30 s for the first retry).
@@ -228,7 +237,7 @@ for (const kind of databaseKinds()) {
         assert.deepEqual(await worker.runOnce(), { claimed: 1, sent: 1, retried: 0, failed: 0, skipped: 0 });
         await smtp.waitFor(before + 1);
         assert.equal(mailTo(t.chosen.email).length, 1);
-        const [sent] = await ctx.services.notifications.recent(t.tenant.institutionId);
+        const [sent] = await recentNotifications(ctx.deps.db, t.tenant.institutionId);
         assert.deepEqual([sent.state, sent.attempts], ['sent', 2]);
       } finally {
         smtp.refuse = undefined;
@@ -237,7 +246,7 @@ for (const kind of databaseKinds()) {
 
     test('after the last attempt the notification is failed with the reason, visible to admins', async () => {
       const t = await tenantWithPeople();
-      await ctx.services.notifications.setCrisisRecipients(t.tenant.institutionId, [t.admin.id]);
+      await setCrisisRecipients(ctx.deps, t.tenant.institutionId, [t.admin.id]);
       smtp.refuse = (to) => (to.includes(t.admin.email) ? 451 : undefined);
       try {
         await ctx.services.helpRequests.create(t.tenant.institutionId, {
@@ -301,7 +310,7 @@ for (const kind of databaseKinds()) {
       });
       const round = await workerFor(t.tenant, { smtp: undefined }).runOnce();
       assert.equal(round.skipped, 3);
-      const recent = await ctx.services.notifications.recent(t.tenant.institutionId);
+      const recent = await recentNotifications(ctx.deps.db, t.tenant.institutionId);
       assert.deepEqual(
         recent.map((n) => [n.state, n.last_error]),
         Array(3).fill(['skipped', EMAIL_OFF_REASON]),
@@ -319,7 +328,7 @@ for (const kind of databaseKinds()) {
         studentId: t.studentId,
         priority: 'crisis',
       });
-      const recent = await ctx.services.notifications.recent(t.tenant.institutionId);
+      const recent = await recentNotifications(ctx.deps.db, t.tenant.institutionId);
       assert.deepEqual(recent.map((n) => n.person_id).sort(), [t.admin.id, t.eager.id].sort());
     });
 
@@ -339,7 +348,7 @@ for (const kind of databaseKinds()) {
       // A new worker prunes on its first round: everything finished before now, nothing pending.
       const round = await workerFor(t.tenant, { retentionMs: 0, smtp: undefined }).runOnce();
       assert.equal(round.skipped, 3);
-      const recent = await ctx.services.notifications.recent(t.tenant.institutionId);
+      const recent = await recentNotifications(ctx.deps.db, t.tenant.institutionId);
       assert.deepEqual(
         recent.map((n) => n.state),
         ['skipped', 'skipped', 'skipped'],

@@ -2,10 +2,10 @@
 // writes of the admin API and the console (feeds, their fetch history), their SQL in queries.ts.
 // Every function takes the institution id: a feed of another institution is "not found".
 
-import type { Db, Queryable } from '../../db/db.ts';
+import type { Queryable } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
-import type { Clock } from '../../lib/clock.ts';
-import { checkOutboundUrl, type OutboundPolicy, type Resolver } from '../../lib/outbound-url.ts';
+import { checkOutboundUrl } from '../../lib/outbound-url.ts';
+import type { Deps } from '../deps.ts';
 import type { CalendarFeed, FetchRecord, Page } from './model.ts';
 import {
   deleteFeedRow,
@@ -29,21 +29,8 @@ export interface FeedInput {
   audience_tags?: unknown;
 }
 
-export interface FeedDeps {
-  db: Db;
-  clock: Clock;
-  policy: OutboundPolicy;
-  resolve: Resolver;
-  /** Feeds one institution may have. */
-  maxFeeds: number;
-}
-
-/**
- * Feeds an institution may have unless the operator sets CALENDAR_FEEDS_PER_INSTITUTION: a
- * university's term dates, exams, departments and societies fit many times over, and the cap
- * bounds what one tenant's feeds can ask of the shared fetch worker and parse slots.
- */
-export const DEFAULT_FEEDS_PER_INSTITUTION = 50;
+/** What adding or changing a feed needs: its URL is checked against the outbound policy. */
+export type FeedDeps = Pick<Deps, 'db' | 'clock' | 'policy'>;
 
 export const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_AUDIENCE_TAGS = 100;
@@ -52,7 +39,7 @@ export function feedNotFound(): never {
   throw new ApiError('not_found', { detail: 'no such calendar feed' });
 }
 
-export async function validFeedUrl(deps: FeedDeps, url: unknown): Promise<string> {
+export async function validFeedUrl(deps: Pick<Deps, 'policy'>, url: unknown): Promise<string> {
   if (typeof url !== 'string' || url.length === 0 || url.length > 2048)
     throw new ApiError('invalid_field', {
       field: 'url',
@@ -60,7 +47,7 @@ export async function validFeedUrl(deps: FeedDeps, url: unknown): Promise<string
     });
   // webcal:// is how many calendar pages link their feed; it means https.
   const raw = url.replace(/^webcals?:\/\//i, 'https://');
-  const verdict = await checkOutboundUrl(raw, deps.policy, deps.resolve);
+  const verdict = await checkOutboundUrl(raw, deps.policy);
   if (!verdict.ok) throw new ApiError('url_not_allowed', { field: 'url', detail: verdict.reason });
   return verdict.url.toString();
 }
@@ -118,13 +105,19 @@ export async function validAudienceTags(
   return ids;
 }
 
-export async function getFeed(deps: FeedDeps, institutionId: string, id: string): Promise<CalendarFeed> {
+export async function getFeed(db: Queryable, institutionId: string, id: string): Promise<CalendarFeed> {
   if (!uuidPattern.test(id)) feedNotFound();
-  return (await selectFeed(deps.db, institutionId, id)) ?? feedNotFound();
+  return (await selectFeed(db, institutionId, id)) ?? feedNotFound();
 }
 
+/**
+ * Adds a feed, due at once. An institution has at most CALENDAR_FEEDS_PER_INSTITUTION (50 unless
+ * the operator sets it): a university's term dates, exams, departments and societies fit many
+ * times over, and the cap bounds what one tenant's feeds can ask of the shared fetch worker and
+ * parse slots.
+ */
 export async function createFeed(
-  deps: FeedDeps,
+  deps: FeedDeps & Pick<Deps, 'config'>,
   institutionId: string,
   input: FeedInput,
 ): Promise<CalendarFeed> {
@@ -133,24 +126,25 @@ export async function createFeed(
   const refresh = validRefresh(input.refresh_minutes);
   const tags = await validAudienceTags(deps.db, institutionId, input.audience_tags);
   // Due at once: the first fetch is the worker's next round (or an admin's POST .../fetch).
+  const max = deps.config.calendarFeedsPerInstitution;
   const feed = await insertFeed(deps.db, institutionId, {
     url,
     name,
     refresh,
     tags,
     now: deps.clock.now(),
-    max: deps.maxFeeds,
+    max,
   });
   if (!feed)
     throw new ApiError('calendar_feed_limit_reached', {
-      max: deps.maxFeeds,
-      detail: `an institution may have at most ${deps.maxFeeds} calendar feeds; delete one to add another`,
+      max,
+      detail: `an institution may have at most ${max} calendar feeds; delete one to add another`,
     });
   return feed;
 }
 
-export async function listFeeds(deps: FeedDeps, institutionId: string, page: Page): Promise<CalendarFeed[]> {
-  return selectFeeds(deps.db, institutionId, page);
+export async function listFeeds(db: Queryable, institutionId: string, page: Page): Promise<CalendarFeed[]> {
+  return selectFeeds(db, institutionId, page);
 }
 
 /**
@@ -164,7 +158,7 @@ export async function updateFeed(
   id: string,
   input: FeedInput,
 ): Promise<CalendarFeed> {
-  await getFeed(deps, institutionId, id);
+  await getFeed(deps.db, institutionId, id);
   const url = input.url === undefined ? null : await validFeedUrl(deps, input.url);
   const name = input.name === undefined ? undefined : validName(input.name);
   const refresh = input.refresh_minutes === undefined ? null : validRefresh(input.refresh_minutes);
@@ -182,18 +176,18 @@ export async function updateFeed(
   return updated ?? feedNotFound();
 }
 
-export async function deleteFeed(deps: FeedDeps, institutionId: string, id: string): Promise<void> {
+export async function deleteFeed(db: Queryable, institutionId: string, id: string): Promise<void> {
   if (!uuidPattern.test(id)) feedNotFound();
-  if ((await deleteFeedRow(deps.db, institutionId, id)) === 0) feedNotFound();
+  if ((await deleteFeedRow(db, institutionId, id)) === 0) feedNotFound();
 }
 
 /** A feed's fetch history, newest first. */
 export async function listFetches(
-  deps: FeedDeps,
+  db: Queryable,
   institutionId: string,
   id: string,
   page: Page,
 ): Promise<FetchRecord[]> {
-  await getFeed(deps, institutionId, id);
-  return selectFetches(deps.db, institutionId, id, page);
+  await getFeed(db, institutionId, id);
+  return selectFetches(db, institutionId, id, page);
 }

@@ -13,12 +13,13 @@ import type dns from 'node:dns';
 import type { Db } from '../../db/db.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { OutboundPolicy } from '../../lib/outbound-url.ts';
+import type { Deps } from '../deps.ts';
 import { downloadFeed } from './download.ts';
 import type { ClaimedFeed, FetchRecord } from './model.ts';
 import { type ParseJob, startParse } from './parse-job.ts';
 import { type EventProblem, FeedProblem } from './problems.ts';
 import { claimDueFeedRows, claimFeedRow, insertFetch, pruneFetches, recordFeedOutcome } from './queries.ts';
-import { expansionWindow, type FetchLimits, nextFetchDelayMs } from './schedule.ts';
+import { DEFAULT_LIMITS, expansionWindow, type FetchLimits, nextFetchDelayMs } from './schedule.ts';
 import { countStoredEvents } from './sql/occurrences.ts';
 import { batchSizes, storeOccurrences } from './store.ts';
 
@@ -34,6 +35,21 @@ export interface RefreshDeps {
   limits: FetchLimits;
   lookup?: typeof dns.lookup;
   random?: () => number;
+}
+
+/**
+ * A process's fetch dependencies: the documented limits and a random jitter unless its
+ * `calendarFetch` says otherwise; DNS is the outbound policy's.
+ */
+export function refreshDepsOf(deps: Pick<Deps, 'db' | 'clock' | 'policy' | 'calendarFetch'>): RefreshDeps {
+  const { db, clock, policy, calendarFetch } = deps;
+  return {
+    db,
+    clock,
+    policy,
+    limits: { ...DEFAULT_LIMITS, ...calendarFetch?.limits },
+    random: calendarFetch?.random,
+  };
 }
 
 /**

@@ -56,6 +56,16 @@ export const DEFAULT_LIMITS: FetchLimits = {
   parseMemoryMb: 512,
 };
 
+/**
+ * What a process may change about its calendar fetches: the limits above (a test shortens them)
+ * and the jitter's random source (a test fixes it). Neither is configuration: the limits are the
+ * documented ones unless a test says otherwise.
+ */
+export interface FetchSettings {
+  limits?: Partial<FetchLimits>;
+  random?: () => number;
+}
+
 /** The expansion window of a fetch made at `now`. */
 export function expansionWindow(now: Date, limits: FetchLimits): { windowStart: number; windowEnd: number } {
   return {

@@ -2,7 +2,7 @@
 // `events_notification_fan_out` trigger (migration 0050), never here: these read the settings and
 // the outbox, and move an outbox row from pending to done.
 import { randomUUID } from 'node:crypto';
-import type { Queryable } from '../../db/db.ts';
+import type { Db, Queryable } from '../../db/db.ts';
 import type { Reason, Rule } from './email.ts';
 
 /** A staff member or admin of the institution with what they are told. */
@@ -334,6 +334,11 @@ export async function pruneFinished(db: Queryable, before: Date, batch = 5_000):
     [before, batch],
   );
   return rowCount;
+}
+
+/** Vacuums the outbox and renews its statistics (embedded PGlite, which has no autovacuum). */
+export async function vacuumOutbox(db: Db): Promise<void> {
+  await db.exec('VACUUM (ANALYZE) notifications');
 }
 
 /** The email worker's queue for the metrics: emails due now (a claim moves the due time on), and the oldest's wait. */

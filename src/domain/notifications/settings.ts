@@ -1,11 +1,12 @@
 // Who is told what: the admins' choice of crisis recipients, each person's own choices, and the
-// recent outbox for the console. Plain functions taking their dependencies; service.ts binds them.
+// recent outbox for the console. Plain functions taking the dependencies they use.
 //
 // Cost: every read is one query; replacing the crisis recipients is one transaction of two
 // statements (check the people, write the settings) whatever their number.
-import type { Db, Queryable } from '../../db/db.ts';
+import type { Queryable } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 import { uuidPattern } from '../../lib/ids.ts';
+import type { Deps } from '../deps.ts';
 import {
   type NotificationRow,
   type OutboxRow,
@@ -42,7 +43,7 @@ export function peopleSettings(db: Queryable, institutionId: string): Promise<Pe
  * (`crisis_recipients[i]`) and nothing changes. Duplicates count once.
  */
 export async function setCrisisRecipients(
-  deps: { db: Db; now: Date },
+  { db, clock }: Pick<Deps, 'db' | 'clock'>,
   institutionId: string,
   ids: unknown,
 ): Promise<PersonSettings[]> {
@@ -57,7 +58,7 @@ export async function setCrisisRecipients(
       field: 'crisis_recipients',
       detail: `at most ${MAX_CRISIS_RECIPIENTS} people`,
     });
-  return deps.db.transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     const people = await selectPeopleSettings(tx, institutionId);
     const known = new Set(people.map((p) => p.person_id));
     ids.forEach((id, i) => {
@@ -67,7 +68,7 @@ export async function setCrisisRecipients(
           detail: `Crisis recipient ${i + 1} of the list is not a current staff member or admin of this institution`,
         });
     });
-    await replaceCrisisRecipients(tx, institutionId, unique as string[], deps.now);
+    await replaceCrisisRecipients(tx, institutionId, unique as string[], clock.now());
     return selectPeopleSettings(tx, institutionId);
   });
 }
@@ -90,12 +91,12 @@ export async function ownSettings(db: Queryable, institutionId: string, personId
 
 /** Sets a person's own choices; the crisis setting stays the admins'. */
 export async function setOwnSettings(
-  deps: { db: Db; now: Date },
+  { db, clock }: Pick<Deps, 'db' | 'clock'>,
   institutionId: string,
   personId: string | undefined,
   choice: { any_new_request: boolean; assigned_to_me: boolean },
 ): Promise<OwnSettings> {
-  return deps.db.transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     const settings = personId ? await selectPersonSettings(tx, institutionId, personId) : undefined;
     if (!settings || !personId) throw notAPerson();
     await upsertOwnSettings(
@@ -103,26 +104,36 @@ export async function setOwnSettings(
       institutionId,
       personId,
       { any_new: choice.any_new_request, assigned: choice.assigned_to_me },
-      deps.now,
+      clock.now(),
     );
     return { crisis: settings.crisis, ...choice };
   });
 }
 
-/** The institution's newest notifications, at most `limit` (1 to 200), optionally in one state. */
-export function recentNotifications(
-  db: Queryable,
-  institutionId: string,
-  options: { limit?: number; state?: string } = {},
-): Promise<NotificationRow[]> {
+/** How many of the newest rows to read, and of which state. */
+export interface RecentQuery {
+  limit?: number;
+  state?: string;
+}
+
+/** A listing's query checked: a known state or none, and a limit of 1 to 200 (50 unless given). */
+function recentQuery(options: RecentQuery): { limit: number; state: string | undefined } {
   const state = options.state;
   if (state !== undefined && !(NOTIFICATION_STATES as readonly string[]).includes(state))
     throw new ApiError('invalid_field', {
       field: 'state',
       detail: `state must be one of ${NOTIFICATION_STATES.join(', ')}`,
     });
-  const limit = Math.min(Math.max(options.limit ?? 50, 1), 200);
-  return selectRecent(db, institutionId, { limit, state });
+  return { limit: Math.min(Math.max(options.limit ?? 50, 1), 200), state };
+}
+
+/** The institution's newest notifications, at most `limit` (1 to 200), optionally in one state. */
+export function recentNotifications(
+  db: Queryable,
+  institutionId: string,
+  options: RecentQuery = {},
+): Promise<NotificationRow[]> {
+  return selectRecent(db, institutionId, recentQuery(options));
 }
 
 /**
@@ -132,14 +143,7 @@ export function recentNotifications(
 export function recentOutbox(
   db: Queryable,
   institutionId: string,
-  options: { limit?: number; state?: string } = {},
+  options: RecentQuery = {},
 ): Promise<OutboxRow[]> {
-  const state = options.state;
-  if (state !== undefined && !(NOTIFICATION_STATES as readonly string[]).includes(state))
-    throw new ApiError('invalid_field', {
-      field: 'state',
-      detail: `state must be one of ${NOTIFICATION_STATES.join(', ')}`,
-    });
-  const limit = Math.min(Math.max(options.limit ?? 50, 1), 200);
-  return selectRecentOutbox(db, institutionId, { limit, state });
+  return selectRecentOutbox(db, institutionId, recentQuery(options));
 }

@@ -3,13 +3,12 @@
 // rotating the signing secret. Every URL passes the outbound URL guard when saved (and again on
 // each delivery, in ./delivery/). Enabling and disabling also change the endpoint's pending
 // deliveries, which ./delivery/state.ts writes.
-import type { Db, Queryable } from '../../db/db.ts';
+import type { Queryable } from '../../db/db.ts';
 import type { KeysetPage, Paged } from '../../db/keyset.ts';
 import { ApiError } from '../../errors.ts';
-import type { Clock } from '../../lib/clock.ts';
-import type { Keyring } from '../../lib/encryption.ts';
 import { uuidPattern } from '../../lib/ids.ts';
-import { checkOutboundUrl, type OutboundPolicy, type Resolver } from '../../lib/outbound-url.ts';
+import { checkOutboundUrl } from '../../lib/outbound-url.ts';
+import type { Deps } from '../deps.ts';
 import { disableEndpointByAdministrator, setEndpointEnabled } from './delivery/state.ts';
 import { disabledReason, validDescription, validEnabled, validTypes } from './endpoint-input.ts';
 import {
@@ -25,15 +24,11 @@ import { ROTATION_WINDOW_MS } from './schedule.ts';
 import type { NewWebhookEndpoint, RotatedSecret, WebhookEndpoint } from './schemas.ts';
 import { generateWebhookSecret } from './signing.ts';
 
-/** What the webhook functions need. */
-export interface WebhooksDeps {
-  db: Db;
-  clock: Clock;
-  policy: OutboundPolicy;
-  /** Signing keys are stored encrypted with it (they must be usable again, so not hashed). */
-  keyring: Keyring;
-  resolve: Resolver;
-}
+/**
+ * What the webhook functions need at most: signing keys are stored encrypted with the keyring
+ * (they must be usable again, so not hashed), and URLs are checked against the outbound policy.
+ */
+export type WebhooksDeps = Pick<Deps, 'db' | 'clock' | 'policy' | 'keyring'>;
 
 /** An endpoint's settings as a caller sends them; each is judged by the rules of ./endpoint-input.ts. */
 export interface EndpointInput {
@@ -48,16 +43,13 @@ export function endpointNotFound(): never {
 }
 
 /** The URL as it will be called, if the outbound URL guard allows it. */
-export async function checkedUrl(
-  { policy, resolve }: Pick<WebhooksDeps, 'policy' | 'resolve'>,
-  url: unknown,
-): Promise<string> {
+export async function checkedUrl({ policy }: Pick<WebhooksDeps, 'policy'>, url: unknown): Promise<string> {
   if (typeof url !== 'string' || url.length === 0 || url.length > 2048)
     throw new ApiError('invalid_field', {
       field: 'url',
       detail: 'url must be a string of 1 to 2048 characters',
     });
-  const verdict = await checkOutboundUrl(url, policy, resolve);
+  const verdict = await checkOutboundUrl(url, policy);
   if (!verdict.ok) throw new ApiError('url_not_allowed', { field: 'url', detail: verdict.reason });
   return verdict.url.toString();
 }

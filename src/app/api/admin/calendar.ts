@@ -2,7 +2,16 @@
 // fetch history, on-demand fetches, and the stored occurrences in a window. Rules, limits and
 // time-zone handling: docs/calendar-feeds.md.
 import { Type } from 'typebox';
-import { MAX_WINDOW_DAYS } from '../../../domain/calendar/events.ts';
+import { listEvents, MAX_WINDOW_DAYS } from '../../../domain/calendar/events.ts';
+import {
+  createFeed,
+  deleteFeed,
+  getFeed,
+  listFeeds,
+  listFetches,
+  updateFeed,
+} from '../../../domain/calendar/feeds.ts';
+import { fetchFeedNow } from '../../../domain/calendar/fetch-now.ts';
 import { DEFAULT_LIMITS, MAX_STORED_OCCURRENCES } from '../../../domain/calendar/schedule.ts';
 import {
   CalendarEvent,
@@ -11,7 +20,6 @@ import {
   FetchRecord,
   NewFeedBody,
 } from '../../../domain/calendar/schemas.ts';
-import type { Services } from '../../../services.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import { adminSecurity, errorResponses, SlugParams, Uuid } from '../schemas.ts';
@@ -34,12 +42,18 @@ const List = <T extends Parameters<typeof Type.Array>[0]>(item: T) =>
 
 const limitsText = `Limits per fetch: ${DEFAULT_LIMITS.timeoutMs / 1000} s to download (connect, redirects, body), ${DEFAULT_LIMITS.maxBytes / 1024 / 1024} MB, ${DEFAULT_LIMITS.maxRedirects} redirects; ${DEFAULT_LIMITS.parseTimeoutMs / 1000} s and ${DEFAULT_LIMITS.parseMemoryMb} MB to read the calendar; ${MAX_STORED_OCCURRENCES} occurrences stored (a larger feed is stored truncated, see \`events_truncated\`). Recurring events are expanded from ${DEFAULT_LIMITS.windowPastDays} days before to ${DEFAULT_LIMITS.windowFutureDays} days after each fetch.`;
 
-export function adminCalendarRoutes(app: App, services: Services): void {
-  const { calendar } = services;
-  const tags = ['calendar'];
-  const security = adminSecurity;
-  const base = '/admin/v1/institutions/:slug/calendar-feeds';
+const tags = ['calendar'];
+const security = adminSecurity;
+const base = '/admin/v1/institutions/:slug/calendar-feeds';
 
+export function adminCalendarRoutes(app: App): void {
+  feedRoutes(app);
+  feedChangeRoutes(app);
+  fetchRoutes(app);
+}
+
+/** Adding a feed, listing them, reading one. */
+function feedRoutes(app: App): void {
   app.post(
     base,
     {
@@ -58,7 +72,7 @@ export function adminCalendarRoutes(app: App, services: Services): void {
       },
     },
     async (request, reply) =>
-      reply.status(201).send(await calendar.create(institutionOf(request).id, request.body)),
+      reply.status(201).send(await createFeed(request.deps, institutionOf(request).id, request.body)),
   );
 
   app.get(
@@ -75,7 +89,7 @@ export function adminCalendarRoutes(app: App, services: Services): void {
       },
     },
     async (request) => ({
-      items: await calendar.list(institutionOf(request).id, page(request.query)),
+      items: await listFeeds(request.deps.db, institutionOf(request).id, page(request.query)),
       ...page(request.query),
     }),
   );
@@ -92,9 +106,12 @@ export function adminCalendarRoutes(app: App, services: Services): void {
         response: { 200: Feed, ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => calendar.get(institutionOf(request).id, request.params.id),
+    async (request) => getFeed(request.deps.db, institutionOf(request).id, request.params.id),
   );
+}
 
+/** Changing and deleting a feed. */
+function feedChangeRoutes(app: App): void {
   app.patch(
     `${base}/:id`,
     {
@@ -111,7 +128,7 @@ export function adminCalendarRoutes(app: App, services: Services): void {
         response: { 200: Feed, ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => calendar.update(institutionOf(request).id, request.params.id, request.body),
+    async (request) => updateFeed(request.deps, institutionOf(request).id, request.params.id, request.body),
   );
 
   app.delete(
@@ -127,11 +144,14 @@ export function adminCalendarRoutes(app: App, services: Services): void {
       },
     },
     async (request, reply) => {
-      await calendar.remove(institutionOf(request).id, request.params.id);
+      await deleteFeed(request.deps.db, institutionOf(request).id, request.params.id);
       return reply.status(204).send(null);
     },
   );
+}
 
+/** Fetching a feed now, its fetch history, and the stored occurrences of every feed. */
+function fetchRoutes(app: App): void {
   app.post(
     `${base}/:id/fetch`,
     {
@@ -149,7 +169,7 @@ export function adminCalendarRoutes(app: App, services: Services): void {
         response: { 200: FetchRecord, ...errorResponses(400, 401, 404, 409) },
       },
     },
-    async (request) => calendar.fetchNow(institutionOf(request).id, request.params.id),
+    async (request) => fetchFeedNow(request.deps, institutionOf(request).id, request.params.id),
   );
 
   app.get(
@@ -166,7 +186,12 @@ export function adminCalendarRoutes(app: App, services: Services): void {
       },
     },
     async (request) => ({
-      items: await calendar.fetches(institutionOf(request).id, request.params.id, page(request.query)),
+      items: await listFetches(
+        request.deps.db,
+        institutionOf(request).id,
+        request.params.id,
+        page(request.query),
+      ),
       ...page(request.query),
     }),
   );
@@ -196,7 +221,7 @@ export function adminCalendarRoutes(app: App, services: Services): void {
       },
     },
     async (request) => ({
-      items: await calendar.events(institutionOf(request).id, {
+      items: await listEvents(request.deps.db, institutionOf(request).id, {
         ...request.query,
         ...page(request.query),
       }),

@@ -2,6 +2,7 @@
 // of the change; what webhook delivery reads) and one event's deliveries to each endpoint.
 import { Type } from 'typebox';
 import { EventLogPage } from '../../../domain/helpdesk/schemas.ts';
+import { eventDeliveries } from '../../../domain/webhooks/deliveries.ts';
 import { EventDeliveries } from '../../../domain/webhooks/schemas.ts';
 import type { Services } from '../../../services.ts';
 import { institutionOf } from '../../context/request-context.ts';
@@ -10,7 +11,7 @@ import { adminSecurity, errorResponses, SlugParams, Uuid } from '../schemas.ts';
 import { helpdeskTags } from './help-requests.ts';
 import { webhookTags } from './webhook-endpoints.ts';
 
-export function adminEventRoutes(app: App, { helpRequests, webhooks }: Services): void {
+export function adminEventRoutes(app: App, { helpRequests }: Services): void {
   const security = adminSecurity;
 
   app.get(
@@ -53,6 +54,6 @@ export function adminEventRoutes(app: App, { helpRequests, webhooks }: Services)
         response: { 200: EventDeliveries, ...errorResponses(401, 404) },
       },
     },
-    async (request) => webhooks.eventDeliveries(institutionOf(request).id, request.params.event_id),
+    async (request) => eventDeliveries(request.deps.db, institutionOf(request).id, request.params.event_id),
   );
 }

@@ -1,13 +1,12 @@
 // Webhook delivery metrics as JSON for the operator (admin API), and every metric of the process
 // in Prometheus' text format for scrapers (GET /metrics, with the scrape token of its own).
 import { Type } from 'typebox';
+import { webhookMetrics } from '../../../domain/webhooks/metrics.ts';
 import { scrape } from '../../../lib/telemetry/metrics.ts';
-import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { adminSecurity, errorResponses } from '../schemas.ts';
 
-export function adminMetricsRoutes(app: App, services: Services): void {
-  const { webhooks } = services;
+export function adminMetricsRoutes(app: App): void {
   const tags = ['webhooks'];
   const security = adminSecurity;
 
@@ -27,7 +26,7 @@ export function adminMetricsRoutes(app: App, services: Services): void {
         response: { 200: Type.Record(Type.String(), Type.Unknown()), ...errorResponses(401) },
       },
     },
-    async () => webhooks.metrics(),
+    async (request) => webhookMetrics(request.deps.db, request.deps.clock),
   );
 
   app.get(

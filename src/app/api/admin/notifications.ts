@@ -1,9 +1,19 @@
 // Admin API: email notifications about help requests (docs/notifications.md). Admins choose who is
 // told of every crisis request and read the recent notifications with their state and failures;
 // each staff member or admin sets their own choices (every new request, requests assigned to them).
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { MAX_CRISIS_RECIPIENTS, NOTIFICATION_STATES } from '../../../domain/notifications/settings.ts';
-import type { Services } from '../../../services.ts';
+import { emailStatus } from '../../../domain/notifications/email-status.ts';
+import {
+  MAX_CRISIS_RECIPIENTS,
+  NOTIFICATION_STATES,
+  ownSettings,
+  type PersonSettings,
+  peopleSettings,
+  recentNotifications,
+  setCrisisRecipients,
+  setOwnSettings,
+} from '../../../domain/notifications/settings.ts';
 import { callerOf, institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import {
@@ -72,13 +82,19 @@ const Notification = Type.Object({
   finished_at: Nullable(DateTime('When it was sent, failed or skipped')),
 });
 
-export function adminNotificationRoutes(app: App, services: Services): void {
-  const tags = ['admin: help desk'];
-  const security = adminSecurity;
-  const { notifications } = services;
-  const email = () => ({ enabled: notifications.email.enabled, from: notifications.email.from });
-  const recipients = (people: Awaited<ReturnType<typeof notifications.people>>) => ({
-    email: email(),
+const tags = ['admin: help desk'];
+const security = adminSecurity;
+
+/** Whether the process sends email, as every answer here says it. */
+function emailOf(request: FastifyRequest) {
+  const { enabled, from } = emailStatus(request.deps.config);
+  return { enabled, from };
+}
+
+/** The recipients' answer: the email status and each person's settings. */
+function recipients(request: FastifyRequest, people: PersonSettings[]) {
+  return {
+    email: emailOf(request),
     people: people.map((p) => ({
       id: p.person_id,
       name: p.name,
@@ -88,8 +104,22 @@ export function adminNotificationRoutes(app: App, services: Services): void {
       any_new_request: p.any_new,
       assigned_to_me: p.assigned,
     })),
-  });
+  };
+}
 
+/** The signed-in person's id, or undefined for the operator (who has no settings). */
+function personOf(request: FastifyRequest): string | undefined {
+  const caller = callerOf(request);
+  return caller.kind === 'person' ? caller.personId : undefined;
+}
+
+export function adminNotificationRoutes(app: App): void {
+  recipientRoutes(app);
+  ownRoutes(app);
+}
+
+/** The admins' side: who is told of crisis requests, and the recent notifications. */
+function recipientRoutes(app: App): void {
   app.get(
     '/admin/v1/institutions/:slug/notification-recipients',
     {
@@ -106,7 +136,7 @@ export function adminNotificationRoutes(app: App, services: Services): void {
         response: { 200: Recipients, ...errorResponses(401, 403, 404) },
       },
     },
-    async (request) => recipients(await notifications.people(institutionOf(request).id)),
+    async (request) => recipients(request, await peopleSettings(request.deps.db, institutionOf(request).id)),
   );
 
   app.put(
@@ -129,7 +159,8 @@ export function adminNotificationRoutes(app: App, services: Services): void {
     },
     async (request) =>
       recipients(
-        await notifications.setCrisisRecipients(institutionOf(request).id, request.body.crisis_recipients),
+        request,
+        await setCrisisRecipients(request.deps, institutionOf(request).id, request.body.crisis_recipients),
       ),
   );
 
@@ -156,9 +187,9 @@ export function adminNotificationRoutes(app: App, services: Services): void {
       },
     },
     async (request) => {
-      const rows = await notifications.recent(institutionOf(request).id, request.query);
+      const rows = await recentNotifications(request.deps.db, institutionOf(request).id, request.query);
       return {
-        email: email(),
+        email: emailOf(request),
         items: rows.map(({ person_id, person_name, person_email, ...row }) => ({
           ...row,
           person: { id: person_id, name: person_name, email: person_email },
@@ -166,7 +197,10 @@ export function adminNotificationRoutes(app: App, services: Services): void {
       };
     },
   );
+}
 
+/** Each staff member's and admin's own choices. */
+function ownRoutes(app: App): void {
   const own = '/admin/v1/institutions/:slug/me/notifications';
   app.get(
     own,
@@ -183,11 +217,10 @@ export function adminNotificationRoutes(app: App, services: Services): void {
         response: { 200: OwnSettings, ...errorResponses(401, 403, 404, 409) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      const personId = caller.kind === 'person' ? caller.personId : undefined;
-      return { email: email(), ...(await notifications.own(institutionOf(request).id, personId)) };
-    },
+    async (request) => ({
+      email: emailOf(request),
+      ...(await ownSettings(request.deps.db, institutionOf(request).id, personOf(request))),
+    }),
   );
 
   app.put(
@@ -207,10 +240,9 @@ export function adminNotificationRoutes(app: App, services: Services): void {
       },
     },
     async (request) => {
-      const caller = callerOf(request);
-      const personId = caller.kind === 'person' ? caller.personId : undefined;
-      const settings = await notifications.setOwn(institutionOf(request).id, personId, request.body);
-      return { email: email(), ...settings };
+      const institutionId = institutionOf(request).id;
+      const settings = await setOwnSettings(request.deps, institutionId, personOf(request), request.body);
+      return { email: emailOf(request), ...settings };
     },
   );
 }

@@ -1,6 +1,14 @@
 // Admin API: the deliveries of a webhook endpoint: a test event, the delivery and attempt logs,
 // redelivery of one event and replay of failed deliveries. Wire format and rules: docs/webhooks.md.
 import { Type } from 'typebox';
+import {
+  getAttempt,
+  listAttempts,
+  listDeliveries,
+  redeliverEvent,
+  replayFailed,
+  sendTestEvent,
+} from '../../../domain/webhooks/deliveries.ts';
 import { attemptOrder, deliveryOrder } from '../../../domain/webhooks/orders.ts';
 import {
   DeliveryFilters,
@@ -13,17 +21,22 @@ import {
   WebhookAttemptDetail,
   WebhookDelivery,
 } from '../../../domain/webhooks/schemas.ts';
-import type { Services } from '../../../services.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import { adminSecurity, CursorQuery, errorResponses, Page, pageOf, pageReply } from '../schemas.ts';
 import { EndpointParams, endpointsPath, webhookTags } from './webhook-endpoints.ts';
 
-export function adminWebhookDeliveryRoutes(app: App, { webhooks }: Services): void {
-  const tags = webhookTags;
-  const security = adminSecurity;
-  const base = endpointsPath;
+const tags = webhookTags;
+const security = adminSecurity;
+const base = endpointsPath;
 
+export function adminWebhookDeliveryRoutes(app: App): void {
+  testAndLogRoutes(app);
+  attemptAndRequeueRoutes(app);
+}
+
+/** A test event, and the endpoint's delivery and attempt logs. */
+function testAndLogRoutes(app: App): void {
   app.post(
     `${base}/:id/test`,
     {
@@ -38,7 +51,7 @@ export function adminWebhookDeliveryRoutes(app: App, { webhooks }: Services): vo
       },
     },
     async (request, reply) =>
-      reply.status(202).send(await webhooks.sendTest(institutionOf(request).id, request.params.id)),
+      reply.status(202).send(await sendTestEvent(request.deps, institutionOf(request).id, request.params.id)),
   );
 
   app.get(
@@ -61,7 +74,7 @@ export function adminWebhookDeliveryRoutes(app: App, { webhooks }: Services): vo
     async (request) =>
       pageReply(
         deliveryOrder,
-        await webhooks.deliveries(institutionOf(request).id, request.params.id, {
+        await listDeliveries(request.deps, institutionOf(request).id, request.params.id, {
           ...pageOf(deliveryOrder, request.query),
           state: request.query.state,
           withAttempts: request.query.include_attempts === true,
@@ -85,14 +98,18 @@ export function adminWebhookDeliveryRoutes(app: App, { webhooks }: Services): vo
     async (request) =>
       pageReply(
         attemptOrder,
-        await webhooks.attempts(
+        await listAttempts(
+          request.deps,
           institutionOf(request).id,
           request.params.id,
           pageOf(attemptOrder, request.query),
         ),
       ),
   );
+}
 
+/** One attempt in full, redelivering one event, and replaying the failed deliveries. */
+function attemptAndRequeueRoutes(app: App): void {
   app.get(
     `${base}/:id/attempts/:attempt_id`,
     {
@@ -115,7 +132,7 @@ export function adminWebhookDeliveryRoutes(app: App, { webhooks }: Services): vo
       },
     },
     async (request) =>
-      webhooks.attempt(institutionOf(request).id, request.params.id, request.params.attempt_id),
+      getAttempt(request.deps, institutionOf(request).id, request.params.id, request.params.attempt_id),
   );
 
   app.post(
@@ -136,7 +153,14 @@ export function adminWebhookDeliveryRoutes(app: App, { webhooks }: Services): vo
     async (request, reply) =>
       reply
         .status(202)
-        .send(await webhooks.redeliver(institutionOf(request).id, request.params.id, request.body.event_id)),
+        .send(
+          await redeliverEvent(
+            request.deps,
+            institutionOf(request).id,
+            request.params.id,
+            request.body.event_id,
+          ),
+        ),
   );
 
   app.post(
@@ -158,7 +182,8 @@ export function adminWebhookDeliveryRoutes(app: App, { webhooks }: Services): vo
       reply
         .status(202)
         .send(
-          await webhooks.replayFailed(
+          await replayFailed(
+            request.deps,
             institutionOf(request).id,
             request.params.id,
             new Date(request.body.since),

@@ -2,6 +2,16 @@
 // deleting, and rotating the signing secret. Their deliveries: ./webhook-deliveries.ts. Wire
 // format and rules: docs/webhooks.md.
 import { Type } from 'typebox';
+import {
+  createEndpoint,
+  disableEndpoint,
+  getEndpoint,
+  listEndpoints,
+  removeEndpoint,
+  revealSecret,
+  rotateEndpointSecret,
+  updateEndpoint,
+} from '../../../domain/webhooks/endpoints.ts';
 import { endpointOrder } from '../../../domain/webhooks/orders.ts';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS, ROTATION_WINDOW_MS } from '../../../domain/webhooks/schedule.ts';
 import {
@@ -11,7 +21,6 @@ import {
   RotatedSecret,
   WebhookEndpoint,
 } from '../../../domain/webhooks/schemas.ts';
-import type { Services } from '../../../services.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import {
@@ -33,13 +42,13 @@ const delay = (ms: number) =>
   ms < 60_000 ? `${ms / 1000}s` : ms < 3_600_000 ? `${ms / 60_000}min` : `${ms / 3_600_000}h`;
 const scheduleText = `Retries: ${MAX_ATTEMPTS} attempts in all, after ${RETRY_DELAYS_MS.map(delay).join(', ')} (each ±20% jitter), about a day.`;
 
-export function adminWebhookEndpointRoutes(app: App, services: Services): void {
-  endpointRoutes(app, services);
-  endpointSettingRoutes(app, services);
+export function adminWebhookEndpointRoutes(app: App): void {
+  endpointRoutes(app);
+  endpointSettingRoutes(app);
 }
 
 /** Adding, listing, reading and deleting endpoints. */
-function endpointRoutes(app: App, { webhooks }: Services): void {
+function endpointRoutes(app: App): void {
   const tags = webhookTags;
   const security = adminSecurity;
   const base = endpointsPath;
@@ -64,7 +73,7 @@ function endpointRoutes(app: App, { webhooks }: Services): void {
       },
     },
     async (request, reply) =>
-      reply.status(201).send(await webhooks.create(institutionOf(request).id, request.body)),
+      reply.status(201).send(await createEndpoint(request.deps, institutionOf(request).id, request.body)),
   );
 
   app.get(
@@ -84,7 +93,7 @@ function endpointRoutes(app: App, { webhooks }: Services): void {
     async (request) =>
       pageReply(
         endpointOrder,
-        await webhooks.list(institutionOf(request).id, pageOf(endpointOrder, request.query)),
+        await listEndpoints(request.deps, institutionOf(request).id, pageOf(endpointOrder, request.query)),
       ),
   );
 
@@ -100,7 +109,7 @@ function endpointRoutes(app: App, { webhooks }: Services): void {
         response: { 200: WebhookEndpoint, ...errorResponses(401, 404) },
       },
     },
-    async (request) => webhooks.get(institutionOf(request).id, request.params.id),
+    async (request) => getEndpoint(request.deps, institutionOf(request).id, request.params.id),
   );
 
   app.delete(
@@ -116,14 +125,14 @@ function endpointRoutes(app: App, { webhooks }: Services): void {
       },
     },
     async (request, reply) => {
-      await webhooks.remove(institutionOf(request).id, request.params.id);
+      await removeEndpoint(request.deps.db, institutionOf(request).id, request.params.id);
       return reply.status(204).send(null);
     },
   );
 }
 
 /** Changing an endpoint's settings, disabling it, and rotating its signing secret. */
-function endpointSettingRoutes(app: App, { webhooks }: Services): void {
+function endpointSettingRoutes(app: App): void {
   const tags = webhookTags;
   const security = adminSecurity;
   const base = endpointsPath;
@@ -144,7 +153,8 @@ function endpointSettingRoutes(app: App, { webhooks }: Services): void {
         response: { 200: WebhookEndpoint, ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => webhooks.update(institutionOf(request).id, request.params.id, request.body),
+    async (request) =>
+      updateEndpoint(request.deps, institutionOf(request).id, request.params.id, request.body),
   );
 
   app.post(
@@ -165,7 +175,8 @@ function endpointSettingRoutes(app: App, { webhooks }: Services): void {
       },
     },
     async (request) =>
-      webhooks.disable(
+      disableEndpoint(
+        request.deps,
         institutionOf(request).id,
         request.params.id,
         (request.body as { reason?: unknown } | null | undefined)?.reason,
@@ -185,7 +196,7 @@ function endpointSettingRoutes(app: App, { webhooks }: Services): void {
         response: { 200: RotatedSecret, ...errorResponses(401, 404) },
       },
     },
-    async (request) => webhooks.rotateSecret(institutionOf(request).id, request.params.id),
+    async (request) => rotateEndpointSecret(request.deps, institutionOf(request).id, request.params.id),
   );
 
   app.post(
@@ -208,6 +219,6 @@ function endpointSettingRoutes(app: App, { webhooks }: Services): void {
         },
       },
     },
-    async (request) => webhooks.revealSecret(institutionOf(request).id, request.params.id),
+    async (request) => revealSecret(request.deps, institutionOf(request).id, request.params.id),
   );
 }

@@ -7,12 +7,21 @@
 // a refusal is shown next to the field it names.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { CalendarFeed } from '../../../domain/calendar/feeds.ts';
+import { listEvents } from '../../../domain/calendar/events.ts';
+import {
+  type CalendarFeed,
+  createFeed,
+  deleteFeed,
+  getFeed,
+  listFeeds,
+  listFetches,
+  updateFeed,
+} from '../../../domain/calendar/feeds.ts';
+import { fetchFeedNow } from '../../../domain/calendar/fetch-now.ts';
 import { FeedChangeBody, NewFeedBody } from '../../../domain/calendar/schemas.ts';
 import { listAudienceTags } from '../../../domain/institutions/listings.ts';
 import { ApiError } from '../../../errors.ts';
 import { uuidPattern } from '../../../lib/ids.ts';
-import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { checkForm, withUrlChecks } from '../form-check.ts';
 import {
@@ -46,7 +55,7 @@ const MAX_ROWS = 50;
 
 type PageData = Record<string, unknown>;
 
-function pages({ calendar, clock }: Services) {
+function pages() {
   const paths = (request: FastifyRequest, id?: string) => {
     const page = `/console/${institutionOf(request).slug}/calendar-feeds`;
     return id ? `${page}/${id}` : page;
@@ -59,7 +68,7 @@ function pages({ calendar, clock }: Services) {
   const feeds = async (request: FastifyRequest, extra: PageData = {}, status = 200) => {
     const { id: institutionId, time_zone } = institutionOf(request);
     const [listed, tags] = await Promise.all([
-      calendar.list(institutionId, { limit: MAX_FEEDS, offset: 0 }),
+      listFeeds(request.deps.db, institutionId, { limit: MAX_FEEDS, offset: 0 }),
       audienceTags(request, institutionId),
     ]);
     return ctx(request).render(
@@ -73,13 +82,18 @@ function pages({ calendar, clock }: Services) {
     // A malformed id is a feed that does not exist: the not-found page.
     if (!uuidPattern.test(id)) throw new ApiError('not_found', { detail: 'no such calendar feed' });
     const { id: institutionId, time_zone } = institutionOf(request);
-    const now = clock.now();
+    const now = request.deps.clock.now();
     const to = new Date(now.getTime() + UPCOMING_DAYS * 86_400_000);
     const page = { limit: MAX_ROWS, offset: 0 };
     const [found, fetches, events, tags] = await Promise.all([
-      calendar.get(institutionId, id),
-      calendar.fetches(institutionId, id, page),
-      calendar.events(institutionId, { feed_id: id, from: now.toISOString(), to: to.toISOString(), ...page }),
+      getFeed(request.deps.db, institutionId, id),
+      listFetches(request.deps.db, institutionId, id, page),
+      listEvents(request.deps.db, institutionId, {
+        feed_id: id,
+        from: now.toISOString(),
+        to: to.toISOString(),
+        ...page,
+      }),
       audienceTags(request, institutionId),
     ]);
     // "Fetch now" redirects here naming its record, so a reload does not fetch again.
@@ -111,12 +125,11 @@ function pages({ calendar, clock }: Services) {
     return reply.redirect(done(result), 303);
   };
 
-  return { calendar, paths, feeds, feed, act };
+  return { paths, feeds, feed, act };
 }
 
-export function calendarFeedRoutes(app: App, services: Services): void {
-  const { calendar, paths, feeds, feed, act } = pages(services);
-  const policy = { allowLoopback: services.config.allowLoopbackOutbound };
+export function calendarFeedRoutes(app: App): void {
+  const { paths, feeds, feed, act } = pages();
 
   app.get('/:slug/calendar-feeds', { config: access, schema: listSchema }, async (request) => feeds(request));
 
@@ -129,11 +142,15 @@ export function calendarFeedRoutes(app: App, services: Services): void {
     async (request, reply) => {
       const values = feedValues(request.body);
       const input = newFeedInput(values);
-      const checked = withUrlChecks(checkForm(NewFeedBody, input, feedFields), { url: values.url }, policy);
+      const checked = withUrlChecks(
+        checkForm(NewFeedBody, input, feedFields),
+        { url: values.url },
+        request.deps.policy,
+      );
       if (!checked.ok) return feeds(request, { values, errors: checked.errors }, 400);
       return act(
         reply,
-        () => calendar.create(institutionOf(request).id, checked.value),
+        () => createFeed(request.deps, institutionOf(request).id, checked.value),
         (created) => `${paths(request, created.id)}?done=calendar_feed_added`,
         (refused) => feeds(request, { values, ...refused }, refused.status),
       );
@@ -151,11 +168,15 @@ export function calendarFeedRoutes(app: App, services: Services): void {
       const { id } = request.params;
       const values = feedValues(request.body);
       const input = feedInput(values);
-      const checked = withUrlChecks(checkForm(FeedChangeBody, input, feedFields), { url: input.url }, policy);
+      const checked = withUrlChecks(
+        checkForm(FeedChangeBody, input, feedFields),
+        { url: input.url },
+        request.deps.policy,
+      );
       if (!checked.ok) return feed(request, id, { values, errors: checked.errors }, 400);
       return act(
         reply,
-        () => calendar.update(institutionOf(request).id, id, checked.value),
+        () => updateFeed(request.deps, institutionOf(request).id, id, checked.value),
         () => `${paths(request, id)}?done=calendar_feed_updated`,
         (refused) => feed(request, id, { values, ...refused }, refused.status),
       );
@@ -169,7 +190,7 @@ export function calendarFeedRoutes(app: App, services: Services): void {
       const { id } = request.params;
       return act(
         reply,
-        () => calendar.fetchNow(institutionOf(request).id, id),
+        () => fetchFeedNow(request.deps, institutionOf(request).id, id),
         (record) => `${paths(request, id)}?fetch=${record.id}`,
         (refused) => feed(request, id, refused, refused.status),
         [],
@@ -186,7 +207,7 @@ export function calendarFeedRoutes(app: App, services: Services): void {
       if (!confirmed(request.body)) {
         // Asking first changes nothing: no audit entry for it.
         request.unchanged = true;
-        const found = await calendar.get(institutionOf(request).id, id);
+        const found = await getFeed(request.deps.db, institutionOf(request).id, id);
         return ctx(request).render('console/confirm.eta', {
           title: 'Delete this calendar feed?',
           message: `${found.name ?? found.url} is no longer fetched, and its stored events and fetch history are deleted: students stop seeing them.`,
@@ -197,7 +218,7 @@ export function calendarFeedRoutes(app: App, services: Services): void {
       }
       return act(
         reply,
-        () => calendar.remove(institutionOf(request).id, id),
+        () => deleteFeed(request.deps.db, institutionOf(request).id, id),
         () => `${paths(request)}?done=calendar_feed_deleted`,
         (refused) => feed(request, id, refused, refused.status),
         [],

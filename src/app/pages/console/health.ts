@@ -7,12 +7,15 @@
 // One page load reads the domains directly with the request's institution: seven queries at once,
 // no in-process request.
 import { Type } from 'typebox';
+import { listFeeds } from '../../../domain/calendar/feeds.ts';
 import { listFullSyncs } from '../../../domain/departures/departures.ts';
+import { emailStatus } from '../../../domain/notifications/email-status.ts';
 import { latestRetentionRun } from '../../../domain/privacy/retention-settings.ts';
 import { integrationChecklist } from '../../../domain/runs/onboarding.ts';
 import { listRuns } from '../../../domain/runs/runs.ts';
 import { syncSecretStatus } from '../../../domain/secrets/help-sync-secrets.ts';
 import { rosterSecretStatus } from '../../../domain/secrets/roster-secrets.ts';
+import { listEndpoints } from '../../../domain/webhooks/endpoints.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { ctx, institutionOf } from './context.ts';
@@ -24,7 +27,7 @@ import { removedWords } from './privacy-view.ts';
 const MOST = 200;
 
 export function healthRoutes(app: App, services: Services): void {
-  const { db, clock, webhooks, calendar, oneRosterSources } = services;
+  const { db, clock, oneRosterSources } = services;
 
   app.get(
     '/:slug/',
@@ -52,8 +55,8 @@ export function healthRoutes(app: App, services: Services): void {
         listFullSyncs(db, id, { status: 'held', limit: 20 }),
         rosterSecretStatus(request.deps, id, clock.now()),
         integrations ? syncSecretStatus(db, id) : undefined,
-        integrations ? webhooks.list(id, { limit: MOST }) : undefined,
-        calendar.list(id, { limit: MOST, offset: 0 }),
+        integrations ? listEndpoints(request.deps, id, { limit: MOST }) : undefined,
+        listFeeds(db, id, { limit: MOST, offset: 0 }),
         oneRosterSources.failing(id),
         integrationChecklist(db, id, clock.now()),
         latestRetentionRun(db, id),
@@ -78,7 +81,7 @@ export function healthRoutes(app: App, services: Services): void {
         ...view,
         attention: escalated ? [escalated, ...view.attention] : view.attention,
         // Whether notification emails are sent (SMTP_URL): the Notifications card says so.
-        notificationsOn: services.notifications.email.enabled,
+        notificationsOn: emailStatus(request.deps.config).enabled,
         checklist,
         // What the last retention run removed (docs/privacy.md).
         retention,

@@ -2,7 +2,7 @@
 // notifications in words, and the state of email. Tested beside this file.
 
 import type { Reason, Rule } from '../../../domain/notifications/email.ts';
-import type { EmailStatus } from '../../../domain/notifications/service.ts';
+import type { EmailStatus } from '../../../domain/notifications/email-status.ts';
 import type { OutboxRow, PersonSettings } from '../../../domain/notifications/settings.ts';
 
 export const reasonWords: Record<Reason, string> = {

@@ -4,7 +4,14 @@
 // notifications domain with the request's institution and caller, as the admin API does.
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { Services } from '../../../services.ts';
+import { emailStatus } from '../../../domain/notifications/email-status.ts';
+import {
+  ownSettings,
+  peopleSettings,
+  recentOutbox,
+  setCrisisRecipients,
+  setOwnSettings,
+} from '../../../domain/notifications/settings.ts';
 import type { App } from '../../types.ts';
 import { ctx, institutionOf } from './context.ts';
 import { list, refusalOf, text } from './forms.ts';
@@ -31,8 +38,7 @@ const noticeOf = (request: FastifyRequest) => {
   return typeof done === 'string' ? notices[done] : undefined;
 };
 
-export function notificationRoutes(app: App, services: Services): void {
-  const { notifications } = services;
+export function notificationRoutes(app: App): void {
   const baseOf = (request: FastifyRequest) => `/console/${institutionOf(request).slug}`;
 
   const adminPage = async (request: FastifyRequest, extra: Record<string, unknown> = {}, status = 200) => {
@@ -40,8 +46,8 @@ export function notificationRoutes(app: App, services: Services): void {
     const requested = (request.query as { state?: string }).state ?? '';
     const filter = STATE_FILTERS.some(([value]) => value === requested) ? requested : '';
     const [people, recent] = await Promise.all([
-      notifications.people(institution.id),
-      notifications.outbox(institution.id, { limit: 50, state: filter || undefined }),
+      peopleSettings(request.deps.db, institution.id),
+      recentOutbox(request.deps.db, institution.id, { limit: 50, state: filter || undefined }),
     ]);
     const time = timesIn(institution.time_zone);
     const base = baseOf(request);
@@ -50,7 +56,7 @@ export function notificationRoutes(app: App, services: Services): void {
       {
         title: 'Notifications',
         notice: noticeOf(request),
-        email: emailView(notifications.email),
+        email: emailView(emailStatus(request.deps.config)),
         people: people.map(personRow),
         kinds: EMAIL_KINDS,
         recent: recent.map((n) => notificationRow(n, base, time)),
@@ -74,7 +80,7 @@ export function notificationRoutes(app: App, services: Services): void {
     { config: { access: 'admin', formFields: ['crisis'] }, schema: { hide: true, params: Params } },
     async (request, reply) => {
       try {
-        await notifications.setCrisisRecipients(institutionOf(request).id, list(request.body, 'crisis'));
+        await setCrisisRecipients(request.deps, institutionOf(request).id, list(request.body, 'crisis'));
       } catch (error) {
         const refused = refusalOf(error, []);
         return adminPage(request, refused, refused.status);
@@ -86,13 +92,15 @@ export function notificationRoutes(app: App, services: Services): void {
   const ownPage = async (request: FastifyRequest, extra: Record<string, unknown> = {}, status = 200) => {
     const c = ctx(request);
     const personId = c.caller.kind === 'person' ? c.caller.personId : undefined;
-    const settings = personId ? await notifications.own(institutionOf(request).id, personId) : undefined;
+    const settings = personId
+      ? await ownSettings(request.deps.db, institutionOf(request).id, personId)
+      : undefined;
     return c.render(
       'console/my-notifications.eta',
       {
         title: 'Your notifications',
         notice: noticeOf(request),
-        email: emailView(notifications.email),
+        email: emailView(emailStatus(request.deps.config)),
         settings,
         isAdmin: c.may('admin'),
         ...extra,
@@ -117,7 +125,7 @@ export function notificationRoutes(app: App, services: Services): void {
       const c = ctx(request);
       const personId = c.caller.kind === 'person' ? c.caller.personId : undefined;
       try {
-        await notifications.setOwn(institutionOf(request).id, personId, {
+        await setOwnSettings(request.deps, institutionOf(request).id, personId, {
           any_new_request: text(request.body, 'any_new_request') === 'yes',
           assigned_to_me: text(request.body, 'assigned_to_me') === 'yes',
         });

@@ -6,7 +6,8 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { eventCatalogue } from '../../../domain/webhooks/catalogue.ts';
-import type { Services } from '../../../services.ts';
+import { getAttempt } from '../../../domain/webhooks/deliveries.ts';
+import { getEndpoint, removeEndpoint, revealSecret } from '../../../domain/webhooks/endpoints.ts';
 import type { App } from '../../types.ts';
 import { ctx, institutionOf } from './context.ts';
 import { confirmed } from './forms.ts';
@@ -26,7 +27,7 @@ export function pretty(text: string): string {
   }
 }
 
-export function webhookPortalRoutes(app: App, { webhooks }: Services): void {
+export function webhookPortalRoutes(app: App): void {
   const pageOf = (request: FastifyRequest, id?: string) =>
     `/console/${institutionOf(request).slug}/webhooks${id ? `/${id}` : ''}`;
 
@@ -50,7 +51,7 @@ export function webhookPortalRoutes(app: App, { webhooks }: Services): void {
     { config: access, schema: { hide: true, params: AttemptParams } },
     async (request) => {
       const { id, attemptId } = request.params;
-      const attempt = await webhooks.attempt(institutionOf(request).id, id, attemptId);
+      const attempt = await getAttempt(request.deps, institutionOf(request).id, id, attemptId);
       return ctx(request).render('console/webhook-attempt.eta', {
         title: `Attempt ${attempt.id}`,
         attempt,
@@ -67,7 +68,7 @@ export function webhookPortalRoutes(app: App, { webhooks }: Services): void {
     async (request, reply) => {
       const { id } = request.params;
       const institutionId = institutionOf(request).id;
-      const endpoint = await webhooks.get(institutionId, id);
+      const endpoint = await getEndpoint(request.deps, institutionId, id);
       if (!confirmed(request.body)) {
         request.unchanged = true;
         return ctx(request).render('console/confirm.eta', {
@@ -78,7 +79,7 @@ export function webhookPortalRoutes(app: App, { webhooks }: Services): void {
           back: pageOf(request, id),
         });
       }
-      await webhooks.remove(institutionId, id);
+      await removeEndpoint(request.deps.db, institutionId, id);
       return reply.redirect(`${pageOf(request)}?done=webhook_deleted`, 303);
     },
   );
@@ -89,7 +90,7 @@ export function webhookPortalRoutes(app: App, { webhooks }: Services): void {
     async (request) => {
       const { id } = request.params;
       const institutionId = institutionOf(request).id;
-      const endpoint = await webhooks.get(institutionId, id);
+      const endpoint = await getEndpoint(request.deps, institutionId, id);
       if (!confirmed(request.body)) {
         request.unchanged = true;
         return ctx(request).render('console/confirm.eta', {
@@ -100,7 +101,7 @@ export function webhookPortalRoutes(app: App, { webhooks }: Services): void {
           back: pageOf(request, id),
         });
       }
-      const { secret } = await webhooks.revealSecret(institutionId, id);
+      const { secret } = await revealSecret(request.deps, institutionId, id);
       return ctx(request).render('console/secret-shown.eta', {
         title: 'Signing secret',
         which: 'signing secret',

@@ -9,6 +9,19 @@
 // schemas; a refusal is shown next to the field it names.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import {
+  listDeliveries,
+  redeliverEvent,
+  replayFailed,
+  sendTestEvent,
+} from '../../../domain/webhooks/deliveries.ts';
+import {
+  createEndpoint,
+  getEndpoint,
+  listEndpoints,
+  rotateEndpointSecret,
+  updateEndpoint,
+} from '../../../domain/webhooks/endpoints.ts';
 import { deliveryOrder } from '../../../domain/webhooks/orders.ts';
 import {
   EndpointChangeBody,
@@ -16,7 +29,6 @@ import {
   RedeliverBody,
   ReplayBody,
 } from '../../../domain/webhooks/schemas.ts';
-import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { checkForm, withUrlChecks } from '../form-check.ts';
 import { ctx, institutionOf } from './context.ts';
@@ -49,8 +61,7 @@ const newEndpointFields = {
 
 type PageData = Record<string, unknown>;
 
-function pages(services: Services) {
-  const { webhooks } = services;
+function pages() {
   const paths = (request: FastifyRequest, id?: string) => {
     const page = `/console/${institutionOf(request).slug}/webhooks`;
     return id ? `${page}/${id}` : page;
@@ -58,7 +69,9 @@ function pages(services: Services) {
 
   /** The endpoints and the add form (with the values and messages of a refused post). */
   const endpoints = async (request: FastifyRequest, extra: PageData = {}, status = 200) => {
-    const listing = await webhooks.list(institutionOf(request).id, { limit: MAX_ENDPOINTS_SHOWN });
+    const listing = await listEndpoints(request.deps, institutionOf(request).id, {
+      limit: MAX_ENDPOINTS_SHOWN,
+    });
     return ctx(request).render('console/webhooks.eta', { ...endpointsView(listing.items), ...extra }, status);
   };
 
@@ -68,11 +81,11 @@ function pages(services: Services) {
     const { id } = request.params as { id: string };
     const cursor = (request.query as { cursor?: unknown } | undefined)?.cursor;
     const [found, log] = await Promise.all([
-      webhooks.get(institutionId, id),
+      getEndpoint(request.deps, institutionId, id),
       readListing(
         deliveryOrder,
         { cursor: typeof cursor === 'string' ? cursor : undefined, size: 50 },
-        (page) => webhooks.deliveries(institutionId, id, { ...page, withAttempts: true }),
+        (page) => listDeliveries(request.deps, institutionId, id, { ...page, withAttempts: true }),
       ),
     ]);
     return ctx(request).render('console/webhook.eta', { ...endpointView(found, log), ...extra }, status);
@@ -98,12 +111,11 @@ function pages(services: Services) {
     return reply.redirect(`${paths(request, (request.params as { id: string }).id)}?done=${done}`, 303);
   };
 
-  const policy = { allowLoopback: services.config.allowLoopbackOutbound };
-  return { webhooks, paths, endpoints, endpoint, act, policy };
+  return { paths, endpoints, endpoint, act };
 }
 
-export function webhookRoutes(app: App, services: Services): void {
-  const p = pages(services);
+export function webhookRoutes(app: App): void {
+  const p = pages();
   endpointListRoutes(app, p);
   endpointRoutes(app, p);
   deliveryRoutes(app, p);
@@ -112,7 +124,7 @@ export function webhookRoutes(app: App, services: Services): void {
 type Pages = ReturnType<typeof pages>;
 
 /** The endpoints, and adding one. */
-function endpointListRoutes(app: App, { webhooks, paths, endpoints, policy }: Pages): void {
+function endpointListRoutes(app: App, { paths, endpoints }: Pages): void {
   app.get('/:slug/webhooks', { config: access, schema: listSchema }, async (request) => endpoints(request));
 
   app.post(
@@ -124,12 +136,12 @@ function endpointListRoutes(app: App, { webhooks, paths, endpoints, policy }: Pa
       const checked = withUrlChecks(
         checkForm(NewEndpointBody, input, newEndpointFields),
         { url: input.url },
-        policy,
+        request.deps.policy,
       );
       if (!checked.ok) return endpoints(request, { values, ...checkErrors(checked.errors) }, 400);
-      let created: Awaited<ReturnType<typeof webhooks.create>>;
+      let created: Awaited<ReturnType<typeof createEndpoint>>;
       try {
-        created = await webhooks.create(institutionOf(request).id, checked.value);
+        created = await createEndpoint(request.deps, institutionOf(request).id, checked.value);
       } catch (error) {
         const refused = refusalOf(error, Object.keys(newEndpointFields));
         return endpoints(request, { values, ...refused }, refused.status);
@@ -147,7 +159,7 @@ function endpointListRoutes(app: App, { webhooks, paths, endpoints, policy }: Pa
 }
 
 /** An endpoint's page, its event types, enabling and disabling it, and a test event. */
-function endpointRoutes(app: App, { webhooks, endpoint, act }: Pages): void {
+function endpointRoutes(app: App, { endpoint, act }: Pages): void {
   app.get(
     '/:slug/webhooks/:id',
     { config: access, schema: { ...schema, querystring: CursorQuery } },
@@ -166,7 +178,7 @@ function endpointRoutes(app: App, { webhooks, endpoint, act }: Pages): void {
       return act(
         request,
         reply,
-        () => webhooks.update(institutionId, request.params.id, checked.value),
+        () => updateEndpoint(request.deps, institutionId, request.params.id, checked.value),
         'webhook_updated',
         { fields: ['event_types'], shown: (refused) => ({ selected, ...refused }) },
       );
@@ -182,7 +194,7 @@ function endpointRoutes(app: App, { webhooks, endpoint, act }: Pages): void {
       return act(
         request,
         reply,
-        () => webhooks.update(institutionId, request.params.id, { enabled }),
+        () => updateEndpoint(request.deps, institutionId, request.params.id, { enabled }),
         enabled ? 'webhook_enabled' : 'webhook_disabled',
       );
     },
@@ -196,7 +208,7 @@ function endpointRoutes(app: App, { webhooks, endpoint, act }: Pages): void {
       return act(
         request,
         reply,
-        () => webhooks.sendTest(institutionId, request.params.id),
+        () => sendTestEvent(request.deps, institutionId, request.params.id),
         'webhook_test_sent',
       );
     },
@@ -204,7 +216,7 @@ function endpointRoutes(app: App, { webhooks, endpoint, act }: Pages): void {
 }
 
 /** Rotating the signing secret, redelivering one event, and replaying failed deliveries. */
-function deliveryRoutes(app: App, { webhooks, paths, endpoint, act }: Pages): void {
+function deliveryRoutes(app: App, { paths, endpoint, act }: Pages): void {
   app.post(
     '/:slug/webhooks/:id/rotate',
     { config: { ...access, formFields: ['confirmed'] }, schema },
@@ -223,9 +235,9 @@ function deliveryRoutes(app: App, { webhooks, paths, endpoint, act }: Pages): vo
           back: page,
         });
       }
-      let rotated: Awaited<ReturnType<typeof webhooks.rotateSecret>>;
+      let rotated: Awaited<ReturnType<typeof rotateEndpointSecret>>;
       try {
-        rotated = await webhooks.rotateSecret(institutionOf(request).id, request.params.id);
+        rotated = await rotateEndpointSecret(request.deps, institutionOf(request).id, request.params.id);
       } catch (error) {
         const refused = refusalOf(error, []);
         return endpoint(request, refused, refused.status);
@@ -251,7 +263,7 @@ function deliveryRoutes(app: App, { webhooks, paths, endpoint, act }: Pages): vo
       return act(
         request,
         reply,
-        () => webhooks.redeliver(institutionId, request.params.id, checked.value.event_id),
+        () => redeliverEvent(request.deps, institutionId, request.params.id, checked.value.event_id),
         'webhook_redelivered',
       );
     },
@@ -289,7 +301,7 @@ function deliveryRoutes(app: App, { webhooks, paths, endpoint, act }: Pages): vo
       return act(
         request,
         reply,
-        () => webhooks.replayFailed(institutionId, request.params.id, new Date(checked.value.since)),
+        () => replayFailed(request.deps, institutionId, request.params.id, new Date(checked.value.since)),
         'webhook_replayed',
         {
           fields: ['since'],
