@@ -2,9 +2,6 @@
 // database, clock, configuration, keyring, the OIDC client and Redis opened on first use) for the
 // route files. Shrinking: routes that import the area's functions read `request.deps` instead.
 import { createCalendarService } from './domain/calendar/service.ts';
-import { createHelpRequestsService } from './domain/helpdesk/service.ts';
-import { createHelpSyncService } from './domain/helpdesk/sync.ts';
-import { createInboxService } from './domain/inbox/service.ts';
 import { createNotificationsService, emailStatusOf } from './domain/notifications/service.ts';
 import type { PullMode } from './domain/oneroster/pull/pull.ts';
 import { pullStatus, requestPull } from './domain/oneroster/pull/requests.ts';
@@ -14,7 +11,6 @@ import { createPeople } from './domain/people/people.ts';
 import { createSessions } from './domain/people/sessions.ts';
 import { createSignIn } from './domain/people/sign-in.ts';
 import { createPrivacyService } from './domain/privacy/service.ts';
-import { createStudentApp } from './domain/students/service.ts';
 import { createWebhooksService } from './domain/webhooks/service.ts';
 import {
   createRuntime,
@@ -39,7 +35,6 @@ export function createServices(options: ServiceDeps) {
   const identityProviders = createIdentityProviders(db, clock, keyring, oidc);
   const feedsPerInstitution = config.calendarFeedsPerInstitution;
   const webhooks = createWebhooksService({ db, clock, policy, keyring });
-  const helpRequests = createHelpRequestsService(db, clock);
   const oneRosterPull = pullDepsOf(runtime, options.oneRosterPull);
   const { rosterSync, taxonomy } = oneRosterPull;
   const workers = createWorkers(runtime, oneRosterPull);
@@ -73,10 +68,6 @@ export function createServices(options: ServiceDeps) {
       pendingPerInstitution: config.signInPendingPerInstitution,
       pendingPerNetwork: config.signInPendingPerNetwork,
     }),
-    helpRequests,
-    /** The student pages' domain: a signed-in student's home, own requests and crisis contacts. */
-    studentApp: createStudentApp({ db, clock, helpRequests }),
-    helpSync: createHelpSyncService(db, clock),
     taxonomy,
     webhooks,
     rosterSync,
@@ -112,8 +103,6 @@ export function createServices(options: ServiceDeps) {
     notificationWorker: workers.notification,
     /** Exports, erasures, retention and the access log (docs/privacy.md). */
     privacy: createPrivacyService({ db, clock }),
-    /** Response targets, the escalation window and list, and open escalations (src/domain/inbox/). */
-    inbox: createInboxService({ db, clock }),
     /** Every background worker of a process: start() them, stop() lets work in flight finish. */
     workers: (logger: WorkerLogger) => workers.all(logger),
     /** Releases what the services opened themselves (not the database, which the caller owns). */

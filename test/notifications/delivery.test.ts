@@ -4,6 +4,8 @@
 // refusal, failure after the last attempt, several workers sharing the outbox, and email off.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createHelpRequest } from '../../src/domain/helpdesk/requests.ts';
+import { assign } from '../../src/domain/helpdesk/staff-changes.ts';
 import { createNotificationWorker, EMAIL_OFF_REASON } from '../../src/domain/notifications/worker.ts';
 import { type SeededTenant, seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/db.ts';
@@ -83,7 +85,7 @@ for (const kind of databaseKinds()) {
       worker.start();
       try {
         const started = Date.now();
-        await ctx.services.helpRequests.create(t.tenant.institutionId, {
+        await createHelpRequest(ctx.deps, t.tenant.institutionId, {
           studentId: t.studentId,
           priority: 'crisis',
         });
@@ -101,7 +103,7 @@ for (const kind of databaseKinds()) {
     test("an archived institution's emails are not attempted: they wait, pending, and go on restore", async () => {
       const t = await tenantWithPeople();
       const before = smtp.received.length;
-      await ctx.services.helpRequests.create(t.tenant.institutionId, {
+      await createHelpRequest(ctx.deps, t.tenant.institutionId, {
         studentId: t.studentId,
         priority: 'crisis',
       });
@@ -128,7 +130,7 @@ for (const kind of databaseKinds()) {
       // Another institution with its own crisis recipient: never told of this one's requests.
       const other = await tenantWithPeople();
       const before = smtp.received.length;
-      const created = await ctx.services.helpRequests.create(t.tenant.institutionId, {
+      const created = await createHelpRequest(ctx.deps, t.tenant.institutionId, {
         studentId: t.studentId,
         priority: 'crisis',
         summary: SUMMARY,
@@ -174,21 +176,21 @@ for (const kind of databaseKinds()) {
     test('opt-ins: a normal request tells only those who asked; an assignment tells the assignee who asked', async () => {
       const t = await tenantWithPeople();
       const before = smtp.received.length;
-      const created = await ctx.services.helpRequests.create(t.tenant.institutionId, {
+      const created = await createHelpRequest(ctx.deps, t.tenant.institutionId, {
         studentId: t.studentId,
         summary: 'Question about my timetable',
       });
       // Assigned to Quiet Person (asked for assignments) by someone else, then to Chosen One (did not).
-      await ctx.services.helpRequests.assign(t.tenant.institutionId, created.id, {
+      await assign(ctx.deps, t.tenant.institutionId, created.id, {
         assignee: { id: t.quiet.id },
         staff: 'Ada Admin',
       });
-      await ctx.services.helpRequests.assign(t.tenant.institutionId, created.id, {
+      await assign(ctx.deps, t.tenant.institutionId, created.id, {
         assignee: { id: t.chosen.id },
         staff: 'Ada Admin',
       });
       // Quiet Person assigns it to themselves: no email about their own action.
-      await ctx.services.helpRequests.assign(t.tenant.institutionId, created.id, {
+      await assign(ctx.deps, t.tenant.institutionId, created.id, {
         assignee: { id: t.quiet.id },
         staff: 'Quiet Person',
       });
@@ -213,7 +215,7 @@ for (const kind of databaseKinds()) {
       smtp.refuse = (to) => (to.includes(t.chosen.email) && refusals-- > 0 ? 451 : undefined);
       try {
         const before = smtp.received.length;
-        await ctx.services.helpRequests.create(t.tenant.institutionId, {
+        await createHelpRequest(ctx.deps, t.tenant.institutionId, {
           studentId: t.studentId,
           priority: 'crisis',
         });
@@ -240,7 +242,7 @@ for (const kind of databaseKinds()) {
       await ctx.services.notifications.setCrisisRecipients(t.tenant.institutionId, [t.admin.id]);
       smtp.refuse = (to) => (to.includes(t.admin.email) ? 451 : undefined);
       try {
-        await ctx.services.helpRequests.create(t.tenant.institutionId, {
+        await createHelpRequest(ctx.deps, t.tenant.institutionId, {
           studentId: t.studentId,
           priority: 'crisis',
         });
@@ -278,7 +280,7 @@ for (const kind of databaseKinds()) {
       const t = await tenantWithPeople();
       const before = smtp.received.length;
       for (let i = 0; i < 4; i++)
-        await ctx.services.helpRequests.create(t.tenant.institutionId, {
+        await createHelpRequest(ctx.deps, t.tenant.institutionId, {
           studentId: t.studentId,
           priority: 'crisis',
         });
@@ -295,7 +297,7 @@ for (const kind of databaseKinds()) {
 
     test('with email off, due notifications are marked skipped, not kept to be sent late', async () => {
       const t = await tenantWithPeople();
-      await ctx.services.helpRequests.create(t.tenant.institutionId, {
+      await createHelpRequest(ctx.deps, t.tenant.institutionId, {
         studentId: t.studentId,
         priority: 'crisis',
       });
@@ -315,7 +317,7 @@ for (const kind of databaseKinds()) {
         `/admin/v1/institutions/${t.tenant.slug}/people/${t.chosen.id}`,
       );
       assert.ok(removed.statusCode < 300, removed.body);
-      await ctx.services.helpRequests.create(t.tenant.institutionId, {
+      await createHelpRequest(ctx.deps, t.tenant.institutionId, {
         studentId: t.studentId,
         priority: 'crisis',
       });
@@ -326,12 +328,12 @@ for (const kind of databaseKinds()) {
     // Last: the prune is not scoped to an institution.
     test('finished notifications are deleted after their retention; pending ones are kept', async () => {
       const t = await tenantWithPeople();
-      await ctx.services.helpRequests.create(t.tenant.institutionId, {
+      await createHelpRequest(ctx.deps, t.tenant.institutionId, {
         studentId: t.studentId,
         priority: 'crisis',
       });
       await workerFor(t.tenant).runOnce();
-      await ctx.services.helpRequests.create(t.tenant.institutionId, {
+      await createHelpRequest(ctx.deps, t.tenant.institutionId, {
         studentId: t.studentId,
         priority: 'crisis',
       });

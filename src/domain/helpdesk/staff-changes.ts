@@ -8,10 +8,11 @@
 // read of the person for an assignment.
 import type { Queryable } from '../../db/db.ts';
 import { uuidPattern } from '../../lib/ids.ts';
+import type { Deps } from '../deps.ts';
 import { recordEvent } from '../events/record.ts';
 import { type Assignee, type AssigneeRef, resolveAssignee } from './assignment.ts';
 import { appendTimeline, lockRequests, updateRequest } from './queries.ts';
-import { type HelpdeskDeps, helpRequestNotFound } from './requests.ts';
+import { helpRequestNotFound } from './requests.ts';
 import { type Status, staffStatusChange } from './rules.ts';
 import type { HelpRequestChange } from './schemas.ts';
 import { eventData, type HelpRequestRow, publicRequest, type TimelineEntry } from './store.ts';
@@ -34,7 +35,7 @@ type Change = (
  * entries, writes them and one help_request.updated event attributed to `staff`.
  */
 export async function staffChange(
-  { db, clock }: HelpdeskDeps,
+  { db, clock }: Pick<Deps, 'db' | 'clock'>,
   institutionId: string,
   id: string,
   staff: string,
@@ -143,7 +144,7 @@ export function assignmentChange(
 
 /** A staff member sets the status. Setting the current status changes nothing. */
 export function changeStatus(
-  deps: HelpdeskDeps,
+  deps: Pick<Deps, 'db' | 'clock'>,
   institutionId: string,
   id: string,
   input: { status: Status; staff: string },
@@ -155,7 +156,7 @@ export function changeStatus(
 
 /** A staff member adds a staff-visible note. */
 export function addNote(
-  deps: HelpdeskDeps,
+  deps: Pick<Deps, 'db' | 'clock'>,
   institutionId: string,
   id: string,
   input: { note: string; staff: string },
@@ -180,7 +181,7 @@ export function addNote(
  * ./assignment.ts), or unassigns it (null). Assigning the current assignee changes nothing.
  */
 export function assign(
-  deps: HelpdeskDeps,
+  deps: Pick<Deps, 'db' | 'clock'>,
   institutionId: string,
   id: string,
   input: { assignee: AssigneeRef; staff: string },
