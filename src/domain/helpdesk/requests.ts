@@ -12,7 +12,7 @@ import type { Deps } from '../deps.ts';
 import { recordEvent } from '../events/record.ts';
 import type { ListFilter } from './listing.ts';
 import { appendTimeline, insertRequest, isPerson, selectRequest, selectTimeline } from './queries.ts';
-import { selectOtherOpenRequests, selectRequestStudents } from './requester.ts';
+import { otherOpenRequests, requestStudents } from './requester.ts';
 import type { Category, Priority } from './rules.ts';
 import type { HelpRequest, HelpRequestDetail, HelpRequestListItem } from './schemas.ts';
 import { selectRequestPage } from './sql/request-page.ts';
@@ -107,8 +107,8 @@ export async function getHelpRequest(
   const studentId = row.student_id;
   const [timeline, students, others] = await Promise.all([
     selectTimeline(db, institutionId, row.id),
-    selectRequestStudents(db, institutionId, studentId ? [studentId] : [], now),
-    studentId ? selectOtherOpenRequests(db, institutionId, studentId, row.id) : [],
+    requestStudents(db, institutionId, studentId ? [studentId] : [], now),
+    studentId ? otherOpenRequests(db, institutionId, studentId, row.id) : [],
   ]);
   const student = studentId ? students.get(studentId) : undefined;
   return {
@@ -138,7 +138,7 @@ export async function listHelpRequests(
     crisisFirst: filter.order === 'crisis_first',
   });
   const studentIds = page.items.flatMap((row) => (row.student_id ? [row.student_id] : []));
-  const students = await selectRequestStudents(db, institutionId, studentIds, now);
+  const students = await requestStudents(db, institutionId, studentIds, now);
   const items = page.items.map((row) => ({
     ...publicRequest(row),
     student: (row.student_id && students.get(row.student_id)) || null,

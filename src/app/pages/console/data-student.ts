@@ -11,6 +11,7 @@ import { helpRequestOrder, listFilterOf } from '../../../domain/helpdesk/listing
 import { listHelpRequests } from '../../../domain/helpdesk/requests.ts';
 import { getCohort } from '../../../domain/institutions/institutions.ts';
 import { getStudent } from '../../../domain/institutions/listings.ts';
+import { recordAccess } from '../../../domain/privacy/access-log.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { ctx, institutionOf } from './context.ts';
@@ -25,9 +26,7 @@ const StudentQuery = Type.Object({
 /** Rows of each list on the page. */
 const PAGE_SIZE = 25;
 
-export function dataStudentPageRoutes(app: App, services: Services): void {
-  const { taxonomy } = services;
-
+export function dataStudentPageRoutes(app: App, { taxonomy }: Pick<Services, 'taxonomy'>): void {
   app.get(
     '/:slug/students/:id',
     { config: { access: 'read' }, schema: { hide: true, params: Params, querystring: StudentQuery } },
@@ -40,13 +39,14 @@ export function dataStudentPageRoutes(app: App, services: Services): void {
       const [cohort, , requests, enrolments] = await Promise.all([
         getCohort(request.deps.db, institution.id, student.cohort_id),
         // Who looked (docs/privacy.md): one INSERT beside the page's reads.
-        services.privacy.recordAccess(
-          c.caller,
-          institution.id,
-          'student',
-          { studentId: student.id },
-          'console',
-        ),
+        recordAccess(request.deps.db, {
+          caller: c.caller,
+          institutionId: institution.id,
+          what: 'student',
+          studentId: student.id,
+          surface: 'console',
+          at: request.deps.clock.now(),
+        }),
         // Requests are the inbox's (`helpdesk`); a role that may read students but not the inbox
         // sees the rest of the page.
         c.may('helpdesk')

@@ -3,10 +3,11 @@
 // operator is sent to /console/, and a browser without a session to sign-in.
 //
 // Every page declares `access: 'student'`: the request context resolves the session and hands
-// the student (institution and id from the session, never from the URL) to the student-app
-// domain service; forms post with the CSRF token in `_csrf`, checked by the context once the body
-// is parsed. Pages render on their own surface (layout and stylesheet student.css); every
-// failure is a page with a code, never a stack trace, and never a 5xx for bad input.
+// the student (institution and id from the session, never from the URL) to the student area's
+// functions (src/domain/students/), with `request.deps`; forms post with the CSRF token in
+// `_csrf`, checked by the context once the body is parsed. Pages render on their own surface
+// (layout and stylesheet student.css); every failure is a page with a code, never a stack trace,
+// and never a 5xx for bad input.
 
 import { randomUUID } from 'node:crypto';
 import type { Eta } from 'eta';
