@@ -18,10 +18,11 @@ import { uuidPattern } from '../../lib/ids.ts';
 import { isStorableText } from '../../lib/text.ts';
 import type { Deps } from '../deps.ts';
 import { type EventOrigin, recordEvents } from '../events/record.ts';
-import { appendTimeline, countRecentEntries, lockRequests, updateRequest } from './queries.ts';
+import { appendTimeline, countRecentEntries } from './queries.ts';
 import { helpRequestNotFound, helpRequestResolved } from './requests.ts';
 import { MAX_REPLY, MAX_STUDENT_MESSAGE } from './rules.ts';
 import type { HelpRequestChange } from './schemas.ts';
+import { lockRequest, writeChangedRequest } from './staff-changes.ts';
 import { eventData, type HelpRequestRow, publicRequest } from './store.ts';
 
 export { MAX_REPLY, MAX_STUDENT_MESSAGE };
@@ -93,23 +94,14 @@ export async function addMessage(
   checkMessageText(message.kind, message.text);
   const now = clock.now();
   return db.transaction(async (tx) => {
-    const current = (await lockRequests(tx, institutionId, [id.toLowerCase()])).get(id.toLowerCase());
-    if (!current) throw helpRequestNotFound();
+    const current = await lockRequest(tx, institutionId, id);
     guard(current);
     const since = new Date(now.getTime() - conversationLimits.windowMs);
     if ((await countRecentEntries(tx, current.id, message.kind, since)) >= conversationLimits[message.kind]) {
       throw conversationRateLimited(message.kind);
     }
     const next = { ...current, version: current.version + 1, updated_at: now };
-    await updateRequest(tx, institutionId, current.id, {
-      status: next.status,
-      resolved_at: next.resolved_at,
-      version: next.version,
-      staff_status_changed_at: next.staff_status_changed_at,
-      updated_at: now,
-      reassign: false,
-      assigned_person_id: next.assigned_to_id,
-    });
+    await writeChangedRequest(tx, current, next, now);
     const messageId = randomUUID();
     await appendTimeline(tx, institutionId, [
       {

@@ -30,6 +30,28 @@ type Change = (
   tx: Queryable,
 ) => Promise<StaffChangeResult | undefined> | StaffChangeResult | undefined;
 
+/** The request of this id, locked for the transaction's change; 404 when the institution has none. */
+export async function lockRequest(tx: Queryable, institutionId: string, id: string): Promise<HelpRequestRow> {
+  const key = id.toLowerCase();
+  const current = (await lockRequests(tx, institutionId, [key])).get(key);
+  if (!current) throw helpRequestNotFound();
+  return current;
+}
+
+/** Writes the changed row of a locked request: its state, version and time, its assignee if changed. */
+export function writeChangedRequest(tx: Queryable, current: HelpRequestRow, next: HelpRequestRow, now: Date) {
+  return updateRequest(tx, current.institution_id, current.id, {
+    status: next.status,
+    resolved_at: next.resolved_at,
+    version: next.version,
+    staff_status_changed_at: next.staff_status_changed_at,
+    updated_at: now,
+    // Only an assignment writes the assignee: any other change keeps a legacy name as it is.
+    reassign: next.assigned_to_id !== current.assigned_to_id || next.assigned_to !== current.assigned_to,
+    assigned_person_id: next.assigned_to_id,
+  });
+}
+
 /**
  * Runs a staff change: locks the request, lets `change` compute the new row and the timeline
  * entries, writes them and one help_request.updated event attributed to `staff`.
@@ -44,21 +66,11 @@ export async function staffChange(
   if (!uuidPattern.test(id)) throw helpRequestNotFound();
   const now = clock.now();
   return db.transaction(async (tx) => {
-    const current = (await lockRequests(tx, institutionId, [id.toLowerCase()])).get(id.toLowerCase());
-    if (!current) throw helpRequestNotFound();
+    const current = await lockRequest(tx, institutionId, id);
     const result = await change(current, now, tx);
     if (!result) return { request: publicRequest(current), changed: false };
     const next = { ...result.row, version: current.version + 1, updated_at: now };
-    await updateRequest(tx, institutionId, current.id, {
-      status: next.status,
-      resolved_at: next.resolved_at,
-      version: next.version,
-      staff_status_changed_at: next.staff_status_changed_at,
-      updated_at: now,
-      // Only an assignment writes the assignee: any other change keeps a legacy name as it is.
-      reassign: next.assigned_to_id !== current.assigned_to_id || next.assigned_to !== current.assigned_to,
-      assigned_person_id: next.assigned_to_id,
-    });
+    await writeChangedRequest(tx, current, next, now);
     await appendTimeline(
       tx,
       institutionId,
