@@ -11,6 +11,7 @@ import { Agent, request } from 'undici';
 import { buildApp } from '../src/app/app.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Db } from '../src/db/db.ts';
+import { createHelpRequest } from '../src/domain/helpdesk/requests.ts';
 import { createCohort, createInstitution } from '../src/domain/institutions/institutions.ts';
 import { issueSyncSecret } from '../src/domain/secrets/help-sync-secrets.ts';
 import { createServices } from '../src/services.ts';
@@ -79,8 +80,12 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
     const ids: string[] = [];
     for (const student of students) {
       ids.push(
-        (await services.helpRequests.create(institution.id, { studentId: student.id, priority: 'normal' }))
-          .id,
+        (
+          await createHelpRequest(services.deps, institution.id, {
+            studentId: student.id,
+            priority: 'normal',
+          })
+        ).id,
       );
     }
     const { secret } = await issueSyncSecret(services.db, { id: institution.id, slug: institution.slug });

@@ -1,13 +1,9 @@
 // Composition root of the HTTP application: binds the domain to one runtime (src/runtime.ts:
 // database, clock, configuration, keyring, the OIDC client and Redis opened on first use) for the
 // route files. Shrinking: routes that import the area's functions read `request.deps` instead.
-import { createHelpRequestsService } from './domain/helpdesk/service.ts';
-import { createHelpSyncService } from './domain/helpdesk/sync.ts';
-import { createInboxService } from './domain/inbox/service.ts';
 import type { PullMode } from './domain/oneroster/pull/pull.ts';
 import { pullStatus, requestPull } from './domain/oneroster/pull/requests.ts';
 import { createOneRosterSources } from './domain/oneroster/pull/sources.ts';
-import { createStudentApp } from './domain/students/service.ts';
 import {
   createRuntime,
   createWorkers,
@@ -26,7 +22,6 @@ export interface ServiceDeps extends RuntimeOptions {
 export function createServices(options: ServiceDeps) {
   const runtime = createRuntime(options);
   const { db, config, clock, keyring, oidc, policy } = runtime;
-  const helpRequests = createHelpRequestsService(db, clock);
   const oneRosterPull = pullDepsOf(runtime, options.oneRosterPull);
   const { rosterSync, taxonomy } = oneRosterPull;
   const workers = createWorkers(runtime, oneRosterPull);
@@ -45,10 +40,6 @@ export function createServices(options: ServiceDeps) {
     keyring,
     /** The OpenID Connect client (opened on first use): sign-in, and a provider's discovery check. */
     oidc,
-    helpRequests,
-    /** The student pages' domain: a signed-in student's home, own requests and crisis contacts. */
-    studentApp: createStudentApp({ db, clock, helpRequests }),
-    helpSync: createHelpSyncService(db, clock),
     taxonomy,
     rosterSync,
     /** An institution's OneRoster source (settings) and its pulls. */
@@ -68,8 +59,6 @@ export function createServices(options: ServiceDeps) {
     },
     /** The OneRoster pull worker (not started). */
     oneRosterWorker: workers.oneRoster,
-    /** Response targets, the escalation window and list, and open escalations (src/domain/inbox/). */
-    inbox: createInboxService({ db, clock }),
     /** Every background worker of a process: start() them, stop() lets work in flight finish. */
     workers: (logger: WorkerLogger) => workers.all(logger),
     /** Releases what the services opened themselves (not the database, which the caller owns). */

@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Db } from '../src/db/db.ts';
 import { listMigrations, migrate } from '../src/db/migrate.ts';
 import { listHelpRequests } from '../src/domain/helpdesk/requests.ts';
+import { systemClock } from '../src/lib/clock.ts';
 import { databaseKinds } from './helpers/db.ts';
 import { openScratchPglite, openScratchPostgres } from './helpers/scratch-db.ts';
 
@@ -76,16 +77,14 @@ for (const kind of databaseKinds()) {
 
       // The listing reads the result: the person's current name, by id; legacy names count as assigned.
       const list = async (assignment: Parameters<typeof listHelpRequests>[2]['assignment']) =>
-        (await listHelpRequests(db, one, { limit: 50, assignment }, new Date())).items
+        (await listHelpRequests({ db, clock: systemClock }, one, { limit: 50, assignment })).items
           .map((r) => r.summary)
           .sort();
       await db.query(`UPDATE people SET name = 'Sam Renamed' WHERE id = $1`, [idOf('Sam Unique', one)]);
-      const page = await listHelpRequests(
-        db,
-        one,
-        { limit: 50, assignment: { kind: 'person', personId: idOf('Sam Unique', one) as string } },
-        new Date(),
-      );
+      const page = await listHelpRequests({ db, clock: systemClock }, one, {
+        limit: 50,
+        assignment: { kind: 'person', personId: idOf('Sam Unique', one) as string },
+      });
       assert.deepEqual(
         page.items.map((r) => [r.summary, r.assigned_to, r.assigned_to_id]),
         [['unique', 'Sam Renamed', idOf('Sam Unique', one)]],

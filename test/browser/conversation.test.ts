@@ -8,6 +8,8 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
+import { createHelpRequest } from '../../src/domain/helpdesk/requests.ts';
+import { changeStatus } from '../../src/domain/helpdesk/staff-changes.ts';
 import { startSession } from '../../src/domain/people/sessions.ts';
 import { createSavedReply } from '../../src/domain/saved-replies/saved-replies.ts';
 import { seedTenant } from '../helpers/app.ts';
@@ -46,7 +48,7 @@ browserSuite('the conversation in a browser', (h) => {
       tenant.institutionId,
     ]);
     const studentId = rows[0].id;
-    const request = await ctx.services.helpRequests.create(tenant.institutionId, {
+    const request = await createHelpRequest(ctx.deps, tenant.institutionId, {
       studentId,
       category: 'financial',
       summary: 'I cannot pay this term’s fees and I am scared I will be withdrawn.',
@@ -76,7 +78,7 @@ browserSuite('the conversation in a browser', (h) => {
       (await desk.page.locator('#conversation').textContent()) ?? '',
       /Fees can wait while we talk/,
     );
-    await ctx.services.helpRequests.changeStatus(tenant.institutionId, request.id, {
+    await changeStatus(ctx.deps, tenant.institutionId, request.id, {
       status: 'in_progress',
       staff: 'Kai Lee',
     });

@@ -4,6 +4,8 @@
 // banner on every console page until someone does, and under 600 px the inbox reads as cards.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { createHelpRequest } from '../../src/domain/helpdesk/requests.ts';
+import { inboxSettings } from '../../src/domain/inbox/settings.ts';
 import { createEscalationWorker } from '../../src/workers/escalation.ts';
 import { seedTenant } from '../helpers/app.ts';
 import { seedStudents } from '../helpers/helpdesk.ts';
@@ -15,7 +17,7 @@ browserSuite('console: the live inbox', (h) => {
     const tenant = await seedTenant(ctx);
     const students = await seedStudents(ctx, tenant, 3);
     for (let i = 0; i < 30; i++)
-      await ctx.services.helpRequests.create(tenant.institutionId, {
+      await createHelpRequest(ctx.deps, tenant.institutionId, {
         studentId: students[i % 3],
         priority: i % 2 ? 'normal' : 'high',
         category: 'academic',
@@ -33,7 +35,7 @@ browserSuite('console: the live inbox', (h) => {
       assert.ok(scrolled > 0);
 
       const raised = Date.now();
-      const created = await ctx.services.helpRequests.create(tenant.institutionId, {
+      const created = await createHelpRequest(ctx.deps, tenant.institutionId, {
         studentId: students[0],
         priority: 'crisis',
         category: 'wellbeing',
@@ -77,7 +79,7 @@ browserSuite('console: the live inbox', (h) => {
     const { ctx } = h();
     const tenant = await seedTenant(ctx);
     const [student] = await seedStudents(ctx, tenant, 1);
-    const created = await ctx.services.helpRequests.create(tenant.institutionId, {
+    const created = await createHelpRequest(ctx.deps, tenant.institutionId, {
       studentId: student,
       priority: 'crisis',
       summary: 'Nobody has answered me',
@@ -120,13 +122,13 @@ browserSuite('console: the live inbox', (h) => {
     const { ctx } = h();
     const tenant = await seedTenant(ctx);
     const students = await seedStudents(ctx, tenant, 2);
-    await ctx.services.helpRequests.create(tenant.institutionId, {
+    await createHelpRequest(ctx.deps, tenant.institutionId, {
       studentId: students[0],
       priority: 'crisis',
       category: 'wellbeing',
       summary: 'Panic attacks before exams',
     });
-    await ctx.services.helpRequests.create(tenant.institutionId, {
+    await createHelpRequest(ctx.deps, tenant.institutionId, {
       studentId: students[1],
       priority: 'high',
       category: 'financial',
@@ -201,7 +203,7 @@ browserSuite('console: the live inbox', (h) => {
       await page.getByLabel('Crisis', { exact: true }).fill('10');
       await page.getByRole('button', { name: 'Save targets and escalation' }).click();
       await page.waitForURL('**?done=saved');
-      const saved = await ctx.services.inbox.settings(tenant.institutionId);
+      const saved = await inboxSettings(ctx.deps.db, tenant.institutionId);
       assert.deepEqual(saved, {
         targets: { crisis: 10, high: 240, normal: 2880, low: 7200 },
         escalation_minutes: 10,

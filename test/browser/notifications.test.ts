@@ -7,6 +7,9 @@
 // axe-core runs on every page and each is photographed.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { addReply } from '../../src/domain/helpdesk/conversation.ts';
+import { createHelpRequest } from '../../src/domain/helpdesk/requests.ts';
+import { changeStatus } from '../../src/domain/helpdesk/staff-changes.ts';
 import { createNotificationWorker } from '../../src/workers/notification-email.ts';
 import { seedTenant } from '../helpers/app.ts';
 import { seedStudents } from '../helpers/helpdesk.ts';
@@ -70,7 +73,7 @@ browserSuite(
       // A crisis request: Kai's email is delivered, Bounce Person's address is refused for good.
       smtp.refuse = (to) => (to.includes(goneEmail) ? 550 : undefined);
       try {
-        const created = await ctx.services.helpRequests.create(tenant.institutionId, {
+        const created = await createHelpRequest(ctx.deps, tenant.institutionId, {
           studentId,
           priority: 'crisis',
           summary: 'Private words that never leave the console',
@@ -95,11 +98,11 @@ browserSuite(
       const [request] = (
         await ctx.db.query<{ id: string }>('SELECT id FROM help_requests WHERE student_id = $1', [studentId])
       ).rows;
-      await ctx.services.helpRequests.reply(tenant.institutionId, request.id, {
+      await addReply(ctx.deps, tenant.institutionId, request.id, {
         text: 'We can help',
         staff: 'Kai',
       });
-      await ctx.services.helpRequests.changeStatus(tenant.institutionId, request.id, {
+      await changeStatus(ctx.deps, tenant.institutionId, request.id, {
         status: 'in_progress',
         staff: 'Kai',
       });

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Value } from 'typebox/value';
+import { createHelpRequest } from '../../src/domain/helpdesk/requests.ts';
 import { listSavedReplies } from '../../src/domain/saved-replies/saved-replies.ts';
 import { eventCatalogue } from '../../src/domain/webhooks/catalogue.ts';
 import { describeEachDatabase, type TestContext } from '../helpers/app.ts';
@@ -51,7 +52,7 @@ describeEachDatabase(
           event_types: ['help_request.reply', 'help_request.student_message'],
         })
       ).json();
-      const request = await ctx().services.helpRequests.create(tenant.institutionId, {
+      const request = await createHelpRequest(ctx().deps, tenant.institutionId, {
         studentId: student.studentId,
         summary: 'Locked out of the library',
       });
@@ -105,7 +106,7 @@ describeEachDatabase(
     test('help-sync `reply`: off until an admin turns it on; then a public reply the student reads', async () => {
       const tenant = await seedHelpdesk(ctx());
       const student = await signedInStudent(ctx(), tenant);
-      const request = await ctx().services.helpRequests.create(tenant.institutionId, {
+      const request = await createHelpRequest(ctx().deps, tenant.institutionId, {
         studentId: student.studentId,
         summary: 'Visa letter',
       });
@@ -182,7 +183,7 @@ describeEachDatabase(
         ['POST /console/:slug/saved-replies', 'POST /console/:slug/saved-replies/:id'],
       );
 
-      const request = await ctx().services.helpRequests.create(tenant.institutionId, {
+      const request = await createHelpRequest(ctx().deps, tenant.institutionId, {
         studentId: student.studentId,
         priority: 'crisis',
       });

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { conversationLimits } from '../../src/domain/helpdesk/conversation.ts';
+import { createHelpRequest } from '../../src/domain/helpdesk/requests.ts';
 import {
   describeEachDatabase,
   OPERATOR_TOKEN,
@@ -24,7 +25,7 @@ async function setUp(ctx: TestContext) {
   const tenant = await seedTenant(ctx);
   const student = await signedInStudent(ctx, tenant, { first_name: 'Sam' });
   const staff = await personBrowser(ctx, tenant, { roles: ['staff'], name: 'Kai Lee' });
-  const request = await ctx.services.helpRequests.create(tenant.institutionId, {
+  const request = await createHelpRequest(ctx.deps, tenant.institutionId, {
     studentId: student.studentId,
     summary: 'I am behind on my fees and worried',
     category: 'financial',
@@ -235,7 +236,7 @@ describeEachDatabase('the conversation: replies and answers', (ctx) => {
     const blank = await consolePost(ctx(), staff, `${page}/reply`, { text: '   ' });
     assert.equal(blank.statusCode, 400);
     assert.match(blank.body, /id="text-error">Write the reply before sending it/);
-    const urgent = await ctx().services.helpRequests.create(tenant.institutionId, {
+    const urgent = await createHelpRequest(ctx().deps, tenant.institutionId, {
       studentId: request.student_id ?? '',
       priority: 'high',
     });

@@ -4,6 +4,9 @@
 // page, and another institution's people are never offered or told.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { addReply } from '../../src/domain/helpdesk/conversation.ts';
+import { createHelpRequest } from '../../src/domain/helpdesk/requests.ts';
+import { changeStatus } from '../../src/domain/helpdesk/staff-changes.ts';
 import { ownSettings, peopleSettings } from '../../src/domain/notifications/settings.ts';
 import { createNotificationWorker } from '../../src/workers/notification-email.ts';
 import { describeEachDatabase, seedTenant, type TestContext } from '../helpers/app.ts';
@@ -64,7 +67,7 @@ describeEachDatabase('console: notifications (email off)', (ctx) => {
 
     // A crisis request with email off: recorded, then marked not sent by the worker, and shown so.
     const [studentId] = await seedStudents(ctx(), tenant, 1);
-    await ctx().services.helpRequests.create(tenant.institutionId, { studentId, priority: 'crisis' });
+    await createHelpRequest(ctx().deps, tenant.institutionId, { studentId, priority: 'crisis' });
     await createNotificationWorker({
       db: ctx().db,
       clock: ctx().services.clock,
@@ -109,15 +112,15 @@ describeEachDatabase('console: notifications (email off)', (ctx) => {
     // An invitation, a reply and a change of status: each listed with its recipient and rule.
     await invitePerson(ctx(), tenant, { roles: ['staff'], name: 'New Colleague', invitation: true });
     const [studentId] = await seedStudents(ctx(), tenant, 1);
-    const request = await ctx().services.helpRequests.create(tenant.institutionId, {
+    const request = await createHelpRequest(ctx().deps, tenant.institutionId, {
       studentId,
       summary: 'Wifi',
     });
-    await ctx().services.helpRequests.reply(tenant.institutionId, request.id, {
+    await addReply(ctx().deps, tenant.institutionId, request.id, {
       text: 'On it',
       staff: 'Kai',
     });
-    await ctx().services.helpRequests.changeStatus(tenant.institutionId, request.id, {
+    await changeStatus(ctx().deps, tenant.institutionId, request.id, {
       status: 'in_progress',
       staff: 'Kai',
     });

@@ -5,6 +5,9 @@
 // person who asked for every new request is no longer told that an admin chose them).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { addReply } from '../../src/domain/helpdesk/conversation.ts';
+import { createHelpRequest } from '../../src/domain/helpdesk/requests.ts';
+import { addNote, assign, changeStatus } from '../../src/domain/helpdesk/staff-changes.ts';
 import { setCrisisRecipients, setOwnSettings } from '../../src/domain/notifications/settings.ts';
 import { createNotificationWorker } from '../../src/workers/notification-email.ts';
 import { type SeededTenant, seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
@@ -57,20 +60,20 @@ for (const kind of databaseKinds()) {
     test('the student is told of a reply and of a status change, with a link and never the words', async () => {
       const tenant = await seedTenant(ctx);
       const student = await signedInStudent(ctx, tenant, { first_name: 'Zephyrine' });
-      const request = await ctx.services.helpRequests.create(tenant.institutionId, {
+      const request = await createHelpRequest(ctx.deps, tenant.institutionId, {
         studentId: student.studentId,
         summary: 'I feel overwhelmed',
       });
       await send(tenant, 0);
-      await ctx.services.helpRequests.addNote(tenant.institutionId, request.id, {
+      await addNote(ctx.deps, tenant.institutionId, request.id, {
         note: 'internal',
         staff: 'Kai',
       });
-      await ctx.services.helpRequests.reply(tenant.institutionId, request.id, {
+      await addReply(ctx.deps, tenant.institutionId, request.id, {
         text: REPLY,
         staff: 'Kai Lee',
       });
-      await ctx.services.helpRequests.changeStatus(tenant.institutionId, request.id, {
+      await changeStatus(ctx.deps, tenant.institutionId, request.id, {
         status: 'in_progress',
         staff: 'Kai Lee',
       });
@@ -101,15 +104,15 @@ for (const kind of databaseKinds()) {
         any_new_request: true,
         assigned_to_me: false,
       });
-      const normal = await ctx.services.helpRequests.create(tenant.institutionId, {
+      const normal = await createHelpRequest(ctx.deps, tenant.institutionId, {
         studentId: student.studentId,
         summary: 'Timetable clash',
       });
-      await ctx.services.helpRequests.assign(tenant.institutionId, normal.id, {
+      await assign(ctx.deps, tenant.institutionId, normal.id, {
         assignee: { id: assignee.id },
         staff: 'Chosen One',
       });
-      const crisis = await ctx.services.helpRequests.create(tenant.institutionId, {
+      const crisis = await createHelpRequest(ctx.deps, tenant.institutionId, {
         studentId: student.studentId,
         priority: 'crisis',
       });
@@ -161,12 +164,12 @@ for (const kind of databaseKinds()) {
 
       // Email off: the outbox row is not sent, and the student's list shows the request as new.
       const student = await signedInStudent(ctx, tenant);
-      const request = await ctx.services.helpRequests.create(tenant.institutionId, {
+      const request = await createHelpRequest(ctx.deps, tenant.institutionId, {
         studentId: student.studentId,
         summary: 'Wifi',
       });
       await student.get(`/app/requests/${request.id}`);
-      await ctx.services.helpRequests.reply(tenant.institutionId, request.id, { text: REPLY, staff: 'Kai' });
+      await addReply(ctx.deps, tenant.institutionId, request.id, { text: REPLY, staff: 'Kai' });
       const off = createNotificationWorker({
         db: ctx.db,
         clock: { now: () => new Date() },

@@ -4,6 +4,8 @@
 // refusal, failure after the last attempt, several workers sharing the outbox, and email off.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createHelpRequest } from '../../src/domain/helpdesk/requests.ts';
+import { assign } from '../../src/domain/helpdesk/staff-changes.ts';
 import {
   recentNotifications,
   setCrisisRecipients,
@@ -92,7 +94,7 @@ for (const kind of databaseKinds()) {
       worker.start();
       try {
         const started = Date.now();
-        await ctx.services.helpRequests.create(t.tenant.institutionId, {
+        await createHelpRequest(ctx.deps, t.tenant.institutionId, {
           studentId: t.studentId,
           priority: 'crisis',
         });
@@ -110,7 +112,7 @@ for (const kind of databaseKinds()) {
     test("an archived institution's emails are not attempted: they wait, pending, and go on restore", async () => {
       const t = await tenantWithPeople();
       const before = smtp.received.length;
-      await ctx.services.helpRequests.create(t.tenant.institutionId, {
+      await createHelpRequest(ctx.deps, t.tenant.institutionId, {
         studentId: t.studentId,
         priority: 'crisis',
       });
@@ -137,7 +139,7 @@ for (const kind of databaseKinds()) {
       // Another institution with its own crisis recipient: never told of this one's requests.
       const other = await tenantWithPeople();
       const before = smtp.received.length;
-      const created = await ctx.services.helpRequests.create(t.tenant.institutionId, {
+      const created = await createHelpRequest(ctx.deps, t.tenant.institutionId, {
         studentId: t.studentId,
         priority: 'crisis',
         summary: SUMMARY,
@@ -183,21 +185,21 @@ for (const kind of databaseKinds()) {
     test('opt-ins: a normal request tells only those who asked; an assignment tells the assignee who asked', async () => {
       const t = await tenantWithPeople();
       const before = smtp.received.length;
-      const created = await ctx.services.helpRequests.create(t.tenant.institutionId, {
+      const created = await createHelpRequest(ctx.deps, t.tenant.institutionId, {
         studentId: t.studentId,
         summary: 'Question about my timetable',
       });
       // Assigned to Quiet Person (asked for assignments) by someone else, then to Chosen One (did not).
-      await ctx.services.helpRequests.assign(t.tenant.institutionId, created.id, {
+      await assign(ctx.deps, t.tenant.institutionId, created.id, {
         assignee: { id: t.quiet.id },
         staff: 'Ada Admin',
       });
-      await ctx.services.helpRequests.assign(t.tenant.institutionId, created.id, {
+      await assign(ctx.deps, t.tenant.institutionId, created.id, {
         assignee: { id: t.chosen.id },
         staff: 'Ada Admin',
       });
       // Quiet Person assigns it to themselves: no email about their own action.
-      await ctx.services.helpRequests.assign(t.tenant.institutionId, created.id, {
+      await assign(ctx.deps, t.tenant.institutionId, created.id, {
         assignee: { id: t.quiet.id },
         staff: 'Quiet Person',
       });
@@ -222,7 +224,7 @@ for (const kind of databaseKinds()) {
       smtp.refuse = (to) => (to.includes(t.chosen.email) && refusals-- > 0 ? 451 : undefined);
       try {
         const before = smtp.received.length;
-        await ctx.services.helpRequests.create(t.tenant.institutionId, {
+        await createHelpRequest(ctx.deps, t.tenant.institutionId, {
           studentId: t.studentId,
           priority: 'crisis',
         });
@@ -249,7 +251,7 @@ for (const kind of databaseKinds()) {
       await setCrisisRecipients(ctx.deps, t.tenant.institutionId, [t.admin.id]);
       smtp.refuse = (to) => (to.includes(t.admin.email) ? 451 : undefined);
       try {
-        await ctx.services.helpRequests.create(t.tenant.institutionId, {
+        await createHelpRequest(ctx.deps, t.tenant.institutionId, {
           studentId: t.studentId,
           priority: 'crisis',
         });
@@ -287,7 +289,7 @@ for (const kind of databaseKinds()) {
       const t = await tenantWithPeople();
       const before = smtp.received.length;
       for (let i = 0; i < 4; i++)
-        await ctx.services.helpRequests.create(t.tenant.institutionId, {
+        await createHelpRequest(ctx.deps, t.tenant.institutionId, {
           studentId: t.studentId,
           priority: 'crisis',
         });
@@ -304,7 +306,7 @@ for (const kind of databaseKinds()) {
 
     test('with email off, due notifications are marked skipped, not kept to be sent late', async () => {
       const t = await tenantWithPeople();
-      await ctx.services.helpRequests.create(t.tenant.institutionId, {
+      await createHelpRequest(ctx.deps, t.tenant.institutionId, {
         studentId: t.studentId,
         priority: 'crisis',
       });
@@ -324,7 +326,7 @@ for (const kind of databaseKinds()) {
         `/admin/v1/institutions/${t.tenant.slug}/people/${t.chosen.id}`,
       );
       assert.ok(removed.statusCode < 300, removed.body);
-      await ctx.services.helpRequests.create(t.tenant.institutionId, {
+      await createHelpRequest(ctx.deps, t.tenant.institutionId, {
         studentId: t.studentId,
         priority: 'crisis',
       });
@@ -335,12 +337,12 @@ for (const kind of databaseKinds()) {
     // Last: the prune is not scoped to an institution.
     test('finished notifications are deleted after their retention; pending ones are kept', async () => {
       const t = await tenantWithPeople();
-      await ctx.services.helpRequests.create(t.tenant.institutionId, {
+      await createHelpRequest(ctx.deps, t.tenant.institutionId, {
         studentId: t.studentId,
         priority: 'crisis',
       });
       await workerFor(t.tenant).runOnce();
-      await ctx.services.helpRequests.create(t.tenant.institutionId, {
+      await createHelpRequest(ctx.deps, t.tenant.institutionId, {
         studentId: t.studentId,
         priority: 'crisis',
       });

@@ -3,6 +3,7 @@
 // student's email, a dry run with row errors), for the export and erasure tests and the benchmark.
 import { randomBytes } from 'node:crypto';
 import { startSession } from '../../src/domain/people/sessions.ts';
+import { raiseHelpRequest } from '../../src/domain/students/raise.ts';
 import type { SeededTenant, TestContext } from '../helpers/app.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { workerFor } from '../helpers/webhooks.ts';
@@ -72,7 +73,8 @@ export async function seedStudentEverywhere(ctx: TestContext, tenant: SeededTena
     institutionId: tenant.institutionId,
   });
   void session;
-  const raised = await ctx.services.studentApp.raise(
+  const raised = await raiseHelpRequest(
+    ctx.deps,
     { institutionId: tenant.institutionId, studentId: id, actor: name },
     { description: `I am ${name} (${who.email}) and I cannot cope`, crisis: true, category: 'wellbeing' },
   );

@@ -41,6 +41,6 @@ export async function registerPages(app: App, services: Services): Promise<void>
     const engine = pageEngine(services.deps);
     await registerSignInPages(pages, engine, services.deps);
     await registerConsole(pages, engine, services);
-    await registerStudentPages(pages, engine, services);
+    await registerStudentPages(pages, engine);
   });
 }

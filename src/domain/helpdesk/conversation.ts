@@ -16,11 +16,13 @@ import { randomUUID } from 'node:crypto';
 import { ApiError } from '../../errors.ts';
 import { uuidPattern } from '../../lib/ids.ts';
 import { isStorableText } from '../../lib/text.ts';
+import type { Deps } from '../deps.ts';
 import { type EventOrigin, recordEvents } from '../events/record.ts';
-import { appendTimeline, countRecentEntries, lockRequests, updateRequest } from './queries.ts';
-import { type HelpdeskDeps, helpRequestNotFound } from './requests.ts';
+import { appendTimeline, countRecentEntries } from './queries.ts';
+import { helpRequestNotFound, helpRequestResolved } from './requests.ts';
 import { MAX_REPLY, MAX_STUDENT_MESSAGE } from './rules.ts';
 import type { HelpRequestChange } from './schemas.ts';
+import { lockRequest, writeChangedRequest } from './staff-changes.ts';
 import { eventData, type HelpRequestRow, publicRequest } from './store.ts';
 
 export { MAX_REPLY, MAX_STUDENT_MESSAGE };
@@ -82,7 +84,7 @@ export function messageEventData(next: HelpRequestRow, message: Message & { id: 
  * its locked row, as the student's answer does for another student's request).
  */
 export async function addMessage(
-  { db, clock }: HelpdeskDeps,
+  { db, clock }: Pick<Deps, 'db' | 'clock'>,
   institutionId: string,
   id: string,
   message: Message,
@@ -92,23 +94,14 @@ export async function addMessage(
   checkMessageText(message.kind, message.text);
   const now = clock.now();
   return db.transaction(async (tx) => {
-    const current = (await lockRequests(tx, institutionId, [id.toLowerCase()])).get(id.toLowerCase());
-    if (!current) throw helpRequestNotFound();
+    const current = await lockRequest(tx, institutionId, id);
     guard(current);
     const since = new Date(now.getTime() - conversationLimits.windowMs);
     if ((await countRecentEntries(tx, current.id, message.kind, since)) >= conversationLimits[message.kind]) {
       throw conversationRateLimited(message.kind);
     }
     const next = { ...current, version: current.version + 1, updated_at: now };
-    await updateRequest(tx, institutionId, current.id, {
-      status: next.status,
-      resolved_at: next.resolved_at,
-      version: next.version,
-      staff_status_changed_at: next.staff_status_changed_at,
-      updated_at: now,
-      reassign: false,
-      assigned_person_id: next.assigned_to_id,
-    });
+    await writeChangedRequest(tx, current, next, now);
     const messageId = randomUUID();
     await appendTimeline(tx, institutionId, [
       {
@@ -138,7 +131,7 @@ export async function addMessage(
 
 /** A staff member replies to the student (the console and the admin API). */
 export function addReply(
-  deps: HelpdeskDeps,
+  deps: Pick<Deps, 'db' | 'clock'>,
   institutionId: string,
   id: string,
   input: { text: string; staff: string },
@@ -148,5 +141,27 @@ export function addReply(
     text: input.text,
     actor: input.staff,
     origin: 'platform',
+  });
+}
+
+/**
+ * The student answers on their own request: another student's request is 404, a resolved one
+ * 409 help_request_resolved (they ask again instead).
+ */
+export function addStudentMessage(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  institutionId: string,
+  id: string,
+  input: { text: string; studentId: string; actor: string },
+) {
+  const message: Message = {
+    kind: 'student_message',
+    text: input.text,
+    actor: input.actor,
+    origin: 'platform',
+  };
+  return addMessage(deps, institutionId, id, message, (row) => {
+    if (row.student_id !== input.studentId) throw helpRequestNotFound();
+    if (row.status === 'resolved') throw helpRequestResolved();
   });
 }

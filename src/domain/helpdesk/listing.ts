@@ -36,7 +36,7 @@ export type Assignment = { kind: 'none' } | { kind: 'any' } | { kind: 'person'; 
 /**
  * The caller's view of `assigned`: the value as sent, and the id of the signed-in person `me`
  * stands for (undefined for the operator token). `<person id>` is checked to be a person of the
- * institution by the service (`checked: false`); `me` needs no check.
+ * institution by listHelpRequests (`checked: false`); `me` needs no check.
  */
 export function parseAssigned(value: string, me: string | undefined): Assignment & { checked?: false } {
   if (value === 'none') return { kind: 'none' };

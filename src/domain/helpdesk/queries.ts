@@ -7,9 +7,9 @@
 // 0013, 0017, 0019) and the trigram indexes for its search (0086); the timeline is read by
 // (institution_id, help_request_id, seq) and the event log by (institution_id, seq).
 import type { Queryable } from '../../db/db.ts';
-import type { AssigneeCandidate } from './model.ts';
+import type { AssigneeCandidate, RequestStudentRow } from './model.ts';
 import type { Category, Priority, Status } from './rules.ts';
-import type { AssigneeItem, InstitutionEvent, TimelineItem } from './schemas.ts';
+import type { AssigneeItem, InstitutionEvent, OpenRequestItem, TimelineItem } from './schemas.ts';
 import type { HelpRequestRow, TimelineEntry } from './store.ts';
 
 /**
@@ -247,4 +247,45 @@ export async function updateHelpSyncReplies(
   on: boolean,
 ): Promise<void> {
   await db.query('UPDATE institutions SET help_sync_replies = $2 WHERE id = $1', [institutionId, on]);
+}
+
+/** The students of these ids (of one institution) with cohort, program, campus and time zone. */
+export async function selectRequestStudents(
+  db: Queryable,
+  institutionId: string,
+  studentIds: readonly string[],
+): Promise<RequestStudentRow[]> {
+  const { rows } = await db.query<RequestStudentRow>(
+    `SELECT s.id, nullif(concat_ws(' ', s.first_name, s.last_name), '') AS name, s.email, s.student_id_ext,
+            s.departed_at IS NOT NULL AS departed,
+            c.id AS cohort_id, c.name AS cohort_name, c.clock,
+            to_char(c.start_date, 'YYYY-MM-DD') AS cohort_start, to_char(s.start_date, 'YYYY-MM-DD') AS own_start,
+            p.id AS program_id, p.code AS program_code, p.name AS program_name,
+            ca.id AS campus_id, ca.name AS campus_name, i.time_zone
+     FROM students s
+     JOIN cohorts c ON c.id = s.cohort_id
+     JOIN institutions i ON i.id = s.institution_id
+     LEFT JOIN programs p ON p.id = s.program_id
+     LEFT JOIN campuses ca ON ca.id = s.campus_id
+     WHERE s.institution_id = $1 AND s.id = ANY (ARRAY(SELECT jsonb_array_elements_text($2::jsonb)::uuid))`,
+    [institutionId, JSON.stringify(studentIds)],
+  );
+  return rows;
+}
+
+/** The student's requests other than `exceptId` that are not resolved, newest first. */
+export async function selectOtherOpenRequests(
+  db: Queryable,
+  institutionId: string,
+  studentId: string,
+  exceptId: string,
+  limit: number,
+): Promise<OpenRequestItem[]> {
+  const { rows } = await db.query<OpenRequestItem>(
+    `SELECT id, summary, priority, status, created_at FROM help_requests
+     WHERE student_id = $2 AND institution_id = $1 AND id <> $3 AND status <> 'resolved'
+     ORDER BY created_at DESC, id DESC LIMIT $4`,
+    [institutionId, studentId, exceptId, limit],
+  );
+  return rows;
 }

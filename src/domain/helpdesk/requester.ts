@@ -4,36 +4,19 @@
 // have to search the students listing to learn who is in danger.
 //
 // Cost: one set-based query for every student of a listing page (never one per row), plus one
-// indexed query for a request's other open requests.
+// indexed query for a request's other open requests (both in ./queries.ts).
 import type { Queryable } from '../../db/db.ts';
 import { dateIn } from '../../lib/time-zones.ts';
-import { type Clock as SixWeeksClock, sixWeeks, startDateFor } from '../students/six-weeks.ts';
+import { sixWeeks, startDateFor } from '../students/six-weeks.ts';
+import type { RequestStudentRow } from './model.ts';
+import { selectOtherOpenRequests, selectRequestStudents } from './queries.ts';
 import type { OpenRequestItem, RequestStudent } from './schemas.ts';
 
 /** Most other open requests a request's page lists. */
 export const MAX_OTHER_OPEN = 20;
 
-interface StudentRow {
-  id: string;
-  name: string | null;
-  email: string;
-  student_id_ext: string;
-  departed: boolean;
-  cohort_id: string;
-  cohort_name: string;
-  clock: SixWeeksClock;
-  cohort_start: string | null;
-  own_start: string | null;
-  program_id: string | null;
-  program_code: string | null;
-  program_name: string | null;
-  campus_id: string | null;
-  campus_name: string | null;
-  time_zone: string;
-}
-
 /** What staff see of one student row, with the six weeks as of `now` in the institution's zone. */
-export function requestStudentOf(row: StudentRow, now: Date): RequestStudent {
+export function requestStudentOf(row: RequestStudentRow, now: Date): RequestStudent {
   const start = startDateFor(row.clock, row.cohort_start, row.own_start);
   const where = sixWeeks(row.clock, start, dateIn(now, row.time_zone));
   return {
@@ -57,7 +40,7 @@ export function requestStudentOf(row: StudentRow, now: Date): RequestStudent {
 }
 
 /** The students of these ids (of one institution), by id; ids of deleted students are absent. */
-export async function selectRequestStudents(
+export async function requestStudents(
   db: Queryable,
   institutionId: string,
   studentIds: readonly string[],
@@ -65,36 +48,16 @@ export async function selectRequestStudents(
 ): Promise<Map<string, RequestStudent>> {
   const ids = [...new Set(studentIds)];
   if (ids.length === 0) return new Map();
-  const { rows } = await db.query<StudentRow>(
-    `SELECT s.id, nullif(concat_ws(' ', s.first_name, s.last_name), '') AS name, s.email, s.student_id_ext,
-            s.departed_at IS NOT NULL AS departed,
-            c.id AS cohort_id, c.name AS cohort_name, c.clock,
-            to_char(c.start_date, 'YYYY-MM-DD') AS cohort_start, to_char(s.start_date, 'YYYY-MM-DD') AS own_start,
-            p.id AS program_id, p.code AS program_code, p.name AS program_name,
-            ca.id AS campus_id, ca.name AS campus_name, i.time_zone
-     FROM students s
-     JOIN cohorts c ON c.id = s.cohort_id
-     JOIN institutions i ON i.id = s.institution_id
-     LEFT JOIN programs p ON p.id = s.program_id
-     LEFT JOIN campuses ca ON ca.id = s.campus_id
-     WHERE s.institution_id = $1 AND s.id = ANY (ARRAY(SELECT jsonb_array_elements_text($2::jsonb)::uuid))`,
-    [institutionId, JSON.stringify(ids)],
-  );
+  const rows = await selectRequestStudents(db, institutionId, ids);
   return new Map(rows.map((row) => [row.id, requestStudentOf(row, now)]));
 }
 
-/** The student's requests other than `exceptId` that are not resolved, newest first. */
-export async function selectOtherOpenRequests(
+/** The student's requests other than `exceptId` that are not resolved, newest first (at most 20). */
+export function otherOpenRequests(
   db: Queryable,
   institutionId: string,
   studentId: string,
   exceptId: string,
 ): Promise<OpenRequestItem[]> {
-  const { rows } = await db.query<OpenRequestItem>(
-    `SELECT id, summary, priority, status, created_at FROM help_requests
-     WHERE student_id = $2 AND institution_id = $1 AND id <> $3 AND status <> 'resolved'
-     ORDER BY created_at DESC, id DESC LIMIT ${MAX_OTHER_OPEN}`,
-    [institutionId, studentId, exceptId],
-  );
-  return rows;
+  return selectOtherOpenRequests(db, institutionId, studentId, exceptId, MAX_OTHER_OPEN);
 }

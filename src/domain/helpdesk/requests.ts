@@ -5,25 +5,18 @@
 // its events); reading is four indexed queries (the request, its timeline, its student, their other
 // open requests); a page of the listing is two queries, the page and its students (plus one lookup
 // when it filters by a person's id).
-import type { Db, Queryable } from '../../db/db.ts';
 import type { Paged } from '../../db/keyset.ts';
 import { ApiError } from '../../errors.ts';
-import type { Clock } from '../../lib/clock.ts';
 import { uuidPattern } from '../../lib/ids.ts';
+import type { Deps } from '../deps.ts';
 import { recordEvent } from '../events/record.ts';
 import type { ListFilter } from './listing.ts';
 import { appendTimeline, insertRequest, isPerson, selectRequest, selectTimeline } from './queries.ts';
-import { selectOtherOpenRequests, selectRequestStudents } from './requester.ts';
+import { otherOpenRequests, requestStudents } from './requester.ts';
 import type { Category, Priority } from './rules.ts';
 import type { HelpRequest, HelpRequestDetail, HelpRequestListItem } from './schemas.ts';
 import { selectRequestPage } from './sql/request-page.ts';
 import { eventData, publicRequest } from './store.ts';
-
-/** What the help desk's functions need. */
-export interface HelpdeskDeps {
-  db: Db;
-  clock: Clock;
-}
 
 export const helpRequestNotFound = () =>
   new ApiError('help_request_not_found', { detail: 'no help request with this id in this institution' });
@@ -55,7 +48,7 @@ function checkStudentNamed(input: NewHelpRequest): void {
 
 /** Creates a help request (status new) and records help_request.created, plus help_request.crisis for crisis. */
 export async function createHelpRequest(
-  { db, clock }: HelpdeskDeps,
+  { db, clock }: Pick<Deps, 'db' | 'clock'>,
   institutionId: string,
   input: NewHelpRequest,
 ): Promise<HelpRequest> {
@@ -103,19 +96,19 @@ export async function createHelpRequest(
  * their six weeks at `now`, and their other open requests), or 404.
  */
 export async function getHelpRequest(
-  db: Queryable,
+  { db, clock }: Pick<Deps, 'db' | 'clock'>,
   institutionId: string,
   id: string,
-  now: Date,
 ): Promise<HelpRequestDetail> {
   if (!uuidPattern.test(id)) throw helpRequestNotFound();
+  const now = clock.now();
   const row = await selectRequest(db, institutionId, id);
   if (!row) throw helpRequestNotFound();
   const studentId = row.student_id;
   const [timeline, students, others] = await Promise.all([
     selectTimeline(db, institutionId, row.id),
-    selectRequestStudents(db, institutionId, studentId ? [studentId] : [], now),
-    studentId ? selectOtherOpenRequests(db, institutionId, studentId, row.id) : [],
+    requestStudents(db, institutionId, studentId ? [studentId] : [], now),
+    studentId ? otherOpenRequests(db, institutionId, studentId, row.id) : [],
   ]);
   const student = studentId ? students.get(studentId) : undefined;
   return {
@@ -127,11 +120,11 @@ export async function getHelpRequest(
 
 /** One page of the listing (filters and orders: ./listing.ts); `assigned=<id>` must name a person here. */
 export async function listHelpRequests(
-  db: Queryable,
+  { db, clock }: Pick<Deps, 'db' | 'clock'>,
   institutionId: string,
   filter: ListFilter,
-  now: Date,
 ): Promise<Paged<HelpRequestListItem>> {
+  const now = clock.now();
   const assignment = filter.assignment;
   if (assignment?.kind === 'person' && assignment.checked === false) {
     if (!(await isPerson(db, institutionId, assignment.personId)))
@@ -145,7 +138,7 @@ export async function listHelpRequests(
     crisisFirst: filter.order === 'crisis_first',
   });
   const studentIds = page.items.flatMap((row) => (row.student_id ? [row.student_id] : []));
-  const students = await selectRequestStudents(db, institutionId, studentIds, now);
+  const students = await requestStudents(db, institutionId, studentIds, now);
   const items = page.items.map((row) => ({
     ...publicRequest(row),
     student: (row.student_id && students.get(row.student_id)) || null,

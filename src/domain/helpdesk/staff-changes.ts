@@ -8,10 +8,11 @@
 // read of the person for an assignment.
 import type { Queryable } from '../../db/db.ts';
 import { uuidPattern } from '../../lib/ids.ts';
+import type { Deps } from '../deps.ts';
 import { recordEvent } from '../events/record.ts';
 import { type Assignee, type AssigneeRef, resolveAssignee } from './assignment.ts';
 import { appendTimeline, lockRequests, updateRequest } from './queries.ts';
-import { type HelpdeskDeps, helpRequestNotFound } from './requests.ts';
+import { helpRequestNotFound } from './requests.ts';
 import { type Status, staffStatusChange } from './rules.ts';
 import type { HelpRequestChange } from './schemas.ts';
 import { eventData, type HelpRequestRow, publicRequest, type TimelineEntry } from './store.ts';
@@ -29,12 +30,34 @@ type Change = (
   tx: Queryable,
 ) => Promise<StaffChangeResult | undefined> | StaffChangeResult | undefined;
 
+/** The request of this id, locked for the transaction's change; 404 when the institution has none. */
+export async function lockRequest(tx: Queryable, institutionId: string, id: string): Promise<HelpRequestRow> {
+  const key = id.toLowerCase();
+  const current = (await lockRequests(tx, institutionId, [key])).get(key);
+  if (!current) throw helpRequestNotFound();
+  return current;
+}
+
+/** Writes the changed row of a locked request: its state, version and time, its assignee if changed. */
+export function writeChangedRequest(tx: Queryable, current: HelpRequestRow, next: HelpRequestRow, now: Date) {
+  return updateRequest(tx, current.institution_id, current.id, {
+    status: next.status,
+    resolved_at: next.resolved_at,
+    version: next.version,
+    staff_status_changed_at: next.staff_status_changed_at,
+    updated_at: now,
+    // Only an assignment writes the assignee: any other change keeps a legacy name as it is.
+    reassign: next.assigned_to_id !== current.assigned_to_id || next.assigned_to !== current.assigned_to,
+    assigned_person_id: next.assigned_to_id,
+  });
+}
+
 /**
  * Runs a staff change: locks the request, lets `change` compute the new row and the timeline
  * entries, writes them and one help_request.updated event attributed to `staff`.
  */
 export async function staffChange(
-  { db, clock }: HelpdeskDeps,
+  { db, clock }: Pick<Deps, 'db' | 'clock'>,
   institutionId: string,
   id: string,
   staff: string,
@@ -43,21 +66,11 @@ export async function staffChange(
   if (!uuidPattern.test(id)) throw helpRequestNotFound();
   const now = clock.now();
   return db.transaction(async (tx) => {
-    const current = (await lockRequests(tx, institutionId, [id.toLowerCase()])).get(id.toLowerCase());
-    if (!current) throw helpRequestNotFound();
+    const current = await lockRequest(tx, institutionId, id);
     const result = await change(current, now, tx);
     if (!result) return { request: publicRequest(current), changed: false };
     const next = { ...result.row, version: current.version + 1, updated_at: now };
-    await updateRequest(tx, institutionId, current.id, {
-      status: next.status,
-      resolved_at: next.resolved_at,
-      version: next.version,
-      staff_status_changed_at: next.staff_status_changed_at,
-      updated_at: now,
-      // Only an assignment writes the assignee: any other change keeps a legacy name as it is.
-      reassign: next.assigned_to_id !== current.assigned_to_id || next.assigned_to !== current.assigned_to,
-      assigned_person_id: next.assigned_to_id,
-    });
+    await writeChangedRequest(tx, current, next, now);
     await appendTimeline(
       tx,
       institutionId,
@@ -143,7 +156,7 @@ export function assignmentChange(
 
 /** A staff member sets the status. Setting the current status changes nothing. */
 export function changeStatus(
-  deps: HelpdeskDeps,
+  deps: Pick<Deps, 'db' | 'clock'>,
   institutionId: string,
   id: string,
   input: { status: Status; staff: string },
@@ -155,7 +168,7 @@ export function changeStatus(
 
 /** A staff member adds a staff-visible note. */
 export function addNote(
-  deps: HelpdeskDeps,
+  deps: Pick<Deps, 'db' | 'clock'>,
   institutionId: string,
   id: string,
   input: { note: string; staff: string },
@@ -180,7 +193,7 @@ export function addNote(
  * ./assignment.ts), or unassigns it (null). Assigning the current assignee changes nothing.
  */
 export function assign(
-  deps: HelpdeskDeps,
+  deps: Pick<Deps, 'db' | 'clock'>,
   institutionId: string,
   id: string,
   input: { assignee: AssigneeRef; staff: string },

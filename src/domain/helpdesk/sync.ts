@@ -14,10 +14,10 @@
 // savepoint: a row whose write fails gets `update_failed`, and the request's other rows apply
 // on their own, each seeing the result of the rows before it that were written.
 import { randomUUID } from 'node:crypto';
-import type { Db, Queryable } from '../../db/db.ts';
+import type { Queryable } from '../../db/db.ts';
 import { inSavepoint } from '../../db/savepoint.ts';
 import { ApiError } from '../../errors.ts';
-import type { Clock } from '../../lib/clock.ts';
+import type { Deps } from '../deps.ts';
 import { type NewEvent, recordEvents } from '../events/record.ts';
 import { checkBatchSize } from '../feeds/batch-limits.ts';
 import type { SyncCaller } from '../secrets/help-sync-secrets.ts';
@@ -27,6 +27,7 @@ import {
   applyRow,
   DEFAULT_SYNC_ACTOR,
   parseName,
+  type RowValidation,
   type SyncRowError,
   type SyncState,
   syncRowErrorMessages,
@@ -68,136 +69,153 @@ interface Group {
   events: NewEvent[];
 }
 
-export function createHelpSyncService(db: Db, clock: Clock) {
-  /** Writes the final state, timeline entries and events of the given requests, set-based. */
-  async function write(tx: Queryable, institutionId: string, groups: Group[], now: Date) {
-    const updates = groups
-      .filter((g) => g.state.version !== g.row.version)
-      .map((g) => ({
-        id: g.row.id,
-        status: g.state.status,
-        resolved_at: g.state.resolvedAt?.toISOString() ?? null,
-        external_ref: g.state.externalRef,
-        version: g.state.version,
-      }));
-    const entries = groups.flatMap((g) => g.entries);
-    if (entries.length === 0 && updates.length === 0) return;
-    if (updates.length > 0) {
-      await updateSyncedRequests(tx, institutionId, updates, now);
-    }
-    await appendTimeline(tx, institutionId, entries);
-    await recordEvents(
-      tx,
-      groups.flatMap((g) => g.events),
-    );
+/** Writes the final state, timeline entries and events of the given requests, set-based. */
+async function write(tx: Queryable, institutionId: string, groups: Group[], now: Date) {
+  const updates = groups
+    .filter((g) => g.state.version !== g.row.version)
+    .map((g) => ({
+      id: g.row.id,
+      status: g.state.status,
+      resolved_at: g.state.resolvedAt?.toISOString() ?? null,
+      external_ref: g.state.externalRef,
+      version: g.state.version,
+    }));
+  const entries = groups.flatMap((g) => g.entries);
+  if (entries.length === 0 && updates.length === 0) return;
+  if (updates.length > 0) {
+    await updateSyncedRequests(tx, institutionId, updates, now);
   }
+  await appendTimeline(tx, institutionId, entries);
+  await recordEvents(
+    tx,
+    groups.flatMap((g) => g.events),
+  );
+}
 
-  return {
-    async sync(caller: SyncCaller, body: SyncBody): Promise<{ results: SyncResult[] }> {
-      checkBatchSize('helpSync', 'updates', body.updates);
-      let defaultActor = DEFAULT_SYNC_ACTOR;
-      if (body.actor !== undefined) {
-        const parsed = parseName(body.actor);
-        if (parsed === undefined) {
-          throw new ApiError('invalid_field', {
-            field: 'actor',
-            detail:
-              'actor must be a non-blank name of at most 200 characters, without NUL characters or lone surrogates',
-          });
-        }
-        defaultActor = parsed;
-      }
-      let validated = body.updates.map((raw) => validateRow(raw, defaultActor));
-      // A public reply reaches the student: only where the institution's admins turned it on.
-      if (validated.some((v) => v.ok && v.row.action === 'reply')) {
-        if (!(await selectHelpSyncReplies(db, caller.institutionId))) {
-          validated = validated.map((v) =>
-            v.ok && v.row.action === 'reply'
-              ? { ok: false, helpRequestId: v.row.helpRequestId, error: 'replies_not_enabled' as const }
-              : v,
-          );
-        }
-      }
-      // Another institution named with this secret: every row is not_found (spec 4.3).
-      if (body.institution !== caller.slug) {
-        return {
-          results: validated.map((v) => failed(v.ok ? v.row.helpRequestId : v.helpRequestId, 'not_found')),
-        };
-      }
-      const results: SyncResult[] = validated.map((v) =>
-        v.ok ? failed(v.row.helpRequestId, 'not_found') : failed(v.helpRequestId, v.error),
-      );
-      const valid = validated.flatMap((v, position) => (v.ok ? [{ row: v.row, position }] : []));
-      if (valid.length === 0) return { results };
+/** The body's `actor`, the name of rows that give none; a 400 naming the field when it is bad. */
+function defaultActorOf(body: SyncBody): string {
+  if (body.actor === undefined) return DEFAULT_SYNC_ACTOR;
+  const parsed = parseName(body.actor);
+  if (parsed === undefined) {
+    throw new ApiError('invalid_field', {
+      field: 'actor',
+      detail:
+        'actor must be a non-blank name of at most 200 characters, without NUL characters or lone surrogates',
+    });
+  }
+  return parsed;
+}
 
-      const now = clock.now();
-      const nowIso = now.toISOString();
-      await db.transaction(async (tx) => {
-        const ids = [...new Set(valid.map((v) => v.row.helpRequestId))];
-        const found = await lockRequests(tx, caller.institutionId, ids);
-        const groups = new Map<string, Group>();
-        for (const { row, position } of valid) {
-          const request = found.get(row.helpRequestId);
-          if (!request) continue; // stays not_found (absent, or another institution's)
-          let group = groups.get(request.id);
-          if (!group) {
-            group = {
-              row: request,
-              state: syncState(request),
-              rows: [],
-              entries: [],
-              events: [],
-            };
-            groups.set(request.id, group);
-          }
-          group.rows.push({ row, position });
-          results[position] = applyToGroup(caller.institutionId, group, row, now, nowIso);
-        }
-        const touched = [...groups.values()].filter((g) => g.entries.length > 0);
-        if (touched.length === 0) return;
-        /** Writes the groups in a savepoint; false (and nothing written) when the write fails. */
-        const tryWrite = (part: Group[]): Promise<boolean> =>
-          inSavepoint(tx, 'help_sync_write', () => write(tx, caller.institutionId, part, now));
-        /**
-         * Replays the rows of one request whose write failed, one row per savepoint, from its
-         * locked state: each row succeeds or fails on its own (spec 4.3 rule 1).
-         */
-        const replay = async (broken: Group): Promise<void> => {
-          let state = syncState(broken.row);
-          for (const { row, position } of broken.rows) {
-            const single: Group = {
-              row: { ...broken.row, version: state.version },
-              state,
-              rows: [{ row, position }],
-              entries: [],
-              events: [],
-            };
-            const result = applyToGroup(caller.institutionId, single, row, now, nowIso);
-            if (single.entries.length === 0 || (await tryWrite([single]))) {
-              results[position] = result;
-              state = single.state;
-            } else {
-              results[position] = failed(result.help_request_id, 'update_failed');
-            }
-          }
-        };
-        // One write for everything; if it fails, bisect in savepoints down to the
-        // requests whose own write fails, then replay their rows one by one.
-        const attempt = async (part: Group[]): Promise<void> => {
-          if (await tryWrite(part)) return;
-          if (part.length > 1) {
-            const middle = Math.ceil(part.length / 2);
-            await attempt(part.slice(0, middle));
-            await attempt(part.slice(middle));
-            return;
-          }
-          await replay(part[0]);
-        };
-        await attempt(touched);
-      });
-      return { results };
-    },
-  };
+/** Every row checked; a public reply only where the institution's admins turned replies on. */
+async function validatedRows(db: Queryable, caller: SyncCaller, body: SyncBody): Promise<RowValidation[]> {
+  const defaultActor = defaultActorOf(body);
+  const validated = body.updates.map((raw) => validateRow(raw, defaultActor));
+  // A public reply reaches the student: only where the institution's admins turned it on.
+  if (!validated.some((v) => v.ok && v.row.action === 'reply')) return validated;
+  if (await selectHelpSyncReplies(db, caller.institutionId)) return validated;
+  return validated.map((v) =>
+    v.ok && v.row.action === 'reply'
+      ? { ok: false, helpRequestId: v.row.helpRequestId, error: 'replies_not_enabled' as const }
+      : v,
+  );
+}
+
+/**
+ * Mirrors a batch of external ticket changes onto the institution's help requests (spec 4.3):
+ * one result per update row, in their order.
+ */
+export async function syncHelpRequests(
+  { db, clock }: Pick<Deps, 'db' | 'clock'>,
+  caller: SyncCaller,
+  body: SyncBody,
+): Promise<{ results: SyncResult[] }> {
+  checkBatchSize('helpSync', 'updates', body.updates);
+  const validated = await validatedRows(db, caller, body);
+  // Another institution named with this secret: every row is not_found (spec 4.3).
+  if (body.institution !== caller.slug) {
+    return {
+      results: validated.map((v) => failed(v.ok ? v.row.helpRequestId : v.helpRequestId, 'not_found')),
+    };
+  }
+  const results: SyncResult[] = validated.map((v) =>
+    v.ok ? failed(v.row.helpRequestId, 'not_found') : failed(v.helpRequestId, v.error),
+  );
+  const valid = validated.flatMap((v, position) => (v.ok ? [{ row: v.row, position }] : []));
+  if (valid.length === 0) return { results };
+
+  const now = clock.now();
+  await db.transaction(async (tx) => {
+    const ids = [...new Set(valid.map((v) => v.row.helpRequestId))];
+    const found = await lockRequests(tx, caller.institutionId, ids);
+    const groups = new Map<string, Group>();
+    for (const { row, position } of valid) {
+      const request = found.get(row.helpRequestId);
+      if (!request) continue; // stays not_found (absent, or another institution's)
+      let group = groups.get(request.id);
+      if (!group) {
+        group = { row: request, state: syncState(request), rows: [], entries: [], events: [] };
+        groups.set(request.id, group);
+      }
+      group.rows.push({ row, position });
+      results[position] = applyToGroup(caller.institutionId, group, row, now, now.toISOString());
+    }
+    const touched = [...groups.values()].filter((g) => g.entries.length > 0);
+    if (touched.length > 0)
+      await writeGroups({ tx, institutionId: caller.institutionId, now, results }, touched);
+  });
+  return { results };
+}
+
+/** One sync's write: its transaction, institution, time, and the results its rows set. */
+interface Writing {
+  tx: Queryable;
+  institutionId: string;
+  now: Date;
+  results: SyncResult[];
+}
+
+/** Writes the groups in a savepoint; false (and nothing written) when the write fails. */
+function tryWrite(w: Writing, part: Group[]): Promise<boolean> {
+  return inSavepoint(w.tx, 'help_sync_write', () => write(w.tx, w.institutionId, part, w.now));
+}
+
+/**
+ * One write for everything; if it fails, bisect in savepoints down to the requests whose own
+ * write fails, then replay their rows one by one.
+ */
+async function writeGroups(w: Writing, part: Group[]): Promise<void> {
+  if (await tryWrite(w, part)) return;
+  if (part.length > 1) {
+    const middle = Math.ceil(part.length / 2);
+    await writeGroups(w, part.slice(0, middle));
+    await writeGroups(w, part.slice(middle));
+    return;
+  }
+  await replay(w, part[0]);
+}
+
+/**
+ * Replays the rows of one request whose write failed, one row per savepoint, from its locked
+ * state: each row succeeds or fails on its own (spec 4.3 rule 1).
+ */
+async function replay(w: Writing, broken: Group): Promise<void> {
+  let state = syncState(broken.row);
+  for (const { row, position } of broken.rows) {
+    const single: Group = {
+      row: { ...broken.row, version: state.version },
+      state,
+      rows: [{ row, position }],
+      entries: [],
+      events: [],
+    };
+    const result = applyToGroup(w.institutionId, single, row, w.now, w.now.toISOString());
+    if (single.entries.length === 0 || (await tryWrite(w, [single]))) {
+      w.results[position] = result;
+      state = single.state;
+    } else {
+      w.results[position] = failed(result.help_request_id, 'update_failed');
+    }
+  }
 }
 
 /** Applies one row to its request's running state; collects the timeline entries and event. */

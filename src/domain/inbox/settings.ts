@@ -2,9 +2,10 @@
 // the escalation window of crisis requests, and the escalation list (who is emailed when a crisis
 // request waits past the window; nobody chosen means every admin). Every field is checked at once,
 // so a form or an API call learns of every problem in one answer.
-import type { Db, Queryable } from '../../db/db.ts';
+import type { Queryable } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 import { uuidPattern } from '../../lib/ids.ts';
+import type { Deps } from '../deps.ts';
 import { priorities } from '../helpdesk/rules.ts';
 import {
   defaultInboxSettings,
@@ -77,16 +78,17 @@ export function checkSettings(input: SettingsInput): {
  * current staff members and admins of the institution.
  */
 export async function saveInboxSettings(
-  deps: { db: Db; now: Date },
+  { db, clock }: Pick<Deps, 'db' | 'clock'>,
   institutionId: string,
   input: SettingsInput,
 ): Promise<InboxSettings> {
+  const now = clock.now();
   const { problems, settings } = checkSettings(input);
   if (problems.length) throw new ApiError('invalid_field', { ...problems[0], problems });
   const list = input.escalation_list;
   if (list !== undefined && !Array.isArray(list))
     throw new ApiError('invalid_field', { field: 'escalation_list', detail: 'must be a list of person ids' });
-  return deps.db.transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     if (Array.isArray(list)) {
       const known = new Set((await selectEscalationCandidates(tx, institutionId)).map((p) => p.person_id));
       list.forEach((id, i) => {
@@ -97,9 +99,9 @@ export async function saveInboxSettings(
           });
       });
       const ids = [...new Set(list.map((id) => String(id).toLowerCase()))];
-      await replaceEscalationList(tx, institutionId, ids, deps.now);
+      await replaceEscalationList(tx, institutionId, ids, now);
     }
-    await upsertSettings(tx, institutionId, settings, deps.now);
+    await upsertSettings(tx, institutionId, settings, now);
     return settings;
   });
 }

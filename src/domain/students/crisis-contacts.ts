@@ -7,10 +7,10 @@
 // replace is one transaction of a DELETE and one INSERT of every row (never a query per row).
 
 import { type Static, Type } from 'typebox';
-import type { Db } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 import { isDisplayText } from '../../lib/schema.ts';
 import { isStorableText } from '../../lib/text.ts';
+import type { Deps } from '../deps.ts';
 import { replaceStoredContacts } from './queries.ts';
 
 export const MAX_CRISIS_CONTACTS = 10;
@@ -169,12 +169,12 @@ export { listCrisisContacts } from './queries.ts';
 
 /** Replaces the institution's list with `value` once it is valid; returns the stored list. */
 export async function replaceCrisisContacts(
-  db: Db,
+  { db, clock }: Pick<Deps, 'db' | 'clock'>,
   institutionId: string,
   value: unknown,
-  now: Date,
 ): Promise<CrisisContact[]> {
   const contacts = checkContacts(value);
+  const now = clock.now();
   await db.transaction((tx) => replaceStoredContacts(tx, institutionId, contacts, now));
   return contacts;
 }

@@ -2,41 +2,21 @@
 // (six-weeks.ts) and the calendar events of those weeks that are meant for them
 // (calendar/for-students.ts), grouped by week.
 //
-// Cost: three queries (the student with their cohort and institution; the feeds meant for them;
-// their occurrences in the window).
+// Cost: three queries (the student with their cohort and institution, ./queries.ts; the feeds
+// meant for them; their occurrences in the window).
 // Events are read only while the six weeks are ahead or under way.
 import type { Queryable } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 import { dateIn } from '../../lib/time-zones.ts';
 import type { CalendarEventOut } from '../calendar/events.ts';
 import { eventsForStudent } from '../calendar/for-students.ts';
-import type { StudentRef } from './own-requests.ts';
-import {
-  type Clock,
-  eventWindow,
-  type SixWeeks,
-  sixWeeks,
-  startDateFor,
-  weekOf,
-  weekRanges,
-} from './six-weeks.ts';
+import type { Deps } from '../deps.ts';
+import type { StudentProfile, StudentRef } from './model.ts';
+import { selectStudentProfile } from './queries.ts';
+import { eventWindow, type SixWeeks, sixWeeks, startDateFor, weekOf, weekRanges } from './six-weeks.ts';
 
 /** Most events the home page lists; the rest are counted, not shown. */
 export const MAX_HOME_EVENTS = 500;
-
-export interface StudentProfile {
-  id: string;
-  first_name: string | null;
-  program_id: string | null;
-  campus_id: string | null;
-  start_date: string | null;
-  clock: Clock;
-  cohort_start_date: string | null;
-  institution_name: string;
-  institution_slug: string;
-  /** The institution's IANA time zone: the student's days are its days. */
-  time_zone: string;
-}
 
 export interface HomeWeek {
   week: number;
@@ -56,22 +36,18 @@ export interface StudentHome {
 
 /** The student behind a session, with what the home page needs; 404 if they have departed. */
 export async function studentProfile(q: Queryable, student: StudentRef): Promise<StudentProfile> {
-  const { rows } = await q.query<StudentProfile>(
-    `SELECT s.id, s.first_name, s.program_id, s.campus_id, to_char(s.start_date, 'YYYY-MM-DD') AS start_date,
-            c.clock, to_char(c.start_date, 'YYYY-MM-DD') AS cohort_start_date,
-            i.name AS institution_name, i.slug AS institution_slug, i.time_zone
-     FROM students s
-     JOIN cohorts c ON c.id = s.cohort_id
-     JOIN institutions i ON i.id = s.institution_id
-     WHERE s.institution_id = $1 AND s.id = $2 AND s.departed_at IS NULL`,
-    [student.institutionId, student.studentId],
-  );
-  if (!rows[0]) throw new ApiError('student_not_found', { detail: 'your student record was not found' });
-  return rows[0];
+  const profile = await selectStudentProfile(q, student);
+  if (!profile) throw new ApiError('student_not_found', { detail: 'your student record was not found' });
+  return profile;
 }
 
-export async function studentHome(q: Queryable, student: StudentRef, now: Date): Promise<StudentHome> {
-  const profile = await studentProfile(q, student);
+/** The home page of the signed-in student, as of now in their institution's time zone. */
+export async function studentHome(
+  { db, clock }: Pick<Deps, 'db' | 'clock'>,
+  student: StudentRef,
+): Promise<StudentHome> {
+  const now = clock.now();
+  const profile = await studentProfile(db, student);
   const start = startDateFor(profile.clock, profile.cohort_start_date, profile.start_date);
   const where = sixWeeks(profile.clock, start, dateIn(now, profile.time_zone));
   if (where.state === 'no_start' || where.state === 'after') {
@@ -79,7 +55,7 @@ export async function studentHome(q: Queryable, student: StudentRef, now: Date):
   }
   const window = eventWindow(where.start, profile.time_zone);
   const events = await eventsForStudent(
-    q,
+    db,
     { institutionId: student.institutionId, programId: profile.program_id, campusId: profile.campus_id },
     { ...window, limit: MAX_HOME_EVENTS + 1 },
   );

@@ -8,11 +8,12 @@
 // to the midnight 42 days later (docs/student-app.md).
 
 import { startOfDate } from '../../lib/time-zones.ts';
+import type { Clock } from './model.ts';
+
+export type { Clock };
 
 export const WEEKS = 6;
 const DAY_MS = 86_400_000;
-
-export type Clock = 'cohort' | 'individual';
 
 export type SixWeeks =
   /** No start date to count from (the cohort's or the student's is not set). */

@@ -14,7 +14,6 @@ import {
   CohortChangeBody,
   NewCohortBody,
 } from '../../../domain/institutions/schemas.ts';
-import type { Services } from '../../../services.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import {
@@ -30,8 +29,7 @@ import {
 
 export const CohortParams = Type.Intersect([SlugParams, Type.Object({ id: Uuid('Cohort id') })]);
 
-export function adminCohortRoutes(app: App, services: Services): void {
-  const { db } = services;
+export function adminCohortRoutes(app: App): void {
   const tags = ['admin'];
   const security = adminSecurity;
 
@@ -50,7 +48,7 @@ export function adminCohortRoutes(app: App, services: Services): void {
     },
     async (request, reply) =>
       reply.status(201).send(
-        await createCohort(db, institutionOf(request).id, {
+        await createCohort(request.deps.db, institutionOf(request).id, {
           name: request.body.name,
           clock: request.body.clock ?? 'cohort',
           startDate: request.body.start_date,
@@ -75,7 +73,7 @@ export function adminCohortRoutes(app: App, services: Services): void {
       },
     },
     async (request) =>
-      updateCohort(db, institutionOf(request).id, request.params.id, {
+      updateCohort(request.deps.db, institutionOf(request).id, request.params.id, {
         name: request.body.name,
         clock: request.body.clock,
         startDate: request.body.start_date,
@@ -94,7 +92,7 @@ export function adminCohortRoutes(app: App, services: Services): void {
         response: { 200: Cohort, ...errorResponses(400, 401, 404) },
       },
     },
-    async (request) => getCohort(db, institutionOf(request).id, request.params.id),
+    async (request) => getCohort(request.deps.db, institutionOf(request).id, request.params.id),
   );
 
   app.get(
@@ -116,7 +114,7 @@ export function adminCohortRoutes(app: App, services: Services): void {
     async (request) =>
       pageReply(
         cohortOrder,
-        await listCohorts(db, institutionOf(request).id, {
+        await listCohorts(request.deps.db, institutionOf(request).id, {
           ...pageOf(cohortOrder, request.query),
           archived: request.query.archived,
         }),

@@ -4,14 +4,15 @@ import {
   type CrisisContact as Contact,
   CrisisContactList as ContactList,
   CrisisContactsBody,
+  listCrisisContacts,
   MAX_CRISIS_CONTACTS,
+  replaceCrisisContacts,
 } from '../../../domain/students/crisis-contacts.ts';
-import type { Services } from '../../../services.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import { adminSecurity, errorResponses, SlugParams } from '../schemas.ts';
 
-export function adminCrisisContactRoutes(app: App, services: Services): void {
+export function adminCrisisContactRoutes(app: App): void {
   const tags = ['admin: student app'];
   const security = adminSecurity;
   const path = '/admin/v1/institutions/:slug/crisis-contacts';
@@ -28,7 +29,7 @@ export function adminCrisisContactRoutes(app: App, services: Services): void {
         response: { 200: ContactList, ...errorResponses(401, 404) },
       },
     },
-    async (request) => ({ contacts: await services.studentApp.crisisContacts(institutionOf(request).id) }),
+    async (request) => ({ contacts: await listCrisisContacts(request.deps.db, institutionOf(request).id) }),
   );
 
   app.put(
@@ -51,10 +52,7 @@ export function adminCrisisContactRoutes(app: App, services: Services): void {
       },
     },
     async (request): Promise<{ contacts: Contact[] }> => ({
-      contacts: await services.studentApp.replaceCrisisContacts(
-        institutionOf(request).id,
-        request.body.contacts,
-      ),
+      contacts: await replaceCrisisContacts(request.deps, institutionOf(request).id, request.body.contacts),
     }),
   );
 }

@@ -1,17 +1,17 @@
 // Admin API: the institution's event log (every help-request change, recorded in the transaction
 // of the change; what webhook delivery reads) and one event's deliveries to each endpoint.
 import { Type } from 'typebox';
+import { readEventLog } from '../../../domain/helpdesk/event-log.ts';
 import { EventLogPage } from '../../../domain/helpdesk/schemas.ts';
 import { eventDeliveries } from '../../../domain/webhooks/deliveries.ts';
 import { EventDeliveries } from '../../../domain/webhooks/schemas.ts';
-import type { Services } from '../../../services.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import { adminSecurity, errorResponses, SlugParams, Uuid } from '../schemas.ts';
 import { helpdeskTags } from './help-requests.ts';
 import { webhookTags } from './webhook-endpoints.ts';
 
-export function adminEventRoutes(app: App, { helpRequests }: Services): void {
+export function adminEventRoutes(app: App): void {
   const security = adminSecurity;
 
   app.get(
@@ -36,7 +36,7 @@ export function adminEventRoutes(app: App, { helpRequests }: Services): void {
       },
     },
     async (request) =>
-      helpRequests.eventLog(institutionOf(request).id, {
+      readEventLog(request.deps.db, institutionOf(request).id, {
         afterSeq: request.query.after_seq ?? 0,
         limit: request.query.limit ?? 100,
       }),

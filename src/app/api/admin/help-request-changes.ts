@@ -1,6 +1,7 @@
 // Admin API of the help desk: the staff's changes to a help request (status, note, assignment),
 // each recorded in its timeline under the person who made it and announced by one event.
 import { assigneeRef } from '../../../domain/helpdesk/assignment.ts';
+import { addReply } from '../../../domain/helpdesk/conversation.ts';
 import { actingStaff } from '../../../domain/helpdesk/rules.ts';
 import {
   AssignmentBody,
@@ -10,18 +11,23 @@ import {
   ReplyBody,
   StatusChangeBody,
 } from '../../../domain/helpdesk/schemas.ts';
-import type { Services } from '../../../services.ts';
+import { addNote, assign, changeStatus } from '../../../domain/helpdesk/staff-changes.ts';
 import { callerOf, institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import { adminSecurity, errorResponses } from '../schemas.ts';
 import { HelpRequestParams, helpdeskTags, helpRequestsPath } from './help-requests.ts';
 
-export function adminHelpRequestChangeRoutes(app: App, services: Services): void {
-  const { helpRequests } = services;
-  const tags = helpdeskTags;
-  const security = adminSecurity;
-  const base = helpRequestsPath;
+const tags = helpdeskTags;
+const security = adminSecurity;
+const base = helpRequestsPath;
 
+export function adminHelpRequestChangeRoutes(app: App): void {
+  statusAndNoteRoutes(app);
+  replyAndAssignmentRoutes(app);
+}
+
+/** The status and the staff-only notes. */
+function statusAndNoteRoutes(app: App): void {
   app.post(
     `${base}/:id/status`,
     {
@@ -39,7 +45,7 @@ export function adminHelpRequestChangeRoutes(app: App, services: Services): void
       },
     },
     async (request) =>
-      helpRequests.changeStatus(institutionOf(request).id, request.params.id, {
+      changeStatus(request.deps, institutionOf(request).id, request.params.id, {
         status: request.body.status,
         staff: actingStaff(callerOf(request), request.body.staff),
       }),
@@ -59,12 +65,15 @@ export function adminHelpRequestChangeRoutes(app: App, services: Services): void
       },
     },
     async (request) =>
-      helpRequests.addNote(institutionOf(request).id, request.params.id, {
+      addNote(request.deps, institutionOf(request).id, request.params.id, {
         note: request.body.note,
         staff: actingStaff(callerOf(request), request.body.staff),
       }),
   );
+}
 
+/** A reply to the student, and the assignment. */
+function replyAndAssignmentRoutes(app: App): void {
   app.post(
     `${base}/:id/replies`,
     {
@@ -86,7 +95,7 @@ export function adminHelpRequestChangeRoutes(app: App, services: Services): void
       },
     },
     async (request) =>
-      helpRequests.reply(institutionOf(request).id, request.params.id, {
+      addReply(request.deps, institutionOf(request).id, request.params.id, {
         text: request.body.text,
         staff: actingStaff(callerOf(request), request.body.staff),
       }),
@@ -117,7 +126,7 @@ export function adminHelpRequestChangeRoutes(app: App, services: Services): void
       },
     },
     async (request) =>
-      helpRequests.assign(institutionOf(request).id, request.params.id, {
+      assign(request.deps, institutionOf(request).id, request.params.id, {
         assignee: assigneeRef(request.body),
         staff: actingStaff(callerOf(request), request.body.staff),
       }),

@@ -3,6 +3,8 @@
 // ./help-request-changes.ts; the event log: ./events.ts; the help-sync secret: ./help-sync-secret.ts.
 import { Type } from 'typebox';
 import { keysetOrderOf, listFilterOf } from '../../../domain/helpdesk/listing.ts';
+import { selectAssignees } from '../../../domain/helpdesk/queries.ts';
+import { createHelpRequest, getHelpRequest, listHelpRequests } from '../../../domain/helpdesk/requests.ts';
 import {
   AssigneeItem,
   HelpRequest,
@@ -12,7 +14,6 @@ import {
   NewHelpRequestBody,
 } from '../../../domain/helpdesk/schemas.ts';
 import { recordRequestView } from '../../../domain/privacy/access-log.ts';
-import type { Services } from '../../../services.ts';
 import { callerOf, institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import {
@@ -30,12 +31,17 @@ export const helpdeskTags = ['admin: help desk'];
 export const helpRequestsPath = '/admin/v1/institutions/:slug/help-requests';
 export const HelpRequestParams = Type.Intersect([SlugParams, Type.Object({ id: Uuid('Help request id') })]);
 
-export function adminHelpRequestRoutes(app: App, services: Services): void {
-  const { helpRequests } = services;
-  const tags = helpdeskTags;
-  const security = adminSecurity;
-  const base = helpRequestsPath;
+const tags = helpdeskTags;
+const security = adminSecurity;
+const base = helpRequestsPath;
 
+export function adminHelpRequestRoutes(app: App): void {
+  helpRequestRoutes(app);
+  listingRoutes(app);
+}
+
+/** Creating a help request, and reading one. */
+function helpRequestRoutes(app: App): void {
   app.post(
     base,
     {
@@ -56,7 +62,7 @@ export function adminHelpRequestRoutes(app: App, services: Services): void {
     async (request, reply) => {
       const body = request.body;
       return reply.status(201).send(
-        await helpRequests.create(institutionOf(request).id, {
+        await createHelpRequest(request.deps, institutionOf(request).id, {
           studentId: body.student_id,
           studentEmail: body.student_email,
           priority: body.priority,
@@ -68,6 +74,33 @@ export function adminHelpRequestRoutes(app: App, services: Services): void {
     },
   );
 
+  app.get(
+    `${base}/:id`,
+    {
+      config: { access: 'helpdesk' },
+      schema: {
+        tags,
+        security,
+        summary: 'Read a help request with its timeline (notes and audit entries, oldest first)',
+        params: HelpRequestParams,
+        response: { 200: HelpRequestDetail, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const institutionId = institutionOf(request).id;
+      const { id } = request.params;
+      // Who looked (docs/privacy.md): one INSERT beside the read.
+      const [found] = await Promise.all([
+        getHelpRequest(request.deps, institutionId, id),
+        recordRequestView(request.deps, callerOf(request), institutionId, id, 'api'),
+      ]);
+      return found;
+    },
+  );
+}
+
+/** The listing, and the people a request may be assigned to. */
+function listingRoutes(app: App): void {
   app.get(
     base,
     {
@@ -89,31 +122,7 @@ export function adminHelpRequestRoutes(app: App, services: Services): void {
     async (request) => {
       const order = keysetOrderOf(request.query.order);
       const filter = listFilterOf(request.query, callerOf(request), pageOf(order, request.query));
-      return pageReply(order, await helpRequests.list(institutionOf(request).id, filter));
-    },
-  );
-
-  app.get(
-    `${base}/:id`,
-    {
-      config: { access: 'helpdesk' },
-      schema: {
-        tags,
-        security,
-        summary: 'Read a help request with its timeline (notes and audit entries, oldest first)',
-        params: HelpRequestParams,
-        response: { 200: HelpRequestDetail, ...errorResponses(400, 401, 404) },
-      },
-    },
-    async (request) => {
-      const institutionId = institutionOf(request).id;
-      const { id } = request.params;
-      // Who looked (docs/privacy.md): one INSERT beside the read.
-      const [found] = await Promise.all([
-        helpRequests.get(institutionId, id),
-        recordRequestView(request.deps, callerOf(request), institutionId, id, 'api'),
-      ]);
-      return found;
+      return pageReply(order, await listHelpRequests(request.deps, institutionOf(request).id, filter));
     },
   );
 
@@ -135,6 +144,6 @@ export function adminHelpRequestRoutes(app: App, services: Services): void {
         },
       },
     },
-    async (request) => ({ items: await helpRequests.assignees(institutionOf(request).id) }),
+    async (request) => ({ items: await selectAssignees(request.deps.db, institutionOf(request).id) }),
   );
 }

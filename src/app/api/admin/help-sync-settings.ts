@@ -2,7 +2,7 @@
 // desk may post public replies to students (the sync's `reply` action, docs/help-sync.md). Off
 // until turned on: a reply reaches the student, so an institution chooses it.
 import { Type } from 'typebox';
-import type { Services } from '../../../services.ts';
+import { selectHelpSyncReplies, updateHelpSyncReplies } from '../../../domain/helpdesk/queries.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import { adminSecurity, errorResponses, SlugParams } from '../schemas.ts';
@@ -18,7 +18,7 @@ const HelpSyncSettings = Type.Object(
   { additionalProperties: false },
 );
 
-export function adminHelpSyncSettingsRoutes(app: App, { helpRequests }: Services): void {
+export function adminHelpSyncSettingsRoutes(app: App): void {
   const tags = ['admin: help desk'];
   const security = adminSecurity;
   const path = '/admin/v1/institutions/:slug/help-sync-settings';
@@ -35,7 +35,9 @@ export function adminHelpSyncSettingsRoutes(app: App, { helpRequests }: Services
         response: { 200: HelpSyncSettings, ...errorResponses(401, 403, 404) },
       },
     },
-    async (request) => ({ public_replies: await helpRequests.helpSyncReplies(institutionOf(request).id) }),
+    async (request) => ({
+      public_replies: await selectHelpSyncReplies(request.deps.db, institutionOf(request).id),
+    }),
   );
 
   app.put(
@@ -55,7 +57,7 @@ export function adminHelpSyncSettingsRoutes(app: App, { helpRequests }: Services
       },
     },
     async (request) => {
-      await helpRequests.setHelpSyncReplies(institutionOf(request).id, request.body.public_replies);
+      await updateHelpSyncReplies(request.deps.db, institutionOf(request).id, request.body.public_replies);
       return { public_replies: request.body.public_replies };
     },
   );

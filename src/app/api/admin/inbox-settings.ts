@@ -3,8 +3,9 @@
 // window of crisis requests, and the escalation list. The console's Response targets page saves
 // through the same domain function.
 import { Type } from 'typebox';
+import type { Db } from '../../../db/db.ts';
 import { ESCALATION_MAX_MINUTES, TARGET_MAX_MINUTES } from '../../../domain/inbox/model.ts';
-import type { Services } from '../../../services.ts';
+import { escalationCandidates, inboxSettings, saveInboxSettings } from '../../../domain/inbox/settings.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import { adminSecurity, errorResponses, SlugParams, Uuid } from '../schemas.ts';
@@ -37,21 +38,22 @@ const Settings = Type.Object({
   ),
 });
 
-export function adminInboxSettingsRoutes(app: App, services: Services): void {
-  const tags = ['admin: help desk'];
-  const { inbox } = services;
-  const current = async (institutionId: string) => {
-    const [settings, people] = await Promise.all([
-      inbox.settings(institutionId),
-      inbox.escalationCandidates(institutionId),
-    ]);
-    return {
-      ...settings,
-      escalation_list: people
-        .filter((p) => p.escalation)
-        .map((p) => ({ id: p.person_id, name: p.name, email: p.email })),
-    };
+/** The settings as the API shows them: the escalation list by person. */
+async function current(db: Db, institutionId: string) {
+  const [settings, people] = await Promise.all([
+    inboxSettings(db, institutionId),
+    escalationCandidates(db, institutionId),
+  ]);
+  return {
+    ...settings,
+    escalation_list: people
+      .filter((p) => p.escalation)
+      .map((p) => ({ id: p.person_id, name: p.name, email: p.email })),
   };
+}
+
+export function adminInboxSettingsRoutes(app: App): void {
+  const tags = ['admin: help desk'];
 
   app.get(
     '/admin/v1/institutions/:slug/inbox-settings',
@@ -66,7 +68,7 @@ export function adminInboxSettingsRoutes(app: App, services: Services): void {
         response: { 200: Settings, ...errorResponses(401, 403, 404) },
       },
     },
-    async (request) => current(institutionOf(request).id),
+    async (request) => current(request.deps.db, institutionOf(request).id),
   );
 
   app.put(
@@ -93,8 +95,8 @@ export function adminInboxSettingsRoutes(app: App, services: Services): void {
     },
     async (request) => {
       const institutionId = institutionOf(request).id;
-      await inbox.save(institutionId, request.body);
-      return current(institutionId);
+      await saveInboxSettings(request.deps, institutionId, request.body);
+      return current(request.deps.db, institutionId);
     },
   );
 }

@@ -8,9 +8,10 @@
 // unknown top-level fields (400 unknown_field); then the envelope schema (400), the batch size
 // (413, the domain's), then the rows.
 import type { FastifyRequest } from 'fastify';
+import type { Config } from '../../../config.ts';
+import { syncHelpRequests } from '../../../domain/helpdesk/sync.ts';
 import { ApiError } from '../../../errors.ts';
 import { refuseUnknownFields } from '../../../lib/unknown-fields.ts';
-import type { Services } from '../../../services.ts';
 import { perMinute } from '../../context/rate-limit.ts';
 import { syncCallerOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
@@ -20,21 +21,21 @@ import { Answer, Body, helpSyncDescription } from './help-sync-docs.ts';
 /** The top-level fields of the body; anything else is 400 unknown_field. */
 const bodyFields = Object.keys(Body.properties);
 
-export function helpSyncRoutes(app: App, services: Services): void {
-  const { helpSync } = services;
+/** The rate limit is the process's configuration, read once as the route is registered. */
+export function helpSyncRoutes(app: App, { config }: { config: Config }): void {
   app.post(
     '/api/integrations/help-sync',
     {
       config: {
         access: 'feed',
         credential: 'sync_secret',
-        ...perMinute(services.config.helpSyncRateLimitPerMinute, 'help-sync'),
+        ...perMinute(config.helpSyncRateLimitPerMinute, 'help-sync'),
       },
       schema: {
         tags: ['help-desk sync'],
         security: [{ syncSecret: [] }],
         summary: 'Mirror external ticket changes onto help requests',
-        description: helpSyncDescription(services.config.helpSyncRateLimitPerMinute),
+        description: helpSyncDescription(config.helpSyncRateLimitPerMinute),
         body: Body,
         response: {
           200: Answer,
@@ -55,8 +56,6 @@ export function helpSyncRoutes(app: App, services: Services): void {
         refuseUnknownFields(request.body, bodyFields);
       },
     },
-    async (request) => {
-      return helpSync.sync(syncCallerOf(request), request.body);
-    },
+    async (request) => syncHelpRequests(request.deps, syncCallerOf(request), request.body),
   );
 }

@@ -28,7 +28,6 @@ import {
   InstitutionChangeBody,
   NewCohortBody,
 } from '../../../domain/institutions/schemas.ts';
-import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { checkForm, withFieldChecks } from '../form-check.ts';
 import {
@@ -53,35 +52,43 @@ const FIELDS = Object.keys(cohortFields);
 
 type PageData = Record<string, unknown>;
 
-export function cohortRoutes(app: App, { db, config: settings }: Services): void {
-  const pageOf = (request: FastifyRequest, id?: string) => {
-    const page = `/console/${institutionOf(request).slug}/cohorts`;
-    return id ? `${page}/${id}` : page;
-  };
+export function cohortRoutes(app: App): void {
+  cohortListRoutes(app);
+  cohortPageRoutes(app);
+}
 
-  const cohorts = async (request: FastifyRequest, extra: PageData = {}, status = 200) => {
-    const institution = institutionOf(request);
-    const query = request.query as { cursor?: string; archived?: ArchivedFilter } | undefined;
-    const archived = query?.archived ?? 'false';
-    const listing = await readListing(cohortOrder, { cursor: query?.cursor }, (page) =>
-      listCohorts(db, institution.id, { ...page, archived }),
-    );
-    return ctx(request).render(
-      'console/cohorts.eta',
-      { ...cohortsView(listing, institution.time_zone, archived), ...extra },
-      status,
-    );
-  };
+const pageOf = (request: FastifyRequest, id?: string) => {
+  const page = `/console/${institutionOf(request).slug}/cohorts`;
+  return id ? `${page}/${id}` : page;
+};
 
-  const cohort = async (request: FastifyRequest, id: string, extra: PageData = {}, status = 200) => {
-    const found = await getCohort(db, institutionOf(request).id, id);
-    return ctx(request).render(
-      'console/cohort.eta',
-      { ...cohortView(found, settings.publicBaseUrl), ...extra },
-      status,
-    );
-  };
+/** The cohorts listing, with the new-cohort and time-zone forms (`extra`: a form shown again). */
+async function cohorts(request: FastifyRequest, extra: PageData = {}, status = 200) {
+  const institution = institutionOf(request);
+  const query = request.query as { cursor?: string; archived?: ArchivedFilter } | undefined;
+  const archived = query?.archived ?? 'false';
+  const listing = await readListing(cohortOrder, { cursor: query?.cursor }, (page) =>
+    listCohorts(request.deps.db, institution.id, { ...page, archived }),
+  );
+  return ctx(request).render(
+    'console/cohorts.eta',
+    { ...cohortsView(listing, institution.time_zone, archived), ...extra },
+    status,
+  );
+}
 
+/** A cohort's page (`extra`: its form shown again). */
+async function cohort(request: FastifyRequest, id: string, extra: PageData = {}, status = 200) {
+  const found = await getCohort(request.deps.db, institutionOf(request).id, id);
+  return ctx(request).render(
+    'console/cohort.eta',
+    { ...cohortView(found, request.deps.config.publicBaseUrl), ...extra },
+    status,
+  );
+}
+
+/** The listing, a new cohort, and the institution's time zone. */
+function cohortListRoutes(app: App): void {
   app.get('/:slug/cohorts', { config, schema: listSchema }, async (request) => cohorts(request));
 
   app.post(
@@ -100,7 +107,7 @@ export function cohortRoutes(app: App, { db, config: settings }: Services): void
       if (!checked.ok) return cohorts(request, { values, ...checkErrors(checked.errors) }, 400);
       let created: Awaited<ReturnType<typeof createCohort>>;
       try {
-        created = await createCohort(db, institutionOf(request).id, {
+        created = await createCohort(request.deps.db, institutionOf(request).id, {
           name: checked.value.name,
           clock: checked.value.clock ?? 'cohort',
           startDate: checked.value.start_date,
@@ -131,7 +138,12 @@ export function cohortRoutes(app: App, { db, config: settings }: Services): void
       );
       if (!checked.ok) return cohorts(request, shown(checkErrors(checked.errors)), 400);
       try {
-        await updateInstitution(db, institutionOf(request).id, checked.value, ctx(request).caller);
+        await updateInstitution(
+          request.deps.db,
+          institutionOf(request).id,
+          checked.value,
+          ctx(request).caller,
+        );
       } catch (error) {
         const refused = refusalOf(error, ['time_zone']);
         return cohorts(request, shown(refused), refused.status);
@@ -139,7 +151,10 @@ export function cohortRoutes(app: App, { db, config: settings }: Services): void
       return reply.redirect(`${pageOf(request)}?done=time_zone_saved`, 303);
     },
   );
+}
 
+/** A cohort's page: its settings, archiving and restoring. */
+function cohortPageRoutes(app: App): void {
   app.get('/:slug/cohorts/:id', { config, schema }, async (request) => cohort(request, request.params.id));
 
   app.post(
@@ -155,7 +170,7 @@ export function cohortRoutes(app: App, { db, config: settings }: Services): void
       );
       if (!checked.ok) return cohort(request, id, { values, ...checkErrors(checked.errors) }, 400);
       try {
-        await updateCohort(db, institutionOf(request).id, id, {
+        await updateCohort(request.deps.db, institutionOf(request).id, id, {
           name: checked.value.name,
           clock: checked.value.clock,
           startDate: checked.value.start_date,
@@ -179,13 +194,13 @@ export function cohortRoutes(app: App, { db, config: settings }: Services): void
         if (action === 'archive' && !confirmed(request.body)) {
           // Asking first changes nothing: no audit entry for it.
           request.unchanged = true;
-          const found = await getCohort(db, institutionId, id);
+          const found = await getCohort(request.deps.db, institutionId, id);
           return ctx(request).render(
             'console/confirm.eta',
             cohortArchiveConfirmation(found, pageOf(request, id)),
           );
         }
-        await setCohortArchive(db, institutionId, id, action === 'archive');
+        await setCohortArchive(request.deps.db, institutionId, id, action === 'archive');
         return reply.redirect(`${pageOf(request, id)}?done=cohort_${action}d`, 303);
       },
     );

@@ -5,8 +5,8 @@
 // route's `config.access`; a page never decides it.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Access, grants } from '../../../domain/access/policy.ts';
+import { openEscalations } from '../../../domain/inbox/escalation.ts';
 import type { OpenEscalation } from '../../../domain/inbox/model.ts';
-import type { InboxService } from '../../../domain/inbox/service.ts';
 import type { Institution } from '../../../domain/institutions/schemas.ts';
 import { csrfToken } from '../../context/session-cookies.ts';
 import { type Surface, signInFor } from '../page-scope.ts';
@@ -176,14 +176,14 @@ export function consoleSurface(): Surface {
  * again with its errors included (one query of a partial index; docs/notifications.md,
  * "Escalation").
  */
-export function consoleContextHook(inbox: Pick<InboxService, 'openEscalations'>) {
+export function consoleContextHook() {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const caller = request.caller;
     if (!caller || caller.kind === 'student') return;
     // Whatever the method: a form refused on a POST is the page again, with its errors, and the
     // banner belongs on it as on the GET that showed the form.
     if (request.institution && may(caller, 'helpdesk') && !request.routeOptions.config.fragment)
-      request.escalations = await inbox.openEscalations(request.institution.id);
+      request.escalations = await openEscalations(request.deps.db, request.institution.id);
     request.console = {
       caller,
       institution: request.institution,

@@ -19,7 +19,6 @@ import {
   replaceCrisisContacts,
 } from '../../../domain/students/crisis-contacts.ts';
 import { ApiError } from '../../../errors.ts';
-import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { ctx, institutionOf } from './context.ts';
 import {
@@ -37,12 +36,12 @@ import { text } from './forms.ts';
 const schema = { hide: true, params: Type.Object({ slug: Type.String() }) };
 const config = { access: 'admin' as const };
 
-export function crisisContactRoutes(app: App, { db, clock }: Services): void {
+export function crisisContactRoutes(app: App): void {
   const render = (request: FastifyRequest, rows: Row[], extra: Record<string, unknown> = {}, status = 200) =>
     ctx(request).render('console/crisis-contacts.eta', { ...crisisContactsView(rows), ...extra }, status);
 
   app.get('/:slug/crisis-contacts', { config, schema }, async (request) => {
-    const { rows, saved } = savedRows(await listCrisisContacts(db, institutionOf(request).id));
+    const { rows, saved } = savedRows(await listCrisisContacts(request.deps.db, institutionOf(request).id));
     return render(request, rows, { saved });
   });
 
@@ -70,7 +69,7 @@ export function crisisContactRoutes(app: App, { db, clock }: Services): void {
         return render(request, rows, { ...problemErrors(problems, rowOf), removed, saved }, 400);
       }
       try {
-        await replaceCrisisContacts(db, institutionOf(request).id, contacts, clock.now());
+        await replaceCrisisContacts(request.deps, institutionOf(request).id, contacts);
       } catch (error) {
         if (!(error instanceof ApiError) || error.status >= 500) throw error;
         const problem = { ...error.extra, error: error.code } as Parameters<typeof placeRefusal>[0];

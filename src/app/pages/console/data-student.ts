@@ -8,6 +8,7 @@
 // The page calls the same domain functions as the admin API, with the request's institution.
 import { Type } from 'typebox';
 import { helpRequestOrder, listFilterOf } from '../../../domain/helpdesk/listing.ts';
+import { listHelpRequests } from '../../../domain/helpdesk/requests.ts';
 import { getCohort } from '../../../domain/institutions/institutions.ts';
 import { getStudent } from '../../../domain/institutions/listings.ts';
 import { recordAccess } from '../../../domain/privacy/access-log.ts';
@@ -25,9 +26,7 @@ const StudentQuery = Type.Object({
 /** Rows of each list on the page. */
 const PAGE_SIZE = 25;
 
-export function dataStudentPageRoutes(app: App, services: Services): void {
-  const { helpRequests, taxonomy } = services;
-
+export function dataStudentPageRoutes(app: App, { taxonomy }: Pick<Services, 'taxonomy'>): void {
   app.get(
     '/:slug/students/:id',
     { config: { access: 'read' }, schema: { hide: true, params: Params, querystring: StudentQuery } },
@@ -48,7 +47,11 @@ export function dataStudentPageRoutes(app: App, services: Services): void {
               helpRequestOrder,
               { cursor: request.query.requests_cursor, size: PAGE_SIZE },
               (page) =>
-                helpRequests.list(institution.id, listFilterOf({ student_id: student.id }, c.caller, page)),
+                listHelpRequests(
+                  request.deps,
+                  institution.id,
+                  listFilterOf({ student_id: student.id }, c.caller, page),
+                ),
             )
           : undefined,
         taxonomy.listEnrolments(institution.id, { limit: PAGE_SIZE, email: student.email }),

@@ -2,7 +2,7 @@
 // may reply to students through help-sync (docs/help-sync.md). The same setting as PUT
 // …/help-sync-settings, audited like every console change.
 import { Type } from 'typebox';
-import type { Services } from '../../../services.ts';
+import { selectHelpSyncReplies, updateHelpSyncReplies } from '../../../domain/helpdesk/queries.ts';
 import type { App } from '../../types.ts';
 import { ctx, institutionOf } from './context.ts';
 import { text } from './forms.ts';
@@ -10,11 +10,11 @@ import { text } from './forms.ts';
 const schema = { hide: true, params: Type.Object({ slug: Type.String() }) };
 const config = { access: 'integrations' as const };
 
-export function helpSyncReplyRoutes(app: App, { helpRequests }: Services): void {
+export function helpSyncReplyRoutes(app: App): void {
   app.get('/:slug/secrets/help-sync/replies', { config, schema }, async (request) =>
     ctx(request).render('console/help-sync-replies.eta', {
       title: 'Public replies from the help desk',
-      on: await helpRequests.helpSyncReplies(institutionOf(request).id),
+      on: await selectHelpSyncReplies(request.deps.db, institutionOf(request).id),
     }),
   );
 
@@ -22,7 +22,8 @@ export function helpSyncReplyRoutes(app: App, { helpRequests }: Services): void 
     '/:slug/secrets/help-sync/replies',
     { config: { ...config, formFields: ['public_replies'] }, schema },
     async (request, reply) => {
-      await helpRequests.setHelpSyncReplies(
+      await updateHelpSyncReplies(
+        request.deps.db,
         institutionOf(request).id,
         text(request.body, 'public_replies') === 'on',
       );

@@ -61,7 +61,7 @@ const pages: PageModule[] = [
 
 export async function registerConsole(parent: App, engine: Eta, services: Services): Promise<void> {
   await registerSurface(parent, engine, consoleSurface(), (scope) => {
-    scope.addHook('preHandler', consoleContextHook(services.inbox));
+    scope.addHook('preHandler', consoleContextHook());
     refuseUnknownFormFields(scope);
     for (const routes of pages) routes(scope, services);
   });

@@ -7,10 +7,10 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Db } from '../../../db/db.ts';
+import { addReply } from '../../../domain/helpdesk/conversation.ts';
 import { actingStaff } from '../../../domain/helpdesk/rules.ts';
 import { ReplyBody } from '../../../domain/helpdesk/schemas.ts';
 import { getSavedReply, listSavedReplies } from '../../../domain/saved-replies/saved-replies.ts';
-import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { checkForm } from '../form-check.ts';
 import { ctx, institutionOf } from './context.ts';
@@ -40,8 +40,7 @@ function posted(body: unknown) {
   };
 }
 
-export function replyRoutes(app: App, services: Services, requestPage: RequestPage): void {
-  const { helpRequests } = services;
+export function replyRoutes(app: App, requestPage: RequestPage): void {
   const pageOf = (request: FastifyRequest, id: string) =>
     `/console/${institutionOf(request).slug}/inbox/${id}`;
 
@@ -55,7 +54,7 @@ export function replyRoutes(app: App, services: Services, requestPage: RequestPa
       if (!checked.ok) return requestPage(request, { ...shown, ...checkErrors(checked.errors) }, 400);
       const { id } = request.params;
       try {
-        await helpRequests.reply(institutionOf(request).id, id, {
+        await addReply(request.deps, institutionOf(request).id, id, {
           text: checked.value.text,
           staff: actingStaff(ctx(request).caller, undefined),
         });

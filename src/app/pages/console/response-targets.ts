@@ -5,8 +5,13 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { priorities } from '../../../domain/helpdesk/rules.ts';
-import { checkSettings, type SettingsInput } from '../../../domain/inbox/settings.ts';
-import type { Services } from '../../../services.ts';
+import {
+  checkSettings,
+  escalationCandidates,
+  inboxSettings,
+  type SettingsInput,
+  saveInboxSettings,
+} from '../../../domain/inbox/settings.ts';
 import type { App } from '../../types.ts';
 import { ctx, institutionOf } from './context.ts';
 import { list, refusalOf, text } from './forms.ts';
@@ -31,15 +36,14 @@ const fieldName = (field: string) =>
       ? 'escalation'
       : field;
 
-export function responseTargetRoutes(app: App, services: Services): void {
-  const { inbox } = services;
+export function responseTargetRoutes(app: App): void {
   const pathOf = (request: FastifyRequest) => `/console/${institutionOf(request).slug}/response-targets`;
 
   const page = async (request: FastifyRequest, extra: Record<string, unknown> = {}, status = 200) => {
     const institutionId = institutionOf(request).id;
     const [settings, people] = await Promise.all([
-      inbox.settings(institutionId),
-      inbox.escalationCandidates(institutionId),
+      inboxSettings(request.deps.db, institutionId),
+      escalationCandidates(request.deps.db, institutionId),
     ]);
     const values: Record<string, unknown> = {
       escalation_minutes: String(settings.escalation_minutes),
@@ -92,7 +96,7 @@ export function responseTargetRoutes(app: App, services: Services): void {
         return page(request, { values, errors }, 400);
       }
       try {
-        await inbox.save(institutionOf(request).id, input);
+        await saveInboxSettings(request.deps, institutionOf(request).id, input);
       } catch (error) {
         const refused = refusalOf(error, []);
         return page(request, { values, ...refused }, refused.status);

@@ -3,19 +3,27 @@
 // operator is sent to /console/, and a browser without a session to sign-in.
 //
 // Every page declares `access: 'student'`: the request context resolves the session and hands
-// the student (institution and id from the session, never from the URL) to the student-app
-// domain service; forms post with the CSRF token in `_csrf`, checked by the context once the body
-// is parsed. Pages render on their own surface (layout and stylesheet student.css); every
-// failure is a page with a code, never a stack trace, and never a 5xx for bad input.
+// the student (institution and id from the session, never from the URL) to the student area's
+// functions (src/domain/students/), with `request.deps`; forms post with the CSRF token in
+// `_csrf`, checked by the context once the body is parsed. Pages render on their own surface
+// (layout and stylesheet student.css); every failure is a page with a code, never a stack trace,
+// and never a 5xx for bad input.
 
 import { randomUUID } from 'node:crypto';
 import type { Eta } from 'eta';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../../../domain/access/policy.ts';
-import type { StudentRef } from '../../../domain/students/own-requests.ts';
-import { answerProblem, type RaiseProblem, raiseProblems } from '../../../domain/students/service.ts';
+import { listCrisisContacts } from '../../../domain/students/crisis-contacts.ts';
+import { studentHome } from '../../../domain/students/home.ts';
+import type { StudentRef } from '../../../domain/students/model.ts';
+import {
+  answerOwnRequest,
+  answerProblem,
+  listOwnRequests,
+  readOwnRequest,
+} from '../../../domain/students/own-requests.ts';
+import { type RaiseProblem, raiseHelpRequest, raiseProblems } from '../../../domain/students/raise.ts';
 import { ApiError } from '../../../errors.ts';
-import type { Services } from '../../../services.ts';
 import { csrfToken } from '../../context/session-cookies.ts';
 import type { App } from '../../types.ts';
 import { registerSurface, type Surface, signInFor } from '../page-scope.ts';
@@ -73,55 +81,63 @@ const studentSurface: Surface = {
   },
 };
 
-export async function registerStudentPages(parent: App, engine: Eta, services: Services): Promise<void> {
-  await registerSurface(parent, engine, studentSurface, (app) => studentRoutes(app, services));
+export async function registerStudentPages(parent: App, engine: Eta): Promise<void> {
+  await registerSurface(parent, engine, studentSurface, (app) => {
+    homeRoutes(app);
+    raiseRoutes(app);
+    ownRequestRoutes(app);
+  });
 }
 
-function studentRoutes(app: App, services: Services): void {
-  const { studentApp } = services;
-
+/** Home (their six weeks, their latest requests) and the list of their requests. */
+function homeRoutes(app: App): void {
   app.get('/', { config: { access: 'student' }, schema: { hide: true } }, async (request, reply) => {
     const student = studentOf(request);
     const [home, requests] = await Promise.all([
-      studentApp.home(student),
-      studentApp.listRequests(student, { limit: 3, offset: 0 }),
+      studentHome(request.deps, student),
+      listOwnRequests(request.deps.db, student, { limit: 3, offset: 0 }),
     ]);
     return reply.render('student/home.eta', { title: 'Home', ...home, requests });
   });
 
   app.get('/requests', { config: { access: 'student' }, schema: { hide: true } }, async (request, reply) => {
-    const requests = await studentApp.listRequests(studentOf(request));
+    const requests = await listOwnRequests(request.deps.db, studentOf(request));
     return reply.render('student/requests.eta', { title: 'My requests', requests });
   });
+}
 
-  const raiseForm = async (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    crisis: boolean,
-    values: { description?: string; category?: string } = {},
-    problems: RaiseProblem[] = [],
-    idempotencyKey?: string,
-  ) => {
-    const contacts = crisis ? await studentApp.crisisContacts(studentOf(request).institutionId) : [];
-    return reply.render(
-      'student/raise.eta',
-      {
-        title: crisis ? 'Urgent help' : 'Ask for help',
-        path: crisis ? '/app/crisis' : '/app/requests/new',
-        crisis,
-        contacts,
-        values,
-        problems,
-        problemOf: (field: string) => problems.find((p) => p.field === field)?.message,
-        // One key per form shown: the same form posted twice (a double tap, a retry on a bad
-        // connection) raises one request (src/app/context/idempotency.ts). A form shown again
-        // after a refusal keeps the key it was posted with.
-        idempotencyKey: idempotencyKey ?? randomUUID(),
-      },
-      problems.length > 0 ? 400 : 200,
-    );
-  };
+/** The help form (or the crisis form), with the problems of a post shown again. */
+async function raiseForm(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  crisis: boolean,
+  values: { description?: string; category?: string } = {},
+  problems: RaiseProblem[] = [],
+  idempotencyKey?: string,
+) {
+  const institutionId = studentOf(request).institutionId;
+  const contacts = crisis ? await listCrisisContacts(request.deps.db, institutionId) : [];
+  return reply.render(
+    'student/raise.eta',
+    {
+      title: crisis ? 'Urgent help' : 'Ask for help',
+      path: crisis ? '/app/crisis' : '/app/requests/new',
+      crisis,
+      contacts,
+      values,
+      problems,
+      problemOf: (field: string) => problems.find((p) => p.field === field)?.message,
+      // One key per form shown: the same form posted twice (a double tap, a retry on a bad
+      // connection) raises one request (src/app/context/idempotency.ts). A form shown again
+      // after a refusal keeps the key it was posted with.
+      idempotencyKey: idempotencyKey ?? randomUUID(),
+    },
+    problems.length > 0 ? 400 : 200,
+  );
+}
 
+/** Asking for help: the forms and the post that raises the request. */
+function raiseRoutes(app: App): void {
   app.get(
     '/requests/new',
     { config: { access: 'student' }, schema: { hide: true } },
@@ -153,42 +169,46 @@ function studentRoutes(app: App, services: Services): void {
           firstString(body._idempotency_key)?.slice(0, 255),
         );
       }
-      const created = await studentApp.raise(student, input);
+      const created = await raiseHelpRequest(request.deps, student, input);
       return reply.header('cache-control', 'no-store').redirect(`/app/requests/${created.id}?raised=1`, 303);
     },
   );
+}
 
-  const requestPage = async (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    answer: { text?: string; problem?: string; key?: string } = {},
-    status = 200,
-  ) => {
-    const student = studentOf(request);
-    const { id } = request.params as { id: string };
-    const { request: own, history } = await studentApp.request(student, id);
-    const crisis = own.priority === 'crisis';
-    const contacts = crisis ? await studentApp.crisisContacts(student.institutionId) : [];
-    const query = request.query as { raised?: unknown; answered?: unknown } | undefined;
-    return reply.render(
-      'student/request.eta',
-      {
-        title: 'Help request',
-        request: own,
-        history,
-        crisis,
-        contacts,
-        raised: query?.raised === '1',
-        answered: query?.answered === '1',
-        answer: answer.text,
-        answerProblem: answer.problem,
-        // One key per form shown, as on the help form: a double tap sends one message.
-        idempotencyKey: answer.key ?? randomUUID(),
-      },
-      status,
-    );
-  };
+/** A request's page: its conversation and the answer form (`answer`: a post shown again). */
+async function requestPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  answer: { text?: string; problem?: string; key?: string } = {},
+  status = 200,
+) {
+  const student = studentOf(request);
+  const { id } = request.params as { id: string };
+  const { request: own, history } = await readOwnRequest(request.deps, student, id);
+  const crisis = own.priority === 'crisis';
+  const contacts = crisis ? await listCrisisContacts(request.deps.db, student.institutionId) : [];
+  const query = request.query as { raised?: unknown; answered?: unknown } | undefined;
+  return reply.render(
+    'student/request.eta',
+    {
+      title: 'Help request',
+      request: own,
+      history,
+      crisis,
+      contacts,
+      raised: query?.raised === '1',
+      answered: query?.answered === '1',
+      answer: answer.text,
+      answerProblem: answer.problem,
+      // One key per form shown, as on the help form: a double tap sends one message.
+      idempotencyKey: answer.key ?? randomUUID(),
+    },
+    status,
+  );
+}
 
+/** A request of theirs, and their answer on it. */
+function ownRequestRoutes(app: App): void {
   app.get(
     '/requests/:id',
     { config: { access: 'student' }, schema: { hide: true } },
@@ -208,7 +228,7 @@ function studentRoutes(app: App, services: Services): void {
       const problem = answerProblem(text);
       if (problem) return requestPage(request, reply, { text, problem, key }, 400);
       try {
-        await studentApp.answer(student, id, text);
+        await answerOwnRequest(request.deps, student, id, text);
       } catch (error) {
         const said = answerRefusal(error, text);
         if (!said) throw error;
