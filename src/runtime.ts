@@ -12,8 +12,6 @@ import { createNotificationWorker, type NotificationWorker } from './domain/noti
 import { pullLimitsOf } from './domain/oneroster/pull/client.ts';
 import type { PullDeps } from './domain/oneroster/pull/pull.ts';
 import { createOidcClient, type OidcClient } from './domain/people/oidc-client.ts';
-import { createRosterSyncService } from './domain/roster/sync.ts';
-import { createTaxonomyService } from './domain/taxonomy/service.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import { type Keyring, keyringFromConfig } from './lib/encryption.ts';
 import { type CalendarFetchWorker, createCalendarFetchWorker } from './workers/calendar-fetch.ts';
@@ -113,23 +111,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 /** What a OneRoster pull test changes: limits, waits and DNS (everything else is built here). */
 export type PullOverrides = Partial<Pick<PullDeps, 'limits' | 'sleep' | 'random' | 'lookup'>>;
 
-/** A OneRoster pull's parts: the roster sync and the taxonomy it writes through. */
+/** What a OneRoster pull runs on: the process's dependencies and the pull's limits from its configuration. */
 export function pullDepsOf(
   deps: Pick<Deps, 'db' | 'clock' | 'keyring' | 'policy' | 'config'>,
   overrides: PullOverrides = {},
 ): PullDeps {
   const { db, clock, keyring, policy, config } = deps;
-  const { departureHoldThreshold } = config;
-  return {
-    db,
-    clock,
-    keyring,
-    policy,
-    limits: pullLimitsOf(config.oneRosterPull),
-    rosterSync: createRosterSyncService(db, { departureHoldThreshold, clock }),
-    taxonomy: createTaxonomyService(db, clock),
-    ...overrides,
-  };
+  return { db, clock, keyring, policy, config, limits: pullLimitsOf(config.oneRosterPull), ...overrides };
 }
 
 /**

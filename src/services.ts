@@ -41,7 +41,6 @@ export function createServices(options: ServiceDeps) {
   const webhooks = createWebhooksService({ db, clock, policy, keyring });
   const helpRequests = createHelpRequestsService(db, clock);
   const oneRosterPull = pullDepsOf(runtime, options.oneRosterPull);
-  const { rosterSync, taxonomy } = oneRosterPull;
   const workers = createWorkers(runtime, oneRosterPull);
   const unregisterMetrics = registerDatabaseMetrics(db, clock); // what GET /metrics reads
 
@@ -77,9 +76,7 @@ export function createServices(options: ServiceDeps) {
     /** The student pages' domain: a signed-in student's home, own requests and crisis contacts. */
     studentApp: createStudentApp({ db, clock, helpRequests }),
     helpSync: createHelpSyncService(db, clock),
-    taxonomy,
     webhooks,
-    rosterSync,
     /** The webhook delivery worker (not started: `start()` it). */
     webhookWorker: workers.webhook,
     calendar: createCalendarService({ db, clock, policy, feedsPerInstitution }),

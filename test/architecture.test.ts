@@ -200,7 +200,6 @@ const longFunctions = new Map<string, number>([
   ['domain/oneroster/pull/http.ts: createHttp > exchange', 109],
   ['app/api/admin/help-request-changes.ts: adminHelpRequestChangeRoutes', 107],
   ['app/context/request-context.ts: registerRequestContext', 106],
-  ['domain/taxonomy/sections/enrolments.ts: enrolments', 104],
   ['app/api/admin/identity-providers.ts: adminIdentityProviderRoutes', 103],
   ['app/pages/page-scope.ts: registerSurface', 102],
 ]);
@@ -241,14 +240,6 @@ const sqlOutsideQueries = new Set([
   'domain/people/sign-in.ts',
   'domain/students/home.ts',
   'domain/students/own-requests.ts',
-  'domain/taxonomy/enrolment-listing.ts',
-  'domain/taxonomy/section.ts',
-  'domain/taxonomy/sections/campuses.ts',
-  'domain/taxonomy/sections/enrolments.ts',
-  'domain/taxonomy/sections/programs.ts',
-  'domain/taxonomy/sections/terms.ts',
-  'domain/taxonomy/sections/units.ts',
-  'domain/taxonomy/service.ts',
 ]);
 
 test('SQL runs only in queries modules (beyond the shrinking allow-list)', () => {

@@ -10,6 +10,7 @@ import { Type } from 'typebox';
 import { helpRequestOrder, listFilterOf } from '../../../domain/helpdesk/listing.ts';
 import { getCohort } from '../../../domain/institutions/institutions.ts';
 import { getStudent } from '../../../domain/institutions/listings.ts';
+import { listEnrolments } from '../../../domain/taxonomy/enrolment-listing.ts';
 import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { ctx, institutionOf } from './context.ts';
@@ -25,7 +26,7 @@ const StudentQuery = Type.Object({
 const PAGE_SIZE = 25;
 
 export function dataStudentPageRoutes(app: App, services: Services): void {
-  const { helpRequests, taxonomy } = services;
+  const { helpRequests } = services;
 
   app.get(
     '/:slug/students/:id',
@@ -56,7 +57,7 @@ export function dataStudentPageRoutes(app: App, services: Services): void {
                 helpRequests.list(institution.id, listFilterOf({ student_id: student.id }, c.caller, page)),
             )
           : undefined,
-        taxonomy.listEnrolments(institution.id, { limit: PAGE_SIZE, email: student.email }),
+        listEnrolments(request.deps.db, institution.id, { limit: PAGE_SIZE, email: student.email }),
       ]);
       const view = studentView(
         // The cohort's own page is an admin's (cohorts.ts).

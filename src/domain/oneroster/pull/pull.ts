@@ -5,15 +5,10 @@
 // pull), and the source's health, memory and next due time.
 
 import type dns from 'node:dns';
-import type { Db } from '../../../db/db.ts';
 import { ApiError } from '../../../errors.ts';
-import type { Clock } from '../../../lib/clock.ts';
-import type { Keyring } from '../../../lib/encryption.ts';
-import type { OutboundPolicy } from '../../../lib/outbound-url.ts';
+import type { Deps } from '../../deps.ts';
 import { refuseArchivedCohort } from '../../institutions/archiving.ts';
-import type { RosterSyncService } from '../../roster/sync.ts';
 import { recordRun } from '../../runs/runs.ts';
-import type { TaxonomyService } from '../../taxonomy/service.ts';
 import type { OneRosterMapping } from '../mapping.ts';
 import { loadMemory, storeMemory } from '../memory.ts';
 import { mapOneRoster } from '../plan.ts';
@@ -24,14 +19,13 @@ import { createPageParser } from './page-parser.ts';
 import { CLAIM_DUE_SQL, CLAIM_SQL, FINISH_SQL, SOURCE_COHORT_SQL } from './queries.ts';
 import { DEFAULT_SOURCE_MAPPING, type SourceMapping } from './sources.ts';
 
-export interface PullDeps {
-  db: Db;
-  clock: Clock;
-  keyring: Keyring;
-  policy: OutboundPolicy;
+/**
+ * What a pull uses: the process's database, clock, keyring, outbound policy and configuration
+ * (the feeds' departure threshold), the pull's limits (src/runtime.ts pullDepsOf), and what a
+ * test replaces: DNS, the waits between retries and their jitter.
+ */
+export interface PullDeps extends Pick<Deps, 'db' | 'clock' | 'keyring' | 'policy' | 'config'> {
   limits: PullLimits;
-  rosterSync: RosterSyncService;
-  taxonomy: TaxonomyService;
   lookup?: typeof dns.lookup;
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
