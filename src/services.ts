@@ -6,9 +6,6 @@ import { createHelpRequestsService } from './domain/helpdesk/service.ts';
 import { createHelpSyncService } from './domain/helpdesk/sync.ts';
 import { createInboxService } from './domain/inbox/service.ts';
 import { createNotificationsService, emailStatusOf } from './domain/notifications/service.ts';
-import type { PullMode } from './domain/oneroster/pull/pull.ts';
-import { pullStatus, requestPull } from './domain/oneroster/pull/requests.ts';
-import { createOneRosterSources } from './domain/oneroster/pull/sources.ts';
 import { createIdentityProviders } from './domain/people/identity-providers.ts';
 import { createPeople } from './domain/people/people.ts';
 import { createSessions } from './domain/people/sessions.ts';
@@ -16,20 +13,11 @@ import { createSignIn } from './domain/people/sign-in.ts';
 import { createPrivacyService } from './domain/privacy/service.ts';
 import { createStudentApp } from './domain/students/service.ts';
 import { createWebhooksService } from './domain/webhooks/service.ts';
-import {
-  createRuntime,
-  createWorkers,
-  type PullOverrides,
-  pullDepsOf,
-  type RuntimeOptions,
-} from './runtime.ts';
+import { createRuntime, createWorkers, pullDepsOf, type RuntimeOptions } from './runtime.ts';
 import { registerDatabaseMetrics } from './workers/metrics.ts';
 import type { WorkerLogger } from './workers/webhook-delivery.ts';
 
-export interface ServiceDeps extends RuntimeOptions {
-  /** OneRoster pulls: limits, waits and DNS a test changes (everything else is built here). */
-  oneRosterPull?: PullOverrides;
-}
+export type ServiceDeps = RuntimeOptions;
 
 export function createServices(options: ServiceDeps) {
   const runtime = createRuntime(options);
@@ -40,8 +28,7 @@ export function createServices(options: ServiceDeps) {
   const feedsPerInstitution = config.calendarFeedsPerInstitution;
   const webhooks = createWebhooksService({ db, clock, policy, keyring });
   const helpRequests = createHelpRequestsService(db, clock);
-  const oneRosterPull = pullDepsOf(runtime, options.oneRosterPull);
-  const workers = createWorkers(runtime, oneRosterPull);
+  const workers = createWorkers(runtime, pullDepsOf(runtime));
   const unregisterMetrics = registerDatabaseMetrics(db, clock); // what GET /metrics reads
 
   return {
@@ -82,23 +69,6 @@ export function createServices(options: ServiceDeps) {
     calendar: createCalendarService({ db, clock, policy, feedsPerInstitution }),
     /** The calendar fetch worker (not started). */
     calendarWorker: workers.calendar,
-    /** An institution's OneRoster source (settings) and its pulls. */
-    oneRosterSources: createOneRosterSources({ db, keyring, policy }),
-    oneRosterPull,
-    /**
-     * "Sync now" (requests.ts): a pull asked for is claimed by the worker, woken here when this
-     * process runs it (a standalone worker finds it within its poll interval); and a pull's status.
-     */
-    oneRosterPulls: {
-      async request(institutionId: string, mode?: PullMode) {
-        const asked = await requestPull(oneRosterPull, institutionId, mode);
-        workers.wakeOneRoster();
-        return asked;
-      },
-      status: (institutionId: string, runId: string) => pullStatus(oneRosterPull, institutionId, runId),
-    },
-    /** The OneRoster pull worker (not started). */
-    oneRosterWorker: workers.oneRoster,
     /** Who is told of help requests by email, and whether email is on (docs/notifications.md). */
     notifications: createNotificationsService({
       db,

@@ -8,6 +8,7 @@
 // no in-process request.
 import { Type } from 'typebox';
 import { listFullSyncs } from '../../../domain/departures/departures.ts';
+import { listFailingSources } from '../../../domain/oneroster/pull/sources.ts';
 import { integrationChecklist } from '../../../domain/runs/onboarding.ts';
 import { listRuns } from '../../../domain/runs/runs.ts';
 import { syncSecretStatus } from '../../../domain/secrets/help-sync-secrets.ts';
@@ -23,7 +24,7 @@ import { removedWords } from './privacy-view.ts';
 const MOST = 200;
 
 export function healthRoutes(app: App, services: Services): void {
-  const { db, clock, webhooks, calendar, oneRosterSources } = services;
+  const { db, clock, webhooks, calendar } = services;
 
   app.get(
     '/:slug/',
@@ -53,7 +54,7 @@ export function healthRoutes(app: App, services: Services): void {
         integrations ? syncSecretStatus(db, id) : undefined,
         integrations ? webhooks.list(id, { limit: MOST }) : undefined,
         calendar.list(id, { limit: MOST, offset: 0 }),
-        oneRosterSources.failing(id),
+        listFailingSources(db, id),
         integrationChecklist(db, id, clock.now()),
         services.privacy.lastRetentionRun(id),
       ]);
