@@ -15,7 +15,8 @@ import { loadConfig } from '../src/config.ts';
 import { createPgliteDb, type Db } from '../src/db/db.ts';
 import { claimFeed, type RefreshDeps, refreshFeed } from '../src/domain/calendar/refresh.ts';
 import { DEFAULT_LIMITS } from '../src/domain/calendar/schedule.ts';
-import { pullNow } from '../src/domain/oneroster/pull/pull.ts';
+import { pullDepsOf, pullNow } from '../src/domain/oneroster/pull/pull.ts';
+import { putSource } from '../src/domain/oneroster/pull/sources.ts';
 import { startSession } from '../src/domain/people/sessions.ts';
 import { issueRosterSecret } from '../src/domain/secrets/roster-secrets.ts';
 import { createEndpoint } from '../src/domain/webhooks/endpoints.ts';
@@ -151,7 +152,8 @@ async function benchKind(kind: Kind, databaseUrl?: string): Promise<void> {
     await enqueue(db, night.id, DELIVERIES);
     // The pull's institution and source.
     const pulled = await seed(db, 'pulled');
-    await services.oneRosterSources.put(
+    await putSource(
+      services.deps,
       pulled.id,
       {
         base_url: provider.baseUrl,
@@ -211,7 +213,7 @@ async function benchKind(kind: Kind, databaseUrl?: string): Promise<void> {
         if (record?.status !== 'ok') throw new Error(`calendar fetch: ${record?.status} ${record?.error}`);
       }),
       timed('pull', async () => {
-        const outcome = await pullNow(services.oneRosterPull, pulled.id, 'full');
+        const outcome = await pullNow(pullDepsOf(services.deps), pulled.id, 'full');
         if (outcome.status !== 'ok') throw new Error(`the pull failed: ${outcome.error}`);
       }),
       timed('push', () => pushStudents(origin, secret, night.cohortId, 1)),

@@ -15,7 +15,8 @@ import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { buildApp } from '../src/app/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { pullNow } from '../src/domain/oneroster/pull/pull.ts';
+import { pullDepsOf, pullNow } from '../src/domain/oneroster/pull/pull.ts';
+import { putSource } from '../src/domain/oneroster/pull/sources.ts';
 import { createServices } from '../src/services.ts';
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
@@ -64,7 +65,8 @@ async function measure(label: string, args: string[], databaseUrl?: string): Pro
       "INSERT INTO cohorts (institution_id, name) VALUES ($1, 'Hostile cohort') RETURNING id",
       [institutionId],
     );
-    await services.oneRosterSources.put(
+    await putSource(
+      services.deps,
       institutionId,
       {
         base_url: provider.baseUrl,
@@ -104,7 +106,7 @@ async function measure(label: string, args: string[], databaseUrl?: string): Pro
     const started = performance.now();
     // Retries without their waits: the provider's cost, not the backoff, is measured.
     const outcome = await pullNow(
-      { ...services.oneRosterPull, sleep: async () => {} },
+      { ...pullDepsOf(services.deps), sleep: async () => {} },
       institutionId,
       'full',
     );

@@ -19,7 +19,8 @@ import { buildApp } from '../src/app/app.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Db } from '../src/db/db.ts';
 import { generateRoster, type Json } from '../src/dev-oneroster/data.ts';
-import { pullNow } from '../src/domain/oneroster/pull/pull.ts';
+import { pullDepsOf, pullNow } from '../src/domain/oneroster/pull/pull.ts';
+import { putSource } from '../src/domain/oneroster/pull/sources.ts';
 import { issueRosterSecret } from '../src/domain/secrets/roster-secrets.ts';
 import { createServices } from '../src/services.ts';
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
@@ -212,7 +213,8 @@ async function benchOne(kind: 'pglite' | 'postgres', databaseUrl?: string): Prom
 
     // The pull, with the service's RSS sampled.
     const pulled = await seed(db, 'bench-or-pull');
-    await services.oneRosterSources.put(
+    await putSource(
+      services.deps,
       pulled.id,
       {
         base_url: provider.baseUrl,
@@ -238,7 +240,7 @@ async function benchOne(kind: 'pglite' | 'postgres', databaseUrl?: string): Prom
       peak = Math.max(peak, process.memoryUsage().rss);
     }, 20);
     const started = performance.now();
-    const outcome = await pullNow(services.oneRosterPull, pulled.id, 'full');
+    const outcome = await pullNow(pullDepsOf(services.deps), pulled.id, 'full');
     const pullMs = performance.now() - started;
     clearInterval(sampler);
     if (outcome.status !== 'ok') throw new Error(`the pull failed: ${outcome.error}`);

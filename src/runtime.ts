@@ -1,5 +1,5 @@
 // What a process builds, and only what it runs: the dependencies every domain function picks
-// from (createRuntime), the OneRoster pull's parts (pullDepsOf) and the background workers
+// from (createRuntime), the OneRoster pull's (pullDepsOf, from its own module) and the background workers
 // (createWorkers), for `ssp serve`, `ssp worker` and the tests alike. The OpenID Connect client
 // and Redis are opened on first use: a process that signs nobody in opens no OIDC client, one
 // that serves no HTTP opens no Redis.
@@ -9,20 +9,21 @@ import type { Config } from './config.ts';
 import type { Db } from './db/db.ts';
 import type { FetchSettings } from './domain/calendar/schedule.ts';
 import type { Deps } from './domain/deps.ts';
-import { pullLimitsOf } from './domain/oneroster/pull/client.ts';
 import type { PullDeps } from './domain/oneroster/pull/pull.ts';
 import { createOidcClient, type OidcClient } from './domain/people/oidc-client.ts';
-import { createRosterSyncService } from './domain/roster/sync.ts';
-import { createTaxonomyService } from './domain/taxonomy/service.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import { type Keyring, keyringFromConfig } from './lib/encryption.ts';
 import type { OutboundPolicy } from './lib/outbound-url.ts';
+import { createSignal } from './lib/signal.ts';
 import { type CalendarFetchWorker, createCalendarFetchWorker } from './workers/calendar-fetch.ts';
 import { escalationWorkerOnce } from './workers/escalation.ts';
 import { type NotificationWorker, processNotificationWorker } from './workers/notification-email.ts';
 import { createOneRosterPullWorker, type OneRosterPullWorker } from './workers/oneroster-pull.ts';
 import { createRetentionWorker, type RetentionWorker } from './workers/retention.ts';
 import { createWebhookWorker, type WebhookWorker, type WorkerLogger } from './workers/webhook-delivery.ts';
+
+/** A OneRoster pull's dependencies from the process's (the pull's own module builds them). */
+export { type PullOverrides, pullDepsOf } from './domain/oneroster/pull/pull.ts';
 
 export interface RuntimeOptions {
   db: Db;
@@ -105,6 +106,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     keyring: options.keyring ?? keyringFromConfig(config),
     oidc: oidc.client,
     calendarFetch: options.calendarFetch,
+    pullRequested: createSignal(),
     get redis() {
       if (!redis && config.redisUrl) redis = ownedRedis = openRedis(config.redisUrl);
       return redis;
@@ -114,28 +116,6 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       await oidc.client.close();
       if (ownedRedis) await ownedRedis.quit().catch(() => ownedRedis?.disconnect());
     },
-  };
-}
-
-/** What a OneRoster pull test changes: limits, waits and DNS (everything else is built here). */
-export type PullOverrides = Partial<Pick<PullDeps, 'limits' | 'sleep' | 'random' | 'lookup'>>;
-
-/** A OneRoster pull's parts: the roster sync and the taxonomy it writes through. */
-export function pullDepsOf(
-  deps: Pick<Deps, 'db' | 'clock' | 'keyring' | 'policy' | 'config'>,
-  overrides: PullOverrides = {},
-): PullDeps {
-  const { db, clock, keyring, policy, config } = deps;
-  const { departureHoldThreshold } = config;
-  return {
-    db,
-    clock,
-    keyring,
-    policy,
-    limits: pullLimitsOf(config.oneRosterPull),
-    rosterSync: createRosterSyncService(db, { departureHoldThreshold, clock }),
-    taxonomy: createTaxonomyService(db, clock),
-    ...overrides,
   };
 }
 
@@ -184,8 +164,6 @@ export function createWorkers(
     },
     /** Crisis escalations. */
     escalation: escalation.worker,
-    /** A pull asked for is claimed at once when this process runs the pull worker. */
-    wakeOneRoster: () => oneRoster?.wake(),
     /** Every worker of a process: start() them, stop() lets work in flight finish. */
     all(logger: WorkerLogger) {
       const all = [

@@ -1,30 +1,16 @@
 // Composition root of the HTTP application: binds the domain to one runtime (src/runtime.ts:
 // database, clock, configuration, keyring, the OIDC client and Redis opened on first use) for the
 // route files. Shrinking: routes that import the area's functions read `request.deps` instead.
-import type { PullMode } from './domain/oneroster/pull/pull.ts';
-import { pullStatus, requestPull } from './domain/oneroster/pull/requests.ts';
-import { createOneRosterSources } from './domain/oneroster/pull/sources.ts';
-import {
-  createRuntime,
-  createWorkers,
-  type PullOverrides,
-  pullDepsOf,
-  type RuntimeOptions,
-} from './runtime.ts';
+import { createRuntime, createWorkers, pullDepsOf, type RuntimeOptions } from './runtime.ts';
 import { registerDatabaseMetrics } from './workers/metrics.ts';
 import type { WorkerLogger } from './workers/webhook-delivery.ts';
 
-export interface ServiceDeps extends RuntimeOptions {
-  /** OneRoster pulls: limits, waits and DNS a test changes (everything else is built here). */
-  oneRosterPull?: PullOverrides;
-}
+export type ServiceDeps = RuntimeOptions;
 
 export function createServices(options: ServiceDeps) {
   const runtime = createRuntime(options);
-  const { db, config, clock, keyring, oidc, policy } = runtime;
-  const oneRosterPull = pullDepsOf(runtime, options.oneRosterPull);
-  const { rosterSync, taxonomy } = oneRosterPull;
-  const workers = createWorkers(runtime, oneRosterPull);
+  const { db, config, clock, keyring, oidc } = runtime;
+  const workers = createWorkers(runtime, pullDepsOf(runtime));
   const unregisterMetrics = registerDatabaseMetrics(db, clock); // what GET /metrics reads
 
   return {
@@ -40,25 +26,6 @@ export function createServices(options: ServiceDeps) {
     keyring,
     /** The OpenID Connect client (opened on first use): sign-in, and a provider's discovery check. */
     oidc,
-    taxonomy,
-    rosterSync,
-    /** An institution's OneRoster source (settings) and its pulls. */
-    oneRosterSources: createOneRosterSources({ db, keyring, policy }),
-    oneRosterPull,
-    /**
-     * "Sync now" (requests.ts): a pull asked for is claimed by the worker, woken here when this
-     * process runs it (a standalone worker finds it within its poll interval); and a pull's status.
-     */
-    oneRosterPulls: {
-      async request(institutionId: string, mode?: PullMode) {
-        const asked = await requestPull(oneRosterPull, institutionId, mode);
-        workers.wakeOneRoster();
-        return asked;
-      },
-      status: (institutionId: string, runId: string) => pullStatus(oneRosterPull, institutionId, runId),
-    },
-    /** The OneRoster pull worker (not started). */
-    oneRosterWorker: workers.oneRoster,
     /** Every background worker of a process: start() them, stop() lets work in flight finish. */
     workers: (logger: WorkerLogger) => workers.all(logger),
     /** Releases what the services opened themselves (not the database, which the caller owns). */

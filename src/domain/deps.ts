@@ -7,6 +7,7 @@ import type { Db } from '../db/db.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Keyring } from '../lib/encryption.ts';
 import type { OutboundPolicy } from '../lib/outbound-url.ts';
+import type { Signal } from '../lib/signal.ts';
 import type { FetchSettings } from './calendar/schedule.ts';
 import type { OidcClient } from './people/oidc-client.ts';
 
@@ -22,4 +23,10 @@ export interface Deps {
   calendarFetch?: FetchSettings;
   /** The OpenID Connect client; nothing is opened until a sign-in or a provider check uses it. */
   oidc: OidcClient;
+  /**
+   * Rung when a OneRoster pull is asked for ("Sync now", oneroster/pull/requests.ts): this
+   * process's pull workers, listening while started, claim it at once instead of at their next
+   * poll (a worker in another process finds it within its poll interval).
+   */
+  pullRequested: Signal;
 }

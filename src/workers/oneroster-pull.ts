@@ -3,8 +3,9 @@
 // SKIP LOCKED under a lease (src/domain/oneroster/pull/pull.ts), and pulls them one after another:
 // a pull is long and heavy (a whole roster), so one at a time per worker. Any number of
 // workers share the schedule; a worker that dies mid-pull lets its source fall due again when
-// the lease lapses. A "Sync now" answered by this process wakes its worker (wake()), so the
-// pull starts at once; another process's worker finds it within `pollMs`.
+// the lease lapses. A "Sync now" answered by this process rings the process's pullRequested
+// signal (src/domain/deps.ts), which a started worker listens to: the pull starts at once;
+// another process's worker finds it within `pollMs`.
 
 import { claimDueSources, type PullDeps, pullSource } from '../domain/oneroster/pull/pull.ts';
 import { pollLoop } from '../lib/poll-loop.ts';
@@ -63,17 +64,23 @@ export function createOneRosterPullWorker(options: OneRosterWorkerOptions) {
     onError: (error) => log?.error({ err: error }, 'claiming OneRoster sources failed'),
   });
 
+  let unlisten: (() => void) | undefined;
   return {
     runOnce,
     start(): void {
       if (poller.running) return;
       log?.info({}, 'OneRoster pull worker started');
       poller.start();
+      unlisten = options.deps.pullRequested.listen(() => poller.wake());
     },
     /** Claims at once (a pull was asked for) rather than after the sleep; nothing when not started. */
     wake: () => poller.wake(),
     /** Stops claiming; a pull in flight is waited for at most `stopWaitMs` (its lease then lapses). */
-    stop: (stopWaitMs = 5_000) => poller.stop(stopWaitMs),
+    stop: (stopWaitMs = 5_000) => {
+      unlisten?.();
+      unlisten = undefined;
+      return poller.stop(stopWaitMs);
+    },
   };
 }
 

@@ -4,7 +4,7 @@
 // restored.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { claimDueSources } from '../../src/domain/oneroster/pull/pull.ts';
+import { claimDueSources, pullDepsOf } from '../../src/domain/oneroster/pull/pull.ts';
 import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
 import {
   configureSource,
@@ -31,7 +31,7 @@ describeEachDatabase(
       const base = `/admin/v1/institutions/${tenant.slug}`;
       const cohort = `${base}/cohorts/${tenant.cohortId}`;
       const due = async () =>
-        (await claimDueSources(ctx().services.oneRosterPull, 10, [tenant.institutionId])).length;
+        (await claimDueSources(pullDepsOf(ctx().deps), 10, [tenant.institutionId])).length;
       const release = () =>
         ctx().db.query(
           'UPDATE oneroster_sources SET lease_token = NULL, lease_until = NULL WHERE institution_id = $1',

@@ -4,6 +4,7 @@
 // shows on the health page.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
+import { pullDepsOf } from '../../src/domain/oneroster/pull/pull.ts';
 import { createOneRosterPullWorker } from '../../src/workers/oneroster-pull.ts';
 import { seedTenant } from '../helpers/app.ts';
 import {
@@ -51,7 +52,7 @@ browserSuite('console: OneRoster source', (h) => {
       await page.getByText('The OneRoster source was saved').waitFor();
       // Sync now queues the pull: the page shows it queued; the worker (run here) then pulls it.
       const worker = createOneRosterPullWorker({
-        deps: ctx.services.oneRosterPull,
+        deps: pullDepsOf(ctx.deps),
         institutionIds: [tenant.institutionId],
       });
       await page.getByRole('button', { name: 'Sync now (full)' }).click();

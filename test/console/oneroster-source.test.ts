@@ -4,6 +4,7 @@
 // and a failing source on the health page.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
+import { pullDepsOf } from '../../src/domain/oneroster/pull/pull.ts';
 import { createOneRosterPullWorker } from '../../src/workers/oneroster-pull.ts';
 import { describeEachDatabase, seedTenant, type TestContext } from '../helpers/app.ts';
 import {
@@ -77,7 +78,7 @@ describeEachDatabase(
 
       // Sync now queues the pull for the worker: the page shows it queued, then in the history.
       const worker = createOneRosterPullWorker({
-        deps: ctx.services.oneRosterPull,
+        deps: pullDepsOf(ctx.deps),
         institutionIds: [tenant.institutionId],
       });
       const synced = await postForm(ctx, manager, `${page}/sync`, [['mode', 'full']]);

@@ -3,6 +3,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ANALYZE_MIN_ROWS, refreshStatistics, staleAfter } from '../../src/db/statistics.ts';
+import { syncRoster } from '../../src/domain/roster/sync.ts';
+import { pushTaxonomy } from '../../src/domain/taxonomy/push.ts';
 import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
 
 test("the rule: at least ANALYZE_MIN_ROWS rows and a tenth of the institution's rows", () => {
@@ -25,7 +27,7 @@ describeEachDatabase('planner statistics after feed pages', (context) => {
   test('an enrolments push that wrote a large share analyzes its tables (a roster page does not need to)', async () => {
     const ctx = context();
     const tenant = await seedTenant(ctx);
-    const roster = await ctx.services.rosterSync.sync({
+    const roster = await syncRoster(ctx.deps, {
       institutionId: tenant.institutionId,
       cohortId: tenant.cohortId,
       students: Array.from({ length: 1500 }, (_, i) => ({
@@ -38,7 +40,8 @@ describeEachDatabase('planner statistics after feed pages', (context) => {
     assert.equal(roster.created, 1500);
 
     const institution = { id: tenant.institutionId, slug: tenant.slug };
-    await ctx.services.taxonomy.push(
+    await pushTaxonomy(
+      ctx.deps,
       institution,
       {
         terms: [{ term_code: 'T1', start_date: '2026-02-01', end_date: '2026-06-30' }],

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Db, Queryable } from '../../src/db/db.ts';
-import { createRosterSyncService } from '../../src/domain/roster/sync.ts';
+import { syncRoster } from '../../src/domain/roster/sync.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import {
   describeEachDatabase,
@@ -609,10 +609,10 @@ describeEachDatabase('roster sync', (ctx) => {
       query: counting(db).query,
       transaction: (fn) => db.transaction((tx) => fn(counting(tx))),
     };
-    const service = createRosterSyncService(countingDb, { departureHoldThreshold: 0.1, clock: systemClock });
+    const deps = { db: countingDb, clock: systemClock, config: { departureHoldThreshold: 0.1 } };
     const cost = async (from: number, n: number, name = 'A') => {
       count = 0;
-      const result = await service.sync({
+      const result = await syncRoster(deps, {
         institutionId: tenant.institutionId,
         cohortId: tenant.cohortId,
         students: Array.from({ length: n }, (_, i) => row(from + i, { first_name: name })),

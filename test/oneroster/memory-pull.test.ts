@@ -4,7 +4,7 @@
 // and an enrollment tobedeleted withdraws what it placed even when its class is in no export.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type PullDeps, pullNow } from '../../src/domain/oneroster/pull/pull.ts';
+import { type PullDeps, pullDepsOf, pullNow } from '../../src/domain/oneroster/pull/pull.ts';
 import { describeEachDatabase, seedTenant, type TestContext } from '../helpers/app.ts';
 import {
   configureSource,
@@ -24,7 +24,7 @@ describeEachDatabase(
     const providers: OneRosterProvider[] = [];
     before(() => {
       ctx = context();
-      deps = { ...ctx.services.oneRosterPull, sleep: async () => {} };
+      deps = { ...pullDepsOf(ctx.deps), sleep: async () => {} };
     });
     after(async () => {
       for (const p of providers) await p.close();

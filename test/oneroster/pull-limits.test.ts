@@ -10,7 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import type { PullLimits } from '../../src/domain/oneroster/pull/client.ts';
-import { type PullDeps, pullNow } from '../../src/domain/oneroster/pull/pull.ts';
+import { type PullDeps, pullDepsOf, pullNow } from '../../src/domain/oneroster/pull/pull.ts';
 import { describeEachDatabase, seedTenant, type TestContext } from '../helpers/app.ts';
 
 const MB = 1024 * 1024;
@@ -109,8 +109,8 @@ describeEachDatabase(
     after(() => hostile.close());
 
     const depsWith = (limits: Partial<PullLimits>): PullDeps => ({
-      ...ctx.services.oneRosterPull,
-      limits: { ...ctx.services.oneRosterPull.limits, ...limits },
+      ...pullDepsOf(ctx.deps),
+      limits: { ...pullDepsOf(ctx.deps).limits, ...limits },
       sleep: async () => {},
       random: () => 0,
     });

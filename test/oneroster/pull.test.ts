@@ -4,7 +4,8 @@
 // changing nothing, row errors naming the sourcedId, departures of a full pull, the schedule.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type PullDeps, pullNow } from '../../src/domain/oneroster/pull/pull.ts';
+import { type PullDeps, pullDepsOf, pullNow } from '../../src/domain/oneroster/pull/pull.ts';
+import { listFailingSources } from '../../src/domain/oneroster/pull/sources.ts';
 import { createOneRosterPullWorker } from '../../src/workers/oneroster-pull.ts';
 import { describeEachDatabase, OPERATOR_TOKEN, seedTenant, type TestContext } from '../helpers/app.ts';
 import {
@@ -25,9 +26,10 @@ describeEachDatabase(
     const waits: number[] = [];
     before(() => {
       ctx = context();
+      const pull = pullDepsOf(ctx.deps);
       deps = {
-        ...ctx.services.oneRosterPull,
-        limits: { ...ctx.services.oneRosterPull.limits, pageSize: 5 },
+        ...pull,
+        limits: { ...pull.limits, pageSize: 5 },
         sleep: async (ms) => {
           waits.push(ms);
         },
@@ -84,8 +86,13 @@ describeEachDatabase(
         (await configureSource(ctx, tenant.slug, p, { cohort_id: tenant.cohortId })).statusCode,
         200,
       );
-      // The worker as `ssp serve` runs it: started, sleeping between polls; Sync now wakes it.
-      const worker = ctx.services.oneRosterWorker({ info() {}, warn() {}, error() {} });
+      // The worker as `ssp serve` runs it: started, sleeping between polls; Sync now wakes it
+      // (through the process's pullRequested signal).
+      const worker = createOneRosterPullWorker({
+        deps: pullDepsOf(ctx.deps),
+        logger: { info() {}, error() {} },
+        institutionIds: [tenant.institutionId],
+      });
       worker.start();
       // Its first round (at start) has found nothing: it sleeps for 15 s now.
       await new Promise((resolve) => setTimeout(resolve, 300));
@@ -256,12 +263,12 @@ describeEachDatabase(
         students.every((s: { first_name: string }) => s.first_name !== 'Changed'),
         'users read before the failure are not applied',
       );
-      const failing = await ctx.services.oneRosterSources.failing(tenant.institutionId);
+      const failing = await listFailingSources(ctx.db, tenant.institutionId);
       assert.equal(failing.length, 1);
       assert.match(failing[0].last_error ?? '', /HTTP 500/);
       p.down(null);
       assert.equal((await pullNow(deps, tenant.institutionId, 'full')).status, 'ok');
-      assert.equal((await ctx.services.oneRosterSources.failing(tenant.institutionId)).length, 0);
+      assert.equal((await listFailingSources(ctx.db, tenant.institutionId)).length, 0);
       // A wrong secret: the token request fails, named so.
       await configureSource(ctx, tenant.slug, p, { cohort_id: tenant.cohortId, client_secret: 'wrong' });
       const refused = await pullNow(deps, tenant.institutionId, 'full');

@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { changes, plan, unmatched } from '../../src/domain/roster/plan.ts';
 import { matchPage } from '../../src/domain/roster/queries.ts';
 import { type RosterRow, type RowError, validateRow } from '../../src/domain/roster/rows.ts';
+import { syncRoster } from '../../src/domain/roster/sync.ts';
 import { describeEachDatabase, type SeededTenant, seedTenant } from '../helpers/app.ts';
 
 // A roster page that writes is decided by one SQL statement (queries.ts, writePage); a dry run
@@ -117,7 +118,7 @@ describeEachDatabase('roster: the page statement decides as plan() does (propert
   });
 
   test('same errors, warnings, counts, stored values and changed students', async () => {
-    const { db, services } = ctx();
+    const { db, deps } = ctx();
     await fc.assert(
       fc.asyncProperty(
         fc.array(stored, { maxLength: 6 }).chain((existing) =>
@@ -165,7 +166,7 @@ describeEachDatabase('roster: the page statement decides as plan() does (propert
           const updates = decided.planned.filter((p) => p.studentId);
           const changed = new Set(updates.filter((p) => changes(p, tenant.cohortId)).map((p) => p.studentId));
 
-          const result = await services.rosterSync.sync({
+          const result = await syncRoster(deps, {
             institutionId: tenant.institutionId,
             cohortId: tenant.cohortId,
             students,

@@ -22,7 +22,8 @@
 //   stale or fresh, and ANALYZE of a large students table would cost a page more than the page
 //   (measured in docs/oneroster.md, Performance).
 
-import type { Db, Queryable } from '../../db/db.ts';
+import type { Config } from '../../config.ts';
+import type { Queryable } from '../../db/db.ts';
 import { InstitutionLock, lockInstitution } from '../../db/locks.ts';
 import {
   type FullSyncOutcome,
@@ -30,6 +31,7 @@ import {
   previewFullSyncPage,
   recordFullSyncPage,
 } from '../departures/departures.ts';
+import type { Deps } from '../deps.ts';
 import { batchLimits, checkBatchSize } from '../feeds/batch-limits.ts';
 import { warningsWithLines, withLines } from '../runs/lines.ts';
 import { type RunCredential, recordRun } from '../runs/runs.ts';
@@ -88,11 +90,10 @@ export interface SyncInput {
 /** What a full-sync page adds to the response. */
 export type FullSyncReport = FullSyncOutcome | Awaited<ReturnType<typeof previewFullSyncPage>>;
 
-export interface RosterSyncOptions {
-  /** Full-sync departures above this share of the cohort are held. */
-  departureHoldThreshold: number;
-  clock: { now(): Date };
-}
+/** What a page needs: the database, the clock, and the share of a cohort whose departure is held. */
+export type RosterSyncDeps = Pick<Deps, 'db' | 'clock'> & {
+  config: Pick<Config, 'departureHoldThreshold'>;
+};
 
 /** Every row of a page validated: the valid rows, the row errors and the dates ignored. */
 function validatePage(students: unknown[]) {
@@ -137,86 +138,96 @@ function dryRunAnswer(
   };
 }
 
-export function createRosterSyncService(db: Db, options: RosterSyncOptions) {
-  async function sync(input: SyncInput): Promise<SyncResult | DryRunResult> {
-    const { institutionId, cohortId, students, dryRun, fullSync } = input;
-    checkPageSize(students);
-    const startedAt = options.clock.now();
-    const { rowErrors, badDates, valid } = validatePage(students);
+type PageAnswer = Omit<SyncResult, 'run_id'> | Omit<DryRunResult, 'run_id'>;
 
-    // Matched rows identical to the stored student: the response counts them as updated (the
-    // interface's `updated`), the run history as unchanged.
-    let unchanged = 0;
-    /** Matches (and, on a real push, writes) the page; returns the response without its run id. */
-    const run = async (q: Queryable): Promise<Omit<SyncResult, 'run_id'> | Omit<DryRunResult, 'run_id'>> => {
-      // A push matches, decides and writes in one statement; a dry run plans on the matches.
-      const decided = dryRun ? plan(valid, await matchPage(q, institutionId, valid)) : undefined;
-      const written = dryRun ? undefined : await writePage(q, institutionId, cohortId, valid);
-      if (written) unchanged = written.updated - written.changed;
-      // A full-sync page is recorded once its rows are written; every row names its student,
-      // valid or not. (A departed student that a row imports comes back through the UPDATE.)
-      const page = fullSync && {
-        institutionId,
-        cohortId,
-        syncId: fullSync.syncId,
-        finalPage: fullSync.finalPage,
-        keys: namedKeys(students),
-        now: options.clock.now(),
-      };
-      let fullSyncReport: FullSyncReport | undefined;
-      if (dryRun) {
-        if (page) fullSyncReport = await previewFullSyncPage(q, page, options.departureHoldThreshold);
-      } else if (page) {
-        fullSyncReport = await recordFullSyncPage(q, page, options.departureHoldThreshold);
-      }
-
-      const fullSyncPart = fullSyncReport ? { full_sync: fullSyncReport } : {};
-      if (decided) return { ...dryRunAnswer(students.length, rowErrors, badDates, decided), ...fullSyncPart };
-      const { created, updated, reports } = written as WrittenPage;
-      const { errors, warnings } = reported(valid, reports);
-      return {
-        received: students.length,
-        created,
-        updated,
-        imported: created + updated,
-        errors: [...rowErrors, ...errors].sort((a, b) => a.row - b.row),
-        warnings,
-        ...fullSyncPart,
-      };
-    };
-
-    /** The page in the run history: its counts, row errors, and warnings (in details). */
-    const record = (q: Queryable, result: Omit<SyncResult, 'run_id'>) => {
-      const { received, errors, warnings, ...counts } = result;
-      return recordRun(q, {
-        institutionId,
-        kind: 'roster',
-        credential: input.credential,
-        cohortId,
-        dryRun,
-        received,
-        counts: dryRun ? counts : { ...counts, unchanged },
-        errors: withLines(errors, () => input.lines),
-        details: { warnings: warningsWithLines(warnings, input.lines) },
-        startedAt,
-        finishedAt: options.clock.now(),
-      });
-    };
-
-    if (dryRun) {
-      const result = await run(db);
-      return { run_id: input.unrecorded ? '' : await record(db, result), ...result } as DryRunResult;
-    }
-    return db.transaction(async (tx) => {
-      // Pages for one institution run one at a time: the same page sent twice at once
-      // neither fails nor duplicates, while other institutions proceed in parallel.
-      await lockInstitution(tx, institutionId, InstitutionLock.roster);
-      const result = await run(tx);
-      return { run_id: input.unrecorded ? '' : await record(tx, result), ...result };
-    });
+/**
+ * Matches (and, on a real push, writes) the page; returns the response without its run id and
+ * how many matched rows were identical to the stored student (the response counts them as
+ * updated, the interface's `updated`; the run history as unchanged).
+ */
+async function runPage(
+  q: Queryable,
+  deps: RosterSyncDeps,
+  input: SyncInput,
+): Promise<{ answer: PageAnswer; unchanged: number }> {
+  const { institutionId, cohortId, students, dryRun, fullSync } = input;
+  const { rowErrors, badDates, valid } = validatePage(students);
+  const threshold = deps.config.departureHoldThreshold;
+  // A push matches, decides and writes in one statement; a dry run plans on the matches.
+  const decided = dryRun ? plan(valid, await matchPage(q, institutionId, valid)) : undefined;
+  const written = dryRun ? undefined : await writePage(q, institutionId, cohortId, valid);
+  // A full-sync page is recorded once its rows are written; every row names its student,
+  // valid or not. (A departed student that a row imports comes back through the UPDATE.)
+  const page = fullSync && {
+    institutionId,
+    cohortId,
+    syncId: fullSync.syncId,
+    finalPage: fullSync.finalPage,
+    keys: namedKeys(students),
+    now: deps.clock.now(),
+  };
+  let fullSyncReport: FullSyncReport | undefined;
+  if (page) {
+    fullSyncReport = dryRun
+      ? await previewFullSyncPage(q, page, threshold)
+      : await recordFullSyncPage(q, page, threshold);
   }
-
-  return { sync };
+  const fullSyncPart = fullSyncReport ? { full_sync: fullSyncReport } : {};
+  if (decided) {
+    const answer = { ...dryRunAnswer(students.length, rowErrors, badDates, decided), ...fullSyncPart };
+    return { answer, unchanged: 0 };
+  }
+  const { created, updated, changed, reports } = written as WrittenPage;
+  const { errors, warnings } = reported(valid, reports);
+  const answer = {
+    received: students.length,
+    created,
+    updated,
+    imported: created + updated,
+    errors: [...rowErrors, ...errors].sort((a, b) => a.row - b.row),
+    warnings,
+    ...fullSyncPart,
+  };
+  return { answer, unchanged: updated - changed };
 }
 
-export type RosterSyncService = ReturnType<typeof createRosterSyncService>;
+/** The page in the run history: its counts, row errors, and warnings (in details). */
+function recordPage(
+  q: Queryable,
+  input: SyncInput,
+  times: { startedAt: Date; finishedAt: Date },
+  { answer, unchanged }: Awaited<ReturnType<typeof runPage>>,
+): Promise<string> {
+  const { received, errors, warnings, ...counts } = answer;
+  return recordRun(q, {
+    institutionId: input.institutionId,
+    kind: 'roster',
+    credential: input.credential,
+    cohortId: input.cohortId,
+    dryRun: input.dryRun,
+    received,
+    counts: input.dryRun ? counts : { ...counts, unchanged },
+    errors: withLines(errors, () => input.lines),
+    details: { warnings: warningsWithLines(warnings, input.lines) },
+    ...times,
+  });
+}
+
+/** Pushes (or, with dryRun, evaluates) one page of a cohort's roster and records it as a run. */
+export async function syncRoster(deps: RosterSyncDeps, input: SyncInput): Promise<SyncResult | DryRunResult> {
+  checkPageSize(input.students);
+  const startedAt = deps.clock.now();
+  const withRun = async (q: Queryable, result: Awaited<ReturnType<typeof runPage>>) => ({
+    run_id: input.unrecorded
+      ? ''
+      : await recordPage(q, input, { startedAt, finishedAt: deps.clock.now() }, result),
+    ...result.answer,
+  });
+  if (input.dryRun) return (await withRun(deps.db, await runPage(deps.db, deps, input))) as DryRunResult;
+  return deps.db.transaction(async (tx) => {
+    // Pages for one institution run one at a time: the same page sent twice at once
+    // neither fails nor duplicates, while other institutions proceed in parallel.
+    await lockInstitution(tx, input.institutionId, InstitutionLock.roster);
+    return withRun(tx, await runPage(tx, deps, input));
+  });
+}

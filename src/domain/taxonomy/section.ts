@@ -4,6 +4,7 @@ import type { Queryable } from '../../db/db.ts';
 import { capitalised } from '../../lib/field-words.ts';
 import { batchLimits } from '../feeds/batch-limits.ts';
 import type { EnrolmentKeys, Parsed, RowProblem } from './rows.ts';
+import type { SectionWrites } from './sql/write.ts';
 
 /** Every section of the endpoint, in the order a real run applies them. */
 export const sectionOrder = ['programs', 'campuses', 'terms', 'units', 'enrolments'] as const;
@@ -53,16 +54,15 @@ export interface SectionContext {
   reject(row: number, problem: RowProblem, keys?: EnrolmentKeys): void;
 }
 
-/**
- * Checks the request-level limits of a push: every section within its row limit, or 413
- * batch_too_large naming the section, before anything is read or written.
- */
-
 export type SectionHandler = (context: SectionContext, rows: unknown[]) => Promise<void>;
 
 /** Parses every row, reporting the malformed ones; returns the good ones with their positions. */
-export function parseAll<T>(context: SectionContext, rows: unknown[], parse: (row: unknown) => Parsed<T>) {
-  const good: { i: number; value: T }[] = [];
+export function parseAll<T>(
+  context: SectionContext,
+  rows: unknown[],
+  parse: (row: unknown) => Parsed<T>,
+): Good<T>[] {
+  const good: Good<T>[] = [];
   rows.forEach((row, i) => {
     const parsed = parse(row);
     if (parsed.ok) good.push({ i, value: parsed.value });
@@ -135,22 +135,60 @@ export function sortRow(
   }
 }
 
+/** A parsed row with its position in the section. */
+export interface Good<T> {
+  i: number;
+  value: T;
+}
+
+/** A stored row matched to a sent one: its position, its key (the database's lower()) and its id. */
+export interface Keyed {
+  i: number;
+  key: string;
+  id: string | null;
+}
+
 /**
- * Writes a section's changes, one statement for the creates and one for the updates (nothing
- * on a dry run). Each statement takes $1 the institution, $2 the rows as JSON, $3 the time.
+ * What a section is, the rest being the same for every section: how a row parses, how the rows
+ * match what is stored (one statement), how a kept row is filed (sortRow) or rejected, and its
+ * two writes. `resolve`, when given, turns the matched rows into keyed ones before repeated keys
+ * are dropped, rejecting those whose references match nothing (enrolments).
  */
-export async function writeChanges(
-  context: SectionContext,
-  changes: Changes,
-  sql: { insert: string; update: string },
-): Promise<void> {
-  if (context.dryRun) return;
-  for (const [statement, rows] of [
-    [sql.insert, changes.creates],
-    [sql.update, changes.updates],
-  ] as const) {
-    if (rows.length > 0) {
-      await context.q.query(statement, [context.institutionId, JSON.stringify(rows), context.now]);
+export interface SectionSpec<Row, Matched extends { i: number }, Kept extends Keyed = Matched & Keyed> {
+  parse(row: unknown): Parsed<Row>;
+  match(q: Queryable, institutionId: string, parsed: Good<Row>[]): Promise<Matched[]>;
+  resolve?(context: SectionContext, matched: Matched[], byIndex: Map<number, Row>): Kept[];
+  /** The key a repeated row repeats, in words: "the program code X". */
+  describeKey(incoming: Row): string;
+  /** Files a kept row with sortRow, or rejects it. */
+  decide(context: SectionContext, changes: Changes, stored: Kept, incoming: Row): void;
+  write: SectionWrites;
+}
+
+/**
+ * A section's handler: parse every row, match them in one statement, keep the first of each key,
+ * file each kept row, then write the creates and the updates (one statement each; nothing on a
+ * dry run). A fixed number of statements however many rows.
+ */
+export function sectionHandler<Row, Matched extends { i: number }, Kept extends Keyed = Matched & Keyed>(
+  spec: SectionSpec<Row, Matched, Kept>,
+): SectionHandler {
+  return async (context, rows) => {
+    const { q, institutionId } = context;
+    const parsed = parseAll<Row>(context, rows, spec.parse);
+    if (parsed.length === 0) return;
+    const byIndex = new Map(parsed.map((row) => [row.i, row.value]));
+    const matched = await spec.match(q, institutionId, parsed);
+    const keyed = spec.resolve ? spec.resolve(context, matched, byIndex) : (matched as unknown as Kept[]);
+    const kept = firstOfEachKey(context, keyed, (row) => spec.describeKey(byIndex.get(row.i)!));
+    const changes = noChanges();
+    for (const stored of kept) spec.decide(context, changes, stored, byIndex.get(stored.i)!);
+    if (context.dryRun) return;
+    for (const [write, batch] of [
+      [spec.write.insert, changes.creates],
+      [spec.write.update, changes.updates],
+    ] as const) {
+      if (batch.length > 0) await write(q, institutionId, batch, context.now);
     }
-  }
+  };
 }

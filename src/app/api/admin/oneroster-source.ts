@@ -4,10 +4,15 @@
 
 import type { FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
-import { pullNow } from '../../../domain/oneroster/pull/pull.ts';
+import { pullDepsOf, pullNow } from '../../../domain/oneroster/pull/pull.ts';
+import { pullStatus, requestPull } from '../../../domain/oneroster/pull/requests.ts';
 import { Choices, SourceBody } from '../../../domain/oneroster/pull/schemas.ts';
-import type { SourceSettings } from '../../../domain/oneroster/pull/sources.ts';
-import type { Services } from '../../../services.ts';
+import {
+  getSource,
+  putSource,
+  removeSource,
+  type SourceSettings,
+} from '../../../domain/oneroster/pull/sources.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import {
@@ -130,12 +135,12 @@ const PullStatus = Type.Object({
 
 const PullParams = Type.Intersect([SlugParams, Type.Object({ run_id: Type.String() })]);
 
-export function adminOneRosterSourceRoutes(app: App, services: Services): void {
-  const { oneRosterSources, oneRosterPulls } = services;
-  const tags = ['admin: OneRoster source'];
-  const security = adminSecurity;
-  const path = '/admin/v1/institutions/:slug/oneroster-source';
+const tags = ['admin: OneRoster source'];
+const security = adminSecurity;
+const path = '/admin/v1/institutions/:slug/oneroster-source';
 
+/** The source's settings: read, configure, remove. */
+function sourceRoutes(app: App): void {
   app.get(
     path,
     {
@@ -148,7 +153,7 @@ export function adminOneRosterSourceRoutes(app: App, services: Services): void {
         response: { 200: Source, ...errorResponses(401, 403, 404) },
       },
     },
-    async (request) => oneRosterSources.get(institutionOf(request).id),
+    async (request) => getSource(request.deps.db, institutionOf(request).id),
   );
 
   app.put(
@@ -169,10 +174,11 @@ export function adminOneRosterSourceRoutes(app: App, services: Services): void {
       },
     },
     async (request) =>
-      oneRosterSources.put(
+      putSource(
+        request.deps,
         institutionOf(request).id,
         request.body as Static<typeof SourceBody> as SourceSettings,
-        services.clock.now(),
+        request.deps.clock.now(),
       ),
   );
 
@@ -190,11 +196,14 @@ export function adminOneRosterSourceRoutes(app: App, services: Services): void {
       },
     },
     async (request, reply) => {
-      await oneRosterSources.remove(institutionOf(request).id);
+      await removeSource(request.deps.db, institutionOf(request).id);
       return reply.status(204).send(null);
     },
   );
+}
 
+/** Sync now (in the request, or queued for the worker) and a queued pull's status. */
+function pullRoutes(app: App): void {
   app.post(
     `${path}/pulls`,
     {
@@ -224,8 +233,9 @@ export function adminOneRosterSourceRoutes(app: App, services: Services): void {
     async (request, reply) => {
       const institution = institutionOf(request);
       const mode = (request.body as Static<typeof PullBody> | undefined)?.mode;
-      if (!prefersAsync(request)) return pullNow(services.oneRosterPull, institution.id, mode);
-      const asked = await oneRosterPulls.request(institution.id, mode);
+      if (!prefersAsync(request)) return pullNow(pullDepsOf(request.deps), institution.id, mode);
+      // Queued, and this process's pull worker woken (requests.ts).
+      const asked = await requestPull(request.deps, institution.id, mode);
       return reply
         .status(202)
         .header('preference-applied', 'respond-async')
@@ -253,6 +263,11 @@ export function adminOneRosterSourceRoutes(app: App, services: Services): void {
       },
     },
     async (request) =>
-      oneRosterPulls.status(institutionOf(request).id, (request.params as { run_id: string }).run_id),
+      pullStatus(request.deps, institutionOf(request).id, (request.params as { run_id: string }).run_id),
   );
+}
+
+export function adminOneRosterSourceRoutes(app: App): void {
+  sourceRoutes(app);
+  pullRoutes(app);
 }

@@ -1,8 +1,14 @@
 // Admin API: the calendar, units and enrolments an institution's SIS pushed, read-only.
 import { Type } from 'typebox';
+import { listEnrolments } from '../../../domain/taxonomy/enrolment-listing.ts';
+import {
+  enrolmentOrder,
+  listTerms,
+  listUnits,
+  termOrder,
+  unitOrder,
+} from '../../../domain/taxonomy/queries.ts';
 import { Enrolment, EnrolmentFilters, Term, Unit, UnitFilters } from '../../../domain/taxonomy/schemas.ts';
-import { enrolmentOrder, termOrder, unitOrder } from '../../../domain/taxonomy/service.ts';
-import type { Services } from '../../../services.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import {
@@ -15,8 +21,7 @@ import {
   SlugParams,
 } from '../schemas.ts';
 
-export function adminTaxonomyRoutes(app: App, services: Services): void {
-  const { taxonomy } = services;
+export function adminTaxonomyRoutes(app: App): void {
   const tags = ['admin'];
   const security = adminSecurity;
 
@@ -37,7 +42,7 @@ export function adminTaxonomyRoutes(app: App, services: Services): void {
     async (request) =>
       pageReply(
         termOrder,
-        await taxonomy.listTerms(institutionOf(request).id, pageOf(termOrder, request.query)),
+        await listTerms(request.deps.db, institutionOf(request).id, pageOf(termOrder, request.query)),
       ),
   );
 
@@ -56,7 +61,7 @@ export function adminTaxonomyRoutes(app: App, services: Services): void {
       },
     },
     async (request) => {
-      const items = await taxonomy.listUnits(institutionOf(request).id, {
+      const items = await listUnits(request.deps.db, institutionOf(request).id, {
         ...pageOf(unitOrder, request.query),
         programCode: request.query.program_code,
       });
@@ -81,7 +86,7 @@ export function adminTaxonomyRoutes(app: App, services: Services): void {
       },
     },
     async (request) => {
-      const items = await taxonomy.listEnrolments(institutionOf(request).id, {
+      const items = await listEnrolments(request.deps.db, institutionOf(request).id, {
         ...pageOf(enrolmentOrder, request.query),
         termCode: request.query.term_code,
         unitCode: request.query.unit_code,

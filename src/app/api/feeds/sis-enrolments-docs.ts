@@ -1,7 +1,7 @@
 // OpenAPI text of POST /api/sis/enrolments: the description, each section's row shape, the body's
 // and the answer's schemas and examples. Kept apart from the route so the handler stays short.
 import { Type } from 'typebox';
-import { type SectionName, sectionLimits, sectionOrder } from '../../../domain/taxonomy/service.ts';
+import { type SectionName, sectionLimits, sectionOrder } from '../../../domain/taxonomy/section.ts';
 import { Nullable } from '../../../lib/schema.ts';
 import { SourceLines } from './source-lines.ts';
 

@@ -1,9 +1,14 @@
 // POST /api/sis/enrolments: the taxonomy and enrolment feed of a student information system.
 // The route authenticates the roster secret, asks the feed access who may push where, checks
-// the envelope and hands the sections to the taxonomy service, which checks the limits,
+// the envelope and hands the sections to the taxonomy's push (domain/taxonomy/push.ts), which checks the limits,
 // validates every row on its own and records the run.
 import { credentialOf, institutionForPush } from '../../../domain/roster/feed-access.ts';
-import { type PushBody, type SectionName, sectionOrder } from '../../../domain/taxonomy/service.ts';
+import {
+  type PushBody,
+  pushTaxonomy,
+  type SectionName,
+  sectionOrder,
+} from '../../../domain/taxonomy/push.ts';
 import { ApiError } from '../../../errors.ts';
 import { refuseUnknownFields } from '../../../lib/unknown-fields.ts';
 import type { Services } from '../../../services.ts';
@@ -17,8 +22,6 @@ import { Body, enrolmentsDescription, Result } from './sis-enrolments-docs.ts';
 const topLevelFields = ['institution', 'dry_run', 'lines', ...sectionOrder];
 
 export function sisEnrolmentsRoutes(app: App, services: Services): void {
-  const { taxonomy } = services;
-
   app.post(
     '/api/sis/enrolments',
     {
@@ -53,7 +56,7 @@ export function sisEnrolmentsRoutes(app: App, services: Services): void {
       refuseUnknownFields(body, topLevelFields, 'unknown_section');
       const sections: PushBody = {};
       for (const name of sectionOrder) if (body[name] !== undefined) sections[name] = body[name];
-      const result = await taxonomy.push(institution, sections, {
+      const result = await pushTaxonomy(request.deps, institution, sections, {
         dryRun: body.dry_run === true,
         credential: credentialOf(caller),
         lines: body.lines as Partial<Record<SectionName, number[]>> | undefined,

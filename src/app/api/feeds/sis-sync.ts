@@ -7,6 +7,7 @@
 // the domain's feed access), the page size (413, the domain's), then the rows.
 import type { FastifyRequest } from 'fastify';
 import { cohortForPush, credentialOf } from '../../../domain/roster/feed-access.ts';
+import { syncRoster } from '../../../domain/roster/sync.ts';
 import { ApiError } from '../../../errors.ts';
 import { refuseUnknownFields } from '../../../lib/unknown-fields.ts';
 import type { Services } from '../../../services.ts';
@@ -21,8 +22,6 @@ import { description, SyncBody, SyncResponse } from './sis-sync-docs.ts';
 const bodyFields = Object.keys(SyncBody.properties);
 
 export function sisSyncRoutes(app: App, services: Services): void {
-  const { rosterSync } = services;
-
   app.post(
     '/api/sis/sync',
     {
@@ -66,7 +65,7 @@ export function sisSyncRoutes(app: App, services: Services): void {
       if (finalPage !== undefined && syncId === undefined) {
         throw new ApiError('invalid_field', { field: 'final_page', detail: 'final_page needs sync_id' });
       }
-      return rosterSync.sync({
+      return syncRoster(request.deps, {
         institutionId: cohort.institution_id,
         cohortId: cohort.id,
         students,

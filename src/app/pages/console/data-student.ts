@@ -12,7 +12,7 @@ import { listHelpRequests } from '../../../domain/helpdesk/requests.ts';
 import { getCohort } from '../../../domain/institutions/institutions.ts';
 import { getStudent } from '../../../domain/institutions/listings.ts';
 import { recordAccess } from '../../../domain/privacy/access-log.ts';
-import type { Services } from '../../../services.ts';
+import { listEnrolments } from '../../../domain/taxonomy/enrolment-listing.ts';
 import type { App } from '../../types.ts';
 import { ctx, institutionOf } from './context.ts';
 import { studentView } from './data-student-view.ts';
@@ -26,7 +26,7 @@ const StudentQuery = Type.Object({
 /** Rows of each list on the page. */
 const PAGE_SIZE = 25;
 
-export function dataStudentPageRoutes(app: App, { taxonomy }: Pick<Services, 'taxonomy'>): void {
+export function dataStudentPageRoutes(app: App): void {
   app.get(
     '/:slug/students/:id',
     { config: { access: 'read' }, schema: { hide: true, params: Params, querystring: StudentQuery } },
@@ -54,7 +54,7 @@ export function dataStudentPageRoutes(app: App, { taxonomy }: Pick<Services, 'ta
                 ),
             )
           : undefined,
-        taxonomy.listEnrolments(institution.id, { limit: PAGE_SIZE, email: student.email }),
+        listEnrolments(request.deps.db, institution.id, { limit: PAGE_SIZE, email: student.email }),
       ]);
       const view = studentView(
         // The cohort's own page is an admin's (cohorts.ts).

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { TermListing } from '../../../domain/taxonomy/service.ts';
+import type { TermListing } from '../../../domain/taxonomy/queries.ts';
 import { dataFilters, dataListView } from './data-taxonomy-view.ts';
 
 const term: TermListing = {

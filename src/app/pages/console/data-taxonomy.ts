@@ -10,11 +10,17 @@ import { type TSchema, Type } from 'typebox';
 import type { Db } from '../../../db/db.ts';
 import type { KeysetPage, Paged } from '../../../db/keyset.ts';
 import { listPrograms, programOrder } from '../../../domain/institutions/listings.ts';
+import { listEnrolments } from '../../../domain/taxonomy/enrolment-listing.ts';
+import {
+  enrolmentOrder,
+  listTerms,
+  listUnits,
+  termOrder,
+  unitOrder,
+} from '../../../domain/taxonomy/queries.ts';
 import { EnrolmentFilters, UnitFilters } from '../../../domain/taxonomy/schemas.ts';
-import { enrolmentOrder, termOrder, unitOrder } from '../../../domain/taxonomy/service.ts';
 import type { KeysetOrder } from '../../../lib/cursor.ts';
 import { MAX_CURSOR_LENGTH } from '../../../lib/cursor.ts';
-import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import type { FieldText } from '../form-check.ts';
 import { ctx, institutionOf } from './context.ts';
@@ -41,62 +47,60 @@ interface DataPage {
   read: (db: Db, institutionId: string, filter: Filter, page: KeysetPage) => Promise<Paged<unknown>>;
 }
 
-function dataPages({ taxonomy }: Services): readonly DataPage[] {
-  return [
-    {
-      path: 'programs',
-      title: 'Programs',
-      template: 'data-programs',
-      order: programOrder,
-      schema: NoFilters,
-      fields: {},
-      read: (db, institutionId, _filter, page) => listPrograms(db, institutionId, page),
+const dataPages: readonly DataPage[] = [
+  {
+    path: 'programs',
+    title: 'Programs',
+    template: 'data-programs',
+    order: programOrder,
+    schema: NoFilters,
+    fields: {},
+    read: (db, institutionId, _filter, page) => listPrograms(db, institutionId, page),
+  },
+  {
+    path: 'terms',
+    title: 'Terms',
+    template: 'data-terms',
+    order: termOrder,
+    schema: NoFilters,
+    fields: {},
+    read: (db, institutionId, _filter, page) => listTerms(db, institutionId, page),
+  },
+  {
+    path: 'units',
+    title: 'Units',
+    template: 'data-units',
+    order: unitOrder,
+    schema: UnitFilters,
+    fields: { program_code: { label: 'Program code' } },
+    read: (db, institutionId, filter, page) =>
+      listUnits(db, institutionId, { ...page, programCode: filter.program_code }),
+  },
+  {
+    path: 'enrolments',
+    title: 'Enrolments',
+    template: 'data-enrolments',
+    order: enrolmentOrder,
+    schema: EnrolmentFilters,
+    fields: {
+      term_code: { label: 'Term code' },
+      unit_code: { label: 'Unit code' },
+      email: { label: 'Student email' },
+      status: { label: 'Status' },
     },
-    {
-      path: 'terms',
-      title: 'Terms',
-      template: 'data-terms',
-      order: termOrder,
-      schema: NoFilters,
-      fields: {},
-      read: (_db, institutionId, _filter, page) => taxonomy.listTerms(institutionId, page),
-    },
-    {
-      path: 'units',
-      title: 'Units',
-      template: 'data-units',
-      order: unitOrder,
-      schema: UnitFilters,
-      fields: { program_code: { label: 'Program code' } },
-      read: (_db, institutionId, filter, page) =>
-        taxonomy.listUnits(institutionId, { ...page, programCode: filter.program_code }),
-    },
-    {
-      path: 'enrolments',
-      title: 'Enrolments',
-      template: 'data-enrolments',
-      order: enrolmentOrder,
-      schema: EnrolmentFilters,
-      fields: {
-        term_code: { label: 'Term code' },
-        unit_code: { label: 'Unit code' },
-        email: { label: 'Student email' },
-        status: { label: 'Status' },
-      },
-      read: (_db, institutionId, filter, page) =>
-        taxonomy.listEnrolments(institutionId, {
-          ...page,
-          termCode: filter.term_code,
-          unitCode: filter.unit_code,
-          email: filter.email,
-          status: filter.status,
-        }),
-    },
-  ];
-}
+    read: (db, institutionId, filter, page) =>
+      listEnrolments(db, institutionId, {
+        ...page,
+        termCode: filter.term_code,
+        unitCode: filter.unit_code,
+        email: filter.email,
+        status: filter.status,
+      }),
+  },
+];
 
-export function dataTaxonomyRoutes(app: App, services: Services): void {
-  for (const page of dataPages(services)) {
+export function dataTaxonomyRoutes(app: App): void {
+  for (const page of dataPages) {
     const names = Object.keys(page.fields);
     const querystring = Type.Object({
       cursor: Loose(MAX_CURSOR_LENGTH),

@@ -10,6 +10,7 @@ import { Type } from 'typebox';
 import { listFeeds } from '../../../domain/calendar/feeds.ts';
 import { listFullSyncs } from '../../../domain/departures/departures.ts';
 import { emailStatus } from '../../../domain/notifications/email-status.ts';
+import { listFailingSources } from '../../../domain/oneroster/pull/sources.ts';
 import { latestRetentionRun } from '../../../domain/privacy/retention-settings.ts';
 import { integrationChecklist } from '../../../domain/runs/onboarding.ts';
 import { listRuns } from '../../../domain/runs/runs.ts';
@@ -27,7 +28,7 @@ import { removedWords } from './privacy-view.ts';
 const MOST = 200;
 
 export function healthRoutes(app: App, services: Services): void {
-  const { db, clock, oneRosterSources } = services;
+  const { db, clock } = services;
 
   app.get(
     '/:slug/',
@@ -57,7 +58,7 @@ export function healthRoutes(app: App, services: Services): void {
         integrations ? syncSecretStatus(db, id) : undefined,
         integrations ? listEndpoints(request.deps, id, { limit: MOST }) : undefined,
         listFeeds(db, id, { limit: MOST, offset: 0 }),
-        oneRosterSources.failing(id),
+        listFailingSources(db, id),
         integrationChecklist(db, id, clock.now()),
         latestRetentionRun(db, id),
       ]);

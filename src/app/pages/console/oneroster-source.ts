@@ -7,9 +7,10 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { listCohorts } from '../../../domain/institutions/institutions.ts';
+import { requestPull } from '../../../domain/oneroster/pull/requests.ts';
 import { SourceBody } from '../../../domain/oneroster/pull/schemas.ts';
+import { findSource, putSource } from '../../../domain/oneroster/pull/sources.ts';
 import { listRuns } from '../../../domain/runs/runs.ts';
-import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { checkForm, withUrlChecks } from '../form-check.ts';
 import { ctx, institutionOf } from './context.ts';
@@ -28,15 +29,15 @@ const schema = { hide: true, params: Type.Object({ slug: Type.String() }) };
 const access = { access: 'integrations' as const };
 const HISTORY = 20;
 
-export function oneRosterSourceRoutes(app: App, services: Services): void {
-  const { oneRosterSources, oneRosterPulls, db, clock } = services;
+export function oneRosterSourceRoutes(app: App): void {
   const pagePath = (request: FastifyRequest) => `/console/${institutionOf(request).slug}/oneroster-source`;
 
   const page = async (request: FastifyRequest, extra: Record<string, unknown> = {}, status = 200) => {
     const institutionId = institutionOf(request).id;
+    const { db } = request.deps;
     const [source, cohorts, history] = await Promise.all([
-      oneRosterSources.find(institutionId),
-      listCohorts(request.deps.db, institutionId, { limit: 200, archived: 'any' }),
+      findSource(db, institutionId),
+      listCohorts(db, institutionId, { limit: 200, archived: 'any' }),
       listRuns(db, institutionId, { limit: HISTORY, kind: 'oneroster' }),
     ]);
     const done = (request.query as { done?: unknown } | undefined)?.done;
@@ -70,11 +71,11 @@ export function oneRosterSourceRoutes(app: App, services: Services): void {
       const checked = withUrlChecks(
         checkForm(SourceBody, { ...settings }, sourceFieldTexts),
         { base_url: settings.base_url, token_url: settings.token_url },
-        { allowLoopback: services.config.allowLoopbackOutbound },
+        request.deps.policy,
       );
       if (!checked.ok) return page(request, { values: shown, ...checkErrors(checked.errors) }, 400);
       try {
-        await oneRosterSources.put(institutionOf(request).id, settings, clock.now());
+        await putSource(request.deps, institutionOf(request).id, settings, request.deps.clock.now());
       } catch (error) {
         const refused = refusalOf(error, sourceFields);
         return page(request, { values: shown, ...refused }, refused.status);
@@ -91,7 +92,8 @@ export function oneRosterSourceRoutes(app: App, services: Services): void {
     async (request, reply) => {
       const mode = text(request.body, 'mode') === 'delta' ? 'delta' : 'full';
       try {
-        await oneRosterPulls.request(institutionOf(request).id, mode);
+        // Queued, and this process's pull worker woken (requests.ts).
+        await requestPull(request.deps, institutionOf(request).id, mode);
       } catch (error) {
         const refused = refusalOf(error, []);
         return page(request, refused, refused.status);

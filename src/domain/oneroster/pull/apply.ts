@@ -1,13 +1,17 @@
-// A pull's mapped data applied through the same domain paths as the feeds: the taxonomy
-// service for programs, campuses, terms, units and enrolments, the roster sync for students,
+// A pull's mapped data applied through the same domain paths as the feeds: the taxonomy's
+// push for programs, campuses, terms, units and enrolments, the roster sync for students,
 // in the feeds' page sizes and dependency order. A full pull's roster is a full sync (one
 // sync id, the final page last): students it does not name depart, or are held above the
 // departure threshold. Every row error names the OneRoster record (collection and sourcedId).
 import { randomUUID } from 'node:crypto';
-import type { Queryable } from '../../../db/db.ts';
-import type { RosterSyncService } from '../../roster/sync.ts';
-import type { PushResult, SectionName, SectionReport, TaxonomyService } from '../../taxonomy/service.ts';
-import { sectionLimits } from '../../taxonomy/service.ts';
+import { type RosterSyncDeps, syncRoster } from '../../roster/sync.ts';
+import {
+  type PushResult,
+  pushTaxonomy,
+  type SectionName,
+  type SectionReport,
+  sectionLimits,
+} from '../../taxonomy/push.ts';
 import type { MappedOneRoster } from '../plan.ts';
 import type { Mapped, Origin } from '../records.ts';
 
@@ -29,11 +33,8 @@ export interface Applied {
   notes: string[];
 }
 
-export interface ApplyDeps {
-  db: Queryable;
-  rosterSync: RosterSyncService;
-  taxonomy: TaxonomyService;
-}
+/** The feeds' own dependencies: the database, the clock and the departure threshold. */
+export type ApplyDeps = RosterSyncDeps;
 
 const ROSTER_PAGE = 5000;
 
@@ -86,7 +87,8 @@ export async function applyMapped(
   const taxonomySection = async (section: SectionName, items: Mapped[]) => {
     const rows = split(items, section);
     for (const page of chunks(rows, sectionLimits[section])) {
-      const result: PushResult = await deps.taxonomy.push(
+      const result: PushResult = await pushTaxonomy(
+        deps,
         institution,
         { [section]: page.map((item) => item.row) },
         { dryRun: false, credential: 'oneroster_source', unrecorded: true },
@@ -115,7 +117,7 @@ export async function applyMapped(
   const syncId = `oneroster-pull-${randomUUID()}`;
   const pages = importable ? chunks(rows, ROSTER_PAGE) : [];
   for (const [n, page] of pages.entries()) {
-    const result = await deps.rosterSync.sync({
+    const result = await syncRoster(deps, {
       institutionId: institution.id,
       cohortId,
       students: page.map((item) => item.row),

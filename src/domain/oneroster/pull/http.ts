@@ -102,48 +102,129 @@ async function errorBodyStart(body: AsyncIterable<Buffer> & { destroy(): void })
 
 const mb = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`;
 
+type ExchangeInit = { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string };
+type Failed = Exchange & { kind: 'failed' };
+type Headers = Record<string, string | string[] | undefined>;
+
+function failed(
+  status: number | null,
+  code: ExchangeCode,
+  error: string,
+  retryable: boolean,
+  retryAfter?: number,
+): Failed {
+  return {
+    kind: 'failed',
+    status,
+    code,
+    error,
+    retryable,
+    ...(retryAfter !== undefined ? { retryAfterMs: retryAfter } : {}),
+  };
+}
+
+/** A body over its budget: the page's limit, or what is left of the pull's. */
+function tooLarge(budget: ExchangeBudget, status: number, what: string): Failed {
+  return budget.limit === 'page'
+    ? failed(
+        status,
+        'page_too_large',
+        `the answer is too large: ${what}, a page may have ${mb(budget.maxBytes)}`,
+        false,
+      )
+    : failed(
+        status,
+        'pull_too_large',
+        `the pull is too large: ${what}, and the pull may read only ${mb(budget.maxBytes)} more`,
+        false,
+      );
+}
+
+/** An error answer (not 2xx): its status and the start of its body; 429 and 5xx may be sent again. */
+async function errorAnswer(
+  status: number,
+  response: { headers: Headers; body: unknown },
+  now: () => number,
+): Promise<Failed> {
+  const text = await errorBodyStart(response.body as never);
+  const retryable = status === 429 || status >= 500;
+  const after = status === 429 ? retryAfterMs(header(response.headers['retry-after']), now()) : undefined;
+  return failed(status, 'provider_error', `HTTP ${status}${text ? `: ${text}` : ''}`, retryable, after);
+}
+
+/** A 2xx answer's body read within the budget: refused as soon as it announces or sends more. */
+async function okAnswer(
+  status: number,
+  response: { headers: Headers; body: AsyncIterable<unknown> & { destroy(): void } },
+  budget: ExchangeBudget,
+): Promise<Exchange> {
+  const declared = Number(header(response.headers['content-length']));
+  if (Number.isFinite(declared) && declared > budget.maxBytes) {
+    response.body.destroy();
+    return tooLarge(budget, status, `${mb(declared)} announced`);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response.body) {
+    size += (chunk as Buffer).length;
+    if (size > budget.maxBytes) {
+      response.body.destroy();
+      return tooLarge(budget, status, `more than ${mb(budget.maxBytes)} sent`);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return { kind: 'ok', status, body: Buffer.concat(chunks, size), headers: response.headers };
+}
+
+/**
+ * What a request that threw comes to: the pull's deadline or the request's time limit passed,
+ * an address the guard refused, a host that does not resolve or refuses, or another failure.
+ */
+function thrownAnswer(
+  caught: unknown,
+  status: number | null,
+  timing: { aborted: boolean; byDeadline: boolean; timeoutMs: number },
+): Failed {
+  const code = (caught as { code?: string }).code;
+  if (timing.aborted || /TIMEOUT/.test(code ?? '')) {
+    if (timing.byDeadline && timing.aborted)
+      return failed(
+        status,
+        'pull_deadline',
+        'the pull ran out of time (deadline) waiting for an answer',
+        false,
+      );
+    return failed(
+      status,
+      'provider_timeout',
+      `no complete answer within ${timing.timeoutMs / 1000} s (time limit)`,
+      true,
+    );
+  }
+  if (code === 'E_BLOCKED_ADDRESS') return failed(null, 'refused_url', (caught as Error).message, false);
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return failed(null, 'provider_unreachable', 'the host name does not resolve', true);
+  if (code === 'ECONNREFUSED')
+    return failed(null, 'provider_unreachable', 'the server refused the connection', true);
+  const message = String((caught as Error)?.message ?? caught).slice(0, 300);
+  return failed(status, 'provider_error', `the request failed: ${code ? `${code}: ` : ''}${message}`, true);
+}
+
+/** The HTTP side of one pull: one agent (its connections reused page after page) and its exchanges. */
 export function createHttp(deps: HttpDeps) {
   const { policy, limits } = deps;
-  // One agent for the pull: its connections are reused page after page.
   const agent = new Agent({
     connect: { lookup: guardedLookup(policy, deps.lookup) as never, timeout: limits.timeoutMs },
     headersTimeout: limits.timeoutMs,
     bodyTimeout: limits.timeoutMs,
   });
+  const now = () => deps.now?.() ?? Date.now();
 
   async function exchange(
     url: string,
-    init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string },
+    init: ExchangeInit,
     budget: ExchangeBudget = { maxBytes: limits.maxBytes, limit: 'page', deadline: Number.POSITIVE_INFINITY },
   ): Promise<Exchange> {
-    const failed = (
-      status: number | null,
-      code: ExchangeCode,
-      error: string,
-      retryable: boolean,
-      retryAfter?: number,
-    ): Exchange => ({
-      kind: 'failed',
-      status,
-      code,
-      error,
-      retryable,
-      ...(retryAfter !== undefined ? { retryAfterMs: retryAfter } : {}),
-    });
-    const tooLarge = (status: number, what: string): Exchange =>
-      budget.limit === 'page'
-        ? failed(
-            status,
-            'page_too_large',
-            `the answer is too large: ${what}, a page may have ${mb(budget.maxBytes)}`,
-            false,
-          )
-        : failed(
-            status,
-            'pull_too_large',
-            `the pull is too large: ${what}, and the pull may read only ${mb(budget.maxBytes)} more`,
-            false,
-          );
     const syntax = checkUrlSyntax(url, policy);
     if (!syntax.ok) return failed(null, 'refused_url', `refused: ${syntax.reason}`, false);
     const left = budget.deadline - performance.now();
@@ -162,60 +243,14 @@ export function createHttp(deps: HttpDeps) {
         body: init.body,
       });
       status = response.statusCode;
-      if (status < 200 || status >= 300) {
-        const text = await errorBodyStart(response.body as never);
-        const retryable = status === 429 || status >= 500;
-        const after =
-          status === 429
-            ? retryAfterMs(header(response.headers['retry-after']), deps.now?.() ?? Date.now())
-            : undefined;
-        return failed(status, 'provider_error', `HTTP ${status}${text ? `: ${text}` : ''}`, retryable, after);
-      }
-      const declared = Number(header(response.headers['content-length']));
-      if (Number.isFinite(declared) && declared > budget.maxBytes) {
-        response.body.destroy();
-        return tooLarge(status, `${mb(declared)} announced`);
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of response.body) {
-        size += (chunk as Buffer).length;
-        if (size > budget.maxBytes) {
-          response.body.destroy();
-          return tooLarge(status, `more than ${mb(budget.maxBytes)} sent`);
-        }
-        chunks.push(chunk as Buffer);
-      }
-      return { kind: 'ok', status, body: Buffer.concat(chunks, size), headers: response.headers };
+      if (status < 200 || status >= 300) return await errorAnswer(status, response, now);
+      return await okAnswer(status, response, budget);
     } catch (caught) {
-      const code = (caught as { code?: string }).code;
-      if (controller.signal.aborted || /TIMEOUT/.test(code ?? '')) {
-        if (byDeadline && controller.signal.aborted)
-          return failed(
-            status,
-            'pull_deadline',
-            'the pull ran out of time (deadline) waiting for an answer',
-            false,
-          );
-        return failed(
-          status,
-          'provider_timeout',
-          `no complete answer within ${limits.timeoutMs / 1000} s (time limit)`,
-          true,
-        );
-      }
-      if (code === 'E_BLOCKED_ADDRESS') return failed(null, 'refused_url', (caught as Error).message, false);
-      if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
-        return failed(null, 'provider_unreachable', 'the host name does not resolve', true);
-      if (code === 'ECONNREFUSED')
-        return failed(null, 'provider_unreachable', 'the server refused the connection', true);
-      const message = String((caught as Error)?.message ?? caught).slice(0, 300);
-      return failed(
-        status,
-        'provider_error',
-        `the request failed: ${code ? `${code}: ` : ''}${message}`,
-        true,
-      );
+      return thrownAnswer(caught, status, {
+        aborted: controller.signal.aborted,
+        byDeadline,
+        timeoutMs: limits.timeoutMs,
+      });
     } finally {
       clearTimeout(timer);
     }

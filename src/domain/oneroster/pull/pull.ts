@@ -5,61 +5,60 @@
 // pull), and the source's health, memory and next due time.
 
 import type dns from 'node:dns';
-import type { Db } from '../../../db/db.ts';
 import { ApiError } from '../../../errors.ts';
-import type { Clock } from '../../../lib/clock.ts';
-import type { Keyring } from '../../../lib/encryption.ts';
-import type { OutboundPolicy } from '../../../lib/outbound-url.ts';
+import type { Deps } from '../../deps.ts';
 import { refuseArchivedCohort } from '../../institutions/archiving.ts';
-import type { RosterSyncService } from '../../roster/sync.ts';
 import { recordRun } from '../../runs/runs.ts';
-import type { TaxonomyService } from '../../taxonomy/service.ts';
 import type { OneRosterMapping } from '../mapping.ts';
 import { loadMemory, storeMemory } from '../memory.ts';
 import { mapOneRoster } from '../plan.ts';
 import { type Applied, applyMapped } from './apply.ts';
-import { createOneRosterClient, type PullErrorCode, PullFailure, type PullLimits } from './client.ts';
+import {
+  createOneRosterClient,
+  type PullErrorCode,
+  PullFailure,
+  type PullLimits,
+  pullLimitsOf,
+} from './client.ts';
 import { fetchAll, keepOrgs, PULLED, sourceOf } from './fetch.ts';
+import type { ClaimedSource, PullMode } from './model.ts';
 import { createPageParser } from './page-parser.ts';
-import { CLAIM_DUE_SQL, CLAIM_SQL, FINISH_SQL, SOURCE_COHORT_SQL } from './queries.ts';
-import { DEFAULT_SOURCE_MAPPING, type SourceMapping } from './sources.ts';
+import {
+  claimDueSourceRows,
+  claimInstitutionSource,
+  finishPull,
+  selectPullInstitution,
+  selectSourceCohort,
+} from './queries.ts';
+import { DEFAULT_SOURCE_MAPPING } from './sources.ts';
 
-export interface PullDeps {
-  db: Db;
-  clock: Clock;
-  keyring: Keyring;
-  policy: OutboundPolicy;
+export type { ClaimedSource, PullMode };
+
+/**
+ * What a pull uses: the process's database, clock, keyring, outbound policy and configuration
+ * (the feeds' departure threshold), the signal its worker listens to, the pull's limits (src/runtime.ts pullDepsOf), and what a
+ * test replaces: DNS, the waits between retries and their jitter.
+ */
+export interface PullDeps
+  extends Pick<Deps, 'db' | 'clock' | 'keyring' | 'policy' | 'config' | 'pullRequested'> {
   limits: PullLimits;
-  rosterSync: RosterSyncService;
-  taxonomy: TaxonomyService;
   lookup?: typeof dns.lookup;
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
 }
 
-export interface ClaimedSource {
-  id: string;
-  institution_id: string;
-  base_url: string;
-  token_url: string;
-  client_id: string;
-  client_secret_encrypted: string;
-  cohort_id: string;
-  org_ids: string[];
-  mapping: Partial<SourceMapping>;
-  pull_every_minutes: number | null;
-  full_every_hours: number;
-  delta_since: Date | null;
-  last_full_at: Date | null;
-  known: unknown;
-  failure_count: number;
-  lease_token: string;
-  /** A pull asked for ("Sync now", requests.ts): the run id to record it under, and its mode. */
-  requested_run_id: string | null;
-  requested_mode: PullMode | null;
-}
+/** What a OneRoster pull test changes: limits, waits and DNS (everything else is the process's). */
+export type PullOverrides = Partial<Pick<PullDeps, 'limits' | 'sleep' | 'random' | 'lookup'>>;
 
-export type PullMode = 'full' | 'delta';
+/** What a pull runs on: the process's dependencies and the pull's limits from its configuration. */
+export function pullDepsOf(
+  deps: Pick<Deps, 'db' | 'clock' | 'keyring' | 'policy' | 'config' | 'pullRequested'>,
+  overrides: PullOverrides = {},
+): PullDeps {
+  const { db, clock, keyring, policy, config, pullRequested } = deps;
+  const limits = pullLimitsOf(config.oneRosterPull);
+  return { db, clock, keyring, policy, config, pullRequested, limits, ...overrides };
+}
 
 export interface PullOutcome {
   run_id: string;
@@ -77,25 +76,16 @@ export interface PullOutcome {
 /** A pull holds its source this long at most; a worker that dies lets the lease lapse. */
 const LEASE_MS = 60 * 60_000;
 
+const leaseFrom = (now: Date) => new Date(now.getTime() + LEASE_MS);
+
 export async function claimSource(deps: PullDeps, institutionId: string): Promise<ClaimedSource | null> {
   const now = deps.clock.now();
-  const { rows } = await deps.db.query<ClaimedSource>(CLAIM_SQL, [
-    institutionId,
-    now,
-    new Date(now.getTime() + LEASE_MS),
-  ]);
-  return rows[0] ?? null;
+  return (await claimInstitutionSource(deps.db, institutionId, now, leaseFrom(now))) ?? null;
 }
 
 export async function claimDueSources(deps: PullDeps, limit: number, institutionIds?: string[]) {
   const now = deps.clock.now();
-  const { rows } = await deps.db.query<ClaimedSource>(CLAIM_DUE_SQL, [
-    now,
-    limit,
-    new Date(now.getTime() + LEASE_MS),
-    institutionIds ?? null,
-  ]);
-  return rows;
+  return claimDueSourceRows(deps.db, now, limit, leaseFrom(now), institutionIds ?? null);
 }
 
 type ModeFacts = Pick<ClaimedSource, 'delta_since' | 'last_full_at' | 'full_every_hours'>;
@@ -128,38 +118,46 @@ function mappingOf(source: ClaimedSource): OneRosterMapping {
   };
 }
 
-/** Pulls a claimed source and records the outcome; a failure of the provider is an outcome, not a throw. */
-export async function pullSource(
+/** What reading, mapping and applying a source came to: applied, or why not. */
+interface PullWork {
+  applied?: Applied;
+  /** Records read per collection. */
+  fetched: Record<string, number>;
+  error: string | null;
+  errorCode: PullErrorCode | null;
+}
+
+/** The source's client secret, or the failure a pull ends with when it cannot be unsealed. */
+function secretOf(deps: PullDeps, source: ClaimedSource): { secret: string } | { failure: PullFailure } {
+  try {
+    return { secret: deps.keyring.decrypt(source.client_secret_encrypted) };
+  } catch (caught) {
+    const reason = `the client secret cannot be decrypted (${(caught as Error).message}): enter it again`;
+    return { failure: new PullFailure(reason, null, 'secret_unreadable') };
+  }
+}
+
+/**
+ * Reads the provider whole, maps it and applies it, then keeps what it placed (memory.ts). A
+ * provider that fails (nothing was applied) or applying that fails part-way (the database) is
+ * an outcome with its reason, not a throw.
+ */
+async function fetchAndApply(
   deps: PullDeps,
   source: ClaimedSource,
-  options: { mode?: PullMode; trigger: 'schedule' | 'manual' },
-): Promise<PullOutcome> {
-  const startedAt = deps.clock.now();
-  const mode = chooseMode(source, options.mode ?? source.requested_mode ?? undefined, startedAt);
-  const retries: string[] = [];
-  const { rows: institutions } = await deps.db.query<{ id: string; slug: string }>(
-    'SELECT id, slug FROM institutions WHERE id = $1',
-    [source.institution_id],
-  );
-  const institution = institutions[0];
-  let applied: Applied | undefined;
-  let error: string | null = null;
-  let errorCode: PullErrorCode | null = null;
-  let fetched: Record<string, number> = {};
-  let clientSecret = '';
-  try {
-    clientSecret = deps.keyring.decrypt(source.client_secret_encrypted);
-  } catch (caught) {
-    error = `the client secret cannot be decrypted (${(caught as Error).message}): enter it again`;
-    errorCode = 'secret_unreadable';
-  }
+  into: { institution: { id: string; slug: string }; mode: PullMode },
+  onRetry: (what: string) => void,
+): Promise<PullWork> {
+  const { institution, mode } = into;
+  const work: PullWork = { fetched: {}, error: null, errorCode: null };
+  const secret = secretOf(deps, source);
   const parser = createPageParser(deps.limits);
   const client = createOneRosterClient(
     {
       baseUrl: source.base_url,
       tokenUrl: source.token_url,
       clientId: source.client_id,
-      clientSecret,
+      clientSecret: 'secret' in secret ? secret.secret : '',
     },
     {
       policy: deps.policy,
@@ -167,17 +165,17 @@ export async function pullSource(
       lookup: deps.lookup,
       sleep: deps.sleep,
       random: deps.random,
-      onRetry: (r) => retries.push(r),
+      onRetry,
       parsePage: parser.parse,
     },
   );
   try {
-    if (error) throw new PullFailure(error, null, 'secret_unreadable');
+    if ('failure' in secret) throw secret.failure;
     const pulled = keepOrgs(
       await fetchAll(client, mode === 'delta' ? (source.delta_since ?? undefined) : undefined),
       source.org_ids,
     );
-    fetched = Object.fromEntries(PULLED.map((name) => [name, pulled[name].length]));
+    work.fetched = Object.fromEntries(PULLED.map((name) => [name, pulled[name].length]));
     const mapped = await mapOneRoster(
       {
         orgs: sourceOf(pulled.orgs),
@@ -193,26 +191,34 @@ export async function pullSource(
       // What earlier pulls and pushes placed (memory.ts): the service's, whoever sent them.
       { rolesInUsers: false, rolesComplete: true, known: await loadMemory(deps.db, source.institution_id) },
     );
-    applied = await applyMapped(deps, institution, source.cohort_id, mapped, { full: mode === 'full' });
+    work.applied = await applyMapped(deps, institution, source.cohort_id, mapped, { full: mode === 'full' });
     await storeMemory(deps.db, source.institution_id, mapped.changes(), deps.clock.now());
   } catch (caught) {
-    // The provider failed (nothing was applied), or applying failed part-way (the database):
-    // either way the pull is recorded as failed and the lease released.
-    error =
+    work.error =
       caught instanceof PullFailure
         ? caught.message
         : `the pull could not be applied: ${String((caught as Error)?.message ?? caught).slice(0, 300)}`;
-    errorCode = caught instanceof PullFailure ? caught.code : 'apply_failed';
+    work.errorCode = caught instanceof PullFailure ? caught.code : 'apply_failed';
   } finally {
     await client.close();
     await parser.close();
   }
-  const finishedAt = deps.clock.now();
+  return work;
+}
+
+/** The pull in the push history: one run of kind oneroster, trigger pull. */
+function recordPull(
+  deps: PullDeps,
+  source: ClaimedSource,
+  pull: { mode: PullMode; trigger: 'schedule' | 'manual'; startedAt: Date; notes: string[] },
+  work: PullWork,
+): Promise<string> {
+  const { applied, error, errorCode } = work;
   const sections = applied?.sections ?? {};
-  const total = (key: 'created' | 'updated') =>
+  const total = (key: 'created' | 'updated' | 'received') =>
     Object.values(sections).reduce((sum, report) => sum + (report?.[key] ?? 0), 0);
-  const notes = [...(applied?.notes ?? []), ...retries.slice(0, 20)];
-  const runId = await recordRun(deps.db, {
+  const failure = error ? { error, error_code: errorCode } : {};
+  return recordRun(deps.db, {
     id: source.requested_run_id ?? undefined,
     institutionId: source.institution_id,
     kind: 'oneroster',
@@ -221,55 +227,71 @@ export async function pullSource(
     cohortId: source.cohort_id,
     sections: Object.keys(sections),
     dryRun: false,
-    received: Object.values(sections).reduce((sum, report) => sum + (report?.received ?? 0), 0),
+    received: total('received'),
     counts: {
-      mode,
+      mode: pull.mode,
       status: error ? 'failed' : 'ok',
-      ...(error ? { error, error_code: errorCode } : {}),
+      ...failure,
       created: total('created'),
       updated: total('updated'),
-      fetched,
+      fetched: work.fetched,
       ...sections,
     },
     errors: applied?.errors ?? [],
     details: {
       source_id: source.id,
-      schedule: options.trigger,
+      schedule: pull.trigger,
       // Shown as the run's warnings (the console's run page, its CSV).
-      warnings: notes,
-      ...(error ? { error, error_code: errorCode } : {}),
+      warnings: pull.notes,
+      ...failure,
       ...(applied?.full_sync ? { full_sync: applied.full_sync } : {}),
     },
-    startedAt,
+    startedAt: pull.startedAt,
   });
-  const ok = error === null;
+}
+
+/** When a scheduled source is due again: its interval, doubled for each failure in a row (a day at most). */
+function nextPullAt(source: ClaimedSource, ok: boolean, finishedAt: Date): Date | null {
+  if (!source.pull_every_minutes) return null;
   const failures = ok ? 0 : source.failure_count + 1;
-  const next = source.pull_every_minutes
-    ? new Date(
-        finishedAt.getTime() +
-          Math.min(24 * 60, source.pull_every_minutes * 2 ** Math.min(failures, 6)) * 60_000,
-      )
-    : null;
-  await deps.db.query(FINISH_SQL, [
-    source.id,
-    source.lease_token,
+  const minutes = Math.min(24 * 60, source.pull_every_minutes * 2 ** Math.min(failures, 6));
+  return new Date(finishedAt.getTime() + minutes * 60_000);
+}
+
+/** Pulls a claimed source and records the outcome; a failure of the provider is an outcome, not a throw. */
+export async function pullSource(
+  deps: PullDeps,
+  source: ClaimedSource,
+  options: { mode?: PullMode; trigger: 'schedule' | 'manual' },
+): Promise<PullOutcome> {
+  const startedAt = deps.clock.now();
+  const mode = chooseMode(source, options.mode ?? source.requested_mode ?? undefined, startedAt);
+  const retries: string[] = [];
+  const institution = await selectPullInstitution(deps.db, source.institution_id);
+  const work = await fetchAndApply(deps, source, { institution, mode }, (r) => retries.push(r));
+  const finishedAt = deps.clock.now();
+  const { applied, error, errorCode } = work;
+  const notes = [...(applied?.notes ?? []), ...retries.slice(0, 20)];
+  const runId = await recordPull(deps, source, { mode, trigger: options.trigger, startedAt, notes }, work);
+  const ok = error === null;
+  await finishPull(deps.db, {
+    sourceId: source.id,
+    leaseToken: source.lease_token,
     finishedAt,
     ok,
     error,
-    startedAt,
-    mode === 'full',
-    // The memory lives in oneroster_memory now (migration 0071); the column stays empty.
-    '{}',
-    next,
     errorCode,
-  ]);
+    startedAt,
+    full: mode === 'full',
+    nextPullAt: nextPullAt(source, ok, finishedAt),
+  });
   return {
     run_id: runId,
     mode,
     status: ok ? 'ok' : 'failed',
     error,
     error_code: errorCode,
-    sections,
+    sections: applied?.sections ?? {},
     error_count: applied?.errors.length ?? 0,
     notes,
     ...(applied?.full_sync ? { full_sync: applied.full_sync } : {}),
@@ -284,12 +306,9 @@ export async function pullSource(
 export async function pullNow(deps: PullDeps, institutionId: string, mode?: PullMode): Promise<PullOutcome> {
   const claimed = await claimSource(deps, institutionId);
   if (!claimed) {
-    const { rows } = await deps.db.query<{ id: string; name: string; archived_at: Date | null }>(
-      SOURCE_COHORT_SQL,
-      [institutionId],
-    );
-    if (!rows[0]) throw new ApiError('not_found', { detail: 'this institution has no OneRoster source' });
-    refuseArchivedCohort(rows[0]);
+    const cohort = await selectSourceCohort(deps.db, institutionId);
+    if (!cohort) throw new ApiError('not_found', { detail: 'this institution has no OneRoster source' });
+    refuseArchivedCohort(cohort);
     throw new ApiError('pull_in_progress', {
       detail: 'a pull of this source is under way or queued; try again when it ends',
     });

@@ -1,14 +1,27 @@
-// SQL of the OneRoster sources (migration 0030).
+// SQL of the OneRoster sources (migration 0030) and their pulls: the settings, the lease a pull
+// holds, "Sync now" requests, and the health page's failing sources. Every function takes the
+// transaction or database it runs on.
 import type { Queryable } from '../../../db/db.ts';
+import type {
+  ClaimedSource,
+  FailingSource,
+  PullFinish,
+  PullMode,
+  RequestableSource,
+  RequestedPull,
+  SourceCohort,
+  SourceRow,
+  SourceWrite,
+} from './model.ts';
 
-export const viewColumns = `id, institution_id, base_url, token_url, client_id, cohort_id, org_ids, mapping,
+const viewColumns = `id, institution_id, base_url, token_url, client_id, cohort_id, org_ids, mapping,
   pull_every_minutes, full_every_hours, next_pull_at, delta_since, last_full_at, failure_count, last_error,
   last_error_code, failing_since, last_pull_at, last_success_at, created_at, updated_at,
   (lease_until IS NOT NULL AND lease_until > now()) AS pulling, requested_run_id, requested_mode, requested_at`;
 
-export const GET_SQL = `SELECT ${viewColumns} FROM oneroster_sources WHERE institution_id = $1`;
+const GET_SQL = `SELECT ${viewColumns} FROM oneroster_sources WHERE institution_id = $1`;
 
-export const UPSERT_SQL = `
+const UPSERT_SQL = `
 INSERT INTO oneroster_sources (institution_id, base_url, token_url, client_id, client_secret_encrypted,
                                cohort_id, org_ids, mapping, pull_every_minutes, full_every_hours, next_pull_at)
 -- No secret sent: the stored one is kept (the proposed row must carry it, as NOT NULL is checked
@@ -22,10 +35,10 @@ ON CONFLICT (institution_id) DO UPDATE SET
   pull_every_minutes = EXCLUDED.pull_every_minutes, full_every_hours = EXCLUDED.full_every_hours,
   next_pull_at = EXCLUDED.next_pull_at, updated_at = now()`;
 
-export const DELETE_SQL = 'DELETE FROM oneroster_sources WHERE institution_id = $1';
+const DELETE_SQL = 'DELETE FROM oneroster_sources WHERE institution_id = $1';
 
 /** What a pull needs: the settings, the sealed secret and the memory, with the lease just taken. */
-export const claimedColumns = `id, institution_id, base_url, token_url, client_id, client_secret_encrypted,
+const claimedColumns = `id, institution_id, base_url, token_url, client_id, client_secret_encrypted,
   cohort_id, org_ids, mapping, pull_every_minutes, full_every_hours, delta_since, last_full_at, known,
   failure_count, lease_token, requested_run_id, requested_mode`;
 
@@ -38,14 +51,14 @@ const cohortActive = (source: string) =>
  * for the worker, or its cohort is archived (the caller tells which). An archived institution never gets here: its writes are
  * refused by the request context.
  */
-export const CLAIM_SQL = `
+const CLAIM_SQL = `
 UPDATE oneroster_sources SET lease_token = gen_random_uuid(), lease_until = $3
 WHERE institution_id = $1 AND (lease_until IS NULL OR lease_until <= $2) AND requested_run_id IS NULL
   AND ${cohortActive('oneroster_sources')}
 RETURNING ${claimedColumns}`;
 
 /** Why CLAIM_SQL claimed nothing: the source's cohort (none: no source). */
-export const SOURCE_COHORT_SQL = `
+const SOURCE_COHORT_SQL = `
 SELECT c.id, c.name, c.archived_at FROM oneroster_sources s JOIN cohorts c ON c.id = s.cohort_id
 WHERE s.institution_id = $1`;
 
@@ -55,7 +68,7 @@ WHERE s.institution_id = $1`;
  * one whose cohort is archived, is skipped (and falls due at once when restored: its
  * next_pull_at stays where it was).
  */
-export const CLAIM_DUE_SQL = `
+const CLAIM_DUE_SQL = `
 WITH due AS (
   SELECT s.id FROM oneroster_sources s
   WHERE (s.next_pull_at <= $1 OR s.requested_at <= $1) AND (s.lease_until IS NULL OR s.lease_until <= $1)
@@ -73,7 +86,7 @@ RETURNING ${claimedColumns.replace(/(\w+)/g, 's.$1')}`;
  * A pull's end: the lease released, a requested pull done (none can be asked for while the
  * lease is held), health and schedule moved, the memory kept on success.
  */
-export const FINISH_SQL = `
+const FINISH_SQL = `
 UPDATE oneroster_sources SET
   lease_token = NULL, lease_until = NULL, last_pull_at = $3,
   requested_run_id = NULL, requested_mode = NULL, requested_at = NULL,
@@ -89,7 +102,7 @@ UPDATE oneroster_sources SET
 WHERE id = $1 AND lease_token = $2`;
 
 /** The source for "Sync now", locked until the request is stored. */
-export const REQUEST_LOCK_SQL = `
+const REQUEST_LOCK_SQL = `
 SELECT s.id, s.delta_since, s.last_full_at, s.full_every_hours, s.requested_run_id,
        (s.lease_until IS NOT NULL AND s.lease_until > $2) AS pulling,
        c.id AS cohort_id, c.name AS cohort_name, c.archived_at AS cohort_archived_at
@@ -97,12 +110,12 @@ FROM oneroster_sources s JOIN cohorts c ON c.id = s.cohort_id
 WHERE s.institution_id = $1 FOR UPDATE OF s`;
 
 /** "Sync now": the pull asked for, with the run id it will be recorded under. */
-export const REQUEST_SQL = `
+const REQUEST_SQL = `
 UPDATE oneroster_sources SET requested_run_id = gen_random_uuid(), requested_mode = $2, requested_at = $3
 WHERE id = $1 RETURNING requested_run_id, requested_mode, requested_at`;
 
 /** Sources failing now, across institutions or of one, for the health page. */
-export const FAILING_SQL = `
+const FAILING_SQL = `
 SELECT s.institution_id, i.slug, i.name, s.last_error, s.failing_since, s.failure_count, s.last_success_at
 FROM oneroster_sources s JOIN institutions i ON i.id = s.institution_id
 WHERE s.failing_since IS NOT NULL AND ($1::uuid IS NULL OR s.institution_id = $1)
@@ -121,4 +134,149 @@ export async function selectPullQueue(
     [now],
   );
   return { depth: rows[0].depth, lagSeconds: rows[0].lag_seconds };
+}
+
+/** The institution's source, or undefined when none is configured. */
+export async function selectSource(q: Queryable, institutionId: string): Promise<SourceRow | undefined> {
+  const { rows } = await q.query<SourceRow>(GET_SQL, [institutionId]);
+  return rows[0];
+}
+
+/** The cohort a source would pull into, when it is the institution's. */
+export async function selectCohortOf(
+  q: Queryable,
+  institutionId: string,
+  cohortId: string,
+): Promise<SourceCohort | undefined> {
+  const { rows } = await q.query<SourceCohort>(
+    'SELECT id, name, archived_at FROM cohorts WHERE id = $1 AND institution_id = $2',
+    [cohortId, institutionId],
+  );
+  return rows[0];
+}
+
+/** Creates or replaces the institution's source (a null secret keeps the stored one). */
+export async function upsertSource(q: Queryable, source: SourceWrite): Promise<void> {
+  await q.query(UPSERT_SQL, [
+    source.institutionId,
+    source.baseUrl,
+    source.tokenUrl,
+    source.clientId,
+    source.clientSecretEncrypted,
+    source.cohortId,
+    source.orgIds,
+    JSON.stringify(source.mapping),
+    source.pullEveryMinutes,
+    source.fullEveryHours,
+    source.nextPullAt,
+  ]);
+}
+
+/** Removes the institution's source; false when it had none. */
+export async function deleteSource(q: Queryable, institutionId: string): Promise<boolean> {
+  const { rowCount } = await q.query(DELETE_SQL, [institutionId]);
+  return Boolean(rowCount);
+}
+
+/** Sources failing now (all institutions', or one's), oldest failure first. */
+export async function selectFailingSources(q: Queryable, institutionId?: string): Promise<FailingSource[]> {
+  const { rows } = await q.query<FailingSource>(FAILING_SQL, [institutionId ?? null]);
+  return rows;
+}
+
+/** The institution's source leased for a pull now, until `leaseUntil`; undefined when it cannot be (CLAIM_SQL). */
+export async function claimInstitutionSource(
+  q: Queryable,
+  institutionId: string,
+  now: Date,
+  leaseUntil: Date,
+): Promise<ClaimedSource | undefined> {
+  const { rows } = await q.query<ClaimedSource>(CLAIM_SQL, [institutionId, now, leaseUntil]);
+  return rows[0];
+}
+
+/** Up to `limit` due or asked-for sources leased for the worker (CLAIM_DUE_SQL). */
+export async function claimDueSourceRows(
+  q: Queryable,
+  now: Date,
+  limit: number,
+  leaseUntil: Date,
+  institutionIds: string[] | null,
+): Promise<ClaimedSource[]> {
+  const { rows } = await q.query<ClaimedSource>(CLAIM_DUE_SQL, [now, limit, leaseUntil, institutionIds]);
+  return rows;
+}
+
+/** The cohort of the institution's source (undefined: no source), to say why none was claimed. */
+export async function selectSourceCohort(
+  q: Queryable,
+  institutionId: string,
+): Promise<SourceCohort | undefined> {
+  const { rows } = await q.query<SourceCohort>(SOURCE_COHORT_SQL, [institutionId]);
+  return rows[0];
+}
+
+/** The institution a pull writes into, as the feeds' functions take it. */
+export async function selectPullInstitution(
+  q: Queryable,
+  institutionId: string,
+): Promise<{ id: string; slug: string }> {
+  const { rows } = await q.query<{ id: string; slug: string }>(
+    'SELECT id, slug FROM institutions WHERE id = $1',
+    [institutionId],
+  );
+  return rows[0];
+}
+
+/** A pull's end on its source (FINISH_SQL); nothing when the lease was lost. */
+export async function finishPull(q: Queryable, end: PullFinish): Promise<void> {
+  await q.query(FINISH_SQL, [
+    end.sourceId,
+    end.leaseToken,
+    end.finishedAt,
+    end.ok,
+    end.error,
+    end.startedAt,
+    end.full,
+    // The memory lives in oneroster_memory now (migration 0071); the column stays empty.
+    '{}',
+    end.nextPullAt,
+    end.errorCode,
+  ]);
+}
+
+/** The institution's source locked until the transaction ends, for "Sync now". */
+export async function lockRequestableSource(
+  q: Queryable,
+  institutionId: string,
+  now: Date,
+): Promise<RequestableSource | undefined> {
+  const { rows } = await q.query<RequestableSource>(REQUEST_LOCK_SQL, [institutionId, now]);
+  return rows[0];
+}
+
+/** Stores a pull asked for, with a new run id to record it under. */
+export async function insertPullRequest(
+  q: Queryable,
+  sourceId: string,
+  mode: string,
+  now: Date,
+): Promise<RequestedPull> {
+  const { rows } = await q.query<RequestedPull>(REQUEST_SQL, [sourceId, mode, now]);
+  return rows[0];
+}
+
+/** A pull asked for and not ended, by its run id: its mode, when, and whether it runs now. */
+export async function selectRequestedPull(
+  q: Queryable,
+  institutionId: string,
+  runId: string,
+  now: Date,
+): Promise<{ requested_mode: PullMode; requested_at: Date; pulling: boolean } | undefined> {
+  const { rows } = await q.query<{ requested_mode: PullMode; requested_at: Date; pulling: boolean }>(
+    `SELECT requested_mode, requested_at, (lease_until IS NOT NULL AND lease_until > $3) AS pulling
+     FROM oneroster_sources WHERE institution_id = $1 AND requested_run_id = $2`,
+    [institutionId, runId, now],
+  );
+  return rows[0];
 }

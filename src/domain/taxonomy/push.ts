@@ -10,16 +10,13 @@
 // the writes, so it cannot write anything. Each section of a dry run is checked against
 // what is stored, never against another section of the same request (spec 4.2 rule 3).
 
-import type { Db, Queryable } from '../../db/db.ts';
-import type { KeysetPage } from '../../db/keyset.ts';
+import type { Queryable } from '../../db/db.ts';
 import { InstitutionLock, lockInstitution } from '../../db/locks.ts';
 import { refreshStatistics } from '../../db/statistics.ts';
-import type { Clock } from '../../lib/clock.ts';
+import type { Deps } from '../deps.ts';
 import { checkBatchSize } from '../feeds/batch-limits.ts';
 import { withLines } from '../runs/lines.ts';
 import { type RunCredential, recordRun } from '../runs/runs.ts';
-import { type EnrolmentFilter, listEnrolments } from './enrolment-listing.ts';
-import { listTerms, listUnits, type UnitFilter } from './queries.ts';
 import {
   type PushBody,
   type PushResult,
@@ -36,14 +33,8 @@ import { enrolments } from './sections/enrolments.ts';
 import { programs } from './sections/programs.ts';
 import { terms } from './sections/terms.ts';
 import { units } from './sections/units.ts';
+import { setReadOnly } from './sql/write.ts';
 
-export {
-  enrolmentOrder,
-  type TermListing,
-  termOrder,
-  type UnitListing,
-  unitOrder,
-} from './queries.ts';
 export {
   type PushBody,
   type PushResult,
@@ -68,12 +59,13 @@ export function checkLimits(body: PushBody): void {
  * of a dry run (which writes nothing else).
  */
 export async function pushTaxonomy(
-  deps: { db: Db; clock: Clock },
+  deps: Pick<Deps, 'db' | 'clock'>,
   institution: { id: string; slug: string },
   body: PushBody,
   options: {
     dryRun: boolean;
     credential: RunCredential;
+    /** The caller records the run itself (a OneRoster pull). */
     unrecorded?: boolean;
     /** Each section's rows' file lines, when the client knows them (runs/lines.ts). */
     lines?: Partial<Record<SectionName, readonly number[]>>;
@@ -101,7 +93,7 @@ export async function pushTaxonomy(
       finishedAt: deps.clock.now(),
     });
   const runId = await deps.db.transaction(async (q) => {
-    if (options.dryRun) await q.query('SET TRANSACTION READ ONLY');
+    if (options.dryRun) await setReadOnly(q);
     // Pushes into one institution run one at a time, so a section's read-then-write is consistent.
     else await lockInstitution(q, institution.id, InstitutionLock.taxonomy);
     await applySections(q, { institutionId: institution.id, now, dryRun: options.dryRun }, body, result);
@@ -157,31 +149,6 @@ async function applySections(
     result.errors.push(...sectionErrors.sort((a, b) => a.row - b.row));
   }
 }
-
-/** The functions above and the listings (queries.ts) bound to their dependencies. */
-export function createTaxonomyService(db: Db, clock: Clock) {
-  return {
-    checkLimits,
-    push: (
-      institution: { id: string; slug: string },
-      body: PushBody,
-      /** unrecorded: the caller records the run itself (a OneRoster pull). */
-      options: Parameters<typeof pushTaxonomy>[3],
-    ) => pushTaxonomy({ db, clock }, institution, body, options),
-
-    /** The institution's terms, by start date then code (queries.ts). */
-    listTerms: (institutionId: string, page: KeysetPage) => listTerms(db, institutionId, page),
-
-    /** The institution's units by code, optionally of one program (queries.ts). */
-    listUnits: (institutionId: string, page: KeysetPage & UnitFilter) => listUnits(db, institutionId, page),
-
-    /** The institution's enrolments, by term, unit and email (enrolment-listing.ts). */
-    listEnrolments: (institutionId: string, page: KeysetPage & EnrolmentFilter) =>
-      listEnrolments(db, institutionId, page),
-  };
-}
-
-export type TaxonomyService = ReturnType<typeof createTaxonomyService>;
 
 const sectionHandlers: Record<SectionName, SectionHandler> = {
   programs,

@@ -1,0 +1,43 @@
+// Enrolments' statements: one resolves every row's references (the student by email, then by
+// student_id_ext, like the roster; the unit and the term by code) and finds the stored enrolment.
+import type { Queryable } from '../../../db/db.ts';
+import { rowsStatement, type SectionWrites } from './write.ts';
+
+export interface ResolvedEnrolment {
+  i: number;
+  by_email: string | null;
+  by_ext: string | null;
+  unit_id: string | null;
+  term_id: string | null;
+  id: string | null;
+  status: string | null;
+}
+
+export async function resolveEnrolments(
+  q: Queryable,
+  institutionId: string,
+  rows: { i: number; email: string | null; ext: string | null; unit: string; term: string }[],
+): Promise<ResolvedEnrolment[]> {
+  const { rows: resolved } = await q.query<ResolvedEnrolment>(
+    `SELECT r.i, se.id AS by_email, sx.id AS by_ext, u.id AS unit_id, t.id AS term_id, e.id, e.status
+     FROM jsonb_to_recordset($2::jsonb) AS r(i int, email text, ext text, unit text, term text)
+     LEFT JOIN students se ON se.institution_id = $1 AND lower(se.email) = lower(r.email)
+     LEFT JOIN students sx ON sx.institution_id = $1 AND sx.student_id_ext = r.ext
+     LEFT JOIN units u ON u.institution_id = $1 AND lower(u.code) = lower(r.unit)
+     LEFT JOIN terms t ON t.institution_id = $1 AND lower(t.code) = lower(r.term)
+     LEFT JOIN enrolments e ON e.student_id = coalesce(se.id, sx.id) AND e.unit_id = u.id AND e.term_id = t.id`,
+    [institutionId, JSON.stringify(rows)],
+  );
+  return resolved;
+}
+
+export const writeEnrolments: SectionWrites = {
+  insert:
+    rowsStatement(`INSERT INTO enrolments (institution_id, student_id, unit_id, term_id, status, created_at, updated_at)
+       SELECT $1, r.student_id, r.unit_id, r.term_id, r.status, $3, $3
+       FROM jsonb_to_recordset($2::jsonb) AS r(student_id uuid, unit_id uuid, term_id uuid, status text)
+       ON CONFLICT DO NOTHING`),
+  update: rowsStatement(`UPDATE enrolments e SET status = r.status, updated_at = $3
+       FROM jsonb_to_recordset($2::jsonb) AS r(id uuid, status text)
+       WHERE e.id = r.id AND e.institution_id = $1`),
+};

@@ -1,0 +1,29 @@
+// What every section's writes share: one statement for the creates and one for the updates,
+// each taking $1 the institution, $2 the rows as one JSON parameter and $3 the time.
+import type { Queryable } from '../../../db/db.ts';
+
+/** A statement writing a batch of a section's rows. */
+export type RowsStatement = (
+  q: Queryable,
+  institutionId: string,
+  rows: Record<string, unknown>[],
+  now: Date,
+) => Promise<void>;
+
+/** A section's two writes. */
+export interface SectionWrites {
+  insert: RowsStatement;
+  update: RowsStatement;
+}
+
+/** The statement `sql` run on a batch of rows ($1 the institution, $2 the rows, $3 the time). */
+export const rowsStatement =
+  (sql: string): RowsStatement =>
+  async (q, institutionId, rows, now) => {
+    await q.query(sql, [institutionId, JSON.stringify(rows), now]);
+  };
+
+/** A dry run's transaction: it reads and classifies like a push and cannot write. */
+export async function setReadOnly(q: Queryable): Promise<void> {
+  await q.query('SET TRANSACTION READ ONLY');
+}
