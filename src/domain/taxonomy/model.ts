@@ -1,5 +1,5 @@
-// The taxonomy's listings as they are read: an enrolment and the filters of the enrolments
-// listing (the term and unit listings' shapes are beside their statements, queries.ts).
+// The taxonomy's listings as they are read: a term, a unit and an enrolment, and the filters
+// of the units and enrolments listings.
 
 export interface EnrolmentListing {
   id: string;
@@ -17,4 +17,29 @@ export interface EnrolmentFilter {
   unitCode?: string;
   email?: string;
   status?: string;
+}
+
+interface Stamped {
+  id: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface TermListing extends Stamped {
+  term_code: string;
+  name: string | null;
+  start_date: string;
+  end_date: string;
+}
+
+export interface UnitListing extends Stamped {
+  unit_code: string;
+  name: string | null;
+  program_code: string | null;
+  campus_name: string | null;
+}
+
+export interface UnitFilter {
+  /** Only the units of this program (code, case-insensitive). */
+  programCode?: string;
 }

@@ -4,35 +4,13 @@
 import type { Queryable } from '../../db/db.ts';
 import { type KeysetPage, keysetPage, type Paged } from '../../db/keyset.ts';
 import type { CursorKey, KeysetOrder } from '../../lib/cursor.ts';
+import type { TermListing, UnitFilter, UnitListing } from './model.ts';
+
+export type { TermListing, UnitFilter, UnitListing };
 
 export const termOrder: KeysetOrder = { listing: 'terms', key: ['date', 'text'] };
 export const unitOrder: KeysetOrder = { listing: 'units', key: ['text'] };
 export const enrolmentOrder: KeysetOrder = { listing: 'enrolments', key: ['date', 'text', 'text', 'text'] };
-
-interface Stamped {
-  id: string;
-  created_at: Date;
-  updated_at: Date;
-}
-
-export interface TermListing extends Stamped {
-  term_code: string;
-  name: string | null;
-  start_date: string;
-  end_date: string;
-}
-
-export interface UnitListing extends Stamped {
-  unit_code: string;
-  name: string | null;
-  program_code: string | null;
-  campus_name: string | null;
-}
-
-export interface UnitFilter {
-  /** Only the units of this program (code, case-insensitive). */
-  programCode?: string;
-}
 
 /** The institution's terms, by start date then code. */
 export async function listTerms(

@@ -57,7 +57,7 @@ export interface SectionContext {
 export type SectionHandler = (context: SectionContext, rows: unknown[]) => Promise<void>;
 
 /** Parses every row, reporting the malformed ones; returns the good ones with their positions. */
-export function parseAll<T>(
+function parseAll<T>(
   context: SectionContext,
   rows: unknown[],
   parse: (row: unknown) => Parsed<T>,
@@ -75,7 +75,7 @@ export function parseAll<T>(
  * Keeps the first row of each key and rejects the later ones with duplicate_key. `key` is the
  * database's own lower() of the key, so duplicates are judged exactly as the unique index does.
  */
-export function firstOfEachKey<T extends { i: number; key: string }>(
+function firstOfEachKey<T extends { i: number; key: string }>(
   context: SectionContext,
   matched: T[],
   describeKey: (row: T) => string,
@@ -109,7 +109,7 @@ export interface Changes {
   updates: Record<string, unknown>[];
 }
 
-export const noChanges = (): Changes => ({ creates: [], updates: [] });
+const noChanges = (): Changes => ({ creates: [], updates: [] });
 
 /**
  * Files one kept row and counts it: a create when nothing is stored (`create` is written), an
