@@ -5,7 +5,11 @@
 // on PostgreSQL and on the embedded database. The embedded database is measured on its own
 // thread (the default) and, for comparison, on the server's thread (EMBEDDED_DATABASE_THREAD=off).
 // An idle run of the same probes first shows the machine's own noise.
+// The outside parties (the SIS pushing, the webhook receiver; bench/background-peers.ts) and the
+// OneRoster provider run in processes of their own, so that only the server's own work shares
+// the probes' event loop.
 
+import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -22,10 +26,11 @@ import { createServices } from '../src/services.ts';
 import { createWebhookWorker } from '../src/workers/webhook-delivery.ts';
 import { singleEventsFeed } from '../test/calendar/large-feeds.ts';
 import { openScratchPostgres, pgliteTemplate } from '../test/helpers/scratch-db.ts';
+import type { PeerAsk, PeerReply } from './background-peers.ts';
 import { seed, startProvider } from './oneroster.ts';
 import type { BenchOptions } from './run.ts';
 import { SMOKE, size } from './size.ts';
-import { enqueue, startReceiver } from './webhooks.ts';
+import { enqueue } from './webhooks.ts';
 
 const FEED_EVENTS = size(53_000, 100);
 const PUSH_STUDENTS = size(60_000, 300, 'BENCH_BACKGROUND_STUDENTS');
@@ -83,30 +88,37 @@ async function openDb(kind: Kind, databaseUrl?: string): Promise<Db> {
   return createPgliteDb({ loadDataDir: await pgliteTemplate(), thread: kind === 'pglite' });
 }
 
-async function pushStudents(origin: string, secret: string, cohortId: string, version: number) {
-  const agent = new Agent({ keepAliveTimeout: 60_000 });
-  try {
-    for (let start = 0; start < PUSH_STUDENTS; start += PUSH_PAGE) {
-      const students = Array.from({ length: Math.min(PUSH_PAGE, PUSH_STUDENTS - start) }, (_, k) => ({
-        email: `student${start + k}@night.example.edu`,
-        student_id_ext: `N${start + k}`,
-        first_name: `Given${start + k}`,
-        last_name: `Family${start + k}v${version}`,
-        start_date: '2026-02-23',
-      }));
-      const res = await request(`${origin}/api/sis/sync`, {
-        method: 'POST',
-        dispatcher: agent,
-        headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ cohort_id: cohortId, students }),
-      });
-      const text = await res.body.text();
-      if (res.statusCode >= 300) throw new Error(`roster push: ${res.statusCode} ${text.slice(0, 300)}`);
-    }
-  } finally {
-    await agent.close();
-  }
+/** The outside parties (bench/background-peers.ts), in a process of their own. */
+async function startPeers() {
+  const child = fork(new URL('./background-peers.ts', import.meta.url), {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const waiting = new Map<number, (reply: PeerReply) => void>();
+  let nextId = 1;
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve());
+    child.once('exit', (code) => reject(new Error(`the bench's peers exited ${code}`)));
+  });
+  child.on('message', (reply: PeerReply) => {
+    waiting.get(reply.id)?.(reply);
+    waiting.delete(reply.id);
+  });
+  const ask = (message: DistributiveOmit<PeerAsk, 'id'>) =>
+    new Promise<PeerReply>((resolve, reject) => {
+      const id = nextId++;
+      waiting.set(id, (reply) => (reply.error ? reject(new Error(reply.error)) : resolve(reply)));
+      child.send({ ...message, id });
+    });
+  return {
+    receiverUrl: (await ask({ ask: 'receiver' })).url!,
+    received: (count: number) => ask({ ask: 'received', count }),
+    push: (origin: string, secret: string, cohortId: string, version: number) =>
+      ask({ ask: 'push', origin, secret, cohortId, version, students: PUSH_STUDENTS, page: PUSH_PAGE }),
+    stop: () => child.disconnect(),
+  };
 }
+
+type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
 
 async function benchKind(kind: Kind, databaseUrl?: string): Promise<void> {
   const db = await openDb(kind, databaseUrl);
@@ -122,7 +134,7 @@ async function benchKind(kind: Kind, databaseUrl?: string): Promise<void> {
     rateLimitNameSpace: `bg-${randomBytes(4).toString('hex')}:`,
   });
   const provider = await startProvider();
-  const receiver = await startReceiver();
+  const peers = await startPeers();
   const feed = singleEventsFeed(FEED_EVENTS);
   const feedServer = http.createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/calendar' });
@@ -143,9 +155,9 @@ async function benchKind(kind: Kind, databaseUrl?: string): Promise<void> {
     const night = await seed(db, 'night');
     const secret = (await issueRosterSecret(services.db, { id: night.id, slug: night.slug })).secret;
     const seeded = performance.now();
-    await pushStudents(origin, secret, night.cohortId, 0);
+    await peers.push(origin, secret, night.cohortId, 0);
     const seedSeconds = (performance.now() - seeded) / 1000;
-    await services.webhooks.create(night.id, { url: receiver.url });
+    await services.webhooks.create(night.id, { url: peers.receiverUrl });
     await enqueue(db, night.id, DELIVERIES);
     // The pull's institution and source.
     const pulled = await seed(db, 'pulled');
@@ -212,10 +224,8 @@ async function benchKind(kind: Kind, databaseUrl?: string): Promise<void> {
         const outcome = await pullNow(services.oneRosterPull, pulled.id, 'full');
         if (outcome.status !== 'ok') throw new Error(`the pull failed: ${outcome.error}`);
       }),
-      timed('push', () => pushStudents(origin, secret, night.cohortId, 1)),
-      timed('webhooks', async () => {
-        while (receiver.count < DELIVERIES) await new Promise((resolve) => setTimeout(resolve, 50));
-      }),
+      timed('push', () => peers.push(origin, secret, night.cohortId, 1)),
+      timed('webhooks', () => peers.received(DELIVERIES)),
     ]);
     // The probes stop before anything closes, also when the work failed.
     await work.catch(async (error) => {
@@ -240,7 +250,7 @@ async function benchKind(kind: Kind, databaseUrl?: string): Promise<void> {
   } finally {
     await webhooks.stop();
     provider.stop();
-    await receiver.close();
+    peers.stop();
     feedServer.close();
     await app.close();
     await services.close();
