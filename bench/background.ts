@@ -5,10 +5,15 @@
 // on PostgreSQL and on the embedded database. The embedded database is measured on its own
 // thread (the default) and, for comparison, on the server's thread (EMBEDDED_DATABASE_THREAD=off).
 // An idle run of the same probes first shows the machine's own noise.
+// The outside parties (the SIS pushing, the webhook receiver; bench/background-peers.ts) and the
+// OneRoster provider run in processes of their own, so that only the server's own work shares
+// the probes' event loop.
 
+import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { buildApp } from '../src/app/app.ts';
 import { loadConfig } from '../src/config.ts';
@@ -25,10 +30,11 @@ import { createServices } from '../src/services.ts';
 import { createWebhookWorker } from '../src/workers/webhook-delivery.ts';
 import { singleEventsFeed } from '../test/calendar/large-feeds.ts';
 import { openScratchPostgres, pgliteTemplate } from '../test/helpers/scratch-db.ts';
+import type { PeerAsk, PeerReply } from './background-peers.ts';
 import { seed, startProvider } from './oneroster.ts';
 import type { BenchOptions } from './run.ts';
 import { SMOKE, size } from './size.ts';
-import { enqueue, startReceiver } from './webhooks.ts';
+import { enqueue } from './webhooks.ts';
 
 const FEED_EVENTS = size(53_000, 100);
 const PUSH_STUDENTS = size(60_000, 300, 'BENCH_BACKGROUND_STUDENTS');
@@ -86,30 +92,37 @@ async function openDb(kind: Kind, databaseUrl?: string): Promise<Db> {
   return createPgliteDb({ loadDataDir: await pgliteTemplate(), thread: kind === 'pglite' });
 }
 
-async function pushStudents(origin: string, secret: string, cohortId: string, version: number) {
-  const agent = new Agent({ keepAliveTimeout: 60_000 });
-  try {
-    for (let start = 0; start < PUSH_STUDENTS; start += PUSH_PAGE) {
-      const students = Array.from({ length: Math.min(PUSH_PAGE, PUSH_STUDENTS - start) }, (_, k) => ({
-        email: `student${start + k}@night.example.edu`,
-        student_id_ext: `N${start + k}`,
-        first_name: `Given${start + k}`,
-        last_name: `Family${start + k}v${version}`,
-        start_date: '2026-02-23',
-      }));
-      const res = await request(`${origin}/api/sis/sync`, {
-        method: 'POST',
-        dispatcher: agent,
-        headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ cohort_id: cohortId, students }),
-      });
-      const text = await res.body.text();
-      if (res.statusCode >= 300) throw new Error(`roster push: ${res.statusCode} ${text.slice(0, 300)}`);
-    }
-  } finally {
-    await agent.close();
-  }
+/** The outside parties (bench/background-peers.ts), in a process of their own. */
+async function startPeers() {
+  const child = fork(new URL('./background-peers.ts', import.meta.url), {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const waiting = new Map<number, (reply: PeerReply) => void>();
+  let nextId = 1;
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve());
+    child.once('exit', (code) => reject(new Error(`the bench's peers exited ${code}`)));
+  });
+  child.on('message', (reply: PeerReply) => {
+    waiting.get(reply.id)?.(reply);
+    waiting.delete(reply.id);
+  });
+  const ask = (message: DistributiveOmit<PeerAsk, 'id'>) =>
+    new Promise<PeerReply>((resolve, reject) => {
+      const id = nextId++;
+      waiting.set(id, (reply) => (reply.error ? reject(new Error(reply.error)) : resolve(reply)));
+      child.send({ ...message, id });
+    });
+  return {
+    receiverUrl: (await ask({ ask: 'receiver' })).url!,
+    received: (count: number) => ask({ ask: 'received', count }),
+    push: (origin: string, secret: string, cohortId: string, version: number) =>
+      ask({ ask: 'push', origin, secret, cohortId, version, students: PUSH_STUDENTS, page: PUSH_PAGE }),
+    stop: () => child.disconnect(),
+  };
 }
+
+type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
 
 async function benchKind(kind: Kind, databaseUrl?: string): Promise<void> {
   const db = await openDb(kind, databaseUrl);
@@ -125,7 +138,7 @@ async function benchKind(kind: Kind, databaseUrl?: string): Promise<void> {
     rateLimitNameSpace: `bg-${randomBytes(4).toString('hex')}:`,
   });
   const provider = await startProvider();
-  const receiver = await startReceiver();
+  const peers = await startPeers();
   const feed = singleEventsFeed(FEED_EVENTS);
   const feedServer = http.createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/calendar' });
@@ -146,9 +159,9 @@ async function benchKind(kind: Kind, databaseUrl?: string): Promise<void> {
     const night = await seed(db, 'night');
     const secret = (await issueRosterSecret(services.db, { id: night.id, slug: night.slug })).secret;
     const seeded = performance.now();
-    await pushStudents(origin, secret, night.cohortId, 0);
+    await peers.push(origin, secret, night.cohortId, 0);
     const seedSeconds = (performance.now() - seeded) / 1000;
-    await createEndpoint(services.deps, night.id, { url: receiver.url });
+    await createEndpoint(services.deps, night.id, { url: peers.receiverUrl });
     await enqueue(db, night.id, DELIVERIES);
     // The pull's institution and source.
     const pulled = await seed(db, 'pulled');
@@ -200,6 +213,19 @@ async function benchKind(kind: Kind, databaseUrl?: string): Promise<void> {
     const [idleHealth, idlePage] = [await idle.health.stop(), await idle.page.stop()];
 
     const busy = probes();
+    // The server's event loop delay itself (timers 10 ms apart, late by how much), beside the probes.
+    const delay = monitorEventLoopDelay({ resolution: 10 });
+    delay.enable();
+    // And the server thread's own CPU time between two turns of a 5 ms timer: how long its work
+    // held the loop, whatever the machine's load (a loaded machine stretches the delay above by
+    // waiting for a CPU; this counts only the work).
+    const heldCpu: number[] = [];
+    let lastCpu = process.threadCpuUsage();
+    const cpuTimer = setInterval(() => {
+      const now = process.threadCpuUsage();
+      heldCpu.push((now.user - lastCpu.user + now.system - lastCpu.system) / 1000);
+      lastCpu = now;
+    }, 5);
     const started = performance.now();
     const took: Record<string, number> = {};
     const timed = async (name: string, work: () => Promise<unknown>) => {
@@ -216,10 +242,8 @@ async function benchKind(kind: Kind, databaseUrl?: string): Promise<void> {
         const outcome = await pullNow(pullDepsOf(services.deps), pulled.id, 'full');
         if (outcome.status !== 'ok') throw new Error(`the pull failed: ${outcome.error}`);
       }),
-      timed('push', () => pushStudents(origin, secret, night.cohortId, 1)),
-      timed('webhooks', async () => {
-        while (receiver.count < DELIVERIES) await new Promise((resolve) => setTimeout(resolve, 50));
-      }),
+      timed('push', () => peers.push(origin, secret, night.cohortId, 1)),
+      timed('webhooks', () => peers.received(DELIVERIES)),
     ]);
     // The probes stop before anything closes, also when the work failed.
     await work.catch(async (error) => {
@@ -227,6 +251,9 @@ async function benchKind(kind: Kind, databaseUrl?: string): Promise<void> {
       throw error;
     });
     const seconds = (performance.now() - started) / 1000;
+    delay.disable();
+    clearInterval(cpuTimer);
+    const delayMs = (ns: number) => (ns / 1e6).toFixed(0);
     const [health, page] = [await busy.health.stop(), await busy.page.stop()];
     const label = {
       postgres: 'PostgreSQL',
@@ -237,6 +264,9 @@ async function benchKind(kind: Kind, databaseUrl?: string): Promise<void> {
       `[${label}] seeded ${PUSH_STUDENTS} students in ${seedSeconds.toFixed(1)} s; load average ${await loadAverage()}\n` +
         `  idle:       ${line('/health/live', idleHealth)}; ${line('console students page', idlePage)}\n` +
         `  background: ${line('/health/live', health)}; ${line('console students page', page)}\n` +
+        `  event loop delay during the work: p50 ${delayMs(delay.percentile(50))} ms, p99 ${delayMs(delay.percentile(99))} ms, max ${delayMs(delay.max)} ms; ` +
+        `its thread's CPU between two turns p99 ${percentile(heldCpu, 99).toFixed(0)} ms, max ${Math.max(...heldCpu).toFixed(0)} ms, ` +
+        `over 50 ms ${heldCpu.filter((ms) => ms > 50).length} times\n` +
         `  background work done in ${seconds.toFixed(1)} s (calendar ${FEED_EVENTS} events ${took.calendar.toFixed(1)} s, ` +
         `pull ${took.pull.toFixed(1)} s, push of ${PUSH_STUDENTS} ${took.push.toFixed(1)} s, ${DELIVERIES} deliveries ${took.webhooks.toFixed(1)} s); ` +
         `target p99 < 100 ms: ${percentile(health, 99) < 100 && percentile(page, 99) < 100 ? 'met' : 'not met'}\n`,
@@ -244,7 +274,7 @@ async function benchKind(kind: Kind, databaseUrl?: string): Promise<void> {
   } finally {
     await webhooks.stop();
     provider.stop();
-    await receiver.close();
+    peers.stop();
     feedServer.close();
     await app.close();
     await services.close();

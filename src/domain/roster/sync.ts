@@ -25,6 +25,7 @@
 import type { Config } from '../../config.ts';
 import type { Queryable } from '../../db/db.ts';
 import { InstitutionLock, lockInstitution } from '../../db/locks.ts';
+import { slices } from '../../lib/turns.ts';
 import {
   type FullSyncOutcome,
   namedKeys,
@@ -95,17 +96,24 @@ export type RosterSyncDeps = Pick<Deps, 'db' | 'clock'> & {
   config: Pick<Config, 'departureHoldThreshold'>;
 };
 
-/** Every row of a page validated: the valid rows, the row errors and the dates ignored. */
-function validatePage(students: unknown[]) {
+/**
+ * Every row of a page validated: the valid rows, the row errors and the dates ignored. A page of
+ * 5000 rows is some 50 ms of this thread's time: cut into slices with a turn of the event loop
+ * between (lib/turns.ts), so that requests are answered meanwhile.
+ */
+async function validatePage(students: unknown[]) {
   const rowErrors: RowError[] = [];
   const badDates: BadDate[] = [];
   const valid: RosterRow[] = [];
-  students.forEach((raw, index) => {
-    const result = validateRow(raw, index);
+  const { pause } = slices();
+  for (let index = 0; index < students.length; index++) {
+    const turn = pause();
+    if (turn) await turn;
+    const result = validateRow(students[index], index);
     if (result.badDate) badDates.push(result.badDate);
     if (result.ok) valid.push(result.row);
     else rowErrors.push(result.error);
-  });
+  }
   return { rowErrors, badDates, valid };
 }
 
@@ -149,9 +157,9 @@ async function runPage(
   q: Queryable,
   deps: RosterSyncDeps,
   input: SyncInput,
+  { rowErrors, badDates, valid }: Awaited<ReturnType<typeof validatePage>>,
 ): Promise<{ answer: PageAnswer; unchanged: number }> {
   const { institutionId, cohortId, students, dryRun, fullSync } = input;
-  const { rowErrors, badDates, valid } = validatePage(students);
   const threshold = deps.config.departureHoldThreshold;
   // A push matches, decides and writes in one statement; a dry run plans on the matches.
   const decided = dryRun ? plan(valid, await matchPage(q, institutionId, valid)) : undefined;
@@ -217,17 +225,20 @@ function recordPage(
 export async function syncRoster(deps: RosterSyncDeps, input: SyncInput): Promise<SyncResult | DryRunResult> {
   checkPageSize(input.students);
   const startedAt = deps.clock.now();
+  // Validated before the transaction: its slices yield, and the lock below should not wait on them.
+  const checked = await validatePage(input.students);
   const withRun = async (q: Queryable, result: Awaited<ReturnType<typeof runPage>>) => ({
     run_id: input.unrecorded
       ? ''
       : await recordPage(q, input, { startedAt, finishedAt: deps.clock.now() }, result),
     ...result.answer,
   });
-  if (input.dryRun) return (await withRun(deps.db, await runPage(deps.db, deps, input))) as DryRunResult;
+  if (input.dryRun)
+    return (await withRun(deps.db, await runPage(deps.db, deps, input, checked))) as DryRunResult;
   return deps.db.transaction(async (tx) => {
     // Pages for one institution run one at a time: the same page sent twice at once
     // neither fails nor duplicates, while other institutions proceed in parallel.
     await lockInstitution(tx, input.institutionId, InstitutionLock.roster);
-    return withRun(tx, await runPage(tx, deps, input));
+    return withRun(tx, await runPage(tx, deps, input, checked));
   });
 }

@@ -4,6 +4,7 @@
 // about 400 bytes a record: 80,000 users and enrollments are some 30 MB, and never more than
 // the pull's byte budget. A delta asks each collection for records modified since the last
 // good pull (OneRoster's filter dateLastModified>'…'), tobedeleted ones included.
+import { slices } from '../../../lib/turns.ts';
 import type { Collection, RecordSource, SourceRecord } from '../records.ts';
 import type { OneRosterClient } from './client.ts';
 import type { PulledCollection } from './flatten.ts';
@@ -66,9 +67,18 @@ export function keepOrgs(pulled: Pulled, orgIds: string[]): Pulled {
   };
 }
 
-/** The kept records of a collection as the mapping's source. */
+/**
+ * The kept records of a collection as the mapping's source. The mapping's loops over them run on
+ * the server's thread between statements: they are cut into slices with a turn of the event loop
+ * between (lib/turns.ts), so that requests are answered meanwhile.
+ */
 export function sourceOf(records: SourceRecord[]): RecordSource {
   return async function* () {
-    yield* records;
+    const { pause } = slices();
+    for (const record of records) {
+      const turn = pause();
+      if (turn) await turn;
+      yield record;
+    }
   };
 }
