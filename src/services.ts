@@ -28,7 +28,7 @@ export interface ServiceDeps extends RuntimeOptions {
 
 export function createServices(options: ServiceDeps) {
   const runtime = createRuntime(options);
-  const { db, config, clock, keyring, oidc, policy } = runtime;
+  const { db, config, clock, keyring, policy } = runtime;
   const feedsPerInstitution = config.calendarFeedsPerInstitution;
   const webhooks = createWebhooksService({ db, clock, policy, keyring });
   const helpRequests = createHelpRequestsService(db, clock);
@@ -43,13 +43,7 @@ export function createServices(options: ServiceDeps) {
     db,
     config,
     clock,
-    /** The shared rate-limit store, opened on first read when REDIS_URL names one. */
-    get redis() {
-      return runtime.redis;
-    },
     keyring,
-    /** The OpenID Connect client (opened on first use): sign-in, and a provider's discovery check. */
-    oidc,
     helpRequests,
     /** The student pages' domain: a signed-in student's home, own requests and crisis contacts. */
     studentApp: createStudentApp({ db, clock, helpRequests }),
