@@ -142,7 +142,7 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
 
     let busy = poller(get);
     let start = performance.now();
-    const erased = await eraseStudents(services, s.institutionId, s.erase, {
+    const erased = await eraseStudents(services.deps, s.institutionId, s.erase, {
       reason: 'request',
       erasedBy: 'bench',
     });
@@ -156,7 +156,7 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
     busy = poller(get);
     start = performance.now();
     // The worker's batches and pauses, with no cap on their number: the whole backlog in one run.
-    const removed = await runRetention(services, s.institutionId, {
+    const removed = await runRetention(services.deps, s.institutionId, {
       ...DEFAULT_RETENTION,
       maxBatches: 100_000,
     });

@@ -9,7 +9,7 @@ export type ServiceDeps = RuntimeOptions;
 
 export function createServices(options: ServiceDeps) {
   const runtime = createRuntime(options);
-  const { db, config, clock, keyring, oidc } = runtime;
+  const { db, config, clock, keyring } = runtime;
   const workers = createWorkers(runtime, pullDepsOf(runtime));
   const unregisterMetrics = registerDatabaseMetrics(db, clock); // what GET /metrics reads
 
@@ -19,13 +19,7 @@ export function createServices(options: ServiceDeps) {
     db,
     config,
     clock,
-    /** The shared rate-limit store, opened on first read when REDIS_URL names one. */
-    get redis() {
-      return runtime.redis;
-    },
     keyring,
-    /** The OpenID Connect client (opened on first use): sign-in, and a provider's discovery check. */
-    oidc,
     /** Every background worker of a process: start() them, stop() lets work in flight finish. */
     workers: (logger: WorkerLogger) => workers.all(logger),
     /** Releases what the services opened themselves (not the database, which the caller owns). */

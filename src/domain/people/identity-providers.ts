@@ -4,9 +4,8 @@
 // encrypted at rest and never returned. The SQL is in ./queries/people.ts, the shapes in ./schemas.ts.
 import { type Db, PgErrorCode, pgConstraint, pgErrorCode } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
-import type { Clock } from '../../lib/clock.ts';
-import type { Keyring } from '../../lib/encryption.ts';
 import type { Caller } from '../access/policy.ts';
+import type { Deps } from '../deps.ts';
 import { type OidcClient, type ProviderSettings, SignInError } from './oidc-client.ts';
 import {
   clearLinksHold,
@@ -28,15 +27,12 @@ export interface IdentityProviderInput {
   email_domains?: string[];
 }
 
-/** What the identity provider functions need. */
-export interface ProviderDeps {
-  db: Db;
-  clock: Clock;
-  /** The client secret is stored encrypted with it (it must be usable again, so not hashed). */
-  keyring: Keyring;
-  /** Reads the issuer's discovery document before settings are saved. */
-  oidc: Pick<OidcClient, 'check'>;
-}
+/**
+ * What the identity provider functions need: the keyring encrypts the client secret (it must be
+ * usable again, so not hashed), and the OIDC client reads the issuer's discovery document before
+ * settings are saved.
+ */
+export type ProviderDeps = Pick<Deps, 'db' | 'clock' | 'keyring'> & { oidc: Pick<OidcClient, 'check'> };
 
 /** Email domains as stored: lower case, without a leading @, each once. */
 export function normaliseDomains(domains: string[]): string[] {

@@ -7,7 +7,9 @@
 // for the console's readable page.
 import type { Queryable } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
+import type { Caller } from '../access/policy.ts';
 import type { Deps } from '../deps.ts';
+import { recordAccess } from './access-log.ts';
 import { type ExportedStudent, erasurePreview, findStudent, requestPage, section } from './queries/export.ts';
 
 export const EXPORT_FORMAT = 'ssp-student-export/1';
@@ -38,6 +40,22 @@ export async function requireStudent(db: Queryable, institutionId: string, by: S
   if (!found)
     throw new ApiError('student_not_found', { detail: 'no student matches the id, email or SIS id given' });
   return found;
+}
+
+/**
+ * The student a lookup names (404 when none), with their export recorded in the access log (who
+ * looked) before any of it is read: the API's download and the console's pages alike.
+ */
+export async function studentForExport(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  caller: Caller,
+  institutionId: string,
+  by: StudentLookup,
+  surface: 'console' | 'api',
+) {
+  const student = await requireStudent(deps.db, institutionId, by);
+  await recordAccess(deps, caller, institutionId, 'export', { studentId: student.id }, surface);
+  return student;
 }
 
 async function* requests(db: Queryable, institutionId: string, studentId: string) {

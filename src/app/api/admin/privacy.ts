@@ -3,9 +3,9 @@
 // erasure itself, the institution's retention periods, and the access log (who looked).
 import { Readable } from 'node:stream';
 import { Type } from 'typebox';
-import { listAccess, recordAccess } from '../../../domain/privacy/access-log.ts';
+import { listAccess } from '../../../domain/privacy/access-log.ts';
 import { eraseStudent } from '../../../domain/privacy/erasure.ts';
-import { exportChunks, previewErasure, requireStudent } from '../../../domain/privacy/export.ts';
+import { exportChunks, previewErasure, studentForExport } from '../../../domain/privacy/export.ts';
 import { retentionPeriods, setRetentionPeriods } from '../../../domain/privacy/retention-settings.ts';
 import { callerOf, institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
@@ -84,15 +84,8 @@ function exportAndErasureRoutes(app: App): void {
     async (request, reply) => {
       const institution = institutionOf(request);
       const { student_id: id, email, student_id_ext } = request.body;
-      const student = await requireStudent(request.deps.db, institution.id, { id, email, student_id_ext });
-      await recordAccess(
-        request.deps,
-        callerOf(request),
-        institution.id,
-        'export',
-        { studentId: student.id },
-        'api',
-      );
+      const lookup = { id, email, student_id_ext };
+      const student = await studentForExport(request.deps, callerOf(request), institution.id, lookup, 'api');
       return reply
         .type('application/json; charset=utf-8')
         .header('content-disposition', `attachment; filename="student-${student.id}.json"`)

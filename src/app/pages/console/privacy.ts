@@ -5,13 +5,13 @@
 import { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { listAccess, recordAccess } from '../../../domain/privacy/access-log.ts';
+import { listAccess } from '../../../domain/privacy/access-log.ts';
 import { eraseStudent } from '../../../domain/privacy/erasure.ts';
 import {
   exportChunks,
   exportDocument,
   previewErasure,
-  requireStudent,
+  studentForExport,
 } from '../../../domain/privacy/export.ts';
 import {
   latestRetentionRun,
@@ -36,18 +36,12 @@ export function privacyRoutes(app: App): void {
   retentionPages(app);
 }
 
-/** The student of a page's path, and the export recorded in the access log. */
+/** The student of a page's path, their export recorded in the access log. */
 async function exportedStudent(request: FastifyRequest<{ Params: { id: string } }>) {
   const institution = institutionOf(request);
-  const student = await requireStudent(request.deps.db, institution.id, { id: request.params.id });
-  await recordAccess(
-    request.deps,
-    ctx(request).caller,
-    institution.id,
-    'export',
-    { studentId: student.id },
-    'console',
-  );
+  const { caller } = ctx(request);
+  const by = { id: request.params.id };
+  const student = await studentForExport(request.deps, caller, institution.id, by, 'console');
   return { institution, student };
 }
 
