@@ -20,13 +20,13 @@ describeEachDatabase(
       const stored = await read();
       assert.match(stored, /^enc:v1:/);
       assert.ok(!stored.includes(secret.slice(6, 30)));
-      assert.equal(ctx().services.keyring.decrypt(stored), secret);
+      assert.equal(ctx().deps.keyring.decrypt(stored), secret);
 
       // A row written before encryption at rest (plaintext) is sealed by the reseal.
       await ctx().db.query('UPDATE webhook_endpoints SET secret = $2 WHERE id = $1', [id, secret]);
-      const counts = await resealSecrets(ctx().db, ctx().services.keyring);
+      const counts = await resealSecrets(ctx().db, ctx().deps.keyring);
       assert.ok(counts['webhook_endpoints.secret'] >= 1);
-      assert.equal(ctx().services.keyring.decrypt(await read()), secret);
+      assert.equal(ctx().deps.keyring.decrypt(await read()), secret);
     });
 
     test('key rotation: the new key seals, the previous one still opens until the reseal is done', async () => {

@@ -88,12 +88,12 @@ export async function seedStudentEverywhere(ctx: TestContext, tenant: SeededTena
     },
   );
   if (note.statusCode !== 200) throw new Error(`note: ${note.body}`);
-  await workerFor(ctx, tenant, ctx.services.clock).runOnce();
+  await workerFor(ctx, tenant, ctx.deps.clock).runOnce();
   await receiver.close();
   // A stored answer of the student's own retried POST (sealed, as the service stores them).
   await ctx.db.query(
     `INSERT INTO idempotency_keys (caller, key, request_hash, status, response, created_at) VALUES ($1, 'k1', 'h', 201, $2, now())`,
-    [`student:${id}`, ctx.services.keyring.encrypt(`{"email":"${who.email}"}`)],
+    [`student:${id}`, ctx.deps.keyring.encrypt(`{"email":"${who.email}"}`)],
   );
   // The OneRoster memory of a source (its key is the student's sourcedId) and an audit line whose
   // path names the student: written directly, as a pull and a student-scoped change would.
