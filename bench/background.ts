@@ -26,7 +26,7 @@ import { startSession } from '../src/domain/people/sessions.ts';
 import { issueRosterSecret } from '../src/domain/secrets/roster-secrets.ts';
 import { createEndpoint } from '../src/domain/webhooks/endpoints.ts';
 import { systemClock } from '../src/lib/clock.ts';
-import { createServices } from '../src/services.ts';
+import { createRuntime } from '../src/runtime.ts';
 import { createWebhookWorker } from '../src/workers/webhook-delivery.ts';
 import { singleEventsFeed } from '../test/calendar/large-feeds.ts';
 import { openScratchPostgres, pgliteTemplate } from '../test/helpers/scratch-db.ts';
@@ -132,8 +132,8 @@ async function benchKind(kind: Kind, databaseUrl?: string): Promise<void> {
     allowLoopbackOutbound: true,
     runWorkers: false,
   };
-  const services = createServices({ db, config });
-  const app = await buildApp(services, {
+  const runtime = createRuntime({ db, config });
+  const app = await buildApp(runtime, {
     logger: false,
     rateLimitNameSpace: `bg-${randomBytes(4).toString('hex')}:`,
   });
@@ -149,7 +149,7 @@ async function benchKind(kind: Kind, databaseUrl?: string): Promise<void> {
     db,
     clock: systemClock,
     policy: { allowLoopback: true },
-    keyring: services.keyring,
+    keyring: runtime.keyring,
   });
   try {
     await app.listen({ port: 0, host: '127.0.0.1' });
@@ -157,16 +157,16 @@ async function benchKind(kind: Kind, databaseUrl?: string): Promise<void> {
 
     // The institution the nightly push, the deliveries and the console page use.
     const night = await seed(db, 'night');
-    const secret = (await issueRosterSecret(services.db, { id: night.id, slug: night.slug })).secret;
+    const secret = (await issueRosterSecret(runtime.db, { id: night.id, slug: night.slug })).secret;
     const seeded = performance.now();
     await peers.push(origin, secret, night.cohortId, 0);
     const seedSeconds = (performance.now() - seeded) / 1000;
-    await createEndpoint(services.deps, night.id, { url: peers.receiverUrl });
+    await createEndpoint(runtime, night.id, { url: peers.receiverUrl });
     await enqueue(db, night.id, DELIVERIES);
     // The pull's institution and source.
     const pulled = await seed(db, 'pulled');
     await putSource(
-      services.deps,
+      runtime,
       pulled.id,
       {
         base_url: provider.baseUrl,
@@ -201,7 +201,7 @@ async function benchKind(kind: Kind, databaseUrl?: string): Promise<void> {
     const claimed = await claimFeed(deps, night.id, rows[0].id);
     if (!claimed) throw new Error('feed not claimable');
 
-    const session = await startSession(services.deps, { kind: 'operator' });
+    const session = await startSession(runtime, { kind: 'operator' });
     const cookieName = config.publicBaseUrl.startsWith('https:') ? '__Host-ssp_session' : 'ssp_session';
     const probes = () => ({
       health: probe(`${origin}/health/live`, 20),
@@ -239,7 +239,7 @@ async function benchKind(kind: Kind, databaseUrl?: string): Promise<void> {
         if (record?.status !== 'ok') throw new Error(`calendar fetch: ${record?.status} ${record?.error}`);
       }),
       timed('pull', async () => {
-        const outcome = await pullNow(pullDepsOf(services.deps), pulled.id, 'full');
+        const outcome = await pullNow(pullDepsOf(runtime), pulled.id, 'full');
         if (outcome.status !== 'ok') throw new Error(`the pull failed: ${outcome.error}`);
       }),
       timed('push', () => peers.push(origin, secret, night.cohortId, 1)),
@@ -277,7 +277,7 @@ async function benchKind(kind: Kind, databaseUrl?: string): Promise<void> {
     peers.stop();
     feedServer.close();
     await app.close();
-    await services.close();
+    await runtime.close();
     await db.close();
   }
 }

@@ -20,7 +20,7 @@ import type { Db } from '../src/db/db.ts';
 import { type ParseEvent, parseChannel } from '../src/domain/calendar/parse-job.ts';
 import { claimFeed, type RefreshDeps, refreshFeed } from '../src/domain/calendar/refresh.ts';
 import { DEFAULT_LIMITS } from '../src/domain/calendar/schedule.ts';
-import { createServices } from '../src/services.ts';
+import { createRuntime } from '../src/runtime.ts';
 import { recurringFeed, singleEventsFeed } from '../test/calendar/large-feeds.ts';
 import { size } from './size.ts';
 
@@ -120,11 +120,11 @@ export async function benchStall(kind: 'pglite' | 'postgres', db: Db, institutio
   });
   await new Promise<void>((resolve) => feedServer.listen(0, '127.0.0.1', resolve));
   const feedBase = `http://127.0.0.1:${(feedServer.address() as AddressInfo).port}`;
-  const services = createServices({
+  const runtime = createRuntime({
     db,
     config: { ...loadConfig({ LOG_LEVEL: 'silent' }), runWorkers: false },
   });
-  const app = await buildApp(services, { logger: false });
+  const app = await buildApp(runtime, { logger: false });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   // The database as the fetch sees it, each statement timed: on PGlite a statement runs on this
@@ -216,7 +216,7 @@ export async function benchStall(kind: 'pglite' | 'postgres', db: Db, institutio
   } finally {
     parseChannel.unsubscribe(onParse);
     await app.close();
-    await services.close();
+    await runtime.close();
     feedServer.close();
   }
 }

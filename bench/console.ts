@@ -13,7 +13,7 @@ import { loadConfig } from '../src/config.ts';
 import type { Db } from '../src/db/db.ts';
 import { startSession } from '../src/domain/people/sessions.ts';
 import { recordAccess } from '../src/domain/privacy/access-log.ts';
-import { createServices } from '../src/services.ts';
+import { createRuntime } from '../src/runtime.ts';
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
 import { size } from './size.ts';
@@ -248,8 +248,8 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
     ENCRYPTION_KEY: randomBytes(32).toString('base64url'),
     RUN_WORKERS: 'false',
   });
-  const services = createServices({ db, config });
-  const app = await buildApp(services, {
+  const runtime = createRuntime({ db, config });
+  const app = await buildApp(runtime, {
     logger: false,
     rateLimitNameSpace: `bench-${randomBytes(4).toString('hex')}:`,
   });
@@ -301,7 +301,7 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
         `${RUNS} runs, ${c.deliveries} deliveries with ${c.attempts} attempts in ${Math.round(performance.now() - seedStart)} ms\n`,
     );
 
-    const session = await startSession(services.deps, {
+    const session = await startSession(runtime, {
       kind: 'person',
       personId: s.adminId,
       institutionId: s.institutionId,
@@ -403,7 +403,7 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
     for (let i = 0; i < ITERATIONS; i++) {
       const start = performance.now();
       await recordAccess(
-        services.deps,
+        runtime,
         caller,
         s.institutionId,
         'help_request',
@@ -432,7 +432,7 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
     );
   } finally {
     await app.close();
-    await services.close();
+    await runtime.close();
     await db.close();
   }
 }

@@ -12,7 +12,7 @@ import { buildApp } from '../src/app/app.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Db } from '../src/db/db.ts';
 import { issueRosterSecret } from '../src/domain/secrets/roster-secrets.ts';
-import { createServices } from '../src/services.ts';
+import { createRuntime } from '../src/runtime.ts';
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
 import { size } from './size.ts';
@@ -110,7 +110,7 @@ async function time(fn: () => Promise<void>): Promise<number> {
 
 async function benchOne(kind: 'pglite' | 'postgres', databaseUrl?: string): Promise<void> {
   const db = await openDb(kind, databaseUrl);
-  const services = createServices({
+  const runtime = createRuntime({
     db,
     config: {
       ...loadConfig({ LOG_LEVEL: 'silent' }),
@@ -118,13 +118,13 @@ async function benchOne(kind: 'pglite' | 'postgres', databaseUrl?: string): Prom
       runWorkers: false,
     },
   });
-  const app = await buildApp(services, { logger: false });
+  const app = await buildApp(runtime, { logger: false });
   const agent = new Agent({ keepAliveTimeout: 30_000 });
   try {
     for (let i = 0; i < BACKGROUND_INSTITUTIONS; i++) await seed(db, `background-${i}`, true);
     const tenant = await seed(db, 'bench-target', false);
     if (kind === 'postgres') await db.query('ANALYZE');
-    const { secret } = await issueRosterSecret(services.db, { id: tenant.id, slug: tenant.slug });
+    const { secret } = await issueRosterSecret(runtime.db, { id: tenant.id, slug: tenant.slug });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = app.server.address() as AddressInfo;
 
@@ -194,7 +194,7 @@ async function benchOne(kind: 'pglite' | 'postgres', databaseUrl?: string): Prom
   } finally {
     await app.close();
     await agent.close();
-    await services.close();
+    await runtime.close();
     await db.close();
   }
 }

@@ -14,7 +14,7 @@ import type { Db } from '../src/db/db.ts';
 import { createHelpRequest } from '../src/domain/helpdesk/requests.ts';
 import { createCohort, createInstitution } from '../src/domain/institutions/institutions.ts';
 import { issueSyncSecret } from '../src/domain/secrets/help-sync-secrets.ts';
-import { createServices } from '../src/services.ts';
+import { createRuntime } from '../src/runtime.ts';
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
 import { size } from './size.ts';
@@ -62,16 +62,16 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
     helpSyncRateLimitPerMinute: 1_000_000,
     runWorkers: false,
   };
-  const services = createServices({ db, config });
-  const app = await buildApp(services, {
+  const runtime = createRuntime({ db, config });
+  const app = await buildApp(runtime, {
     logger: false,
     rateLimitNameSpace: `bench-${randomBytes(4).toString('hex')}:`,
   });
   const agent = new Agent({ keepAliveTimeout: 30_000, connections: 4 });
   try {
     await seedBackground(db);
-    const institution = await createInstitution(services.db, { slug: 'bench-help-sync', name: 'Bench' });
-    const cohort = await createCohort(services.db, institution.id, { name: 'c', clock: 'cohort' });
+    const institution = await createInstitution(runtime.db, { slug: 'bench-help-sync', name: 'Bench' });
+    const cohort = await createCohort(runtime.db, institution.id, { name: 'c', clock: 'cohort' });
     const { rows: students } = await db.query<{ id: string }>(
       `INSERT INTO students (institution_id, cohort_id, email, student_id_ext)
        SELECT $1, $2, 'b' || g || '@bench.edu', 'b' || g FROM generate_series(1, $3::int) g RETURNING id`,
@@ -81,14 +81,14 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
     for (const student of students) {
       ids.push(
         (
-          await createHelpRequest(services.deps, institution.id, {
+          await createHelpRequest(runtime, institution.id, {
             studentId: student.id,
             priority: 'normal',
           })
         ).id,
       );
     }
-    const { secret } = await issueSyncSecret(services.db, { id: institution.id, slug: institution.slug });
+    const { secret } = await issueSyncSecret(runtime.db, { id: institution.id, slug: institution.slug });
     await db.exec('ANALYZE');
     const url = await app.listen({ host: '127.0.0.1', port: 0 });
 
@@ -183,7 +183,7 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
   } finally {
     await app.close();
     await agent.close();
-    await services.close();
+    await runtime.close();
     await drop();
   }
 }

@@ -12,7 +12,7 @@ import { loadConfig } from '../src/config.ts';
 import type { Db } from '../src/db/db.ts';
 import { escalateRound } from '../src/domain/inbox/escalation.ts';
 import { startSession } from '../src/domain/people/sessions.ts';
-import { createServices } from '../src/services.ts';
+import { createRuntime } from '../src/runtime.ts';
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
 import { size } from './size.ts';
@@ -85,8 +85,8 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
     ENCRYPTION_KEY: randomBytes(32).toString('base64url'),
     RUN_WORKERS: 'false',
   });
-  const services = createServices({ db, config });
-  const app = await buildApp(services, {
+  const runtime = createRuntime({ db, config });
+  const app = await buildApp(runtime, {
     logger: false,
     rateLimitNameSpace: `bench-${randomBytes(4).toString('hex')}:`,
   });
@@ -107,7 +107,7 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
     process.stdout.write(
       `[${kind}] seeded ${REQUESTS} students and help requests, ${escalated} escalated, in ${Math.round(performance.now() - started)} ms\n`,
     );
-    const session = await startSession(services.deps, {
+    const session = await startSession(runtime, {
       kind: 'person',
       personId: s.adminId,
       institutionId: s.institutionId,
@@ -189,7 +189,7 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
     );
   } finally {
     await app.close();
-    await services.close();
+    await runtime.close();
     await db.close();
   }
 }

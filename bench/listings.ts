@@ -12,7 +12,7 @@ import { Agent, request } from 'undici';
 import { buildApp } from '../src/app/app.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Db } from '../src/db/db.ts';
-import { createServices } from '../src/services.ts';
+import { createRuntime } from '../src/runtime.ts';
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
 import { size } from './size.ts';
@@ -63,8 +63,8 @@ export async function run(options: BenchOptions): Promise<void> {
 async function benchDb(db: Db): Promise<void> {
   const operatorToken = `ssp_op_${randomBytes(16).toString('hex')}`;
   const config = { ...loadConfig({ OPERATOR_TOKEN: operatorToken, LOG_LEVEL: 'silent' }), runWorkers: false };
-  const services = createServices({ db, config });
-  const app = await buildApp(services, {
+  const runtime = createRuntime({ db, config });
+  const app = await buildApp(runtime, {
     logger: false,
     rateLimitNameSpace: `bench-${randomBytes(4).toString('hex')}:`,
   });
@@ -168,7 +168,7 @@ async function benchDb(db: Db): Promise<void> {
   } finally {
     await agent.close();
     await app.close();
-    await services.close();
+    await runtime.close();
     await db.close();
   }
 }

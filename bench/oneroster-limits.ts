@@ -17,7 +17,7 @@ import { buildApp } from '../src/app/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { pullDepsOf, pullNow } from '../src/domain/oneroster/pull/pull.ts';
 import { putSource } from '../src/domain/oneroster/pull/sources.ts';
-import { createServices } from '../src/services.ts';
+import { createRuntime } from '../src/runtime.ts';
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
 import { size } from './size.ts';
@@ -48,11 +48,11 @@ async function measure(label: string, args: string[], databaseUrl?: string): Pro
   const db = databaseUrl
     ? await openScratchPostgres(databaseUrl, { prefix: 'bench_orl' })
     : await openScratchPglite();
-  const services = createServices({
+  const runtime = createRuntime({
     db,
     config: { ...loadConfig({ LOG_LEVEL: 'silent' }), allowLoopbackOutbound: true, runWorkers: false },
   });
-  const app = await buildApp(services, { logger: false });
+  const app = await buildApp(runtime, { logger: false });
   const provider = await startHostile(args);
   try {
     await app.listen({ port: 0, host: '127.0.0.1' });
@@ -66,7 +66,7 @@ async function measure(label: string, args: string[], databaseUrl?: string): Pro
       [institutionId],
     );
     await putSource(
-      services.deps,
+      runtime,
       institutionId,
       {
         base_url: provider.baseUrl,
@@ -105,11 +105,7 @@ async function measure(label: string, args: string[], databaseUrl?: string): Pro
     loop.enable();
     const started = performance.now();
     // Retries without their waits: the provider's cost, not the backoff, is measured.
-    const outcome = await pullNow(
-      { ...pullDepsOf(services.deps), sleep: async () => {} },
-      institutionId,
-      'full',
-    );
+    const outcome = await pullNow({ ...pullDepsOf(runtime), sleep: async () => {} }, institutionId, 'full');
     const ms = performance.now() - started;
     loop.disable();
     probing = false;
@@ -121,7 +117,7 @@ async function measure(label: string, args: string[], databaseUrl?: string): Pro
   } finally {
     provider.stop();
     await app.close();
-    await services.close();
+    await runtime.close();
     await db.close();
   }
 }

@@ -22,7 +22,7 @@ import { generateRoster, type Json } from '../src/dev-oneroster/data.ts';
 import { pullDepsOf, pullNow } from '../src/domain/oneroster/pull/pull.ts';
 import { putSource } from '../src/domain/oneroster/pull/sources.ts';
 import { issueRosterSecret } from '../src/domain/secrets/roster-secrets.ts';
-import { createServices } from '../src/services.ts';
+import { createRuntime } from '../src/runtime.ts';
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
 import { size } from './size.ts';
@@ -194,7 +194,7 @@ async function benchOne(kind: 'pglite' | 'postgres', databaseUrl?: string): Prom
     kind === 'pglite'
       ? await openScratchPglite()
       : await openScratchPostgres(databaseUrl!, { prefix: 'bench_or' });
-  const services = createServices({
+  const runtime = createRuntime({
     db,
     config: {
       ...loadConfig({ LOG_LEVEL: 'silent' }),
@@ -204,7 +204,7 @@ async function benchOne(kind: 'pglite' | 'postgres', databaseUrl?: string): Prom
       runWorkers: false,
     },
   });
-  const app = await buildApp(services, { logger: false });
+  const app = await buildApp(runtime, { logger: false });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ssp-bench-oneroster-'));
   const provider = await startProvider();
   try {
@@ -214,7 +214,7 @@ async function benchOne(kind: 'pglite' | 'postgres', databaseUrl?: string): Prom
     // The pull, with the service's RSS sampled.
     const pulled = await seed(db, 'bench-or-pull');
     await putSource(
-      services.deps,
+      runtime,
       pulled.id,
       {
         base_url: provider.baseUrl,
@@ -240,7 +240,7 @@ async function benchOne(kind: 'pglite' | 'postgres', databaseUrl?: string): Prom
       peak = Math.max(peak, process.memoryUsage().rss);
     }, 20);
     const started = performance.now();
-    const outcome = await pullNow(pullDepsOf(services.deps), pulled.id, 'full');
+    const outcome = await pullNow(pullDepsOf(runtime), pulled.id, 'full');
     const pullMs = performance.now() - started;
     clearInterval(sampler);
     if (outcome.status !== 'ok') throw new Error(`the pull failed: ${outcome.error}`);
@@ -251,7 +251,7 @@ async function benchOne(kind: 'pglite' | 'postgres', databaseUrl?: string): Prom
 
     // The same data as a bundle, pushed by the command.
     const pushed = await seed(db, 'bench-or-push');
-    const secret = (await issueRosterSecret(services.db, { id: pushed.id, slug: pushed.slug })).secret;
+    const secret = (await issueRosterSecret(runtime.db, { id: pushed.id, slug: pushed.slug })).secret;
     const bundle = path.join(dir, 'bundle');
     fs.mkdirSync(bundle);
     writeBundle(bundle);
@@ -313,7 +313,7 @@ async function benchOne(kind: 'pglite' | 'postgres', databaseUrl?: string): Prom
   } finally {
     provider.stop();
     await app.close();
-    await services.close();
+    await runtime.close();
     await db.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -11,7 +11,7 @@ import type { Db } from '../src/db/db.ts';
 import { startSession } from '../src/domain/people/sessions.ts';
 import { eraseStudents } from '../src/domain/privacy/erasure.ts';
 import { DEFAULT_RETENTION, runRetention } from '../src/domain/privacy/retention.ts';
-import { createServices } from '../src/services.ts';
+import { createRuntime } from '../src/runtime.ts';
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
 import { size } from './size.ts';
@@ -107,8 +107,8 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
     ENCRYPTION_KEY: randomBytes(32).toString('base64url'),
     RUN_WORKERS: 'false',
   });
-  const services = createServices({ db, config });
-  const app = await buildApp(services, {
+  const runtime = createRuntime({ db, config });
+  const app = await buildApp(runtime, {
     logger: false,
     rateLimitNameSpace: `bench-${randomBytes(4).toString('hex')}:`,
   });
@@ -124,7 +124,7 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
       `INSERT INTO people (institution_id, email, name, roles) VALUES ($1, 'admin@bench.example.edu', 'Admin', '{admin}') RETURNING id`,
       [s.institutionId],
     );
-    const session = await startSession(services.deps, {
+    const session = await startSession(runtime, {
       kind: 'person',
       personId: rows[0].id,
       institutionId: s.institutionId,
@@ -142,7 +142,7 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
 
     let busy = poller(get);
     let start = performance.now();
-    const erased = await eraseStudents(services.deps, s.institutionId, s.erase, {
+    const erased = await eraseStudents(runtime, s.institutionId, s.erase, {
       reason: 'request',
       erasedBy: 'bench',
     });
@@ -156,7 +156,7 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
     busy = poller(get);
     start = performance.now();
     // The worker's batches and pauses, with no cap on their number: the whole backlog in one run.
-    const removed = await runRetention(services.deps, s.institutionId, {
+    const removed = await runRetention(runtime, s.institutionId, {
       ...DEFAULT_RETENTION,
       maxBatches: 100_000,
     });
@@ -170,7 +170,7 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
       throw new Error(`retention removed ${JSON.stringify(removed)}`);
   } finally {
     await app.close();
-    await services.close();
+    await runtime.close();
     await db.close();
   }
 }

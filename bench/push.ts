@@ -21,7 +21,7 @@ import { buildApp } from '../src/app/app.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Db } from '../src/db/db.ts';
 import { issueRosterSecret } from '../src/domain/secrets/roster-secrets.ts';
-import { createServices } from '../src/services.ts';
+import { createRuntime } from '../src/runtime.ts';
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
 import { size } from './size.ts';
@@ -130,7 +130,7 @@ async function benchOne(kind: 'pglite' | 'postgres', databaseUrl?: string): Prom
     kind === 'pglite'
       ? await openScratchPglite()
       : await openScratchPostgres(databaseUrl!, { prefix: 'bench_push' });
-  const services = createServices({
+  const runtime = createRuntime({
     db,
     config: {
       ...loadConfig({ LOG_LEVEL: 'silent' }),
@@ -138,7 +138,7 @@ async function benchOne(kind: 'pglite' | 'postgres', databaseUrl?: string): Prom
       runWorkers: false,
     },
   });
-  const app = await buildApp(services, { logger: false });
+  const app = await buildApp(runtime, { logger: false });
   // The server's own clock: first request in, last response out.
   const window = { first: 0, last: 0, requests: 0 };
   app.addHook('onRequest', async () => {
@@ -158,9 +158,9 @@ async function benchOne(kind: 'pglite' | 'postgres', databaseUrl?: string): Prom
     const client = await seed(db, 'bench-push-client');
     const big = await seed(db, 'bench-push-big');
     const secrets = {
-      baseline: (await issueRosterSecret(services.db, { id: baseline.id, slug: baseline.slug })).secret,
-      client: (await issueRosterSecret(services.db, { id: client.id, slug: client.slug })).secret,
-      big: (await issueRosterSecret(services.db, { id: big.id, slug: big.slug })).secret,
+      baseline: (await issueRosterSecret(runtime.db, { id: baseline.id, slug: baseline.slug })).secret,
+      client: (await issueRosterSecret(runtime.db, { id: client.id, slug: client.slug })).secret,
+      big: (await issueRosterSecret(runtime.db, { id: big.id, slug: big.slug })).secret,
     };
     const file = path.join(dir, 'roster.csv');
     writeCsv(file, ROWS, 'c');
@@ -313,7 +313,7 @@ async function benchOne(kind: 'pglite' | 'postgres', databaseUrl?: string): Prom
   } finally {
     await agent.close();
     await app.close();
-    await services.close();
+    await runtime.close();
     await db.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }

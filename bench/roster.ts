@@ -25,7 +25,7 @@ import type { Db } from '../src/db/db.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createCohort, createInstitution } from '../src/domain/institutions/institutions.ts';
 import { issueRosterSecret } from '../src/domain/secrets/roster-secrets.ts';
-import { createServices } from '../src/services.ts';
+import { createRuntime } from '../src/runtime.ts';
 import { openScratchPostgres, pgliteTemplate } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
 import { size } from './size.ts';
@@ -204,23 +204,23 @@ interface Tenant {
 
 let tenantCounter = 0;
 
-async function newTenant(services: ReturnType<typeof createServices>): Promise<Tenant> {
+async function newTenant(db: Db): Promise<Tenant> {
   const slug = `bench-new-${process.pid}-${++tenantCounter}`;
-  const institution = await createInstitution(services.db, {
+  const institution = await createInstitution(db, {
     slug,
     name: `New institution ${tenantCounter}`,
   });
-  const cohort = await createCohort(services.db, institution.id, {
+  const cohort = await createCohort(db, institution.id, {
     name: 'Intake',
     clock: 'individual',
   });
-  const { secret } = await issueRosterSecret(services.db, { id: institution.id, slug: slug });
-  const programs = await services.db.query<{ code: string; id: string }>(
+  const { secret } = await issueRosterSecret(db, { id: institution.id, slug: slug });
+  const programs = await db.query<{ code: string; id: string }>(
     `INSERT INTO programs (institution_id, code, name)
      SELECT $1, 'PROG' || g, 'Program ' || g FROM generate_series(1, 10) g RETURNING code, id`,
     [institution.id],
   );
-  const campuses = await services.db.query<{ name: string; id: string }>(
+  const campuses = await db.query<{ name: string; id: string }>(
     `INSERT INTO campuses (institution_id, name)
      SELECT $1, 'Campus ' || g FROM generate_series(1, 3) g RETURNING name, id`,
     [institution.id],
@@ -349,8 +349,8 @@ async function benchTarget(target: Target, iterations: number): Promise<Record<s
     rosterRateLimitPerMinute: 1_000_000,
     runWorkers: false,
   };
-  const services = createServices({ db: target.db, config });
-  const app = await buildApp(services, { logger: false });
+  const runtime = createRuntime({ db: target.db, config });
+  const app = await buildApp(runtime, { logger: false });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new Error('no address');
@@ -374,11 +374,11 @@ async function benchTarget(target: Target, iterations: number): Promise<Record<s
   const total = WARMUP + iterations;
   const runs = [];
   for (let i = 0; i < total; i++) {
-    const tenant = await newTenant(services);
+    const tenant = await newTenant(runtime.db);
     const tag = `${target.kind}${i}${randomBytes(2).toString('hex')}`;
     const first = page(tag, 0);
     // A second institution takes the same rows by COPY into students itself (see `populated`).
-    const copyTenant = await newTenant(services);
+    const copyTenant = await newTenant(runtime.db);
     runs.push({
       tenant,
       populatedCsv: csvOf(first, copyTenant),
@@ -481,7 +481,7 @@ async function benchTarget(target: Target, iterations: number): Promise<Record<s
 
   await agent.close();
   await app.close();
-  await services.close();
+  await runtime.close();
   return medians;
 }
 

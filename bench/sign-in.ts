@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'undici';
 import { buildApp } from '../src/app/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { createServices } from '../src/services.ts';
+import { createRuntime } from '../src/runtime.ts';
 import { signInThroughProvider, startTestIdp, TEST_CLIENT } from '../test/helpers/idp.ts';
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
@@ -37,8 +37,8 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
     PUBLIC_BASE_URL: base,
     RUN_WORKERS: 'false',
   });
-  const services = createServices({ db, config });
-  const app = await buildApp(services, { logger: false });
+  const runtime = createRuntime({ db, config });
+  const app = await buildApp(runtime, { logger: false });
   await app.listen({ host: '127.0.0.1', port });
   const idp = await startTestIdp({ clients: [{ ...TEST_CLIENT, redirect_uris: [`${base}/auth/callback`] }] });
   const agent = new Agent({ keepAliveTimeout: 30_000 });
@@ -111,7 +111,7 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
     await idp.close();
     await agent.close();
     await app.close();
-    await services.close();
+    await runtime.close();
     await db.close();
   }
 }

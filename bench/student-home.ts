@@ -13,7 +13,7 @@ import { buildApp } from '../src/app/app.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Db } from '../src/db/db.ts';
 import { startSession } from '../src/domain/people/sessions.ts';
-import { createServices } from '../src/services.ts';
+import { createRuntime } from '../src/runtime.ts';
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
 import { size } from './size.ts';
@@ -54,8 +54,8 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
     ENCRYPTION_KEY: randomBytes(32).toString('base64url'),
     RUN_WORKERS: 'false',
   });
-  const services = createServices({ db, config, clock: { now: () => NOW } });
-  const app = await buildApp(services, { logger: false });
+  const runtime = createRuntime({ db, config, clock: { now: () => NOW } });
+  const app = await buildApp(runtime, { logger: false });
   await app.ready();
   try {
     const one = async <T>(sql: string, params: unknown[]) => (await db.query<T>(sql, params)).rows[0];
@@ -87,7 +87,7 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
          VALUES ($1, $2, $3, $3, 'Ana', $4) RETURNING id`,
         [institution.id, cohortId, email, programId('NURS')],
       );
-      const session = await startSession(services.deps, {
+      const session = await startSession(runtime, {
         kind: 'student',
         studentId: row.id,
         institutionId: institution.id,
@@ -150,7 +150,7 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
     );
   } finally {
     await app.close();
-    await services.close();
+    await runtime.close();
     await db.close();
   }
 }

@@ -1,4 +1,5 @@
-// Process entry: config -> database -> migrations -> app (+ workers) -> graceful close.
+// Process entry: config -> database -> migrations -> runtime -> app (+ database metrics, workers)
+// -> graceful close.
 import { buildApp } from './app/app.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { DatabaseInUseError, embeddedDatabaseExists, openDb } from './db/db.ts';
@@ -7,7 +8,8 @@ import { mintOperatorLink } from './domain/people/sign-in.ts';
 import { ensureOperatorCredential } from './domain/secrets/operator-credentials.ts';
 import { resealSecrets } from './domain/secrets/reseal.ts';
 import { stopTracing, tracing } from './lib/telemetry/tracing.ts';
-import { createServices, type Services } from './services.ts';
+import { createRuntime, createWorkers, pullDepsOf, type Runtime, type Workers } from './runtime.ts';
+import { registerDatabaseMetrics } from './workers/metrics.ts';
 
 export async function serve(): Promise<void> {
   let config: Config;
@@ -25,7 +27,7 @@ export async function serve(): Promise<void> {
   let closing = false;
   // Before the service listens: the signals (a stop the moment it is up still closes it cleanly)
   // and a first start's operator token, printed before the "listening" line as always.
-  await startService(config, say, async ({ close, app, services, firstToken }) => {
+  await startService(config, say, async ({ close, app, deps, firstToken }) => {
     const shutdown = async (signal: string) => {
       if (closing) return;
       closing = true;
@@ -40,7 +42,7 @@ export async function serve(): Promise<void> {
     process.on('SIGINT', () => void shutdown('SIGINT'));
     if (!firstToken) return;
     // Printed once, straight to the terminal and never through the logger: only hashes are stored.
-    const link = await mintOperatorLink(services.deps);
+    const link = await mintOperatorLink(deps);
     process.stdout.write(
       `\n  Operator token (shown once; only its hash is stored):\n\n    ${firstToken}\n\n` +
         '  Use it as Authorization: Bearer <token> on /admin/v1, or export SSP_OPERATOR_TOKEN for the ssp CLI.\n\n' +
@@ -51,7 +53,8 @@ export async function serve(): Promise<void> {
 
 export interface RunningService {
   app: Awaited<ReturnType<typeof buildApp>>;
-  services: Services;
+  /** The process's dependencies, as the routes read them (`request.deps`). */
+  deps: Runtime;
   /** Where it listens, e.g. http://127.0.0.1:3000. */
   url: string;
   /** The operator token made by a first start (undefined on later starts). */
@@ -91,13 +94,17 @@ export async function startService(
   await migrate(db, undefined, {
     onMigration: ({ version, index, total }) => say(`applying migration ${index} of ${total}: ${version}`),
   });
-  const services = createServices({ db, config });
+  // What this process runs: the HTTP application over its runtime, the database's figures for
+  // GET /metrics, and the background workers when RUN_WORKERS says so (`ssp worker` otherwise).
+  const runtime = createRuntime({ db, config });
   // Secrets stored before encryption at rest, or under a rotated-out key, are sealed anew.
-  await resealSecrets(db, services.deps.keyring);
-  const firstToken = await ensureOperatorCredential(services.deps);
-  const app = await buildApp(services);
+  await resealSecrets(db, runtime.keyring);
+  const firstToken = await ensureOperatorCredential(runtime);
+  const app = await buildApp(runtime);
+  const unregisterMetrics = registerDatabaseMetrics(db, runtime.clock);
+  const workers = config.runWorkers ? createWorkers(runtime, pullDepsOf(runtime)) : undefined;
 
-  let worker: ReturnType<Services['workers']> | undefined;
+  let worker: ReturnType<Workers['all']> | undefined;
   const close = async () => {
     const timer = setTimeout(() => {
       app.log.error('shutdown timed out; exiting');
@@ -106,15 +113,17 @@ export async function startService(
     timer.unref();
     await app.close(); // stops accepting, lets in-flight requests finish
     await worker?.stop();
-    await services.close();
+    await workers?.close();
+    await runtime.close();
+    unregisterMetrics();
     await db.close();
     await stopTracing(); // sends the spans still buffered
     clearTimeout(timer);
   };
-  await beforeListen?.({ app, services, firstToken, close });
+  await beforeListen?.({ app, deps: runtime, firstToken, close });
   const url = await app.listen({ host: config.host, port: config.port });
-  if (config.runWorkers) {
-    worker = services.workers(app.log);
+  if (workers) {
+    worker = workers.all(app.log);
     worker.start();
   }
   app.log.info(
@@ -125,7 +134,7 @@ export async function startService(
     },
     'serving',
   );
-  return { app, services, url, firstToken, close };
+  return { app, deps: runtime, url, firstToken, close };
 }
 
 if (import.meta.main) await serve();

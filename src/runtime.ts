@@ -189,6 +189,7 @@ export function createWorkers(
       await calendar?.stop();
       await oneRoster?.stop();
       await notification?.stop();
+      await retention?.stop();
       await escalation.stop();
     },
   };

@@ -66,10 +66,9 @@ const layers: [prefix: string, layer: number][] = [
   ['config.ts', 0],
   ['db/', 1],
   ['domain/', 2],
-  // Worker loops claim and call the domain; nothing in workers/ builds the services or starts a
+  // Worker loops claim and call the domain; nothing in workers/ builds a runtime or starts a
   // process (process entries live in main.ts and cli/).
   ['workers/', 3],
-  ['services.ts', 4],
   ['runtime.ts', 4],
   ['app/types.ts', 5],
   ['app/context/', 5],

@@ -20,7 +20,7 @@ describeEachDatabase('the HTTP application', (ctx) => {
     assert.equal(listed.statusCode, 200);
     const signIn = await ctx().request({ method: 'GET', url: '/auth/sign-in' });
     assert.ok(signIn.statusCode < 500);
-    assert.deepEqual(ctx().services.deps.opened(), { oidc: false, redis: false });
+    assert.deepEqual(ctx().deps.opened(), { oidc: false, redis: false });
   });
 });
 

@@ -1,4 +1,4 @@
-// buildApp(services) -> a ready-to-listen Fastify instance. No I/O happens at import time.
+// buildApp(runtime) -> a ready-to-listen Fastify instance. No I/O happens at import time.
 import { randomUUID } from 'node:crypto';
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import Fastify, {
@@ -9,7 +9,7 @@ import Fastify, {
 } from 'fastify';
 import { ApiError } from '../errors.ts';
 import { tracing } from '../lib/telemetry/tracing.ts';
-import type { Services } from '../services.ts';
+import type { Runtime } from '../runtime.ts';
 import { installErrorHandling } from './api/errors.ts';
 import { registerApi } from './api/index.ts';
 import { registerOpenApi } from './api/openapi.ts';
@@ -110,10 +110,11 @@ export function clientRequestId(header: string | string[] | undefined): string |
   return typeof header === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(header) ? header : undefined;
 }
 
-export async function buildApp(services: Services, options: AppOptions = {}): Promise<App> {
-  // The process's dependencies: all the application itself reads (the route modules not yet
-  // converted read the services).
-  const runtime = services.deps;
+/**
+ * The HTTP application over a process's runtime (src/runtime.ts): all it reads, and what its
+ * route modules read as `request.deps`. The runtime stays the caller's to close.
+ */
+export async function buildApp(runtime: Runtime, options: AppOptions = {}): Promise<App> {
   const app = Fastify({
     logger: options.logger ?? loggerOptions(runtime.config.logLevel),
     // Fastify accepts a hop count too; its type omits it.
@@ -179,7 +180,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await registerRateLimit(app, runtime, { nameSpace: options.rateLimitNameSpace });
   await registerOpenApi(app, runtime);
   // The JSON API and the HTML pages: siblings, each answering failures in its own form.
-  await registerApi(app, services);
-  await registerPages(app, services);
+  await registerApi(app, runtime);
+  await registerPages(app, runtime);
   return app;
 }

@@ -70,7 +70,7 @@ browserSuite('console: calendar feeds, crisis contacts, cohorts', (h) => {
       [tenant.institutionId],
     );
     server.routes.set('/browser-term.ics', {
-      body: termCalendar(ctx.services.clock.now()),
+      body: termCalendar(ctx.deps.clock.now()),
       headers: { etag: '"t1"' },
     });
     server.routes.set('/browser-broken.ics', { status: 503, body: 'maintenance' });

@@ -53,7 +53,7 @@ browserSuite('the conversation in a browser', (h) => {
       category: 'financial',
       summary: 'I cannot pay this term’s fees and I am scared I will be withdrawn.',
     });
-    await createSavedReply(ctx.services.deps, tenant.institutionId, {
+    await createSavedReply(ctx.deps, tenant.institutionId, {
       name: 'We will call you',
       body: SAVED,
     });

@@ -25,7 +25,7 @@ browserSuite('console: integration manager', (h) => {
     });
     const { page, context } = await h().open(manager);
     // The worker reads the same clock as the service, so a delivery queued by a click is due at once.
-    const worker = workerFor(ctx, tenant, ctx.services.clock);
+    const worker = workerFor(ctx, tenant, ctx.deps.clock);
     try {
       await page.goto(`/console/${tenant.slug}/`);
       await page.getByRole('link', { name: 'Webhooks', exact: true }).first().click();

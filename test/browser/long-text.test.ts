@@ -42,7 +42,7 @@ browserSuite('pages with long unbroken text', (h) => {
       description: word('w'),
     });
     await sendTestEvent(ctx.deps, tenant.institutionId, endpoint.id);
-    await workerFor(ctx, tenant, ctx.services.clock).drain();
+    await workerFor(ctx, tenant, ctx.deps.clock).drain();
     const attempts = await ctx.db.query<{ id: string }>(
       'SELECT id FROM webhook_attempts WHERE endpoint_id = $1',
       [endpoint.id],

@@ -80,7 +80,7 @@ browserSuite(
         });
         const round = await createNotificationWorker({
           db: ctx.db,
-          clock: ctx.services.clock,
+          clock: ctx.deps.clock,
           smtp: { url: smtp.url, from: 'Support <support@example.edu>' },
           publicBaseUrl: h().base,
           institutionIds: [tenant.institutionId],
@@ -114,7 +114,7 @@ browserSuite(
       assert.equal(invited.statusCode, 201, invited.body);
       const more = await createNotificationWorker({
         db: ctx.db,
-        clock: ctx.services.clock,
+        clock: ctx.deps.clock,
         smtp: { url: smtp.url, from: 'Support <support@example.edu>' },
         publicBaseUrl: h().base,
         institutionIds: [tenant.institutionId],

@@ -72,7 +72,7 @@ browserSuite('console: onboarding and the webhook portal', (h) => {
     });
     const endpoint = await addEndpoint(ctx, tenant, { url: receiver.url, description: 'Help desk bridge' });
     await sendTestEvent(ctx.deps, tenant.institutionId, endpoint.id);
-    await workerFor(ctx, tenant, ctx.services.clock).drain();
+    await workerFor(ctx, tenant, ctx.deps.clock).drain();
     assert.equal(receiver.received.length, 1);
 
     const manager = await h().person(tenant, { roles: ['admin'], permissions: ['manage_integrations'] });

@@ -109,7 +109,7 @@ describeEachDatabase(
       const tenant = await seedTenant(ctx(), { rosterSecret: false });
       const admin = await personBrowser(ctx(), tenant, { roles: ['admin'] });
       const res = await admin.request('GET', `/console/${tenant.slug}/people`);
-      const uri = `${ctx().services.config.publicBaseUrl}/auth/callback`;
+      const uri = `${ctx().deps.config.publicBaseUrl}/auth/callback`;
       assert.match(res.body, new RegExp(`id="idp-redirect-uri" class="secret" value="${uri}" readonly`));
       assert.match(res.body, /data-copy="idp-redirect-uri" hidden>Copy the redirect URI/);
     });

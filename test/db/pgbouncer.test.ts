@@ -165,7 +165,7 @@ describe('PostgreSQL features through PgBouncer (transaction pooling)', { skip }
           db: open(3),
           clock: systemClock,
           policy: { allowLoopback: true },
-          keyring: ctx.services.keyring,
+          keyring: ctx.deps.keyring,
           institutionIds: [tenant.institutionId],
           batchSize: 20,
           workerId: `pooled-${n}`,

@@ -8,8 +8,15 @@ import type { App } from '../../src/app/types.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import type { Db } from '../../src/db/db.ts';
 import type { Clock } from '../../src/lib/clock.ts';
-import type { Runtime, RuntimeOptions } from '../../src/runtime.ts';
-import { createServices, type Services } from '../../src/services.ts';
+import {
+  createRuntime,
+  createWorkers,
+  pullDepsOf,
+  type Runtime,
+  type RuntimeOptions,
+} from '../../src/runtime.ts';
+import { registerDatabaseMetrics } from '../../src/workers/metrics.ts';
+import type { WorkerLogger } from '../../src/workers/webhook-delivery.ts';
 import { type DatabaseKind, databaseKinds, openTestDb } from './db.ts';
 
 export const OPERATOR_TOKEN = 'ssp_op_test-operator-token-for-tests-only';
@@ -43,7 +50,11 @@ export interface TestContext {
   app: App;
   /** The process's dependencies (database, clock, configuration, keyring…), as routes read them. */
   deps: Runtime;
-  services: Services;
+  /**
+   * Every background worker of the process, built on first call as `ssp serve` builds them (not
+   * started: start() them, stop() lets work in flight finish); close() stops them all the same.
+   */
+  workers(logger?: WorkerLogger): { start(): void; stop(): Promise<void> };
   /** JSON request helper; `token` becomes the bearer header. */
   request(options: {
     method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -58,6 +69,7 @@ export interface TestContext {
     url: string,
     body?: unknown,
   ): Promise<LightMyRequestResponse>;
+  /** Closes the app, stops the workers, releases the runtime, and closes the database it opened. */
   close(): Promise<void>;
 }
 
@@ -79,7 +91,9 @@ export interface StartOptions {
 
 export async function startTestApp(kind: DatabaseKind, options: StartOptions = {}): Promise<TestContext> {
   const db = options.db ?? (await openTestDb(kind));
-  const services = createServices({
+  // Composed as `ssp serve` composes it (src/main.ts): the runtime, the application over it, the
+  // database's figures for GET /metrics; the workers only when a test asks for them.
+  const runtime = createRuntime({
     db,
     config: testConfig(options.config, options.env),
     clock: options.clock,
@@ -87,11 +101,14 @@ export async function startTestApp(kind: DatabaseKind, options: StartOptions = {
     dns: options.dns,
     calendarFetch: options.calendarFetch,
   });
-  const app = await buildApp(services, {
+  const app = await buildApp(runtime, {
     logger: false,
     rateLimitNameSpace: options.rateLimitNameSpace ?? `ssp-test-${randomBytes(6).toString('hex')}:`,
   });
   await app.ready();
+  const unregisterMetrics = registerDatabaseMetrics(db, runtime.clock);
+  let workers: ReturnType<typeof createWorkers> | undefined;
+  const quiet: WorkerLogger = { info() {}, warn() {}, error() {} };
   const request: TestContext['request'] = ({ method, url, body, token, headers }) =>
     app.inject({
       method,
@@ -107,13 +124,18 @@ export async function startTestApp(kind: DatabaseKind, options: StartOptions = {
     kind,
     db,
     app,
-    deps: services.deps,
-    services,
+    deps: runtime,
+    workers(logger = quiet) {
+      workers ??= createWorkers(runtime, pullDepsOf(runtime));
+      return workers.all(logger);
+    },
     request,
     admin: (method, url, body) => request({ method, url, body, token: OPERATOR_TOKEN }),
     async close() {
       await app.close();
-      await services.close();
+      await workers?.close();
+      await runtime.close();
+      unregisterMetrics();
       if (!options.db) await db.close();
     },
   };

@@ -22,7 +22,7 @@ let counter = 0;
 
 /** A browser holding a session cookie (and its CSRF token) for the given session token. */
 export async function browserWith(ctx: TestContext, sessionToken: string): Promise<Browser> {
-  const name = ctx.services.config.publicBaseUrl.startsWith('https:') ? '__Host-ssp_session' : 'ssp_session';
+  const name = ctx.deps.config.publicBaseUrl.startsWith('https:') ? '__Host-ssp_session' : 'ssp_session';
   const browser: Browser = {
     cookie: `${name}=${sessionToken}`,
     csrf: '',

@@ -54,7 +54,7 @@ export function workerFor(
     db: ctx.db,
     clock,
     policy: { allowLoopback: true },
-    keyring: ctx.services.keyring,
+    keyring: ctx.deps.keyring,
     institutionIds: [tenant.institutionId],
     attemptTimeoutMs: 5_000,
     random: () => 0.5,

@@ -116,11 +116,11 @@ describeEachDatabase('help-sync secrets', (ctx) => {
     assert.equal(withRoster.statusCode, 401);
     assert.equal(withRoster.json().error, 'sync_secret_wrong');
     await assert.rejects(
-      authenticateRoster(ctx().services.deps, tenant.syncSecret),
+      authenticateRoster(ctx().deps, tenant.syncSecret),
       (error) => error instanceof ApiError && error.status === 401,
     );
     // And the roster secret itself still works for the roster feed.
-    const caller = await authenticateRoster(ctx().services.deps, tenant.rosterSecret);
+    const caller = await authenticateRoster(ctx().deps, tenant.rosterSecret);
     assert.deepEqual(caller, { kind: 'institution', institutionId: tenant.institutionId });
   });
 

@@ -70,7 +70,7 @@ describeEachDatabase('console: notifications (email off)', (ctx) => {
     await createHelpRequest(ctx().deps, tenant.institutionId, { studentId, priority: 'crisis' });
     await createNotificationWorker({
       db: ctx().db,
-      clock: ctx().services.clock,
+      clock: ctx().deps.clock,
       smtp: undefined,
       publicBaseUrl: 'http://localhost',
       institutionIds: [tenant.institutionId],
@@ -126,7 +126,7 @@ describeEachDatabase('console: notifications (email off)', (ctx) => {
     });
     await createNotificationWorker({
       db: ctx().db,
-      clock: ctx().services.clock,
+      clock: ctx().deps.clock,
       smtp: undefined,
       publicBaseUrl: 'http://localhost',
       institutionIds: [tenant.institutionId],

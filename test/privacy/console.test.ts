@@ -124,7 +124,7 @@ describeEachDatabase(
         `UPDATE sis_runs SET started_at = now() - interval '10 days' WHERE institution_id = $1`,
         [tenant.institutionId],
       );
-      const removed = await runRetention(ctx().services, tenant.institutionId, {
+      const removed = await runRetention(ctx().deps, tenant.institutionId, {
         batch: 10,
         maxBatches: 5,
         pauseMs: 0,

@@ -51,7 +51,7 @@ describeEachDatabase(
 
       const worker = createRetentionWorker({
         db: ctx().db,
-        clock: ctx().services.clock,
+        clock: ctx().deps.clock,
         retention: { pauseMs: 0 },
       });
       await worker.runOnce();

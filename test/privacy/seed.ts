@@ -88,7 +88,7 @@ export async function seedStudentEverywhere(ctx: TestContext, tenant: SeededTena
     },
   );
   if (note.statusCode !== 200) throw new Error(`note: ${note.body}`);
-  await workerFor(ctx, tenant, ctx.services.clock).runOnce();
+  await workerFor(ctx, tenant, ctx.deps.clock).runOnce();
   await receiver.close();
   // A stored answer of the student's own retried POST (sealed, as the service stores them).
   await ctx.db.query(

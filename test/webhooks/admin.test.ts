@@ -67,7 +67,7 @@ describeEachDatabase(
         [endpoint.id],
       );
       assert.notEqual(stored.rows[0].secret, endpoint.secret);
-      assert.equal(ctx().services.keyring.decrypt(stored.rows[0].secret), endpoint.secret);
+      assert.equal(ctx().deps.keyring.decrypt(stored.rows[0].secret), endpoint.secret);
       const read = await ctx().admin(
         'GET',
         `/admin/v1/institutions/${tenant.slug}/webhook-endpoints/${endpoint.id}`,

@@ -202,7 +202,7 @@ describeEachDatabase(
         db: slowDb,
         clock,
         policy: { allowLoopback: true },
-        keyring: ctx().services.keyring,
+        keyring: ctx().deps.keyring,
         institutionIds: [tenant.institutionId],
         attemptTimeoutMs: 5_000,
         leaseMs,

@@ -1,7 +1,7 @@
 // The JSON API: liveness and readiness, the three feeds (each authenticated by its own secret,
 // `access: 'feed'`), and the admin API under /admin/v1 (each route declaring its access, decided
 // by the request context). Routes are thin: they parse, call the domain, and shape the reply.
-import type { Services } from '../../services.ts';
+import type { Deps } from '../../domain/deps.ts';
 import type { App } from '../types.ts';
 import { adminAuditRoutes } from './admin/audit.ts';
 import { adminCalendarRoutes } from './admin/calendar.ts';
@@ -38,14 +38,18 @@ import { healthRoutes } from './health.ts';
 import { acceptOmittedBodies } from './optional-body.ts';
 import { refuseUnknownParameters } from './query-parameters.ts';
 
-type RouteModule = (app: App, services: Services) => void;
+type RouteModule = (app: App) => void;
 
-const routeModules: RouteModule[] = [
+/**
+ * The route modules, in the order the OpenAPI document lists them. Each reads `request.deps`; the
+ * feeds' rate limits are the configuration's, read once as they are registered.
+ */
+const routeModules = ({ config }: Pick<Deps, 'config'>): RouteModule[] => [
   healthRoutes,
-  sisSyncRoutes,
-  sisEnrolmentsRoutes,
+  (app) => sisSyncRoutes(app, { config }),
+  (app) => sisEnrolmentsRoutes(app, { config }),
   oneRosterMemoryRoutes,
-  helpSyncRoutes,
+  (app) => helpSyncRoutes(app, { config }),
   adminInstitutionRoutes,
   adminCohortRoutes,
   adminMeRoutes,
@@ -74,11 +78,11 @@ const routeModules: RouteModule[] = [
   adminInboxSettingsRoutes,
 ];
 
-export async function registerApi(app: App, services: Services): Promise<void> {
+export async function registerApi(app: App, deps: Pick<Deps, 'config'>): Promise<void> {
   await app.register(async (scope) => {
     refuseUnknownParameters(scope as App);
     refuseUnknownBodyFields(scope as App);
     acceptOmittedBodies(scope as App);
-    for (const routes of routeModules) routes(scope as App, services);
+    for (const routes of routeModules(deps)) routes(scope as App);
   });
 }

@@ -5,7 +5,7 @@
 // them), and the assets.
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
-import type { Services } from '../../services.ts';
+import type { Deps } from '../../domain/deps.ts';
 import type { App } from '../types.ts';
 import { registerAssets } from './assets.ts';
 import { registerConsole } from './console/index.ts';
@@ -13,7 +13,7 @@ import { pageEngine } from './page-scope.ts';
 import { registerSignInPages } from './sign-in/routes.ts';
 import { registerStudentPages } from './student/routes.ts';
 
-export async function registerPages(app: App, services: Services): Promise<void> {
+export async function registerPages(app: App, deps: Pick<Deps, 'config'>): Promise<void> {
   await app.register(async (scope) => {
     const pages = scope as App;
     await pages.register(helmet, {
@@ -38,9 +38,9 @@ export async function registerPages(app: App, services: Services): Promise<void>
     });
     await pages.register(formbody, { bodyLimit: 64 * 1024 });
     await registerAssets(pages);
-    const engine = pageEngine(services.deps);
-    await registerSignInPages(pages, engine, services.deps);
-    await registerConsole(pages, engine, services);
+    const engine = pageEngine(deps);
+    await registerSignInPages(pages, engine, deps);
+    await registerConsole(pages, engine);
     await registerStudentPages(pages, engine);
   });
 }

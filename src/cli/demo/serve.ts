@@ -103,7 +103,7 @@ export async function serveDemo(o: ServeDemoOptions): Promise<void> {
       await pointAtThisRun(admin, o.slug, idp.issuer, calendar);
       o.log(signInText(demo, true));
     } else await fillDemo(admin, demo);
-    const link = await mintOperatorLink(service.services.deps);
+    const link = await mintOperatorLink(service.deps);
     o.log(
       [
         '',

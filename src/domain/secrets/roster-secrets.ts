@@ -160,5 +160,3 @@ export async function rosterMayAccess(db: Db, caller: RosterCaller, institutionI
   if (caller.kind === 'institution') return caller.institutionId === institutionId;
   return !(await anyRosterSecret(db, institutionId));
 }
-
-/** The functions above bound to their dependencies (`services.rosterSecrets.<name>`). */

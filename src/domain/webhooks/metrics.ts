@@ -47,7 +47,7 @@ export async function webhookMetrics(q: Queryable, clock: Clock): Promise<Webhoo
 
 /**
  * The same figures as Prometheus gauges (GET /metrics), read at scrape time from the database
- * the process's services point them at (webhookGauges.setSource).
+ * the process entry points them at (webhookGauges.setSource, in src/workers/metrics.ts).
  */
 export const webhookGauges = sourcedGauges<WebhookMetrics>([
   {

@@ -79,7 +79,7 @@ const queueProbes = new Map<string, () => Promise<QueueDepth>>();
 /**
  * Makes a worker's queue part of every scrape. `probe` is one cheap aggregate query; it runs at
  * scrape time only. A second registration under the same name replaces the first; the returned
- * function removes it (when the worker's services close).
+ * function removes it (when the process that registered it closes).
  */
 export function registerWorkerQueue(worker: string, probe: () => Promise<QueueDepth>): () => void {
   queueProbes.set(worker, probe);

@@ -2,6 +2,8 @@
 // The route authenticates the roster secret, asks the feed access who may push where, checks
 // the envelope and hands the sections to the taxonomy's push (domain/taxonomy/push.ts), which checks the limits,
 // validates every row on its own and records the run.
+
+import type { Deps } from '../../../domain/deps.ts';
 import { credentialOf, institutionForPush } from '../../../domain/roster/feed-access.ts';
 import {
   type PushBody,
@@ -11,7 +13,6 @@ import {
 } from '../../../domain/taxonomy/push.ts';
 import { ApiError } from '../../../errors.ts';
 import { refuseUnknownFields } from '../../../lib/unknown-fields.ts';
-import type { Services } from '../../../services.ts';
 import { perMinute } from '../../context/rate-limit.ts';
 import { rosterCallerOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
@@ -21,7 +22,8 @@ import { Body, enrolmentsDescription, Result } from './sis-enrolments-docs.ts';
 
 const topLevelFields = ['institution', 'dry_run', 'lines', ...sectionOrder];
 
-export function sisEnrolmentsRoutes(app: App, services: Services): void {
+/** The rate limit is the process's configuration, read once as the route is registered. */
+export function sisEnrolmentsRoutes(app: App, { config }: Pick<Deps, 'config'>): void {
   app.post(
     '/api/sis/enrolments',
     {
@@ -31,13 +33,13 @@ export function sisEnrolmentsRoutes(app: App, services: Services): void {
       config: {
         access: 'feed',
         credential: 'roster_secret',
-        ...perMinute(services.config.enrolmentsRateLimitPerMinute, 'enrolments'),
+        ...perMinute(config.enrolmentsRateLimitPerMinute, 'enrolments'),
       },
       schema: {
         tags: ['sis'],
         security: [{ rosterSecret: [] }],
         summary: 'Push programs, campuses, terms, units and enrolments',
-        description: enrolmentsDescription(services.config.enrolmentsRateLimitPerMinute),
+        description: enrolmentsDescription(config.enrolmentsRateLimitPerMinute),
         body: Body,
         response: { 200: Result, ...errorResponses(400, 401, 404, 409, 413, 415, 429, 500, 503) },
       },

@@ -6,11 +6,11 @@
 // unknown top-level fields (400 unknown_field), the envelope (400), the cohort (404, decided by
 // the domain's feed access), the page size (413, the domain's), then the rows.
 import type { FastifyRequest } from 'fastify';
+import type { Deps } from '../../../domain/deps.ts';
 import { cohortForPush, credentialOf } from '../../../domain/roster/feed-access.ts';
 import { syncRoster } from '../../../domain/roster/sync.ts';
 import { ApiError } from '../../../errors.ts';
 import { refuseUnknownFields } from '../../../lib/unknown-fields.ts';
-import type { Services } from '../../../services.ts';
 import { perMinute } from '../../context/rate-limit.ts';
 import { rosterCallerOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
@@ -21,7 +21,8 @@ import { description, SyncBody, SyncResponse } from './sis-sync-docs.ts';
 /** The top-level fields of the body; anything else is 400 unknown_field. */
 const bodyFields = Object.keys(SyncBody.properties);
 
-export function sisSyncRoutes(app: App, services: Services): void {
+/** The rate limit is the process's configuration, read once as the route is registered. */
+export function sisSyncRoutes(app: App, { config }: Pick<Deps, 'config'>): void {
   app.post(
     '/api/sis/sync',
     {
@@ -29,7 +30,7 @@ export function sisSyncRoutes(app: App, services: Services): void {
       config: {
         access: 'feed',
         credential: 'roster_secret',
-        ...perMinute(services.config.rosterRateLimitPerMinute, 'roster'),
+        ...perMinute(config.rosterRateLimitPerMinute, 'roster'),
       },
       // Fastify also parses text/plain; this endpoint takes JSON only.
       preValidation: async (request: FastifyRequest) => {

@@ -17,7 +17,6 @@ import { listRuns } from '../../../domain/runs/runs.ts';
 import { syncSecretStatus } from '../../../domain/secrets/help-sync-secrets.ts';
 import { rosterSecretStatus } from '../../../domain/secrets/roster-secrets.ts';
 import { listEndpoints } from '../../../domain/webhooks/endpoints.ts';
-import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { ctx, institutionOf } from './context.ts';
 import { escalationAttention, healthView } from './health-view.ts';
@@ -27,9 +26,7 @@ import { removedWords } from './privacy-view.ts';
 /** The most endpoints and feeds the page reads (an institution has a handful). */
 const MOST = 200;
 
-export function healthRoutes(app: App, services: Services): void {
-  const { db, clock } = services;
-
+export function healthRoutes(app: App): void {
   app.get(
     '/:slug/',
     { config: { access: 'read' }, schema: { hide: true, params: Type.Object({ slug: Type.String() }) } },
@@ -37,6 +34,7 @@ export function healthRoutes(app: App, services: Services): void {
       const c = ctx(request);
       const institution = institutionOf(request);
       if (!c.may('admin')) return reply.redirect(`/console/${institution.slug}/inbox`, 303);
+      const { db, clock } = request.deps;
       const id = institution.id;
       const integrations = c.may('integrations');
       const [

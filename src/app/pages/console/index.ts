@@ -2,7 +2,6 @@
 // access they need (`config.access`, decided by the request context) and builds its view from the
 // domain; this file only puts them on the console's surface.
 import type { Eta } from 'eta';
-import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { registerSurface } from '../page-scope.ts';
 import { auditRoutes } from './audit.ts';
@@ -31,7 +30,7 @@ import { secretRoutes } from './secrets.ts';
 import { webhookPortalRoutes } from './webhook-portal.ts';
 import { webhookRoutes } from './webhooks.ts';
 
-type PageModule = (app: App, services: Services) => void;
+type PageModule = (app: App) => void;
 const pages: PageModule[] = [
   operatorRoutes,
   healthRoutes,
@@ -59,10 +58,10 @@ const pages: PageModule[] = [
   accessLogRoutes,
 ];
 
-export async function registerConsole(parent: App, engine: Eta, services: Services): Promise<void> {
+export async function registerConsole(parent: App, engine: Eta): Promise<void> {
   await registerSurface(parent, engine, consoleSurface(), (scope) => {
     scope.addHook('preHandler', consoleContextHook());
     refuseUnknownFormFields(scope);
-    for (const routes of pages) routes(scope, services);
+    for (const routes of pages) routes(scope);
   });
 }

@@ -8,7 +8,6 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { dailyRuns, getRun, listRuns, runOrder, studentNamesOf } from '../../../domain/runs/runs.ts';
-import type { Services } from '../../../services.ts';
 import type { App } from '../../types.ts';
 import { ctx, institutionOf } from './context.ts';
 import { timesIn } from './institution-time.ts';
@@ -24,8 +23,7 @@ const RunsQuery = Type.Object({
   cursor: CursorParam,
 });
 
-export function runRoutes(app: App, services: Services): void {
-  const { clock } = services;
+export function runRoutes(app: App): void {
   const pageOf = (request: FastifyRequest) => `/console/${institutionOf(request).slug}/runs`;
 
   app.get(
@@ -34,7 +32,7 @@ export function runRoutes(app: App, services: Services): void {
     async (request) => {
       const institutionId = institutionOf(request).id;
       const filters = runFilters(request.query);
-      const span = chartSpan(clock.now());
+      const span = chartSpan(request.deps.clock.now());
       // The chart: the runs started on each of the last 30 days, summed by the domain, by the
       // same day as the day filter, so a day's bar and that day's filtered list agree.
       const [daily, listing] = await Promise.all([

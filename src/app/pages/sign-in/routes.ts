@@ -43,7 +43,12 @@ const signInSurface: Surface = {
   errorData: () => ({ title: 'Sign-in did not complete', again: '/auth/sign-in' }),
 };
 
-export async function registerSignInPages(parent: App, engine: Eta, deps: Deps): Promise<void> {
+/** The sign-in rate limit is the process's configuration, read once as the pages are registered. */
+export async function registerSignInPages(
+  parent: App,
+  engine: Eta,
+  deps: Pick<Deps, 'config'>,
+): Promise<void> {
   await registerSurface(parent, engine, signInSurface, (app) => signInRoutes(app, deps));
 }
 
@@ -72,13 +77,13 @@ function signedIn(reply: FastifyReply, session: { token: string; expiresAt: Date
   return reply.header('cache-control', 'no-store').redirect(to, 303);
 }
 
-function signInRoutes(app: App, deps: Deps): void {
+function signInRoutes(app: App, deps: Pick<Deps, 'config'>): void {
   searchAndStartRoutes(app, deps);
   callbackRoutes(app);
 }
 
 /** Finding one's institution, and starting a sign-in to it (or to the platform's provider). */
-function searchAndStartRoutes(app: App, deps: Deps): void {
+function searchAndStartRoutes(app: App, deps: Pick<Deps, 'config'>): void {
   // Starting a sign-in needs no credential and writes a row: limited per client (request.ip,
   // TRUST_PROXY honoured; shared through Redis when configured); 429 is a page with Retry-After.
   const start = {
