@@ -126,10 +126,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
  * process has built it, so it is handed over here rather than at construction.
  */
 export function createWorkers(
-  deps: Pick<Deps, 'db' | 'clock' | 'keyring' | 'policy' | 'config'>,
+  deps: Pick<Deps, 'db' | 'clock' | 'keyring' | 'policy' | 'config' | 'calendarFetch'>,
   pull: PullDeps,
 ) {
-  const { db, clock, keyring, policy, config } = deps;
+  const { db, clock, keyring, policy, config, calendarFetch } = deps;
   let webhook: WebhookWorker | undefined;
   let calendar: CalendarFetchWorker | undefined;
   let oneRoster: OneRosterPullWorker | undefined;
@@ -144,7 +144,7 @@ export function createWorkers(
     },
     /** Calendar feed fetches. */
     calendar(logger: WorkerLogger): CalendarFetchWorker {
-      calendar ??= createCalendarFetchWorker({ db, clock, policy, logger });
+      calendar ??= createCalendarFetchWorker({ db, clock, policy, logger, ...calendarFetch });
       return calendar;
     },
     /** OneRoster pulls. */

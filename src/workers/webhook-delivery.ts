@@ -114,13 +114,8 @@ function secretOpener(keyring: Keyring): (stored: string) => string {
   };
 }
 
-/**
- * The worker's rounds: claiming due deliveries within the capacity classes, attempting each under
- * its lease, recording results in batches, pruning; used one round at a time (runOnce, drain) and
- * by the continuous mode (./continuous.ts).
- */
-function deliveryRounds(options: WebhookWorkerOptions) {
-  const { db, clock, policy } = options;
+/** The worker's settings: the options given, or their defaults. */
+function settingsOf(options: WebhookWorkerOptions) {
   const attemptTimeoutMs = options.attemptTimeoutMs ?? 10_000;
   const shares = sharesFor({
     concurrency: options.concurrency,
@@ -131,40 +126,58 @@ function deliveryRounds(options: WebhookWorkerOptions) {
     slowAfterMs: options.slowAfterMs,
     attemptTimeoutMs,
   });
-  const wakeAfterFinished = wakeAfter(shares);
   const claimAhead = Math.max(0, options.claimAhead ?? shares.concurrency * 2);
-  const aheadShares = sharesAhead(shares, claimAhead);
-  const batchSize = options.batchSize ?? 500;
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-  const renewEveryMs = options.renewEveryMs ?? Math.min(DEFAULT_RENEW_EVERY_MS, Math.floor(leaseMs / 3));
-  const idlePollMs = options.idlePollMs ?? 50;
-  const random = options.random ?? Math.random;
-  const workerId = options.workerId ?? randomUUID().slice(0, 8);
-  const institutionIds = options.institutionIds ?? null;
-  const log = options.logger;
+  return {
+    attemptTimeoutMs,
+    shares,
+    wakeAfterFinished: wakeAfter(shares),
+    claimAhead,
+    aheadShares: sharesAhead(shares, claimAhead),
+    batchSize: options.batchSize ?? 500,
+    leaseMs,
+    renewEveryMs: options.renewEveryMs ?? Math.min(DEFAULT_RENEW_EVERY_MS, Math.floor(leaseMs / 3)),
+    idlePollMs: options.idlePollMs ?? 50,
+    random: options.random ?? Math.random,
+    workerId: options.workerId ?? randomUUID().slice(0, 8),
+    institutionIds: options.institutionIds ?? null,
+  };
+}
 
-  const agent = createDeliveryAgent(policy, attemptTimeoutMs, options.lookup);
-  // An endpoint whose attempt timed out stays slow this long between its attempts.
-  const inflight = createInflight({ slowMemoryMs: Math.max(60_000, attemptTimeoutMs * 3) });
-  const leases = createLeaseKeeper({ db, clock, leaseMs, renewEveryMs, log });
-  const vacuum = createVacuumer(db);
-  const open = secretOpener(options.keyring);
-  const checkUrl = urlChecker(policy);
+type Settings = ReturnType<typeof settingsOf>;
 
-  /**
-   * Claims up to `limit` due deliveries, respecting the capacity classes (with the room of a
-   * claim ahead when `ahead`: see continuous.ts).
-   */
-  async function claim(limit: number, ahead = false): Promise<Claimed[]> {
+/** What a worker holds while it runs: its HTTP agent, what is in flight, the leases it keeps. */
+function holdingsOf(options: WebhookWorkerOptions, settings: Settings) {
+  const { db, clock, policy } = options;
+  const { attemptTimeoutMs, leaseMs, renewEveryMs } = settings;
+  return {
+    agent: createDeliveryAgent(policy, attemptTimeoutMs, options.lookup),
+    // An endpoint whose attempt timed out stays slow this long between its attempts.
+    inflight: createInflight({ slowMemoryMs: Math.max(60_000, attemptTimeoutMs * 3) }),
+    leases: createLeaseKeeper({ db, clock, leaseMs, renewEveryMs, log: options.logger }),
+    vacuum: createVacuumer(db),
+    open: secretOpener(options.keyring),
+    checkUrl: urlChecker(policy),
+  };
+}
+
+type Holdings = ReturnType<typeof holdingsOf>;
+
+/**
+ * Claims up to `limit` due deliveries, respecting the capacity classes (with the room of a
+ * claim ahead when `ahead`: see continuous.ts).
+ */
+function claimer({ db, clock }: WebhookWorkerOptions, settings: Settings, { inflight, open }: Holdings) {
+  return async function claim(limit: number, ahead = false): Promise<Claimed[]> {
     const { now, loads } = inflight.loads();
-    const classes = ahead ? aheadShares : shares;
+    const classes = ahead ? settings.aheadShares : settings.shares;
     const claimed = await claimDeliveries(db, {
       now: clock.now(),
       limit,
-      leaseMs,
+      leaseMs: settings.leaseMs,
       capacity: capacity(loads, now, classes),
       shares: classes,
-      institutionIds,
+      institutionIds: settings.institutionIds,
     });
     // Keys are opened here, in memory, for the attempt; they are never written back or logged.
     for (const delivery of claimed) {
@@ -172,7 +185,14 @@ function deliveryRounds(options: WebhookWorkerOptions) {
       if (delivery.previous_secret) delivery.previous_secret = open(delivery.previous_secret);
     }
     return claimed;
-  }
+  };
+}
+
+/** Taking claimed deliveries, attempting them under their leases, giving back and recording. */
+function attempts(options: WebhookWorkerOptions, settings: Settings, holdings: Holdings) {
+  const { db, clock, policy } = options;
+  const log = options.logger;
+  const { agent, inflight, leases, checkUrl } = holdings;
 
   /**
    * Takes a claimed delivery into this worker: its lease is held (and renewed) from now until its
@@ -210,15 +230,15 @@ function deliveryRounds(options: WebhookWorkerOptions) {
    */
   async function attemptOne(delivery: Claimed, abandon: AbortController = take(delivery)): Promise<Result> {
     inflight.started(delivery);
+    const timeoutMs = settings.attemptTimeoutMs;
     try {
-      const send = () =>
-        attemptDelivery(delivery, { agent, clock, policy, timeoutMs: attemptTimeoutMs, checkUrl }, abandon);
+      const send = () => attemptDelivery(delivery, { agent, clock, policy, timeoutMs, checkUrl }, abandon);
       const attempt = await workerJob('webhooks', send, jobOf(delivery));
       // The lease stays held (and renewed) until the result is recorded: see record().
       const leaseHeld = leases.isHeld(delivery);
       if (leaseHeld) inflight.noteOutcome(delivery.endpoint_id, attempt.outcome);
       else leases.release(delivery);
-      return resultOf(delivery, attempt, { random, leaseHeld });
+      return resultOf(delivery, attempt, { random: settings.random, leaseHeld });
     } catch (error) {
       leases.release(delivery);
       throw error;
@@ -243,9 +263,24 @@ function deliveryRounds(options: WebhookWorkerOptions) {
     }
   };
 
+  return { take, giveBack, attemptOne, record };
+}
+
+/**
+ * The worker's rounds: claiming due deliveries within the capacity classes, attempting each under
+ * its lease, recording results in batches, pruning; used one round at a time (runOnce, drain) and
+ * by the continuous mode (./continuous.ts).
+ */
+function deliveryRounds(options: WebhookWorkerOptions) {
+  const settings = settingsOf(options);
+  const holdings = holdingsOf(options, settings);
+  const { agent, inflight, leases, vacuum } = holdings;
+  const claim = claimer(options, settings, holdings);
+  const { take, giveBack, attemptOne, record } = attempts(options, settings, holdings);
+
   /** One round, for tests and tools: claim what is due, deliver all, record, return a summary. */
   async function runOnce(): Promise<RunSummary> {
-    return deliver(await claim(Math.min(batchSize, shares.concurrency)));
+    return deliver(await claim(Math.min(settings.batchSize, settings.shares.concurrency)));
   }
 
   /** Attempts these claimed deliveries and records the results (runOnce's second half). */
@@ -271,11 +306,11 @@ function deliveryRounds(options: WebhookWorkerOptions) {
   }
 
   const { prune, pruneWhenDue } = createPruner({
-    db,
-    clock,
+    db: options.db,
+    clock: options.clock,
     retentionMs: options.retentionMs ?? RETENTION_MS,
-    institutionIds,
-    log,
+    institutionIds: settings.institutionIds,
+    log: options.logger,
   });
 
   let closed = false;
@@ -287,15 +322,8 @@ function deliveryRounds(options: WebhookWorkerOptions) {
   }
 
   return {
-    workerId,
-    shares,
-    claimAhead,
-    wakeAfterFinished,
-    batchSize,
-    idlePollMs,
-    leaseMs,
-    renewEveryMs,
-    log,
+    ...settings,
+    log: options.logger,
     inflight,
     claim,
     take,

@@ -1,7 +1,7 @@
 // Schemas shared by several routes: the error body, paging, nullable values, identifiers and
 // text. Each is defined here once; routes import them.
 import { type TSchema, Type } from 'typebox';
-import { Nullable } from '../../lib/schema.ts';
+import { Nullable, Uuid } from '../../lib/schema.ts';
 
 export {
   DateTime,
@@ -83,6 +83,10 @@ export const Slug = (description = 'Institution slug') =>
   Type.String({ pattern: slugPattern.source, description });
 
 export const SlugParams = Type.Object({ slug: Slug() });
+
+/** The path parameters of one item of an institution: its slug, and the item's id (`description`). */
+export const ItemParams = (description: string) =>
+  Type.Intersect([SlugParams, Type.Object({ id: Uuid(description) })]);
 
 /** Who may call an admin endpoint: the operator token, or a signed-in session (roles permitting). */
 export const adminSecurity: { [scheme: string]: string[] }[] = [{ operatorToken: [] }, { sessionCookie: [] }];

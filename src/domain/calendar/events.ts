@@ -7,6 +7,7 @@
 import type { Queryable } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 import { uuidPattern } from './feeds.ts';
+import type { StoredEvent } from './model.ts';
 import { selectEventsInWindow } from './sql/occurrences.ts';
 
 /** Longest window one listing may ask for (the stored expansion spans 580 days). */
@@ -87,7 +88,15 @@ export async function listEvents(
     limit: query.limit,
     offset: query.offset,
   });
-  return rows.map((r) => ({
+  return rows.map(eventOut);
+}
+
+/**
+ * A stored occurrence as the listings show it: timed events as UTC instants, all-day events as
+ * dates (the end exclusive); the empty recurrence id of a plain event is null.
+ */
+export function eventOut(r: StoredEvent): CalendarEventOut {
+  return {
     feed_id: r.feed_id,
     uid: r.uid,
     recurrence_id: r.recurrence_id === '' ? null : r.recurrence_id,
@@ -98,5 +107,5 @@ export async function listEvents(
     location: r.location,
     description: r.description,
     status: r.status,
-  }));
+  };
 }

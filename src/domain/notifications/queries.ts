@@ -104,17 +104,30 @@ export interface NotificationRow {
   finished_at: Date | null;
 }
 
+/**
+ * The WHERE of a newest-first listing over `base`, narrowed to one state when one is asked for,
+ * and its parameters ($1 the institution, $2 the limit, $3 the state). Two statements rather than
+ * `($3 IS NULL OR state = $3)`, so each reads its own index range.
+ */
+function recentFilter(base: string, institutionId: string, options: { limit: number; state?: string }) {
+  return options.state === undefined
+    ? { where: base, params: [institutionId, options.limit] }
+    : { where: `${base} AND n.state = $3`, params: [institutionId, options.limit, options.state] };
+}
+
 /** The institution's newest notifications (optionally in one state), newest first. */
 export async function selectRecent(
   db: Queryable,
   institutionId: string,
   options: { limit: number; state?: string },
 ): Promise<NotificationRow[]> {
-  // Two statements rather than `($3 IS NULL OR state = $3)`, so each reads its own index range.
   // Emails to staff and admins about requests: students' emails and invitations are not listed
   // here (docs/notifications.md), so every row keeps a person and a request.
-  const base = 'n.institution_id = $1 AND n.help_request_id IS NOT NULL';
-  const where = options.state === undefined ? base : `${base} AND n.state = $3`;
+  const { where, params } = recentFilter(
+    'n.institution_id = $1 AND n.help_request_id IS NOT NULL',
+    institutionId,
+    options,
+  );
   const { rows } = await db.query<NotificationRow>(
     `SELECT n.id, n.help_request_id, n.person_id, p.name AS person_name, p.email AS person_email,
        n.reason, n.state, n.attempts,
@@ -124,9 +137,7 @@ export async function selectRecent(
      WHERE ${where}
      ORDER BY n.created_at DESC, n.id DESC
      LIMIT $2`,
-    options.state === undefined
-      ? [institutionId, options.limit]
-      : [institutionId, options.limit, options.state],
+    params,
   );
   return rows;
 }
@@ -164,8 +175,7 @@ export async function selectRecentOutbox(
   institutionId: string,
   options: { limit: number; state?: string },
 ): Promise<OutboxRow[]> {
-  const where =
-    options.state === undefined ? 'n.institution_id = $1' : 'n.institution_id = $1 AND n.state = $3';
+  const { where, params } = recentFilter('n.institution_id = $1', institutionId, options);
   const { rows } = await db.query<OutboxRow>(
     `SELECT n.id, n.help_request_id, CASE WHEN n.student_id IS NULL THEN 'person' ELSE 'student' END AS recipient,
        coalesce(p.name, nullif(concat_ws(' ', s.first_name, s.last_name), '')) AS name,
@@ -179,9 +189,7 @@ export async function selectRecentOutbox(
      WHERE ${where}
      ORDER BY n.created_at DESC, n.id DESC
      LIMIT $2`,
-    options.state === undefined
-      ? [institutionId, options.limit]
-      : [institutionId, options.limit, options.state],
+    params,
   );
   return rows;
 }

@@ -22,7 +22,7 @@ import {
 } from '../../../domain/calendar/schemas.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
-import { adminSecurity, errorResponses, SlugParams, Uuid } from '../schemas.ts';
+import { adminSecurity, errorResponses, ItemParams, SlugParams, Uuid } from '../schemas.ts';
 
 // Calendar listings page by offset: feeds are few, fetch history is capped per feed, and events
 // are bounded by their window. (The other admin listings use cursors; see docs/admin-listings.md.)
@@ -35,7 +35,7 @@ function page(query: { limit?: number; offset?: number }) {
   return { limit: query.limit ?? 100, offset: query.offset ?? 0 };
 }
 
-const FeedParams = Type.Intersect([SlugParams, Type.Object({ id: Uuid('Calendar feed id') })]);
+const FeedParams = ItemParams('Calendar feed id');
 
 const List = <T extends Parameters<typeof Type.Array>[0]>(item: T) =>
   Type.Object({ items: Type.Array(item), limit: Type.Integer(), offset: Type.Integer() });

@@ -27,16 +27,16 @@ import {
   adminSecurity,
   CursorQuery,
   errorResponses,
+  ItemParams,
   Page,
   pageOf,
   pageReply,
   SlugParams,
-  Uuid,
 } from '../schemas.ts';
 
 export const webhookTags = ['webhooks'];
 export const endpointsPath = '/admin/v1/institutions/:slug/webhook-endpoints';
-export const EndpointParams = Type.Intersect([SlugParams, Type.Object({ id: Uuid('Webhook endpoint id') })]);
+export const EndpointParams = ItemParams('Webhook endpoint id');
 
 const delay = (ms: number) =>
   ms < 60_000 ? `${ms / 1000}s` : ms < 3_600_000 ? `${ms / 60_000}min` : `${ms / 3_600_000}h`;

@@ -27,10 +27,24 @@ export function pretty(text: string): string {
   }
 }
 
-export function webhookPortalRoutes(app: App): void {
-  const pageOf = (request: FastifyRequest, id?: string) =>
-    `/console/${institutionOf(request).slug}/webhooks${id ? `/${id}` : ''}`;
+const pageOf = (request: FastifyRequest, id?: string) =>
+  `/console/${institutionOf(request).slug}/webhooks${id ? `/${id}` : ''}`;
 
+/**
+ * The confirmation asked before an endpoint's action, posting back to the action's path. Asking
+ * changes nothing: no audit entry for it.
+ */
+function askFirst(
+  request: FastifyRequest<{ Params: { id: string } }>,
+  action: string,
+  words: { title: string; message: string; button: string },
+) {
+  request.unchanged = true;
+  const page = pageOf(request, request.params.id);
+  return ctx(request).render('console/confirm.eta', { ...words, action: `${page}/${action}`, back: page });
+}
+
+export function webhookPortalRoutes(app: App): void {
   app.get(
     '/:slug/webhooks/events',
     { config: access, schema: { hide: true, params: Params } },
@@ -69,16 +83,12 @@ export function webhookPortalRoutes(app: App): void {
       const { id } = request.params;
       const institutionId = institutionOf(request).id;
       const endpoint = await getEndpoint(request.deps, institutionId, id);
-      if (!confirmed(request.body)) {
-        request.unchanged = true;
-        return ctx(request).render('console/confirm.eta', {
+      if (!confirmed(request.body))
+        return askFirst(request, 'delete', {
           title: 'Delete this endpoint?',
           message: `${endpoint.url} stops receiving events at once. Its deliveries and attempt log are deleted with it; this cannot be undone. To stop deliveries for a while instead, disable it.`,
-          action: `${pageOf(request, id)}/delete`,
           button: 'Delete the endpoint',
-          back: pageOf(request, id),
         });
-      }
       await removeEndpoint(request.deps.db, institutionId, id);
       return reply.redirect(`${pageOf(request)}?done=webhook_deleted`, 303);
     },
@@ -91,16 +101,12 @@ export function webhookPortalRoutes(app: App): void {
       const { id } = request.params;
       const institutionId = institutionOf(request).id;
       const endpoint = await getEndpoint(request.deps, institutionId, id);
-      if (!confirmed(request.body)) {
-        request.unchanged = true;
-        return ctx(request).render('console/confirm.eta', {
+      if (!confirmed(request.body))
+        return askFirst(request, 'reveal-secret', {
           title: 'Show the signing secret?',
           message: `The signing secret of ${endpoint.url} is shown on the next page. Showing it is recorded in the audit with your name.`,
-          action: `${pageOf(request, id)}/reveal-secret`,
           button: 'Show the signing secret',
-          back: pageOf(request, id),
         });
-      }
       const { secret } = await revealSecret(request.deps, institutionId, id);
       return ctx(request).render('console/secret-shown.eta', {
         title: 'Signing secret',
