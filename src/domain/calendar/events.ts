@@ -7,6 +7,7 @@
 import type { Queryable } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 import { uuidPattern } from './feeds.ts';
+import type { StoredEvent } from './model.ts';
 import { selectEventsInWindow } from './sql/occurrences.ts';
 
 /** Longest window one listing may ask for (the stored expansion spans 580 days). */
@@ -87,16 +88,22 @@ export async function listEvents(
     limit: query.limit,
     offset: query.offset,
   });
-  return rows.map((r) => ({
+  return rows.map(eventOut);
+}
+
+/** A stored occurrence as the API shows it: an all-day one with dates, no recurrence id as null. */
+export function eventOut(r: StoredEvent): CalendarEventOut {
+  const at = (instant: Date) => (r.all_day ? instant.toISOString().slice(0, 10) : instant.toISOString());
+  return {
     feed_id: r.feed_id,
     uid: r.uid,
     recurrence_id: r.recurrence_id === '' ? null : r.recurrence_id,
-    start: r.all_day ? r.starts_at.toISOString().slice(0, 10) : r.starts_at.toISOString(),
-    end: r.all_day ? r.ends_at.toISOString().slice(0, 10) : r.ends_at.toISOString(),
+    start: at(r.starts_at),
+    end: at(r.ends_at),
     all_day: r.all_day,
     summary: r.summary,
     location: r.location,
     description: r.description,
     status: r.status,
-  }));
+  };
 }

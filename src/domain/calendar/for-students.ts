@@ -12,7 +12,7 @@
 // run), so the scan starts LONGEST_EVENT_DAYS before the window: an occurrence longer than that
 // which began before the window is left out.
 import type { Queryable } from '../../db/db.ts';
-import type { CalendarEventOut } from './events.ts';
+import { type CalendarEventOut, eventOut } from './events.ts';
 import { selectFeedsEventsInWindow, selectStudentFeedIds } from './sql/occurrences.ts';
 
 /** Occurrences longer than this that began before the window are not shown in it. */
@@ -38,16 +38,5 @@ export async function eventsForStudent(
     scanFrom,
     limit: window.limit,
   });
-  return rows.map((r) => ({
-    feed_id: r.feed_id,
-    uid: r.uid,
-    recurrence_id: r.recurrence_id === '' ? null : r.recurrence_id,
-    start: r.all_day ? r.starts_at.toISOString().slice(0, 10) : r.starts_at.toISOString(),
-    end: r.all_day ? r.ends_at.toISOString().slice(0, 10) : r.ends_at.toISOString(),
-    all_day: r.all_day,
-    summary: r.summary,
-    location: r.location,
-    description: r.description,
-    status: r.status,
-  }));
+  return rows.map(eventOut);
 }
