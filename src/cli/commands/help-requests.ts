@@ -68,29 +68,26 @@ function registerRequestCommands(requests: Command, admin: () => AdminCall, prin
 
 /** ssp help-requests status, note, reply, assign, unassign: what staff do with a request. */
 function registerStaffCommands(requests: Command, admin: () => AdminCall, print: Print) {
-  requests
-    .command('status <institution> <id> <status>')
-    .description('Staff: set the status')
-    .requiredOption('--staff <name>', 'the staff member making the change')
-    .action(async (slug: string, id: string, status: string, o) =>
-      print(await admin()('POST', path(slug, id, '/status'), { status, staff: o.staff })),
-    );
-
-  requests
-    .command('note <institution> <id> <note>')
-    .description('Staff: add a staff-visible note')
-    .requiredOption('--staff <name>', 'the staff member writing it')
-    .action(async (slug: string, id: string, note: string, o) =>
-      print(await admin()('POST', path(slug, id, '/notes'), { note, staff: o.staff })),
-    );
-
-  requests
-    .command('reply <institution> <id> <text>')
-    .description('Staff: reply to the student (they read it on their request and are emailed a link)')
-    .requiredOption('--staff <name>', 'the staff member replying')
-    .action(async (slug: string, id: string, text: string, o) =>
-      print(await admin()('POST', path(slug, id, '/replies'), { text, staff: o.staff })),
-    );
+  // Each posts its one argument, as the field it is named after, with the staff member acting.
+  for (const [command, field, sub, description, staff] of [
+    ['status', 'status', '/status', 'Staff: set the status', 'the staff member making the change'],
+    ['note', 'note', '/notes', 'Staff: add a staff-visible note', 'the staff member writing it'],
+    [
+      'reply',
+      'text',
+      '/replies',
+      'Staff: reply to the student (they read it on their request and are emailed a link)',
+      'the staff member replying',
+    ],
+  ] as const) {
+    requests
+      .command(`${command} <institution> <id> <${field}>`)
+      .description(description)
+      .requiredOption('--staff <name>', staff)
+      .action(async (slug: string, id: string, value: string, o) =>
+        print(await admin()('POST', path(slug, id, sub), { [field]: value, staff: o.staff })),
+      );
+  }
 
   requests
     .command('assign <institution> <id> <person>')
