@@ -73,3 +73,6 @@ function safeJson(text: string): unknown {
 }
 
 export type AdminCall = ReturnType<typeof createAdminClient>;
+
+/** How a command prints what the API answered (src/cli/output.ts). */
+export type Print = (v: unknown) => void;

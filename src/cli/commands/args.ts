@@ -8,6 +8,15 @@ export function institutionPath(slug: string, ...segments: (string | undefined)[
   return ['/admin/v1/institutions', encodeURIComponent(slug), ...rest].join('/');
 }
 
+/**
+ * The path of an institution's `collection`, of one item of it (`id`), or of what follows the item
+ * (`rest`, a `/sub-path` or a `?query` already encoded).
+ */
+export const itemPath =
+  (collection: string) =>
+  (slug: string, id?: string, rest = ''): string =>
+    institutionPath(slug, collection, id) + rest;
+
 /** `a, b,,c` as `['a', 'b', 'c']`; an option not given stays undefined (the API keeps its value). */
 export function commaList(value: string): string[];
 export function commaList(value: string | undefined): string[] | undefined;

@@ -1,18 +1,14 @@
 // ssp calendar-feeds ... and ssp calendar-events (admin API).
 import type { Command } from 'commander';
-import type { AdminCall } from '../admin-client.ts';
-import { commaList, institutionPath } from './args.ts';
+import type { AdminCall, Print } from '../admin-client.ts';
+import { commaList, institutionPath, itemPath } from './args.ts';
+import { offsetPagingOptions, offsetQuery } from './listing.ts';
 
-export function registerCalendarCommands(
-  program: Command,
-  admin: () => AdminCall,
-  print: (v: unknown) => void,
-) {
+export function registerCalendarCommands(program: Command, admin: () => AdminCall, print: Print) {
   const feeds = program
     .command('calendar-feeds')
     .description("An institution's calendar feeds (.ics URLs fetched on a schedule)");
-  const path = (slug: string, id?: string, rest = '') =>
-    `/admin/v1/institutions/${encodeURIComponent(slug)}/calendar-feeds${id ? `/${encodeURIComponent(id)}` : ''}${rest}`;
+  const path = itemPath('calendar-feeds');
   const minutes = (value: string | undefined) => (value === undefined ? undefined : Number(value));
 
   feeds
@@ -31,14 +27,11 @@ export function registerCalendarCommands(
         }),
       ),
     );
-  feeds
-    .command('list <institution>')
-    .description("List the institution's calendar feeds with their health")
-    .option('--limit <n>', 'page size', '100')
-    .option('--offset <n>', 'skip this many', '0')
-    .action(async (slug: string, o) =>
-      print(await admin()('GET', `${path(slug)}?limit=${o.limit}&offset=${o.offset}`)),
-    );
+  offsetPagingOptions(
+    feeds
+      .command('list <institution>')
+      .description("List the institution's calendar feeds with their health"),
+  ).action(async (slug: string, o) => print(await admin()('GET', `${path(slug)}?${offsetQuery(o)}`)));
   feeds
     .command('show <institution> <id>')
     .description('Show one feed')
@@ -71,26 +64,21 @@ export function registerCalendarCommands(
     .command('fetch <institution> <id>')
     .description('Fetch the feed now; prints the fetch record')
     .action(async (slug: string, id: string) => print(await admin()('POST', path(slug, id, '/fetch'))));
-  feeds
-    .command('fetches <institution> <id>')
-    .description('Fetch history, newest first')
-    .option('--limit <n>', 'page size', '100')
-    .option('--offset <n>', 'skip this many', '0')
-    .action(async (slug: string, id: string, o) =>
-      print(await admin()('GET', path(slug, id, `/fetches?limit=${o.limit}&offset=${o.offset}`))),
-    );
+  offsetPagingOptions(
+    feeds.command('fetches <institution> <id>').description('Fetch history, newest first'),
+  ).action(async (slug: string, id: string, o) =>
+    print(await admin()('GET', path(slug, id, `/fetches?${offsetQuery(o)}`))),
+  );
 
-  program
-    .command('calendar-events <institution>')
-    .description("Occurrences of the institution's calendar feeds in a window")
-    .requiredOption('--from <time>', 'a date (2026-09-01) or ISO 8601 date-time')
-    .requiredOption('--to <time>', 'a date or ISO 8601 date-time (exclusive)')
-    .option('--feed <id>', 'only this feed')
-    .option('--limit <n>', 'page size', '100')
-    .option('--offset <n>', 'skip this many', '0')
-    .action(async (slug: string, o) => {
-      const query = new URLSearchParams({ from: o.from, to: o.to, limit: o.limit, offset: o.offset });
-      if (o.feed) query.set('feed_id', o.feed);
-      print(await admin()('GET', `${institutionPath(slug, 'calendar-events')}?${query}`));
-    });
+  offsetPagingOptions(
+    program
+      .command('calendar-events <institution>')
+      .description("Occurrences of the institution's calendar feeds in a window")
+      .requiredOption('--from <time>', 'a date (2026-09-01) or ISO 8601 date-time')
+      .requiredOption('--to <time>', 'a date or ISO 8601 date-time (exclusive)')
+      .option('--feed <id>', 'only this feed'),
+  ).action(async (slug: string, o) => {
+    const query = offsetQuery(o, { from: 'from', to: 'to', feed: 'feed_id' });
+    print(await admin()('GET', `${institutionPath(slug, 'calendar-events')}?${query}`));
+  });
 }

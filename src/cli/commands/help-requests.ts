@@ -1,21 +1,13 @@
 // ssp help-requests|help-sync-secret|events: the help desk through the admin HTTP API.
 import type { Command } from 'commander';
-import { type AdminCall, CliError } from '../admin-client.ts';
+import { type AdminCall, CliError, type Print } from '../admin-client.ts';
+import { institutionPath, itemPath } from './args.ts';
 import { listingQuery, pagingOptions } from './listing.ts';
 
-const enc = encodeURIComponent;
-
-type Print = (v: unknown) => void;
-
 /** A help request's admin API path, or one under it. */
-const path = (slug: string, id?: string, rest = '') =>
-  `/admin/v1/institutions/${enc(slug)}/help-requests${id ? `/${enc(id)}` : ''}${rest}`;
+const path = itemPath('help-requests');
 
-export function registerHelpRequestCommands(
-  program: Command,
-  admin: () => AdminCall,
-  print: (v: unknown) => void,
-) {
+export function registerHelpRequestCommands(program: Command, admin: () => AdminCall, print: Print) {
   const requests = program
     .command('help-requests')
     .description("An institution's help requests (stands in for the student app and the staff console)");
@@ -76,29 +68,26 @@ function registerRequestCommands(requests: Command, admin: () => AdminCall, prin
 
 /** ssp help-requests status, note, reply, assign, unassign: what staff do with a request. */
 function registerStaffCommands(requests: Command, admin: () => AdminCall, print: Print) {
-  requests
-    .command('status <institution> <id> <status>')
-    .description('Staff: set the status')
-    .requiredOption('--staff <name>', 'the staff member making the change')
-    .action(async (slug: string, id: string, status: string, o) =>
-      print(await admin()('POST', path(slug, id, '/status'), { status, staff: o.staff })),
-    );
-
-  requests
-    .command('note <institution> <id> <note>')
-    .description('Staff: add a staff-visible note')
-    .requiredOption('--staff <name>', 'the staff member writing it')
-    .action(async (slug: string, id: string, note: string, o) =>
-      print(await admin()('POST', path(slug, id, '/notes'), { note, staff: o.staff })),
-    );
-
-  requests
-    .command('reply <institution> <id> <text>')
-    .description('Staff: reply to the student (they read it on their request and are emailed a link)')
-    .requiredOption('--staff <name>', 'the staff member replying')
-    .action(async (slug: string, id: string, text: string, o) =>
-      print(await admin()('POST', path(slug, id, '/replies'), { text, staff: o.staff })),
-    );
+  // Each posts its one argument, as the field it is named after, with the staff member acting.
+  for (const [command, field, sub, description, staff] of [
+    ['status', 'status', '/status', 'Staff: set the status', 'the staff member making the change'],
+    ['note', 'note', '/notes', 'Staff: add a staff-visible note', 'the staff member writing it'],
+    [
+      'reply',
+      'text',
+      '/replies',
+      'Staff: reply to the student (they read it on their request and are emailed a link)',
+      'the staff member replying',
+    ],
+  ] as const) {
+    requests
+      .command(`${command} <institution> <id> <${field}>`)
+      .description(description)
+      .requiredOption('--staff <name>', staff)
+      .action(async (slug: string, id: string, value: string, o) =>
+        print(await admin()('POST', path(slug, id, sub), { [field]: value, staff: o.staff })),
+      );
+  }
 
   requests
     .command('assign <institution> <id> <person>')
@@ -134,7 +123,7 @@ function registerSyncSecretCommands(program: Command, admin: () => AdminCall, pr
   const secret = program
     .command('help-sync-secret')
     .description('The help-desk sync secret of an institution');
-  const secretPath = (slug: string) => `/admin/v1/institutions/${enc(slug)}/help-sync-secret`;
+  const secretPath = (slug: string) => institutionPath(slug, 'help-sync-secret');
   secret
     .command('issue <institution>')
     .description('Issue the secret (shown once); fails when one is active')
@@ -163,12 +152,8 @@ function registerEventsCommand(program: Command, admin: () => AdminCall, print: 
     .description("Read an institution's event log, oldest first")
     .option('--after-seq <n>', 'only events after this sequence number', '0')
     .option('--limit <n>', 'page size', '100')
-    .action(async (slug: string, o) =>
-      print(
-        await admin()(
-          'GET',
-          `/admin/v1/institutions/${enc(slug)}/events?after_seq=${enc(o.afterSeq)}&limit=${enc(o.limit)}`,
-        ),
-      ),
-    );
+    .action(async (slug: string, o) => {
+      const query = new URLSearchParams({ after_seq: o.afterSeq, limit: o.limit });
+      print(await admin()('GET', `${institutionPath(slug, 'events')}?${query}`));
+    });
 }

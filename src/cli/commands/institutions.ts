@@ -1,21 +1,15 @@
 // ssp institutions|cohorts|crisis-contacts|roster-secret|students|programs|campuses|audience-tags
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { type AdminCall, CliError } from '../admin-client.ts';
-import { institutionPath } from './args.ts';
+import { type AdminCall, CliError, type Print } from '../admin-client.ts';
+import { institutionPath, itemPath } from './args.ts';
 import { listingQuery, pagingOptions } from './listing.ts';
-
-const enc = encodeURIComponent;
 
 /** A start date option: YYYY-MM-DD, or `none` to clear it. */
 const startDateOption = (value: string | undefined) =>
   value === undefined ? undefined : value === 'none' ? null : value;
 
-export function registerInstitutionCommands(
-  program: Command,
-  admin: () => AdminCall,
-  print: (v: unknown) => void,
-) {
+export function registerInstitutionCommands(program: Command, admin: () => AdminCall, print: Print) {
   registerInstitutions(program, admin, print);
   registerCohorts(program, admin, print);
   registerCrisisContacts(program, admin, print);
@@ -24,7 +18,7 @@ export function registerInstitutionCommands(
 }
 
 /** Institutions: create, update, list. */
-function registerInstitutions(program: Command, admin: () => AdminCall, print: (v: unknown) => void) {
+function registerInstitutions(program: Command, admin: () => AdminCall, print: Print) {
   const institutions = program.command('institutions').description('Institutions (tenants)');
   institutions
     .command('create <slug> <name>')
@@ -61,7 +55,8 @@ function registerInstitutions(program: Command, admin: () => AdminCall, print: (
 }
 
 /** Cohorts of an institution. */
-function registerCohorts(program: Command, admin: () => AdminCall, print: (v: unknown) => void) {
+function registerCohorts(program: Command, admin: () => AdminCall, print: Print) {
+  const cohortPath = itemPath('cohorts');
   const cohorts = program.command('cohorts').description("An institution's cohorts");
   cohorts
     .command('create <institution> <name>')
@@ -74,7 +69,7 @@ function registerCohorts(program: Command, admin: () => AdminCall, print: (v: un
     .option('--start-date <date>', 'first day of the six weeks (YYYY-MM-DD), for the cohort clock')
     .action(async (slug: string, name: string, o) =>
       print(
-        await admin()('POST', `/admin/v1/institutions/${slug}/cohorts`, {
+        await admin()('POST', cohortPath(slug), {
           name,
           clock: o.clock,
           start_date: startDateOption(o.startDate),
@@ -84,9 +79,7 @@ function registerCohorts(program: Command, admin: () => AdminCall, print: (v: un
   cohorts
     .command('show <institution> <cohort-id>')
     .description('Show one cohort: its name, clock and start date')
-    .action(async (slug: string, id: string) =>
-      print(await admin()('GET', `/admin/v1/institutions/${enc(slug)}/cohorts/${enc(id)}`)),
-    );
+    .action(async (slug: string, id: string) => print(await admin()('GET', cohortPath(slug, id))));
   cohorts
     .command('update <institution> <cohort-id>')
     .description("Change a cohort's name, clock or start date")
@@ -95,7 +88,7 @@ function registerCohorts(program: Command, admin: () => AdminCall, print: (v: un
     .option('--start-date <date>', 'first day of the six weeks (YYYY-MM-DD), or none to clear it')
     .action(async (slug: string, id: string, o) =>
       print(
-        await admin()('PATCH', `/admin/v1/institutions/${slug}/cohorts/${encodeURIComponent(id)}`, {
+        await admin()('PATCH', cohortPath(slug, id), {
           name: o.name,
           clock: o.clock,
           start_date: startDateOption(o.startDate),
@@ -106,10 +99,7 @@ function registerCohorts(program: Command, admin: () => AdminCall, print: (v: un
     .option('--archived <which>', 'false (default): active ones; true: archived ones; any: both')
     .action(async (slug: string, o) =>
       print(
-        await admin()(
-          'GET',
-          `/admin/v1/institutions/${enc(slug)}/cohorts?${listingQuery(o, { archived: 'archived' })}`,
-        ),
+        await admin()('GET', cohortPath(slug, undefined, `?${listingQuery(o, { archived: 'archived' })}`)),
       ),
     );
   for (const [action, text] of [
@@ -120,22 +110,20 @@ function registerCohorts(program: Command, admin: () => AdminCall, print: (v: un
       .command(`${action} <institution> <cohort-id>`)
       .description(`${text} (docs/archiving.md)`)
       .action(async (slug: string, id: string) =>
-        print(await admin()('POST', `/admin/v1/institutions/${enc(slug)}/cohorts/${enc(id)}/${action}`)),
+        print(await admin()('POST', cohortPath(slug, id, `/${action}`))),
       );
   }
 }
 
 /** Crisis contacts of an institution. */
-function registerCrisisContacts(program: Command, admin: () => AdminCall, print: (v: unknown) => void) {
+function registerCrisisContacts(program: Command, admin: () => AdminCall, print: Print) {
   const crisis = program
     .command('crisis-contacts')
     .description('Who students in crisis are shown at once on the student pages');
   crisis
     .command('show <institution>')
     .description("Show the institution's crisis contacts")
-    .action(async (slug: string) =>
-      print(await admin()('GET', `/admin/v1/institutions/${slug}/crisis-contacts`)),
-    );
+    .action(async (slug: string) => print(await admin()('GET', institutionPath(slug, 'crisis-contacts'))));
   crisis
     .command('set <institution> <file>')
     .description(
@@ -151,18 +139,18 @@ function registerCrisisContacts(program: Command, admin: () => AdminCall, print:
         throw new CliError(`${file} is not JSON: ${(error as Error).message}`);
       }
       const contacts = Array.isArray(parsed) ? parsed : (parsed as { contacts?: unknown })?.contacts;
-      print(await admin()('PUT', `/admin/v1/institutions/${slug}/crisis-contacts`, { contacts }));
+      print(await admin()('PUT', institutionPath(slug, 'crisis-contacts'), { contacts }));
     });
   crisis
     .command('clear <institution>')
     .description('Remove every crisis contact')
     .action(async (slug: string) =>
-      print(await admin()('PUT', `/admin/v1/institutions/${slug}/crisis-contacts`, { contacts: [] })),
+      print(await admin()('PUT', institutionPath(slug, 'crisis-contacts'), { contacts: [] })),
     );
 }
 
 /** The roster feed secret. */
-function registerRosterSecret(program: Command, admin: () => AdminCall, print: (v: unknown) => void) {
+function registerRosterSecret(program: Command, admin: () => AdminCall, print: Print) {
   const secret = program.command('roster-secret').description('The roster feed secret of an institution');
   secret
     .command('issue <institution>')
@@ -175,7 +163,7 @@ function registerRosterSecret(program: Command, admin: () => AdminCall, print: (
       print(
         await admin()(
           'POST',
-          `/admin/v1/institutions/${slug}/roster-secret`,
+          institutionPath(slug, 'roster-secret'),
           o.previousValidDays === undefined
             ? undefined
             : { previous_secret_valid_days: Number(o.previousValidDays) },
@@ -186,15 +174,13 @@ function registerRosterSecret(program: Command, admin: () => AdminCall, print: (
     .command('revoke <institution>')
     .description('Revoke the secret: the feed closes with no fallback')
     .action(async (slug: string) => {
-      await admin()('DELETE', `/admin/v1/institutions/${slug}/roster-secret`);
+      await admin()('DELETE', institutionPath(slug, 'roster-secret'));
       print({ revoked: true });
     });
   secret
     .command('status <institution>')
     .description('Whether a secret is active, and when to rotate it')
-    .action(async (slug: string) =>
-      print(await admin()('GET', `/admin/v1/institutions/${slug}/roster-secret`)),
-    );
+    .action(async (slug: string) => print(await admin()('GET', institutionPath(slug, 'roster-secret'))));
 
   program
     .command('campus-merge <institution> <from> <into>')
@@ -202,7 +188,7 @@ function registerRosterSecret(program: Command, admin: () => AdminCall, print: (
     .option('--actor <name>', 'who merges', 'operator')
     .action(async (slug: string, from: string, into: string, o) =>
       print(
-        await admin()('POST', `/admin/v1/institutions/${slug}/campuses/merge`, {
+        await admin()('POST', institutionPath(slug, 'campuses', 'merge'), {
           from,
           into,
           actor: o.actor,
@@ -212,26 +198,23 @@ function registerRosterSecret(program: Command, admin: () => AdminCall, print: (
   program
     .command('campus-aliases <institution>')
     .description('Names that match a campus because of a merge')
-    .action(async (slug: string) =>
-      print(await admin()('GET', `/admin/v1/institutions/${slug}/campus-aliases`)),
-    );
+    .action(async (slug: string) => print(await admin()('GET', institutionPath(slug, 'campus-aliases'))));
 }
 
 /** The listings of what the SIS pushed (students with their filters). */
-function registerListings(program: Command, admin: () => AdminCall, print: (v: unknown) => void) {
+function registerListings(program: Command, admin: () => AdminCall, print: Print) {
   const listing = (name: string, description: string) =>
     pagingOptions(program.command(`${name} <institution>`).description(description));
-  const base = (slug: string, path: string) => `/admin/v1/institutions/${enc(slug)}/${path}`;
 
   listing('programs', "List an institution's programs, by code").action(async (slug: string, o) =>
-    print(await admin()('GET', `${base(slug, 'programs')}?${listingQuery(o)}`)),
+    print(await admin()('GET', `${institutionPath(slug, 'programs')}?${listingQuery(o)}`)),
   );
   listing('campuses', "List an institution's campuses, by name").action(async (slug: string, o) =>
-    print(await admin()('GET', `${base(slug, 'campuses')}?${listingQuery(o)}`)),
+    print(await admin()('GET', `${institutionPath(slug, 'campuses')}?${listingQuery(o)}`)),
   );
   listing('audience-tags', "List an institution's audience tags, by kind and label").action(
     async (slug: string, o) =>
-      print(await admin()('GET', `${base(slug, 'audience-tags')}?${listingQuery(o)}`)),
+      print(await admin()('GET', `${institutionPath(slug, 'audience-tags')}?${listingQuery(o)}`)),
   );
 
   const studentFilters = {
@@ -255,10 +238,12 @@ function registerListings(program: Command, admin: () => AdminCall, print: (v: u
     .action(async (slug: string, o) => {
       if (o.csv) {
         const query = listingQuery({ ...o, limit: undefined, cursor: undefined }, studentFilters);
-        await admin()('GET', `${base(slug, 'students.csv')}?${query}`, undefined, { to: process.stdout });
+        await admin()('GET', `${institutionPath(slug, 'students.csv')}?${query}`, undefined, {
+          to: process.stdout,
+        });
         return;
       }
-      print(await admin()('GET', `${base(slug, 'students')}?${listingQuery(o, studentFilters)}`));
+      print(await admin()('GET', `${institutionPath(slug, 'students')}?${listingQuery(o, studentFilters)}`));
     });
 }
 

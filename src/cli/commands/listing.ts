@@ -8,6 +8,11 @@ export function pagingOptions(command: Command, defaultLimit = '100'): Command {
     .option('--cursor <cursor>', 'start after the page that printed this cursor ("next page: --cursor …")');
 }
 
+/** Adds --limit and --offset to a listing the API pages by offset (calendar feeds and fetches). */
+export function offsetPagingOptions(command: Command): Command {
+  return command.option('--limit <n>', 'page size', '100').option('--offset <n>', 'skip this many', '0');
+}
+
 /** `limit`, `cursor` and the filters given, as a query string; `names` maps option to parameter. */
 export function listingQuery(options: Record<string, unknown>, names: Record<string, string> = {}): string {
   const params = new URLSearchParams();
@@ -17,3 +22,7 @@ export function listingQuery(options: Record<string, unknown>, names: Record<str
   }
   return params.toString();
 }
+
+/** `limit`, `offset` and the filters given, as a query string (an offset-paged listing). */
+export const offsetQuery = (options: Record<string, unknown>, names: Record<string, string> = {}): string =>
+  listingQuery(options, { offset: 'offset', ...names });

@@ -1,15 +1,11 @@
 // ssp notifications: who is told of help requests by email, and the recent notification emails
 // (docs/notifications.md). Calls the admin API like every admin command.
 import type { Command } from 'commander';
-import type { AdminCall } from '../admin-client.ts';
+import type { AdminCall, Print } from '../admin-client.ts';
 
 const enc = encodeURIComponent;
 
-export function registerNotificationCommands(
-  program: Command,
-  admin: () => AdminCall,
-  print: (v: unknown) => void,
-): void {
+export function registerNotificationCommands(program: Command, admin: () => AdminCall, print: Print): void {
   const notifications = program
     .command('notifications')
     .description('Email notifications about help requests: who is told, and the recent emails');

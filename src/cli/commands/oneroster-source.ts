@@ -3,7 +3,7 @@
 // other settings' commands. The client secret is read from an environment variable, never an
 // argument: arguments show in process lists.
 import type { Command } from 'commander';
-import { type AdminCall, CliError } from '../admin-client.ts';
+import { type AdminCall, CliError, type Print } from '../admin-client.ts';
 import { EXIT } from '../exit-codes.ts';
 import { commaList, institutionPath } from './args.ts';
 
@@ -17,11 +17,7 @@ const whole = (name: string, value: string | undefined): number | null | undefin
   return n;
 };
 
-export function registerOneRosterSourceCommands(
-  program: Command,
-  admin: () => AdminCall,
-  print: (v: unknown) => void,
-) {
+export function registerOneRosterSourceCommands(program: Command, admin: () => AdminCall, print: Print) {
   const source = program
     .command('oneroster-source')
     .description("The institution's OneRoster 1.2 REST provider, pulled by the service (docs/oneroster.md)");

@@ -2,11 +2,9 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config.ts';
 import { generateKey, keyringFromConfig } from '../../lib/encryption.ts';
-import { type AdminCall, CliError } from '../admin-client.ts';
+import { type AdminCall, CliError, type Print } from '../admin-client.ts';
 import { EXIT } from '../exit-codes.ts';
 import { commaList, institutionPath } from './args.ts';
-
-type Print = (v: unknown) => void;
 
 export function registerPeopleCommands(program: Command, admin: () => AdminCall, print: Print) {
   peopleCommands(program, admin, print);

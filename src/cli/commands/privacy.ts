@@ -3,7 +3,7 @@
 // way (the access log, the admin audit).
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { type AdminCall, CliError } from '../admin-client.ts';
+import { type AdminCall, CliError, type Print } from '../admin-client.ts';
 import { EXIT } from '../exit-codes.ts';
 import { institutionPath } from './args.ts';
 
@@ -14,11 +14,7 @@ interface ExportFlags {
   out?: string;
 }
 
-export function registerPrivacyCommands(
-  program: Command,
-  admin: () => AdminCall,
-  print: (v: unknown) => void,
-) {
+export function registerPrivacyCommands(program: Command, admin: () => AdminCall, print: Print) {
   const privacy = program
     .command('privacy')
     .description("A student's data: export everything held about them, or erase them (docs/privacy.md)");

@@ -1,21 +1,16 @@
 // ssp terms|units|enrolments <institution>: what the SIS pushed through POST /api/sis/enrolments.
 import type { Command } from 'commander';
-import type { AdminCall } from '../admin-client.ts';
+import type { AdminCall, Print } from '../admin-client.ts';
+import { institutionPath } from './args.ts';
 import { listingQuery, pagingOptions } from './listing.ts';
 
-export function registerTaxonomyCommands(
-  program: Command,
-  admin: () => AdminCall,
-  print: (v: unknown) => void,
-) {
-  const base = (slug: string, path: string) => `/admin/v1/institutions/${encodeURIComponent(slug)}/${path}`;
-
+export function registerTaxonomyCommands(program: Command, admin: () => AdminCall, print: Print) {
   pagingOptions(
     program
       .command('terms <institution>')
       .description("List an institution's terms (teaching calendar), by start date"),
   ).action(async (slug: string, o) =>
-    print(await admin()('GET', `${base(slug, 'terms')}?${listingQuery(o)}`)),
+    print(await admin()('GET', `${institutionPath(slug, 'terms')}?${listingQuery(o)}`)),
   );
 
   pagingOptions(
@@ -25,7 +20,12 @@ export function registerTaxonomyCommands(
   )
     .option('--program <code>', 'only the units of this program')
     .action(async (slug: string, o) =>
-      print(await admin()('GET', `${base(slug, 'units')}?${listingQuery(o, { program: 'program_code' })}`)),
+      print(
+        await admin()(
+          'GET',
+          `${institutionPath(slug, 'units')}?${listingQuery(o, { program: 'program_code' })}`,
+        ),
+      ),
     );
 
   pagingOptions(program.command('enrolments <institution>').description("List an institution's enrolments"))
@@ -37,7 +37,7 @@ export function registerTaxonomyCommands(
       print(
         await admin()(
           'GET',
-          `${base(slug, 'enrolments')}?${listingQuery(o, { term: 'term_code', unit: 'unit_code', email: 'email', status: 'status' })}`,
+          `${institutionPath(slug, 'enrolments')}?${listingQuery(o, { term: 'term_code', unit: 'unit_code', email: 'email', status: 'status' })}`,
         ),
       ),
     );

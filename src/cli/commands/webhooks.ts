@@ -1,20 +1,13 @@
 // ssp webhooks ... (admin API) and ssp worker (runs the background workers without HTTP).
 import type { Command } from 'commander';
-import type { AdminCall } from '../admin-client.ts';
-import { commaList, institutionPath } from './args.ts';
+import type { AdminCall, Print } from '../admin-client.ts';
+import { commaList, institutionPath, itemPath } from './args.ts';
 import { listingQuery, pagingOptions } from './listing.ts';
 
-type Print = (v: unknown) => void;
-
 /** An endpoint's admin API path, or one under it. */
-const path = (slug: string, id?: string, rest = '') =>
-  `/admin/v1/institutions/${encodeURIComponent(slug)}/webhook-endpoints${id ? `/${encodeURIComponent(id)}` : ''}${rest}`;
+const path = itemPath('webhook-endpoints');
 
-export function registerWebhookCommands(
-  program: Command,
-  admin: () => AdminCall,
-  print: (v: unknown) => void,
-) {
+export function registerWebhookCommands(program: Command, admin: () => AdminCall, print: Print) {
   const hooks = program
     .command('webhooks')
     .description("An institution's webhook endpoints and their deliveries");

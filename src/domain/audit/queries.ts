@@ -4,8 +4,6 @@ import type { Queryable } from '../../db/db.ts';
 import type { CursorKey } from '../../lib/cursor.ts';
 import type { AdminAuditItem, HelpRequestAuditItem, OperatorAction, OperatorAuditEntry } from './model.ts';
 
-const afterPart = (after: CursorKey | undefined, i: number) => (after ? after[i] : null);
-
 /** Appends one operator audit entry; `details` is JSON text. */
 export async function insertOperatorAudit(
   tx: Queryable,
@@ -40,6 +38,18 @@ interface PageOf {
   limit: number;
 }
 
+/**
+ * The parameters every trail page ends with, in this order: from, to, the cursor's two parts (null
+ * on the first page) and the limit.
+ */
+const windowParams = ({ from, to, after, limit }: PageOf) => [
+  from,
+  to,
+  after?.[0] ?? null,
+  after?.[1] ?? null,
+  limit,
+];
+
 /** Admin audit entries, newest first, keyset-paged. */
 export async function selectAdminAudit(
   db: Queryable,
@@ -56,16 +66,7 @@ export async function selectAdminAudit(
        AND ($5::timestamptz IS NULL OR at < $5::timestamptz)
        AND ($6::timestamptz IS NULL OR (at, id) < ($6::timestamptz, $7::uuid))
      ORDER BY at DESC, id DESC LIMIT $8`,
-    [
-      page.institutionId,
-      page.actorKind,
-      page.actorId,
-      page.from,
-      page.to,
-      afterPart(page.after, 0),
-      afterPart(page.after, 1),
-      page.limit,
-    ],
+    [page.institutionId, page.actorKind, page.actorId, ...windowParams(page)],
   );
   return rows;
 }
@@ -87,15 +88,7 @@ export async function selectHelpRequestAudit(
        AND ($4::timestamptz IS NULL OR t.created_at < $4::timestamptz)
        AND ($5::timestamptz IS NULL OR (t.created_at, t.seq) < ($5::timestamptz, $6::bigint))
      ORDER BY t.created_at DESC, t.seq DESC LIMIT $7`,
-    [
-      page.institutionId,
-      page.actor,
-      page.from,
-      page.to,
-      afterPart(page.after, 0),
-      afterPart(page.after, 1),
-      page.limit,
-    ],
+    [page.institutionId, page.actor, ...windowParams(page)],
   );
   return rows;
 }

@@ -34,6 +34,14 @@ export interface AuditFilter {
 
 const iso = (date: Date | undefined) => date?.toISOString() ?? null;
 
+/** A trail query's time bounds and page: one row more than the page, to know whether another follows. */
+const pageWindow = (filter: AuditFilter, page: KeysetPage) => ({
+  from: iso(filter.from),
+  to: iso(filter.to),
+  after: page.after,
+  limit: page.limit + 1,
+});
+
 /** One page of the admin audit, newest first. */
 export async function listAdminAudit(
   db: Queryable,
@@ -46,10 +54,7 @@ export async function listAdminAudit(
     institutionId,
     actorKind: person ? person.kind : null,
     actorId: person?.kind === 'person' ? person.id : null,
-    from: iso(filter.from),
-    to: iso(filter.to),
-    after: page.after,
-    limit: page.limit + 1,
+    ...pageWindow(filter, page),
   });
   return keysetPage(rows, page.limit);
 }
@@ -68,10 +73,7 @@ export async function listHelpRequestAudit(
   const rows = await selectHelpRequestAudit(db, {
     institutionId,
     actor,
-    from: iso(filter.from),
-    to: iso(filter.to),
-    after: page.after,
-    limit: page.limit + 1,
+    ...pageWindow(filter, page),
   });
   return keysetPage(rows, page.limit);
 }

@@ -96,12 +96,13 @@ export async function listEvents(
  * dates (the end exclusive); the empty recurrence id of a plain event is null.
  */
 export function eventOut(r: StoredEvent): CalendarEventOut {
+  const at = (instant: Date) => (r.all_day ? instant.toISOString().slice(0, 10) : instant.toISOString());
   return {
     feed_id: r.feed_id,
     uid: r.uid,
     recurrence_id: r.recurrence_id === '' ? null : r.recurrence_id,
-    start: r.all_day ? r.starts_at.toISOString().slice(0, 10) : r.starts_at.toISOString(),
-    end: r.all_day ? r.ends_at.toISOString().slice(0, 10) : r.ends_at.toISOString(),
+    start: at(r.starts_at),
+    end: at(r.ends_at),
     all_day: r.all_day,
     summary: r.summary,
     location: r.location,

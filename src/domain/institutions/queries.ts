@@ -7,7 +7,7 @@
 // page: one query whatever the page's depth.
 import type { Queryable } from '../../db/db.ts';
 import type { KeysetPage } from '../../db/keyset.ts';
-import { keysetPage, type Paged } from '../../db/keyset.ts';
+import { keysetPage, type Paged, readKeysetPage } from '../../db/keyset.ts';
 import type { CursorKey } from '../../lib/cursor.ts';
 import type {
   ArchivedFilter,
@@ -78,13 +78,14 @@ export async function selectInstitutionPage(
   db: Queryable,
   page: KeysetPage & { archived: ArchivedFilter },
 ): Promise<Paged<Institution>> {
-  const { rows } = await db.query<Institution & { sort_key: CursorKey }>(
+  return readKeysetPage<Institution>(
+    db,
     `SELECT ${institutionColumns}, json_build_array(slug) AS sort_key FROM institutions
      WHERE ($1::text IS NULL OR slug > $1::text) AND ${archivedCondition('archived_at', page.archived)}
      ORDER BY slug LIMIT $2`,
-    [page.after?.[0] ?? null, page.limit + 1],
+    [],
+    page,
   );
-  return keysetPage(rows, page.limit);
 }
 
 /**
@@ -165,15 +166,17 @@ export async function selectCohortPage(
   institutionId: string,
   page: KeysetPage & { archived: ArchivedFilter },
 ): Promise<Paged<Cohort>> {
-  const { rows } = await db.query<Cohort & { sort_key: CursorKey }>(
+  return readKeysetPage<Cohort>(
+    db,
     `SELECT ${cohortColumns}, json_build_array(created_at, id) AS sort_key
      FROM cohorts
      WHERE institution_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id) > ($2::timestamptz, $3::uuid))
        AND ${archivedCondition('archived_at', page.archived)}
      ORDER BY created_at, id LIMIT $4`,
-    [institutionId, page.after?.[0] ?? null, page.after?.[1] ?? null, page.limit + 1],
+    [institutionId],
+    page,
+    2,
   );
-  return keysetPage(rows, page.limit);
 }
 
 /** A cohort of the institution. */
@@ -280,14 +283,15 @@ export async function selectProgramPage(
   institutionId: string,
   page: KeysetPage,
 ): Promise<Paged<ProgramListing>> {
-  const { rows } = await db.query<ProgramListing & { sort_key: CursorKey }>(
+  return readKeysetPage<ProgramListing>(
+    db,
     `SELECT id, code AS program_code, name, coordinator_name, coordinator_title, created_at, updated_at,
             json_build_array(lower(code)) AS sort_key
      FROM programs WHERE institution_id = $1 AND ($2::text IS NULL OR lower(code) > $2::text)
      ORDER BY lower(code) LIMIT $3`,
-    [institutionId, page.after?.[0] ?? null, page.limit + 1],
+    [institutionId],
+    page,
   );
-  return keysetPage(rows, page.limit);
 }
 
 export async function selectCampusPage(
@@ -295,13 +299,14 @@ export async function selectCampusPage(
   institutionId: string,
   page: KeysetPage,
 ): Promise<Paged<CampusListing>> {
-  const { rows } = await db.query<CampusListing & { sort_key: CursorKey }>(
+  return readKeysetPage<CampusListing>(
+    db,
     `SELECT id, name, created_at, updated_at, json_build_array(lower(name)) AS sort_key
      FROM campuses WHERE institution_id = $1 AND ($2::text IS NULL OR lower(name) > $2::text)
      ORDER BY lower(name) LIMIT $3`,
-    [institutionId, page.after?.[0] ?? null, page.limit + 1],
+    [institutionId],
+    page,
   );
-  return keysetPage(rows, page.limit);
 }
 
 export async function selectAudienceTagPage(
@@ -309,21 +314,17 @@ export async function selectAudienceTagPage(
   institutionId: string,
   page: KeysetPage,
 ): Promise<Paged<AudienceTagListing>> {
-  const { rows } = await db.query<AudienceTagListing & { sort_key: CursorKey }>(
+  return readKeysetPage<AudienceTagListing>(
+    db,
     `SELECT id, kind, source_id, label, created_at, json_build_array(kind, lower(label), id) AS sort_key
      FROM audience_tags
      WHERE institution_id = $1
        AND ($2::text IS NULL OR (kind, lower(label), id) > ($2::text, $3::text, $4::uuid))
      ORDER BY kind, lower(label), id LIMIT $5`,
-    [
-      institutionId,
-      page.after?.[0] ?? null,
-      page.after?.[1] ?? null,
-      page.after?.[2] ?? null,
-      page.limit + 1,
-    ],
+    [institutionId],
+    page,
+    3,
   );
-  return keysetPage(rows, page.limit);
 }
 
 /** What the operator's list says of each institution (see institutionOverview). */

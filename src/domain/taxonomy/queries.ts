@@ -2,8 +2,8 @@
 // a range scan after the cursor however deep the page). The enrolments listing, which needs a
 // walk of its own to stay cheap, is enrolment-listing.ts.
 import type { Queryable } from '../../db/db.ts';
-import { type KeysetPage, keysetPage, type Paged } from '../../db/keyset.ts';
-import type { CursorKey, KeysetOrder } from '../../lib/cursor.ts';
+import { type KeysetPage, type Paged, readKeysetPage } from '../../db/keyset.ts';
+import type { KeysetOrder } from '../../lib/cursor.ts';
 import type { TermListing, UnitFilter, UnitListing } from './model.ts';
 
 export type { TermListing, UnitFilter, UnitListing };
@@ -18,16 +18,18 @@ export async function listTerms(
   institutionId: string,
   page: KeysetPage,
 ): Promise<Paged<TermListing>> {
-  const { rows } = await db.query<TermListing & { sort_key: CursorKey }>(
+  return readKeysetPage<TermListing>(
+    db,
     `SELECT id, code AS term_code, name, to_char(start_date, 'YYYY-MM-DD') AS start_date,
             to_char(end_date, 'YYYY-MM-DD') AS end_date, created_at, updated_at,
             json_build_array(start_date, lower(code)) AS sort_key
      FROM terms
      WHERE institution_id = $1 AND ($2::date IS NULL OR (start_date, lower(code)) > ($2::date, $3::text))
      ORDER BY start_date, lower(code) LIMIT $4`,
-    [institutionId, page.after?.[0] ?? null, page.after?.[1] ?? null, page.limit + 1],
+    [institutionId],
+    page,
+    2,
   );
-  return keysetPage(rows, page.limit);
 }
 
 /** The institution's units (by code) with the program and campus they belong to. */
@@ -36,7 +38,8 @@ export async function listUnits(
   institutionId: string,
   page: KeysetPage & UnitFilter,
 ): Promise<Paged<UnitListing>> {
-  const { rows } = await db.query<UnitListing & { sort_key: CursorKey }>(
+  return readKeysetPage<UnitListing>(
+    db,
     `SELECT u.id, u.code AS unit_code, u.name, p.code AS program_code, c.name AS campus_name,
             u.created_at, u.updated_at, json_build_array(lower(u.code)) AS sort_key
      FROM units u
@@ -45,7 +48,7 @@ export async function listUnits(
      WHERE u.institution_id = $1 AND ($2::text IS NULL OR lower(p.code) = lower($2::text))
        AND ($3::text IS NULL OR lower(u.code) > $3::text)
      ORDER BY lower(u.code) LIMIT $4`,
-    [institutionId, page.programCode ?? null, page.after?.[0] ?? null, page.limit + 1],
+    [institutionId, page.programCode ?? null],
+    page,
   );
-  return keysetPage(rows, page.limit);
 }

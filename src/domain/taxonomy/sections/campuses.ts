@@ -10,7 +10,7 @@ export const campuses = sectionHandler({
     matchCampuses(
       q,
       institutionId,
-      parsed.map((row) => ({ i: row.i, name: row.value.name })),
+      parsed.map(({ i, value }) => ({ i, name: value.name })),
     ),
   describeKey: (incoming: CampusRow) => `the campus ${incoming.name}`,
   decide(context, changes, stored, { name }) {

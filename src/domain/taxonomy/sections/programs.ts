@@ -10,7 +10,7 @@ export const programs = sectionHandler({
     matchPrograms(
       q,
       institutionId,
-      parsed.map((row) => ({ i: row.i, code: row.value.code })),
+      parsed.map(({ i, value }) => ({ i, code: value.code })),
     ),
   describeKey: (incoming: ProgramRow) => `the program code ${incoming.code}`,
   decide(context, changes, stored, incoming) {

@@ -9,7 +9,7 @@ export const terms = sectionHandler({
     matchTerms(
       q,
       institutionId,
-      parsed.map((row) => ({ i: row.i, code: row.value.code })),
+      parsed.map(({ i, value }) => ({ i, code: value.code })),
     ),
   describeKey: (incoming: TermRow) => `the term code ${incoming.code}`,
   decide(context, changes, stored, incoming) {

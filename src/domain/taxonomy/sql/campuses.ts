@@ -1,8 +1,7 @@
 // Campuses' statements: the rows matched by name (case-insensitive) or by an alias a campus
 // merge left; each new or renamed campus gets (or relabels) its audience tag in the same statement.
-import type { Queryable } from '../../../db/db.ts';
 import { campusNamesSql } from '../../campuses/names.ts';
-import { rowsStatement, type SectionWrites } from './write.ts';
+import { matchStatement, rowsStatement, type SectionWrites } from './write.ts';
 
 export interface StoredCampus {
   i: number;
@@ -13,21 +12,13 @@ export interface StoredCampus {
   via_alias: boolean | null;
 }
 
-export async function matchCampuses(
-  q: Queryable,
-  institutionId: string,
-  rows: { i: number; name: string }[],
-): Promise<StoredCampus[]> {
-  const { rows: matched } = await q.query<StoredCampus>(
-    `WITH names AS (${campusNamesSql})
+export const matchCampuses = matchStatement<{ i: number; name: string }, StoredCampus>(
+  `WITH names AS (${campusNamesSql})
      SELECT r.i, lower(r.name) AS key, c.id, c.name, n.via_alias
      FROM jsonb_to_recordset($2::jsonb) AS r(i int, name text)
      LEFT JOIN names n ON n.key = lower(r.name)
      LEFT JOIN campuses c ON c.id = n.id`,
-    [institutionId, JSON.stringify(rows)],
-  );
-  return matched;
-}
+);
 
 export const writeCampuses: SectionWrites = {
   insert: rowsStatement(`WITH created AS (

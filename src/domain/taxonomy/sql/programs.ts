@@ -1,7 +1,6 @@
 // Programs' statements: the rows matched by code (case-insensitive); each new program gets its
 // audience tag in the same statement, labelled with its name, or its code while it has none.
-import type { Queryable } from '../../../db/db.ts';
-import { rowsStatement, type SectionWrites } from './write.ts';
+import { matchStatement, rowsStatement, type SectionWrites } from './write.ts';
 
 export interface StoredProgram {
   i: number;
@@ -13,19 +12,11 @@ export interface StoredProgram {
   coordinator_title: string | null;
 }
 
-export async function matchPrograms(
-  q: Queryable,
-  institutionId: string,
-  rows: { i: number; code: string }[],
-): Promise<StoredProgram[]> {
-  const { rows: matched } = await q.query<StoredProgram>(
-    `SELECT r.i, lower(r.code) AS key, p.id, p.code, p.name, p.coordinator_name, p.coordinator_title
+export const matchPrograms = matchStatement<{ i: number; code: string }, StoredProgram>(
+  `SELECT r.i, lower(r.code) AS key, p.id, p.code, p.name, p.coordinator_name, p.coordinator_title
      FROM jsonb_to_recordset($2::jsonb) AS r(i int, code text)
      LEFT JOIN programs p ON p.institution_id = $1 AND lower(p.code) = lower(r.code)`,
-    [institutionId, JSON.stringify(rows)],
-  );
-  return matched;
-}
+);
 
 export const writePrograms: SectionWrites = {
   insert: rowsStatement(`WITH created AS (

@@ -1,6 +1,5 @@
 // Terms' statements: the rows matched by code (case-insensitive), dates as YYYY-MM-DD.
-import type { Queryable } from '../../../db/db.ts';
-import { rowsStatement, type SectionWrites } from './write.ts';
+import { matchStatement, rowsStatement, type SectionWrites } from './write.ts';
 
 export interface StoredTerm {
   i: number;
@@ -12,20 +11,12 @@ export interface StoredTerm {
   end_date: string | null;
 }
 
-export async function matchTerms(
-  q: Queryable,
-  institutionId: string,
-  rows: { i: number; code: string }[],
-): Promise<StoredTerm[]> {
-  const { rows: matched } = await q.query<StoredTerm>(
-    `SELECT r.i, lower(r.code) AS key, t.id, t.code, t.name,
+export const matchTerms = matchStatement<{ i: number; code: string }, StoredTerm>(
+  `SELECT r.i, lower(r.code) AS key, t.id, t.code, t.name,
             to_char(t.start_date, 'YYYY-MM-DD') AS start_date, to_char(t.end_date, 'YYYY-MM-DD') AS end_date
      FROM jsonb_to_recordset($2::jsonb) AS r(i int, code text)
      LEFT JOIN terms t ON t.institution_id = $1 AND lower(t.code) = lower(r.code)`,
-    [institutionId, JSON.stringify(rows)],
-  );
-  return matched;
-}
+);
 
 export const writeTerms: SectionWrites = {
   insert:

@@ -1,8 +1,7 @@
 // Units' statements: the rows matched by code (case-insensitive), with the program (by code) and
 // the campus (by name, or a merged name's alias) each row names.
-import type { Queryable } from '../../../db/db.ts';
 import { campusNamesSql } from '../../campuses/names.ts';
-import { rowsStatement, type SectionWrites } from './write.ts';
+import { matchStatement, rowsStatement, type SectionWrites } from './write.ts';
 
 export interface StoredUnit {
   i: number;
@@ -17,13 +16,11 @@ export interface StoredUnit {
   found_campus_id: string | null;
 }
 
-export async function matchUnits(
-  q: Queryable,
-  institutionId: string,
-  rows: { i: number; code: string; program_code: string | null; campus_name: string | null }[],
-): Promise<StoredUnit[]> {
-  const { rows: matched } = await q.query<StoredUnit>(
-    `WITH names AS (${campusNamesSql})
+export const matchUnits = matchStatement<
+  { i: number; code: string; program_code: string | null; campus_name: string | null },
+  StoredUnit
+>(
+  `WITH names AS (${campusNamesSql})
      SELECT r.i, lower(r.code) AS key, u.id, u.code, u.name, u.program_id, u.campus_id,
             p.id AS found_program_id, c.id AS found_campus_id
      FROM jsonb_to_recordset($2::jsonb) AS r(i int, code text, program_code text, campus_name text)
@@ -31,10 +28,7 @@ export async function matchUnits(
      LEFT JOIN programs p ON p.institution_id = $1 AND lower(p.code) = lower(r.program_code)
      LEFT JOIN names n ON n.key = lower(r.campus_name)
      LEFT JOIN campuses c ON c.id = n.id`,
-    [institutionId, JSON.stringify(rows)],
-  );
-  return matched;
-}
+);
 
 export const writeUnits: SectionWrites = {
   insert:

@@ -23,6 +23,15 @@ export const rowsStatement =
     await q.query(sql, [institutionId, JSON.stringify(rows), now]);
   };
 
+/**
+ * The statement `sql` matching a batch of sent rows to the stored ones in one query ($1 the
+ * institution, $2 the sent rows, each with its position `i`, as one JSON parameter).
+ */
+export const matchStatement =
+  <Sent extends { i: number }, Stored>(sql: string) =>
+  async (q: Queryable, institutionId: string, rows: Sent[]): Promise<Stored[]> =>
+    (await q.query<Stored>(sql, [institutionId, JSON.stringify(rows)])).rows;
+
 /** A dry run's transaction: it reads and classifies like a push and cannot write. */
 export async function setReadOnly(q: Queryable): Promise<void> {
   await q.query('SET TRANSACTION READ ONLY');
