@@ -15,6 +15,7 @@ import { ics } from '../calendar/calendars.ts';
 import { type FeedServer, startFeedServer } from '../calendar/helpers.ts';
 import { type SeededTenant, seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
 import { type DevIdp, startTestIdp, TEST_CLIENT } from '../helpers/idp.ts';
+import { pushRoster } from '../helpers/roster.ts';
 import { CHROMIUM, openBrowser } from './chromium.ts';
 
 const SCREENSHOTS = path.resolve(import.meta.dirname, '../../test-artifacts/screenshots');
@@ -108,14 +109,8 @@ if (!existsSync(CHROMIUM)) {
         email_domains: [],
       });
       assert.equal(provider.statusCode, 200, provider.body);
-      const push = await ctx.request({
-        method: 'POST',
-        url: '/api/sis/sync',
-        token: tenant.rosterSecret,
-        body: {
-          cohort_id: tenant.cohortId,
-          students: [{ email: 'ana.lima@student.example.edu', student_id_ext: 'S-1', first_name: 'Ana' }],
-        },
+      const push = await pushRoster(ctx, tenant, {
+        students: [{ email: 'ana.lima@student.example.edu', student_id_ext: 'S-1', first_name: 'Ana' }],
       });
       assert.equal(push.statusCode, 200, push.body);
       // Week 3: the cohort started 15 days ago.

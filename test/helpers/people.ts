@@ -3,6 +3,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import type { Permission, Role } from '../../src/domain/access/policy.ts';
 import type { SeededTenant, TestContext } from './app.ts';
+import { pushRoster } from './roster.ts';
 
 export interface Browser {
   /** Cookie header value: the session cookie and, once fetched, the CSRF cookie. */
@@ -85,14 +86,8 @@ export async function studentBrowser(
   tenant: SeededTenant,
 ): Promise<Browser & { studentId: string }> {
   const email = `student-${process.pid}-${++counter}@${tenant.slug}.example.edu`;
-  const push = await ctx.request({
-    method: 'POST',
-    url: '/api/sis/sync',
-    token: tenant.rosterSecret,
-    body: {
-      cohort_id: tenant.cohortId,
-      students: [{ email, student_id_ext: `ext-${counter}`, first_name: 'Sam' }],
-    },
+  const push = await pushRoster(ctx, tenant, {
+    students: [{ email, student_id_ext: `ext-${counter}`, first_name: 'Sam' }],
   });
   if (push.statusCode !== 200) throw new Error(`push: ${push.statusCode} ${push.body}`);
   const list = await ctx.admin(

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { runRetention } from '../../src/domain/privacy/retention.ts';
 import { describeEachDatabase, seedTenant, type TestContext } from '../helpers/app.ts';
 import { type Browser, personBrowser } from '../helpers/people.ts';
+import { pushRoster } from '../helpers/roster.ts';
 import { leftovers } from './leftovers.ts';
 import { seedStudentEverywhere } from './seed.ts';
 
@@ -114,12 +115,7 @@ describeEachDatabase(
       assert.equal(api.json().notifications_days.set, false);
 
       // A push with row errors, ten days old, is past a seven-day period.
-      await ctx().request({
-        method: 'POST',
-        url: '/api/sis/sync',
-        token: tenant.rosterSecret,
-        body: { cohort_id: tenant.cohortId, students: [{ email: 'nope' }] },
-      });
+      await pushRoster(ctx(), tenant, { students: [{ email: 'nope' }] });
       await ctx().db.query(
         `UPDATE sis_runs SET started_at = now() - interval '10 days' WHERE institution_id = $1`,
         [tenant.institutionId],

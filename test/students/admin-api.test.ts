@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { describeEachDatabase, seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
 import { runSsp } from '../helpers/cli.ts';
 import { personBrowser } from '../helpers/people.ts';
+import { pushRoster } from '../helpers/roster.ts';
 
 describeEachDatabase('admin API of the student pages', (ctx) => {
   test('cohorts: start_date on create, PATCH changes and clears it; bad dates and other tenants refused', async () => {
@@ -122,11 +123,8 @@ describeEachDatabase('admin API of the student pages', (ctx) => {
 
   test('help requests carry a category from the fixed list', async () => {
     const tenant = await seedTenant(ctx());
-    const students = await ctx().request({
-      method: 'POST',
-      url: '/api/sis/sync',
-      token: tenant.rosterSecret,
-      body: { cohort_id: tenant.cohortId, students: [{ email: 'cat@example.edu', student_id_ext: 'C1' }] },
+    const students = await pushRoster(ctx(), tenant, {
+      students: [{ email: 'cat@example.edu', student_id_ext: 'C1' }],
     });
     assert.equal(students.statusCode, 200);
     const studentId = (
