@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { describeEachDatabase, seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
-import { runSsp } from '../helpers/cli.ts';
+import { describe, test } from 'node:test';
+import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
+import { cliServer } from '../helpers/cli.ts';
 import { personBrowser } from '../helpers/people.ts';
 import { pushRoster } from '../helpers/roster.ts';
 
@@ -141,19 +141,11 @@ describeEachDatabase('admin API of the student pages', (ctx) => {
 });
 
 describe('ssp cohorts and crisis-contacts (CLI)', () => {
-  let ctx: TestContext;
-  let url: string;
-  before(async () => {
-    ctx = await startTestApp('pglite');
-    url = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-  });
-  after(async () => {
-    await ctx.close();
-  });
-  const ssp = async (...args: string[]) => JSON.parse(await runSsp(url, args));
+  const server = cliServer();
+  const { ssp } = server;
 
   test('cohorts create --start-date, cohorts update, crisis-contacts set/show/clear', async () => {
-    const tenant = await seedTenant(ctx, { rosterSecret: false });
+    const tenant = await seedTenant(server.ctx, { rosterSecret: false });
     const cohort = await ssp('cohorts', 'create', tenant.slug, 'Spring', '--start-date', '2027-02-01');
     assert.equal(cohort.start_date, '2027-02-01');
     const updated = await ssp('cohorts', 'update', tenant.slug, cohort.id, '--start-date', '2027-02-08');
