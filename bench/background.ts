@@ -23,6 +23,7 @@ import { createWebhookWorker } from '../src/workers/webhook-delivery.ts';
 import { singleEventsFeed } from '../test/calendar/large-feeds.ts';
 import { openScratchPostgres, pgliteTemplate } from '../test/helpers/scratch-db.ts';
 import { seed, startProvider } from './oneroster.ts';
+import { sourceSettings } from './oneroster-source.ts';
 import type { BenchOptions } from './run.ts';
 import { SMOKE, size } from './size.ts';
 import { enqueue, startReceiver } from './webhooks.ts';
@@ -149,25 +150,7 @@ async function benchKind(kind: Kind, databaseUrl?: string): Promise<void> {
     await enqueue(db, night.id, DELIVERIES);
     // The pull's institution and source.
     const pulled = await seed(db, 'pulled');
-    await services.oneRosterSources.put(
-      pulled.id,
-      {
-        base_url: provider.baseUrl,
-        token_url: provider.tokenUrl,
-        client_id: 'demo-client',
-        client_secret: 'demo-secret',
-        cohort_id: pulled.cohortId,
-        org_ids: [],
-        term_types: ['term', 'semester'],
-        campus_org_types: ['school'],
-        programs_from: 'orgs',
-        program_org_types: ['department'],
-        student_id: 'identifier',
-        pull_every_minutes: null,
-        full_every_hours: 24,
-      },
-      new Date(),
-    );
+    await services.oneRosterSources.put(pulled.id, sourceSettings(provider, pulled.cohortId), new Date());
     // The calendar feed, claimed as the fetch worker would.
     const deps: RefreshDeps = {
       db,
