@@ -5,18 +5,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createOneRosterPullWorker } from '../../src/workers/oneroster-pull.ts';
-import { describeEachDatabase, seedTenant, type TestContext } from '../helpers/app.ts';
+import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
 import { generateRoster, providerPool } from '../helpers/oneroster-provider.ts';
-import { type Browser, personBrowser } from '../helpers/people.ts';
-
-function postForm(ctx: TestContext, who: Browser, url: string, fields: [string, string][]) {
-  return ctx.app.inject({
-    method: 'POST',
-    url,
-    headers: { cookie: who.cookie, 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams([['_csrf', who.csrf], ...fields]).toString(),
-  });
-}
+import { personBrowser, postForm } from '../helpers/people.ts';
 
 describeEachDatabase(
   'console: OneRoster source',

@@ -6,22 +6,13 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { runRetention } from '../../src/domain/privacy/retention.ts';
 import { describeEachDatabase, seedTenant, type TestContext } from '../helpers/app.ts';
-import { type Browser, personBrowser } from '../helpers/people.ts';
+import { type Browser, personBrowser, postForm } from '../helpers/people.ts';
 import { pushRoster } from '../helpers/roster.ts';
 import { leftovers } from './leftovers.ts';
 import { seedStudentEverywhere } from './seed.ts';
 
 const get = (ctx: TestContext, who: Browser, url: string) =>
   ctx.app.inject({ method: 'GET', url, headers: { cookie: who.cookie } });
-
-function postForm(ctx: TestContext, who: Browser, url: string, fields: Record<string, string>, csrf = true) {
-  return ctx.app.inject({
-    method: 'POST',
-    url,
-    headers: { cookie: who.cookie, 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({ ...(csrf ? { _csrf: who.csrf } : {}), ...fields }).toString(),
-  });
-}
 
 describeEachDatabase(
   'privacy: console',
