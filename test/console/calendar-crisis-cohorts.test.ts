@@ -3,19 +3,13 @@
 // shown next to the field, CSRF is required, staff are refused and another institution's URL is
 // the not-found page. Feeds are served by a real local HTTP server (loopback allowed in tests).
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { ics } from '../calendar/calendars.ts';
-import { describeCalendar, type FeedServer, startFeedServer } from '../calendar/helpers.ts';
+import { describeCalendar, sharedFeedServer } from '../calendar/helpers.ts';
 import { seedTenant } from '../helpers/app.ts';
 import { operatorBrowser, personBrowser, postForm } from '../helpers/people.ts';
 
-let server: FeedServer;
-before(async () => {
-  server = await startFeedServer();
-});
-after(async () => {
-  await server.close();
-});
+const server = sharedFeedServer();
 
 // The calendar test clock stands at 2026-09-01T06:00Z: these fall within the feed page's 60 days.
 const term = ics([
