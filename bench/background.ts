@@ -32,6 +32,7 @@ import { singleEventsFeed } from '../test/calendar/large-feeds.ts';
 import { openScratchPostgres, pgliteTemplate } from '../test/helpers/scratch-db.ts';
 import type { PeerAsk, PeerReply } from './background-peers.ts';
 import { seed, startProvider } from './oneroster.ts';
+import { sourceSettings } from './oneroster-source.ts';
 import type { BenchOptions } from './run.ts';
 import { SMOKE, size } from './size.ts';
 import { enqueue } from './webhooks.ts';
@@ -165,26 +166,7 @@ async function benchKind(kind: Kind, databaseUrl?: string): Promise<void> {
     await enqueue(db, night.id, DELIVERIES);
     // The pull's institution and source.
     const pulled = await seed(db, 'pulled');
-    await putSource(
-      runtime,
-      pulled.id,
-      {
-        base_url: provider.baseUrl,
-        token_url: provider.tokenUrl,
-        client_id: 'demo-client',
-        client_secret: 'demo-secret',
-        cohort_id: pulled.cohortId,
-        org_ids: [],
-        term_types: ['term', 'semester'],
-        campus_org_types: ['school'],
-        programs_from: 'orgs',
-        program_org_types: ['department'],
-        student_id: 'identifier',
-        pull_every_minutes: null,
-        full_every_hours: 24,
-      },
-      new Date(),
-    );
+    await putSource(runtime, pulled.id, sourceSettings(provider, pulled.cohortId), new Date());
     // The calendar feed, claimed as the fetch worker would.
     const deps: RefreshDeps = {
       db,

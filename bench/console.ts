@@ -7,14 +7,11 @@
 // Manage integrations; p50 and p95 per page, flagged when p95 is over the 100 ms target.
 // PGlite always; PostgreSQL as well when DATABASE_URL is set (BENCH_ONLY=postgres or pglite for
 // one alone). Pages are one line each in `pages`.
-import { randomBytes } from 'node:crypto';
-import { buildApp } from '../src/app/app.ts';
-import { loadConfig } from '../src/config.ts';
+
 import type { Db } from '../src/db/db.ts';
 import { startSession } from '../src/domain/people/sessions.ts';
 import { recordAccess } from '../src/domain/privacy/access-log.ts';
-import { createRuntime } from '../src/runtime.ts';
-import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
+import { type DatabaseKind, onEachDatabase, seedInstitution, startBenchApp } from './bench-app.ts';
 import type { BenchOptions } from './run.ts';
 import { size } from './size.ts';
 
@@ -45,13 +42,7 @@ interface Seeded {
 /** The data set, in a fixed number of statements whatever its size. */
 export async function seed(db: Db, now: Date): Promise<Seeded> {
   const one = async <T>(sql: string, params: unknown[] = []) => (await db.query<T>(sql, params)).rows[0];
-  const { id: institutionId } = await one<{ id: string }>(
-    "INSERT INTO institutions (slug, name) VALUES ('bench', 'Bench University') RETURNING id",
-  );
-  const { id: cohortId } = await one<{ id: string }>(
-    "INSERT INTO cohorts (institution_id, name) VALUES ($1, 'Everyone') RETURNING id",
-    [institutionId],
-  );
+  const { institutionId, cohortId } = await seedInstitution(db);
   // What the SIS pushed, for the Data pages: 40 programs, 4 campuses, 4 terms, 400 units, and
   // two enrolments each for half the students; one student in 100 has departed.
   await db.query(
@@ -236,23 +227,8 @@ export async function seedDeliveries(db: Db, institutionId: string) {
   );
 }
 
-async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
-  const db =
-    kind === 'pglite'
-      ? await openScratchPglite()
-      : await openScratchPostgres(databaseUrl!, { prefix: 'bench', max: 10 });
-  const operatorToken = `ssp_op_${randomBytes(16).toString('hex')}`;
-  const config = loadConfig({
-    OPERATOR_TOKEN: operatorToken,
-    LOG_LEVEL: 'silent',
-    ENCRYPTION_KEY: randomBytes(32).toString('base64url'),
-    RUN_WORKERS: 'false',
-  });
-  const runtime = createRuntime({ db, config });
-  const app = await buildApp(runtime, {
-    logger: false,
-    rateLimitNameSpace: `bench-${randomBytes(4).toString('hex')}:`,
-  });
+async function benchKind(kind: DatabaseKind, databaseUrl?: string) {
+  const { db, config, runtime, app, operatorToken, close } = await startBenchApp(kind, databaseUrl);
   // BENCH_DETAIL=1: how many database round trips one load of each page makes (statements and
   // transactions through the database seam), to see where a slow page spends its time.
   const detail = process.env.BENCH_DETAIL === '1';
@@ -431,15 +407,10 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
       `[${kind}] ${over === 0 ? 'every page' : `${rows.length - over} of ${rows.length} pages`} under ${TARGET_MS} ms at p95\n`,
     );
   } finally {
-    await app.close();
-    await runtime.close();
-    await db.close();
+    await close();
   }
 }
 
-export async function run(options: BenchOptions): Promise<void> {
-  // BENCH_ONLY=postgres (or pglite) measures one database alone.
-  const only = process.env.BENCH_ONLY;
-  if (only !== 'postgres') await benchKind('pglite');
-  if (options.databaseUrl && only !== 'pglite') await benchKind('postgres', options.databaseUrl);
+export function run(options: BenchOptions): Promise<void> {
+  return onEachDatabase(options, benchKind);
 }

@@ -6,14 +6,11 @@
 // session check, the domain's queries, the template). Target: p95 under 100 ms per page and per
 // search. PGlite always; PostgreSQL as well when a database URL is given (BENCH_ONLY=postgres or
 // pglite for one alone).
-import { randomBytes } from 'node:crypto';
-import { buildApp } from '../src/app/app.ts';
-import { loadConfig } from '../src/config.ts';
+
 import type { Db } from '../src/db/db.ts';
 import { escalateRound } from '../src/domain/inbox/escalation.ts';
 import { startSession } from '../src/domain/people/sessions.ts';
-import { createRuntime } from '../src/runtime.ts';
-import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
+import { type DatabaseKind, onEachDatabase, seedInstitution, startBenchApp } from './bench-app.ts';
 import type { BenchOptions } from './run.ts';
 import { size } from './size.ts';
 
@@ -28,13 +25,7 @@ const percentile = (values: number[], p: number) =>
 /** One student per request, named and numbered; requests of every category and priority, one in 50 a crisis. */
 export async function seed(db: Db, now: Date): Promise<{ institutionId: string; adminId: string }> {
   const one = async <T>(sql: string, params: unknown[] = []) => (await db.query<T>(sql, params)).rows[0];
-  const { id: institutionId } = await one<{ id: string }>(
-    "INSERT INTO institutions (slug, name) VALUES ('bench', 'Bench University') RETURNING id",
-  );
-  const { id: cohortId } = await one<{ id: string }>(
-    "INSERT INTO cohorts (institution_id, name) VALUES ($1, 'Everyone') RETURNING id",
-    [institutionId],
-  );
+  const { institutionId, cohortId } = await seedInstitution(db);
   await db.query(
     `INSERT INTO students (institution_id, cohort_id, email, student_id_ext, first_name, last_name)
      SELECT $1, $2, 'student' || g || '@bench.edu', 'S' || lpad(g::text, 7, '0'),
@@ -73,23 +64,8 @@ export async function seed(db: Db, now: Date): Promise<{ institutionId: string; 
   return { institutionId, adminId };
 }
 
-async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
-  const db =
-    kind === 'pglite'
-      ? await openScratchPglite()
-      : await openScratchPostgres(databaseUrl!, { prefix: 'bench', max: 10 });
-  const operatorToken = `ssp_op_${randomBytes(16).toString('hex')}`;
-  const config = loadConfig({
-    OPERATOR_TOKEN: operatorToken,
-    LOG_LEVEL: 'silent',
-    ENCRYPTION_KEY: randomBytes(32).toString('base64url'),
-    RUN_WORKERS: 'false',
-  });
-  const runtime = createRuntime({ db, config });
-  const app = await buildApp(runtime, {
-    logger: false,
-    rateLimitNameSpace: `bench-${randomBytes(4).toString('hex')}:`,
-  });
+async function benchKind(kind: DatabaseKind, databaseUrl?: string) {
+  const { db, config, runtime, app, operatorToken, close } = await startBenchApp(kind, databaseUrl);
   await app.ready();
   try {
     const started = performance.now();
@@ -188,20 +164,10 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
       `[${kind}] escalation worker, idle round: p50 ${percentile(scans, 50).toFixed(1)} ms, p95 ${percentile(scans, 95).toFixed(1)} ms\n`,
     );
   } finally {
-    await app.close();
-    await runtime.close();
-    await db.close();
+    await close();
   }
 }
 
-export async function run(options: BenchOptions): Promise<void> {
-  const only = process.env.BENCH_ONLY;
-  if (only !== 'postgres') {
-    process.stdout.write('--- pglite ---\n');
-    await benchKind('pglite');
-  }
-  if (options.databaseUrl && only !== 'pglite') {
-    process.stdout.write('--- postgres ---\n');
-    await benchKind('postgres', options.databaseUrl);
-  }
+export function run(options: BenchOptions): Promise<void> {
+  return onEachDatabase(options, benchKind, { headings: true });
 }

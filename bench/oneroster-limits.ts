@@ -9,7 +9,6 @@
 //   BENCH_HOSTILE_ERROR_MB=300 BENCH_HOSTILE_PAGE_MB=30 BENCH_HOSTILE_PAGES=4 (the defaults);
 //   BENCH_HOSTILE_ONLY=error or pages: one case alone
 
-import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -19,6 +18,7 @@ import { pullDepsOf, pullNow } from '../src/domain/oneroster/pull/pull.ts';
 import { putSource } from '../src/domain/oneroster/pull/sources.ts';
 import { createRuntime } from '../src/runtime.ts';
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
+import { type ProviderProcess, sampleRss, sourceSettings, startProviderProcess } from './oneroster-source.ts';
 import type { BenchOptions } from './run.ts';
 import { size } from './size.ts';
 
@@ -26,20 +26,8 @@ const ERROR_MB = size(300, 1, 'BENCH_HOSTILE_ERROR_MB');
 const PAGE_MB = size(30, 1, 'BENCH_HOSTILE_PAGE_MB');
 const PAGES = size(4, 1, 'BENCH_HOSTILE_PAGES');
 
-function startHostile(args: string[]): Promise<{ baseUrl: string; tokenUrl: string; stop: () => void }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.resolve('bench/hostile-oneroster.ts'), ...args], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      const base = /base URL:\s+(\S+)/.exec(out)?.[1];
-      const token = /token URL:\s+(\S+)/.exec(out)?.[1];
-      if (base && token) resolve({ baseUrl: base, tokenUrl: token, stop: () => child.kill('SIGTERM') });
-    });
-    child.on('exit', (code) => reject(new Error(`the hostile provider exited ${code}: ${out}`)));
-  });
+function startHostile(args: string[]): Promise<ProviderProcess> {
+  return startProviderProcess([path.resolve('bench/hostile-oneroster.ts'), ...args], 'the hostile provider');
 }
 
 async function measure(label: string, args: string[], databaseUrl?: string): Promise<void> {
@@ -68,29 +56,14 @@ async function measure(label: string, args: string[], databaseUrl?: string): Pro
     await putSource(
       runtime,
       institutionId,
-      {
-        base_url: provider.baseUrl,
-        token_url: provider.tokenUrl,
+      sourceSettings(provider, cohort.rows[0].id, {
         client_id: 'hostile',
         client_secret: 'hostile-secret',
-        cohort_id: cohort.rows[0].id,
-        org_ids: [],
-        term_types: ['term', 'semester'],
-        campus_org_types: ['school'],
         programs_from: 'none',
-        program_org_types: ['department'],
-        student_id: 'identifier',
-        pull_every_minutes: null,
-        full_every_hours: 24,
-      },
+      }),
       new Date(),
     );
-    global.gc?.();
-    const before = process.memoryUsage().rss;
-    let peak = before;
-    const sampler = setInterval(() => {
-      peak = Math.max(peak, process.memoryUsage().rss);
-    }, 20);
+    const rss = sampleRss();
     let slowestHealth = 0;
     let probing = true;
     const probe = (async () => {
@@ -110,9 +83,9 @@ async function measure(label: string, args: string[], databaseUrl?: string): Pro
     loop.disable();
     probing = false;
     await probe;
-    clearInterval(sampler);
+    const peakAbove = rss.stop();
     process.stdout.write(
-      `  ${label.padEnd(34)} ${(ms / 1000).toFixed(1).padStart(6)} s ${((peak - before) / 1024 / 1024).toFixed(0).padStart(6)} MB ${slowestHealth.toFixed(0).padStart(7)} ms ${(loop.max / 1e6).toFixed(0).padStart(7)} ms  ${outcome.status}${outcome.error ? `: ${outcome.error.slice(0, 90)}` : ''}\n`,
+      `  ${label.padEnd(34)} ${(ms / 1000).toFixed(1).padStart(6)} s ${(peakAbove / 1024 / 1024).toFixed(0).padStart(6)} MB ${slowestHealth.toFixed(0).padStart(7)} ms ${(loop.max / 1e6).toFixed(0).padStart(7)} ms  ${outcome.status}${outcome.error ? `: ${outcome.error.slice(0, 90)}` : ''}\n`,
     );
   } finally {
     provider.stop();

@@ -24,6 +24,7 @@ import { putSource } from '../src/domain/oneroster/pull/sources.ts';
 import { issueRosterSecret } from '../src/domain/secrets/roster-secrets.ts';
 import { createRuntime } from '../src/runtime.ts';
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
+import { type ProviderProcess, sampleRss, sourceSettings, startProviderProcess } from './oneroster-source.ts';
 import type { BenchOptions } from './run.ts';
 import { size } from './size.ts';
 
@@ -162,31 +163,20 @@ function runCommand(
 }
 
 /** `ssp dev-oneroster` in a process of its own; resolves once it prints its base URL. */
-export function startProvider(): Promise<{ baseUrl: string; tokenUrl: string; stop: () => void }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [
-        CLI,
-        'dev-oneroster',
-        '--port',
-        '0',
-        '--students',
-        String(STUDENTS),
-        '--enrolments-per-student',
-        String(PER_STUDENT),
-      ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      const base = /base URL:\s+(\S+)/.exec(out)?.[1];
-      const token = /token URL:\s+(\S+)/.exec(out)?.[1];
-      if (base && token) resolve({ baseUrl: base, tokenUrl: token, stop: () => child.kill('SIGTERM') });
-    });
-    child.on('exit', (code) => reject(new Error(`ssp dev-oneroster exited ${code}: ${out}`)));
-  });
+export function startProvider(): Promise<ProviderProcess> {
+  return startProviderProcess(
+    [
+      CLI,
+      'dev-oneroster',
+      '--port',
+      '0',
+      '--students',
+      String(STUDENTS),
+      '--enrolments-per-student',
+      String(PER_STUDENT),
+    ],
+    'ssp dev-oneroster',
+  );
 }
 
 async function benchOne(kind: 'pglite' | 'postgres', databaseUrl?: string): Promise<void> {
@@ -213,36 +203,12 @@ async function benchOne(kind: 'pglite' | 'postgres', databaseUrl?: string): Prom
 
     // The pull, with the service's RSS sampled.
     const pulled = await seed(db, 'bench-or-pull');
-    await putSource(
-      runtime,
-      pulled.id,
-      {
-        base_url: provider.baseUrl,
-        token_url: provider.tokenUrl,
-        client_id: 'demo-client',
-        client_secret: 'demo-secret',
-        cohort_id: pulled.cohortId,
-        org_ids: [],
-        term_types: ['term', 'semester'],
-        campus_org_types: ['school'],
-        programs_from: 'orgs',
-        program_org_types: ['department'],
-        student_id: 'identifier',
-        pull_every_minutes: null,
-        full_every_hours: 24,
-      },
-      new Date(),
-    );
-    global.gc?.();
-    const before = process.memoryUsage().rss;
-    let peak = before;
-    const sampler = setInterval(() => {
-      peak = Math.max(peak, process.memoryUsage().rss);
-    }, 20);
+    await putSource(runtime, pulled.id, sourceSettings(provider, pulled.cohortId), new Date());
+    const rss = sampleRss();
     const started = performance.now();
     const outcome = await pullNow(pullDepsOf(runtime), pulled.id, 'full');
     const pullMs = performance.now() - started;
-    clearInterval(sampler);
+    const peakAbove = rss.stop();
     if (outcome.status !== 'ok') throw new Error(`the pull failed: ${outcome.error}`);
     const roster = outcome.sections.roster;
     const enrolments = outcome.sections.enrolments;
@@ -301,7 +267,7 @@ async function benchOne(kind: 'pglite' | 'postgres', databaseUrl?: string): Prom
       '  run                                           ms    rows/s   service peak RSS above start MB\n',
     );
     process.stdout.write(
-      `  ${'full pull from a local OneRoster provider'.padEnd(42)} ${pullMs.toFixed(0).padStart(7)} ${(rows / (pullMs / 1000)).toFixed(0).padStart(9)} ${((peak - before) / 1024 / 1024).toFixed(1).padStart(12)}\n`,
+      `  ${'full pull from a local OneRoster provider'.padEnd(42)} ${pullMs.toFixed(0).padStart(7)} ${(rows / (pullMs / 1000)).toFixed(0).padStart(9)} ${(peakAbove / 1024 / 1024).toFixed(1).padStart(12)}\n`,
     );
     process.stdout.write(
       `  ${'ssp push oneroster of the same data (bundle)'.padEnd(42)} ${push.ms.toFixed(0).padStart(7)} ${(rows / (push.ms / 1000)).toFixed(0).padStart(9)}   client peak RSS ${push.peakMb.toFixed(0)} MB\n`,

@@ -4,15 +4,11 @@
 // signed-in client asks for the inbox every 50 ms, and its response times during the work are
 // printed beside those before it, to show that the server keeps answering. PGlite always;
 // PostgreSQL as well when a database URL is given (BENCH_ONLY=postgres or pglite for one alone).
-import { randomBytes } from 'node:crypto';
-import { buildApp } from '../src/app/app.ts';
-import { loadConfig } from '../src/config.ts';
 import type { Db } from '../src/db/db.ts';
 import { startSession } from '../src/domain/people/sessions.ts';
 import { eraseStudents } from '../src/domain/privacy/erasure.ts';
 import { DEFAULT_RETENTION, runRetention } from '../src/domain/privacy/retention.ts';
-import { createRuntime } from '../src/runtime.ts';
-import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
+import { type DatabaseKind, onEachDatabase, startBenchApp } from './bench-app.ts';
 import type { BenchOptions } from './run.ts';
 import { size } from './size.ts';
 
@@ -96,22 +92,8 @@ const line = (kind: string, label: string, times: number[]) =>
       `p95 ${pct(times, 95).toFixed(1)} ms, max ${Math.max(0, ...times).toFixed(1)} ms\n`,
   );
 
-async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
-  const db =
-    kind === 'pglite'
-      ? await openScratchPglite()
-      : await openScratchPostgres(databaseUrl!, { prefix: 'bench', max: 10 });
-  const config = loadConfig({
-    OPERATOR_TOKEN: `ssp_op_${randomBytes(16).toString('hex')}`,
-    LOG_LEVEL: 'silent',
-    ENCRYPTION_KEY: randomBytes(32).toString('base64url'),
-    RUN_WORKERS: 'false',
-  });
-  const runtime = createRuntime({ db, config });
-  const app = await buildApp(runtime, {
-    logger: false,
-    rateLimitNameSpace: `bench-${randomBytes(4).toString('hex')}:`,
-  });
+async function benchKind(kind: DatabaseKind, databaseUrl?: string) {
+  const { db, runtime, app, close } = await startBenchApp(kind, databaseUrl);
   await app.ready();
   try {
     const seedStart = performance.now();
@@ -169,14 +151,10 @@ async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
     if ((removed.resolved_requests ?? 0) !== OLD_REQUESTS)
       throw new Error(`retention removed ${JSON.stringify(removed)}`);
   } finally {
-    await app.close();
-    await runtime.close();
-    await db.close();
+    await close();
   }
 }
 
-export async function run(options: BenchOptions): Promise<void> {
-  const only = process.env.BENCH_ONLY;
-  if (only !== 'postgres') await benchKind('pglite');
-  if (options.databaseUrl && only !== 'pglite') await benchKind('postgres', options.databaseUrl);
+export function run(options: BenchOptions): Promise<void> {
+  return onEachDatabase(options, benchKind);
 }

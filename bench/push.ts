@@ -217,38 +217,25 @@ async function benchOne(kind: 'pglite' | 'postgres', databaseUrl?: string): Prom
     const clientMs = window.last - window.first;
     const startup = cli.ms - clientMs;
 
-    const bigRun = await runCli(
-      [
-        '--url',
-        url,
-        'push',
-        'roster',
-        '--dry-run',
-        '--cohort',
-        big.cohortId,
-        '--errors',
-        path.join(dir, 'errors-big.csv'),
-        bigFile,
-      ],
-      { SSP_ROSTER_SECRET: secrets.big, ...cache },
-    );
+    const bigArgs = [
+      '--url',
+      url,
+      'push',
+      'roster',
+      '--dry-run',
+      '--cohort',
+      big.cohortId,
+      '--errors',
+      path.join(dir, 'errors-big.csv'),
+      bigFile,
+    ];
+    const bigRun = await runCli(bigArgs, { SSP_ROSTER_SECRET: secrets.big, ...cache });
     if (bigRun.code !== 0) throw new Error(`ssp push (big) exited ${bigRun.code}: ${bigRun.out.slice(-500)}`);
     // The same on an empty compile cache: a first run ever also strips every source of its types.
-    const coldRun = await runCli(
-      [
-        '--url',
-        url,
-        'push',
-        'roster',
-        '--dry-run',
-        '--cohort',
-        big.cohortId,
-        '--errors',
-        path.join(dir, 'errors-big.csv'),
-        bigFile,
-      ],
-      { SSP_ROSTER_SECRET: secrets.big, NODE_COMPILE_CACHE: path.join(dir, 'compile-cache-cold') },
-    );
+    const coldRun = await runCli(bigArgs, {
+      SSP_ROSTER_SECRET: secrets.big,
+      NODE_COMPILE_CACHE: path.join(dir, 'compile-cache-cold'),
+    });
     if (coldRun.code !== 0)
       throw new Error(`ssp push (cold) exited ${coldRun.code}: ${coldRun.out.slice(-500)}`);
 

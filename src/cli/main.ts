@@ -1,7 +1,7 @@
 // ssp: serve, migrate, worker, admin commands that call the admin HTTP API, dev-idp and dev-mail.
 import fs from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { ConfigError, loadConfig } from '../config.ts';
+import { type Config, ConfigError, loadConfig } from '../config.ts';
 import { DatabaseInUseError } from '../db/errors.ts';
 import { CliError, createAdminClient } from './admin-client.ts';
 import { registerCalendarCommands } from './commands/calendar.ts';
@@ -55,7 +55,15 @@ async function database() {
     import('../domain/secrets/operator-credentials.ts'),
   ]);
   return {
-    openDb: db.openDb,
+    /** The database the configuration names, as the server opens it; tightened settings said on stderr. */
+    openConfigured: (config: Config) =>
+      db.openDb({
+        databaseUrl: config.databaseUrl,
+        dataDir: config.dataDir,
+        embeddedSharedBuffers: config.embeddedSharedBuffers,
+        embeddedThread: config.embeddedThread,
+        onTightened: (message) => process.stderr.write(`ssp: ${message}\n`),
+      }),
     embeddedDatabaseExists: db.embeddedDatabaseExists,
     migrate: migrations.migrate,
     hasMigrationsTable: probes.hasMigrationsTable,
@@ -82,14 +90,8 @@ program
   .description('Apply pending database migrations and exit')
   .action(async () => {
     const config = loadConfig();
-    const { openDb, migrate } = await database();
-    const db = await openDb({
-      databaseUrl: config.databaseUrl,
-      dataDir: config.dataDir,
-      embeddedSharedBuffers: config.embeddedSharedBuffers,
-      embeddedThread: config.embeddedThread,
-      onTightened: (message) => process.stderr.write(`ssp: ${message}\n`),
-    });
+    const { openConfigured, migrate } = await database();
+    const db = await openConfigured(config);
     try {
       const applied = await migrate(db);
       print({ applied });
@@ -105,7 +107,7 @@ program
   )
   .action(async () => {
     const config = loadConfig();
-    const { openDb, migrate, hasMigrationsTable, embeddedDatabaseExists, resetOperatorCredential } =
+    const { openConfigured, migrate, hasMigrationsTable, embeddedDatabaseExists, resetOperatorCredential } =
       await database();
     // A reset is for a database the server already uses: never create a new, empty one.
     if (!config.databaseUrl && !embeddedDatabaseExists(config.dataDir))
@@ -114,13 +116,7 @@ program
           '(or DATABASE_URL); a first start of the server creates the database and prints a token',
         EXIT.failed,
       );
-    const db = await openDb({
-      databaseUrl: config.databaseUrl,
-      dataDir: config.dataDir,
-      embeddedSharedBuffers: config.embeddedSharedBuffers,
-      embeddedThread: config.embeddedThread,
-      onTightened: (message) => process.stderr.write(`ssp: ${message}\n`),
-    });
+    const db = await openConfigured(config);
     try {
       if (!(await hasMigrationsTable(db)))
         throw new CliError(

@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import { describeEachDatabase, type SeededTenant, type TestContext } from '../helpers/app.ts';
 import { seedHelpdesk } from '../helpers/helpdesk.ts';
 import { personBrowser, studentBrowser } from '../helpers/people.ts';
+import { pushEnrolments } from '../helpers/roster.ts';
 
 const rosterPush = (ctx: TestContext, tenant: SeededTenant, cohortId = tenant.cohortId) =>
   ctx.request({
@@ -19,12 +20,7 @@ const rosterPush = (ctx: TestContext, tenant: SeededTenant, cohortId = tenant.co
   });
 
 const enrolmentsPush = (ctx: TestContext, tenant: SeededTenant) =>
-  ctx.request({
-    method: 'POST',
-    url: '/api/sis/enrolments',
-    token: tenant.rosterSecret,
-    body: { institution: tenant.slug, programs: [{ program_code: 'BSCI', name: 'Science' }] },
-  });
+  pushEnrolments(ctx, tenant, { programs: [{ program_code: 'BSCI', name: 'Science' }] });
 
 const helpSync = (ctx: TestContext, tenant: SeededTenant & { syncSecret: string }) =>
   ctx.request({

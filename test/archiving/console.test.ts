@@ -5,18 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { describeEachDatabase, seedTenant, type TestContext } from '../helpers/app.ts';
-import { type Browser, operatorBrowser, personBrowser } from '../helpers/people.ts';
-
-/** Posts a console form as a browser would (urlencoded, the CSRF token in `_csrf`). */
-function postForm(ctx: TestContext, who: Browser, url: string, fields: [string, string][] = [], csrf = true) {
-  const params = new URLSearchParams(csrf ? [['_csrf', who.csrf], ...fields] : fields);
-  return ctx.app.inject({
-    method: 'POST',
-    url,
-    headers: { cookie: who.cookie, 'content-type': 'application/x-www-form-urlencoded' },
-    payload: params.toString(),
-  });
-}
+import { type Browser, operatorBrowser, personBrowser, postForm } from '../helpers/people.ts';
 
 const page = (ctx: TestContext, who: Browser, url: string) =>
   ctx.app.inject({ method: 'GET', url, headers: { cookie: who.cookie } });

@@ -3,31 +3,22 @@
 // is not claimed by the worker, nor is an archived institution's; both are pulled again once
 // restored.
 import assert from 'node:assert/strict';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { claimDueSources, pullDepsOf } from '../../src/domain/oneroster/pull/pull.ts';
 import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
-import {
-  configureSource,
-  generateRoster,
-  type OneRosterProvider,
-  startOneRosterProvider,
-} from '../helpers/oneroster-provider.ts';
+import { configureSource, generateRoster, providerPool } from '../helpers/oneroster-provider.ts';
 
-const providers: OneRosterProvider[] = [];
-after(async () => {
-  for (const p of providers) await p.close();
-});
+const startProvider = providerPool();
 
 describeEachDatabase(
   'archiving: OneRoster sources',
   (ctx) => {
     test('an archived cohort or institution is not pulled; Sync now answers cohort_archived', async () => {
       const tenant = await seedTenant(ctx());
-      const provider = await startOneRosterProvider({
+      const provider = await startProvider({
         data: generateRoster({ students: 2 }),
         maxLimit: 1000,
       });
-      providers.push(provider);
       const base = `/admin/v1/institutions/${tenant.slug}`;
       const cohort = `${base}/cohorts/${tenant.cohortId}`;
       const due = async () =>

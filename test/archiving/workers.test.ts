@@ -3,28 +3,21 @@
 // worker's claim skipping it in the one statement that claims a batch; another institution's
 // work goes on beside it, and on restore what fell due meanwhile goes on the next round.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { createCalendarFetchWorker } from '../../src/workers/calendar-fetch.ts';
 import { ics } from '../calendar/calendars.ts';
 import {
   type CalendarTestContext,
   describeCalendar,
-  type FeedServer,
   loopbackLookup,
-  startFeedServer,
+  sharedFeedServer,
   TEST_LIMITS,
 } from '../calendar/helpers.ts';
 import { type SeededTenant, seedTenant } from '../helpers/app.ts';
 import { receiverPool } from '../helpers/receiver.ts';
 import { addEndpoint, emitEvent, testClock, workerFor } from '../helpers/webhooks.ts';
 
-let server: FeedServer;
-before(async () => {
-  server = await startFeedServer();
-});
-after(async () => {
-  await server.close();
-});
+const server = sharedFeedServer();
 const receiver = receiverPool();
 
 const calendar = ics([

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startSession } from '../../src/domain/people/sessions.ts';
 import { seedTenant } from '../helpers/app.ts';
+import { pushRoster } from '../helpers/roster.ts';
 import { browserSuite } from './harness.ts';
 
 browserSuite('console: archiving an institution', (h) => {
@@ -16,11 +17,8 @@ browserSuite('console: archiving an institution', (h) => {
     const name: string = renamed.json().name;
     // Invited (and pushed) before the archive: an archived institution takes no new people.
     const adminSession = await h().person(tenant, { roles: ['admin'] });
-    const pushed = await h().ctx.request({
-      method: 'POST',
-      url: '/api/sis/sync',
-      token: tenant.rosterSecret,
-      body: { cohort_id: tenant.cohortId, students: [{ email: 'sam@example.edu', student_id_ext: 'S-1' }] },
+    const pushed = await pushRoster(h().ctx, tenant, {
+      students: [{ email: 'sam@example.edu', student_id_ext: 'S-1' }],
     });
     assert.equal(pushed.statusCode, 200, pushed.body);
     const listed = await h().ctx.admin('GET', `/admin/v1/institutions/${tenant.slug}/students`);

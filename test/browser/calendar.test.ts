@@ -5,19 +5,13 @@
 // added without scripts, an error next to its field), and a cohort's start date is set. Staff see
 // none of it. axe-core runs on every page and each is photographed.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { ics } from '../calendar/calendars.ts';
-import { type FeedServer, startFeedServer } from '../calendar/helpers.ts';
+import { sharedFeedServer } from '../calendar/helpers.ts';
 import { seedTenant } from '../helpers/app.ts';
 import { browserSuite } from './harness.ts';
 
-let server: FeedServer;
-before(async () => {
-  server = await startFeedServer();
-});
-after(async () => {
-  await server.close();
-});
+const server = sharedFeedServer();
 
 /** iCalendar UTC time `days` from `now`, at 09:00. */
 function icsTime(now: Date, days: number, hour = 9): string {

@@ -13,6 +13,7 @@ import { changeStatus } from '../../src/domain/helpdesk/staff-changes.ts';
 import { startSession } from '../../src/domain/people/sessions.ts';
 import { createSavedReply } from '../../src/domain/saved-replies/saved-replies.ts';
 import { seedTenant } from '../helpers/app.ts';
+import { pushRoster } from '../helpers/roster.ts';
 import { browserSuite, SCREENSHOTS } from './harness.ts';
 
 const NOTE = 'Internal: spoke to the fees office, waiver likely';
@@ -34,14 +35,8 @@ browserSuite('the conversation in a browser', (h) => {
   test('a staff reply read by the student on a phone, and answered', async () => {
     const { ctx, base } = h();
     const tenant = await seedTenant(ctx);
-    const push = await ctx.request({
-      method: 'POST',
-      url: '/api/sis/sync',
-      token: tenant.rosterSecret,
-      body: {
-        cohort_id: tenant.cohortId,
-        students: [{ email: 'ana.lima@student.example.edu', student_id_ext: 'S-1', first_name: 'Ana' }],
-      },
+    const push = await pushRoster(ctx, tenant, {
+      students: [{ email: 'ana.lima@student.example.edu', student_id_ext: 'S-1', first_name: 'Ana' }],
     });
     assert.equal(push.statusCode, 200, push.body);
     const { rows } = await ctx.db.query<{ id: string }>('SELECT id FROM students WHERE institution_id = $1', [

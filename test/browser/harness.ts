@@ -5,7 +5,6 @@
 // chromium`; .ci/run installs it).
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
@@ -15,6 +14,7 @@ import type { Permission, Role } from '../../src/domain/access/policy.ts';
 import { startSession } from '../../src/domain/people/sessions.ts';
 import { type SeededTenant, startTestApp, type TestContext } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/db.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { invitePerson } from '../helpers/people.ts';
 import { CHROMIUM, openBrowser } from './chromium.ts';
 
@@ -35,14 +35,6 @@ export interface Harness {
   operator(): Promise<{ token: string }>;
   /** Runs axe-core (no serious or critical violation) and saves a full-page screenshot. */
   check(page: Page, name: string): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 let counter = 0;

@@ -9,6 +9,7 @@ import { startSession } from '../../src/domain/people/sessions.ts';
 import { sendTestEvent } from '../../src/domain/webhooks/deliveries.ts';
 import { seedTenant } from '../helpers/app.ts';
 import { receiverPool } from '../helpers/receiver.ts';
+import { pushRoster } from '../helpers/roster.ts';
 import { insertStudents } from '../helpers/students.ts';
 import { addEndpoint, workerFor } from '../helpers/webhooks.ts';
 import { browserSuite, SCREENSHOTS } from './harness.ts';
@@ -49,17 +50,11 @@ browserSuite('pages with long unbroken text', (h) => {
     );
     assert.equal(attempts.rows.length, 1);
 
-    const pushed = await ctx.request({
-      method: 'POST',
-      url: '/api/sis/sync',
-      token: tenant.rosterSecret,
-      body: {
-        cohort_id: tenant.cohortId,
-        // An email that is not one, and a 200-character SIS id: the row's error shows both keys.
-        students: [
-          { email: word('m').slice(0, 250), student_id_ext: word('s').slice(0, 200), first_name: 'F' },
-        ],
-      },
+    const pushed = await pushRoster(ctx, tenant, {
+      // An email that is not one, and a 200-character SIS id: the row's error shows both keys.
+      students: [
+        { email: word('m').slice(0, 250), student_id_ext: word('s').slice(0, 200), first_name: 'F' },
+      ],
     });
     assert.equal(pushed.statusCode, 200, pushed.body);
     const runId = pushed.json().run_id as string;

@@ -3,28 +3,20 @@
 // queued for the worker), sees it in the pull history and opens its run; a failing provider
 // shows on the health page.
 import assert from 'node:assert/strict';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { pullDepsOf } from '../../src/domain/oneroster/pull/pull.ts';
 import { createOneRosterPullWorker } from '../../src/workers/oneroster-pull.ts';
 import { seedTenant } from '../helpers/app.ts';
-import {
-  generateRoster,
-  type OneRosterProvider,
-  startOneRosterProvider,
-} from '../helpers/oneroster-provider.ts';
+import { generateRoster, providerPool } from '../helpers/oneroster-provider.ts';
 import { browserSuite } from './harness.ts';
 
-const providers: OneRosterProvider[] = [];
-after(async () => {
-  for (const p of providers) await p.close();
-});
+const startProvider = providerPool();
 
 browserSuite('console: OneRoster source', (h) => {
   test('configures the source, syncs now and sees the pull history', async () => {
     const { ctx } = h();
     const tenant = await seedTenant(ctx);
-    const provider = await startOneRosterProvider({ data: generateRoster({ students: 8 }) });
-    providers.push(provider);
+    const provider = await startProvider({ data: generateRoster({ students: 8 }) });
     const manager = await h().person(tenant, { roles: ['admin'], permissions: ['manage_integrations'] });
     const { page, context } = await h().open(manager);
     try {

@@ -6,7 +6,6 @@
 // so, without Chromium at /usr/bin/chromium (`apt-get install -y chromium`).
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
@@ -14,18 +13,12 @@ import type { Browser, Page } from 'playwright-core';
 import { ics } from '../calendar/calendars.ts';
 import { type FeedServer, startFeedServer } from '../calendar/helpers.ts';
 import { type SeededTenant, seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { type DevIdp, startTestIdp, TEST_CLIENT } from '../helpers/idp.ts';
+import { pushRoster } from '../helpers/roster.ts';
 import { CHROMIUM, openBrowser } from './chromium.ts';
 
 const SCREENSHOTS = path.resolve(import.meta.dirname, '../../test-artifacts/screenshots');
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const DAY = 86_400_000;
 const icsDate = (ms: number) =>
@@ -108,14 +101,8 @@ if (!existsSync(CHROMIUM)) {
         email_domains: [],
       });
       assert.equal(provider.statusCode, 200, provider.body);
-      const push = await ctx.request({
-        method: 'POST',
-        url: '/api/sis/sync',
-        token: tenant.rosterSecret,
-        body: {
-          cohort_id: tenant.cohortId,
-          students: [{ email: 'ana.lima@student.example.edu', student_id_ext: 'S-1', first_name: 'Ana' }],
-        },
+      const push = await pushRoster(ctx, tenant, {
+        students: [{ email: 'ana.lima@student.example.edu', student_id_ext: 'S-1', first_name: 'Ana' }],
       });
       assert.equal(push.statusCode, 200, push.body);
       // Week 3: the cohort started 15 days ago.

@@ -7,6 +7,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { startSession } from '../../src/domain/people/sessions.ts';
 import { seedTenant } from '../helpers/app.ts';
+import { pushRoster } from '../helpers/roster.ts';
 import { browserSuite } from './harness.ts';
 
 /** The page's text outside its <details> elements. */
@@ -21,11 +22,8 @@ browserSuite('pages in words', (h) => {
   test('error pages: words first, the code and the request id under Details', async () => {
     const { ctx } = h();
     const tenant = await seedTenant(ctx);
-    const student = await ctx.request({
-      method: 'POST',
-      url: '/api/sis/sync',
-      token: tenant.rosterSecret,
-      body: { cohort_id: tenant.cohortId, students: [{ email: 'sam@example.edu', student_id_ext: 'S1' }] },
+    const student = await pushRoster(ctx, tenant, {
+      students: [{ email: 'sam@example.edu', student_id_ext: 'S1' }],
     });
     assert.equal(student.statusCode, 200, student.body);
     const list = await ctx.admin(
@@ -169,11 +167,8 @@ browserSuite('pages in words', (h) => {
   test('the student pages: everything inside a landmark, the urgent bar too (axe region)', async () => {
     const { ctx } = h();
     const tenant = await seedTenant(ctx);
-    const pushed = await ctx.request({
-      method: 'POST',
-      url: '/api/sis/sync',
-      token: tenant.rosterSecret,
-      body: { cohort_id: tenant.cohortId, students: [{ email: 'kim@example.edu', student_id_ext: 'K1' }] },
+    const pushed = await pushRoster(ctx, tenant, {
+      students: [{ email: 'kim@example.edu', student_id_ext: 'K1' }],
     });
     assert.equal(pushed.statusCode, 200, pushed.body);
     const list = await ctx.admin(
@@ -206,18 +201,12 @@ browserSuite('pages in words', (h) => {
   test("the operator's institutions list: each one's students, last push and open problems", async () => {
     const { ctx } = h();
     const tenant = await seedTenant(ctx);
-    const pushed = await ctx.request({
-      method: 'POST',
-      url: '/api/sis/sync',
-      token: tenant.rosterSecret,
-      body: {
-        cohort_id: tenant.cohortId,
-        students: [
-          { email: 'a@example.edu', student_id_ext: 'A1' },
-          { email: 'bad' },
-          { email: 'c@example.edu', student_id_ext: 'C1' },
-        ],
-      },
+    const pushed = await pushRoster(ctx, tenant, {
+      students: [
+        { email: 'a@example.edu', student_id_ext: 'A1' },
+        { email: 'bad' },
+        { email: 'c@example.edu', student_id_ext: 'C1' },
+      ],
     });
     assert.equal(pushed.statusCode, 200, pushed.body);
     const operator = await h().operator();

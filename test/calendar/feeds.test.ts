@@ -1,26 +1,14 @@
 // Calendar feeds end to end: the admin API, a real local HTTP server serving calendars as
 // Google, Outlook/Exchange, iCloud and Moodle write them, the fetch worker, and every bad feed.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { claimFeed, refreshDepsOf } from '../../src/domain/calendar/refresh.ts';
 import { createCalendarFetchWorker } from '../../src/workers/calendar-fetch.ts';
 import { seedTenant } from '../helpers/app.ts';
 import { googleCalendar, icloudCalendar, moodleCalendar, outlookCalendar } from './calendars.ts';
-import {
-  describeCalendar,
-  type FeedServer,
-  loopbackLookup,
-  startFeedServer,
-  TEST_LIMITS,
-} from './helpers.ts';
+import { describeCalendar, loopbackLookup, sharedFeedServer, TEST_LIMITS } from './helpers.ts';
 
-let server: FeedServer;
-before(async () => {
-  server = await startFeedServer();
-});
-after(async () => {
-  await server.close();
-});
+const server = sharedFeedServer();
 
 let pathCounter = 0;
 const freshPath = (name: string) => `/${name}-${++pathCounter}.ics`;

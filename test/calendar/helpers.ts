@@ -29,6 +29,34 @@ export interface FeedServer {
   close(): Promise<void>;
 }
 
+/** A feed server for a file's tests: started before them, closed after them. */
+export function sharedFeedServer(): FeedServer {
+  let started: FeedServer | undefined;
+  before(async () => {
+    started = await startFeedServer();
+  });
+  after(async () => {
+    await started?.close();
+  });
+  const current = () => {
+    if (!started) throw new Error('the feed server is not started yet');
+    return started;
+  };
+  return {
+    get base() {
+      return current().base;
+    },
+    get routes() {
+      return current().routes;
+    },
+    get requests() {
+      return current().requests;
+    },
+    url: (path) => current().url(path),
+    close: () => current().close(),
+  };
+}
+
 /** Serves calendars with ETag/Last-Modified and honours If-None-Match / If-Modified-Since. */
 export async function startFeedServer(): Promise<FeedServer> {
   const routes: FeedServer['routes'] = new Map();

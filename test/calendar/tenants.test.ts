@@ -5,20 +5,14 @@
 // institution has at most its cap of feeds. Real local HTTP servers serve the feeds; the
 // default parse limits (60 s, 512 MB) apply.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { createCalendarFetchWorker } from '../../src/workers/calendar-fetch.ts';
 import { seedTenant } from '../helpers/app.ts';
 import { personBrowser } from '../helpers/people.ts';
 import { ics } from './calendars.ts';
-import { describeCalendar, type FeedServer, loopbackLookup, startFeedServer } from './helpers.ts';
+import { describeCalendar, loopbackLookup, sharedFeedServer } from './helpers.ts';
 
-let server: FeedServer;
-before(async () => {
-  server = await startFeedServer();
-});
-after(async () => {
-  await server.close();
-});
+const server = sharedFeedServer();
 
 let counter = 0;
 const spinning = () =>

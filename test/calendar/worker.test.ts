@@ -7,29 +7,17 @@
 // benchmark's, bench/calendar-stall.ts).
 import assert from 'node:assert/strict';
 import diagnosticsChannel from 'node:diagnostics_channel';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { threadId } from 'node:worker_threads';
 import { fetchFeedNow } from '../../src/domain/calendar/fetch-now.ts';
 import { type ParseEvent, parseChannel } from '../../src/domain/calendar/parse-job.ts';
 import { seedTenant } from '../helpers/app.ts';
 import { personBrowser } from '../helpers/people.ts';
 import { googleCalendar, ics } from './calendars.ts';
-import {
-  describeCalendar,
-  type FeedServer,
-  loopbackLookup,
-  startFeedServer,
-  testResolver,
-} from './helpers.ts';
+import { describeCalendar, loopbackLookup, sharedFeedServer, testResolver } from './helpers.ts';
 import { singleEventsFeed } from './large-feeds.ts';
 
-let server: FeedServer;
-before(async () => {
-  server = await startFeedServer();
-});
-after(async () => {
-  await server.close();
-});
+const server = sharedFeedServer();
 
 let pathCounter = 0;
 const freshPath = (name: string) => `/${name}-${++pathCounter}.ics`;

@@ -1,26 +1,18 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
-import { runSsp } from '../helpers/cli.ts';
+import { describe, test } from 'node:test';
+import { seedTenant } from '../helpers/app.ts';
+import { cliServer } from '../helpers/cli.ts';
 import { seedStudents } from '../helpers/helpdesk.ts';
 import { invitePerson } from '../helpers/people.ts';
 
 // The CLI against a real listening server (PGlite).
 describe('ssp help-requests, help-sync-secret and events (CLI)', () => {
-  let ctx: TestContext;
-  let url: string;
-  before(async () => {
-    ctx = await startTestApp('pglite');
-    url = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-  });
-  after(async () => {
-    await ctx.close();
-  });
-  const ssp = async (...args: string[]) => JSON.parse(await runSsp(url, args));
+  const server = cliServer();
+  const { ssp } = server;
 
   test('creates, changes, lists and shows a help request; issues and rotates the sync secret', async () => {
-    const tenant = await seedTenant(ctx, { rosterSecret: false });
-    const [studentId] = await seedStudents(ctx, tenant, 1);
+    const tenant = await seedTenant(server.ctx, { rosterSecret: false });
+    const [studentId] = await seedStudents(server.ctx, tenant, 1);
     const created = await ssp('help-requests', 'create', tenant.slug, studentId, '--priority', 'crisis');
     assert.equal(created.priority, 'crisis');
     await ssp('help-requests', 'status', tenant.slug, created.id, 'in_progress', '--staff', 'Dana');
@@ -37,7 +29,7 @@ describe('ssp help-requests, help-sync-secret and events (CLI)', () => {
     assert.equal(replied.changed, true);
     assert.match(replied.message_id, /^[0-9a-f-]{36}$/);
     // The assignee is named by person id or by email (case-insensitive).
-    const sam = await invitePerson(ctx, tenant, { roles: ['staff'], name: 'Sam' });
+    const sam = await invitePerson(server.ctx, tenant, { roles: ['staff'], name: 'Sam' });
     const byEmail = await ssp(
       'help-requests',
       'assign',

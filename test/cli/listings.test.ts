@@ -12,6 +12,7 @@ import type { Command } from 'commander';
 import { program } from '../../src/cli/main.ts';
 import { type SeededTenant, seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
 import { runSsp } from '../helpers/cli.ts';
+import { pushRoster } from '../helpers/roster.ts';
 
 const run = promisify(execFile);
 const bin = path.resolve(import.meta.dirname, '../../bin/ssp.js');
@@ -24,17 +25,11 @@ before(async () => {
   await ctx.app.listen({ host: '127.0.0.1', port: 0 });
   url = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
   tenant = await seedTenant(ctx);
-  const pushed = await ctx.request({
-    method: 'POST',
-    url: '/api/sis/sync',
-    token: tenant.rosterSecret,
-    body: {
-      cohort_id: tenant.cohortId,
-      students: [
-        { email: 'Ada@example.edu', student_id_ext: 'S-1', first_name: 'Ada', last_name: 'Lovelace' },
-        { email: 'grace@example.edu', student_id_ext: 'S-2', first_name: '=Grace', last_name: 'Hopper' },
-      ],
-    },
+  const pushed = await pushRoster(ctx, tenant, {
+    students: [
+      { email: 'Ada@example.edu', student_id_ext: 'S-1', first_name: 'Ada', last_name: 'Lovelace' },
+      { email: 'grace@example.edu', student_id_ext: 'S-2', first_name: '=Grace', last_name: 'Hopper' },
+    ],
   });
   assert.equal(pushed.statusCode, 200, pushed.body);
 });

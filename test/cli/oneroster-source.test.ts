@@ -3,26 +3,20 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, before, test } from 'node:test';
-import { OPERATOR_TOKEN, seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
-import { sspBin } from '../helpers/cli.ts';
+import { OPERATOR_TOKEN, seedTenant } from '../helpers/app.ts';
+import { cliServer, sspBin } from '../helpers/cli.ts';
 import {
   generateRoster,
   type OneRosterProvider,
   startOneRosterProvider,
 } from '../helpers/oneroster-provider.ts';
 
-let ctx: TestContext;
-let url: string;
+const server = cliServer({ config: { allowLoopbackOutbound: true } });
 let provider: OneRosterProvider;
 before(async () => {
-  ctx = await startTestApp('pglite', { config: { allowLoopbackOutbound: true } });
-  url = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
   provider = await startOneRosterProvider({ data: generateRoster({ students: 3 }) });
 });
-after(async () => {
-  await provider?.close();
-  await ctx?.close();
-});
+after(() => provider?.close());
 
 function ssp(
   args: string[],
@@ -31,7 +25,7 @@ function ssp(
   return new Promise((resolve) =>
     execFile(
       process.execPath,
-      [sspBin, '--url', url, '--json', ...args],
+      [sspBin, '--url', server.url, '--json', ...args],
       { env: { ...process.env, SSP_OPERATOR_TOKEN: OPERATOR_TOKEN, ...env } },
       (error, stdout, stderr) =>
         resolve({ code: error ? ((error as { code?: number }).code ?? -1) : 0, stdout, stderr }),
@@ -40,7 +34,7 @@ function ssp(
 }
 
 test('set, show, pull, pull-status and remove, with the client secret from the environment only', async () => {
-  const tenant = await seedTenant(ctx);
+  const tenant = await seedTenant(server.ctx);
   const none = await ssp(['oneroster-source', 'show', tenant.slug]);
   assert.equal(none.code, 65);
   assert.match(none.stderr, /404/);

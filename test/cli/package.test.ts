@@ -6,20 +6,15 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { pack } from '../../src/cli/pack/pack.ts';
-import { seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
+import { seedTenant } from '../helpers/app.ts';
+import { cliServer } from '../helpers/cli.ts';
 import { csvText } from './push-helpers.ts';
 
 const run = promisify(execFile);
-let ctx: TestContext;
-let url: string;
-before(async () => {
-  ctx = await startTestApp('pglite');
-  url = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-});
-after(() => ctx.close());
+const server = cliServer();
 
 test('the packed client installs offline into an empty prefix and pushes', async () => {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'ssp-package-'));
@@ -50,7 +45,7 @@ test('the packed client installs offline into an empty prefix and pushes', async
   );
   assert.ok(!fs.existsSync(path.join(installed, 'src', 'app')), 'no server in the client package');
 
-  const tenant = await seedTenant(ctx);
+  const tenant = await seedTenant(server.ctx);
   fs.writeFileSync(
     path.join(work, 'roster.csv'),
     csvText([
@@ -61,7 +56,7 @@ test('the packed client installs offline into an empty prefix and pushes', async
   );
   const pushed = await run(
     ssp,
-    ['--url', url, 'push', 'roster', '--cohort', tenant.cohortId, 'roster.csv', '--json'],
+    ['--url', server.url, 'push', 'roster', '--cohort', tenant.cohortId, 'roster.csv', '--json'],
     {
       env: { ...env, SSP_ROSTER_SECRET: tenant.rosterSecret! },
       cwd: work,

@@ -2,8 +2,9 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
+import { describe, test } from 'node:test';
+import { seedTenant } from '../helpers/app.ts';
+import { cliServer } from '../helpers/cli.ts';
 import {
   oneRosterBundle,
   pushInProcess,
@@ -14,22 +15,14 @@ import {
 } from './push-helpers.ts';
 
 describe('ssp push: awkward and bad files', () => {
-  let ctx: TestContext;
-  let url: string;
-  before(async () => {
-    ctx = await startTestApp('pglite');
-    url = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-  });
-  after(async () => {
-    await ctx.close();
-  });
+  const server = cliServer();
 
   const roster = async (content: string | Buffer, ...extra: string[]) => {
-    const tenant = await seedTenant(ctx);
+    const tenant = await seedTenant(server.ctx);
     const dir = scratchDir();
     const file = path.join(dir, 'roster.csv');
     fs.writeFileSync(file, content);
-    const result = await pushInProcess(url, tenant.rosterSecret, dir, [
+    const result = await pushInProcess(server.url, tenant.rosterSecret, dir, [
       'roster',
       '--cohort',
       tenant.cohortId,
@@ -37,7 +30,8 @@ describe('ssp push: awkward and bad files', () => {
       file,
     ]);
     const students = async () =>
-      (await ctx.admin('GET', `/admin/v1/institutions/${tenant.slug}/students?limit=100`)).json().items as {
+      (await server.ctx.admin('GET', `/admin/v1/institutions/${tenant.slug}/students?limit=100`)).json()
+        .items as {
         email: string;
         first_name: string | null;
       }[];
@@ -120,18 +114,18 @@ describe('ssp push: awkward and bad files', () => {
     const empty = await roster('');
     assert.equal(empty.code, 65);
     assert.match(empty.stderr, /roster\.csv:1: the file is empty/);
-    const nothingSent = await ctx.admin('GET', '/admin/v1/institutions');
+    const nothingSent = await server.ctx.admin('GET', '/admin/v1/institutions');
     assert.equal(nothingSent.statusCode, 200);
   });
 
   test('a OneRoster manifest listing a missing file names the manifest line and column (folder and zip)', async () => {
-    const tenant = await seedTenant(ctx);
+    const tenant = await seedTenant(server.ctx);
     const dir = scratchDir();
     const files = oneRosterBundle({ students: 2, missingFile: 'users' });
     const folder = writeFolder(path.join(dir, 'bundle'), files);
     const zip = await writeZip(path.join(dir, 'bundle.zip'), files, 'export/');
     for (const location of [folder, zip]) {
-      const r = await pushInProcess(url, tenant.rosterSecret, dir, [
+      const r = await pushInProcess(server.url, tenant.rosterSecret, dir, [
         'oneroster',
         '--institution',
         tenant.slug,
@@ -146,7 +140,7 @@ describe('ssp push: awkward and bad files', () => {
       );
     }
     const noManifest = writeFolder(path.join(dir, 'plain'), { 'users.csv': 'sourcedId\n' });
-    const r = await pushInProcess(url, tenant.rosterSecret, dir, [
+    const r = await pushInProcess(server.url, tenant.rosterSecret, dir, [
       'oneroster',
       '--institution',
       tenant.slug,

@@ -2,23 +2,16 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
+import { describe, test } from 'node:test';
+import { seedTenant } from '../helpers/app.ts';
+import { cliServer } from '../helpers/cli.ts';
 import { csvText, pushInProcess, readErrorsCsv, scratchDir, sspPush } from './push-helpers.ts';
 
 describe('ssp push from CSV files', () => {
-  let ctx: TestContext;
-  let url: string;
-  before(async () => {
-    ctx = await startTestApp('pglite');
-    url = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-  });
-  after(async () => {
-    await ctx.close();
-  });
+  const server = cliServer();
 
   test('taxonomy, roster, then enrolments: the integration order, with row errors naming file and line', async () => {
-    const tenant = await seedTenant(ctx);
+    const tenant = await seedTenant(server.ctx);
     const dir = scratchDir();
     const write = (name: string, rows: (string | number)[][]) => {
       fs.writeFileSync(path.join(dir, name), csvText(rows));
@@ -30,7 +23,7 @@ describe('ssp push from CSV files', () => {
       ['BSC', 'Bachelor of Science', ''],
     ]);
     write('campuses.csv', [['name'], ['City'], ['Riverside']]);
-    const taxonomy = await pushInProcess(url, tenant.rosterSecret, dir, [
+    const taxonomy = await pushInProcess(server.url, tenant.rosterSecret, dir, [
       'taxonomy',
       '--institution',
       tenant.slug,
@@ -57,7 +50,7 @@ describe('ssp push from CSV files', () => {
       ['', 'S2', 'No', 'Email', 'BN', 'City', '', ''],
       ['sam@example.edu', 'S3', 'Sam', 'Lee', 'BSC', 'Riverside', 'false', ''],
     ]);
-    const roster = await pushInProcess(url, tenant.rosterSecret, dir, [
+    const roster = await pushInProcess(server.url, tenant.rosterSecret, dir, [
       'roster',
       '--cohort',
       tenant.cohortId,
@@ -84,7 +77,7 @@ describe('ssp push from CSV files', () => {
       ['', 'S3', 'NURS101', '2026-S1', ''],
       ['', 'S404', 'NURS101', '2026-S1', ''],
     ]);
-    const enrolments = await pushInProcess(url, tenant.rosterSecret, dir, [
+    const enrolments = await pushInProcess(server.url, tenant.rosterSecret, dir, [
       'enrolments',
       '--institution',
       tenant.slug,
@@ -105,7 +98,7 @@ describe('ssp push from CSV files', () => {
       'student_id_ext',
       'student_not_found',
     ]);
-    const listed = await ctx.admin('GET', `/admin/v1/institutions/${tenant.slug}/enrolments`);
+    const listed = await server.ctx.admin('GET', `/admin/v1/institutions/${tenant.slug}/enrolments`);
     assert.equal(listed.json().items.length, 2);
     assert.equal(
       fs.existsSync(path.join(dir, '.ssp-push-state.json')),
@@ -115,7 +108,7 @@ describe('ssp push from CSV files', () => {
   });
 
   test('--dry-run prints tables of would-create, unknown codes, duplicates and bad dates, and writes nothing', async () => {
-    const tenant = await seedTenant(ctx);
+    const tenant = await seedTenant(server.ctx);
     const dir = scratchDir();
     fs.writeFileSync(
       path.join(dir, 'roster.csv'),
@@ -126,7 +119,7 @@ describe('ssp push from CSV files', () => {
         ['a@example.edu', 'A2', '', '', ''],
       ]),
     );
-    const result = await pushInProcess(url, tenant.rosterSecret, dir, [
+    const result = await pushInProcess(server.url, tenant.rosterSecret, dir, [
       'roster',
       '--cohort',
       tenant.cohortId,
@@ -143,12 +136,12 @@ describe('ssp push from CSV files', () => {
     assert.match(result.stdout, /Unknown campus values[\s\S]*Moon\s+1\s+roster\.csv:2/);
     assert.match(result.stdout, /Duplicates[\s\S]*a@example\.edu\s+2\s+roster\.csv:2 roster\.csv:4/);
     assert.match(result.stdout, /Bad dates[\s\S]*roster\.csv:2\s+2026-02-30/);
-    const students = await ctx.admin('GET', `/admin/v1/institutions/${tenant.slug}/students`);
+    const students = await server.ctx.admin('GET', `/admin/v1/institutions/${tenant.slug}/students`);
     assert.equal(students.json().items.length, 0);
   });
 
   test('--map reads another export; --full-sync departs the students the file no longer names', async () => {
-    const tenant = await seedTenant(ctx);
+    const tenant = await seedTenant(server.ctx);
     const dir = scratchDir();
     const file = path.join(dir, 'export.csv');
     const header = ['Email Address', 'Student Number', 'Given Name', 'Notes'];
@@ -167,7 +160,7 @@ describe('ssp push from CSV files', () => {
       '--map',
       'Notes=',
     ];
-    const first = await pushInProcess(url, tenant.rosterSecret, dir, [
+    const first = await pushInProcess(server.url, tenant.rosterSecret, dir, [
       'roster',
       '--cohort',
       tenant.cohortId,
@@ -187,7 +180,7 @@ describe('ssp push from CSV files', () => {
         ...Array.from({ length: 29 }, (_, i) => [`s${i}@example.edu`, `N${i}`, `G${i}`, 'x']),
       ]),
     );
-    const full = await pushInProcess(url, tenant.rosterSecret, dir, [
+    const full = await pushInProcess(server.url, tenant.rosterSecret, dir, [
       'roster',
       '--cohort',
       tenant.cohortId,
@@ -199,7 +192,10 @@ describe('ssp push from CSV files', () => {
     ]);
     assert.equal(full.code, 0, full.stderr);
     assert.match(full.stdout, /Full sync ssp-push-[\w-]+: applied, 1 departed of 30/);
-    const students = await ctx.admin('GET', `/admin/v1/institutions/${tenant.slug}/students?limit=100`);
+    const students = await server.ctx.admin(
+      'GET',
+      `/admin/v1/institutions/${tenant.slug}/students?limit=100`,
+    );
     const departed = students.json().items.filter((s: { departed_at: string | null }) => s.departed_at);
     assert.deepEqual(
       departed.map((s: { email: string }) => s.email),
@@ -208,7 +204,7 @@ describe('ssp push from CSV files', () => {
   });
 
   test('no secret, or a wrong one: exit 1 with the reason', async () => {
-    const tenant = await seedTenant(ctx);
+    const tenant = await seedTenant(server.ctx);
     const dir = scratchDir();
     fs.writeFileSync(
       path.join(dir, 'r.csv'),
@@ -217,10 +213,10 @@ describe('ssp push from CSV files', () => {
         ['a@example.edu', 'A'],
       ]),
     );
-    const none = await sspPush(url, undefined, dir, ['roster', '--cohort', tenant.cohortId, 'r.csv']);
+    const none = await sspPush(server.url, undefined, dir, ['roster', '--cohort', tenant.cohortId, 'r.csv']);
     assert.equal(none.code, 77);
     assert.match(none.stderr, /SSP_ROSTER_SECRET/);
-    const wrong = await sspPush(url, 'ssp_roster_wrong', dir, [
+    const wrong = await sspPush(server.url, 'ssp_roster_wrong', dir, [
       'roster',
       '--cohort',
       tenant.cohortId,

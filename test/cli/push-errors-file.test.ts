@@ -4,17 +4,12 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
-import { seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
+import { test } from 'node:test';
+import { seedTenant } from '../helpers/app.ts';
+import { cliServer } from '../helpers/cli.ts';
 import { csvText, pushInProcess, readErrorsCsv, scratchDir } from './push-helpers.ts';
 
-let ctx: TestContext;
-let url: string;
-before(async () => {
-  ctx = await startTestApp('pglite');
-  url = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-});
-after(() => ctx.close());
+const server = cliServer();
 
 const parse = (text: string) =>
   text
@@ -25,7 +20,7 @@ const parse = (text: string) =>
     );
 
 test('the errors file and the run CSV agree row by row; the errors file has the real code, field and student', async () => {
-  const tenant = await seedTenant(ctx);
+  const tenant = await seedTenant(server.ctx);
   const dir = scratchDir();
   fs.writeFileSync(
     path.join(dir, 'roster.csv'),
@@ -38,7 +33,7 @@ test('the errors file and the run CSV agree row by row; the errors file has the 
     ]),
   );
   // Pages of two rows: the second error is on the second page, line 5 of the file.
-  const r = await pushInProcess(url, tenant.rosterSecret, dir, [
+  const r = await pushInProcess(server.url, tenant.rosterSecret, dir, [
     'roster',
     '--cohort',
     tenant.cohortId,
@@ -63,12 +58,15 @@ test('the errors file and the run CSV agree row by row; the errors file has the 
     ],
   );
 
-  const runs = (await ctx.admin('GET', `/admin/v1/institutions/${tenant.slug}/runs`)).json().items;
+  const runs = (await server.ctx.admin('GET', `/admin/v1/institutions/${tenant.slug}/runs`)).json().items;
   assert.equal(runs.length, 2, `a run a page: ${r.stdout}${JSON.stringify(runs)}`);
   const runRows: string[][] = [];
   let runHead: string[] = [];
   for (const run of [...runs].reverse()) {
-    const csv = await ctx.admin('GET', `/admin/v1/institutions/${tenant.slug}/runs/${run.id}/errors.csv`);
+    const csv = await server.ctx.admin(
+      'GET',
+      `/admin/v1/institutions/${tenant.slug}/runs/${run.id}/errors.csv`,
+    );
     const [head, ...rows] = parse(csv.body);
     runHead = head;
     runRows.push(...rows);

@@ -3,20 +3,15 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
-import { seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
+import { test } from 'node:test';
+import { seedTenant } from '../helpers/app.ts';
+import { cliServer } from '../helpers/cli.ts';
 import { csvText, pushInProcess, readErrorsCsv, scratchDir } from './push-helpers.ts';
 
-let ctx: TestContext;
-let url: string;
-before(async () => {
-  ctx = await startTestApp('pglite');
-  url = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-});
-after(() => ctx.close());
+const server = cliServer();
 
 test('a dry run of calendar and enrolments together says so in one line per section', async () => {
-  const tenant = await seedTenant(ctx);
+  const tenant = await seedTenant(server.ctx);
   const dir = scratchDir();
   const write = (name: string, rows: (string | number)[][]) =>
     fs.writeFileSync(path.join(dir, name), csvText(rows));
@@ -27,7 +22,7 @@ test('a dry run of calendar and enrolments together says so in one line per sect
     `Family${i}`,
   ]);
   write('roster.csv', [['email', 'student_id_ext', 'first_name', 'last_name'], ...students]);
-  const roster = await pushInProcess(url, tenant.rosterSecret, dir, [
+  const roster = await pushInProcess(server.url, tenant.rosterSecret, dir, [
     'roster',
     '--cohort',
     tenant.cohortId,
@@ -49,7 +44,7 @@ test('a dry run of calendar and enrolments together says so in one line per sect
     ['s0@example.edu', 'NUR101', '2031-S9'],
   ]);
   const files = ['--terms', 'terms.csv', '--units', 'units.csv', '--enrolments', 'enrolments.csv'];
-  const dry = await pushInProcess(url, tenant.rosterSecret, dir, [
+  const dry = await pushInProcess(server.url, tenant.rosterSecret, dir, [
     'enrolments',
     '--institution',
     tenant.slug,
@@ -78,7 +73,7 @@ test('a dry run of calendar and enrolments together says so in one line per sect
     ...students.map(([email]) => [email, 'NUR101', '2027-S1']),
   ]);
   fs.rmSync(path.join(dir, 'ssp-push-errors.csv'));
-  const clean = await pushInProcess(url, tenant.rosterSecret, dir, [
+  const clean = await pushInProcess(server.url, tenant.rosterSecret, dir, [
     'enrolments',
     '--institution',
     tenant.slug,
@@ -89,7 +84,7 @@ test('a dry run of calendar and enrolments together says so in one line per sect
   assert.equal(fs.existsSync(path.join(dir, 'ssp-push-errors.csv')), false);
 
   // The real push creates the calendar first, so every enrolment is accepted.
-  const real = await pushInProcess(url, tenant.rosterSecret, dir, [
+  const real = await pushInProcess(server.url, tenant.rosterSecret, dir, [
     'enrolments',
     '--institution',
     tenant.slug,

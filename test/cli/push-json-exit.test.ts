@@ -7,9 +7,9 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { OPERATOR_TOKEN, seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
-import { sspBin } from '../helpers/cli.ts';
+import { describe, test } from 'node:test';
+import { OPERATOR_TOKEN, seedTenant } from '../helpers/app.ts';
+import { cliServer, sspBin } from '../helpers/cli.ts';
 import { runInPty } from '../helpers/pty.ts';
 import { csvText, scratchDir } from './push-helpers.ts';
 
@@ -76,20 +76,24 @@ async function holdingProxy(target: string, holdAt: number, onHeld: () => void) 
 }
 
 describe('ssp push through the real binary', () => {
-  let ctx: TestContext;
-  let url: string;
-  before(async () => {
-    ctx = await startTestApp('pglite');
-    url = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-  });
-  after(() => ctx.close());
+  const server = cliServer();
 
   test('--json prints the report with the run ids the service recorded, and the real push shows the warnings', async () => {
-    const tenant = await seedTenant(ctx);
+    const tenant = await seedTenant(server.ctx);
     const dir = scratchDir();
     fs.writeFileSync(path.join(dir, 'r.csv'), roster(3, 1));
     const env = { SSP_ROSTER_SECRET: tenant.rosterSecret };
-    const args = ['--url', url, 'push', 'roster', '--cohort', tenant.cohortId, 'r.csv', '--page-size', '2'];
+    const args = [
+      '--url',
+      server.url,
+      'push',
+      'roster',
+      '--cohort',
+      tenant.cohortId,
+      'r.csv',
+      '--page-size',
+      '2',
+    ];
     const r = await ssp([...args, '--json'], env, dir);
     assert.equal(r.code, 2, r.stderr);
     const body = JSON.parse(r.stdout);
@@ -106,7 +110,7 @@ describe('ssp push through the real binary', () => {
       first_places: ['r.csv:2', 'r.csv:3', 'r.csv:4'],
     });
     const runs = await ssp(
-      ['--url', url, '--json', 'runs', 'list', tenant.slug],
+      ['--url', server.url, '--json', 'runs', 'list', tenant.slug],
       { SSP_OPERATOR_TOKEN: OPERATOR_TOKEN },
       dir,
     );
@@ -121,22 +125,22 @@ describe('ssp push through the real binary', () => {
   });
 
   test('exit codes tell usage, authentication, refused input and network apart', async () => {
-    const tenant = await seedTenant(ctx);
+    const tenant = await seedTenant(server.ctx);
     const dir = scratchDir();
     fs.writeFileSync(path.join(dir, 'r.csv'), roster(1));
     const env = { SSP_ROSTER_SECRET: tenant.rosterSecret };
     const push = (...extra: string[]) => ['push', 'roster', '--cohort', tenant.cohortId, 'r.csv', ...extra];
 
-    const usage = await ssp(['--url', url, ...push('--page-size', 'many')], env, dir);
+    const usage = await ssp(['--url', server.url, ...push('--page-size', 'many')], env, dir);
     assert.equal(usage.code, 64, usage.stderr);
-    const unknownOption = await ssp(['--url', url, ...push('--dry-rn')], env, dir);
+    const unknownOption = await ssp(['--url', server.url, ...push('--dry-rn')], env, dir);
     assert.equal(unknownOption.code, 64);
     assert.match(unknownOption.stderr, /unknown option '--dry-rn'/);
 
-    const noSecret = await ssp(['--url', url, ...push()], { SSP_ROSTER_SECRET: '' }, dir);
+    const noSecret = await ssp(['--url', server.url, ...push()], { SSP_ROSTER_SECRET: '' }, dir);
     assert.equal(noSecret.code, 77);
     const wrongSecret = await ssp(
-      ['--url', url, ...push('--json')],
+      ['--url', server.url, ...push('--json')],
       { SSP_ROSTER_SECRET: 'ssp_roster_wrong' },
       dir,
     );
@@ -144,13 +148,13 @@ describe('ssp push through the real binary', () => {
     assert.equal(JSON.parse(wrongSecret.stdout).exit_code, 77);
 
     const missing = await ssp(
-      ['--url', url, 'push', 'roster', '--cohort', tenant.cohortId, 'nope.csv'],
+      ['--url', server.url, 'push', 'roster', '--cohort', tenant.cohortId, 'nope.csv'],
       env,
       dir,
     );
     assert.equal(missing.code, 65);
     const otherCohort = await ssp(
-      ['--url', url, 'push', 'roster', '--cohort', '00000000-0000-4000-8000-000000000000', 'r.csv'],
+      ['--url', server.url, 'push', 'roster', '--cohort', '00000000-0000-4000-8000-000000000000', 'r.csv'],
       env,
       dir,
     );
@@ -166,9 +170,9 @@ describe('ssp push through the real binary', () => {
     assert.match(network.stderr, /cannot reach/);
 
     const admin = { SSP_OPERATOR_TOKEN: OPERATOR_TOKEN };
-    assert.equal((await ssp(['--url', url, 'runs', 'list', 'no-such-college'], admin, dir)).code, 65);
+    assert.equal((await ssp(['--url', server.url, 'runs', 'list', 'no-such-college'], admin, dir)).code, 65);
     assert.equal(
-      (await ssp(['--url', url, 'runs', 'list', tenant.slug], { SSP_OPERATOR_TOKEN: 'x' }, dir)).code,
+      (await ssp(['--url', server.url, 'runs', 'list', tenant.slug], { SSP_OPERATOR_TOKEN: 'x' }, dir)).code,
       77,
     );
   });
@@ -197,14 +201,14 @@ describe('ssp push through the real binary', () => {
   });
 
   test('Ctrl-C at a terminal stops the bar, shows the cursor, turns wrapping back on and says how to resume', async () => {
-    const tenant = await seedTenant(ctx);
+    const tenant = await seedTenant(server.ctx);
     const dir = scratchDir();
     fs.writeFileSync(path.join(dir, 'r.csv'), roster(30));
     let held: () => void = () => {};
     const heldNow = new Promise<void>((resolve) => {
       held = resolve;
     });
-    const proxy = await holdingProxy(url, 2, () => held());
+    const proxy = await holdingProxy(server.url, 2, () => held());
     try {
       const run = runInPty(
         [

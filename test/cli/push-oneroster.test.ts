@@ -3,8 +3,9 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
+import { describe, test } from 'node:test';
+import { seedTenant } from '../helpers/app.ts';
+import { cliServer } from '../helpers/cli.ts';
 import {
   oneRosterBundle,
   pushInProcess,
@@ -15,23 +16,15 @@ import {
 } from './push-helpers.ts';
 
 describe('ssp push oneroster', () => {
-  let ctx: TestContext;
-  let url: string;
-  before(async () => {
-    ctx = await startTestApp('pglite');
-    url = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-  });
-  after(async () => {
-    await ctx.close();
-  });
+  const server = cliServer();
   const list = async (slug: string, what: string) =>
-    (await ctx.admin('GET', `/admin/v1/institutions/${slug}/${what}?limit=1000`)).json().items;
+    (await server.ctx.admin('GET', `/admin/v1/institutions/${slug}/${what}?limit=1000`)).json().items;
 
   test('a bulk bundle as a zip: taxonomy, calendar, units, roster, then enrolments (the real command)', async () => {
-    const tenant = await seedTenant(ctx);
+    const tenant = await seedTenant(server.ctx);
     const dir = scratchDir();
     await writeZip(path.join(dir, 'export.zip'), oneRosterBundle({ students: 12 }), 'oneroster/');
-    const r = await sspPush(url, tenant.rosterSecret, dir, [
+    const r = await sspPush(server.url, tenant.rosterSecret, dir, [
       'oneroster',
       '--institution',
       tenant.slug,
@@ -79,8 +72,8 @@ describe('ssp push oneroster', () => {
   });
 
   test('a folder with the mapping overridden; a delta bundle withdraws tobedeleted enrollments, deletes nothing', async () => {
-    const tenant = await seedTenant(ctx);
-    const other = await ctx.admin('POST', `/admin/v1/institutions/${tenant.slug}/cohorts`, {
+    const tenant = await seedTenant(server.ctx);
+    const other = await server.ctx.admin('POST', `/admin/v1/institutions/${tenant.slug}/cohorts`, {
       name: 'River cohort',
     });
     const riverCohort = other.json().id;
@@ -101,7 +94,7 @@ describe('ssp push oneroster', () => {
       '--program-org-types',
       'department',
     ];
-    const bulk = await pushInProcess(url, tenant.rosterSecret, dir, [...args, folder]);
+    const bulk = await pushInProcess(server.url, tenant.rosterSecret, dir, [...args, folder]);
     assert.equal(bulk.code, 0, bulk.stderr);
     const students = await list(tenant.slug, 'students');
     assert.deepEqual(students.map((s: { student_id_ext: string }) => s.student_id_ext).sort(), [
@@ -119,7 +112,7 @@ describe('ssp push oneroster', () => {
       path.join(dir, 'delta'),
       oneRosterBundle({ students: 6, mode: 'delta', tobedeleted: [1] }),
     );
-    const delta = await pushInProcess(url, tenant.rosterSecret, dir, [...args, deltaFolder]);
+    const delta = await pushInProcess(server.url, tenant.rosterSecret, dir, [...args, deltaFolder]);
     assert.equal(delta.code, 0, delta.stderr);
     assert.match(delta.stdout, /1 students marked tobedeleted were not pushed/);
     const enrolments = await list(tenant.slug, 'enrolments');
@@ -127,21 +120,25 @@ describe('ssp push oneroster', () => {
     assert.equal(withdrawn.length, 1);
     assert.equal((await list(tenant.slug, 'students')).length, 6, 'nobody deleted');
 
-    const refused = await pushInProcess(url, tenant.rosterSecret, dir, [...args, '--full-sync', deltaFolder]);
+    const refused = await pushInProcess(server.url, tenant.rosterSecret, dir, [
+      ...args,
+      '--full-sync',
+      deltaFolder,
+    ]);
     assert.equal(refused.code, 65);
     assert.match(refused.stderr, /--full-sync needs users\.csv as bulk/);
   });
 
   test('a bulk bundle with --full-sync departs tobedeleted and absent students', async () => {
-    const tenant = await seedTenant(ctx);
+    const tenant = await seedTenant(server.ctx);
     const dir = scratchDir();
     const base = ['oneroster', '--institution', tenant.slug, '--cohort', tenant.cohortId];
-    const first = await pushInProcess(url, tenant.rosterSecret, dir, [
+    const first = await pushInProcess(server.url, tenant.rosterSecret, dir, [
       ...base,
       writeFolder(path.join(dir, 'a'), oneRosterBundle({ students: 20 })),
     ]);
     assert.equal(first.code, 0, first.stderr);
-    const second = await pushInProcess(url, tenant.rosterSecret, dir, [
+    const second = await pushInProcess(server.url, tenant.rosterSecret, dir, [
       ...base,
       '--full-sync',
       writeFolder(path.join(dir, 'b'), oneRosterBundle({ students: 20, tobedeleted: [4] })),
@@ -158,10 +155,10 @@ describe('ssp push oneroster', () => {
   });
 
   test('--full-sync keeps students whose email the export lost: named, not departed, not imported', async () => {
-    const tenant = await seedTenant(ctx);
+    const tenant = await seedTenant(server.ctx);
     const dir = scratchDir();
     const base = ['oneroster', '--institution', tenant.slug, '--cohort', tenant.cohortId];
-    const first = await pushInProcess(url, tenant.rosterSecret, dir, [
+    const first = await pushInProcess(server.url, tenant.rosterSecret, dir, [
       ...base,
       writeFolder(path.join(dir, 'a'), oneRosterBundle({ students: 20 })),
     ]);
@@ -170,7 +167,7 @@ describe('ssp push oneroster', () => {
     const files = oneRosterBundle({ students: 20, tobedeleted: [4] });
     for (const i of [3, 7])
       files['users.csv'] = files['users.csv'].replace(`student${i}@nbu.example.edu`, '');
-    const second = await pushInProcess(url, tenant.rosterSecret, dir, [
+    const second = await pushInProcess(server.url, tenant.rosterSecret, dir, [
       ...base,
       '--full-sync',
       writeFolder(path.join(dir, 'b'), files),

@@ -4,8 +4,9 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
+import { after, describe, test } from 'node:test';
+import { seedTenant } from '../helpers/app.ts';
+import { cliServer } from '../helpers/cli.ts';
 import { type FaultyProxy, pushInProcess, scratchDir, startProxy } from './push-helpers.ts';
 
 function rosterFile(dir: string, rows: number): string {
@@ -26,19 +27,11 @@ function rosterFile(dir: string, rows: number): string {
 }
 
 describe('ssp push: size, interruption and rate limits', () => {
-  let ctx: TestContext;
-  let url: string;
   let proxy: FaultyProxy;
-  before(async () => {
-    ctx = await startTestApp('pglite');
-    url = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-  });
-  after(async () => {
-    await proxy?.close();
-    await ctx.close();
-  });
+  after(() => proxy?.close());
+  const server = cliServer();
   const count = async (slug: string) => {
-    const { rows } = await ctx.db.query<{ n: number }>(
+    const { rows } = await server.ctx.db.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM students s JOIN institutions i ON i.id = s.institution_id WHERE i.slug = $1',
       [slug],
     );
@@ -46,10 +39,10 @@ describe('ssp push: size, interruption and rate limits', () => {
   };
 
   test('100,000 rows are parsed, paged by 5000 and pushed end to end', async () => {
-    const tenant = await seedTenant(ctx);
+    const tenant = await seedTenant(server.ctx);
     const dir = scratchDir();
     const file = rosterFile(dir, 100_000);
-    const r = await pushInProcess(url, tenant.rosterSecret, dir, [
+    const r = await pushInProcess(server.url, tenant.rosterSecret, dir, [
       'roster',
       '--cohort',
       tenant.cohortId,
@@ -63,8 +56,8 @@ describe('ssp push: size, interruption and rate limits', () => {
   });
 
   test('a push cut off after 3 pages resumes from its state file, sending only the rest', async () => {
-    proxy = await startProxy(url);
-    const tenant = await seedTenant(ctx);
+    proxy = await startProxy(server.url);
+    const tenant = await seedTenant(server.ctx);
     const dir = scratchDir();
     const file = rosterFile(dir, 5_000);
     const args = ['roster', '--cohort', tenant.cohortId, '--page-size', '1000', '--retries', '2', file];
@@ -106,9 +99,9 @@ describe('ssp push: size, interruption and rate limits', () => {
   });
 
   test('a 429 is answered by waiting its Retry-After, then the page goes through', async () => {
-    proxy ??= await startProxy(url);
+    proxy ??= await startProxy(server.url);
     proxy.cutAfter(Infinity);
-    const tenant = await seedTenant(ctx);
+    const tenant = await seedTenant(server.ctx);
     const dir = scratchDir();
     const file = rosterFile(dir, 10);
     proxy.rateLimitOnce(1);

@@ -3,19 +3,13 @@
 // shown next to the field, CSRF is required, staff are refused and another institution's URL is
 // the not-found page. Feeds are served by a real local HTTP server (loopback allowed in tests).
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { ics } from '../calendar/calendars.ts';
-import { describeCalendar, type FeedServer, startFeedServer } from '../calendar/helpers.ts';
+import { describeCalendar, sharedFeedServer } from '../calendar/helpers.ts';
 import { seedTenant } from '../helpers/app.ts';
-import { type Browser, operatorBrowser, personBrowser } from '../helpers/people.ts';
+import { operatorBrowser, personBrowser, postForm } from '../helpers/people.ts';
 
-let server: FeedServer;
-before(async () => {
-  server = await startFeedServer();
-});
-after(async () => {
-  await server.close();
-});
+const server = sharedFeedServer();
 
 // The calendar test clock stands at 2026-09-01T06:00Z: these fall within the feed page's 60 days.
 const term = ics([
@@ -37,19 +31,6 @@ const term = ics([
   'END:VCALENDAR',
 ]);
 
-type Ctx = Parameters<Parameters<typeof describeCalendar>[1]>[0];
-
-/** Posts a console form as a browser would (urlencoded, the CSRF token in `_csrf`). */
-function postForm(ctx: Ctx, who: Browser, url: string, fields: [string, string][], csrf = true) {
-  const params = new URLSearchParams(csrf ? [['_csrf', who.csrf], ...fields] : fields);
-  return ctx().app.inject({
-    method: 'POST',
-    url,
-    headers: { cookie: who.cookie, 'content-type': 'application/x-www-form-urlencoded' },
-    payload: params.toString(),
-  });
-}
-
 describeCalendar('console: calendar feeds, crisis contacts, cohorts', (ctx) => {
   test('calendar feeds: add (the guard refusal inline), fetch now, edit, history, events, delete', async () => {
     const tenant = await seedTenant(ctx(), { rosterSecret: false });
@@ -63,7 +44,7 @@ describeCalendar('console: calendar feeds, crisis contacts, cohorts', (ctx) => {
     assert.match(empty.body, new RegExp(`href="${page}"[^>]*aria-current="page"`));
 
     // Refused by the URL guard: the API's reason next to the URL field, the values kept.
-    const refused = await postForm(ctx, admin, page, [
+    const refused = await postForm(ctx(), admin, page, [
       ['url', 'https://10.1.2.3/term.ics'],
       ['name', 'Private'],
       ['refresh_minutes', '30'],
@@ -72,14 +53,14 @@ describeCalendar('console: calendar feeds, crisis contacts, cohorts', (ctx) => {
     assert.match(refused.body, /id="add-url-error">[^<_]*private[^<_]*</);
     assert.match(refused.body, /value="https:\/\/10\.1\.2\.3\/term\.ics"/);
     assert.match(refused.body, /value="Private"/);
-    const badMinutes = await postForm(ctx, admin, page, [
+    const badMinutes = await postForm(ctx(), admin, page, [
       ['url', server.url('/console-term.ics')],
       ['refresh_minutes', '1'],
     ]);
     assert.equal(badMinutes.statusCode, 400);
     assert.match(badMinutes.body, /id="add-refresh-error">Minutes between fetches must be \d+ or more</);
 
-    const added = await postForm(ctx, admin, page, [
+    const added = await postForm(ctx(), admin, page, [
       ['url', server.url('/console-term.ics')],
       ['name', 'Term dates'],
       ['refresh_minutes', '120'],
@@ -93,7 +74,7 @@ describeCalendar('console: calendar feeds, crisis contacts, cohorts', (ctx) => {
     assert.match(listed.body, /not fetched yet/);
 
     // Fetch now: the redirect names the record, the page shows it, the events are listed.
-    const fetched = await postForm(ctx, admin, `${feedPage}/fetch`, []);
+    const fetched = await postForm(ctx(), admin, `${feedPage}/fetch`, []);
     assert.equal(fetched.statusCode, 303, fetched.body);
     assert.match(fetched.headers.location as string, /\?fetch=\d+$/);
     const shown = await admin.request('GET', fetched.headers.location as string);
@@ -105,7 +86,7 @@ describeCalendar('console: calendar feeds, crisis contacts, cohorts', (ctx) => {
     assert.match(shown.body, /2026-09-10/);
 
     // Edit: a refusal next to its field, then a change through PATCH.
-    const badEdit = await postForm(ctx, admin, feedPage, [
+    const badEdit = await postForm(ctx(), admin, feedPage, [
       ['url', 'http://169.254.169.254/latest'],
       ['name', 'Term dates'],
       ['refresh_minutes', '120'],
@@ -115,7 +96,7 @@ describeCalendar('console: calendar feeds, crisis contacts, cohorts', (ctx) => {
       badEdit.body,
       /id="edit-url-error">169\.254\.169\.254 is a [^<_]* address, which the service does not call</,
     );
-    const edited = await postForm(ctx, admin, feedPage, [
+    const edited = await postForm(ctx(), admin, feedPage, [
       ['url', server.url('/console-term.ics')],
       ['name', 'Autumn term'],
       ['refresh_minutes', '90'],
@@ -127,7 +108,7 @@ describeCalendar('console: calendar feeds, crisis contacts, cohorts', (ctx) => {
 
     // A failing feed: the page and the health page say why, and when it is tried again.
     server.routes.set('/console-term.ics', { status: 500, body: 'down' });
-    const failing = await postForm(ctx, admin, `${feedPage}/fetch`, []);
+    const failing = await postForm(ctx(), admin, `${feedPage}/fetch`, []);
     const failed = await admin.request('GET', failing.headers.location as string);
     assert.match(failed.body, /Fetched: failed/);
     assert.match(failed.body, /failing since/);
@@ -136,14 +117,14 @@ describeCalendar('console: calendar feeds, crisis contacts, cohorts', (ctx) => {
     assert.match(health.body, /next attempt/);
 
     // Deleting asks first; CSRF is required.
-    const forged = await postForm(ctx, admin, `${feedPage}/delete`, [['confirmed', 'yes']], false);
+    const forged = await postForm(ctx(), admin, `${feedPage}/delete`, [['confirmed', 'yes']], false);
     assert.equal(forged.statusCode, 403);
     assert.match(forged.body, /csrf_invalid/);
-    const asked = await postForm(ctx, admin, `${feedPage}/delete`, []);
+    const asked = await postForm(ctx(), admin, `${feedPage}/delete`, []);
     assert.equal(asked.statusCode, 200);
     assert.match(asked.body, /Delete this calendar feed\?/);
     assert.equal((await ctx().admin('GET', api)).statusCode, 200);
-    const deleted = await postForm(ctx, admin, `${feedPage}/delete`, [['confirmed', 'yes']]);
+    const deleted = await postForm(ctx(), admin, `${feedPage}/delete`, [['confirmed', 'yes']]);
     assert.equal(deleted.statusCode, 303);
     assert.equal(deleted.headers.location, `${page}?done=calendar_feed_deleted`);
     assert.equal((await ctx().admin('GET', api)).statusCode, 404);
@@ -169,7 +150,7 @@ describeCalendar('console: calendar feeds, crisis contacts, cohorts', (ctx) => {
     // Removing means something only for a saved contact: a blank row has no such box.
     assert.doesNotMatch(first.body, /Remove this contact/);
 
-    const more = await postForm(ctx, admin, page, [
+    const more = await postForm(ctx(), admin, page, [
       ['rows', '1'],
       ['name_0', 'Campus security'],
       ['add', 'yes'],
@@ -181,7 +162,7 @@ describeCalendar('console: calendar feeds, crisis contacts, cohorts', (ctx) => {
     assert.deepEqual((await ctx().admin('GET', api)).json(), { contacts: [] }, 'adding a row saves nothing');
 
     // The second contact sent is the third row: its error is shown on the third row.
-    const bad = await postForm(ctx, admin, page, [
+    const bad = await postForm(ctx(), admin, page, [
       ['rows', '3'],
       ['name_0', 'Campus security'],
       ['phone_0', '+44 20 7946 0000'],
@@ -198,7 +179,7 @@ describeCalendar('console: calendar feeds, crisis contacts, cohorts', (ctx) => {
     assert.deepEqual((await ctx().admin('GET', api)).json(), { contacts: [] });
 
     // Every problem of every row at once, each next to its field, in sentences.
-    const many = await postForm(ctx, admin, page, [
+    const many = await postForm(ctx(), admin, page, [
       ['rows', '2'],
       ['phone_0', 'call us'],
       ['name_1', 'N'.repeat(250)],
@@ -213,7 +194,7 @@ describeCalendar('console: calendar feeds, crisis contacts, cohorts', (ctx) => {
     assert.doesNotMatch(many.body, /contacts\[|invalid_field/);
     assert.deepEqual((await ctx().admin('GET', api)).json(), { contacts: [] });
 
-    const saved = await postForm(ctx, admin, page, [
+    const saved = await postForm(ctx(), admin, page, [
       ['rows', '3'],
       ['name_0', 'Campus security'],
       ['phone_0', '+44 20 7946 0000'],
@@ -241,7 +222,7 @@ describeCalendar('console: calendar feeds, crisis contacts, cohorts', (ctx) => {
       'the two saved rows, not the blank one',
     );
     // A row added to saved ones: the saved rows keep their box through the post-back.
-    const added = await postForm(ctx, admin, page, [
+    const added = await postForm(ctx(), admin, page, [
       ['rows', '2'],
       ['name_0', 'Campus security'],
       ['saved_0', 'yes'],
@@ -253,7 +234,7 @@ describeCalendar('console: calendar feeds, crisis contacts, cohorts', (ctx) => {
     assert.match(added.body, /name="rows" value="3"/);
 
     // Ticking "Remove" leaves a contact out.
-    const removed = await postForm(ctx, admin, page, [
+    const removed = await postForm(ctx(), admin, page, [
       ['rows', '2'],
       ['name_0', 'Campus security'],
       ['phone_0', '+44 20 7946 0000'],
@@ -266,7 +247,7 @@ describeCalendar('console: calendar feeds, crisis contacts, cohorts', (ctx) => {
       (await ctx().admin('GET', api)).json().contacts.map((c: { name: string }) => c.name),
       ['Night line'],
     );
-    const forged = await postForm(ctx, admin, page, [['rows', '0']], false);
+    const forged = await postForm(ctx(), admin, page, [['rows', '0']], false);
     assert.equal(forged.statusCode, 403);
     assert.equal((await ctx().admin('GET', api)).json().contacts.length, 1);
   });
@@ -287,7 +268,7 @@ describeCalendar('console: calendar feeds, crisis contacts, cohorts', (ctx) => {
     // Titled by its name alone, which often starts with "Cohort" already.
     assert.match(one.body, new RegExp(`<h1 class="wrap">${name}</h1>`));
     assert.doesNotMatch(one.body, /Cohort Cohort/);
-    const bad = await postForm(ctx, admin, cohortPage, [
+    const bad = await postForm(ctx(), admin, cohortPage, [
       ['name', name],
       ['clock', 'cohort'],
       ['start_date', '2026-02-30'],
@@ -295,7 +276,7 @@ describeCalendar('console: calendar feeds, crisis contacts, cohorts', (ctx) => {
     assert.equal(bad.statusCode, 400);
     assert.match(bad.body, /id="edit-start-error">Enter the start date as a date that exists, YYYY-MM-DD/);
     assert.match(bad.body, /value="2026-02-30"/);
-    const set = await postForm(ctx, admin, cohortPage, [
+    const set = await postForm(ctx(), admin, cohortPage, [
       ['name', name],
       ['clock', 'cohort'],
       ['start_date', '2026-09-07'],
@@ -306,13 +287,13 @@ describeCalendar('console: calendar feeds, crisis contacts, cohorts', (ctx) => {
     assert.equal((await ctx().admin('GET', api)).json().start_date, '2026-09-07');
     assert.match((await admin.request('GET', page)).body, /2026-09-07/);
 
-    const noName = await postForm(ctx, admin, page, [
+    const noName = await postForm(ctx(), admin, page, [
       ['name', ''],
       ['clock', 'individual'],
     ]);
     assert.equal(noName.statusCode, 400);
     assert.match(noName.body, /id="create-name-error"/);
-    const created = await postForm(ctx, admin, page, [
+    const created = await postForm(ctx(), admin, page, [
       ['name', 'Spring 2027'],
       ['clock', 'cohort'],
       ['start_date', '2027-02-01'],
@@ -321,13 +302,13 @@ describeCalendar('console: calendar feeds, crisis contacts, cohorts', (ctx) => {
     const shown = await admin.request('GET', created.headers.location as string);
     assert.match(shown.body, /<h1 class="wrap">Spring 2027<\/h1>/);
     assert.match(shown.body, /The cohort was created/);
-    const forged = await postForm(ctx, admin, cohortPage, [['name', 'x']], false);
+    const forged = await postForm(ctx(), admin, cohortPage, [['name', 'x']], false);
     assert.equal(forged.statusCode, 403);
 
     // The operator sees and creates cohorts of any institution.
     const operator = await operatorBrowser(ctx());
     assert.equal((await operator.request('GET', page)).statusCode, 200);
-    const byOperator = await postForm(ctx, operator, page, [
+    const byOperator = await postForm(ctx(), operator, page, [
       ['name', 'Operator cohort'],
       ['clock', 'individual'],
     ]);
@@ -344,7 +325,7 @@ describeCalendar('console: calendar feeds, crisis contacts, cohorts', (ctx) => {
     assert.match(listed.body, /id="time-zone" name="time_zone" list="time-zones" value="UTC"/);
     assert.match(listed.body, /<option value="Australia\/Sydney">/);
 
-    const bad = await postForm(ctx, admin, zonePath, [['time_zone', 'Mars/Olympus']]);
+    const bad = await postForm(ctx(), admin, zonePath, [['time_zone', 'Mars/Olympus']]);
     assert.equal(bad.statusCode, 400);
     assert.match(
       bad.body,
@@ -354,15 +335,15 @@ describeCalendar('console: calendar feeds, crisis contacts, cohorts', (ctx) => {
     const institution = `/admin/v1/institutions/${tenant.slug}`;
     assert.equal((await ctx().admin('GET', institution)).json().time_zone, 'UTC');
 
-    const set = await postForm(ctx, admin, zonePath, [['time_zone', 'australia/sydney']]);
+    const set = await postForm(ctx(), admin, zonePath, [['time_zone', 'australia/sydney']]);
     assert.equal(set.statusCode, 303, set.body);
     assert.equal(set.headers.location, `/console/${tenant.slug}/cohorts?done=time_zone_saved`);
     assert.equal((await ctx().admin('GET', institution)).json().time_zone, 'Australia/Sydney');
     assert.match((await admin.request('GET', set.headers.location)).body, /value="Australia\/Sydney"/);
 
     const staff = await personBrowser(ctx(), tenant, { roles: ['staff'] });
-    assert.equal((await postForm(ctx, staff, zonePath, [['time_zone', 'UTC']])).statusCode, 403);
-    assert.equal((await postForm(ctx, admin, zonePath, [['time_zone', 'UTC']], false)).statusCode, 403);
+    assert.equal((await postForm(ctx(), staff, zonePath, [['time_zone', 'UTC']])).statusCode, 403);
+    assert.equal((await postForm(ctx(), admin, zonePath, [['time_zone', 'UTC']], false)).statusCode, 403);
     assert.equal((await ctx().admin('GET', institution)).json().time_zone, 'Australia/Sydney');
   });
 
@@ -379,13 +360,13 @@ describeCalendar('console: calendar feeds, crisis contacts, cohorts', (ctx) => {
       assert.equal(refused.statusCode, 403, path);
       assert.match(refused.body, /<code>forbidden<\/code>/);
     }
-    const post = await postForm(ctx, staff, `/console/${mine.slug}/crisis-contacts`, [
+    const post = await postForm(ctx(), staff, `/console/${mine.slug}/crisis-contacts`, [
       ['rows', '1'],
       ['name_0', 'Nope'],
       ['phone_0', '123 456'],
     ]);
     assert.equal(post.statusCode, 403);
-    const createFeed = await postForm(ctx, staff, `/console/${mine.slug}/calendar-feeds`, [
+    const createFeed = await postForm(ctx(), staff, `/console/${mine.slug}/calendar-feeds`, [
       ['url', 'https://cal.public.example/x.ics'],
     ]);
     assert.equal(createFeed.statusCode, 403);

@@ -10,6 +10,7 @@ import { errorStatus } from '../../src/errors.ts';
 import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
 import { createHelpRequest } from '../helpers/helpdesk.ts';
 import { type Browser, operatorBrowser, personBrowser, studentBrowser } from '../helpers/people.ts';
+import { pushEnrolments, pushRoster } from '../helpers/roster.ts';
 import { addEndpoint } from '../helpers/webhooks.ts';
 
 /** The codes a person could mistake for words are left out: only snake_case ones are looked for. */
@@ -54,25 +55,13 @@ describeEachDatabase(
       const other = await personBrowser(ctx(), tenant, { roles: ['staff'], name: 'Other Person' });
 
       // Runs with row errors, a help request of the student, a webhook endpoint.
-      const roster = await ctx().request({
-        method: 'POST',
-        url: '/api/sis/sync',
-        token: tenant.rosterSecret,
-        body: {
-          cohort_id: tenant.cohortId,
-          students: [{ email: 'not-an-email', student_id_ext: 'S2' }, { student_id_ext: 'S3' }],
-        },
+      const roster = await pushRoster(ctx(), tenant, {
+        students: [{ email: 'not-an-email', student_id_ext: 'S2' }, { student_id_ext: 'S3' }],
       });
       assert.equal(roster.statusCode, 200, roster.body);
-      const enrolments = await ctx().request({
-        method: 'POST',
-        url: '/api/sis/enrolments',
-        token: tenant.rosterSecret,
-        body: {
-          institution: tenant.slug,
-          programs: [{ program_code: 'NURS' }, { program_code: 'nurs' }],
-          enrolments: [{ student_id_ext: 'S404', unit_code: 'NURS9', term_code: '2026-S1' }],
-        },
+      const enrolments = await pushEnrolments(ctx(), tenant, {
+        programs: [{ program_code: 'NURS' }, { program_code: 'nurs' }],
+        enrolments: [{ student_id_ext: 'S404', unit_code: 'NURS9', term_code: '2026-S1' }],
       });
       assert.equal(enrolments.statusCode, 200, enrolments.body);
       const request = await createHelpRequest(ctx(), {

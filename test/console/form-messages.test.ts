@@ -6,18 +6,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { describeEachDatabase, type SeededTenant, seedTenant, type TestContext } from '../helpers/app.ts';
-import { type Browser, operatorBrowser, personBrowser } from '../helpers/people.ts';
+import { operatorBrowser, personBrowser, postForm } from '../helpers/people.ts';
 import { addEndpoint } from '../helpers/webhooks.ts';
-
-/** Posts a form as a browser would (urlencoded, the CSRF token in `_csrf`). */
-function postForm(ctx: TestContext, who: Browser, url: string, fields: [string, string][]) {
-  return ctx.app.inject({
-    method: 'POST',
-    url,
-    headers: { cookie: who.cookie, 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams([['_csrf', who.csrf], ...fields]).toString(),
-  });
-}
 
 /** What a schema path or a validator's wording looks like on a page. */
 const schemaSpeak =

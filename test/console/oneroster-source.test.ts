@@ -3,39 +3,22 @@
 // queueing the pull for the worker (shown queued, then in the pull history, linking its run),
 // and a failing source on the health page.
 import assert from 'node:assert/strict';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { pullDepsOf } from '../../src/domain/oneroster/pull/pull.ts';
 import { createOneRosterPullWorker } from '../../src/workers/oneroster-pull.ts';
-import { describeEachDatabase, seedTenant, type TestContext } from '../helpers/app.ts';
-import {
-  generateRoster,
-  type OneRosterProvider,
-  startOneRosterProvider,
-} from '../helpers/oneroster-provider.ts';
-import { type Browser, personBrowser } from '../helpers/people.ts';
-
-function postForm(ctx: TestContext, who: Browser, url: string, fields: [string, string][]) {
-  return ctx.app.inject({
-    method: 'POST',
-    url,
-    headers: { cookie: who.cookie, 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams([['_csrf', who.csrf], ...fields]).toString(),
-  });
-}
+import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
+import { generateRoster, providerPool } from '../helpers/oneroster-provider.ts';
+import { personBrowser, postForm } from '../helpers/people.ts';
 
 describeEachDatabase(
   'console: OneRoster source',
   (context) => {
-    const providers: OneRosterProvider[] = [];
-    after(async () => {
-      for (const p of providers) await p.close();
-    });
+    const startProvider = providerPool();
 
     test('configure, Sync now, the pull history; failing on the health page; admins without the permission refused', async () => {
       const ctx = context();
       const tenant = await seedTenant(ctx, { rosterSecret: false });
-      const provider = await startOneRosterProvider({ data: generateRoster({ students: 5 }) });
-      providers.push(provider);
+      const provider = await startProvider({ data: generateRoster({ students: 5 }) });
       const manager = await personBrowser(ctx, tenant, {
         roles: ['admin'],
         permissions: ['manage_integrations'],

@@ -5,34 +5,23 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
 import { personBrowser } from '../helpers/people.ts';
+import { pushEnrolments, pushRoster } from '../helpers/roster.ts';
 
 describeEachDatabase('console push history: row keys, warning sentences, full syncs, durations', (ctx) => {
   test('a roster and an enrolments push with errors, as the console shows them', async () => {
     const tenant = await seedTenant(ctx());
-    const roster = await ctx().request({
-      method: 'POST',
-      url: '/api/sis/sync',
-      token: tenant.rosterSecret,
-      body: {
-        cohort_id: tenant.cohortId,
-        sync_id: 'nightly-1',
-        students: [
-          { email: 'ada@example.edu', student_id_ext: 'S1', program_code: 'XYZ' },
-          { email: 'not-an-email', student_id_ext: 'S2' },
-          { student_id_ext: 'S3' },
-          { email: 'ben@example.edu', student_id_ext: 'S4', program_code: 'xyz' },
-        ],
-      },
+    const roster = await pushRoster(ctx(), tenant, {
+      sync_id: 'nightly-1',
+      students: [
+        { email: 'ada@example.edu', student_id_ext: 'S1', program_code: 'XYZ' },
+        { email: 'not-an-email', student_id_ext: 'S2' },
+        { student_id_ext: 'S3' },
+        { email: 'ben@example.edu', student_id_ext: 'S4', program_code: 'xyz' },
+      ],
     });
     assert.equal(roster.statusCode, 200, roster.body);
-    const enrolments = await ctx().request({
-      method: 'POST',
-      url: '/api/sis/enrolments',
-      token: tenant.rosterSecret,
-      body: {
-        institution: tenant.slug,
-        enrolments: [{ student_id_ext: 'S404', unit_code: 'NURS9', term_code: '2026-S1' }],
-      },
+    const enrolments = await pushEnrolments(ctx(), tenant, {
+      enrolments: [{ student_id_ext: 'S404', unit_code: 'NURS9', term_code: '2026-S1' }],
     });
     assert.equal(enrolments.statusCode, 200, enrolments.body);
     const admin = await personBrowser(ctx(), tenant, { roles: ['admin'] });
@@ -78,29 +67,17 @@ describeEachDatabase('console push history: row keys, warning sentences, full sy
 
   test('a row error names its student by name beside the keys, on the page and in the CSV', async () => {
     const tenant = await seedTenant(ctx());
-    const roster = await ctx().request({
-      method: 'POST',
-      url: '/api/sis/sync',
-      token: tenant.rosterSecret,
-      body: {
-        cohort_id: tenant.cohortId,
-        students: [
-          { email: 'ada@example.edu', student_id_ext: 'S1', first_name: 'Ada', last_name: 'Lovelace' },
-        ],
-      },
+    const roster = await pushRoster(ctx(), tenant, {
+      students: [
+        { email: 'ada@example.edu', student_id_ext: 'S1', first_name: 'Ada', last_name: 'Lovelace' },
+      ],
     });
     assert.equal(roster.statusCode, 200, roster.body);
-    const enrolments = await ctx().request({
-      method: 'POST',
-      url: '/api/sis/enrolments',
-      token: tenant.rosterSecret,
-      body: {
-        institution: tenant.slug,
-        enrolments: [
-          { student_id_ext: 'S1', unit_code: 'NURS9', term_code: '2026-S1' },
-          { student_id_ext: 'S404', unit_code: 'NURS9', term_code: '2026-S1' },
-        ],
-      },
+    const enrolments = await pushEnrolments(ctx(), tenant, {
+      enrolments: [
+        { student_id_ext: 'S1', unit_code: 'NURS9', term_code: '2026-S1' },
+        { student_id_ext: 'S404', unit_code: 'NURS9', term_code: '2026-S1' },
+      ],
     });
     assert.equal(enrolments.statusCode, 200, enrolments.body);
     const admin = await personBrowser(ctx(), tenant, { roles: ['admin'] });

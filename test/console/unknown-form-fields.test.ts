@@ -4,18 +4,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { describeEachDatabase, seedTenant, type TestContext } from '../helpers/app.ts';
-import { type Browser, personBrowser } from '../helpers/people.ts';
+import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
+import { personBrowser, postForm } from '../helpers/people.ts';
 import { addEndpoint } from '../helpers/webhooks.ts';
-
-function postForm(ctx: TestContext, who: Browser, url: string, fields: [string, string][]) {
-  return ctx.app.inject({
-    method: 'POST',
-    url,
-    headers: { cookie: who.cookie, 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams([['_csrf', who.csrf], ...fields]).toString(),
-  });
-}
 
 const refusal = /This form had a field the service does not know/;
 

@@ -27,6 +27,7 @@ import { type DevIdp, signInThroughProvider, startTestIdp, TEST_CLIENT } from '.
 import { invitePerson } from '../helpers/people.ts';
 import { PGBOUNCER, type Pgbouncer, startPgbouncer } from '../helpers/pgbouncer.ts';
 import { startReceiver } from '../helpers/receiver.ts';
+import { pushRoster } from '../helpers/roster.ts';
 
 const serverUrl = process.env.TEST_DATABASE_URL;
 const skip = !fs.existsSync(PGBOUNCER)
@@ -94,24 +95,10 @@ describe('PostgreSQL features through PgBouncer (transaction pooling)', { skip }
         student_id_ext: `P${i}`,
         first_name: `Given${i}v${version}`,
       }));
-    const push = (version: number) =>
-      ctx.request({
-        method: 'POST',
-        url: '/api/sis/sync',
-        token: tenant.rosterSecret,
-        body: { cohort_id: tenant.cohortId, students: students(version) },
-      });
+    const push = (version: number) => pushRoster(ctx, tenant, { students: students(version) });
     // Two pushes of different institutions at once take their own institution's locks.
     const other = await seedTenant(ctx);
-    const [first, parallel] = await Promise.all([
-      push(0),
-      ctx.request({
-        method: 'POST',
-        url: '/api/sis/sync',
-        token: other.rosterSecret,
-        body: { cohort_id: other.cohortId, students: students(0) },
-      }),
-    ]);
+    const [first, parallel] = await Promise.all([push(0), pushRoster(ctx, other, { students: students(0) })]);
     assert.equal(first.statusCode, 200, first.body);
     assert.equal(first.json().created, 1000);
     assert.equal(parallel.json().created, 1000);

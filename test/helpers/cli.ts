@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before } from 'node:test';
 import { promisify } from 'node:util';
-import { OPERATOR_TOKEN, startTestApp, type TestContext } from './app.ts';
+import { OPERATOR_TOKEN, type StartOptions, startTestApp, type TestContext } from './app.ts';
 
 const run = promisify(execFile);
 export const sspBin = path.resolve(import.meta.dirname, '../../bin/ssp.js');
@@ -22,11 +22,11 @@ export async function runSsp(url: string, args: string[], env: NodeJS.ProcessEnv
  * A test app listening on a free port for a file of CLI tests (started before them, closed
  * after), with `ssp` bound to its URL and its JSON output parsed.
  */
-export function cliServer() {
+export function cliServer(options: StartOptions = {}) {
   let ctx: TestContext | undefined;
   let url = '';
   before(async () => {
-    ctx = await startTestApp('pglite');
+    ctx = await startTestApp('pglite', options);
     await ctx.app.listen({ host: '127.0.0.1', port: 0 });
     url = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
   });

@@ -2,6 +2,7 @@
 // terms, units and enrolments (POST /api/sis/enrolments), then a roster of students
 // (POST /api/sis/sync) with named students to search for and numbered ones to page through.
 import type { SeededTenant, TestContext } from './app.ts';
+import { pushEnrolments, pushRoster } from './roster.ts';
 
 export interface SeededData {
   /** Every student's email, in the listing's order (email, case-insensitive). */
@@ -33,56 +34,39 @@ export async function seedConsoleData(
     program_code: 'BSCI',
     campus_name: 'North',
   }));
-  const taxonomy = await ctx.request({
-    method: 'POST',
-    url: '/api/sis/enrolments',
-    token: tenant.rosterSecret,
-    body: {
-      institution: tenant.slug,
-      programs: [
-        { program_code: 'BSCI', name: 'Bachelor of Science', coordinator_name: 'Dr Ada Moss' },
-        { program_code: 'NURS', name: 'Bachelor of Nursing' },
-      ],
-      campuses: [{ name: 'City' }, { name: 'Riverside' }, { name: 'North' }, { name: 'Northern' }],
-      terms: [
-        { term_code: '2026-S1', name: 'Semester 1', start_date: '2026-02-23', end_date: '2026-06-19' },
-        { term_code: '2026-S2', name: 'Semester 2', start_date: '2026-07-20', end_date: '2026-11-13' },
-      ],
-      units: [
-        { unit_code: 'BIO101', name: 'Cells', program_code: 'BSCI', campus_name: 'City' },
-        {
-          unit_code: 'NURS101',
-          name: 'Foundations of Nursing',
-          program_code: 'NURS',
-          campus_name: 'Riverside',
-        },
-      ],
-    },
+  const taxonomy = await pushEnrolments(ctx, tenant, {
+    programs: [
+      { program_code: 'BSCI', name: 'Bachelor of Science', coordinator_name: 'Dr Ada Moss' },
+      { program_code: 'NURS', name: 'Bachelor of Nursing' },
+    ],
+    campuses: [{ name: 'City' }, { name: 'Riverside' }, { name: 'North' }, { name: 'Northern' }],
+    terms: [
+      { term_code: '2026-S1', name: 'Semester 1', start_date: '2026-02-23', end_date: '2026-06-19' },
+      { term_code: '2026-S2', name: 'Semester 2', start_date: '2026-07-20', end_date: '2026-11-13' },
+    ],
+    units: [
+      { unit_code: 'BIO101', name: 'Cells', program_code: 'BSCI', campus_name: 'City' },
+      {
+        unit_code: 'NURS101',
+        name: 'Foundations of Nursing',
+        program_code: 'NURS',
+        campus_name: 'Riverside',
+      },
+    ],
   });
   if (taxonomy.statusCode !== 200) throw new Error(`taxonomy: ${taxonomy.statusCode} ${taxonomy.body}`);
   const students = [...named, ...numbered];
   for (let i = 0; i < students.length; i += 5000) {
-    const push = await ctx.request({
-      method: 'POST',
-      url: '/api/sis/sync',
-      token: tenant.rosterSecret,
-      body: { cohort_id: tenant.cohortId, students: students.slice(i, i + 5000) },
-    });
+    const push = await pushRoster(ctx, tenant, { students: students.slice(i, i + 5000) });
     if (push.statusCode !== 200 || push.json().errors.length)
       throw new Error(`roster: ${push.statusCode} ${push.body.slice(0, 500)}`);
   }
-  const enrolments = await ctx.request({
-    method: 'POST',
-    url: '/api/sis/enrolments',
-    token: tenant.rosterSecret,
-    body: {
-      institution: tenant.slug,
-      enrolments: [
-        { email: `ada@${domain}`, unit_code: 'BIO101', term_code: '2026-S1', status: 'enrolled' },
-        { email: `grace@${domain}`, unit_code: 'NURS101', term_code: '2026-S1', status: 'withdrawn' },
-        { email: `ada@${domain}`, unit_code: 'BIO101', term_code: '2026-S2', status: 'enrolled' },
-      ],
-    },
+  const enrolments = await pushEnrolments(ctx, tenant, {
+    enrolments: [
+      { email: `ada@${domain}`, unit_code: 'BIO101', term_code: '2026-S1', status: 'enrolled' },
+      { email: `grace@${domain}`, unit_code: 'NURS101', term_code: '2026-S1', status: 'withdrawn' },
+      { email: `ada@${domain}`, unit_code: 'BIO101', term_code: '2026-S2', status: 'enrolled' },
+    ],
   });
   if (enrolments.statusCode !== 200)
     throw new Error(`enrolments: ${enrolments.statusCode} ${enrolments.body}`);

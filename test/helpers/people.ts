@@ -4,6 +4,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import type { Permission, Role } from '../../src/domain/access/policy.ts';
 import { startSession } from '../../src/domain/people/sessions.ts';
 import type { SeededTenant, TestContext } from './app.ts';
+import { pushRoster } from './roster.ts';
 
 export interface Browser {
   /** Cookie header value: the session cookie and, once fetched, the CSRF cookie. */
@@ -16,6 +17,26 @@ export interface Browser {
     body?: unknown,
     options?: { csrf?: boolean },
   ): Promise<LightMyRequestResponse>;
+}
+
+/**
+ * Posts a console form as a browser would: urlencoded, with the CSRF token as the first field,
+ * `_csrf` (left out when `csrf` is false).
+ */
+export function postForm(
+  ctx: TestContext,
+  who: Browser,
+  url: string,
+  fields: [string, string][] | Record<string, string> = [],
+  csrf = true,
+): Promise<LightMyRequestResponse> {
+  const sent = Array.isArray(fields) ? fields : Object.entries(fields);
+  return ctx.app.inject({
+    method: 'POST',
+    url,
+    headers: { cookie: who.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams(csrf ? [['_csrf', who.csrf], ...sent] : sent).toString(),
+  });
 }
 
 let counter = 0;
@@ -86,14 +107,8 @@ export async function studentBrowser(
   tenant: SeededTenant,
 ): Promise<Browser & { studentId: string }> {
   const email = `student-${process.pid}-${++counter}@${tenant.slug}.example.edu`;
-  const push = await ctx.request({
-    method: 'POST',
-    url: '/api/sis/sync',
-    token: tenant.rosterSecret,
-    body: {
-      cohort_id: tenant.cohortId,
-      students: [{ email, student_id_ext: `ext-${counter}`, first_name: 'Sam' }],
-    },
+  const push = await pushRoster(ctx, tenant, {
+    students: [{ email, student_id_ext: `ext-${counter}`, first_name: 'Sam' }],
   });
   if (push.statusCode !== 200) throw new Error(`push: ${push.statusCode} ${push.body}`);
   const list = await ctx.admin(

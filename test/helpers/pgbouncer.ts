@@ -5,10 +5,10 @@
 // failure. The ini is the one docs/scaling.md recommends.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { freePort } from './free-port.ts';
 import { scaled } from './time-limit.ts';
 
 export const PGBOUNCER = process.env.PGBOUNCER_BIN ?? '/usr/sbin/pgbouncer';
@@ -21,14 +21,6 @@ export interface Pgbouncer {
   /** The bouncer's log so far (for a failure's message). */
   log(): string;
   close(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** PgBouncer refuses to run as root: it then runs as this user, which must read its directory. */

@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { describeEachDatabase, OPERATOR_TOKEN, seedTenant, startTestApp } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/db.ts';
 import { personBrowser, studentBrowser } from '../helpers/people.ts';
+import { pushEnrolments, pushRoster } from '../helpers/roster.ts';
 
 describeEachDatabase('unknown query parameters', (ctx) => {
   test('offset on a listing is refused and points to cursor; any unknown parameter is named', async () => {
@@ -220,13 +221,7 @@ for (const kind of databaseKinds()) {
     const ctx = await startTestApp(kind, { config: { rosterRateLimitPerMinute: 2 } });
     try {
       const tenant = await seedTenant(ctx);
-      const push = () =>
-        ctx.request({
-          method: 'POST',
-          url: '/api/sis/sync',
-          token: tenant.rosterSecret,
-          body: { cohort_id: tenant.cohortId, students: [], dry_run: true },
-        });
+      const push = () => pushRoster(ctx, tenant, { students: [], dry_run: true });
       const first = await push();
       assert.equal(first.statusCode, 200);
       assert.equal(first.headers['ratelimit-policy'], 'roster;q=2;w=60');
@@ -238,12 +233,7 @@ for (const kind of databaseKinds()) {
       assert.match(String(third.headers['retry-after']), /^\d+$/);
       assert.equal(third.headers['ratelimit-policy'], 'roster;q=2;w=60');
       assert.match(String(third.headers.ratelimit), /^roster;r=0;t=\d+$/);
-      const enrolments = await ctx.request({
-        method: 'POST',
-        url: '/api/sis/enrolments',
-        token: tenant.rosterSecret,
-        body: { institution: tenant.slug, dry_run: true },
-      });
+      const enrolments = await pushEnrolments(ctx, tenant, { dry_run: true });
       assert.match(String(enrolments.headers['ratelimit-policy']), /^enrolments;q=\d+;w=60$/);
     } finally {
       await ctx.close();

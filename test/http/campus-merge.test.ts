@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TestContext } from '../helpers/app.ts';
 import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
+import { pushEnrolments } from '../helpers/roster.ts';
 
 async function seedCampus(ctx: TestContext, institutionId: string, name: string): Promise<string> {
   const { rows } = await ctx.db.query<{ id: string }>(
@@ -114,13 +115,7 @@ describeEachDatabase('campus merge', (ctx) => {
 
   test('a push that still uses the merged name matches the surviving campus; pushes are recorded as runs', async () => {
     const tenant = await seedTenant(ctx());
-    const push = (body: Record<string, unknown>) =>
-      ctx().request({
-        method: 'POST',
-        url: '/api/sis/enrolments',
-        token: tenant.rosterSecret,
-        body: { institution: tenant.slug, ...body },
-      });
+    const push = (body: Record<string, unknown>) => pushEnrolments(ctx(), tenant, { ...body });
     const first = await push({ campuses: [{ name: 'City' }, { name: 'City Centre' }] });
     assert.equal(first.statusCode, 200, first.body);
     assert.match(first.json().run_id, /^[0-9a-f-]{36}$/);

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { describeEachDatabase, type SeededTenant, seedTenant, type TestContext } from '../helpers/app.ts';
+import { pushEnrolments, pushRoster } from '../helpers/roster.ts';
 
 /** Reads a listing page by page; returns every row and the number of pages. */
 async function readAll(ctx: TestContext, url: string, limit: number) {
@@ -32,48 +33,36 @@ async function readAll(ctx: TestContext, url: string, limit: number) {
 const ids = (rows: Record<string, unknown>[]) => rows.map((r) => r.id);
 
 async function seedEverything(ctx: TestContext, tenant: SeededTenant) {
-  const roster = await ctx.request({
-    method: 'POST',
-    url: '/api/sis/sync',
-    token: tenant.rosterSecret,
-    body: {
-      cohort_id: tenant.cohortId,
-      students: [
-        ...Array.from({ length: 9 }, (_, i) => ({
-          email: `${i % 2 ? 'Stu' : 'stu'}${i}@example.edu`,
-          student_id_ext: `EXT-${i}`,
-          first_name: ['Ada', 'Grace', 'Alan'][i % 3],
-          last_name: ['Lovelace', 'Hopper', 'Turing'][i % 3],
-        })),
-        { email: 'not an email', student_id_ext: 'BAD-1' },
-      ],
-    },
+  const roster = await pushRoster(ctx, tenant, {
+    students: [
+      ...Array.from({ length: 9 }, (_, i) => ({
+        email: `${i % 2 ? 'Stu' : 'stu'}${i}@example.edu`,
+        student_id_ext: `EXT-${i}`,
+        first_name: ['Ada', 'Grace', 'Alan'][i % 3],
+        last_name: ['Lovelace', 'Hopper', 'Turing'][i % 3],
+      })),
+      { email: 'not an email', student_id_ext: 'BAD-1' },
+    ],
   });
   assert.equal(roster.statusCode, 200, roster.body);
-  const enrolments = await ctx.request({
-    method: 'POST',
-    url: '/api/sis/enrolments',
-    token: tenant.rosterSecret,
-    body: {
-      institution: tenant.slug,
-      programs: ['BSC', 'BA', 'MSC', 'PHD'].map((program_code) => ({ program_code, name: program_code })),
-      campuses: ['North', 'south', 'East'].map((name) => ({ name })),
-      terms: [
-        { term_code: 'T2', start_date: '2026-07-01', end_date: '2026-11-01' },
-        { term_code: 'T1', start_date: '2026-02-01', end_date: '2026-06-01' },
-        { term_code: 'T0', start_date: '2026-02-01', end_date: '2026-03-01' },
-      ],
-      units: ['U3', 'u1', 'U2'].map((unit_code) => ({ unit_code, program_code: 'BSC' })),
-      enrolments: ['T1', 'T2'].flatMap((term_code) =>
-        ['U2', 'U3'].flatMap((unit_code) =>
-          [0, 1, 2].map((i) => ({
-            email: `stu${i}@example.edu`.replace('stu1', 'Stu1'),
-            unit_code,
-            term_code,
-          })),
-        ),
+  const enrolments = await pushEnrolments(ctx, tenant, {
+    programs: ['BSC', 'BA', 'MSC', 'PHD'].map((program_code) => ({ program_code, name: program_code })),
+    campuses: ['North', 'south', 'East'].map((name) => ({ name })),
+    terms: [
+      { term_code: 'T2', start_date: '2026-07-01', end_date: '2026-11-01' },
+      { term_code: 'T1', start_date: '2026-02-01', end_date: '2026-06-01' },
+      { term_code: 'T0', start_date: '2026-02-01', end_date: '2026-03-01' },
+    ],
+    units: ['U3', 'u1', 'U2'].map((unit_code) => ({ unit_code, program_code: 'BSC' })),
+    enrolments: ['T1', 'T2'].flatMap((term_code) =>
+      ['U2', 'U3'].flatMap((unit_code) =>
+        [0, 1, 2].map((i) => ({
+          email: `stu${i}@example.edu`.replace('stu1', 'Stu1'),
+          unit_code,
+          term_code,
+        })),
       ),
-    },
+    ),
   });
   assert.equal(enrolments.statusCode, 200, enrolments.body);
   assert.deepEqual(enrolments.json().errors, []);
@@ -184,14 +173,8 @@ describeEachDatabase(
       await seedEverything(ctx(), tenant);
       const url = `/admin/v1/institutions/${tenant.slug}/students?limit=4`;
       const first = (await ctx().admin('GET', url)).json();
-      await ctx().request({
-        method: 'POST',
-        url: '/api/sis/sync',
-        token: tenant.rosterSecret,
-        body: {
-          cohort_id: tenant.cohortId,
-          students: [{ email: 'aaa@example.edu', student_id_ext: 'EXT-new' }],
-        },
+      await pushRoster(ctx(), tenant, {
+        students: [{ email: 'aaa@example.edu', student_id_ext: 'EXT-new' }],
       });
       const second = (await ctx().admin('GET', `${url}&cursor=${first.next_cursor}`)).json();
       const firstEmails = first.items.map((s: { email: string }) => s.email.toLowerCase());

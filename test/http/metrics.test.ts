@@ -12,6 +12,7 @@ import {
 } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/db.ts';
 import { startReceiver } from '../helpers/receiver.ts';
+import { pushRoster } from '../helpers/roster.ts';
 import { addEndpoint, emitEvent, testClock, workerFor } from '../helpers/webhooks.ts';
 
 /** The value of one sample, by its exact name and labels as printed; undefined when absent. */
@@ -32,18 +33,12 @@ describeEachDatabase(
 
     test('after real traffic: requests, feeds, runs, workers, event loop', async () => {
       const tenant = await seedTenant(ctx());
-      const push = await ctx().request({
-        method: 'POST',
-        url: '/api/sis/sync',
-        token: tenant.rosterSecret,
-        body: {
-          cohort_id: tenant.cohortId,
-          students: [
-            { email: 'one@example.edu', student_id_ext: 'M1' },
-            { email: 'two@example.edu', student_id_ext: 'M2' },
-            { email: 'not-an-email', student_id_ext: 'M3' },
-          ],
-        },
+      const push = await pushRoster(ctx(), tenant, {
+        students: [
+          { email: 'one@example.edu', student_id_ext: 'M1' },
+          { email: 'two@example.edu', student_id_ext: 'M2' },
+          { email: 'not-an-email', student_id_ext: 'M3' },
+        ],
       });
       assert.equal(push.statusCode, 200, push.body);
       await ctx().request({ method: 'GET', url: '/health/live' });

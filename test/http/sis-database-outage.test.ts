@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { createPostgresDb, type Db } from '../../src/db/db.ts';
 import { type SeededTenant, seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
 import { seedHelpdesk } from '../helpers/helpdesk.ts';
+import { pushEnrolments, pushRoster } from '../helpers/roster.ts';
 import { openScratchPostgres } from '../helpers/scratch-db.ts';
 
 /** A TCP proxy to host:port that can be cut and restored. */
@@ -55,20 +56,8 @@ async function startProxy(target: { host: string; port: number }) {
 /** One request to every kind of endpoint: the three feeds and the admin API. */
 function everyEndpoint(ctx: TestContext, tenant: SeededTenant & { syncSecret: string }) {
   return [
-    () =>
-      ctx.request({
-        method: 'POST',
-        url: '/api/sis/sync',
-        token: tenant.rosterSecret,
-        body: { cohort_id: tenant.cohortId, students: [{ email: 'a@example.edu', student_id_ext: 'A1' }] },
-      }),
-    () =>
-      ctx.request({
-        method: 'POST',
-        url: '/api/sis/enrolments',
-        token: tenant.rosterSecret,
-        body: { institution: tenant.slug, programs: [{ program_code: 'P1' }] },
-      }),
+    () => pushRoster(ctx, tenant, { students: [{ email: 'a@example.edu', student_id_ext: 'A1' }] }),
+    () => pushEnrolments(ctx, tenant, { programs: [{ program_code: 'P1' }] }),
     () =>
       ctx.request({
         method: 'POST',
@@ -135,13 +124,7 @@ describe('database outage [postgres]', { skip: url ? false : 'TEST_DATABASE_URL 
 
   test('backends terminated by the server (pg_terminate_backend) cost no request a 5xx once reconnected', async () => {
     const tenant = await seedTenant(ctx);
-    const push = () =>
-      ctx.request({
-        method: 'POST',
-        url: '/api/sis/sync',
-        token: tenant.rosterSecret,
-        body: { cohort_id: tenant.cohortId, students: [] },
-      });
+    const push = () => pushRoster(ctx, tenant, { students: [] });
     assert.equal((await push()).statusCode, 200);
     // Every backend of this app goes (from a second connection); idle pool clients notice and
     // are replaced.

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { describeEachDatabase, type SeededTenant, seedTenant } from '../helpers/app.ts';
+import { pushEnrolments } from '../helpers/roster.ts';
 
 const URL = '/api/sis/sync';
 
@@ -178,11 +179,8 @@ describeEachDatabase('roster sync: envelope, warnings and run history', (ctx) =>
       assert.equal(res.statusCode, 500, res.body);
       assert.equal(res.json().error, 'internal_error');
       assert.equal(await count('students', tenant), 0, 'no students without their run');
-      const enrolments = await ctx().request({
-        method: 'POST',
-        url: '/api/sis/enrolments',
-        token: tenant.rosterSecret,
-        body: { institution: tenant.slug, programs: [{ program_code: 'P1', name: 'P' }] },
+      const enrolments = await pushEnrolments(ctx(), tenant, {
+        programs: [{ program_code: 'P1', name: 'P' }],
       });
       assert.equal(enrolments.statusCode, 500, enrolments.body);
       const { rows } = await db.query<{ n: number }>(
@@ -203,12 +201,7 @@ describeEachDatabase('roster sync: envelope, warnings and run history', (ctx) =>
 describeEachDatabase('enrolments feed: unknown top-level fields', (ctx) => {
   test('a misspelt section is refused with a suggestion, through the same check as the other feeds', async () => {
     const tenant = await seedTenant(ctx());
-    const res = await ctx().request({
-      method: 'POST',
-      url: '/api/sis/enrolments',
-      token: tenant.rosterSecret,
-      body: { institution: tenant.slug, campusses: [] },
-    });
+    const res = await pushEnrolments(ctx(), tenant, { campusses: [] });
     assert.equal(res.statusCode, 400);
     assert.deepEqual(
       [res.json().error, res.json().field, res.json().suggestion],

@@ -2,22 +2,14 @@
 // Manage integrations holder; a OneRoster source saved again without its secret keeps it (and a
 // new token URL needs it again); a forged listing cursor is 400 invalid_cursor whatever it holds.
 import assert from 'node:assert/strict';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import fc from 'fast-check';
 import { encodeCursor } from '../../src/lib/cursor.ts';
 import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
-import {
-  configureSource,
-  generateRoster,
-  type OneRosterProvider,
-  startOneRosterProvider,
-} from '../helpers/oneroster-provider.ts';
+import { configureSource, generateRoster, providerPool } from '../helpers/oneroster-provider.ts';
 import { operatorBrowser, personBrowser } from '../helpers/people.ts';
 
-const providers: OneRosterProvider[] = [];
-after(async () => {
-  for (const p of providers) await p.close();
-});
+const startProvider = providerPool();
 
 describeEachDatabase(
   'small refusals',
@@ -61,8 +53,7 @@ describeEachDatabase(
 
     test('a OneRoster source saved again without its secret keeps it; a new token URL needs it', async () => {
       const tenant = await seedTenant(ctx());
-      const provider = await startOneRosterProvider({ data: generateRoster({ students: 1 }) });
-      providers.push(provider);
+      const provider = await startProvider({ data: generateRoster({ students: 1 }) });
       const first = await configureSource(ctx(), tenant.slug, provider, { cohort_id: tenant.cohortId });
       assert.equal(first.statusCode, 200, first.body);
       const stored = async () =>

@@ -3,48 +3,32 @@
 // timeline entry, the banner on every console page, a line on the health page) and never again,
 // with several workers too; an acknowledged one never escalates; the admins' list and window apply.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { createEscalationWorker } from '../../src/workers/escalation.ts';
-import { createNotificationWorker } from '../../src/workers/notification-email.ts';
-import { startTestApp, type TestContext } from '../helpers/app.ts';
+import type { TestContext } from '../helpers/app.ts';
 import { testClock } from '../helpers/clock.ts';
 import { databaseKinds } from '../helpers/db.ts';
 import { createHelpRequest, type HelpdeskTenant, seedHelpdesk, staff } from '../helpers/helpdesk.ts';
+import { notificationWorker, withMailApp } from '../helpers/mail-app.ts';
 import { requestCost } from '../helpers/page-load.ts';
 import { invitePerson, personBrowser } from '../helpers/people.ts';
-import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp.ts';
+import type { TestSmtpServer } from '../helpers/smtp.ts';
 
 const SUMMARY = 'Please help, I am not safe tonight';
 const MINUTE = 60_000;
-const FROM = 'Student support <support@notify.example.edu>';
 
 for (const kind of databaseKinds()) {
   describe(`crisis escalation [${kind}]`, () => {
     const clock = testClock();
     let ctx: TestContext;
     let smtp: TestSmtpServer;
-    before(async () => {
-      smtp = await startSmtpServer();
-      ctx = await startTestApp(kind, {
-        clock,
-        config: { smtpUrl: smtp.url, smtpFrom: FROM, publicBaseUrl: 'https://support.example.edu' },
-      });
-    });
-    after(async () => {
-      await ctx.close();
-      await smtp.close();
+    withMailApp(kind, { clock }, (app) => {
+      ({ ctx, smtp } = app);
     });
 
     const workerFor = (tenant: HelpdeskTenant) =>
       createEscalationWorker({ db: ctx.db, clock, institutionIds: [tenant.institutionId] });
-    const mailerFor = (tenant: HelpdeskTenant) =>
-      createNotificationWorker({
-        db: ctx.db,
-        clock,
-        smtp: { url: smtp.url, from: FROM },
-        publicBaseUrl: 'https://support.example.edu',
-        institutionIds: [tenant.institutionId],
-      });
+    const mailerFor = (tenant: HelpdeskTenant) => notificationWorker(ctx, smtp, tenant, { clock });
     const escalationEmails = async (tenant: HelpdeskTenant) =>
       (
         await ctx.db.query<{ person_id: string }>(

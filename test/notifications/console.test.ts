@@ -9,19 +9,9 @@ import { createHelpRequest } from '../../src/domain/helpdesk/requests.ts';
 import { changeStatus } from '../../src/domain/helpdesk/staff-changes.ts';
 import { ownSettings, peopleSettings } from '../../src/domain/notifications/settings.ts';
 import { createNotificationWorker } from '../../src/workers/notification-email.ts';
-import { describeEachDatabase, seedTenant, type TestContext } from '../helpers/app.ts';
+import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
 import { seedStudents } from '../helpers/helpdesk.ts';
-import { type Browser, invitePerson, operatorBrowser, personBrowser } from '../helpers/people.ts';
-
-function postForm(ctx: TestContext, who: Browser, url: string, fields: [string, string][]) {
-  const params = new URLSearchParams([['_csrf', who.csrf], ...fields]);
-  return ctx.app.inject({
-    method: 'POST',
-    url,
-    headers: { cookie: who.cookie, 'content-type': 'application/x-www-form-urlencoded' },
-    payload: params.toString(),
-  });
-}
+import { invitePerson, operatorBrowser, personBrowser, postForm } from '../helpers/people.ts';
 
 describeEachDatabase('console: notifications (email off)', (ctx) => {
   test('admins choose crisis recipients; the page says email is off and lists what was not sent', async () => {

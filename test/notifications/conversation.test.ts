@@ -4,20 +4,20 @@
 // answer; an invited person gets the sign-in link; every email states the rule that made it (a
 // person who asked for every new request is no longer told that an admin chose them).
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { addReply } from '../../src/domain/helpdesk/conversation.ts';
 import { createHelpRequest } from '../../src/domain/helpdesk/requests.ts';
 import { addNote, assign, changeStatus } from '../../src/domain/helpdesk/staff-changes.ts';
 import { setCrisisRecipients, setOwnSettings } from '../../src/domain/notifications/settings.ts';
 import { createNotificationWorker } from '../../src/workers/notification-email.ts';
-import { type SeededTenant, seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
+import { type SeededTenant, seedTenant, type TestContext } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/db.ts';
+import { MAIL_BASE, notificationWorker, withMailApp } from '../helpers/mail-app.ts';
 import { invitePerson } from '../helpers/people.ts';
-import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp.ts';
+import type { TestSmtpServer } from '../helpers/smtp.ts';
 import { signedInStudent } from '../students/helpers.ts';
 
-const FROM = 'Student support <support@notify.example.edu>';
-const BASE = 'https://support.example.edu';
+const BASE = MAIL_BASE;
 const REPLY = 'Your counselling call is booked for Tuesday';
 const ANSWER = 'Thank you, Tuesday suits me';
 
@@ -25,23 +25,12 @@ for (const kind of databaseKinds()) {
   describe(`conversation emails [${kind}]`, () => {
     let ctx: TestContext;
     let smtp: TestSmtpServer;
-    before(async () => {
-      smtp = await startSmtpServer();
-      ctx = await startTestApp(kind, { config: { smtpUrl: smtp.url, smtpFrom: FROM, publicBaseUrl: BASE } });
-    });
-    after(async () => {
-      await ctx.close();
-      await smtp.close();
+    withMailApp(kind, {}, (app) => {
+      ({ ctx, smtp } = app);
     });
 
     const worker = (tenant: SeededTenant) =>
-      createNotificationWorker({
-        db: ctx.db,
-        clock: { now: () => new Date() },
-        smtp: { url: smtp.url, from: FROM },
-        publicBaseUrl: BASE,
-        institutionIds: [tenant.institutionId],
-      });
+      notificationWorker(ctx, smtp, tenant, { clock: { now: () => new Date() } });
 
     /** Runs the worker and returns the emails it sent. */
     async function send(tenant: SeededTenant, expected: number) {

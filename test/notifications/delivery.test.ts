@@ -3,7 +3,7 @@
 // the email says (a link, nothing sensitive in the subject or body), retries after a temporary
 // refusal, failure after the last attempt, several workers sharing the outbox, and email off.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { createHelpRequest } from '../../src/domain/helpdesk/requests.ts';
 import { assign } from '../../src/domain/helpdesk/staff-changes.ts';
 import {
@@ -12,17 +12,17 @@ import {
   setOwnSettings,
 } from '../../src/domain/notifications/settings.ts';
 import {
-  createNotificationWorker,
+  type createNotificationWorker,
   EMAIL_OFF_REASON,
   processNotificationWorker,
 } from '../../src/workers/notification-email.ts';
-import { type SeededTenant, seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
+import { type SeededTenant, seedTenant, type TestContext } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/db.ts';
 import { seedStudents } from '../helpers/helpdesk.ts';
+import { notificationWorker, withMailApp } from '../helpers/mail-app.ts';
 import { invitePerson } from '../helpers/people.ts';
-import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp.ts';
+import type { TestSmtpServer } from '../helpers/smtp.ts';
 
-const FROM = 'Student support <support@notify.example.edu>';
 const SUMMARY = 'I cannot cope any more, please help';
 
 let offset = 0;
@@ -32,31 +32,14 @@ for (const kind of databaseKinds()) {
   describe(`notification emails [${kind}]`, () => {
     let ctx: TestContext;
     let smtp: TestSmtpServer;
-    before(async () => {
-      smtp = await startSmtpServer();
-      ctx = await startTestApp(kind, {
-        clock,
-        config: { smtpUrl: smtp.url, smtpFrom: FROM, publicBaseUrl: 'https://support.example.edu' },
-      });
-    });
-    after(async () => {
-      await ctx.close();
-      await smtp.close();
+    withMailApp(kind, { clock }, (app) => {
+      ({ ctx, smtp } = app);
     });
 
     const workerFor = (
       tenant: SeededTenant,
       extra: Partial<Parameters<typeof createNotificationWorker>[0]> = {},
-    ) =>
-      createNotificationWorker({
-        db: ctx.db,
-        clock,
-        smtp: { url: smtp.url, from: FROM },
-        publicBaseUrl: 'https://support.example.edu',
-        institutionIds: [tenant.institutionId],
-        random: () => 0.5,
-        ...extra,
-      });
+    ) => notificationWorker(ctx, smtp, tenant, { clock, random: () => 0.5, ...extra });
 
     /** A tenant with a student (named) and people: two crisis recipients, one opted in to all, one not. */
     async function tenantWithPeople() {

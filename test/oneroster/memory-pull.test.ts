@@ -3,16 +3,10 @@
 // program, an enrollment moved to a class of another course withdraws the old unit and term,
 // and an enrollment tobedeleted withdraws what it placed even when its class is in no export.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { before, test } from 'node:test';
 import { type PullDeps, pullDepsOf, pullNow } from '../../src/domain/oneroster/pull/pull.ts';
 import { describeEachDatabase, seedTenant, type TestContext } from '../helpers/app.ts';
-import {
-  configureSource,
-  generateRoster,
-  type OneRosterProvider,
-  startOneRosterProvider,
-  touch,
-} from '../helpers/oneroster-provider.ts';
+import { configureSource, generateRoster, providerPool, touch } from '../helpers/oneroster-provider.ts';
 
 type Enrolment = { student_id_ext: string; unit_code: string; term_code: string; status: string };
 
@@ -21,13 +15,10 @@ describeEachDatabase(
   (context) => {
     let ctx: TestContext;
     let deps: PullDeps;
-    const providers: OneRosterProvider[] = [];
+    const startProvider = providerPool();
     before(() => {
       ctx = context();
       deps = { ...pullDepsOf(ctx.deps), sleep: async () => {} };
-    });
-    after(async () => {
-      for (const p of providers) await p.close();
     });
     const list = async (slug: string, what: string) =>
       (await ctx.admin('GET', `/admin/v1/institutions/${slug}/${what}?limit=1000`)).json().items;
@@ -35,10 +26,9 @@ describeEachDatabase(
 
     const pulled = async (students: number) => {
       const tenant = await seedTenant(ctx);
-      const p = await startOneRosterProvider({
+      const p = await startProvider({
         data: generateRoster({ students, courses: 3, enrolmentsPerStudent: 1 }),
       });
-      providers.push(p);
       await configureSource(ctx, tenant.slug, p, { cohort_id: tenant.cohortId });
       const full = await pullNow(deps, tenant.institutionId, 'full');
       assert.equal(full.status, 'ok', full.error ?? '');

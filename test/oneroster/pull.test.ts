@@ -3,18 +3,12 @@
 // the feeds' domain paths, paging, token expiry, rate limiting and 5xx, a failing provider
 // changing nothing, row errors naming the sourcedId, departures of a full pull, the schedule.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { before, test } from 'node:test';
 import { type PullDeps, pullDepsOf, pullNow } from '../../src/domain/oneroster/pull/pull.ts';
 import { listFailingSources } from '../../src/domain/oneroster/pull/sources.ts';
 import { createOneRosterPullWorker } from '../../src/workers/oneroster-pull.ts';
 import { describeEachDatabase, OPERATOR_TOKEN, seedTenant, type TestContext } from '../helpers/app.ts';
-import {
-  configureSource,
-  generateRoster,
-  type OneRosterProvider,
-  startOneRosterProvider,
-  touch,
-} from '../helpers/oneroster-provider.ts';
+import { configureSource, generateRoster, providerPool, touch } from '../helpers/oneroster-provider.ts';
 import { scaled } from '../helpers/time-limit.ts';
 
 describeEachDatabase(
@@ -22,7 +16,7 @@ describeEachDatabase(
   (context) => {
     let ctx: TestContext;
     let deps: PullDeps;
-    const providers: OneRosterProvider[] = [];
+    const startProvider = providerPool();
     const waits: number[] = [];
     before(() => {
       ctx = context();
@@ -36,12 +30,8 @@ describeEachDatabase(
         random: () => 0.5,
       };
     });
-    after(async () => {
-      for (const p of providers) await p.close();
-    });
     const provider = async (students: number, maxLimit = 1000) => {
-      const p = await startOneRosterProvider({ data: generateRoster({ students }), maxLimit });
-      providers.push(p);
+      const p = await startProvider({ data: generateRoster({ students }), maxLimit });
       return p;
     };
     const list = async (slug: string, what: string) =>

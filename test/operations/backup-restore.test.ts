@@ -13,6 +13,7 @@ import pg from 'pg';
 import { createPostgresDb } from '../../src/db/db.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
+import { pushRoster } from '../helpers/roster.ts';
 import { scaled } from '../helpers/time-limit.ts';
 
 const base = process.env.TEST_DATABASE_URL;
@@ -64,17 +65,11 @@ test('a dump restored into a fresh database serves the same data', {
     try {
       const tenant = await seedTenant(before);
       slug = tenant.slug;
-      const push = await before.request({
-        method: 'POST',
-        url: '/api/sis/sync',
-        token: tenant.rosterSecret,
-        body: {
-          cohort_id: tenant.cohortId,
-          students: [
-            { email: 'ana@example.edu', student_id_ext: 'B1', first_name: 'Ana' },
-            { email: 'bo@example.edu', student_id_ext: 'B2', first_name: 'Bo' },
-          ],
-        },
+      const push = await pushRoster(before, tenant, {
+        students: [
+          { email: 'ana@example.edu', student_id_ext: 'B1', first_name: 'Ana' },
+          { email: 'bo@example.edu', student_id_ext: 'B2', first_name: 'Bo' },
+        ],
       });
       assert.equal(push.statusCode, 200, push.body);
       const endpoint = await before.admin('POST', `/admin/v1/institutions/${slug}/webhook-endpoints`, {

@@ -3,20 +3,8 @@
 // console's person page shows the refusal next to the field.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { describeEachDatabase, seedTenant, type TestContext } from '../helpers/app.ts';
-import { type Browser, invitePerson, personBrowser } from '../helpers/people.ts';
-
-type Ctx = () => TestContext;
-
-/** Posts a console form as a browser would (urlencoded, the CSRF token in `_csrf`). */
-function postForm(ctx: Ctx, who: Browser, url: string, fields: [string, string][]) {
-  return ctx().app.inject({
-    method: 'POST',
-    url,
-    headers: { cookie: who.cookie, 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams([['_csrf', who.csrf], ...fields]).toString(),
-  });
-}
+import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
+import { invitePerson, personBrowser, postForm } from '../helpers/people.ts';
 
 describeEachDatabase('granting roles and permissions', (ctx) => {
   test('a plain admin cannot grant themselves Manage integrations, nor change their own roles', async () => {
@@ -112,7 +100,7 @@ describeEachDatabase('granting roles and permissions', (ctx) => {
     const tenant = await seedTenant(ctx());
     const admin = await personBrowser(ctx(), tenant, { roles: ['admin'], name: 'Plain Admin' });
     const page = `/console/${tenant.slug}/people/${admin.personId}`;
-    const answer = await postForm(ctx, admin, page, [
+    const answer = await postForm(ctx(), admin, page, [
       ['name', 'Plain Admin'],
       ['roles', 'admin'],
       ['permissions', 'manage_integrations'],

@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { listMigrations, migrate } from '../../src/db/migrate.ts';
-import { describeEachDatabase, type SeededTenant, seedTenant, type TestContext } from '../helpers/app.ts';
+import { describeEachDatabase, type SeededTenant, seedTenant } from '../helpers/app.ts';
 import { type DevIdp, startTestIdp, TEST_CLIENT } from '../helpers/idp.ts';
-import { type Browser, operatorBrowser, personBrowser } from '../helpers/people.ts';
+import { operatorBrowser, personBrowser, postForm } from '../helpers/people.ts';
 import { openScratchPglite, openScratchPostgres } from '../helpers/scratch-db.ts';
 
 let idp: DevIdp;
@@ -18,15 +18,6 @@ after(() => idp?.close());
 
 let counter = 0;
 const unique = (base: string) => `${base} ${process.pid}-${++counter}`;
-
-function postForm(ctx: () => TestContext, who: Browser, url: string, fields: [string, string][]) {
-  return ctx().app.inject({
-    method: 'POST',
-    url,
-    headers: { cookie: who.cookie, 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams([['_csrf', who.csrf], ...fields]).toString(),
-  });
-}
 
 function providerBody(domains?: string[]) {
   return {
@@ -140,7 +131,7 @@ describeEachDatabase(
         201,
       );
       const operator = await operatorBrowser(ctx());
-      const create = await postForm(ctx, operator, '/console/', [
+      const create = await postForm(ctx(), operator, '/console/', [
         ['slug', `cee-copy-${counter}`],
         ['name', taken.toLowerCase()],
         ['time_zone', 'UTC'],
@@ -163,7 +154,7 @@ describeEachDatabase(
         roles: ['admin'],
         permissions: ['manage_integrations'],
       });
-      const save = await postForm(ctx, admin, `/console/${tenant.slug}/identity-provider`, [
+      const save = await postForm(ctx(), admin, `/console/${tenant.slug}/identity-provider`, [
         ['issuer', idp.issuer],
         ['client_id', TEST_CLIENT.client_id],
         ['client_secret', ''],

@@ -14,6 +14,7 @@ import {
   TEST_PEOPLE,
 } from '../helpers/idp.ts';
 import { invitePerson } from '../helpers/people.ts';
+import { pushRoster } from '../helpers/roster.ts';
 
 const PUBLIC = 'http://127.0.0.1:3000';
 
@@ -100,11 +101,8 @@ async function tenantWithProvider(
 }
 
 async function pushStudent(ctx: TestContext, tenant: SeededTenant, email: string, ext: string) {
-  const push = await ctx.request({
-    method: 'POST',
-    url: '/api/sis/sync',
-    token: tenant.rosterSecret,
-    body: { cohort_id: tenant.cohortId, students: [{ email, student_id_ext: ext, first_name: 'Ana' }] },
+  const push = await pushRoster(ctx, tenant, {
+    students: [{ email, student_id_ext: ext, first_name: 'Ana' }],
   });
   assert.equal(push.statusCode, 200);
   assert.deepEqual(push.json().errors, []);

@@ -6,21 +6,13 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { runRetention } from '../../src/domain/privacy/retention.ts';
 import { describeEachDatabase, seedTenant, type TestContext } from '../helpers/app.ts';
-import { type Browser, personBrowser } from '../helpers/people.ts';
+import { type Browser, personBrowser, postForm } from '../helpers/people.ts';
+import { pushRoster } from '../helpers/roster.ts';
 import { leftovers } from './leftovers.ts';
 import { seedStudentEverywhere } from './seed.ts';
 
 const get = (ctx: TestContext, who: Browser, url: string) =>
   ctx.app.inject({ method: 'GET', url, headers: { cookie: who.cookie } });
-
-function postForm(ctx: TestContext, who: Browser, url: string, fields: Record<string, string>, csrf = true) {
-  return ctx.app.inject({
-    method: 'POST',
-    url,
-    headers: { cookie: who.cookie, 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({ ...(csrf ? { _csrf: who.csrf } : {}), ...fields }).toString(),
-  });
-}
 
 describeEachDatabase(
   'privacy: console',
@@ -114,12 +106,7 @@ describeEachDatabase(
       assert.equal(api.json().notifications_days.set, false);
 
       // A push with row errors, ten days old, is past a seven-day period.
-      await ctx().request({
-        method: 'POST',
-        url: '/api/sis/sync',
-        token: tenant.rosterSecret,
-        body: { cohort_id: tenant.cohortId, students: [{ email: 'nope' }] },
-      });
+      await pushRoster(ctx(), tenant, { students: [{ email: 'nope' }] });
       await ctx().db.query(
         `UPDATE sis_runs SET started_at = now() - interval '10 days' WHERE institution_id = $1`,
         [tenant.institutionId],

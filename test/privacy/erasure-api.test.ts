@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
 import { personBrowser } from '../helpers/people.ts';
+import { pushRoster } from '../helpers/roster.ts';
 import { leftovers } from './leftovers.ts';
 import { seedStudentEverywhere } from './seed.ts';
 
@@ -116,12 +117,7 @@ describeEachDatabase(
       assert.equal(unknown.json().error, 'student_not_found');
       assert.equal((await ctx().admin('POST', `${base}/erasures`, { student_id: 'x' })).statusCode, 404);
       // Pushed again, the student is a new student with nothing of the old one.
-      const push = await ctx().request({
-        method: 'POST',
-        url: '/api/sis/sync',
-        token: tenant.rosterSecret,
-        body: { cohort_id: tenant.cohortId, students: [{ email: s.email, student_id_ext: s.ext }] },
-      });
+      const push = await pushRoster(ctx(), tenant, { students: [{ email: s.email, student_id_ext: s.ext }] });
       assert.equal(push.json().created, 1);
     });
 

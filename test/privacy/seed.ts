@@ -6,6 +6,7 @@ import { startSession } from '../../src/domain/people/sessions.ts';
 import { raiseHelpRequest } from '../../src/domain/students/raise.ts';
 import type { SeededTenant, TestContext } from '../helpers/app.ts';
 import { startReceiver } from '../helpers/receiver.ts';
+import { pushRoster } from '../helpers/roster.ts';
 import { workerFor } from '../helpers/webhooks.ts';
 
 export interface SeededStudent {
@@ -36,23 +37,12 @@ export async function seedStudentEverywhere(ctx: TestContext, tenant: SeededTena
     first_name: who.firstName,
     last_name: who.lastName,
   };
-  const push = await ctx.request({
-    method: 'POST',
-    url: '/api/sis/sync',
-    token: tenant.rosterSecret,
-    body: { cohort_id: tenant.cohortId, students: [row] },
-  });
+  const push = await pushRoster(ctx, tenant, { students: [row] });
   if (push.statusCode !== 200) throw new Error(`push: ${push.body}`);
   // A dry run whose row errors quote the email and the SIS id (push history keeps them).
-  await ctx.request({
-    method: 'POST',
-    url: '/api/sis/sync',
-    token: tenant.rosterSecret,
-    body: {
-      cohort_id: tenant.cohortId,
-      dry_run: true,
-      students: [row, row, { email: `${who.email}x`, student_id_ext: '' }],
-    },
+  await pushRoster(ctx, tenant, {
+    dry_run: true,
+    students: [row, row, { email: `${who.email}x`, student_id_ext: '' }],
   });
   const found = await ctx.admin(
     'GET',

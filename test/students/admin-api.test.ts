@@ -4,10 +4,11 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { describeEachDatabase, seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
-import { runSsp } from '../helpers/cli.ts';
+import { describe, test } from 'node:test';
+import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
+import { cliServer } from '../helpers/cli.ts';
 import { personBrowser } from '../helpers/people.ts';
+import { pushRoster } from '../helpers/roster.ts';
 
 describeEachDatabase('admin API of the student pages', (ctx) => {
   test('cohorts: start_date on create, PATCH changes and clears it; bad dates and other tenants refused', async () => {
@@ -122,11 +123,8 @@ describeEachDatabase('admin API of the student pages', (ctx) => {
 
   test('help requests carry a category from the fixed list', async () => {
     const tenant = await seedTenant(ctx());
-    const students = await ctx().request({
-      method: 'POST',
-      url: '/api/sis/sync',
-      token: tenant.rosterSecret,
-      body: { cohort_id: tenant.cohortId, students: [{ email: 'cat@example.edu', student_id_ext: 'C1' }] },
+    const students = await pushRoster(ctx(), tenant, {
+      students: [{ email: 'cat@example.edu', student_id_ext: 'C1' }],
     });
     assert.equal(students.statusCode, 200);
     const studentId = (
@@ -143,19 +141,11 @@ describeEachDatabase('admin API of the student pages', (ctx) => {
 });
 
 describe('ssp cohorts and crisis-contacts (CLI)', () => {
-  let ctx: TestContext;
-  let url: string;
-  before(async () => {
-    ctx = await startTestApp('pglite');
-    url = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-  });
-  after(async () => {
-    await ctx.close();
-  });
-  const ssp = async (...args: string[]) => JSON.parse(await runSsp(url, args));
+  const server = cliServer();
+  const { ssp } = server;
 
   test('cohorts create --start-date, cohorts update, crisis-contacts set/show/clear', async () => {
-    const tenant = await seedTenant(ctx, { rosterSecret: false });
+    const tenant = await seedTenant(server.ctx, { rosterSecret: false });
     const cohort = await ssp('cohorts', 'create', tenant.slug, 'Spring', '--start-date', '2027-02-01');
     assert.equal(cohort.start_date, '2027-02-01');
     const updated = await ssp('cohorts', 'update', tenant.slug, cohort.id, '--start-date', '2027-02-08');

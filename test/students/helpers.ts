@@ -6,6 +6,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { startSession } from '../../src/domain/people/sessions.ts';
 import type { SeededTenant, TestContext } from '../helpers/app.ts';
 import { browserWith } from '../helpers/people.ts';
+import { pushEnrolments, pushRoster } from '../helpers/roster.ts';
 
 let counter = 0;
 
@@ -29,12 +30,7 @@ export async function pushTaxonomy(
   tenant: SeededTenant,
   body: { programs?: { program_code: string; name?: string }[]; campuses?: { name: string }[] },
 ): Promise<void> {
-  const res = await ctx.request({
-    method: 'POST',
-    url: '/api/sis/enrolments',
-    token: tenant.rosterSecret,
-    body: { institution: tenant.slug, ...body },
-  });
+  const res = await pushEnrolments(ctx, tenant, { ...body });
   assert.equal(res.statusCode, 200, res.body);
 }
 
@@ -45,16 +41,10 @@ export async function signedInStudent(
   fields: { start_date?: string; program_code?: string; campus_name?: string; first_name?: string } = {},
 ): Promise<StudentPages> {
   const email = `student-${process.pid}-${++counter}@${tenant.slug}.example.edu`;
-  const push = await ctx.request({
-    method: 'POST',
-    url: '/api/sis/sync',
-    token: tenant.rosterSecret,
-    body: {
-      cohort_id: tenant.cohortId,
-      students: [
-        { email, student_id_ext: `ext-${counter}`, first_name: fields.first_name ?? 'Sam', ...fields },
-      ],
-    },
+  const push = await pushRoster(ctx, tenant, {
+    students: [
+      { email, student_id_ext: `ext-${counter}`, first_name: fields.first_name ?? 'Sam', ...fields },
+    ],
   });
   assert.equal(push.statusCode, 200, push.body);
   assert.deepEqual(push.json().errors, []);

@@ -3,21 +3,15 @@
 // and a crisis request (events recorded, crisis contacts shown), own requests only, staff notes
 // hidden, CSRF, and who is sent elsewhere. The clock is fixed at 2026-09-01T06:00Z.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { ownRequest } from '../../src/domain/students/own-requests.ts';
 import { ics } from '../calendar/calendars.ts';
-import { describeCalendar, type FeedServer, startFeedServer } from '../calendar/helpers.ts';
+import { describeCalendar, sharedFeedServer } from '../calendar/helpers.ts';
 import { type SeededTenant, seedTenant, type TestContext } from '../helpers/app.ts';
 import { invitePerson, operatorBrowser, personBrowser } from '../helpers/people.ts';
 import { pushTaxonomy, type StudentPages, signedInStudent, textOf } from './helpers.ts';
 
-let server: FeedServer;
-before(async () => {
-  server = await startFeedServer();
-});
-after(async () => {
-  await server.close();
-});
+const server = sharedFeedServer();
 
 const everyoneCalendar = ics([
   'BEGIN:VCALENDAR',

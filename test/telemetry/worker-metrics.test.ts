@@ -3,22 +3,14 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import net from 'node:net';
 import path from 'node:path';
 import { test } from 'node:test';
 import pg from 'pg';
 import { TEST_ENCRYPTION_KEY } from '../helpers/app.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { scaled } from '../helpers/time-limit.ts';
 
 const base = process.env.TEST_DATABASE_URL;
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 test('ssp worker serves its metrics on METRICS_PORT, to the scrape token only', {
   skip: !base,

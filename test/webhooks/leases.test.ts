@@ -8,9 +8,23 @@ import type { Db } from '../../src/db/db.ts';
 import { createWebhookWorker } from '../../src/workers/webhook-delivery.ts';
 import { describeEachDatabase, seedTenant, type TestContext } from '../helpers/app.ts';
 import { receiverPool } from '../helpers/receiver.ts';
-import { addEndpoint, emitEvent, testClock, workerFor } from '../helpers/webhooks.ts';
+import { addEndpoint, emitEvent, type TestClock, testClock, workerFor } from '../helpers/webhooks.ts';
 
 const receiver = receiverPool();
+
+/**
+ * A tenant whose one endpoint never answers, an event for it, and the worker that will own its
+ * attempt, with the given lease timings.
+ */
+async function hangingAttempt(ctx: TestContext, lease: { leaseMs: number; renewEveryMs: number }) {
+  const tenant = await seedTenant(ctx, { rosterSecret: false });
+  const r = await receiver('hang');
+  const endpoint = await addEndpoint(ctx, tenant, { url: r.url });
+  const clock = testClock();
+  const event = await emitEvent(ctx, tenant, clock);
+  const owner = workerFor(ctx, tenant, clock, { ...lease, attemptTimeoutMs: 20_000 });
+  return { tenant, r, endpoint, clock, event, owner };
+}
 
 /** Waits (real time, polling) until `done()`; fails after `ms`. */
 async function until(done: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
@@ -35,6 +49,30 @@ async function deliveryRow(ctx: TestContext, eventId: string) {
   return rows[0];
 }
 
+/**
+ * Three steps of 6 s of the clock: at each, the owner renews its lease past the clock (`what`
+ * names the wait) and the second worker `other` claims nothing; `each` checks more after a step.
+ */
+async function renewedPastTheClock(
+  ctx: TestContext,
+  clock: TestClock,
+  eventId: string,
+  other: ReturnType<typeof workerFor>,
+  what: string,
+  each: () => void = () => {},
+): Promise<void> {
+  for (let step = 1; step <= 3; step++) {
+    clock.advance(6_000);
+    await until(
+      async () => ((await deliveryRow(ctx, eventId))?.lease_until?.getTime() ?? 0) > clock.now().getTime(),
+      2_000,
+      `${what} (step ${step})`,
+    );
+    assert.deepEqual(await other.claim(10), [], `not claimed by the second worker (step ${step})`);
+    each();
+  }
+}
+
 describeEachDatabase(
   'webhook delivery leases',
   (ctx) => {
@@ -54,17 +92,9 @@ describeEachDatabase(
       try {
         await until(() => r.received.length === 1, 3_000, 'the owner to post');
         // 3 x 6 s of the clock: without renewals the lease (10 s) would have expired twice over.
-        for (let step = 1; step <= 3; step++) {
-          clock.advance(6_000);
-          await until(
-            async () =>
-              ((await deliveryRow(ctx(), event.id))?.lease_until?.getTime() ?? 0) > clock.now().getTime(),
-            2_000,
-            `the owner to renew its lease (step ${step})`,
-          );
-          assert.deepEqual(await other.claim(10), [], `not claimed by the second worker (step ${step})`);
-          assert.equal(settled, false, 'the attempt is still running');
-        }
+        await renewedPastTheClock(ctx(), clock, event.id, other, 'the owner to renew its lease', () =>
+          assert.equal(settled, false, 'the attempt is still running'),
+        );
       } finally {
         await r.close(); // the attempt ends (the connection closes)
         await delivering;
@@ -78,15 +108,9 @@ describeEachDatabase(
     });
 
     test('an owner that finds its lease taken abandons the attempt at its next renewal and records only its attempt line', async () => {
-      const tenant = await seedTenant(ctx(), { rosterSecret: false });
-      const r = await receiver('hang');
-      const endpoint = await addEndpoint(ctx(), tenant, { url: r.url });
-      const clock = testClock();
-      const event = await emitEvent(ctx(), tenant, clock);
-      const owner = workerFor(ctx(), tenant, clock, {
+      const { r, endpoint, clock, event, owner } = await hangingAttempt(ctx(), {
         leaseMs: 10_000,
         renewEveryMs: 100,
-        attemptTimeoutMs: 20_000,
       });
       try {
         const delivering = owner.drain();
@@ -129,16 +153,10 @@ describeEachDatabase(
     });
 
     test('an owner whose renewals do not go through abandons the attempt before its lease can expire, and records only its attempt line', async () => {
-      const tenant = await seedTenant(ctx(), { rosterSecret: false });
-      const r = await receiver('hang');
-      const endpoint = await addEndpoint(ctx(), tenant, { url: r.url });
-      const clock = testClock();
-      const event = await emitEvent(ctx(), tenant, clock);
       // Real time here: the owner gives up after leaseMs - renewEveryMs = 700 ms without a renewal.
-      const owner = workerFor(ctx(), tenant, clock, {
+      const { r, endpoint, event, owner } = await hangingAttempt(ctx(), {
         leaseMs: 1_000,
         renewEveryMs: 300,
-        attemptTimeoutMs: 20_000,
       });
       try {
         const delivering = owner.runOnce();
@@ -213,16 +231,13 @@ describeEachDatabase(
       try {
         await until(() => r.received.length === 1 && held, 3_000, 'the owner to post and start recording');
         // 3 x 6 s of the clock while the result waits: without renewals the lease would expire.
-        for (let step = 1; step <= 3; step++) {
-          clock.advance(6_000);
-          await until(
-            async () =>
-              ((await deliveryRow(ctx(), event.id))?.lease_until?.getTime() ?? 0) > clock.now().getTime(),
-            2_000,
-            `the owner to renew its lease while recording (step ${step})`,
-          );
-          assert.deepEqual(await other.claim(10), [], `not claimed by the second worker (step ${step})`);
-        }
+        await renewedPastTheClock(
+          ctx(),
+          clock,
+          event.id,
+          other,
+          'the owner to renew its lease while recording',
+        );
       } finally {
         letGo();
         await delivering;

@@ -4,6 +4,7 @@
 import type { Command } from 'commander';
 import { CliError } from '../admin-client.ts';
 import { EXIT } from '../exit-codes.ts';
+import { out, portOption, untilStopped } from './dev-server.ts';
 
 const LOOPBACK = ['127.0.0.1', '::1', 'localhost'];
 
@@ -15,20 +16,10 @@ export function registerDevMailCommand(program: Command): void {
     .option('--http-port <port>', 'port of the web page listing the mail (0 picks a free one)', '1080')
     .option('--host <host>', 'loopback address to listen on', '127.0.0.1')
     .action(async (options: { port: string; httpPort: string; host: string }) => {
-      const port = Number(options.port);
-      const httpPort = Number(options.httpPort);
-      for (const [name, value] of [
-        ['port', port],
-        ['http port', httpPort],
-      ] as const)
-        if (!Number.isInteger(value) || value < 0 || value > 65535)
-          throw new CliError(
-            `invalid ${name}: ${name === 'port' ? options.port : options.httpPort}`,
-            EXIT.usage,
-          );
+      const port = portOption(options.port);
+      const httpPort = portOption(options.httpPort, 'http port');
       if (!LOOPBACK.includes(options.host))
         throw new CliError(`the mail catcher listens on loopback only, not on ${options.host}`, EXIT.usage);
-      const out = (line = '') => process.stdout.write(`${line}\n`);
       const { startDevMail } = await import('../../dev-mail/dev-mail.ts');
       const catcher = await startDevMail({
         smtpPort: port,
@@ -51,10 +42,7 @@ export function registerDevMailCommand(program: Command): void {
       out(`Caught mail is printed here and listed at ${catcher.pageUrl}`);
       out('Press Ctrl+C to stop.');
       out();
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      });
+      await untilStopped();
       await catcher.close();
     });
 }

@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { checkAddress } from '../../lib/outbound-url.ts';
 import { CliError } from '../admin-client.ts';
 import { EXIT } from '../exit-codes.ts';
+import { out, portOption, untilStopped } from './dev-server.ts';
 
 export function registerDevOneRosterCommand(program: Command): void {
   program
@@ -16,11 +17,9 @@ export function registerDevOneRosterCommand(program: Command): void {
     .option('--enrolments-per-student <n>', 'classes each student is enrolled in', '3')
     .action(
       async (options: { port: string; host: string; students: string; enrolmentsPerStudent: string }) => {
-        const port = Number(options.port);
+        const port = portOption(options.port);
         const students = Number(options.students);
         const perStudent = Number(options.enrolmentsPerStudent);
-        if (!Number.isInteger(port) || port < 0 || port > 65535)
-          throw new CliError(`invalid port: ${options.port}`, EXIT.usage);
         if (!Number.isInteger(students) || students < 0)
           throw new CliError('--students takes a whole number', EXIT.usage);
         if (!Number.isInteger(perStudent) || perStudent < 1)
@@ -44,7 +43,6 @@ export function registerDevOneRosterCommand(program: Command): void {
           port,
           host: options.host,
         });
-        const out = (line = '') => process.stdout.write(`${line}\n`);
         out('*** DEVELOPMENT ONLY, NEVER FOR PRODUCTION: generated data, a fixed client secret. ***');
         out();
         out(`base URL:      ${provider.baseUrl}`);
@@ -69,10 +67,7 @@ export function registerDevOneRosterCommand(program: Command): void {
           'The service must run with ALLOW_LOOPBACK_OUTBOUND=true to reach this plain-http loopback provider.',
         );
         out('Press Ctrl+C to stop.');
-        await new Promise<void>((resolve) => {
-          process.once('SIGINT', resolve);
-          process.once('SIGTERM', resolve);
-        });
+        await untilStopped();
         await provider.close();
       },
     );

@@ -41,38 +41,19 @@ test('OAuth errors from the callback and the token endpoint', () => {
 
 test('id token checks', () => {
   const claim = (code: string, name: string) => wrapped(ope(code, `unexpected ${name}`, { claim: name }));
-  assert.equal(
-    classifyFailure(claim('OAUTH_JWT_TIMESTAMP_CHECK_FAILED', 'exp'), 'exchange').code,
-    'token_expired',
-  );
-  assert.equal(
-    classifyFailure(claim('OAUTH_JWT_TIMESTAMP_CHECK_FAILED', 'iat'), 'exchange').code,
-    'token_invalid',
-  );
-  assert.equal(
-    classifyFailure(claim('OAUTH_JWT_CLAIM_COMPARISON_FAILED', 'iss'), 'exchange').code,
-    'issuer_mismatch',
-  );
-  assert.equal(
-    classifyFailure(claim('OAUTH_JWT_CLAIM_COMPARISON_FAILED', 'aud'), 'exchange').code,
-    'audience_mismatch',
-  );
-  assert.equal(
-    classifyFailure(claim('OAUTH_JWT_CLAIM_COMPARISON_FAILED', 'azp'), 'exchange').code,
-    'audience_mismatch',
-  );
-  assert.equal(
-    classifyFailure(claim('OAUTH_JWT_CLAIM_COMPARISON_FAILED', 'nonce'), 'exchange').code,
-    'nonce_mismatch',
-  );
-  assert.equal(
-    classifyFailure(ope('OAUTH_KEY_SELECTION_FAILED', 'no key'), 'exchange').code,
-    'token_invalid',
-  );
-  assert.equal(
-    classifyFailure(ope('OAUTH_INVALID_RESPONSE', 'JWT signature verification failed'), 'exchange').code,
-    'token_invalid',
-  );
+  const cases: [thrown: Error, expected: string][] = [
+    [claim('OAUTH_JWT_TIMESTAMP_CHECK_FAILED', 'exp'), 'token_expired'],
+    [claim('OAUTH_JWT_TIMESTAMP_CHECK_FAILED', 'iat'), 'token_invalid'],
+    [claim('OAUTH_JWT_CLAIM_COMPARISON_FAILED', 'iss'), 'issuer_mismatch'],
+    [claim('OAUTH_JWT_CLAIM_COMPARISON_FAILED', 'aud'), 'audience_mismatch'],
+    [claim('OAUTH_JWT_CLAIM_COMPARISON_FAILED', 'azp'), 'audience_mismatch'],
+    [claim('OAUTH_JWT_CLAIM_COMPARISON_FAILED', 'nonce'), 'nonce_mismatch'],
+    [ope('OAUTH_KEY_SELECTION_FAILED', 'no key'), 'token_invalid'],
+    [ope('OAUTH_INVALID_RESPONSE', 'JWT signature verification failed'), 'token_invalid'],
+  ];
+  for (const [thrown, expected] of cases) {
+    assert.equal(classifyFailure(thrown, 'exchange').code, expected, thrown.message);
+  }
 });
 
 test('a SignInError passes through unchanged; the library error is kept only as the cause', () => {

@@ -1,8 +1,10 @@
+// The students listing and a student's page, over one fixture student.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Cohort, StudentListing } from '../../../domain/institutions/schemas.ts';
 import { StudentQuery } from '../../../domain/students/listing.ts';
 import { checkForm } from '../form-check.ts';
+import { studentView } from './data-student-view.ts';
 import { studentFilterFields, studentFilters, studentsView } from './data-students-view.ts';
 
 const at = new Date('2026-03-04T10:00:00Z');
@@ -63,4 +65,35 @@ test('the students page: the pager and the export carry the same filters; cohort
   const plain = studentsView({ items: [], paged: false }, studentFilters({}), {}, '/console/x/students');
   assert.equal(plain.self, '/console/x/students?');
   assert.equal(plain.csv, '/console/x/students.csv');
+});
+
+test("a student's page: named by their name (else their email), the rest of their enrolments by email", () => {
+  const data = {
+    student,
+    cohort,
+    enrolments: { items: [], next: null },
+    cohortLink: false,
+  };
+  const view = studentView(data, 'x');
+  assert.equal(view.title, 'Ada Lovelace');
+  assert.equal(view.self, '/console/x/students/s1');
+  assert.equal(view.allEnrolments, '/console/x/enrolments?email=ada%40example.edu');
+  assert.equal(view.requests, undefined);
+  const unnamed = studentView({ ...data, student: { ...student, first_name: null, last_name: null } }, 'x');
+  assert.equal(unnamed.title, 'ada@example.edu');
+});
+
+test("a student's page passes on their requests when the role reads them, and whether more enrolments follow", () => {
+  const requests = {
+    items: [],
+    paged: true,
+    problem: 'cursor: not a next_cursor of this listing (invalid_cursor)',
+  };
+  const view = studentView(
+    { student, cohort, requests, enrolments: { items: [], next: ['x'] }, cohortLink: true },
+    'x',
+  );
+  assert.equal(view.requests, requests);
+  assert.equal(view.cohortLink, true);
+  assert.ok(view.enrolments.next, 'the template links to all of their enrolments');
 });

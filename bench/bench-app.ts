@@ -1,0 +1,89 @@
+// What the in-process page benchmarks share: the service on a scratch database of each kind
+// (PGlite always, PostgreSQL when one is named), and the run over both.
+import { randomBytes } from 'node:crypto';
+import { buildApp } from '../src/app/app.ts';
+import type { App } from '../src/app/types.ts';
+import { type Config, loadConfig } from '../src/config.ts';
+import type { Db } from '../src/db/db.ts';
+import { createRuntime, type Runtime } from '../src/runtime.ts';
+import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
+import type { BenchOptions } from './run.ts';
+
+export type DatabaseKind = 'pglite' | 'postgres';
+
+export interface BenchApp {
+  db: Db;
+  config: Config;
+  /** The process's dependencies (database, clock, configuration, keyring…). */
+  runtime: Runtime;
+  app: App;
+  /** A fresh operator token, for the admin API and the operator's pages. */
+  operatorToken: string;
+  /** Closes the app, its runtime and the scratch database. */
+  close(): Promise<void>;
+}
+
+/** The service in process (not yet ready) on a scratch database, workers off, logging silent. */
+export async function startBenchApp(kind: DatabaseKind, databaseUrl?: string): Promise<BenchApp> {
+  const db =
+    kind === 'pglite'
+      ? await openScratchPglite()
+      : await openScratchPostgres(databaseUrl!, { prefix: 'bench', max: 10 });
+  const operatorToken = `ssp_op_${randomBytes(16).toString('hex')}`;
+  const config = loadConfig({
+    OPERATOR_TOKEN: operatorToken,
+    LOG_LEVEL: 'silent',
+    ENCRYPTION_KEY: randomBytes(32).toString('base64url'),
+    RUN_WORKERS: 'false',
+  });
+  const runtime = createRuntime({ db, config });
+  const app = await buildApp(runtime, {
+    logger: false,
+    rateLimitNameSpace: `bench-${randomBytes(4).toString('hex')}:`,
+  });
+  return {
+    db,
+    config,
+    runtime,
+    app,
+    operatorToken,
+    async close() {
+      await app.close();
+      await runtime.close();
+      await db.close();
+    },
+  };
+}
+
+/** The institution `bench` (Bench University) with one cohort, Everyone, inserted directly. */
+export async function seedInstitution(db: Db): Promise<{ institutionId: string; cohortId: string }> {
+  const institution = await db.query<{ id: string }>(
+    "INSERT INTO institutions (slug, name) VALUES ('bench', 'Bench University') RETURNING id",
+  );
+  const institutionId = institution.rows[0].id;
+  const cohort = await db.query<{ id: string }>(
+    "INSERT INTO cohorts (institution_id, name) VALUES ($1, 'Everyone') RETURNING id",
+    [institutionId],
+  );
+  return { institutionId, cohortId: cohort.rows[0].id };
+}
+
+/**
+ * Runs a benchmark on PGlite, then on PostgreSQL when one is named; BENCH_ONLY=postgres (or
+ * pglite) measures one database alone. `headings` prints a line before each.
+ */
+export async function onEachDatabase(
+  options: BenchOptions,
+  bench: (kind: DatabaseKind, databaseUrl?: string) => Promise<void>,
+  { headings = false } = {},
+): Promise<void> {
+  const only = process.env.BENCH_ONLY;
+  if (only !== 'postgres') {
+    if (headings) process.stdout.write('--- pglite ---\n');
+    await bench('pglite');
+  }
+  if (options.databaseUrl && only !== 'pglite') {
+    if (headings) process.stdout.write('--- postgres ---\n');
+    await bench('postgres', options.databaseUrl);
+  }
+}

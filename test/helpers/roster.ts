@@ -1,0 +1,32 @@
+// A roster push as an institution's SIS sends it: POST /api/sis/sync with the tenant's own
+// secret, into the tenant's cohort.
+import type { LightMyRequestResponse } from 'fastify';
+import type { SeededTenant, TestContext } from './app.ts';
+
+/** Pushes `body` (students, and sync_id or full_sync when given) to the tenant's cohort. */
+export function pushRoster(
+  ctx: TestContext,
+  tenant: SeededTenant,
+  body: { students: unknown[]; [field: string]: unknown },
+): Promise<LightMyRequestResponse> {
+  return ctx.request({
+    method: 'POST',
+    url: '/api/sis/sync',
+    token: tenant.rosterSecret,
+    body: { cohort_id: tenant.cohortId, ...body },
+  });
+}
+
+/** Pushes `body` (programs, campuses, units, terms, enrolments…) to the tenant's enrolments feed. */
+export function pushEnrolments(
+  ctx: TestContext,
+  tenant: SeededTenant,
+  body: Record<string, unknown>,
+): Promise<LightMyRequestResponse> {
+  return ctx.request({
+    method: 'POST',
+    url: '/api/sis/enrolments',
+    token: tenant.rosterSecret,
+    body: { institution: tenant.slug, ...body },
+  });
+}
