@@ -63,14 +63,37 @@ export function placedOf(placement: string): [string, string, string] {
 }
 
 /**
- * [key, ...orgs] as an array of exactly that length: a literal with a spread, or an array grown
- * by push, reserves room for some 17 elements (V8's growth step), 130 bytes a student more.
+ * Student user sourcedId -> [student_id_ext, ...org sourcedIds], packed outside V8's heap
+ * (packed-map.ts) as one string joined by NUL, as placement() is: each get() reads a new array,
+ * which the caller reads and drops. A Map held an array and its strings for each of 20,000
+ * students (some 2.5 MB in the heap).
  */
-function studentEntry(key: string, orgs: readonly string[]): string[] {
-  const out = new Array<string>(orgs.length + 1);
-  out[0] = key;
-  for (let i = 0; i < orgs.length; i++) out[i + 1] = orgs[i];
-  return out;
+export class StudentEntries {
+  private readonly packed = new PackedMap();
+
+  get size(): number {
+    return this.packed.size;
+  }
+
+  get(sourcedId: string): string[] | undefined {
+    return this.packed.get(sourcedId)?.split('\u0000');
+  }
+
+  has(sourcedId: string): boolean {
+    return this.packed.has(sourcedId);
+  }
+
+  set(sourcedId: string, entry: readonly string[]): void {
+    this.packed.set(sourcedId, entry.join('\u0000'));
+  }
+
+  delete(sourcedId: string): void {
+    this.packed.set(sourcedId, null);
+  }
+
+  *entries(): Generator<[string, string[]]> {
+    for (const [id, value] of this.packed.entries()) yield [id, value.split('\u0000')];
+  }
 }
 
 /** The kinds of record the memory holds, as the service stores them. */
@@ -88,7 +111,7 @@ export interface KnownChange {
 
 /** The memory being updated by one push: starts from the last one, changed as records are read. */
 export class KnownUpdate {
-  readonly students: Map<string, string[]>;
+  readonly students = new StudentEntries();
   readonly others: Set<string>;
   readonly classes: Map<string, [string, string]>;
   readonly courses: Map<string, string>;
@@ -101,19 +124,15 @@ export class KnownUpdate {
    */
   readonly enrollments = new PackedMap();
   /**
-   * Entries changed by this push, for the service to store only those: a set per kind holding
-   * the sourcedId strings the maps above already hold (a key joining kind and id would be a new
-   * string per entry, some 7 MB for 80,000 entries).
+   * Entries changed by this push, for the service to store only those: the sourcedIds of each
+   * kind, packed (the values unused; a first push changes every user). Enrollments are marked in
+   * their own map instead: their set stays empty, kept for the kind's turn.
    */
-  private readonly changed = new Map<KnownKind, Set<string>>();
-  /** Org sourcedIds read from the service's memory, each held once (not once a student). */
-  private readonly orgIds = new Map<string, string>();
+  private readonly changed = new Map<KnownKind, PackedMap>();
 
   constructor(previous: Known | undefined) {
     const p = previous ?? emptyKnown();
-    this.students = new Map();
-    for (const id in p.students)
-      this.students.set(id, studentEntry(p.students[id][0], p.students[id].slice(1)));
+    for (const id in p.students) this.students.set(id, p.students[id]);
     this.others = new Set(p.others);
     this.classes = new Map(Object.entries(p.classes));
     this.courses = new Map(Object.entries(p.courses));
@@ -129,8 +148,8 @@ export class KnownUpdate {
     const text = (v: unknown) => (typeof v === 'string' ? v : '');
     if (kind === 'user') {
       if (typeof data.student === 'string') {
-        const orgs = Array.isArray(data.orgs) ? data.orgs.map((o) => this.heldOrg(text(o))) : [];
-        this.students.set(sourcedId, studentEntry(data.student, orgs));
+        const orgs = Array.isArray(data.orgs) ? data.orgs.map(text) : [];
+        this.students.set(sourcedId, [data.student, ...orgs]);
       } else this.others.add(sourcedId);
     } else if (kind === 'class') this.classes.set(sourcedId, [text(data.unit), text(data.term)]);
     else if (kind === 'course') this.courses.set(sourcedId, text(data.unit));
@@ -138,21 +157,14 @@ export class KnownUpdate {
     else this.enrollments.set(sourcedId, placement(text(data.student), text(data.unit), text(data.term)));
   }
 
-  private heldOrg(id: string): string {
-    const held = this.orgIds.get(id);
-    if (held !== undefined) return held;
-    this.orgIds.set(id, id);
-    return id;
-  }
-
   private mark(kind: KnownKind, sourcedId: string | undefined): void {
-    const ids = this.changed.get(kind) ?? new Set<string>();
+    const ids = this.changed.get(kind) ?? new PackedMap();
     if (!this.changed.has(kind)) this.changed.set(kind, ids);
-    if (sourcedId !== undefined) ids.add(sourcedId);
+    if (sourcedId !== undefined) ids.set(sourcedId, '');
   }
 
   student(sourcedId: string, key: string, orgs: string[]): void {
-    const next = studentEntry(key, orgs);
+    const next = [key, ...orgs];
     const before = this.students.get(sourcedId);
     if (before && before.length === next.length && before.every((v, i) => v === next[i])) return;
     this.students.set(sourcedId, next);
@@ -207,7 +219,7 @@ export class KnownUpdate {
   result(): Known {
     return {
       version: 2,
-      students: Object.fromEntries(this.students),
+      students: Object.fromEntries(this.students.entries()),
       others: [...this.others],
       classes: Object.fromEntries(this.classes),
       courses: Object.fromEntries(this.courses),
@@ -221,7 +233,7 @@ export class KnownUpdate {
     for (const [kind, ids] of this.changed) {
       if (kind === 'enrollment') {
         for (const [sourcedId, p] of this.enrollments.marked()) yield enrollmentChange(sourcedId, p);
-      } else for (const sourcedId of ids) yield this.entry(kind, sourcedId);
+      } else for (const [sourcedId] of ids.entries()) yield this.entry(kind, sourcedId);
     }
   }
 
