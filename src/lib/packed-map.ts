@@ -18,9 +18,16 @@ const DELETED = 2;
 /** Flags (1 byte), key length and value length (2 bytes each). */
 const HEADER = 5;
 const MAX_PART = 0xffff;
+/** Address space reserved a map (pages are used only as written); offsets fit an Int32Array. */
+const MAX_BYTES = 2 ** 30;
 
 export class PackedMap {
-  private bytes = Buffer.allocUnsafeSlow(64 * 1024);
+  /**
+   * The records: a resizable ArrayBuffer grows in place (the address space is reserved, pages are
+   * used as written), so growing leaves no old copy resident until the next full collection.
+   */
+  private readonly memory = new ArrayBuffer(64 * 1024, { maxByteLength: MAX_BYTES });
+  private bytes = Buffer.from(this.memory, 0, this.memory.byteLength);
   private end = 0;
   /** Record offset + 1 per slot (0: empty); a power of two long, at most half full. */
   private slots = new Int32Array(1024);
@@ -149,12 +156,13 @@ export class PackedMap {
     }
   }
 
-  /** Room for `length` more bytes: the buffer grows by half (not doubled: it is most of the cost). */
+  /** Room for `length` more bytes: the buffer grows by half, in place. */
   private reserve(length: number): void {
     if (this.end + length <= this.bytes.length) return;
-    const next = Buffer.allocUnsafeSlow(Math.max(this.end + length, Math.ceil(this.bytes.length * 1.5)));
-    this.bytes.copy(next, 0, 0, this.end);
-    this.bytes = next;
+    const size = Math.max(this.end + length, Math.ceil(this.bytes.length * 1.5));
+    if (size > MAX_BYTES) throw new RangeError(`more than ${MAX_BYTES} bytes of entries`);
+    this.memory.resize(size);
+    this.bytes = Buffer.from(this.memory, 0, size);
   }
 }
 
