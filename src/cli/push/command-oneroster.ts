@@ -194,7 +194,7 @@ async function prepareOneRoster(
       // buffers are handed back only when the objects holding them are collected: before the
       // changes are read out and sent, not beside them.
       heap()?.collect();
-      if (!o.dryRun) await memory.writeMemory(post, o.institution, changed());
+      if (!o.dryRun) await memory.writeMemory(post, o.institution, changed(), heap());
     },
   };
 }
