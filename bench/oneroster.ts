@@ -50,7 +50,7 @@ const cell = (v: unknown) => {
 };
 
 /** The provider's data as a OneRoster 1.2 CSV bundle (the columns the mapping reads). */
-function writeBundle(dir: string, students = STUDENTS): void {
+export function writeBundle(dir: string, students = STUDENTS): void {
   const data = generateRoster({
     students,
     courses: PER_STUDENT * 4,

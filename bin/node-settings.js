@@ -27,8 +27,10 @@ const flagName = (flag) => flag.split('=')[0].replaceAll('_', '-');
  * `ssp push` besides: two malloc arenas, not one for each thread that allocates (V8's collector
  * helpers, the file reads). The push's JavaScript is one thread; the blocks those threads free
  * stayed resident in their own arenas (3-4 MB of a OneRoster push's peak, docs/ssp-push.md).
+ * And blocks from 32 KB mapped on their own (the files' 64 KB chunks, the requests' buffers),
+ * handed back when freed rather than left at the top of the main arena (some 3-6 MB).
  */
-export const PUSH_ENVIRONMENT = { MALLOC_ARENA_MAX: '2' };
+export const PUSH_ENVIRONMENT = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '32768' };
 
 /**
  * Restarts this process in place with the settings it lacks; returns when it has them all.

@@ -190,7 +190,11 @@ async function prepareOneRoster(
         yield* fromFile;
         yield* plan.changes();
       };
-      if (!o.dryRun) await memory.writeMemory(post, o.institution, changed());
+      // The enrolments sent (packed outside the heap, enrolments.ts) are garbage now, and their
+      // buffers are handed back only when the objects holding them are collected: before the
+      // changes are read out and sent, not beside them.
+      heap()?.collect();
+      if (!o.dryRun) await memory.writeMemory(post, o.institution, changed(), heap());
     },
   };
 }

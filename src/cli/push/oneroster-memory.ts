@@ -95,6 +95,8 @@ export async function writeMemory(
   post: FeedPost,
   institution: string,
   changes: Iterable<KnownChange>,
+  /** The ssp process's heap bound (heap.ts), as for readMemory. */
+  heap?: HeapBound,
 ): Promise<number> {
   let entries: object[] = [];
   let sent = 0;
@@ -103,6 +105,9 @@ export async function writeMemory(
     await post('/api/sis/oneroster/memory', JSON.stringify({ institution, entries }));
     sent += entries.length;
     entries = [];
+    // The page, as objects and as JSON (some 2 MB for 5000 entries), is garbage now: collected
+    // before the next one, as the pages read (a first push writes every entry, 16 pages).
+    heap?.collect();
   };
   for (const change of changes) {
     entries.push({ kind: change.kind, sourced_id: change.sourcedId, data: change.data });

@@ -8,6 +8,8 @@
 // oneroster_memory, memory.ts), for pulls and pushes alike; `ssp push oneroster` still reads a
 // local file written by earlier versions (docs/versioning.md).
 
+import { PackedMap } from '../../lib/packed-map.ts';
+
 export type OrgKind = 'campus' | 'program' | 'other';
 
 export interface Known {
@@ -61,14 +63,37 @@ export function placedOf(placement: string): [string, string, string] {
 }
 
 /**
- * [key, ...orgs] as an array of exactly that length: a literal with a spread, or an array grown
- * by push, reserves room for some 17 elements (V8's growth step), 130 bytes a student more.
+ * Student user sourcedId -> [student_id_ext, ...org sourcedIds], packed outside V8's heap
+ * (packed-map.ts) as one string joined by NUL, as placement() is: each get() reads a new array,
+ * which the caller reads and drops. A Map held an array and its strings for each of 20,000
+ * students (some 2.5 MB in the heap).
  */
-function studentEntry(key: string, orgs: readonly string[]): string[] {
-  const out = new Array<string>(orgs.length + 1);
-  out[0] = key;
-  for (let i = 0; i < orgs.length; i++) out[i + 1] = orgs[i];
-  return out;
+export class StudentEntries {
+  private readonly packed = new PackedMap();
+
+  get size(): number {
+    return this.packed.size;
+  }
+
+  get(sourcedId: string): string[] | undefined {
+    return this.packed.get(sourcedId)?.split('\u0000');
+  }
+
+  has(sourcedId: string): boolean {
+    return this.packed.has(sourcedId);
+  }
+
+  set(sourcedId: string, entry: readonly string[]): void {
+    this.packed.set(sourcedId, entry.join('\u0000'));
+  }
+
+  delete(sourcedId: string): void {
+    this.packed.set(sourcedId, null);
+  }
+
+  *entries(): Generator<[string, string[]]> {
+    for (const [id, value] of this.packed.entries()) yield [id, value.split('\u0000')];
+  }
 }
 
 /** The kinds of record the memory holds, as the service stores them. */
@@ -86,36 +111,32 @@ export interface KnownChange {
 
 /** The memory being updated by one push: starts from the last one, changed as records are read. */
 export class KnownUpdate {
-  readonly students: Map<string, string[]>;
+  readonly students = new StudentEntries();
   readonly others: Set<string>;
   readonly classes: Map<string, [string, string]>;
   readonly courses: Map<string, string>;
   readonly orgs: Map<string, [OrgKind, string]>;
   /**
-   * Enrollment sourcedId -> the enrolment it placed, as one placement() string: one string an
-   * enrollment, shared with the set of enrolments sent (enrolments.ts), rather than an array of
-   * three (some 70 bytes less an enrollment).
+   * Enrollment sourcedId -> the enrolment it placed, as one placement() string, held as bytes
+   * outside V8's heap (packed-map.ts): the largest part of the memory (60,000 entries of the
+   * benchmark's 80,000), some 6 MB of strings and table in the heap, about 2.5 MB there. What
+   * this push changed is marked in it, not in `changed`.
    */
-  readonly enrollments: Map<string, string>;
+  readonly enrollments = new PackedMap();
   /**
-   * Entries changed by this push, for the service to store only those: a set per kind holding
-   * the sourcedId strings the maps above already hold (a key joining kind and id would be a new
-   * string per entry, some 7 MB for 80,000 entries).
+   * Entries changed by this push, for the service to store only those: the sourcedIds of each
+   * kind, packed (the values unused; a first push changes every user). Enrollments are marked in
+   * their own map instead: their set stays empty, kept for the kind's turn.
    */
-  private readonly changed = new Map<KnownKind, Set<string>>();
-  /** Org sourcedIds read from the service's memory, each held once (not once a student). */
-  private readonly orgIds = new Map<string, string>();
+  private readonly changed = new Map<KnownKind, PackedMap>();
 
   constructor(previous: Known | undefined) {
     const p = previous ?? emptyKnown();
-    this.students = new Map();
-    for (const id in p.students)
-      this.students.set(id, studentEntry(p.students[id][0], p.students[id].slice(1)));
+    for (const id in p.students) this.students.set(id, p.students[id]);
     this.others = new Set(p.others);
     this.classes = new Map(Object.entries(p.classes));
     this.courses = new Map(Object.entries(p.courses));
     this.orgs = new Map(Object.entries(p.orgs));
-    this.enrollments = new Map();
     for (const id in p.enrollments) this.enrollments.set(id, placement(...p.enrollments[id]));
   }
 
@@ -127,8 +148,8 @@ export class KnownUpdate {
     const text = (v: unknown) => (typeof v === 'string' ? v : '');
     if (kind === 'user') {
       if (typeof data.student === 'string') {
-        const orgs = Array.isArray(data.orgs) ? data.orgs.map((o) => this.heldOrg(text(o))) : [];
-        this.students.set(sourcedId, studentEntry(data.student, orgs));
+        const orgs = Array.isArray(data.orgs) ? data.orgs.map(text) : [];
+        this.students.set(sourcedId, [data.student, ...orgs]);
       } else this.others.add(sourcedId);
     } else if (kind === 'class') this.classes.set(sourcedId, [text(data.unit), text(data.term)]);
     else if (kind === 'course') this.courses.set(sourcedId, text(data.unit));
@@ -136,21 +157,14 @@ export class KnownUpdate {
     else this.enrollments.set(sourcedId, placement(text(data.student), text(data.unit), text(data.term)));
   }
 
-  private heldOrg(id: string): string {
-    const held = this.orgIds.get(id);
-    if (held !== undefined) return held;
-    this.orgIds.set(id, id);
-    return id;
-  }
-
-  private mark(kind: KnownKind, sourcedId: string): void {
-    const ids = this.changed.get(kind) ?? new Set<string>();
-    if (!ids.size) this.changed.set(kind, ids);
-    ids.add(sourcedId);
+  private mark(kind: KnownKind, sourcedId: string | undefined): void {
+    const ids = this.changed.get(kind) ?? new PackedMap();
+    if (!this.changed.has(kind)) this.changed.set(kind, ids);
+    if (sourcedId !== undefined) ids.set(sourcedId, '');
   }
 
   student(sourcedId: string, key: string, orgs: string[]): void {
-    const next = studentEntry(key, orgs);
+    const next = [key, ...orgs];
     const before = this.students.get(sourcedId);
     if (before && before.length === next.length && before.every((v, i) => v === next[i])) return;
     this.students.set(sourcedId, next);
@@ -195,31 +209,32 @@ export class KnownUpdate {
   /** What an enrollment placed now (a placement(); null: it placed nothing any more, withdrawn). */
   enrollment(sourcedId: string, placed: string | null): void {
     const before = this.enrollments.get(sourcedId);
-    if (!placed) {
-      if (before === undefined) return;
-      this.enrollments.delete(sourcedId);
-    } else {
-      if (before === placed) return;
-      this.enrollments.set(sourcedId, placed);
-    }
-    this.mark('enrollment', sourcedId);
+    if (!placed && before === undefined) return;
+    if (placed && before === placed) return;
+    this.enrollments.set(sourcedId, placed || null, { mark: true });
+    // Only the kind's turn in changes(): the enrollments changed are marked in their map.
+    this.mark('enrollment', undefined);
   }
 
   result(): Known {
     return {
       version: 2,
-      students: Object.fromEntries(this.students),
+      students: Object.fromEntries(this.students.entries()),
       others: [...this.others],
       classes: Object.fromEntries(this.classes),
       courses: Object.fromEntries(this.courses),
       orgs: Object.fromEntries(this.orgs),
-      enrollments: Object.fromEntries([...this.enrollments].map(([id, p]) => [id, placedOf(p)])),
+      enrollments: Object.fromEntries([...this.enrollments.entries()].map(([id, p]) => [id, placedOf(p)])),
     };
   }
 
   /** The entries this push changed, as the service stores them (memory.ts). */
   *changes(): Generator<KnownChange> {
-    for (const [kind, ids] of this.changed) for (const sourcedId of ids) yield this.entry(kind, sourcedId);
+    for (const [kind, ids] of this.changed) {
+      if (kind === 'enrollment') {
+        for (const [sourcedId, p] of this.enrollments.marked()) yield enrollmentChange(sourcedId, p);
+      } else for (const [sourcedId] of ids.entries()) yield this.entry(kind, sourcedId);
+    }
   }
 
   private entry(kind: KnownKind, sourcedId: string): KnownChange {
@@ -246,8 +261,16 @@ export class KnownUpdate {
       const o = this.orgs.get(sourcedId);
       return of(o ? { kind: o[0], key: o[1] } : null);
     }
-    const p = this.enrollments.get(sourcedId);
-    const e = p === undefined ? undefined : placedOf(p);
-    return of(e ? { student: e[0], unit: e[1], term: e[2] } : null, e?.[0] ?? null);
+    return enrollmentChange(sourcedId, this.enrollments.get(sourcedId) ?? null);
   }
+}
+
+function enrollmentChange(sourcedId: string, placed: string | null): KnownChange {
+  const e = placed === null ? undefined : placedOf(placed);
+  return {
+    kind: 'enrollment',
+    sourcedId,
+    data: e ? { student: e[0], unit: e[1], term: e[2] } : null,
+    student: e?.[0] ?? null,
+  };
 }

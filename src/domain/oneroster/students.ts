@@ -8,6 +8,7 @@
 // Nothing disappears: every user and enrollment is pushed, rejected with its origin, or
 // counted in a note (notes()).
 
+import { PackedMap } from '../../lib/packed-map.ts';
 import { type Catalogue, gradeProgram, orgOf } from './catalogue.ts';
 import { readEnrolments } from './enrolments.ts';
 import type { KnownUpdate } from './known.ts';
@@ -44,44 +45,26 @@ export function namingRows(keptOut: { origin: Origin; key: string }[]): Item[] {
 }
 
 /**
- * A user's roles in 1.2 data: NOT_STUDENT, or the orgs of their student roles (not tobedeleted),
- * an array shared by every student of the same orgs (most students share a handful of org
- * lists: an object and an array of its own for each of 20,000 students held 4.5 MB).
+ * A user's roles in 1.2 data, packed outside V8's heap (packed-map.ts): NOT_STUDENT, or the orgs
+ * of their student roles (not tobedeleted) joined by NUL, '' for none. A Map held a string key
+ * and a table entry for each of 20,000 users in the heap (an object and an array each before).
  */
-type UserRoles = readonly string[];
-
-const NOT_STUDENT: UserRoles = Object.freeze([]);
+const NOT_STUDENT = '\u0001';
 
 /**
  * Which users hold which roles, in 1.2 data (roles records). A tobedeleted role still says the
  * user was a student, so a user leaving with their roles is counted, not silently dropped.
  */
-async function rolesOf(roles: RecordSource, studentRoles: string[]): Promise<Map<string, UserRoles>> {
-  const byUser = new Map<string, UserRoles>();
-  // Each record's org is a string of its own; the few orgs are held once each, and so are the
-  // lists of them (kept for every student in the memory too).
-  const orgIds = new Map<string, string>();
-  const lists = new Map<string, UserRoles>([['', Object.freeze([] as string[])]]);
-  const listOf = (orgs: readonly string[]) => {
-    const key = orgs.join('\u0000');
-    const held = lists.get(key);
-    if (held) return held;
-    const list = Object.freeze([...orgs]);
-    lists.set(key, list);
-    return list;
-  };
+async function rolesOf(roles: RecordSource, studentRoles: string[]): Promise<PackedMap> {
+  const byUser = new PackedMap();
   for await (const { rec } of roles()) {
-    const entry = byUser.get(rec.usersourcedid) ?? NOT_STUDENT;
-    if (!byUser.has(rec.usersourcedid)) byUser.set(rec.usersourcedid, entry);
+    const held = byUser.get(rec.usersourcedid);
+    if (held === undefined) byUser.set(rec.usersourcedid, NOT_STUDENT);
     if (!studentRoles.includes((rec.role ?? '').toLowerCase())) continue;
-    const student = entry === NOT_STUDENT ? lists.get('')! : entry;
+    const orgs = held === undefined || held === NOT_STUDENT ? '' : held;
     const org = rec.orgsourcedid;
-    if (!org || deleted(rec)) {
-      byUser.set(rec.usersourcedid, student);
-      continue;
-    }
-    if (!orgIds.has(org)) orgIds.set(org, org);
-    byUser.set(rec.usersourcedid, listOf([...student, orgIds.get(org)!]));
+    if (!org || deleted(rec)) byUser.set(rec.usersourcedid, orgs);
+    else byUser.set(rec.usersourcedid, orgs ? `${orgs}\u0000${org}` : org);
   }
   return byUser;
 }
@@ -107,7 +90,7 @@ class Group {
 function placeOfUser(
   rec: Rec,
   ctx: {
-    roles: Map<string, UserRoles> | undefined;
+    roles: PackedMap | undefined;
     studentRoles: string[];
     rolesComplete: boolean;
     known: KnownUpdate;
@@ -122,12 +105,12 @@ function placeOfUser(
     return { student: studentRoles.includes((rec.role ?? '').toLowerCase()), orgs: orgIds };
   }
   const found = roles.get(rec.sourcedid);
-  if (found && found !== NOT_STUDENT) {
+  if (found !== undefined && found !== NOT_STUDENT) {
     const fromKnown = known.students.get(rec.sourcedid)?.slice(1) ?? [];
-    const orgIds = found.length ? found : fromKnown.length ? fromKnown : [rec.primaryorgsourcedid];
+    const orgIds = found ? found.split('\u0000') : fromKnown.length ? fromKnown : [rec.primaryorgsourcedid];
     return { student: true, orgs: orgIds.filter(Boolean) };
   }
-  if (found) return { student: false, orgs: [] };
+  if (found !== undefined) return { student: false, orgs: [] };
   // No roles record in this data: a delta carrying the user's changed name only.
   const remembered = known.students.get(rec.sourcedid);
   if (remembered) return { student: true, orgs: remembered.slice(1) };
