@@ -11,34 +11,20 @@ import {
 import { Enrolment, EnrolmentFilters, Term, Unit, UnitFilters } from '../../../domain/taxonomy/schemas.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
-import {
-  adminSecurity,
-  CursorQuery,
-  errorResponses,
-  Page,
-  pageOf,
-  pageReply,
-  SlugParams,
-} from '../schemas.ts';
+import { institutionRoute } from '../route-helpers.ts';
+import { CursorQuery, errorResponses, Page, pageOf, pageReply } from '../schemas.ts';
 
 export function adminTaxonomyRoutes(app: App): void {
   const tags = ['admin'];
-  const security = adminSecurity;
 
   app.get(
     '/admin/v1/institutions/:slug/terms',
-    {
-      config: { access: 'read' },
-      schema: {
-        tags,
-        security,
-        summary: 'List terms of the teaching calendar',
-        description: 'Ordered by start date, then code.',
-        params: SlugParams,
-        querystring: CursorQuery,
-        response: { 200: Page(Term), ...errorResponses(400, 401, 404) },
-      },
-    },
+    institutionRoute('read', tags, {
+      summary: 'List terms of the teaching calendar',
+      description: 'Ordered by start date, then code.',
+      querystring: CursorQuery,
+      response: { 200: Page(Term), ...errorResponses(400, 401, 404) },
+    }),
     async (request) =>
       pageReply(
         termOrder,
@@ -48,18 +34,12 @@ export function adminTaxonomyRoutes(app: App): void {
 
   app.get(
     '/admin/v1/institutions/:slug/units',
-    {
-      config: { access: 'read' },
-      schema: {
-        tags,
-        security,
-        summary: 'List units',
-        description: 'Ordered by unit code; `program_code` keeps only the units of that program.',
-        params: SlugParams,
-        querystring: Type.Intersect([CursorQuery, UnitFilters]),
-        response: { 200: Page(Unit), ...errorResponses(400, 401, 404) },
-      },
-    },
+    institutionRoute('read', tags, {
+      summary: 'List units',
+      description: 'Ordered by unit code; `program_code` keeps only the units of that program.',
+      querystring: Type.Intersect([CursorQuery, UnitFilters]),
+      response: { 200: Page(Unit), ...errorResponses(400, 401, 404) },
+    }),
     async (request) => {
       const items = await listUnits(request.deps.db, institutionOf(request).id, {
         ...pageOf(unitOrder, request.query),
@@ -71,20 +51,14 @@ export function adminTaxonomyRoutes(app: App): void {
 
   app.get(
     '/admin/v1/institutions/:slug/enrolments',
-    {
-      config: { access: 'read' },
-      schema: {
-        tags,
-        security,
-        summary: 'List enrolments',
-        description:
-          'Ordered by term (start date), unit code, then student email. Filters combine: `term_code`, `unit_code`, ' +
-          '`email` (case-insensitive), `status`.',
-        params: SlugParams,
-        querystring: Type.Intersect([CursorQuery, EnrolmentFilters]),
-        response: { 200: Page(Enrolment), ...errorResponses(400, 401, 404) },
-      },
-    },
+    institutionRoute('read', tags, {
+      summary: 'List enrolments',
+      description:
+        'Ordered by term (start date), unit code, then student email. Filters combine: `term_code`, `unit_code`, ' +
+        '`email` (case-insensitive), `status`.',
+      querystring: Type.Intersect([CursorQuery, EnrolmentFilters]),
+      response: { 200: Page(Enrolment), ...errorResponses(400, 401, 404) },
+    }),
     async (request) => {
       const items = await listEnrolments(request.deps.db, institutionOf(request).id, {
         ...pageOf(enrolmentOrder, request.query),
