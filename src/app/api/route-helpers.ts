@@ -3,9 +3,19 @@
 // module passes its own schema (summary, body, responses); the served OpenAPI document is the
 // same as with the options spelled out.
 import type { FastifyContextConfig, FastifySchema } from 'fastify';
-import type { TSchema } from 'typebox';
+import { type TSchema, Type } from 'typebox';
+import type { KeysetPage, Paged } from '../../db/keyset.ts';
 import type { Access } from '../../domain/access/policy.ts';
-import { adminSecurity, CursorQuery, errorResponses, Page, SlugParams } from './schemas.ts';
+import type { KeysetOrder } from '../../lib/cursor.ts';
+import {
+  adminSecurity,
+  CursorQuery,
+  errorResponses,
+  Page,
+  pageOf,
+  pageReply,
+  SlugParams,
+} from './schemas.ts';
 
 /** The options of an admin route: who may call it, and its schema under the admin security schemes. */
 export function adminRoute<S extends FastifySchema>(
@@ -27,9 +37,26 @@ export function institutionRoute<S extends FastifySchema>(
   return adminRoute(access, tags, { params: SlugParams, ...schema }, config);
 }
 
-/** The query and responses of a listing: a page of `item` per request, 400 for a bad cursor or filter. */
+/** The query and responses of an institution's listing: a page of `item` per request, 400 for a bad cursor. */
 export function listingSchema<T extends TSchema>(item: T) {
   return { querystring: CursorQuery, response: { 200: Page(item), ...errorResponses(400, 401, 404) } };
+}
+
+/** As listingSchema, with the listing's filters beside the paging parameters (400 for a bad filter too). */
+export function filteredListingSchema<T extends TSchema, F extends TSchema>(item: T, filters: F) {
+  return {
+    querystring: Type.Intersect([CursorQuery, filters]),
+    response: { 200: Page(item), ...errorResponses(400, 401, 404) },
+  };
+}
+
+/** A listing's reply: the page the query asks for, in `order`, read by `read`, with the next cursor. */
+export async function listingReply<T>(
+  order: KeysetOrder,
+  query: { limit?: number; cursor?: string },
+  read: (page: KeysetPage) => Promise<Paged<T>>,
+): Promise<{ items: T[]; next_cursor: string | null }> {
+  return pageReply(order, await read(pageOf(order, query)));
 }
 
 /** The 404 of a revoke route whose secret is not active: `no active <what>`. */

@@ -16,8 +16,8 @@ import {
 } from '../../../domain/institutions/schemas.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
-import { adminRoute, institutionRoute } from '../route-helpers.ts';
-import { CursorQuery, errorResponses, Page, pageOf, pageReply, SlugParams, Uuid } from '../schemas.ts';
+import { adminRoute, filteredListingSchema, institutionRoute, listingReply } from '../route-helpers.ts';
+import { errorResponses, SlugParams, Uuid } from '../schemas.ts';
 
 export const CohortParams = Type.Intersect([SlugParams, Type.Object({ id: Uuid('Cohort id') })]);
 
@@ -77,14 +77,12 @@ export function adminCohortRoutes(app: App): void {
       description:
         'Oldest first. Archived cohorts are left out unless `archived` says otherwise (`true`: only them; ' +
         '`any`: every cohort); their students stay in the students listing either way.',
-      querystring: Type.Intersect([CursorQuery, ArchivedQuery]),
-      response: { 200: Page(Cohort), ...errorResponses(400, 401, 404) },
+      ...filteredListingSchema(Cohort, ArchivedQuery),
     }),
     async (request) =>
-      pageReply(
-        cohortOrder,
-        await listCohorts(request.deps.db, institutionOf(request).id, {
-          ...pageOf(cohortOrder, request.query),
+      listingReply(cohortOrder, request.query, (page) =>
+        listCohorts(request.deps.db, institutionOf(request).id, {
+          ...page,
           archived: request.query.archived,
         }),
       ),

@@ -12,8 +12,14 @@ import {
 import { Decision, DepartingStudent, FullSync, FullSyncStatus } from '../../../domain/departures/schemas.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
-import { adminRoute, institutionRoute } from '../route-helpers.ts';
-import { CursorQuery, DisplayName, errorResponses, Page, pageOf, pageReply, SlugParams } from '../schemas.ts';
+import {
+  adminRoute,
+  filteredListingSchema,
+  institutionRoute,
+  listingReply,
+  listingSchema,
+} from '../route-helpers.ts';
+import { DisplayName, errorResponses, SlugParams } from '../schemas.ts';
 
 const Params = Type.Intersect([SlugParams, Type.Object({ id: Type.String() })]);
 const DecisionBody = Type.Object({
@@ -29,14 +35,12 @@ export function adminFullSyncRoutes(app: App): void {
     '/admin/v1/institutions/:slug/full-syncs',
     institutionRoute('admin', tags, {
       summary: 'List full syncs (roster pushes with departures), newest first',
-      querystring: Type.Intersect([CursorQuery, Type.Object({ status: Type.Optional(FullSyncStatus) })]),
-      response: { 200: Page(FullSync), ...errorResponses(400, 401, 404) },
+      ...filteredListingSchema(FullSync, Type.Object({ status: Type.Optional(FullSyncStatus) })),
     }),
     async (request) =>
-      pageReply(
-        fullSyncOrder,
-        await listFullSyncs(request.deps.db, institutionOf(request).id, {
-          ...pageOf(fullSyncOrder, request.query),
+      listingReply(fullSyncOrder, request.query, (page) =>
+        listFullSyncs(request.deps.db, institutionOf(request).id, {
+          ...page,
           status: request.query.status,
         }),
       ),
@@ -82,18 +86,11 @@ export function adminFullSyncRoutes(app: App): void {
         'Ordered by student id (the order of the departures themselves, so every page is an index range ' +
         "scan however deep). An unknown full sync, or another institution's, is 404 not_found.",
       params: Params,
-      querystring: CursorQuery,
-      response: { 200: Page(DepartingStudent), ...errorResponses(400, 401, 404) },
+      ...listingSchema(DepartingStudent),
     }),
     async (request) =>
-      pageReply(
-        departureOrder,
-        await listDepartingStudents(
-          request.deps.db,
-          institutionOf(request).id,
-          request.params.id,
-          pageOf(departureOrder, request.query),
-        ),
+      listingReply(departureOrder, request.query, (page) =>
+        listDepartingStudents(request.deps.db, institutionOf(request).id, request.params.id, page),
       ),
   );
 

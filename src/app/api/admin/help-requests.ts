@@ -16,8 +16,8 @@ import {
 import { recordRequestView } from '../../../domain/privacy/access-log.ts';
 import { callerOf, institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
-import { adminRoute, institutionRoute } from '../route-helpers.ts';
-import { CursorQuery, errorResponses, Page, pageOf, pageReply, SlugParams, Uuid } from '../schemas.ts';
+import { adminRoute, filteredListingSchema, institutionRoute } from '../route-helpers.ts';
+import { errorResponses, pageOf, pageReply, SlugParams, Uuid } from '../schemas.ts';
 
 export const helpdeskTags = ['admin: help desk'];
 export const helpRequestsPath = '/admin/v1/institutions/:slug/help-requests';
@@ -90,8 +90,7 @@ function listingRoutes(app: App): void {
         'next_cursor pages through the result (pass the same filters and order with it). A cursor of one ' +
         'order is 400 invalid_cursor in the other. Bad filter values are 400 invalid_field naming the ' +
         'field (`assigned`, …), as every error names a field: by its name alone, wherever it was sent.',
-      querystring: Type.Intersect([CursorQuery, HelpRequestFilters]),
-      response: { 200: Page(HelpRequestListItem), ...errorResponses(400, 401, 404) },
+      ...filteredListingSchema(HelpRequestListItem, HelpRequestFilters),
     }),
     async (request) => {
       const order = keysetOrderOf(request.query.order);

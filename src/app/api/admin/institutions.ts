@@ -29,17 +29,8 @@ import {
 } from '../../../domain/institutions/schemas.ts';
 import { callerOf, institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
-import { adminRoute, institutionRoute } from '../route-helpers.ts';
-import {
-  CsvBody,
-  CursorQuery,
-  errorResponses,
-  Page,
-  pageOf,
-  pageReply,
-  SlugParams,
-  Uuid,
-} from '../schemas.ts';
+import { adminRoute, institutionRoute, listingReply, listingSchema } from '../route-helpers.ts';
+import { CsvBody, CursorQuery, errorResponses, Page, SlugParams, Uuid } from '../schemas.ts';
 import { adminArchiveRoutes } from './archiving.ts';
 import { adminRosterSecretRoutes } from './roster-secret.ts';
 import { StudentQuery, sendStudentsCsv, studentFilter } from './students-csv.ts';
@@ -73,10 +64,9 @@ export function adminInstitutionRoutes(app: App): void {
       response: { 200: Page(Institution), ...errorResponses(400, 401) },
     }),
     async (request) =>
-      pageReply(
-        institutionOrder,
-        await listInstitutions(request.deps.db, {
-          ...pageOf(institutionOrder, request.query),
+      listingReply(institutionOrder, request.query, (page) =>
+        listInstitutions(request.deps.db, {
+          ...page,
           archived: request.query.archived,
         }),
       ),
@@ -124,13 +114,11 @@ function listingRoutes(app: App): void {
     institutionRoute('read', tags, {
       summary: 'List programs',
       description: 'Ordered by code (case-insensitive).',
-      querystring: CursorQuery,
-      response: { 200: Page(Program), ...errorResponses(400, 401, 404) },
+      ...listingSchema(Program),
     }),
     async (request) =>
-      pageReply(
-        programOrder,
-        await listPrograms(request.deps.db, institutionOf(request).id, pageOf(programOrder, request.query)),
+      listingReply(programOrder, request.query, (page) =>
+        listPrograms(request.deps.db, institutionOf(request).id, page),
       ),
   );
 
@@ -139,13 +127,11 @@ function listingRoutes(app: App): void {
     institutionRoute('read', tags, {
       summary: 'List campuses',
       description: 'Ordered by name (case-insensitive).',
-      querystring: CursorQuery,
-      response: { 200: Page(Campus), ...errorResponses(400, 401, 404) },
+      ...listingSchema(Campus),
     }),
     async (request) =>
-      pageReply(
-        campusOrder,
-        await listCampuses(request.deps.db, institutionOf(request).id, pageOf(campusOrder, request.query)),
+      listingReply(campusOrder, request.query, (page) =>
+        listCampuses(request.deps.db, institutionOf(request).id, page),
       ),
   );
 
@@ -154,17 +140,11 @@ function listingRoutes(app: App): void {
     institutionRoute('read', tags, {
       summary: 'List audience tags',
       description: 'Ordered by kind, then label (case-insensitive).',
-      querystring: CursorQuery,
-      response: { 200: Page(AudienceTag), ...errorResponses(400, 401, 404) },
+      ...listingSchema(AudienceTag),
     }),
     async (request) =>
-      pageReply(
-        audienceTagOrder,
-        await listAudienceTags(
-          request.deps.db,
-          institutionOf(request).id,
-          pageOf(audienceTagOrder, request.query),
-        ),
+      listingReply(audienceTagOrder, request.query, (page) =>
+        listAudienceTags(request.deps.db, institutionOf(request).id, page),
       ),
   );
 }
@@ -199,10 +179,9 @@ function studentListingRoutes(app: App): void {
       const institution = institutionOf(request);
       if (request.query.format === 'csv')
         return sendStudentsCsv(reply, request.deps.db, institution, studentFilter(request.query));
-      return pageReply(
-        studentOrder,
-        await listStudents(request.deps.db, institution.id, {
-          ...pageOf(studentOrder, request.query),
+      return listingReply(studentOrder, request.query, (page) =>
+        listStudents(request.deps.db, institution.id, {
+          ...page,
           ...studentFilter(request.query),
         }),
       );

@@ -6,8 +6,8 @@ import { DailyRuns, Run, RunKind, RunSummary } from '../../../domain/runs/schema
 import { csvRow } from '../../../lib/csv.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
-import { adminRoute, institutionRoute } from '../route-helpers.ts';
-import { CsvBody, CursorQuery, errorResponses, Page, pageOf, pageReply, SlugParams } from '../schemas.ts';
+import { adminRoute, institutionRoute, listingReply } from '../route-helpers.ts';
+import { CsvBody, CursorQuery, errorResponses, Page, SlugParams } from '../schemas.ts';
 
 const ERRORS_BATCH = 500;
 // The keys a row was sent with come last, so that files read by position keep their columns.
@@ -72,10 +72,9 @@ export function adminRunRoutes(app: App): void {
       response: { 200: Page(RunSummary), ...errorResponses(400, 401, 404) },
     }),
     async (request) =>
-      pageReply(
-        runOrder,
-        await listRuns(request.deps.db, institutionOf(request).id, {
-          ...pageOf(runOrder, request.query),
+      listingReply(runOrder, request.query, (page) =>
+        listRuns(request.deps.db, institutionOf(request).id, {
+          ...page,
           kind: request.query.kind,
           from: request.query.from,
           to: request.query.to,
