@@ -3,10 +3,13 @@
 // module passes its own schema (summary, body, responses); the served OpenAPI document is the
 // same as with the options spelled out.
 import type { FastifyContextConfig, FastifySchema } from 'fastify';
-import { type TSchema, Type } from 'typebox';
+import { type Static, type TSchema, Type } from 'typebox';
 import type { KeysetPage, Paged } from '../../db/keyset.ts';
 import type { Access } from '../../domain/access/policy.ts';
+import type { Deps } from '../../domain/deps.ts';
 import type { KeysetOrder } from '../../lib/cursor.ts';
+import { institutionOf } from '../context/request-context.ts';
+import type { App } from '../types.ts';
 import {
   adminSecurity,
   CursorQuery,
@@ -62,4 +65,34 @@ export async function listingReply<T>(
 /** The 404 of a revoke route whose secret is not active: `no active <what>`. */
 export function noActiveSecret(what: string) {
   return { error: 'not_found', detail: `no active ${what}` };
+}
+
+/** What a plain listing of an institution's rows declares: no filters, one keyset order. */
+export interface InstitutionListing<T extends TSchema> {
+  /** The path below /admin/v1/institutions/:slug/. */
+  path: string;
+  summary: string;
+  description: string;
+  item: T;
+  order: KeysetOrder;
+  /** Reads a page; its rows are checked against `item` where the listing is declared. */
+  list: (db: Deps['db'], institutionId: string, page: KeysetPage) => Promise<Paged<Static<T>>>;
+}
+
+/** A plain listing of an institution's rows (read access), a page per request. */
+export function institutionListingRoute<T extends TSchema>(
+  app: App,
+  tags: string[],
+  listing: InstitutionListing<T>,
+): void {
+  const { path, summary, description, item, order, list } = listing;
+  app.get(
+    `/admin/v1/institutions/:slug/${path}`,
+    institutionRoute('read', tags, { summary, description, ...listingSchema(item) }),
+    // Static<T> of a generic T is opaque to the reply's type; the rows were checked against it above.
+    async (request) =>
+      listingReply(order, request.query, (page) =>
+        list(request.deps.db, institutionOf(request).id, page),
+      ) as never,
+  );
 }

@@ -29,7 +29,7 @@ import {
 } from '../../../domain/institutions/schemas.ts';
 import { callerOf, institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
-import { adminRoute, institutionRoute, listingReply, listingSchema } from '../route-helpers.ts';
+import { adminRoute, institutionListingRoute, institutionRoute, listingReply } from '../route-helpers.ts';
 import { CsvBody, CursorQuery, errorResponses, Page, SlugParams, Uuid } from '../schemas.ts';
 import { adminArchiveRoutes } from './archiving.ts';
 import { adminRosterSecretRoutes } from './roster-secret.ts';
@@ -109,44 +109,30 @@ export function adminInstitutionRoutes(app: App): void {
 function listingRoutes(app: App): void {
   const tags = ['admin'];
 
-  app.get(
-    '/admin/v1/institutions/:slug/programs',
-    institutionRoute('read', tags, {
-      summary: 'List programs',
-      description: 'Ordered by code (case-insensitive).',
-      ...listingSchema(Program),
-    }),
-    async (request) =>
-      listingReply(programOrder, request.query, (page) =>
-        listPrograms(request.deps.db, institutionOf(request).id, page),
-      ),
-  );
-
-  app.get(
-    '/admin/v1/institutions/:slug/campuses',
-    institutionRoute('read', tags, {
-      summary: 'List campuses',
-      description: 'Ordered by name (case-insensitive).',
-      ...listingSchema(Campus),
-    }),
-    async (request) =>
-      listingReply(campusOrder, request.query, (page) =>
-        listCampuses(request.deps.db, institutionOf(request).id, page),
-      ),
-  );
-
-  app.get(
-    '/admin/v1/institutions/:slug/audience-tags',
-    institutionRoute('read', tags, {
-      summary: 'List audience tags',
-      description: 'Ordered by kind, then label (case-insensitive).',
-      ...listingSchema(AudienceTag),
-    }),
-    async (request) =>
-      listingReply(audienceTagOrder, request.query, (page) =>
-        listAudienceTags(request.deps.db, institutionOf(request).id, page),
-      ),
-  );
+  institutionListingRoute(app, tags, {
+    path: 'programs',
+    summary: 'List programs',
+    description: 'Ordered by code (case-insensitive).',
+    item: Program,
+    order: programOrder,
+    list: listPrograms,
+  });
+  institutionListingRoute(app, tags, {
+    path: 'campuses',
+    summary: 'List campuses',
+    description: 'Ordered by name (case-insensitive).',
+    item: Campus,
+    order: campusOrder,
+    list: listCampuses,
+  });
+  institutionListingRoute(app, tags, {
+    path: 'audience-tags',
+    summary: 'List audience tags',
+    description: 'Ordered by kind, then label (case-insensitive).',
+    item: AudienceTag,
+    order: audienceTagOrder,
+    list: listAudienceTags,
+  });
 }
 
 /** The institution's students: a page of the listing, one student, and the CSV export. */

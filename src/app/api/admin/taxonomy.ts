@@ -10,23 +10,24 @@ import {
 import { Enrolment, EnrolmentFilters, Term, Unit, UnitFilters } from '../../../domain/taxonomy/schemas.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
-import { filteredListingSchema, institutionRoute, listingReply, listingSchema } from '../route-helpers.ts';
+import {
+  filteredListingSchema,
+  institutionListingRoute,
+  institutionRoute,
+  listingReply,
+} from '../route-helpers.ts';
 
 export function adminTaxonomyRoutes(app: App): void {
   const tags = ['admin'];
 
-  app.get(
-    '/admin/v1/institutions/:slug/terms',
-    institutionRoute('read', tags, {
-      summary: 'List terms of the teaching calendar',
-      description: 'Ordered by start date, then code.',
-      ...listingSchema(Term),
-    }),
-    async (request) =>
-      listingReply(termOrder, request.query, (page) =>
-        listTerms(request.deps.db, institutionOf(request).id, page),
-      ),
-  );
+  institutionListingRoute(app, tags, {
+    path: 'terms',
+    summary: 'List terms of the teaching calendar',
+    description: 'Ordered by start date, then code.',
+    item: Term,
+    order: termOrder,
+    list: listTerms,
+  });
 
   app.get(
     '/admin/v1/institutions/:slug/units',
