@@ -1,5 +1,6 @@
 // Admin API of the help desk: the staff's changes to a help request (status, note, assignment),
 // each recorded in its timeline under the person who made it and announced by one event.
+import type { TSchema } from 'typebox';
 import { assigneeRef } from '../../../domain/helpdesk/assignment.ts';
 import { addReply } from '../../../domain/helpdesk/conversation.ts';
 import { actingStaff } from '../../../domain/helpdesk/rules.ts';
@@ -21,6 +22,13 @@ import { HelpRequestParams, helpdeskTags, helpRequestsPath } from './help-reques
 const tags = helpdeskTags;
 const base = helpRequestsPath;
 
+/** The schema of a staff change to one help request: what it posts, and the change it answers. */
+const staffChange = <B extends TSchema>(body: B) => ({
+  params: HelpRequestParams,
+  body,
+  response: { 200: HelpRequestChange, ...errorResponses(400, 401, 404) },
+});
+
 export function adminHelpRequestChangeRoutes(app: App): void {
   statusAndNoteRoutes(app);
   replyAndAssignmentRoutes(app);
@@ -35,9 +43,7 @@ function statusAndNoteRoutes(app: App): void {
       description:
         'Any status may be set. resolved stamps the resolved time; any other status clears it. A staff ' +
         'status change takes precedence over help-desk sync rows whose observed_at is earlier.',
-      params: HelpRequestParams,
-      body: StatusChangeBody,
-      response: { 200: HelpRequestChange, ...errorResponses(400, 401, 404) },
+      ...staffChange(StatusChangeBody),
     }),
     async (request) =>
       changeStatus(request.deps, institutionOf(request).id, request.params.id, {
@@ -50,9 +56,7 @@ function statusAndNoteRoutes(app: App): void {
     `${base}/:id/notes`,
     adminRoute('helpdesk', tags, {
       summary: 'Staff: add a staff-visible note',
-      params: HelpRequestParams,
-      body: NoteBody,
-      response: { 200: HelpRequestChange, ...errorResponses(400, 401, 404) },
+      ...staffChange(NoteBody),
     }),
     async (request) =>
       addNote(request.deps, institutionOf(request).id, request.params.id, {
@@ -106,9 +110,7 @@ function replyAndAssignmentRoutes(app: App): void {
         'both with `field: assignee`. `assignee: null` unassigns. Send one of the two fields, not both.\n\n' +
         'The timeline records who assigned (actor) whom (assigned_to, assigned_to_id); assigning the ' +
         'current assignee changes nothing.',
-      params: HelpRequestParams,
-      body: AssignmentBody,
-      response: { 200: HelpRequestChange, ...errorResponses(400, 401, 404) },
+      ...staffChange(AssignmentBody),
     }),
     async (request) =>
       assign(request.deps, institutionOf(request).id, request.params.id, {
