@@ -18,24 +18,20 @@ import {
 } from '../../../domain/institutions/listings.ts';
 import { StudentQuery, studentFilter, studentsCsv } from '../../../domain/students/listing.ts';
 import { ApiError } from '../../../errors.ts';
-import { MAX_CURSOR_LENGTH } from '../../../lib/cursor.ts';
 import type { App } from '../../types.ts';
 import { checkForm } from '../form-check.ts';
 import { ctx, institutionOf } from './context.ts';
 import { studentFilterFields, studentFilters, studentsView } from './data-students-view.ts';
-import { allOrNone, readFilteredListing } from './listing.ts';
+import { allOrNone, CursorParam, LooseFilter, readFilteredListing } from './listing.ts';
 
 const Params = Type.Object({ slug: Type.String() });
-// Loose on purpose: the filters are checked with the domain's schema and a refusal is shown next
-// to the list, so the limits here only keep absurd URLs out.
-const Loose = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
 const StudentsQuery = Type.Object({
-  q: Loose(1000),
-  cohort_id: Loose(200),
-  program: Loose(1000),
-  campus: Loose(1000),
-  status: Loose(20),
-  cursor: Loose(MAX_CURSOR_LENGTH),
+  q: LooseFilter(1000),
+  cohort_id: LooseFilter(200),
+  program: LooseFilter(1000),
+  campus: LooseFilter(1000),
+  status: LooseFilter(20),
+  cursor: CursorParam,
 });
 
 export function dataStudentRoutes(app: App): void {
