@@ -29,11 +29,10 @@ import {
   auditView,
   helpRequestEntryWords,
 } from './audit-view.ts';
-import { ctx, institutionOf } from './context.ts';
+import { ctx, institutionOf, PageParams } from './context.ts';
 import { timeIn } from './institution-time.ts';
 import { CursorParam, type Listing, readListing } from './listing.ts';
 
-const Params = Type.Object({ slug: Type.String() });
 const Query = Type.Object({
   kind: Type.Optional(Type.String({ maxLength: 40 })),
   person: Type.Optional(Type.String({ maxLength: 40 })),
@@ -71,7 +70,7 @@ export function auditRoutes(app: App): void {
 
   app.get(
     '/:slug/audit',
-    { config: { access: 'admin' }, schema: { hide: true, params: Params, querystring: Query } },
+    { config: { access: 'admin' }, schema: { hide: true, params: PageParams, querystring: Query } },
     async (request) => {
       const { institution, people, parsed, query } = await load(request);
       const base = `/console/${institution.slug}/audit`;
@@ -102,7 +101,7 @@ export function auditRoutes(app: App): void {
 
   app.get(
     '/:slug/audit.csv',
-    { config: { access: 'admin' }, schema: { hide: true, params: Params, querystring: Query } },
+    { config: { access: 'admin' }, schema: { hide: true, params: PageParams, querystring: Query } },
     async (request, reply) => {
       const { institution, people, parsed } = await load(request);
       if (!parsed.ok) {

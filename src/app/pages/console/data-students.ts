@@ -20,11 +20,10 @@ import { StudentQuery, studentFilter, studentsCsv } from '../../../domain/studen
 import { ApiError } from '../../../errors.ts';
 import type { App } from '../../types.ts';
 import { checkForm } from '../form-check.ts';
-import { ctx, institutionOf } from './context.ts';
+import { ctx, institutionOf, PageParams } from './context.ts';
 import { studentFilterFields, studentFilters, studentsView } from './data-students-view.ts';
 import { allOrNone, CursorParam, LooseFilter, readFilteredListing } from './listing.ts';
 
-const Params = Type.Object({ slug: Type.String() });
 const StudentsQuery = Type.Object({
   q: LooseFilter(1000),
   cohort_id: LooseFilter(200),
@@ -37,7 +36,7 @@ const StudentsQuery = Type.Object({
 export function dataStudentRoutes(app: App): void {
   app.get(
     '/:slug/students',
-    { config: { access: 'read' }, schema: { hide: true, params: Params, querystring: StudentsQuery } },
+    { config: { access: 'read' }, schema: { hide: true, params: PageParams, querystring: StudentsQuery } },
     async (request) => {
       const institution = institutionOf(request);
       const { db } = request.deps;
@@ -65,7 +64,7 @@ export function dataStudentRoutes(app: App): void {
 
   app.get(
     '/:slug/students.csv',
-    { config: { access: 'read' }, schema: { hide: true, params: Params, querystring: StudentsQuery } },
+    { config: { access: 'read' }, schema: { hide: true, params: PageParams, querystring: StudentsQuery } },
     async (request, reply) => {
       const institution = institutionOf(request);
       const filters = exportFilters(request.query);

@@ -22,11 +22,10 @@ import { EnrolmentFilters, UnitFilters } from '../../../domain/taxonomy/schemas.
 import type { KeysetOrder } from '../../../lib/cursor.ts';
 import type { App } from '../../types.ts';
 import type { FieldText } from '../form-check.ts';
-import { ctx, institutionOf } from './context.ts';
+import { ctx, institutionOf, PageParams } from './context.ts';
 import { dataFilters, dataListView } from './data-taxonomy-view.ts';
 import { CursorParam, LooseFilter, readFilteredListing } from './listing.ts';
 
-const Params = Type.Object({ slug: Type.String() });
 const NoFilters = Type.Object({});
 
 type Filter = Record<string, string | undefined>;
@@ -104,7 +103,7 @@ export function dataTaxonomyRoutes(app: App): void {
     });
     app.get(
       `/:slug/${page.path}`,
-      { config: { access: 'read' }, schema: { hide: true, params: Params, querystring } },
+      { config: { access: 'read' }, schema: { hide: true, params: PageParams, querystring } },
       async (request) => {
         const institution = institutionOf(request);
         const q = request.query as Record<string, string | undefined>;

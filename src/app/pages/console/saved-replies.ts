@@ -2,7 +2,6 @@
 // before sending (src/app/pages/console/replies.ts). Adding, changing and deleting one are console
 // changes like any other, so the admin audit records who did it and when (request context).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import {
   changeSavedReply,
   createSavedReply,
@@ -15,11 +14,9 @@ import {
   savedReplyProblems,
 } from '../../../domain/saved-replies/saved-replies.ts';
 import type { App } from '../../types.ts';
-import { ctx, institutionOf } from './context.ts';
+import { ctx, ItemPageParams, institutionOf, PageParams } from './context.ts';
 import { refusalOf, text } from './forms.ts';
 
-const Params = Type.Object({ slug: Type.String() });
-const ItemParams = Type.Object({ slug: Type.String(), id: Type.String() });
 const config = { access: 'admin' as const };
 const FIELDS = ['name', 'body'];
 
@@ -89,13 +86,13 @@ export function savedReplyRoutes(app: App): void {
     return reply.redirect(`${pageOf(request)}?done=${done}`, 303);
   };
 
-  app.get('/:slug/saved-replies', { config, schema: { hide: true, params: Params } }, async (request) =>
+  app.get('/:slug/saved-replies', { config, schema: { hide: true, params: PageParams } }, async (request) =>
     listPage(request),
   );
 
   app.post(
     '/:slug/saved-replies',
-    { config: { ...config, formFields: ['name', 'body'] }, schema: { hide: true, params: Params } },
+    { config: { ...config, formFields: ['name', 'body'] }, schema: { hide: true, params: PageParams } },
     async (request, reply) =>
       submit(request, reply, listPage, 'saved_reply_created', (values) =>
         createSavedReply(request.deps, institutionOf(request).id, values),
@@ -104,13 +101,13 @@ export function savedReplyRoutes(app: App): void {
 
   app.get(
     '/:slug/saved-replies/:id',
-    { config, schema: { hide: true, params: ItemParams } },
+    { config, schema: { hide: true, params: ItemPageParams } },
     async (request) => itemPage(request),
   );
 
   app.post(
     '/:slug/saved-replies/:id',
-    { config: { ...config, formFields: ['name', 'body'] }, schema: { hide: true, params: ItemParams } },
+    { config: { ...config, formFields: ['name', 'body'] }, schema: { hide: true, params: ItemPageParams } },
     async (request, reply) =>
       submit(request, reply, itemPage, 'saved_reply_updated', (values) =>
         changeSavedReply(request.deps, institutionOf(request).id, request.params.id, values),
@@ -119,7 +116,7 @@ export function savedReplyRoutes(app: App): void {
 
   app.post(
     '/:slug/saved-replies/:id/delete',
-    { config: { ...config, formFields: ['confirmed'] }, schema: { hide: true, params: ItemParams } },
+    { config: { ...config, formFields: ['confirmed'] }, schema: { hide: true, params: ItemPageParams } },
     async (request, reply) => {
       await removeSavedReply(request.deps.db, institutionOf(request).id, request.params.id);
       return reply.redirect(`${pageOf(request)}?done=saved_reply_deleted`, 303);

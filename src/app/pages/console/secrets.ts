@@ -7,7 +7,6 @@
 // API does, with the same access (`admin` for the roster secret, `integrations` for the help-sync
 // secret); the help-sync panel is shown to those the policy grants it.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import {
   issueSyncSecret,
   revokeSyncSecret,
@@ -20,7 +19,7 @@ import {
   rosterSecretStatus,
 } from '../../../domain/secrets/roster-secrets.ts';
 import type { App } from '../../types.ts';
-import { ctx, institutionOf } from './context.ts';
+import { ctx, institutionOf, PageParams } from './context.ts';
 import { confirmed, refusalOf, text } from './forms.ts';
 import {
   overlapOf,
@@ -30,7 +29,7 @@ import {
   secretsView,
 } from './secrets-view.ts';
 
-const schema = { hide: true, params: Type.Object({ slug: Type.String() }) };
+const schema = { hide: true, params: PageParams };
 const admin = { access: 'admin' as const };
 const integrations = { access: 'integrations' as const };
 
