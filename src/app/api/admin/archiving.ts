@@ -12,7 +12,8 @@ import {
 import { Cohort, Institution } from '../../../domain/institutions/schemas.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
-import { adminSecurity, errorResponses, SlugParams } from '../schemas.ts';
+import { adminRoute, institutionRoute } from '../route-helpers.ts';
+import { errorResponses } from '../schemas.ts';
 import { CohortParams } from './cohorts.ts';
 
 const institutionActions = {
@@ -52,37 +53,27 @@ const institutionAction = { archive: archiveInstitution, restore: restoreInstitu
 
 export function adminArchiveRoutes(app: App): void {
   const tags = ['admin'];
-  const security = adminSecurity;
 
   for (const action of ['archive', 'restore'] as const) {
     app.post(
       `/admin/v1/institutions/:slug/${action}`,
-      {
-        // The one write an archived institution takes: its own archiving and restoring.
-        config: { access: 'operator', whileArchived: true },
-        schema: {
-          tags,
-          security,
-          ...institutionActions[action],
-          params: SlugParams,
-          response: { 200: Institution, ...errorResponses(401, 403, 404) },
-        },
-      },
+      // The one write an archived institution takes: its own archiving and restoring.
+      institutionRoute(
+        'operator',
+        tags,
+        { ...institutionActions[action], response: { 200: Institution, ...errorResponses(401, 403, 404) } },
+        { whileArchived: true },
+      ),
       async (request) => institutionAction[action](request.deps.db, institutionOf(request).id),
     );
 
     app.post(
       `/admin/v1/institutions/:slug/cohorts/:id/${action}`,
-      {
-        config: { access: 'admin' },
-        schema: {
-          tags,
-          security,
-          ...cohortActions[action],
-          params: CohortParams,
-          response: { 200: Cohort, ...errorResponses(400, 401, 403, 404, 409) },
-        },
-      },
+      adminRoute('admin', tags, {
+        ...cohortActions[action],
+        params: CohortParams,
+        response: { 200: Cohort, ...errorResponses(400, 401, 403, 404, 409) },
+      }),
       async (request) =>
         setCohortArchive(request.deps.db, institutionOf(request).id, request.params.id, action === 'archive'),
     );

@@ -5,33 +5,27 @@ import { campusAliases, mergeCampuses } from '../../../domain/campuses/merge.ts'
 import { CampusAlias, MergeBody, MergeResult } from '../../../domain/campuses/schemas.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
-import { adminSecurity, DateTime, errorResponses, SlugParams, Uuid } from '../schemas.ts';
+import { institutionRoute } from '../route-helpers.ts';
+import { DateTime, errorResponses, Uuid } from '../schemas.ts';
 
 export function adminCampusRoutes(app: App): void {
   const tags = ['admin'];
-  const security = adminSecurity;
 
   app.post(
     '/admin/v1/institutions/:slug/campuses/merge',
-    {
-      config: { access: 'operator' },
-      schema: {
-        tags,
-        security,
-        summary: 'Merge one campus into another',
-        description:
-          'Moves students and units of `from` to `into`, deletes `from` and its audience tag, and keeps the name of ' +
-          '`from` as an alias of `into`, so a later push that still uses the old name matches `into` instead of ' +
-          'creating the campus again. Each campus is named by id or by name (case-insensitive). Recorded in the ' +
-          'operator audit trail.',
-        params: SlugParams,
-        body: MergeBody,
-        response: {
-          200: MergeResult,
-          ...errorResponses(400, 401, 404),
-        },
+    institutionRoute('operator', tags, {
+      summary: 'Merge one campus into another',
+      description:
+        'Moves students and units of `from` to `into`, deletes `from` and its audience tag, and keeps the name of ' +
+        '`from` as an alias of `into`, so a later push that still uses the old name matches `into` instead of ' +
+        'creating the campus again. Each campus is named by id or by name (case-insensitive). Recorded in the ' +
+        'operator audit trail.',
+      body: MergeBody,
+      response: {
+        200: MergeResult,
+        ...errorResponses(400, 401, 404),
       },
-    },
+    }),
     async (request) => {
       const institution = institutionOf(request);
       return mergeCampuses(request.deps.db, institution.id, {
@@ -44,19 +38,13 @@ export function adminCampusRoutes(app: App): void {
 
   app.get(
     '/admin/v1/institutions/:slug/campus-aliases',
-    {
-      config: { access: 'read' },
-      schema: {
-        tags,
-        security,
-        summary: 'Names that match a campus because of a merge',
-        params: SlugParams,
-        response: {
-          200: Type.Object({ items: Type.Array(CampusAlias) }),
-          ...errorResponses(401, 404),
-        },
+    institutionRoute('read', tags, {
+      summary: 'Names that match a campus because of a merge',
+      response: {
+        200: Type.Object({ items: Type.Array(CampusAlias) }),
+        ...errorResponses(401, 404),
       },
-    },
+    }),
     async (request) => {
       const institution = institutionOf(request);
       return { items: await campusAliases(request.deps.db, institution.id) };
@@ -65,29 +53,23 @@ export function adminCampusRoutes(app: App): void {
 
   app.get(
     '/admin/v1/institutions/:slug/operator-audit',
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags,
-        security,
-        summary: 'Operator actions on this institution (append-only)',
-        params: SlugParams,
-        response: {
-          200: Type.Object({
-            items: Type.Array(
-              Type.Object({
-                id: Uuid(),
-                actor: Type.String(),
-                action: Type.String(),
-                details: Type.Record(Type.String(), Type.Unknown()),
-                at: DateTime(),
-              }),
-            ),
-          }),
-          ...errorResponses(401, 404),
-        },
+    institutionRoute('admin', tags, {
+      summary: 'Operator actions on this institution (append-only)',
+      response: {
+        200: Type.Object({
+          items: Type.Array(
+            Type.Object({
+              id: Uuid(),
+              actor: Type.String(),
+              action: Type.String(),
+              details: Type.Record(Type.String(), Type.Unknown()),
+              at: DateTime(),
+            }),
+          ),
+        }),
+        ...errorResponses(401, 404),
       },
-    },
+    }),
     async (request) => {
       const institution = institutionOf(request);
       return { items: (await readOperatorAudit(request.deps.db, institution.id)) as never[] };

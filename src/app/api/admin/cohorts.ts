@@ -16,36 +16,21 @@ import {
 } from '../../../domain/institutions/schemas.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
-import {
-  adminSecurity,
-  CursorQuery,
-  errorResponses,
-  Page,
-  pageOf,
-  pageReply,
-  SlugParams,
-  Uuid,
-} from '../schemas.ts';
+import { adminRoute, filteredListingSchema, institutionRoute, listingReply } from '../route-helpers.ts';
+import { errorResponses, SlugParams, Uuid } from '../schemas.ts';
 
 export const CohortParams = Type.Intersect([SlugParams, Type.Object({ id: Uuid('Cohort id') })]);
 
 export function adminCohortRoutes(app: App): void {
   const tags = ['admin'];
-  const security = adminSecurity;
 
   app.post(
     '/admin/v1/institutions/:slug/cohorts',
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags,
-        security,
-        summary: 'Create a cohort',
-        params: SlugParams,
-        body: NewCohortBody,
-        response: { 201: Cohort, ...errorResponses(400, 401, 404) },
-      },
-    },
+    institutionRoute('admin', tags, {
+      summary: 'Create a cohort',
+      body: NewCohortBody,
+      response: { 201: Cohort, ...errorResponses(400, 401, 404) },
+    }),
     async (request, reply) =>
       reply.status(201).send(
         await createCohort(request.deps.db, institutionOf(request).id, {
@@ -58,20 +43,15 @@ export function adminCohortRoutes(app: App): void {
 
   app.patch(
     '/admin/v1/institutions/:slug/cohorts/:id',
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags,
-        security,
-        summary: 'Change a cohort: name, clock or start date',
-        description:
-          'Fields left out stay as they are; start_date null clears it. Changing the start date moves every ' +
-          "student's six weeks of a cohort-clock cohort at once.",
-        params: CohortParams,
-        body: CohortChangeBody,
-        response: { 200: Cohort, ...errorResponses(400, 401, 404) },
-      },
-    },
+    adminRoute('admin', tags, {
+      summary: 'Change a cohort: name, clock or start date',
+      description:
+        'Fields left out stay as they are; start_date null clears it. Changing the start date moves every ' +
+        "student's six weeks of a cohort-clock cohort at once.",
+      params: CohortParams,
+      body: CohortChangeBody,
+      response: { 200: Cohort, ...errorResponses(400, 401, 404) },
+    }),
     async (request) =>
       updateCohort(request.deps.db, institutionOf(request).id, request.params.id, {
         name: request.body.name,
@@ -82,40 +62,27 @@ export function adminCohortRoutes(app: App): void {
 
   app.get(
     '/admin/v1/institutions/:slug/cohorts/:id',
-    {
-      config: { access: 'read' },
-      schema: {
-        tags,
-        security,
-        summary: 'Read a cohort',
-        params: CohortParams,
-        response: { 200: Cohort, ...errorResponses(400, 401, 404) },
-      },
-    },
+    adminRoute('read', tags, {
+      summary: 'Read a cohort',
+      params: CohortParams,
+      response: { 200: Cohort, ...errorResponses(400, 401, 404) },
+    }),
     async (request) => getCohort(request.deps.db, institutionOf(request).id, request.params.id),
   );
 
   app.get(
     '/admin/v1/institutions/:slug/cohorts',
-    {
-      config: { access: 'read' },
-      schema: {
-        tags,
-        security,
-        summary: 'List cohorts',
-        description:
-          'Oldest first. Archived cohorts are left out unless `archived` says otherwise (`true`: only them; ' +
-          '`any`: every cohort); their students stay in the students listing either way.',
-        params: SlugParams,
-        querystring: Type.Intersect([CursorQuery, ArchivedQuery]),
-        response: { 200: Page(Cohort), ...errorResponses(400, 401, 404) },
-      },
-    },
+    institutionRoute('read', tags, {
+      summary: 'List cohorts',
+      description:
+        'Oldest first. Archived cohorts are left out unless `archived` says otherwise (`true`: only them; ' +
+        '`any`: every cohort); their students stay in the students listing either way.',
+      ...filteredListingSchema(Cohort, ArchivedQuery),
+    }),
     async (request) =>
-      pageReply(
-        cohortOrder,
-        await listCohorts(request.deps.db, institutionOf(request).id, {
-          ...pageOf(cohortOrder, request.query),
+      listingReply(cohortOrder, request.query, (page) =>
+        listCohorts(request.deps.db, institutionOf(request).id, {
+          ...page,
           archived: request.query.archived,
         }),
       ),

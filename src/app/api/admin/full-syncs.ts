@@ -13,15 +13,13 @@ import { Decision, DepartingStudent, FullSync, FullSyncStatus } from '../../../d
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import {
-  adminSecurity,
-  CursorQuery,
-  DisplayName,
-  errorResponses,
-  Page,
-  pageOf,
-  pageReply,
-  SlugParams,
-} from '../schemas.ts';
+  adminRoute,
+  filteredListingSchema,
+  institutionRoute,
+  listingReply,
+  listingSchema,
+} from '../route-helpers.ts';
+import { DisplayName, errorResponses, SlugParams } from '../schemas.ts';
 
 const Params = Type.Intersect([SlugParams, Type.Object({ id: Type.String() })]);
 const DecisionBody = Type.Object({
@@ -32,26 +30,17 @@ const DecisionBody = Type.Object({
 
 export function adminFullSyncRoutes(app: App): void {
   const tags = ['admin'];
-  const security = adminSecurity;
 
   app.get(
     '/admin/v1/institutions/:slug/full-syncs',
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags,
-        security,
-        summary: 'List full syncs (roster pushes with departures), newest first',
-        params: SlugParams,
-        querystring: Type.Intersect([CursorQuery, Type.Object({ status: Type.Optional(FullSyncStatus) })]),
-        response: { 200: Page(FullSync), ...errorResponses(400, 401, 404) },
-      },
-    },
+    institutionRoute('admin', tags, {
+      summary: 'List full syncs (roster pushes with departures), newest first',
+      ...filteredListingSchema(FullSync, Type.Object({ status: Type.Optional(FullSyncStatus) })),
+    }),
     async (request) =>
-      pageReply(
-        fullSyncOrder,
-        await listFullSyncs(request.deps.db, institutionOf(request).id, {
-          ...pageOf(fullSyncOrder, request.query),
+      listingReply(fullSyncOrder, request.query, (page) =>
+        listFullSyncs(request.deps.db, institutionOf(request).id, {
+          ...page,
           status: request.query.status,
         }),
       ),
@@ -59,33 +48,28 @@ export function adminFullSyncRoutes(app: App): void {
 
   app.get(
     '/admin/v1/institutions/:slug/full-syncs/:id',
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags,
-        security,
-        summary: 'Read a full sync with the students it departs (or holds)',
-        description:
-          '`departing_students` lists every student the sync departs or holds (up to 10,000), by email. ' +
-          'With `departing_students=false` it is left out: page through them with GET …/full-syncs/{id}/departures.',
-        params: Params,
-        querystring: Type.Object({
-          departing_students: Type.Optional(
-            Type.Boolean({
-              default: true,
-              description: 'false: leave out the departing students (the sync alone, one indexed read)',
-            }),
-          ),
-        }),
-        response: {
-          200: Type.Object({
-            ...FullSync.properties,
-            departing_students: Type.Optional(Type.Array(DepartingStudent)),
+    adminRoute('admin', tags, {
+      summary: 'Read a full sync with the students it departs (or holds)',
+      description:
+        '`departing_students` lists every student the sync departs or holds (up to 10,000), by email. ' +
+        'With `departing_students=false` it is left out: page through them with GET …/full-syncs/{id}/departures.',
+      params: Params,
+      querystring: Type.Object({
+        departing_students: Type.Optional(
+          Type.Boolean({
+            default: true,
+            description: 'false: leave out the departing students (the sync alone, one indexed read)',
           }),
-          ...errorResponses(400, 401, 404),
-        },
+        ),
+      }),
+      response: {
+        200: Type.Object({
+          ...FullSync.properties,
+          departing_students: Type.Optional(Type.Array(DepartingStudent)),
+        }),
+        ...errorResponses(400, 401, 404),
       },
-    },
+    }),
     async (request) => {
       const institution = institutionOf(request);
       return getFullSync(request.deps.db, institution.id, request.params.id, {
@@ -96,29 +80,17 @@ export function adminFullSyncRoutes(app: App): void {
 
   app.get(
     '/admin/v1/institutions/:slug/full-syncs/:id/departures',
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags,
-        security,
-        summary: 'List the students a full sync departs (or holds), a page at a time',
-        description:
-          'Ordered by student id (the order of the departures themselves, so every page is an index range ' +
-          "scan however deep). An unknown full sync, or another institution's, is 404 not_found.",
-        params: Params,
-        querystring: CursorQuery,
-        response: { 200: Page(DepartingStudent), ...errorResponses(400, 401, 404) },
-      },
-    },
+    adminRoute('admin', tags, {
+      summary: 'List the students a full sync departs (or holds), a page at a time',
+      description:
+        'Ordered by student id (the order of the departures themselves, so every page is an index range ' +
+        "scan however deep). An unknown full sync, or another institution's, is 404 not_found.",
+      params: Params,
+      ...listingSchema(DepartingStudent),
+    }),
     async (request) =>
-      pageReply(
-        departureOrder,
-        await listDepartingStudents(
-          request.deps.db,
-          institutionOf(request).id,
-          request.params.id,
-          pageOf(departureOrder, request.query),
-        ),
+      listingReply(departureOrder, request.query, (page) =>
+        listDepartingStudents(request.deps.db, institutionOf(request).id, request.params.id, page),
       ),
   );
 
@@ -128,29 +100,23 @@ export function adminFullSyncRoutes(app: App): void {
 /** Confirming or discarding a held full sync's departures. */
 function decisionRoutes(app: App): void {
   const tags = ['admin'];
-  const security = adminSecurity;
 
   for (const action of ['confirm', 'discard'] as const) {
     app.post(
       `/admin/v1/institutions/:slug/full-syncs/:id/${action}`,
-      {
-        config: { access: 'admin' },
-        schema: {
-          tags,
-          security,
-          summary:
-            action === 'confirm'
-              ? 'Apply held departures (students pushed since the sync are skipped)'
-              : 'Discard held departures: nobody is departed',
-          params: Params,
-          // The body is optional: a bare POST decides as "operator".
-          body: Type.Union([DecisionBody, Type.Null(), Type.Undefined()]),
-          response: {
-            200: Decision,
-            ...errorResponses(401, 404, 409),
-          },
+      adminRoute('admin', tags, {
+        summary:
+          action === 'confirm'
+            ? 'Apply held departures (students pushed since the sync are skipped)'
+            : 'Discard held departures: nobody is departed',
+        params: Params,
+        // The body is optional: a bare POST decides as "operator".
+        body: Type.Union([DecisionBody, Type.Null(), Type.Undefined()]),
+        response: {
+          200: Decision,
+          ...errorResponses(401, 404, 409),
         },
-      },
+      }),
       async (request) => {
         const institution = institutionOf(request);
         const actor = request.body?.actor ?? 'operator';

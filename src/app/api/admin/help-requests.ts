@@ -16,23 +16,14 @@ import {
 import { recordRequestView } from '../../../domain/privacy/access-log.ts';
 import { callerOf, institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
-import {
-  adminSecurity,
-  CursorQuery,
-  errorResponses,
-  Page,
-  pageOf,
-  pageReply,
-  SlugParams,
-  Uuid,
-} from '../schemas.ts';
+import { adminRoute, filteredListingSchema, institutionRoute } from '../route-helpers.ts';
+import { errorResponses, pageOf, pageReply, SlugParams, Uuid } from '../schemas.ts';
 
 export const helpdeskTags = ['admin: help desk'];
 export const helpRequestsPath = '/admin/v1/institutions/:slug/help-requests';
 export const HelpRequestParams = Type.Intersect([SlugParams, Type.Object({ id: Uuid('Help request id') })]);
 
 const tags = helpdeskTags;
-const security = adminSecurity;
 const base = helpRequestsPath;
 
 export function adminHelpRequestRoutes(app: App): void {
@@ -44,21 +35,15 @@ export function adminHelpRequestRoutes(app: App): void {
 function helpRequestRoutes(app: App): void {
   app.post(
     base,
-    {
-      config: { access: 'helpdesk' },
-      schema: {
-        tags,
-        security,
-        summary: 'Create a help request for a student',
-        description:
-          'Name the student by `student_id` or by `student_email` (case-insensitive), not both. Status starts ' +
-          'at new. Records help_request.created, and help_request.crisis as well for a crisis priority, in the ' +
-          'same transaction.',
-        params: SlugParams,
-        body: NewHelpRequestBody,
-        response: { 201: HelpRequest, ...errorResponses(400, 401, 404) },
-      },
-    },
+    institutionRoute('helpdesk', tags, {
+      summary: 'Create a help request for a student',
+      description:
+        'Name the student by `student_id` or by `student_email` (case-insensitive), not both. Status starts ' +
+        'at new. Records help_request.created, and help_request.crisis as well for a crisis priority, in the ' +
+        'same transaction.',
+      body: NewHelpRequestBody,
+      response: { 201: HelpRequest, ...errorResponses(400, 401, 404) },
+    }),
     async (request, reply) => {
       const body = request.body;
       return reply.status(201).send(
@@ -76,16 +61,11 @@ function helpRequestRoutes(app: App): void {
 
   app.get(
     `${base}/:id`,
-    {
-      config: { access: 'helpdesk' },
-      schema: {
-        tags,
-        security,
-        summary: 'Read a help request with its timeline (notes and audit entries, oldest first)',
-        params: HelpRequestParams,
-        response: { 200: HelpRequestDetail, ...errorResponses(400, 401, 404) },
-      },
-    },
+    adminRoute('helpdesk', tags, {
+      summary: 'Read a help request with its timeline (notes and audit entries, oldest first)',
+      params: HelpRequestParams,
+      response: { 200: HelpRequestDetail, ...errorResponses(400, 401, 404) },
+    }),
     async (request) => {
       const institutionId = institutionOf(request).id;
       const { id } = request.params;
@@ -103,22 +83,15 @@ function helpRequestRoutes(app: App): void {
 function listingRoutes(app: App): void {
   app.get(
     base,
-    {
-      config: { access: 'helpdesk' },
-      schema: {
-        tags,
-        security,
-        summary: 'List help requests (newest first, or open crisis requests first)',
-        description:
-          'Every filter is exact over the whole listing and combines with the others and with either order; ' +
-          'next_cursor pages through the result (pass the same filters and order with it). A cursor of one ' +
-          'order is 400 invalid_cursor in the other. Bad filter values are 400 invalid_field naming the ' +
-          'field (`assigned`, …), as every error names a field: by its name alone, wherever it was sent.',
-        params: SlugParams,
-        querystring: Type.Intersect([CursorQuery, HelpRequestFilters]),
-        response: { 200: Page(HelpRequestListItem), ...errorResponses(400, 401, 404) },
-      },
-    },
+    institutionRoute('helpdesk', tags, {
+      summary: 'List help requests (newest first, or open crisis requests first)',
+      description:
+        'Every filter is exact over the whole listing and combines with the others and with either order; ' +
+        'next_cursor pages through the result (pass the same filters and order with it). A cursor of one ' +
+        'order is 400 invalid_cursor in the other. Bad filter values are 400 invalid_field naming the ' +
+        'field (`assigned`, …), as every error names a field: by its name alone, wherever it was sent.',
+      ...filteredListingSchema(HelpRequestListItem, HelpRequestFilters),
+    }),
     async (request) => {
       const order = keysetOrderOf(request.query.order);
       const filter = listFilterOf(request.query, callerOf(request), pageOf(order, request.query));
@@ -128,22 +101,16 @@ function listingRoutes(app: App): void {
 
   app.get(
     `${base}/assignees`,
-    {
-      config: { access: 'helpdesk' },
-      schema: {
-        tags,
-        security,
-        summary: 'Staff and admins a help request may be assigned to, by name',
-        description:
-          'The active (not removed) people of the institution holding the staff or admin role, ordered by ' +
-          'name; the email tells apart people with the same name.',
-        params: SlugParams,
-        response: {
-          200: Type.Object({ items: Type.Array(AssigneeItem) }),
-          ...errorResponses(401, 404),
-        },
+    institutionRoute('helpdesk', tags, {
+      summary: 'Staff and admins a help request may be assigned to, by name',
+      description:
+        'The active (not removed) people of the institution holding the staff or admin role, ordered by ' +
+        'name; the email tells apart people with the same name.',
+      response: {
+        200: Type.Object({ items: Type.Array(AssigneeItem) }),
+        ...errorResponses(401, 404),
       },
-    },
+    }),
     async (request) => ({ items: await selectAssignees(request.deps.db, institutionOf(request).id) }),
   );
 }

@@ -11,11 +11,11 @@ import {
 import { HelpSyncSecretStatus, IssuedSyncSecret } from '../../../domain/secrets/schemas.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
-import { adminSecurity, errorResponses, SlugParams } from '../schemas.ts';
+import { institutionRoute } from '../route-helpers.ts';
+import { errorResponses } from '../schemas.ts';
 
 export function adminHelpSyncSecretRoutes(app: App): void {
   const tags = ['admin: help desk'];
-  const security = adminSecurity;
 
   const secretPath = '/admin/v1/institutions/:slug/help-sync-secret';
   const issued = (action: 'issue' | 'rotate') => async (request: FastifyRequest) =>
@@ -23,68 +23,44 @@ export function adminHelpSyncSecretRoutes(app: App): void {
 
   app.post(
     secretPath,
-    {
-      config: { access: 'integrations' },
-      schema: {
-        tags,
-        security,
-        summary: 'Issue the help-sync secret',
-        description:
-          'Returns the plaintext once; only its SHA-256 is stored. 409 conflict when one is active (rotate ' +
-          'it instead). There is no platform-wide fallback: until issued, the help-desk sync answers 401 ' +
-          'sync_secret_never_issued for this institution.',
-        params: SlugParams,
-        response: { 201: IssuedSyncSecret, ...errorResponses(401, 404, 409) },
-      },
-    },
+    institutionRoute('integrations', tags, {
+      summary: 'Issue the help-sync secret',
+      description:
+        'Returns the plaintext once; only its SHA-256 is stored. 409 conflict when one is active (rotate ' +
+        'it instead). There is no platform-wide fallback: until issued, the help-desk sync answers 401 ' +
+        'sync_secret_never_issued for this institution.',
+      response: { 201: IssuedSyncSecret, ...errorResponses(401, 404, 409) },
+    }),
     async (request, reply) => reply.status(201).send(await issued('issue')(request)),
   );
 
   app.post(
     `${secretPath}/rotate`,
-    {
-      config: { access: 'integrations' },
-      schema: {
-        tags,
-        security,
-        summary: 'Rotate the help-sync secret: a new one is returned and the old one stops working at once',
-        params: SlugParams,
-        response: { 201: IssuedSyncSecret, ...errorResponses(401, 404) },
-      },
-    },
+    institutionRoute('integrations', tags, {
+      summary: 'Rotate the help-sync secret: a new one is returned and the old one stops working at once',
+      response: { 201: IssuedSyncSecret, ...errorResponses(401, 404) },
+    }),
     async (request, reply) => reply.status(201).send(await issued('rotate')(request)),
   );
 
   app.get(
     secretPath,
-    {
-      config: { access: 'integrations' },
-      schema: {
-        tags,
-        security,
-        summary: 'Help-sync secret status',
-        params: SlugParams,
-        response: {
-          200: HelpSyncSecretStatus,
-          ...errorResponses(401, 404),
-        },
+    institutionRoute('integrations', tags, {
+      summary: 'Help-sync secret status',
+      response: {
+        200: HelpSyncSecretStatus,
+        ...errorResponses(401, 404),
       },
-    },
+    }),
     async (request) => syncSecretStatus(request.deps.db, institutionOf(request).id),
   );
 
   app.delete(
     secretPath,
-    {
-      config: { access: 'integrations' },
-      schema: {
-        tags,
-        security,
-        summary: 'Revoke the help-sync secret (immediately)',
-        params: SlugParams,
-        response: { 204: Type.Null(), ...errorResponses(401, 404) },
-      },
-    },
+    institutionRoute('integrations', tags, {
+      summary: 'Revoke the help-sync secret (immediately)',
+      response: { 204: Type.Null(), ...errorResponses(401, 404) },
+    }),
     async (request, reply) => {
       const revoked = await revokeSyncSecret(request.deps.db, institutionOf(request).id);
       if (!revoked)

@@ -5,7 +5,8 @@ import { Type } from 'typebox';
 import { selectHelpSyncReplies, updateHelpSyncReplies } from '../../../domain/helpdesk/queries.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
-import { adminSecurity, errorResponses, SlugParams } from '../schemas.ts';
+import { institutionRoute } from '../route-helpers.ts';
+import { errorResponses } from '../schemas.ts';
 
 const HelpSyncSettings = Type.Object(
   {
@@ -20,21 +21,14 @@ const HelpSyncSettings = Type.Object(
 
 export function adminHelpSyncSettingsRoutes(app: App): void {
   const tags = ['admin: help desk'];
-  const security = adminSecurity;
   const path = '/admin/v1/institutions/:slug/help-sync-settings';
 
   app.get(
     path,
-    {
-      config: { access: 'integrations' },
-      schema: {
-        tags,
-        security,
-        summary: "Read the help-sync's settings",
-        params: SlugParams,
-        response: { 200: HelpSyncSettings, ...errorResponses(401, 403, 404) },
-      },
-    },
+    institutionRoute('integrations', tags, {
+      summary: "Read the help-sync's settings",
+      response: { 200: HelpSyncSettings, ...errorResponses(401, 403, 404) },
+    }),
     async (request) => ({
       public_replies: await selectHelpSyncReplies(request.deps.db, institutionOf(request).id),
     }),
@@ -42,20 +36,14 @@ export function adminHelpSyncSettingsRoutes(app: App): void {
 
   app.put(
     path,
-    {
-      config: { access: 'integrations' },
-      schema: {
-        tags,
-        security,
-        summary: "Set the help-sync's settings",
-        description:
-          'public_replies: true lets the help desk post public replies (`action: reply`), which the student reads ' +
-          'and is emailed about. Refused while the institution is archived (409 institution_archived).',
-        params: SlugParams,
-        body: HelpSyncSettings,
-        response: { 200: HelpSyncSettings, ...errorResponses(400, 401, 403, 404, 409) },
-      },
-    },
+    institutionRoute('integrations', tags, {
+      summary: "Set the help-sync's settings",
+      description:
+        'public_replies: true lets the help desk post public replies (`action: reply`), which the student reads ' +
+        'and is emailed about. Refused while the institution is archived (409 institution_archived).',
+      body: HelpSyncSettings,
+      response: { 200: HelpSyncSettings, ...errorResponses(400, 401, 403, 404, 409) },
+    }),
     async (request) => {
       await updateHelpSyncReplies(request.deps.db, institutionOf(request).id, request.body.public_replies);
       return { public_replies: request.body.public_replies };

@@ -8,7 +8,8 @@ import { ESCALATION_MAX_MINUTES, TARGET_MAX_MINUTES } from '../../../domain/inbo
 import { escalationCandidates, inboxSettings, saveInboxSettings } from '../../../domain/inbox/settings.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
-import { adminSecurity, errorResponses, SlugParams, Uuid } from '../schemas.ts';
+import { institutionRoute } from '../route-helpers.ts';
+import { errorResponses, Uuid } from '../schemas.ts';
 
 const Minutes = (max: number, description: string) => Type.Integer({ minimum: 1, maximum: max, description });
 
@@ -57,42 +58,30 @@ export function adminInboxSettingsRoutes(app: App): void {
 
   app.get(
     '/admin/v1/institutions/:slug/inbox-settings',
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags,
-        security: adminSecurity,
-        summary: 'First-response targets and crisis escalation',
-        description: 'The defaults until an admin saves them.',
-        params: SlugParams,
-        response: { 200: Settings, ...errorResponses(401, 403, 404) },
-      },
-    },
+    institutionRoute('admin', tags, {
+      summary: 'First-response targets and crisis escalation',
+      description: 'The defaults until an admin saves them.',
+      response: { 200: Settings, ...errorResponses(401, 403, 404) },
+    }),
     async (request) => current(request.deps.db, institutionOf(request).id),
   );
 
   app.put(
     '/admin/v1/institutions/:slug/inbox-settings',
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags,
-        security: adminSecurity,
-        summary: 'Set the first-response targets and crisis escalation',
-        description:
-          'Replaces the targets and the window. `escalation_list` (person ids of current staff and admins) ' +
-          'replaces the list when given and leaves it as it is when left out. A bad value is 400 ' +
-          'invalid_field naming it (`targets.crisis`, `escalation_list[2]`), with every problem in ' +
-          '`problems`, and nothing changes.',
-        params: SlugParams,
-        body: Type.Object({
-          targets: Type.Record(Type.String(), Type.Unknown()),
-          escalation_minutes: Type.Unknown(),
-          escalation_list: Type.Optional(Type.Array(Type.Unknown(), { maxItems: 100 })),
-        }),
-        response: { 200: Settings, ...errorResponses(400, 401, 403, 404) },
-      },
-    },
+    institutionRoute('admin', tags, {
+      summary: 'Set the first-response targets and crisis escalation',
+      description:
+        'Replaces the targets and the window. `escalation_list` (person ids of current staff and admins) ' +
+        'replaces the list when given and leaves it as it is when left out. A bad value is 400 ' +
+        'invalid_field naming it (`targets.crisis`, `escalation_list[2]`), with every problem in ' +
+        '`problems`, and nothing changes.',
+      body: Type.Object({
+        targets: Type.Record(Type.String(), Type.Unknown()),
+        escalation_minutes: Type.Unknown(),
+        escalation_list: Type.Optional(Type.Array(Type.Unknown(), { maxItems: 100 })),
+      }),
+      response: { 200: Settings, ...errorResponses(400, 401, 403, 404) },
+    }),
     async (request) => {
       const institutionId = institutionOf(request).id;
       await saveInboxSettings(request.deps, institutionId, request.body);

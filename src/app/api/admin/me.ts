@@ -5,7 +5,8 @@ import type { Caller } from '../../../domain/access/policy.ts';
 import { callerOf } from '../../context/request-context.ts';
 import { csrfToken } from '../../context/session-cookies.ts';
 import type { App } from '../../types.ts';
-import { adminSecurity, errorResponses, Uuid } from '../schemas.ts';
+import { adminRoute } from '../route-helpers.ts';
+import { errorResponses, Uuid } from '../schemas.ts';
 
 const Me = Type.Object({
   kind: Type.Union([Type.Literal('operator'), Type.Literal('person'), Type.Literal('student')]),
@@ -56,19 +57,13 @@ function describe(caller: Caller) {
 
 export function adminMeRoutes(app: App): void {
   const tags = ['admin: people and sign-in'];
-  const security = adminSecurity;
 
   app.get(
     '/admin/v1/me',
-    {
-      config: { access: 'self' },
-      schema: {
-        tags,
-        security,
-        summary: 'Who is asking: operator, person (roles, permissions) or student',
-        response: { 200: Me, ...errorResponses(401) },
-      },
-    },
+    adminRoute('self', tags, {
+      summary: 'Who is asking: operator, person (roles, permissions) or student',
+      response: { 200: Me, ...errorResponses(401) },
+    }),
     async (request, reply) => {
       const caller = callerOf(request);
       return { ...describe(caller), session_id: caller.sessionId, csrf_token: csrfToken(request, reply) };

@@ -4,28 +4,23 @@ import { Type } from 'typebox';
 import { webhookMetrics } from '../../../domain/webhooks/metrics.ts';
 import { scrape } from '../../../lib/telemetry/metrics.ts';
 import type { App } from '../../types.ts';
-import { adminSecurity, errorResponses } from '../schemas.ts';
+import { adminRoute } from '../route-helpers.ts';
+import { errorResponses } from '../schemas.ts';
 
 export function adminMetricsRoutes(app: App): void {
   const tags = ['webhooks'];
-  const security = adminSecurity;
 
   app.get(
     '/admin/v1/metrics',
-    {
-      config: { access: 'operator' },
-      schema: {
-        tags,
-        security,
-        summary: 'Webhook delivery metrics (JSON): queue depth, outcomes, endpoints',
-        description:
-          'queue.pending: deliveries not finished; due: ready now and not leased; in_flight: leased by a worker; ' +
-          'retrying: waiting for a later attempt; oldest_due_age_seconds: lag of the oldest due delivery; ' +
-          'failed: deliveries given up (or stopped by disabling) and not replayed; failed_last_day: of those, finished in the last day. ' +
-          'attempts: counts per outcome over the last hour and day. Same figures in Prometheus text at GET /metrics (scrape token).',
-        response: { 200: Type.Record(Type.String(), Type.Unknown()), ...errorResponses(401) },
-      },
-    },
+    adminRoute('operator', tags, {
+      summary: 'Webhook delivery metrics (JSON): queue depth, outcomes, endpoints',
+      description:
+        'queue.pending: deliveries not finished; due: ready now and not leased; in_flight: leased by a worker; ' +
+        'retrying: waiting for a later attempt; oldest_due_age_seconds: lag of the oldest due delivery; ' +
+        'failed: deliveries given up (or stopped by disabling) and not replayed; failed_last_day: of those, finished in the last day. ' +
+        'attempts: counts per outcome over the last hour and day. Same figures in Prometheus text at GET /metrics (scrape token).',
+      response: { 200: Type.Record(Type.String(), Type.Unknown()), ...errorResponses(401) },
+    }),
     async (request) => webhookMetrics(request.deps.db, request.deps.clock),
   );
 

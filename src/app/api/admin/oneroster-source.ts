@@ -15,15 +15,8 @@ import {
 } from '../../../domain/oneroster/pull/sources.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
-import {
-  adminSecurity,
-  DateTime,
-  errorResponses,
-  Nullable,
-  SlugParams,
-  StringEnum,
-  Uuid,
-} from '../schemas.ts';
+import { adminRoute, institutionRoute } from '../route-helpers.ts';
+import { DateTime, errorResponses, Nullable, SlugParams, StringEnum, Uuid } from '../schemas.ts';
 
 const Source = Type.Object({
   id: Uuid(),
@@ -136,43 +129,30 @@ const PullStatus = Type.Object({
 const PullParams = Type.Intersect([SlugParams, Type.Object({ run_id: Type.String() })]);
 
 const tags = ['admin: OneRoster source'];
-const security = adminSecurity;
 const path = '/admin/v1/institutions/:slug/oneroster-source';
 
 /** The source's settings: read, configure, remove. */
 function sourceRoutes(app: App): void {
   app.get(
     path,
-    {
-      config: { access: 'integrations' },
-      schema: {
-        tags,
-        security,
-        summary: "Read the institution's OneRoster source (without its client secret)",
-        params: SlugParams,
-        response: { 200: Source, ...errorResponses(401, 403, 404) },
-      },
-    },
+    institutionRoute('integrations', tags, {
+      summary: "Read the institution's OneRoster source (without its client secret)",
+      response: { 200: Source, ...errorResponses(401, 403, 404) },
+    }),
     async (request) => getSource(request.deps.db, institutionOf(request).id),
   );
 
   app.put(
     path,
-    {
-      config: { access: 'integrations' },
-      schema: {
-        tags,
-        security,
-        summary: 'Configure the OneRoster 1.2 REST provider the service pulls',
-        description:
-          'Both URLs pass the outbound URL guard (https; no private, loopback, link-local or metadata address), now and on ' +
-          'every request of every pull: a refused URL is 400 url_not_allowed naming the field. The client secret is stored ' +
-          'encrypted and never returned. With pull_every_minutes the worker pulls on that schedule (the first pull at once).',
-        params: SlugParams,
-        body: SourceBody,
-        response: { 200: Source, ...errorResponses(400, 401, 403, 404) },
-      },
-    },
+    institutionRoute('integrations', tags, {
+      summary: 'Configure the OneRoster 1.2 REST provider the service pulls',
+      description:
+        'Both URLs pass the outbound URL guard (https; no private, loopback, link-local or metadata address), now and on ' +
+        'every request of every pull: a refused URL is 400 url_not_allowed naming the field. The client secret is stored ' +
+        'encrypted and never returned. With pull_every_minutes the worker pulls on that schedule (the first pull at once).',
+      body: SourceBody,
+      response: { 200: Source, ...errorResponses(400, 401, 403, 404) },
+    }),
     async (request) =>
       putSource(
         request.deps,
@@ -184,17 +164,11 @@ function sourceRoutes(app: App): void {
 
   app.delete(
     path,
-    {
-      config: { access: 'integrations' },
-      schema: {
-        tags,
-        security,
-        summary:
-          'Remove the OneRoster source (stored students and enrolments stay; its pulls stay in the history)',
-        params: SlugParams,
-        response: { 204: Type.Null(), ...errorResponses(401, 403, 404) },
-      },
-    },
+    institutionRoute('integrations', tags, {
+      summary:
+        'Remove the OneRoster source (stored students and enrolments stay; its pulls stay in the history)',
+      response: { 204: Type.Null(), ...errorResponses(401, 403, 404) },
+    }),
     async (request, reply) => {
       await removeSource(request.deps.db, institutionOf(request).id);
       return reply.status(204).send(null);
@@ -206,30 +180,24 @@ function sourceRoutes(app: App): void {
 function pullRoutes(app: App): void {
   app.post(
     `${path}/pulls`,
-    {
-      config: { access: 'integrations' },
-      schema: {
-        tags,
-        security,
-        summary: 'Sync now: pull the OneRoster source (with Prefer: respond-async, queue it for the worker)',
-        description:
-          'With `Prefer: respond-async` (RFC 7240; recommended): 202 Accepted at once, `Preference-Applied: ' +
-          'respond-async`; the pull is queued for the worker, which starts it at once when it runs in the same process ' +
-          "(`npm start`, `ssp serve` with workers) and within its poll interval (15 s) otherwise. `Location` is the pull's " +
-          'status (GET …/oneroster-source/pulls/{run_id}): queued, running, then the outcome; the pull is recorded ' +
-          'under `run_id` in the push history (kind oneroster, trigger pull) when it ends.\n\n' +
-          'Without it, as v1 first documented: the pull runs inside the request and the answer (200) is its outcome; a ' +
-          'large roster holds the request for a minute or more, past the time limits of many proxies.\n\n' +
-          '409 pull_in_progress while a pull of the source is queued or under way; 409 cohort_archived when the cohort ' +
-          'it pulls into is archived.\n\n' +
-          'The pull reads the provider whole (paging with limit/offset and X-Total-Count; 429 Retry-After and 5xx ' +
-          'backoff; an expired token renewed once), then applies it as the feeds would. A provider that fails leaves ' +
-          'the stored data as it was: the pull then ends with status failed and the reason.',
-        params: SlugParams,
-        body: Type.Optional(PullBody),
-        response: { 200: PullOutcome, 202: PullStatus, ...errorResponses(400, 401, 403, 404, 409) },
-      },
-    },
+    institutionRoute('integrations', tags, {
+      summary: 'Sync now: pull the OneRoster source (with Prefer: respond-async, queue it for the worker)',
+      description:
+        'With `Prefer: respond-async` (RFC 7240; recommended): 202 Accepted at once, `Preference-Applied: ' +
+        'respond-async`; the pull is queued for the worker, which starts it at once when it runs in the same process ' +
+        "(`npm start`, `ssp serve` with workers) and within its poll interval (15 s) otherwise. `Location` is the pull's " +
+        'status (GET …/oneroster-source/pulls/{run_id}): queued, running, then the outcome; the pull is recorded ' +
+        'under `run_id` in the push history (kind oneroster, trigger pull) when it ends.\n\n' +
+        'Without it, as v1 first documented: the pull runs inside the request and the answer (200) is its outcome; a ' +
+        'large roster holds the request for a minute or more, past the time limits of many proxies.\n\n' +
+        '409 pull_in_progress while a pull of the source is queued or under way; 409 cohort_archived when the cohort ' +
+        'it pulls into is archived.\n\n' +
+        'The pull reads the provider whole (paging with limit/offset and X-Total-Count; 429 Retry-After and 5xx ' +
+        'backoff; an expired token renewed once), then applies it as the feeds would. A provider that fails leaves ' +
+        'the stored data as it was: the pull then ends with status failed and the reason.',
+      body: Type.Optional(PullBody),
+      response: { 200: PullOutcome, 202: PullStatus, ...errorResponses(400, 401, 403, 404, 409) },
+    }),
     async (request, reply) => {
       const institution = institutionOf(request);
       const mode = (request.body as Static<typeof PullBody> | undefined)?.mode;
@@ -249,19 +217,14 @@ function pullRoutes(app: App): void {
 
   app.get(
     `${path}/pulls/:run_id`,
-    {
-      config: { access: 'integrations' },
-      schema: {
-        tags,
-        security,
-        summary: 'A pull asked for by Sync now: queued, running, or its outcome',
-        description:
-          'Poll the `Location` of Sync now. Once the pull has ended this is its outcome (also the run `run_id` ' +
-          'of the push history); any pull of the source can be read by its run id.',
-        params: PullParams,
-        response: { 200: PullStatus, ...errorResponses(401, 403, 404) },
-      },
-    },
+    adminRoute('integrations', tags, {
+      summary: 'A pull asked for by Sync now: queued, running, or its outcome',
+      description:
+        'Poll the `Location` of Sync now. Once the pull has ended this is its outcome (also the run `run_id` ' +
+        'of the push history); any pull of the source can be read by its run id.',
+      params: PullParams,
+      response: { 200: PullStatus, ...errorResponses(401, 403, 404) },
+    }),
     async (request) =>
       pullStatus(request.deps, institutionOf(request).id, (request.params as { run_id: string }).run_id),
   );

@@ -13,10 +13,10 @@ import {
 import { InviteBody, Person, PersonChangeBody } from '../../../domain/people/schemas.ts';
 import { callerOf, institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
-import { adminSecurity, errorResponses, SlugParams, Uuid } from '../schemas.ts';
+import { adminRoute, institutionRoute } from '../route-helpers.ts';
+import { errorResponses, SlugParams, Uuid } from '../schemas.ts';
 
 const tags = ['admin: people and sign-in'];
-const security = adminSecurity;
 const base = '/admin/v1/institutions/:slug/people';
 const PersonParams = Type.Intersect([SlugParams, Type.Object({ id: Uuid('Person id') })]);
 
@@ -29,21 +29,15 @@ export function adminPeopleRoutes(app: App): void {
 function inviteAndListRoutes(app: App): void {
   app.post(
     base,
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags,
-        security,
-        summary: 'Invite a staff member or admin by email',
-        description:
-          "Nobody is created by signing in: a person invited here signs in through the institution's provider, matched " +
-          "by verified email the first time and by the provider's subject after that. manage_integrations needs the admin role, " +
-          'and only an admin holding it (or the operator) may invite with it (otherwise 403 `manage_integrations_required`).',
-        params: SlugParams,
-        body: InviteBody,
-        response: { 201: Person, ...errorResponses(400, 401, 403, 404, 409) },
-      },
-    },
+    institutionRoute('admin', tags, {
+      summary: 'Invite a staff member or admin by email',
+      description:
+        "Nobody is created by signing in: a person invited here signs in through the institution's provider, matched " +
+        "by verified email the first time and by the provider's subject after that. manage_integrations needs the admin role, " +
+        'and only an admin holding it (or the operator) may invite with it (otherwise 403 `manage_integrations_required`).',
+      body: InviteBody,
+      response: { 201: Person, ...errorResponses(400, 401, 403, 404, 409) },
+    }),
     async (request, reply) =>
       reply
         .status(201)
@@ -59,16 +53,10 @@ function inviteAndListRoutes(app: App): void {
 
   app.get(
     base,
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags,
-        security,
-        summary: 'List the people of an institution (staff and admins)',
-        params: SlugParams,
-        response: { 200: Type.Object({ items: Type.Array(Person) }), ...errorResponses(401, 403, 404) },
-      },
-    },
+    institutionRoute('admin', tags, {
+      summary: 'List the people of an institution (staff and admins)',
+      response: { 200: Type.Object({ items: Type.Array(Person) }), ...errorResponses(401, 403, 404) },
+    }),
     async (request) => ({ items: await listPeople(request.deps.db, institutionOf(request).id) }),
   );
 }
@@ -77,36 +65,26 @@ function inviteAndListRoutes(app: App): void {
 function personRoutes(app: App): void {
   app.get(
     `${base}/:id`,
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags,
-        security,
-        summary: 'Read a person',
-        params: PersonParams,
-        response: { 200: Person, ...errorResponses(401, 403, 404) },
-      },
-    },
+    adminRoute('admin', tags, {
+      summary: 'Read a person',
+      params: PersonParams,
+      response: { 200: Person, ...errorResponses(401, 403, 404) },
+    }),
     async (request) => getPerson(request.deps.db, institutionOf(request).id, request.params.id),
   );
 
   app.patch(
     `${base}/:id`,
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags,
-        security,
-        summary: "Change a person's name, roles or permissions (effective on their next request)",
-        description:
-          'Granting or taking away manage_integrations (directly, or by dropping the admin role it needs) needs the ' +
-          'caller to hold it, or to be the operator: otherwise 403 `manage_integrations_required`. Nobody changes ' +
-          'their own roles or permissions (403 `own_roles_unchangeable`); their own name they may.',
-        params: PersonParams,
-        body: PersonChangeBody,
-        response: { 200: Person, ...errorResponses(400, 401, 403, 404) },
-      },
-    },
+    adminRoute('admin', tags, {
+      summary: "Change a person's name, roles or permissions (effective on their next request)",
+      description:
+        'Granting or taking away manage_integrations (directly, or by dropping the admin role it needs) needs the ' +
+        'caller to hold it, or to be the operator: otherwise 403 `manage_integrations_required`. Nobody changes ' +
+        'their own roles or permissions (403 `own_roles_unchangeable`); their own name they may.',
+      params: PersonParams,
+      body: PersonChangeBody,
+      response: { 200: Person, ...errorResponses(400, 401, 403, 404) },
+    }),
     async (request) =>
       updatePerson(
         request.deps,
@@ -119,19 +97,14 @@ function personRoutes(app: App): void {
 
   app.delete(
     `${base}/:id`,
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags,
-        security,
-        summary: 'Remove a person: their sessions end and their sign-in link goes',
-        description:
-          'Removing someone who holds Manage integrations takes the permission away: only a holder, or the operator, ' +
-          'may (403 `manage_integrations_required`).',
-        params: PersonParams,
-        response: { 204: Type.Null(), ...errorResponses(401, 403, 404) },
-      },
-    },
+    adminRoute('admin', tags, {
+      summary: 'Remove a person: their sessions end and their sign-in link goes',
+      description:
+        'Removing someone who holds Manage integrations takes the permission away: only a holder, or the operator, ' +
+        'may (403 `manage_integrations_required`).',
+      params: PersonParams,
+      response: { 204: Type.Null(), ...errorResponses(401, 403, 404) },
+    }),
     async (request, reply) => {
       await removePerson(request.deps, institutionOf(request).id, request.params.id, callerOf(request));
       return reply.status(204).send(null);
@@ -140,16 +113,11 @@ function personRoutes(app: App): void {
 
   app.delete(
     `${base}/:id/sessions`,
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags,
-        security,
-        summary: 'End every session of a person (they must sign in again)',
-        params: PersonParams,
-        response: { 200: Type.Object({ ended: Type.Integer() }), ...errorResponses(401, 403, 404) },
-      },
-    },
+    adminRoute('admin', tags, {
+      summary: 'End every session of a person (they must sign in again)',
+      params: PersonParams,
+      response: { 200: Type.Object({ ended: Type.Integer() }), ...errorResponses(401, 403, 404) },
+    }),
     async (request) => endPersonSessions(request.deps, institutionOf(request).id, request.params.id),
   );
 }

@@ -9,7 +9,8 @@ import { exportChunks, previewErasure, studentForExport } from '../../../domain/
 import { retentionPeriods, setRetentionPeriods } from '../../../domain/privacy/retention-settings.ts';
 import { callerOf, institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
-import { adminSecurity, DateTime, errorResponses, SlugParams, Uuid } from '../schemas.ts';
+import { adminRoute, institutionRoute } from '../route-helpers.ts';
+import { DateTime, errorResponses, Uuid } from '../schemas.ts';
 
 const Lookup = Type.Object(
   {
@@ -48,7 +49,6 @@ const RetentionBody = Type.Object(
 );
 
 const tags = ['admin: privacy'];
-const security = adminSecurity;
 const base = '/admin/v1/institutions/:slug';
 
 export function adminPrivacyRoutes(app: App): void {
@@ -61,26 +61,25 @@ export function adminPrivacyRoutes(app: App): void {
 function exportAndErasureRoutes(app: App): void {
   app.post(
     `${base}/student-exports`,
-    {
-      // A read, though a POST: an archived institution's students may still ask for their data.
-      config: { access: 'admin', whileArchived: true },
-      schema: {
-        tags,
-        security,
+    // A read, though a POST: an archived institution's students may still ask for their data.
+    institutionRoute(
+      'admin',
+      tags,
+      {
         summary: 'Export everything held about one student (GDPR art. 15), as one JSON document',
         description:
           'Name the student by `student_id`, `email` (any case) or `student_id_ext`. The answer (streamed) holds ' +
           'the student record, every help request with its timeline and events, enrolments, notifications, ' +
           'sign-in links, sessions, the reads (`reads`) and changes (`writes`) recorded about them, and push ' +
           'row errors naming them. The export is recorded in the access log and the admin audit.',
-        params: SlugParams,
         body: Lookup,
         response: {
           200: Type.Unknown({ description: 'The export document (format ssp-student-export/1)' }),
           ...errorResponses(400, 401, 403, 404),
         },
       },
-    },
+      { whileArchived: true },
+    ),
     async (request, reply) => {
       const institution = institutionOf(request);
       const { student_id: id, email, student_id_ext } = request.body;
@@ -95,19 +94,14 @@ function exportAndErasureRoutes(app: App): void {
 
   app.get(
     `${base}/students/:id/erasure`,
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags,
-        security,
-        summary: 'What erasing a student would remove (the confirmation)',
-        params: Type.Object({ slug: Type.String(), id: Type.String({ maxLength: 100 }) }),
-        response: {
-          200: Type.Object({ student_id: Uuid(), email: Type.String(), removes: Counts }),
-          ...errorResponses(401, 403, 404),
-        },
+    adminRoute('admin', tags, {
+      summary: 'What erasing a student would remove (the confirmation)',
+      params: Type.Object({ slug: Type.String(), id: Type.String({ maxLength: 100 }) }),
+      response: {
+        200: Type.Object({ student_id: Uuid(), email: Type.String(), removes: Counts }),
+        ...errorResponses(401, 403, 404),
       },
-    },
+    }),
     async (request) => {
       const { student, removes } = await previewErasure(
         request.deps.db,
@@ -120,30 +114,24 @@ function exportAndErasureRoutes(app: App): void {
 
   app.post(
     `${base}/erasures`,
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags,
-        security,
-        summary: 'Erase a student (GDPR art. 17): irreversible, idempotent',
-        description:
-          'Removes the student and their personal data everywhere docs/privacy.md names; their help requests stay ' +
-          'without their words, so statistics still count them. A `student.erased` webhook event tells receivers to ' +
-          'erase too. Erasing an erased student again answers 200 with `already_erased: true`. The admin audit ' +
-          'records who erased a student, not whom.',
-        params: SlugParams,
-        body: Type.Object({ student_id: Type.String({ maxLength: 100 }) }, { additionalProperties: false }),
-        response: {
-          200: Type.Object({
-            erasure_id: Uuid(),
-            already_erased: Type.Boolean(),
-            help_request_ids: Type.Array(Uuid()),
-            removed: Counts,
-          }),
-          ...errorResponses(400, 401, 403, 404),
-        },
+    institutionRoute('admin', tags, {
+      summary: 'Erase a student (GDPR art. 17): irreversible, idempotent',
+      description:
+        'Removes the student and their personal data everywhere docs/privacy.md names; their help requests stay ' +
+        'without their words, so statistics still count them. A `student.erased` webhook event tells receivers to ' +
+        'erase too. Erasing an erased student again answers 200 with `already_erased: true`. The admin audit ' +
+        'records who erased a student, not whom.',
+      body: Type.Object({ student_id: Type.String({ maxLength: 100 }) }, { additionalProperties: false }),
+      response: {
+        200: Type.Object({
+          erasure_id: Uuid(),
+          already_erased: Type.Boolean(),
+          help_request_ids: Type.Array(Uuid()),
+          removed: Counts,
+        }),
+        ...errorResponses(400, 401, 403, 404),
       },
-    },
+    }),
     async (request) =>
       eraseStudent(request.deps, institutionOf(request).id, request.body.student_id, callerOf(request).actor),
   );
@@ -153,34 +141,22 @@ function exportAndErasureRoutes(app: App): void {
 function retentionRoutes(app: App): void {
   app.get(
     `${base}/retention`,
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags,
-        security,
-        summary: 'Retention periods in force, with their defaults, floors and ceilings',
-        params: SlugParams,
-        response: { 200: Retention, ...errorResponses(401, 403, 404) },
-      },
-    },
+    institutionRoute('admin', tags, {
+      summary: 'Retention periods in force, with their defaults, floors and ceilings',
+      response: { 200: Retention, ...errorResponses(401, 403, 404) },
+    }),
     async (request) => retentionPeriods(request.deps.db, institutionOf(request).id),
   );
 
   app.patch(
     `${base}/retention`,
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags,
-        security,
-        summary: 'Change retention periods (days; null returns one to its default)',
-        description:
-          'A period outside its floor and ceiling is 400 invalid_field naming it, with `min` and `max`.',
-        params: SlugParams,
-        body: RetentionBody,
-        response: { 200: Retention, ...errorResponses(400, 401, 403, 404) },
-      },
-    },
+    institutionRoute('admin', tags, {
+      summary: 'Change retention periods (days; null returns one to its default)',
+      description:
+        'A period outside its floor and ceiling is 400 invalid_field naming it, with `min` and `max`.',
+      body: RetentionBody,
+      response: { 200: Retention, ...errorResponses(400, 401, 403, 404) },
+    }),
     async (request) => {
       const id = institutionOf(request).id;
       await setRetentionPeriods(request.deps, id, request.body as Record<string, unknown>);
@@ -193,38 +169,30 @@ function retentionRoutes(app: App): void {
 function accessLogRoutes(app: App): void {
   app.get(
     `${base}/access-log`,
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags,
-        security,
-        summary: 'Who opened a help request, a student page or an export, newest first',
-        params: SlugParams,
-        querystring: Type.Object({
-          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
-          before: Type.Optional(
-            Type.Integer({ minimum: 1, description: 'The last id of the previous page' }),
+    institutionRoute('admin', tags, {
+      summary: 'Who opened a help request, a student page or an export, newest first',
+      querystring: Type.Object({
+        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
+        before: Type.Optional(Type.Integer({ minimum: 1, description: 'The last id of the previous page' })),
+      }),
+      response: {
+        200: Type.Object({
+          items: Type.Array(
+            Type.Object({
+              id: Type.Integer(),
+              actor_kind: Type.String(),
+              actor: Type.String(),
+              what: Type.String(),
+              help_request_id: Type.Union([Uuid(), Type.Null()]),
+              student_id: Type.Union([Uuid(), Type.Null()]),
+              surface: Type.String(),
+              at: DateTime(),
+            }),
           ),
         }),
-        response: {
-          200: Type.Object({
-            items: Type.Array(
-              Type.Object({
-                id: Type.Integer(),
-                actor_kind: Type.String(),
-                actor: Type.String(),
-                what: Type.String(),
-                help_request_id: Type.Union([Uuid(), Type.Null()]),
-                student_id: Type.Union([Uuid(), Type.Null()]),
-                surface: Type.String(),
-                at: DateTime(),
-              }),
-            ),
-          }),
-          ...errorResponses(401, 403, 404),
-        },
+        ...errorResponses(401, 403, 404),
       },
-    },
+    }),
     async (request) => ({
       items: await listAccess(request.deps.db, institutionOf(request).id, {
         limit: request.query.limit ?? 100,

@@ -14,30 +14,24 @@ import {
 } from '../../../domain/secrets/schemas.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
-import { adminSecurity, DateTime, errorResponses, Nullable, SlugParams } from '../schemas.ts';
+import { adminRoute, institutionRoute } from '../route-helpers.ts';
+import { DateTime, errorResponses, Nullable } from '../schemas.ts';
 
 export function adminRosterSecretRoutes(app: App): void {
   const tags = ['admin'];
-  const security = adminSecurity;
 
   app.post(
     '/admin/v1/institutions/:slug/roster-secret',
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags,
-        security,
-        summary: 'Issue the roster feed secret (replaces the current one, at once or after an overlap)',
-        description:
-          'Returns the plaintext secret once; only its SHA-256 is stored. By default the current secret stops ' +
-          'working at once. With `previous_secret_valid_days` (1 to 7) it keeps working beside the new one ' +
-          'until then, so the SIS can be switched without a hard cut-over; the status shows when each was last ' +
-          'used. Revoking ends both.',
-        params: SlugParams,
-        body: Type.Optional(IssueRosterSecretBody),
-        response: { 201: IssuedRosterSecret, ...errorResponses(400, 401, 404) },
-      },
-    },
+    institutionRoute('admin', tags, {
+      summary: 'Issue the roster feed secret (replaces the current one, at once or after an overlap)',
+      description:
+        'Returns the plaintext secret once; only its SHA-256 is stored. By default the current secret stops ' +
+        'working at once. With `previous_secret_valid_days` (1 to 7) it keeps working beside the new one ' +
+        'until then, so the SIS can be switched without a hard cut-over; the status shows when each was last ' +
+        'used. Revoking ends both.',
+      body: Type.Optional(IssueRosterSecretBody),
+      response: { 201: IssuedRosterSecret, ...errorResponses(400, 401, 404) },
+    }),
     async (request, reply) => {
       const institution = institutionOf(request);
       const issued = await issueRosterSecret(request.deps.db, institution, {
@@ -50,33 +44,20 @@ export function adminRosterSecretRoutes(app: App): void {
 
   app.get(
     '/admin/v1/institutions/:slug/roster-secret',
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags,
-        security,
-        summary:
-          'Roster feed secret status: age, rotation date, last use, and a previous secret still working',
-        params: SlugParams,
-        response: { 200: RosterSecretStatus, ...errorResponses(401, 404) },
-      },
-    },
+    institutionRoute('admin', tags, {
+      summary: 'Roster feed secret status: age, rotation date, last use, and a previous secret still working',
+      response: { 200: RosterSecretStatus, ...errorResponses(401, 404) },
+    }),
     async (request) => rosterSecretStatus(request.deps, institutionOf(request).id, request.deps.clock.now()),
   );
 
   app.delete(
     '/admin/v1/institutions/:slug/roster-secret',
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags,
-        security,
-        summary:
-          'Revoke the roster feed secret (and a previous one still working): the feed closes, with no fallback to the bootstrap secret',
-        params: SlugParams,
-        response: { 204: Type.Null(), ...errorResponses(401, 404) },
-      },
-    },
+    institutionRoute('admin', tags, {
+      summary:
+        'Revoke the roster feed secret (and a previous one still working): the feed closes, with no fallback to the bootstrap secret',
+      response: { 204: Type.Null(), ...errorResponses(401, 404) },
+    }),
     async (request, reply) => {
       const institution = institutionOf(request);
       const revoked = await revokeRosterSecret(request.deps.db, institution.id);
@@ -87,27 +68,22 @@ export function adminRosterSecretRoutes(app: App): void {
 
   app.get(
     '/admin/v1/roster-secrets/due',
-    {
-      config: { access: 'operator' },
-      schema: {
-        tags,
-        security,
-        summary: 'Institutions whose roster secret is due for rotation (90 days old or more), oldest first',
-        response: {
-          200: Type.Object({
-            items: Type.Array(
-              Type.Object({
-                slug: Type.String(),
-                name: Type.String(),
-                issued_at: DateTime(),
-                last_used_at: Nullable(DateTime()),
-              }),
-            ),
-          }),
-          ...errorResponses(401, 403),
-        },
+    adminRoute('operator', tags, {
+      summary: 'Institutions whose roster secret is due for rotation (90 days old or more), oldest first',
+      response: {
+        200: Type.Object({
+          items: Type.Array(
+            Type.Object({
+              slug: Type.String(),
+              name: Type.String(),
+              issued_at: DateTime(),
+              last_used_at: Nullable(DateTime()),
+            }),
+          ),
+        }),
+        ...errorResponses(401, 403),
       },
-    },
+    }),
     async (request) => ({ items: await rosterSecretsDueForRotation(request.deps.db) }),
   );
 }

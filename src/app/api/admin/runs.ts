@@ -6,16 +6,8 @@ import { DailyRuns, Run, RunKind, RunSummary } from '../../../domain/runs/schema
 import { csvRow } from '../../../lib/csv.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
-import {
-  adminSecurity,
-  CsvBody,
-  CursorQuery,
-  errorResponses,
-  Page,
-  pageOf,
-  pageReply,
-  SlugParams,
-} from '../schemas.ts';
+import { adminRoute, institutionRoute, listingReply } from '../route-helpers.ts';
+import { CsvBody, CursorQuery, errorResponses, Page, SlugParams } from '../schemas.ts';
 
 const ERRORS_BATCH = 500;
 // The keys a row was sent with come last, so that files read by position keep their columns.
@@ -41,56 +33,48 @@ function errorField(error: unknown, field: string): unknown {
 
 export function adminRunRoutes(app: App): void {
   const tags = ['admin'];
-  const security = adminSecurity;
 
   app.get(
     '/admin/v1/institutions/:slug/runs',
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags,
-        security,
-        summary: 'List SIS push runs, newest first',
-        description:
-          'Filters combine and are exact over the whole history; next_cursor pages through the result (pass ' +
-          'the same filters with it). A day that is not a calendar day, or `to` before `from`, is 400 ' +
-          'invalid_field naming the field.',
-        params: SlugParams,
-        querystring: Type.Intersect([
-          CursorQuery,
-          Type.Object({
-            kind: Type.Optional(RunKind),
-            from: Type.Optional(
-              Type.String({
-                maxLength: 10,
-                description: 'First day (YYYY-MM-DD, UTC) on which the run started, inclusive',
-                examples: ['2026-11-01'],
-              }),
-            ),
-            to: Type.Optional(
-              Type.String({
-                maxLength: 10,
-                description:
-                  'Last day (YYYY-MM-DD, UTC) on which the run started, inclusive; from=to is one day',
-                examples: ['2026-11-30'],
-              }),
-            ),
-            has_errors: Type.Optional(
-              Type.Boolean({
-                description:
-                  'true: only runs that reported row errors (error_count > 0); false or absent: every run',
-              }),
-            ),
-          }),
-        ]),
-        response: { 200: Page(RunSummary), ...errorResponses(400, 401, 404) },
-      },
-    },
+    institutionRoute('admin', tags, {
+      summary: 'List SIS push runs, newest first',
+      description:
+        'Filters combine and are exact over the whole history; next_cursor pages through the result (pass ' +
+        'the same filters with it). A day that is not a calendar day, or `to` before `from`, is 400 ' +
+        'invalid_field naming the field.',
+      querystring: Type.Intersect([
+        CursorQuery,
+        Type.Object({
+          kind: Type.Optional(RunKind),
+          from: Type.Optional(
+            Type.String({
+              maxLength: 10,
+              description: 'First day (YYYY-MM-DD, UTC) on which the run started, inclusive',
+              examples: ['2026-11-01'],
+            }),
+          ),
+          to: Type.Optional(
+            Type.String({
+              maxLength: 10,
+              description:
+                'Last day (YYYY-MM-DD, UTC) on which the run started, inclusive; from=to is one day',
+              examples: ['2026-11-30'],
+            }),
+          ),
+          has_errors: Type.Optional(
+            Type.Boolean({
+              description:
+                'true: only runs that reported row errors (error_count > 0); false or absent: every run',
+            }),
+          ),
+        }),
+      ]),
+      response: { 200: Page(RunSummary), ...errorResponses(400, 401, 404) },
+    }),
     async (request) =>
-      pageReply(
-        runOrder,
-        await listRuns(request.deps.db, institutionOf(request).id, {
-          ...pageOf(runOrder, request.query),
+      listingReply(runOrder, request.query, (page) =>
+        listRuns(request.deps.db, institutionOf(request).id, {
+          ...page,
           kind: request.query.kind,
           from: request.query.from,
           to: request.query.to,
@@ -101,29 +85,23 @@ export function adminRunRoutes(app: App): void {
 
   app.get(
     '/admin/v1/institutions/:slug/runs/daily',
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags,
-        security,
-        summary: 'Runs per day: how many, and what they created, updated and refused',
-        description:
-          'For each UTC day from `from` to `to` (inclusive, at most 366 days) on which runs started: the ' +
-          'number of real runs and the sums of what they created and updated (an enrolments push: all its ' +
-          'sections; identical rows are not updates) and of their row errors, then the dry runs and their ' +
-          "row errors apart. Days without runs are absent. What the console's push-history chart draws.",
-        params: SlugParams,
-        querystring: Type.Object({
-          kind: Type.Optional(RunKind),
-          from: Type.String({ maxLength: 10, description: 'First day, YYYY-MM-DD (UTC)' }),
-          to: Type.String({ maxLength: 10, description: 'Last day, YYYY-MM-DD (UTC), inclusive' }),
-        }),
-        response: {
-          200: Type.Object({ items: Type.Array(DailyRuns) }),
-          ...errorResponses(400, 401, 404),
-        },
+    institutionRoute('admin', tags, {
+      summary: 'Runs per day: how many, and what they created, updated and refused',
+      description:
+        'For each UTC day from `from` to `to` (inclusive, at most 366 days) on which runs started: the ' +
+        'number of real runs and the sums of what they created and updated (an enrolments push: all its ' +
+        'sections; identical rows are not updates) and of their row errors, then the dry runs and their ' +
+        "row errors apart. Days without runs are absent. What the console's push-history chart draws.",
+      querystring: Type.Object({
+        kind: Type.Optional(RunKind),
+        from: Type.String({ maxLength: 10, description: 'First day, YYYY-MM-DD (UTC)' }),
+        to: Type.String({ maxLength: 10, description: 'Last day, YYYY-MM-DD (UTC), inclusive' }),
+      }),
+      response: {
+        200: Type.Object({ items: Type.Array(DailyRuns) }),
+        ...errorResponses(400, 401, 404),
       },
-    },
+    }),
     async (request) => ({
       items: await dailyRuns(request.deps.db, institutionOf(request).id, {
         kind: request.query.kind,
@@ -139,20 +117,14 @@ export function adminRunRoutes(app: App): void {
 /** One run, and its row errors as CSV (read in batches as they are sent). */
 function runRoutes(app: App): void {
   const tags = ['admin'];
-  const security = adminSecurity;
 
   app.get(
     '/admin/v1/institutions/:slug/runs/:runId',
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags,
-        security,
-        summary: 'Read one run with its row errors',
-        params: Type.Intersect([SlugParams, Type.Object({ runId: Type.String() })]),
-        response: { 200: Run, ...errorResponses(401, 404) },
-      },
-    },
+    adminRoute('admin', tags, {
+      summary: 'Read one run with its row errors',
+      params: Type.Intersect([SlugParams, Type.Object({ runId: Type.String() })]),
+      response: { 200: Run, ...errorResponses(401, 404) },
+    }),
     async (request) => {
       const institution = institutionOf(request);
       return getRun(request.deps.db, institution.id, request.params.runId);
@@ -161,23 +133,18 @@ function runRoutes(app: App): void {
 
   app.get(
     '/admin/v1/institutions/:slug/runs/:runId/errors.csv',
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags,
-        security,
-        summary: "Export a run's row errors as CSV",
-        description:
-          'The row errors kept with the run (the first 1000; the run says errors_truncated when there were ' +
-          'more), one per line: section (enrolments runs), row, code, field, message, then the keys the row was ' +
-          'sent with: email, student_id_ext (roster and enrolments), unit_code, term_code (enrolments), empty when ' +
-          'absent or unusable, and for runs recorded before errors carried them. RFC 4180, with a ' +
-          "header row; cells starting with =, +, -, @, tab or carriage return are prefixed with '.",
-        params: Type.Intersect([SlugParams, Type.Object({ runId: Type.String() })]),
-        produces: ['text/csv'],
-        response: { 200: CsvBody, ...errorResponses(401, 404) },
-      },
-    },
+    adminRoute('admin', tags, {
+      summary: "Export a run's row errors as CSV",
+      description:
+        'The row errors kept with the run (the first 1000; the run says errors_truncated when there were ' +
+        'more), one per line: section (enrolments runs), row, code, field, message, then the keys the row was ' +
+        'sent with: email, student_id_ext (roster and enrolments), unit_code, term_code (enrolments), empty when ' +
+        'absent or unusable, and for runs recorded before errors carried them. RFC 4180, with a ' +
+        "header row; cells starting with =, +, -, @, tab or carriage return are prefixed with '.",
+      params: Type.Intersect([SlugParams, Type.Object({ runId: Type.String() })]),
+      produces: ['text/csv'],
+      response: { 200: CsvBody, ...errorResponses(401, 404) },
+    }),
     async (request, reply) => {
       const institution = institutionOf(request);
       const { runId } = request.params;

@@ -13,7 +13,8 @@ import {
 import { DateTime, Text, Uuid } from '../../../lib/schema.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
-import { adminSecurity, errorResponses, SlugParams } from '../schemas.ts';
+import { adminRoute, institutionRoute } from '../route-helpers.ts';
+import { errorResponses, SlugParams } from '../schemas.ts';
 
 const SavedReply = Type.Object({
   id: Uuid(),
@@ -38,71 +39,48 @@ const SavedReplyBody = Type.Object(
 
 export function adminSavedReplyRoutes(app: App): void {
   const tags = ['admin: help desk'];
-  const security = adminSecurity;
   const base = '/admin/v1/institutions/:slug/saved-replies';
   const ItemParams = Type.Intersect([SlugParams, Type.Object({ id: Uuid('Saved reply id') })]);
 
   app.get(
     base,
-    {
-      config: { access: 'helpdesk' },
-      schema: {
-        tags,
-        security,
-        summary: "List the institution's saved replies, by name",
-        params: SlugParams,
-        response: { 200: Type.Object({ items: Type.Array(SavedReply) }), ...errorResponses(401, 403, 404) },
-      },
-    },
+    institutionRoute('helpdesk', tags, {
+      summary: "List the institution's saved replies, by name",
+      response: { 200: Type.Object({ items: Type.Array(SavedReply) }), ...errorResponses(401, 403, 404) },
+    }),
     async (request) => ({ items: await listSavedReplies(request.deps.db, institutionOf(request).id) }),
   );
 
   app.post(
     base,
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags,
-        security,
-        summary: 'Add a saved reply (at most 50 per institution)',
-        params: SlugParams,
-        body: SavedReplyBody,
-        response: { 201: SavedReply, ...errorResponses(400, 401, 403, 404, 409) },
-      },
-    },
+    institutionRoute('admin', tags, {
+      summary: 'Add a saved reply (at most 50 per institution)',
+      body: SavedReplyBody,
+      response: { 201: SavedReply, ...errorResponses(400, 401, 403, 404, 409) },
+    }),
     async (request, reply) =>
       reply.status(201).send(await createSavedReply(request.deps, institutionOf(request).id, request.body)),
   );
 
   app.patch(
     `${base}/:id`,
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags,
-        security,
-        summary: 'Change a saved reply (replies already sent keep their words)',
-        params: ItemParams,
-        body: SavedReplyBody,
-        response: { 200: SavedReply, ...errorResponses(400, 401, 403, 404, 409) },
-      },
-    },
+    adminRoute('admin', tags, {
+      summary: 'Change a saved reply (replies already sent keep their words)',
+      params: ItemParams,
+      body: SavedReplyBody,
+      response: { 200: SavedReply, ...errorResponses(400, 401, 403, 404, 409) },
+    }),
     async (request) =>
       changeSavedReply(request.deps, institutionOf(request).id, request.params.id, request.body),
   );
 
   app.delete(
     `${base}/:id`,
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags,
-        security,
-        summary: 'Delete a saved reply',
-        params: ItemParams,
-        response: { 204: Type.Null(), ...errorResponses(401, 403, 404, 409) },
-      },
-    },
+    adminRoute('admin', tags, {
+      summary: 'Delete a saved reply',
+      params: ItemParams,
+      response: { 204: Type.Null(), ...errorResponses(401, 403, 404, 409) },
+    }),
     async (request, reply) => {
       await removeSavedReply(request.deps.db, institutionOf(request).id, request.params.id);
       return reply.status(204).send(null);

@@ -1,5 +1,4 @@
 // Admin API: the calendar, units and enrolments an institution's SIS pushed, read-only.
-import { Type } from 'typebox';
 import { listEnrolments } from '../../../domain/taxonomy/enrolment-listing.ts';
 import {
   enrolmentOrder,
@@ -12,88 +11,58 @@ import { Enrolment, EnrolmentFilters, Term, Unit, UnitFilters } from '../../../d
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
 import {
-  adminSecurity,
-  CursorQuery,
-  errorResponses,
-  Page,
-  pageOf,
-  pageReply,
-  SlugParams,
-} from '../schemas.ts';
+  filteredListingSchema,
+  institutionListingRoute,
+  institutionRoute,
+  listingReply,
+} from '../route-helpers.ts';
 
 export function adminTaxonomyRoutes(app: App): void {
   const tags = ['admin'];
-  const security = adminSecurity;
+
+  institutionListingRoute(app, tags, {
+    path: 'terms',
+    summary: 'List terms of the teaching calendar',
+    description: 'Ordered by start date, then code.',
+    item: Term,
+    order: termOrder,
+    list: listTerms,
+  });
 
   app.get(
-    '/admin/v1/institutions/:slug/terms',
-    {
-      config: { access: 'read' },
-      schema: {
-        tags,
-        security,
-        summary: 'List terms of the teaching calendar',
-        description: 'Ordered by start date, then code.',
-        params: SlugParams,
-        querystring: CursorQuery,
-        response: { 200: Page(Term), ...errorResponses(400, 401, 404) },
-      },
-    },
+    '/admin/v1/institutions/:slug/units',
+    institutionRoute('read', tags, {
+      summary: 'List units',
+      description: 'Ordered by unit code; `program_code` keeps only the units of that program.',
+      ...filteredListingSchema(Unit, UnitFilters),
+    }),
     async (request) =>
-      pageReply(
-        termOrder,
-        await listTerms(request.deps.db, institutionOf(request).id, pageOf(termOrder, request.query)),
+      listingReply(unitOrder, request.query, (page) =>
+        listUnits(request.deps.db, institutionOf(request).id, {
+          ...page,
+          programCode: request.query.program_code,
+        }),
       ),
   );
 
   app.get(
-    '/admin/v1/institutions/:slug/units',
-    {
-      config: { access: 'read' },
-      schema: {
-        tags,
-        security,
-        summary: 'List units',
-        description: 'Ordered by unit code; `program_code` keeps only the units of that program.',
-        params: SlugParams,
-        querystring: Type.Intersect([CursorQuery, UnitFilters]),
-        response: { 200: Page(Unit), ...errorResponses(400, 401, 404) },
-      },
-    },
-    async (request) => {
-      const items = await listUnits(request.deps.db, institutionOf(request).id, {
-        ...pageOf(unitOrder, request.query),
-        programCode: request.query.program_code,
-      });
-      return pageReply(unitOrder, items);
-    },
-  );
-
-  app.get(
     '/admin/v1/institutions/:slug/enrolments',
-    {
-      config: { access: 'read' },
-      schema: {
-        tags,
-        security,
-        summary: 'List enrolments',
-        description:
-          'Ordered by term (start date), unit code, then student email. Filters combine: `term_code`, `unit_code`, ' +
-          '`email` (case-insensitive), `status`.',
-        params: SlugParams,
-        querystring: Type.Intersect([CursorQuery, EnrolmentFilters]),
-        response: { 200: Page(Enrolment), ...errorResponses(400, 401, 404) },
-      },
-    },
-    async (request) => {
-      const items = await listEnrolments(request.deps.db, institutionOf(request).id, {
-        ...pageOf(enrolmentOrder, request.query),
-        termCode: request.query.term_code,
-        unitCode: request.query.unit_code,
-        email: request.query.email,
-        status: request.query.status,
-      });
-      return pageReply(enrolmentOrder, items);
-    },
+    institutionRoute('read', tags, {
+      summary: 'List enrolments',
+      description:
+        'Ordered by term (start date), unit code, then student email. Filters combine: `term_code`, `unit_code`, ' +
+        '`email` (case-insensitive), `status`.',
+      ...filteredListingSchema(Enrolment, EnrolmentFilters),
+    }),
+    async (request) =>
+      listingReply(enrolmentOrder, request.query, (page) =>
+        listEnrolments(request.deps.db, institutionOf(request).id, {
+          ...page,
+          termCode: request.query.term_code,
+          unitCode: request.query.unit_code,
+          email: request.query.email,
+          status: request.query.status,
+        }),
+      ),
   );
 }

@@ -29,11 +29,10 @@ import {
   auditView,
   helpRequestEntryWords,
 } from './audit-view.ts';
-import { ctx, institutionOf } from './context.ts';
+import { ctx, institutionOf, PageParams } from './context.ts';
 import { timeIn } from './institution-time.ts';
 import { CursorParam, type Listing, readListing } from './listing.ts';
 
-const Params = Type.Object({ slug: Type.String() });
 const Query = Type.Object({
   kind: Type.Optional(Type.String({ maxLength: 40 })),
   person: Type.Optional(Type.String({ maxLength: 40 })),
@@ -71,7 +70,7 @@ export function auditRoutes(app: App): void {
 
   app.get(
     '/:slug/audit',
-    { config: { access: 'admin' }, schema: { hide: true, params: Params, querystring: Query } },
+    { config: { access: 'admin' }, schema: { hide: true, params: PageParams, querystring: Query } },
     async (request) => {
       const { institution, people, parsed, query } = await load(request);
       const base = `/console/${institution.slug}/audit`;
@@ -102,7 +101,7 @@ export function auditRoutes(app: App): void {
 
   app.get(
     '/:slug/audit.csv',
-    { config: { access: 'admin' }, schema: { hide: true, params: Params, querystring: Query } },
+    { config: { access: 'admin' }, schema: { hide: true, params: PageParams, querystring: Query } },
     async (request, reply) => {
       const { institution, people, parsed } = await load(request);
       if (!parsed.ok) {
@@ -139,74 +138,78 @@ function sendCsv(reply: FastifyReply, filename: string, rows: AsyncGenerator<str
     .send(Readable.from(rows));
 }
 
-async function* adminCsv(read: Reader<AdminAuditItem>, zone: string): AsyncGenerator<string> {
-  yield csvRow([
-    'at',
-    'at_local',
-    'actor',
-    'actor_kind',
-    'actor_id',
-    'session_id',
-    'through',
-    'what',
-    'action',
-    'target',
-    'status',
-    'request_id',
-  ]);
-  for await (const batch of auditEntries(read)) {
-    yield batch
-      .map((e) =>
-        csvRow([
-          e.at,
-          timeIn(e.at, zone),
-          e.actor,
-          e.actor_kind,
-          e.actor_id,
-          e.session_id,
-          adminActionWords(e.action).through,
-          adminSentence(e),
-          e.action,
-          e.target,
-          e.status,
-          e.request_id,
-        ]),
-      )
-      .join('');
-  }
+/** An audit as CSV: the header row, then a row per entry, read in batches as they are sent. */
+async function* auditCsv<T>(
+  read: Reader<T>,
+  header: readonly string[],
+  row: (entry: T) => readonly unknown[],
+): AsyncGenerator<string> {
+  yield csvRow(header);
+  for await (const batch of auditEntries(read)) yield batch.map((e) => csvRow(row(e))).join('');
 }
 
-async function* helpRequestCsv(read: Reader<HelpRequestAuditItem>, zone: string): AsyncGenerator<string> {
-  yield csvRow([
-    'at',
-    'at_local',
-    'actor',
-    'origin',
-    'what',
-    'help_request_id',
-    'summary',
-    'action',
-    'from_status',
-    'to_status',
-    'assigned_to',
-  ]);
-  for await (const batch of auditEntries(read)) {
-    yield batch
-      .map((e) =>
-        csvRow([
-          e.created_at,
-          timeIn(e.created_at, zone),
-          e.actor,
-          e.origin,
-          helpRequestEntryWords(e),
-          e.help_request_id,
-          e.summary,
-          e.action,
-          e.from_status,
-          e.to_status,
-          e.assigned_to,
-        ]),
-      )
-      .join('');
-  }
+function adminCsv(read: Reader<AdminAuditItem>, zone: string): AsyncGenerator<string> {
+  return auditCsv(
+    read,
+    [
+      'at',
+      'at_local',
+      'actor',
+      'actor_kind',
+      'actor_id',
+      'session_id',
+      'through',
+      'what',
+      'action',
+      'target',
+      'status',
+      'request_id',
+    ],
+    (e) => [
+      e.at,
+      timeIn(e.at, zone),
+      e.actor,
+      e.actor_kind,
+      e.actor_id,
+      e.session_id,
+      adminActionWords(e.action).through,
+      adminSentence(e),
+      e.action,
+      e.target,
+      e.status,
+      e.request_id,
+    ],
+  );
+}
+
+function helpRequestCsv(read: Reader<HelpRequestAuditItem>, zone: string): AsyncGenerator<string> {
+  return auditCsv(
+    read,
+    [
+      'at',
+      'at_local',
+      'actor',
+      'origin',
+      'what',
+      'help_request_id',
+      'summary',
+      'action',
+      'from_status',
+      'to_status',
+      'assigned_to',
+    ],
+    (e) => [
+      e.created_at,
+      timeIn(e.created_at, zone),
+      e.actor,
+      e.origin,
+      helpRequestEntryWords(e),
+      e.help_request_id,
+      e.summary,
+      e.action,
+      e.from_status,
+      e.to_status,
+      e.assigned_to,
+    ],
+  );
 }

@@ -39,14 +39,16 @@ import {
   cohortView,
   timeZoneFields,
 } from './cohorts-view.ts';
-import { ctx, institutionOf } from './context.ts';
+import { ctx, ItemPageParams, institutionOf, PageParams } from './context.ts';
 import { checkErrors, confirmed, refusalOf, text } from './forms.ts';
 import { CursorQuery, readListing } from './listing.ts';
 
-const Params = Type.Object({ slug: Type.String() });
-const CohortParams = Type.Object({ slug: Type.String(), id: Type.String() });
-const listSchema = { hide: true, params: Params, querystring: Type.Intersect([CursorQuery, ArchivedQuery]) };
-const schema = { hide: true, params: CohortParams };
+const listSchema = {
+  hide: true,
+  params: PageParams,
+  querystring: Type.Intersect([CursorQuery, ArchivedQuery]),
+};
+const schema = { hide: true, params: ItemPageParams };
 const config = { access: 'admin' as const };
 const FIELDS = Object.keys(cohortFields);
 
@@ -95,7 +97,7 @@ function cohortListRoutes(app: App): void {
     '/:slug/cohorts',
     {
       config: { ...config, formFields: ['name', 'start_date', 'clock'] },
-      schema: { hide: true, params: Params },
+      schema: { hide: true, params: PageParams },
     },
     async (request, reply) => {
       const values = cohortValues(request.body);
@@ -124,7 +126,7 @@ function cohortListRoutes(app: App): void {
   // end for every student (docs/student-app.md).
   app.post(
     '/:slug/time-zone',
-    { config: { ...config, formFields: ['time_zone'] }, schema: { hide: true, params: Params } },
+    { config: { ...config, formFields: ['time_zone'] }, schema: { hide: true, params: PageParams } },
     async (request, reply) => {
       const value = text(request.body, 'time_zone');
       const shown = (errors: { errors: Record<string, string>; formError?: string }) => ({

@@ -4,6 +4,7 @@
 // policy would allow. Access itself is decided once per request by the request context, from each
 // route's `config.access`; a page never decides it.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import { type Access, grants } from '../../../domain/access/policy.ts';
 import { openEscalations } from '../../../domain/inbox/escalation.ts';
 import type { OpenEscalation } from '../../../domain/inbox/model.ts';
@@ -49,6 +50,10 @@ export function ctx(request: FastifyRequest): ConsoleContext {
 
 /** The institution of an institution page: the one the request context resolved. */
 export { institutionOf } from '../../context/request-context.ts';
+
+/** The path parameters of an institution's page (/:slug/…), and of one thing on it (/:slug/…/:id). */
+export const PageParams = Type.Object({ slug: Type.String() });
+export const ItemPageParams = Type.Object({ slug: Type.String(), id: Type.String() });
 
 const may = (caller: StaffCaller, access: Access) => caller.kind === 'operator' || grants(caller, access);
 

@@ -11,7 +11,6 @@
 // The page reads and replaces the list with the student domain's functions and the request's
 // institution; the list is checked row by row there, as for the admin API.
 import type { FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import {
   contactProblems,
   listCrisisContacts,
@@ -20,7 +19,7 @@ import {
 } from '../../../domain/students/crisis-contacts.ts';
 import { ApiError } from '../../../errors.ts';
 import type { App } from '../../types.ts';
-import { ctx, institutionOf } from './context.ts';
+import { ctx, institutionOf, PageParams } from './context.ts';
 import {
   blank,
   contactsOf,
@@ -33,7 +32,7 @@ import {
 } from './crisis-contacts-view.ts';
 import { text } from './forms.ts';
 
-const schema = { hide: true, params: Type.Object({ slug: Type.String() }) };
+const schema = { hide: true, params: PageParams };
 const config = { access: 'admin' as const };
 
 export function crisisContactRoutes(app: App): void {

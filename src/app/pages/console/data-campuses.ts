@@ -7,18 +7,15 @@
 // The page calls the domain's listings and merge with the request's institution, as the admin
 // API does; the merge form is checked with the API's own schema.
 import type { FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import { campusAliases, mergeCampuses } from '../../../domain/campuses/merge.ts';
 import { MergeBody } from '../../../domain/campuses/schemas.ts';
 import { campusOrder, listCampuses } from '../../../domain/institutions/listings.ts';
 import type { App } from '../../types.ts';
 import { checkForm } from '../form-check.ts';
-import { ctx, institutionOf } from './context.ts';
+import { ctx, institutionOf, PageParams } from './context.ts';
 import { campusesView, mergeConfirmation, mergeFields, mergeValues } from './data-campuses-view.ts';
 import { checkErrors, confirmed, refusalOf } from './forms.ts';
 import { allOrNone, CursorQuery, readListing } from './listing.ts';
-
-const Params = Type.Object({ slug: Type.String() });
 
 export function dataCampusRoutes(app: App): void {
   const pageOf = (request: FastifyRequest) => `/console/${institutionOf(request).slug}/campuses`;
@@ -51,7 +48,7 @@ export function dataCampusRoutes(app: App): void {
 
   app.get(
     '/:slug/campuses',
-    { config: { access: 'read' }, schema: { hide: true, params: Params, querystring: CursorQuery } },
+    { config: { access: 'read' }, schema: { hide: true, params: PageParams, querystring: CursorQuery } },
     async (request) => campuses(request),
   );
 
@@ -59,7 +56,7 @@ export function dataCampusRoutes(app: App): void {
     '/:slug/campuses/merge',
     {
       config: { access: 'operator', formFields: ['from', 'into', 'confirmed'] },
-      schema: { hide: true, params: Params },
+      schema: { hide: true, params: PageParams },
     },
     async (request, reply) => {
       const c = ctx(request);

@@ -14,11 +14,10 @@ import { getStudent } from '../../../domain/institutions/listings.ts';
 import { recordAccess } from '../../../domain/privacy/access-log.ts';
 import { listEnrolments } from '../../../domain/taxonomy/enrolment-listing.ts';
 import type { App } from '../../types.ts';
-import { ctx, institutionOf } from './context.ts';
+import { ctx, ItemPageParams, institutionOf } from './context.ts';
 import { studentView } from './data-student-view.ts';
 import { CursorParam, readListing } from './listing.ts';
 
-const Params = Type.Object({ slug: Type.String(), id: Type.String() });
 const StudentQuery = Type.Object({
   requests_cursor: CursorParam,
 });
@@ -29,7 +28,7 @@ const PAGE_SIZE = 25;
 export function dataStudentPageRoutes(app: App): void {
   app.get(
     '/:slug/students/:id',
-    { config: { access: 'read' }, schema: { hide: true, params: Params, querystring: StudentQuery } },
+    { config: { access: 'read' }, schema: { hide: true, params: ItemPageParams, querystring: StudentQuery } },
     async (request) => {
       const c = ctx(request);
       const institution = institutionOf(request);

@@ -18,30 +18,25 @@ import {
 } from '../../../domain/institutions/listings.ts';
 import { StudentQuery, studentFilter, studentsCsv } from '../../../domain/students/listing.ts';
 import { ApiError } from '../../../errors.ts';
-import { MAX_CURSOR_LENGTH } from '../../../lib/cursor.ts';
 import type { App } from '../../types.ts';
 import { checkForm } from '../form-check.ts';
-import { ctx, institutionOf } from './context.ts';
+import { ctx, institutionOf, PageParams } from './context.ts';
 import { studentFilterFields, studentFilters, studentsView } from './data-students-view.ts';
-import { allOrNone, readFilteredListing } from './listing.ts';
+import { allOrNone, CursorParam, LooseFilter, readFilteredListing } from './listing.ts';
 
-const Params = Type.Object({ slug: Type.String() });
-// Loose on purpose: the filters are checked with the domain's schema and a refusal is shown next
-// to the list, so the limits here only keep absurd URLs out.
-const Loose = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
 const StudentsQuery = Type.Object({
-  q: Loose(1000),
-  cohort_id: Loose(200),
-  program: Loose(1000),
-  campus: Loose(1000),
-  status: Loose(20),
-  cursor: Loose(MAX_CURSOR_LENGTH),
+  q: LooseFilter(1000),
+  cohort_id: LooseFilter(200),
+  program: LooseFilter(1000),
+  campus: LooseFilter(1000),
+  status: LooseFilter(20),
+  cursor: CursorParam,
 });
 
 export function dataStudentRoutes(app: App): void {
   app.get(
     '/:slug/students',
-    { config: { access: 'read' }, schema: { hide: true, params: Params, querystring: StudentsQuery } },
+    { config: { access: 'read' }, schema: { hide: true, params: PageParams, querystring: StudentsQuery } },
     async (request) => {
       const institution = institutionOf(request);
       const { db } = request.deps;
@@ -69,7 +64,7 @@ export function dataStudentRoutes(app: App): void {
 
   app.get(
     '/:slug/students.csv',
-    { config: { access: 'read' }, schema: { hide: true, params: Params, querystring: StudentsQuery } },
+    { config: { access: 'read' }, schema: { hide: true, params: PageParams, querystring: StudentsQuery } },
     async (request, reply) => {
       const institution = institutionOf(request);
       const filters = exportFilters(request.query);

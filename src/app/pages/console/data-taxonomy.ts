@@ -20,17 +20,12 @@ import {
 } from '../../../domain/taxonomy/queries.ts';
 import { EnrolmentFilters, UnitFilters } from '../../../domain/taxonomy/schemas.ts';
 import type { KeysetOrder } from '../../../lib/cursor.ts';
-import { MAX_CURSOR_LENGTH } from '../../../lib/cursor.ts';
 import type { App } from '../../types.ts';
 import type { FieldText } from '../form-check.ts';
-import { ctx, institutionOf } from './context.ts';
+import { ctx, institutionOf, PageParams } from './context.ts';
 import { dataFilters, dataListView } from './data-taxonomy-view.ts';
-import { readFilteredListing } from './listing.ts';
+import { CursorParam, LooseFilter, readFilteredListing } from './listing.ts';
 
-const Params = Type.Object({ slug: Type.String() });
-// Loose on purpose: the filters are checked with the domain's schemas and a refusal is shown
-// above the list, so the limits here only keep absurd URLs out.
-const Loose = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
 const NoFilters = Type.Object({});
 
 type Filter = Record<string, string | undefined>;
@@ -103,12 +98,12 @@ export function dataTaxonomyRoutes(app: App): void {
   for (const page of dataPages) {
     const names = Object.keys(page.fields);
     const querystring = Type.Object({
-      cursor: Loose(MAX_CURSOR_LENGTH),
-      ...Object.fromEntries(names.map((name) => [name, Loose(1000)])),
+      cursor: CursorParam,
+      ...Object.fromEntries(names.map((name) => [name, LooseFilter(1000)])),
     });
     app.get(
       `/:slug/${page.path}`,
-      { config: { access: 'read' }, schema: { hide: true, params: Params, querystring } },
+      { config: { access: 'read' }, schema: { hide: true, params: PageParams, querystring } },
       async (request) => {
         const institution = institutionOf(request);
         const q = request.query as Record<string, string | undefined>;

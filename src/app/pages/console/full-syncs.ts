@@ -7,7 +7,6 @@
 // Every page calls the full syncs' domain functions with the request's institution, as the
 // admin API does; a decision is recorded under the signed-in person's name.
 import type { FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import {
   decideDepartures,
   decisionOf,
@@ -18,7 +17,7 @@ import {
 } from '../../../domain/departures/departures.ts';
 import { listCohorts } from '../../../domain/institutions/institutions.ts';
 import type { App } from '../../types.ts';
-import { ctx, institutionOf } from './context.ts';
+import { ctx, ItemPageParams, institutionOf, PageParams } from './context.ts';
 import { confirmed, refusalOf } from './forms.ts';
 import {
   cohortNames,
@@ -31,8 +30,6 @@ import {
 } from './full-syncs-view.ts';
 import { CursorQuery, readListing } from './listing.ts';
 
-const Params = Type.Object({ slug: Type.String() });
-const SyncParams = Type.Object({ slug: Type.String(), id: Type.String() });
 /** Cohorts named on the pages (an institution has a handful). */
 const MAX_COHORTS = 200;
 
@@ -48,7 +45,7 @@ export function fullSyncRoutes(app: App): void {
 
   app.get(
     '/:slug/full-syncs',
-    { config: { access: 'admin' }, schema: { hide: true, params: Params } },
+    { config: { access: 'admin' }, schema: { hide: true, params: PageParams } },
     async (request) => {
       const institutionId = institutionOf(request).id;
       const [held, recent, cohorts] = await Promise.all([
@@ -85,14 +82,17 @@ export function fullSyncRoutes(app: App): void {
 
   app.get(
     '/:slug/full-syncs/:id',
-    { config: { access: 'admin' }, schema: { hide: true, params: SyncParams, querystring: CursorQuery } },
+    { config: { access: 'admin' }, schema: { hide: true, params: ItemPageParams, querystring: CursorQuery } },
     async (request) => detail(request, request.params.id),
   );
 
   for (const action of ['confirm', 'discard'] as const) {
     app.post(
       `/:slug/full-syncs/:id/${action}`,
-      { config: { access: 'admin', formFields: ['confirmed'] }, schema: { hide: true, params: SyncParams } },
+      {
+        config: { access: 'admin', formFields: ['confirmed'] },
+        schema: { hide: true, params: ItemPageParams },
+      },
       async (request, reply) => {
         const c = ctx(request);
         const institutionId = institutionOf(request).id;

@@ -6,7 +6,6 @@
 //
 // One page load reads the domains directly with the request's institution: seven queries at once,
 // no in-process request.
-import { Type } from 'typebox';
 import { listFeeds } from '../../../domain/calendar/feeds.ts';
 import { listFullSyncs } from '../../../domain/departures/departures.ts';
 import { emailStatus } from '../../../domain/notifications/email-status.ts';
@@ -18,7 +17,7 @@ import { syncSecretStatus } from '../../../domain/secrets/help-sync-secrets.ts';
 import { rosterSecretStatus } from '../../../domain/secrets/roster-secrets.ts';
 import { listEndpoints } from '../../../domain/webhooks/endpoints.ts';
 import type { App } from '../../types.ts';
-import { ctx, institutionOf } from './context.ts';
+import { ctx, institutionOf, PageParams } from './context.ts';
 import { escalationAttention, healthView } from './health-view.ts';
 import { timesIn } from './institution-time.ts';
 import { removedWords } from './privacy-view.ts';
@@ -29,7 +28,7 @@ const MOST = 200;
 export function healthRoutes(app: App): void {
   app.get(
     '/:slug/',
-    { config: { access: 'read' }, schema: { hide: true, params: Type.Object({ slug: Type.String() }) } },
+    { config: { access: 'read' }, schema: { hide: true, params: PageParams } },
     async (request, reply) => {
       const c = ctx(request);
       const institution = institutionOf(request);

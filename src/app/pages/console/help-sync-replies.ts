@@ -1,13 +1,12 @@
 // Public replies from the help desk (admins holding Manage integrations): whether the help desk
 // may reply to students through help-sync (docs/help-sync.md). The same setting as PUT
 // …/help-sync-settings, audited like every console change.
-import { Type } from 'typebox';
 import { selectHelpSyncReplies, updateHelpSyncReplies } from '../../../domain/helpdesk/queries.ts';
 import type { App } from '../../types.ts';
-import { ctx, institutionOf } from './context.ts';
+import { ctx, institutionOf, PageParams } from './context.ts';
 import { text } from './forms.ts';
 
-const schema = { hide: true, params: Type.Object({ slug: Type.String() }) };
+const schema = { hide: true, params: PageParams };
 const config = { access: 'integrations' as const };
 
 export function helpSyncReplyRoutes(app: App): void {

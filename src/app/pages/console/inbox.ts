@@ -27,7 +27,7 @@ import { recordRequestView, seenBy } from '../../../domain/privacy/access-log.ts
 import { listCrisisContacts } from '../../../domain/students/crisis-contacts.ts';
 import type { App } from '../../types.ts';
 import { checkForm, type FieldText } from '../form-check.ts';
-import { ctx, institutionOf } from './context.ts';
+import { ctx, institutionOf, PageParams } from './context.ts';
 import { checkErrors, refusalOf, text } from './forms.ts';
 import {
   assignmentOf,
@@ -40,7 +40,6 @@ import {
 import { CursorParam, readListing } from './listing.ts';
 import { replyBoxData, replyRoutes } from './replies.ts';
 
-const Params = Type.Object({ slug: Type.String() });
 const RequestParams = Type.Object({ slug: Type.String(), id: Type.String({ format: 'uuid' }) });
 const InboxQuery = Type.Object({
   status: Type.Optional(Type.String({ maxLength: 20 })),
@@ -52,7 +51,7 @@ const InboxQuery = Type.Object({
 });
 type InboxQuery = Static<typeof InboxQuery>;
 /** The inbox and its live rows (a fragment: no layout, so no escalation banner read for it). */
-const inboxSchema = { hide: true, params: Params, querystring: InboxQuery };
+const inboxSchema = { hide: true, params: PageParams, querystring: InboxQuery };
 
 /** A staff action of a request's page: its form, the schema it is checked with, and the change. */
 interface StaffAction<S extends TSchema> {

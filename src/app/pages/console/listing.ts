@@ -18,6 +18,13 @@ import { checkForm, type FieldText } from '../form-check.ts';
 export const CursorParam = Type.Optional(Type.String({ maxLength: MAX_CURSOR_LENGTH }));
 export const CursorQuery = Type.Object({ cursor: CursorParam });
 
+/**
+ * A listing page's filter as its querystring schema takes it. Loose on purpose: the filters are
+ * checked with the domain's schemas and a refusal is shown with the list, so the limit here only
+ * keeps absurd URLs out.
+ */
+export const LooseFilter = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
+
 export interface Listing<T> {
   items: T[];
   /** The cursor of the next page, when there is one. */

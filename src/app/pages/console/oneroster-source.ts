@@ -5,7 +5,6 @@
 // the domain with the request's context, as the admin API does (the same access, the same rules);
 // a refusal is shown next to the field it names.
 import type { FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import { listCohorts } from '../../../domain/institutions/institutions.ts';
 import { requestPull } from '../../../domain/oneroster/pull/requests.ts';
 import { SourceBody } from '../../../domain/oneroster/pull/schemas.ts';
@@ -13,7 +12,7 @@ import { findSource, putSource } from '../../../domain/oneroster/pull/sources.ts
 import { listRuns } from '../../../domain/runs/runs.ts';
 import type { App } from '../../types.ts';
 import { checkForm, withUrlChecks } from '../form-check.ts';
-import { ctx, institutionOf } from './context.ts';
+import { ctx, institutionOf, PageParams } from './context.ts';
 import { checkErrors, refusalOf, text, when } from './forms.ts';
 import {
   pendingRows,
@@ -25,7 +24,7 @@ import {
   sourceValues,
 } from './oneroster-source-view.ts';
 
-const schema = { hide: true, params: Type.Object({ slug: Type.String() }) };
+const schema = { hide: true, params: PageParams };
 const access = { access: 'integrations' as const };
 const HISTORY = 20;
 

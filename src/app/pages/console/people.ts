@@ -19,7 +19,7 @@ import {
 import { InviteBody, PersonChangeBody, ProviderBody } from '../../../domain/people/schemas.ts';
 import type { App } from '../../types.ts';
 import { checkForm } from '../form-check.ts';
-import { ctx, institutionOf } from './context.ts';
+import { ctx, institutionOf, PageParams } from './context.ts';
 import { checkErrors, confirmed, refusalOf, text } from './forms.ts';
 import {
   inviteValues,
@@ -33,10 +33,9 @@ import {
   providerValues,
 } from './people-view.ts';
 
-const Params = Type.Object({ slug: Type.String() });
 const PersonParams = Type.Object({ slug: Type.String(), id: Type.String({ format: 'uuid' }) });
 const config = { access: 'admin' as const };
-const listSchema = { hide: true, params: Params };
+const listSchema = { hide: true, params: PageParams };
 const schema = { hide: true, params: PersonParams };
 
 type PageData = Record<string, unknown>;

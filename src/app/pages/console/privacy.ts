@@ -21,11 +21,10 @@ import {
 } from '../../../domain/privacy/retention-settings.ts';
 import { ApiError } from '../../../errors.ts';
 import type { App } from '../../types.ts';
-import { ctx, institutionOf } from './context.ts';
+import { ctx, institutionOf, PageParams } from './context.ts';
 import { text } from './forms.ts';
 import { removedWords, retentionFields, retentionForm } from './privacy-view.ts';
 
-const Params = Type.Object({ slug: Type.String() });
 const StudentParams = Type.Object({ slug: Type.String(), id: Type.String({ maxLength: 100 }) });
 
 const admin = { access: 'admin' as const };
@@ -87,7 +86,10 @@ function erasurePages(app: App): void {
   // audit records the path, and must say that a student was erased, not whom.
   app.post(
     '/:slug/erasures',
-    { config: { ...admin, formFields: ['student_id', 'confirmed'] }, schema: { hide: true, params: Params } },
+    {
+      config: { ...admin, formFields: ['student_id', 'confirmed'] },
+      schema: { hide: true, params: PageParams },
+    },
     async (request, reply) => {
       const c = ctx(request);
       const institution = institutionOf(request);
@@ -117,14 +119,18 @@ async function settingsPage(request: FastifyRequest) {
 
 /** The institution's retention periods, with the last retention run and the recent erasures. */
 function retentionPages(app: App): void {
-  app.get('/:slug/privacy', { config: admin, schema: { hide: true, params: Params } }, async (request) => {
-    const view = await settingsPage(request);
-    return ctx(request).render('console/privacy.eta', { ...view, values: {}, errors: {} });
-  });
+  app.get(
+    '/:slug/privacy',
+    { config: admin, schema: { hide: true, params: PageParams } },
+    async (request) => {
+      const view = await settingsPage(request);
+      return ctx(request).render('console/privacy.eta', { ...view, values: {}, errors: {} });
+    },
+  );
 
   app.post(
     '/:slug/privacy',
-    { config: { ...admin, formFields: retentionFields }, schema: { hide: true, params: Params } },
+    { config: { ...admin, formFields: retentionFields }, schema: { hide: true, params: PageParams } },
     async (request, reply) => {
       const c = ctx(request);
       const institution = institutionOf(request);
@@ -152,7 +158,7 @@ const ViewsQuery = Type.Object({ before: Type.Optional(Type.String({ maxLength: 
 export function accessLogRoutes(app: App): void {
   app.get(
     '/:slug/audit/views',
-    { config: { access: 'admin' }, schema: { hide: true, params: Params, querystring: ViewsQuery } },
+    { config: { access: 'admin' }, schema: { hide: true, params: PageParams, querystring: ViewsQuery } },
     async (request) => {
       const institution = institutionOf(request);
       const raw = request.query.before;

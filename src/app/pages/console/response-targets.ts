@@ -3,7 +3,6 @@
 // is checked whole with the domain's own check (every field's problem at once, next to its field)
 // and saved through the same domain function as the admin API's PUT.
 import type { FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import { priorities } from '../../../domain/helpdesk/rules.ts';
 import {
   checkSettings,
@@ -13,11 +12,9 @@ import {
   saveInboxSettings,
 } from '../../../domain/inbox/settings.ts';
 import type { App } from '../../types.ts';
-import { ctx, institutionOf } from './context.ts';
+import { ctx, institutionOf, PageParams } from './context.ts';
 import { list, refusalOf, text } from './forms.ts';
 import { priorityLabel } from './help-request-words.ts';
-
-const Params = Type.Object({ slug: Type.String() });
 
 /** The form's fields as the domain takes them. */
 function inputOf(body: unknown): SettingsInput & { escalation_list: string[] } {
@@ -70,7 +67,7 @@ export function responseTargetRoutes(app: App): void {
 
   app.get(
     '/:slug/response-targets',
-    { config: { access: 'admin' }, schema: { hide: true, params: Params } },
+    { config: { access: 'admin' }, schema: { hide: true, params: PageParams } },
     async (request) => page(request),
   );
 
@@ -81,7 +78,7 @@ export function responseTargetRoutes(app: App): void {
         access: 'admin',
         formFields: [...priorities.map((p) => `target_${p}`), 'escalation_minutes', 'escalation'],
       },
-      schema: { hide: true, params: Params },
+      schema: { hide: true, params: PageParams },
     },
     async (request, reply) => {
       const input = inputOf(request.body);

@@ -9,12 +9,11 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { dailyRuns, getRun, listRuns, runOrder, studentNamesOf } from '../../../domain/runs/runs.ts';
 import type { App } from '../../types.ts';
-import { ctx, institutionOf } from './context.ts';
+import { ctx, institutionOf, PageParams } from './context.ts';
 import { timesIn } from './institution-time.ts';
 import { CursorParam, readListing } from './listing.ts';
 import { chartDays, chartSpan, runCsvRows, runFilters, runsView, runView, toCsv } from './runs-view.ts';
 
-const Params = Type.Object({ slug: Type.String() });
 const RunParams = Type.Object({ slug: Type.String(), runId: Type.String({ format: 'uuid' }) });
 const RunsQuery = Type.Object({
   kind: Type.Optional(Type.String({ maxLength: 20 })),
@@ -28,7 +27,7 @@ export function runRoutes(app: App): void {
 
   app.get(
     '/:slug/runs',
-    { config: { access: 'admin' }, schema: { hide: true, params: Params, querystring: RunsQuery } },
+    { config: { access: 'admin' }, schema: { hide: true, params: PageParams, querystring: RunsQuery } },
     async (request) => {
       const institutionId = institutionOf(request).id;
       const filters = runFilters(request.query);

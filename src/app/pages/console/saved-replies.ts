@@ -1,8 +1,7 @@
 // Saved replies (admins): named texts staff insert into a reply on a request's page and edit
 // before sending (src/app/pages/console/replies.ts). Adding, changing and deleting one are console
 // changes like any other, so the admin audit records who did it and when (request context).
-import type { FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   changeSavedReply,
   createSavedReply,
@@ -15,11 +14,9 @@ import {
   savedReplyProblems,
 } from '../../../domain/saved-replies/saved-replies.ts';
 import type { App } from '../../types.ts';
-import { ctx, institutionOf } from './context.ts';
+import { ctx, ItemPageParams, institutionOf, PageParams } from './context.ts';
 import { refusalOf, text } from './forms.ts';
 
-const Params = Type.Object({ slug: Type.String() });
-const ItemParams = Type.Object({ slug: Type.String(), id: Type.String() });
 const config = { access: 'admin' as const };
 const FIELDS = ['name', 'body'];
 
@@ -66,53 +63,60 @@ export function savedReplyRoutes(app: App): void {
     );
   };
 
-  app.get('/:slug/saved-replies', { config, schema: { hide: true, params: Params } }, async (request) =>
+  /**
+   * A posted saved reply: checked, then saved and on to the list with `done`; what the check or
+   * the domain refuses is shown on `page` again, with the values as posted.
+   */
+  const submit = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    page: typeof listPage,
+    done: string,
+    save: (values: SavedReplyInput) => Promise<unknown>,
+  ) => {
+    const values = posted(request.body);
+    const problems = savedReplyProblems(values);
+    if (Object.keys(problems).length > 0) return page(request, { values, errors: problems }, 400);
+    try {
+      await save(values);
+    } catch (error) {
+      const refused = refusalOf(error, FIELDS);
+      return page(request, { values, ...refused }, refused.status);
+    }
+    return reply.redirect(`${pageOf(request)}?done=${done}`, 303);
+  };
+
+  app.get('/:slug/saved-replies', { config, schema: { hide: true, params: PageParams } }, async (request) =>
     listPage(request),
   );
 
   app.post(
     '/:slug/saved-replies',
-    { config: { ...config, formFields: ['name', 'body'] }, schema: { hide: true, params: Params } },
-    async (request, reply) => {
-      const values = posted(request.body);
-      const problems = savedReplyProblems(values);
-      if (Object.keys(problems).length > 0) return listPage(request, { values, errors: problems }, 400);
-      try {
-        await createSavedReply(request.deps, institutionOf(request).id, values);
-      } catch (error) {
-        const refused = refusalOf(error, FIELDS);
-        return listPage(request, { values, ...refused }, refused.status);
-      }
-      return reply.redirect(`${pageOf(request)}?done=saved_reply_created`, 303);
-    },
+    { config: { ...config, formFields: ['name', 'body'] }, schema: { hide: true, params: PageParams } },
+    async (request, reply) =>
+      submit(request, reply, listPage, 'saved_reply_created', (values) =>
+        createSavedReply(request.deps, institutionOf(request).id, values),
+      ),
   );
 
   app.get(
     '/:slug/saved-replies/:id',
-    { config, schema: { hide: true, params: ItemParams } },
+    { config, schema: { hide: true, params: ItemPageParams } },
     async (request) => itemPage(request),
   );
 
   app.post(
     '/:slug/saved-replies/:id',
-    { config: { ...config, formFields: ['name', 'body'] }, schema: { hide: true, params: ItemParams } },
-    async (request, reply) => {
-      const values = posted(request.body);
-      const problems = savedReplyProblems(values);
-      if (Object.keys(problems).length > 0) return itemPage(request, { values, errors: problems }, 400);
-      try {
-        await changeSavedReply(request.deps, institutionOf(request).id, request.params.id, values);
-      } catch (error) {
-        const refused = refusalOf(error, FIELDS);
-        return itemPage(request, { values, ...refused }, refused.status);
-      }
-      return reply.redirect(`${pageOf(request)}?done=saved_reply_updated`, 303);
-    },
+    { config: { ...config, formFields: ['name', 'body'] }, schema: { hide: true, params: ItemPageParams } },
+    async (request, reply) =>
+      submit(request, reply, itemPage, 'saved_reply_updated', (values) =>
+        changeSavedReply(request.deps, institutionOf(request).id, request.params.id, values),
+      ),
   );
 
   app.post(
     '/:slug/saved-replies/:id/delete',
-    { config: { ...config, formFields: ['confirmed'] }, schema: { hide: true, params: ItemParams } },
+    { config: { ...config, formFields: ['confirmed'] }, schema: { hide: true, params: ItemPageParams } },
     async (request, reply) => {
       await removeSavedReply(request.deps.db, institutionOf(request).id, request.params.id);
       return reply.redirect(`${pageOf(request)}?done=saved_reply_deleted`, 303);

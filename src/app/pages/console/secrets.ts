@@ -7,7 +7,6 @@
 // API does, with the same access (`admin` for the roster secret, `integrations` for the help-sync
 // secret); the help-sync panel is shown to those the policy grants it.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import {
   issueSyncSecret,
   revokeSyncSecret,
@@ -20,7 +19,7 @@ import {
   rosterSecretStatus,
 } from '../../../domain/secrets/roster-secrets.ts';
 import type { App } from '../../types.ts';
-import { ctx, institutionOf } from './context.ts';
+import { ctx, institutionOf, PageParams } from './context.ts';
 import { confirmed, refusalOf, text } from './forms.ts';
 import {
   overlapOf,
@@ -30,7 +29,7 @@ import {
   secretsView,
 } from './secrets-view.ts';
 
-const schema = { hide: true, params: Type.Object({ slug: Type.String() }) };
+const schema = { hide: true, params: PageParams };
 const admin = { access: 'admin' as const };
 const integrations = { access: 'integrations' as const };
 
@@ -58,6 +57,27 @@ const unconfirmed = (request: FastifyRequest, action: SecretAction, overlapDays 
   if (confirmed(request.body)) return undefined;
   request.unchanged = true;
   return ctx(request).render('console/confirm.eta', secretConfirmView(action, pageOf(request), overlapDays));
+};
+
+/**
+ * Revokes a secret once confirmed, then shows the secrets with `done`; with no active secret to
+ * revoke, the secrets say so (404), as the admin API does.
+ */
+const revoked = async (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  action: SecretAction,
+  which: string,
+  revoke: (db: FastifyRequest['deps']['db'], institutionId: string) => Promise<boolean>,
+  done: string,
+) => {
+  const asked = unconfirmed(request, action);
+  if (asked) return asked;
+  if (!(await revoke(request.deps.db, institutionOf(request).id))) {
+    const refused = noActive(which);
+    return overview(request, refused, refused.status);
+  }
+  return reply.redirect(`${pageOf(request)}?done=${done}`, 303);
 };
 
 /** Runs a change; a refusal is shown above the secrets. */
@@ -105,15 +125,8 @@ export function secretRoutes(app: App): void {
   app.post(
     '/:slug/secrets/roster/revoke',
     { config: { ...admin, formFields: ['confirmed'] }, schema },
-    async (request, reply) => {
-      const asked = unconfirmed(request, 'roster/revoke');
-      if (asked) return asked;
-      if (!(await revokeRosterSecret(request.deps.db, institutionOf(request).id))) {
-        const refused = noActive('roster secret');
-        return overview(request, refused, refused.status);
-      }
-      return reply.redirect(`${pageOf(request)}?done=roster_secret_revoked`, 303);
-    },
+    async (request, reply) =>
+      revoked(request, reply, 'roster/revoke', 'roster secret', revokeRosterSecret, 'roster_secret_revoked'),
   );
 
   app.post(
@@ -135,14 +148,14 @@ export function secretRoutes(app: App): void {
   app.post(
     '/:slug/secrets/help-sync/revoke',
     { config: { ...integrations, formFields: ['confirmed'] }, schema },
-    async (request, reply) => {
-      const asked = unconfirmed(request, 'help-sync/revoke');
-      if (asked) return asked;
-      if (!(await revokeSyncSecret(request.deps.db, institutionOf(request).id))) {
-        const refused = noActive('help-sync secret');
-        return overview(request, refused, refused.status);
-      }
-      return reply.redirect(`${pageOf(request)}?done=sync_secret_revoked`, 303);
-    },
+    async (request, reply) =>
+      revoked(
+        request,
+        reply,
+        'help-sync/revoke',
+        'help-sync secret',
+        revokeSyncSecret,
+        'sync_secret_revoked',
+      ),
   );
 }
