@@ -62,11 +62,6 @@ export async function listingReply<T>(
   return pageReply(order, await read(pageOf(order, query)));
 }
 
-/** The 404 of a revoke route whose secret is not active: `no active <what>`. */
-export function noActiveSecret(what: string) {
-  return { error: 'not_found', detail: `no active ${what}` };
-}
-
 /** What a plain listing of an institution's rows declares: no filters, one keyset order. */
 export interface InstitutionListing<T extends TSchema> {
   /** The path below /admin/v1/institutions/:slug/. */
