@@ -2,7 +2,7 @@
 // terms existing) end to end over HTTP, against the best single SQL statement for the same
 // rows (one INSERT ... SELECT joining the rows to students, units and terms, ON CONFLICT DO
 // UPDATE) through the same driver, in one run. PGlite always; PostgreSQL when DATABASE_URL
-// is set (in a scratch schema, dropped afterwards).
+// is set (in a scratch database, dropped afterwards).
 //
 //   npm run bench -- enrolments
 

@@ -6,7 +6,7 @@
 // start to exit, with --full-sync (a full pull is a full sync), its peak RSS (VmHWM) read; then
 // pushed once more, the nightly case, when the service holds the memory the push reads first.
 // Each run goes into an institution of its own. PGlite, then PostgreSQL when a database is
-// given (a scratch schema, dropped afterwards).
+// given (a scratch database, dropped afterwards).
 //
 //   npm run bench -- oneroster          BENCH_ONEROSTER_STUDENTS=2000 for a quicker run
 

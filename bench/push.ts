@@ -7,7 +7,7 @@
 // floors: Node alone, `ssp push --help` on a first run (empty compile cache) and after, and the
 // 500,000 rows again on an empty cache, as the very first run on a machine would be. The
 // command runs as installed, through bin/ssp.js, with a compile cache of its own. PostgreSQL
-// when a database is given (a scratch schema, dropped afterwards), then PGlite.
+// when a database is given (a scratch database, dropped afterwards), then PGlite.
 //
 //   DATABASE_URL=postgres://... npm run bench -- push
 

@@ -132,7 +132,7 @@ class CopyFromBuffer {
 async function postgresTarget(databaseUrl: string): Promise<Target> {
   const db = await openScratchPostgres(databaseUrl, { prefix: 'bench_roster' });
   const copier = new pg.Client({
-    connectionString: databaseUrl,
+    connectionString: db.connectionString,
     options: `-c jit=off -c search_path=${db.schema}`,
   });
   await copier.connect();

@@ -1,6 +1,6 @@
 // npm run bench: runs every benchmark in one process and prints its figures; `npm run bench
 // NAME` runs one. PGlite always; PostgreSQL as well when BENCH_DATABASE_URL (else DATABASE_URL,
-// else TEST_DATABASE_URL) names one: each benchmark works in a scratch schema it drops.
+// else TEST_DATABASE_URL) names one: each benchmark works in a scratch database it drops.
 // BENCH_SMOKE=1 runs every benchmark at tiny sizes (bench/size.ts), as test/bench-smoke.test.ts
 // does; the full run is never part of npm test.
 

@@ -326,7 +326,7 @@ export async function run(options: BenchOptions): Promise<void> {
   if (options.databaseUrl && only !== 'pglite') {
     const db = await openScratchPostgres(options.databaseUrl, { prefix: 'bench_webhooks' });
     try {
-      await measure('postgres', db, { databaseUrl: options.databaseUrl, schema: db.schema });
+      await measure('postgres', db, { databaseUrl: db.connectionString, schema: db.schema });
     } finally {
       await db.close();
     }

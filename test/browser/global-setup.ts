@@ -1,5 +1,5 @@
-// `node --test --test-global-setup=test/browser/global-setup.ts` (npm test, npm run test:browser):
-// one Chromium for every browser test file of the run, which connect to it (chromium.ts). With
+// `node --test --test-global-setup=test/browser/global-setup.ts` (npm run test:browser; npm test
+// runs it from test/global-setup.ts): one Chromium for every browser test file of the run, which connect to it (chromium.ts). With
 // no Chromium installed it does nothing, and the browser suites say they are skipped.
 import { existsSync } from 'node:fs';
 import { type BrowserServer, chromium } from 'playwright-core';

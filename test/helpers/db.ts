@@ -1,6 +1,6 @@
 // Real databases for tests: embedded PGlite always, PostgreSQL too when TEST_DATABASE_URL is set.
-// PGlite starts from a migrated template (scratch-db.ts). Each PostgreSQL test database is a
-// fresh schema, dropped afterwards, so concurrent runs never meet.
+// Each starts from a migrated template (scratch-db.ts): PGlite from a dump of one, PostgreSQL as
+// a database of its own cloned from one, dropped afterwards, so concurrent runs never meet.
 import type { Db } from '../../src/db/db.ts';
 import { openScratchPglite, openScratchPostgres } from './scratch-db.ts';
 

@@ -10,7 +10,7 @@ import { createPostgresDb, type Db } from '../../src/db/db.ts';
 import { type SeededTenant, seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
 import { seedHelpdesk } from '../helpers/helpdesk.ts';
 import { pushEnrolments, pushRoster } from '../helpers/roster.ts';
-import { openScratchPostgres } from '../helpers/scratch-db.ts';
+import { openScratchPostgres, type ScratchPostgres } from '../helpers/scratch-db.ts';
 
 /** A TCP proxy to host:port that can be cut and restored. */
 async function startProxy(target: { host: string; port: number }) {
@@ -79,7 +79,7 @@ function assertUnavailable(res: { statusCode: number; body: string; headers: Rec
 const url = process.env.TEST_DATABASE_URL;
 
 describe('database outage [postgres]', { skip: url ? false : 'TEST_DATABASE_URL is not set' }, () => {
-  let scratch: Db & { schema: string };
+  let scratch: ScratchPostgres;
   let proxy: Awaited<ReturnType<typeof startProxy>>;
   let db: Db;
   let ctx: TestContext;
@@ -89,7 +89,7 @@ describe('database outage [postgres]', { skip: url ? false : 'TEST_DATABASE_URL 
     scratch = await openScratchPostgres(url!, { prefix: 'outage', max: 2 });
     const target = new URL(url!);
     proxy = await startProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    const viaProxy = new URL(url!);
+    const viaProxy = new URL(scratch.connectionString);
     viaProxy.hostname = '127.0.0.1';
     viaProxy.port = String(proxy.port);
     // Named, so that only this app's connections are ever terminated on the shared server.

@@ -35,13 +35,18 @@ describe('a worker process killed mid-delivery [postgres]', { skip: !process.env
     const r = await startReceiver('hang');
     const endpoint = await addEndpoint(ctx, tenant, { url: r.url });
     const event = await emitEvent(ctx, tenant, testClock());
-    const { rows: schema } = await ctx.db.query<{ s: string }>('SELECT current_schema() AS s');
+    // The test's own database (a clone of the migrated template) on the same server.
+    const { rows: where } = await ctx.db.query<{ database: string; schema: string }>(
+      'SELECT current_database() AS database, current_schema() AS schema',
+    );
+    const databaseUrl = new URL(process.env.TEST_DATABASE_URL!);
+    databaseUrl.pathname = `/${where[0].database}`;
     // The child runs with the default lease and renewal period (real time: it is another process).
     const child = spawn(process.execPath, [script], {
       env: {
         ...process.env,
-        WORKER_DATABASE_URL: process.env.TEST_DATABASE_URL,
-        WORKER_SCHEMA: schema[0]?.s,
+        WORKER_DATABASE_URL: databaseUrl.toString(),
+        WORKER_SCHEMA: where[0].schema,
         WORKER_INSTITUTION_ID: tenant.institutionId,
         WORKER_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
         WORKER_ATTEMPT_TIMEOUT_MS: '30000',
