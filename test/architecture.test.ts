@@ -171,7 +171,6 @@ const MAX_FUNCTION_LINES = 100;
 const longFunctions = new Map<string, number>([
   ['domain/oneroster/students.ts: readStudents', 183],
   ['cli/push/oneroster.ts: planOneRoster', 144],
-  ['domain/oneroster/catalogue.ts: readCatalogue', 128],
 ]);
 
 test('no function is over 100 lines, counted over its whole span (beyond the shrinking allow-list)', () => {
