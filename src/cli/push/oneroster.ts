@@ -7,9 +7,9 @@
 
 import type { Known, KnownChange, KnownUpdate } from '../../domain/oneroster/known.ts';
 import type { OneRosterMapping } from '../../domain/oneroster/mapping.ts';
-import { mapOneRoster } from '../../domain/oneroster/plan.ts';
+import { type MappedOneRoster, mapOneRoster } from '../../domain/oneroster/plan.ts';
 import type { Bundle } from './bundle.ts';
-import { CsvFileError, type CsvReadOptions } from './csv-source.ts';
+import { CsvFileError, type CsvReadOptions, type FileSource } from './csv-source.ts';
 import {
   checkHeader,
   FILES,
@@ -53,6 +53,60 @@ export async function planOneRoster(
   /** A full sync: the roster names students without an email too, so they do not depart. */
   fullSync = false,
 ): Promise<OneRosterPlan> {
+  const { version, modes } = await readManifest(bundle, csv);
+  const file: FileOf = (name) => {
+    const mode = modes.get(name.toLowerCase());
+    return mode === 'bulk' || mode === 'delta' ? bundle.file(`${name}.csv`) : undefined;
+  };
+  const delta = new Set(FILES.filter((f) => modes.get(f.toLowerCase()) === 'delta'));
+  // Headers of every listed file are checked before anything is sent.
+  for (const name of FILES) {
+    const source = file(name);
+    if (source) await checkHeader(source, REQUIRED[name], csv);
+  }
+
+  const source = (name: OneRosterFile) => {
+    const f = file(name);
+    return f && recordSource(f, REQUIRED[name], csv);
+  };
+  const notes: string[] = [];
+  const rolesInUsers = await rolesInUsersOf(version, file, csv, notes);
+  const mapped = await mapOneRoster(
+    {
+      orgs: source('orgs'),
+      academicSessions: source('academicSessions'),
+      courses: source('courses'),
+      classes: source('classes'),
+      users: source('users'),
+      roles: source('roles'),
+      enrollments: source('enrollments'),
+    },
+    mapping,
+    { rolesInUsers, rolesComplete: modes.get('roles') !== 'delta', known },
+  );
+  return {
+    version,
+    jobs: jobsOf(mapped, file, mapping, fullSync),
+    delta,
+    get notes() {
+      return [...notes, ...mapped.notes()];
+    },
+    known: () => mapped.known(),
+    changes: () => mapped.changes(),
+  };
+}
+
+/** The bundle's file of a OneRoster collection, if the manifest lists it as bulk or delta. */
+type FileOf = (name: OneRosterFile) => FileSource | undefined;
+
+/**
+ * manifest.csv: the OneRoster version ('' when not stated) and each file's mode (bulk, delta or
+ * absent), keyed by its lower-cased name. A file listed but missing from the bundle is an error.
+ */
+async function readManifest(
+  bundle: Bundle,
+  csv: CsvReadOptions,
+): Promise<{ version: string; modes: Map<string, string> }> {
   const manifestSource = bundle.file('manifest.csv');
   if (!manifestSource) {
     throw new CsvFileError(
@@ -88,24 +142,20 @@ export async function planOneRoster(
       );
     }
   }
-  const file = (name: OneRosterFile) => {
-    const mode = modes.get(name.toLowerCase());
-    return mode === 'bulk' || mode === 'delta' ? bundle.file(`${name}.csv`) : undefined;
-  };
-  const delta = new Set(FILES.filter((f) => modes.get(f.toLowerCase()) === 'delta'));
-  // Headers of every listed file are checked before anything is sent.
-  for (const name of FILES) {
-    const source = file(name);
-    if (source) await checkHeader(source, REQUIRED[name], csv);
-  }
+  return { version, modes };
+}
 
-  const source = (name: OneRosterFile) => {
-    const f = file(name);
-    return f && recordSource(f, REQUIRED[name], csv);
-  };
+/**
+ * Whether the users carry their roles (1.1) or roles.csv does (1.2), checking the bundle has
+ * what that version needs. A manifest without a version is noted in `notes`.
+ */
+async function rolesInUsersOf(
+  version: string,
+  file: FileOf,
+  csv: CsvReadOptions,
+  notes: string[],
+): Promise<boolean> {
   const usersFile = file('users');
-  const enrollmentsFile = file('enrollments');
-  const notes: string[] = [];
   // The manifest says which version (a 1.2 export may keep an empty `role` column in users.csv);
   // without it, the header does.
   let rolesInUsers = version.startsWith('1.1');
@@ -126,20 +176,19 @@ export async function planOneRoster(
   if (usersFile && rolesInUsers && !(await headerOf(usersFile, csv)).includes('role')) {
     throw new CsvFileError(usersFile.name, 1, undefined, 'a OneRoster 1.1 users.csv needs its role column');
   }
-  const mapped = await mapOneRoster(
-    {
-      orgs: source('orgs'),
-      academicSessions: source('academicSessions'),
-      courses: source('courses'),
-      classes: source('classes'),
-      users: source('users'),
-      roles: source('roles'),
-      enrollments: source('enrollments'),
-    },
-    mapping,
-    { rolesInUsers, rolesComplete: modes.get('roles') !== 'delta', known },
-  );
+  return rolesInUsers;
+}
 
+/**
+ * The feeds' jobs in the spec's dependency order: the reference sections (held, mapped already),
+ * the roster once per cohort, then the enrolments (streamed when their turn comes).
+ */
+function jobsOf(
+  mapped: MappedOneRoster,
+  file: FileOf,
+  mapping: OneRosterMapping,
+  fullSync: boolean,
+): OneRosterJob[] {
   const fromArray = (items: Item[]) => () =>
     (async function* () {
       yield* items;
@@ -155,6 +204,7 @@ export async function planOneRoster(
     const f = file(name);
     if (f) jobs.push({ section, stream: section, label: section, file: f.name, items: fromArray(items) });
   }
+  const usersFile = file('users');
   if (usersFile) {
     if (!mapped.cohorts.length)
       throw new Error('the bundle has users: give --cohort (or --cohort-for) to say where students go');
@@ -169,6 +219,7 @@ export async function planOneRoster(
       });
     }
   }
+  const enrollmentsFile = file('enrollments');
   if (enrollmentsFile) {
     jobs.push({
       section: 'enrolments',
@@ -178,14 +229,5 @@ export async function planOneRoster(
       items: () => mapped.enrolments(),
     });
   }
-  return {
-    version,
-    jobs,
-    delta,
-    get notes() {
-      return [...notes, ...mapped.notes()];
-    },
-    known: () => mapped.known(),
-    changes: () => mapped.changes(),
-  };
+  return jobs;
 }

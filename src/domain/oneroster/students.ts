@@ -8,12 +8,13 @@
 // Nothing disappears: every user and enrollment is pushed, rejected with its origin, or
 // counted in a note (notes()).
 
-import { PackedMap } from '../../lib/packed-map.ts';
+import type { PackedMap } from '../../lib/packed-map.ts';
 import { type Catalogue, gradeProgram, orgOf } from './catalogue.ts';
 import { readEnrolments } from './enrolments.ts';
 import type { KnownUpdate } from './known.ts';
 import type { OneRosterMapping } from './mapping.ts';
 import { deleted, type Mapped as Item, type Origin, type Rec, type RecordSource } from './records.ts';
+import { placeOfUser, rolesOf } from './roles.ts';
 
 export interface Students {
   /** The cohorts students go to, the first also taking students placed nowhere (as errors). */
@@ -44,31 +45,6 @@ export function namingRows(keptOut: { origin: Origin; key: string }[]): Item[] {
   return keptOut.map(({ origin, key }) => ({ origin, row: { student_id_ext: key }, namesOnly: true }));
 }
 
-/**
- * A user's roles in 1.2 data, packed outside V8's heap (packed-map.ts): NOT_STUDENT, or the orgs
- * of their student roles (not tobedeleted) joined by NUL, '' for none. A Map held a string key
- * and a table entry for each of 20,000 users in the heap (an object and an array each before).
- */
-const NOT_STUDENT = '\u0001';
-
-/**
- * Which users hold which roles, in 1.2 data (roles records). A tobedeleted role still says the
- * user was a student, so a user leaving with their roles is counted, not silently dropped.
- */
-async function rolesOf(roles: RecordSource, studentRoles: string[]): Promise<PackedMap> {
-  const byUser = new PackedMap();
-  for await (const { rec } of roles()) {
-    const held = byUser.get(rec.usersourcedid);
-    if (held === undefined) byUser.set(rec.usersourcedid, NOT_STUDENT);
-    if (!studentRoles.includes((rec.role ?? '').toLowerCase())) continue;
-    const orgs = held === undefined || held === NOT_STUDENT ? '' : held;
-    const org = rec.orgsourcedid;
-    if (!org || deleted(rec)) byUser.set(rec.usersourcedid, orgs);
-    else byUser.set(rec.usersourcedid, orgs ? `${orgs}\u0000${org}` : org);
-  }
-  return byUser;
-}
-
 const SHOWN = 5;
 
 /** A count with its first few sourcedIds, reported as one finding. */
@@ -84,39 +60,6 @@ class Group {
   list(): string {
     return `${this.ids.join(', ')}${this.count > this.ids.length ? ', …' : ''}`;
   }
-}
-
-/** Is the user a student, and in which orgs; `unknown` when a delta omits their roles and no push said. */
-function placeOfUser(
-  rec: Rec,
-  ctx: {
-    roles: PackedMap | undefined;
-    studentRoles: string[];
-    rolesComplete: boolean;
-    known: KnownUpdate;
-  },
-): { student: boolean; orgs: string[] } | 'unknown' {
-  const { roles, studentRoles, rolesComplete, known } = ctx;
-  if (!roles) {
-    const orgIds = (rec.orgsourcedids ?? '')
-      .split(',')
-      .map((o) => o.trim())
-      .filter(Boolean);
-    return { student: studentRoles.includes((rec.role ?? '').toLowerCase()), orgs: orgIds };
-  }
-  const found = roles.get(rec.sourcedid);
-  if (found !== undefined && found !== NOT_STUDENT) {
-    const fromKnown = known.students.get(rec.sourcedid)?.slice(1) ?? [];
-    const orgIds = found ? found.split('\u0000') : fromKnown.length ? fromKnown : [rec.primaryorgsourcedid];
-    return { student: true, orgs: orgIds.filter(Boolean) };
-  }
-  if (found !== undefined) return { student: false, orgs: [] };
-  // No roles record in this data: a delta carrying the user's changed name only.
-  const remembered = known.students.get(rec.sourcedid);
-  if (remembered) return { student: true, orgs: remembered.slice(1) };
-  // Complete roles (a bulk export, an API's users) without one: the user holds no role.
-  if (rolesComplete || known.others.has(rec.sourcedid)) return { student: false, orgs: [] };
-  return 'unknown';
 }
 
 export async function readStudents(
@@ -136,171 +79,237 @@ export async function readStudents(
   if (files.users && !rolesInUsers && !files.roles) {
     throw new Error('OneRoster 1.2 users need their roles: cannot tell which users are students');
   }
-  // Read for the roster only: released when the enrollments are read (enrolments()).
-  let roles = files.users && !rolesInUsers ? await rolesOf(files.roles!, studentRoles) : undefined;
-  let rolesReleased = false;
-  const cohorts = [
-    ...new Set([...mapping.cohortForOrg.values(), ...(mapping.cohort ? [mapping.cohort] : [])]),
-  ];
-  const cohortOf = (orgIds: string[]) => {
-    for (const id of orgIds) {
-      const c = mapping.cohortForOrg.get(id);
-      if (c) return c;
-    }
-    return mapping.cohort;
+  const read: Reading = {
+    files,
+    catalogue,
+    classes: catalogue.classes,
+    mapping,
+    studentRoles,
+    rolesComplete,
+    known,
+    // Read for the roster only: released when the enrollments are read (enrolmentsOf()).
+    roles: files.users && !rolesInUsers ? await rolesOf(files.roles!, studentRoles) : undefined,
+    rolesReleased: false,
+    cohorts: [...new Set([...mapping.cohortForOrg.values(), ...(mapping.cohort ? [mapping.cohort] : [])])],
+    deletedKeys: new Map(),
+    tobedeleted: 0,
+    others: 0,
+    idFallbacks: 0,
+    named: 0,
+    noEmail: new Group(),
+    withoutEmail: new Map(),
+    counts: { repeats: 0, merged: 0, withoutEmail: 0, moved: 0 },
   };
-  // Keys of students left out as tobedeleted (the memory forgets them): others' are known.students'.
-  const deletedKeys = new Map<string, string>();
-  let tobedeleted = 0;
-  let others = 0;
-  let idFallbacks = 0;
-  /** Students without an email a full sync named (namingRows()). */
-  let named = 0;
-  const noEmail = new Group();
-  /** Students not pushed for want of an email: their enrollments are left out too, counted. */
-  const withoutEmail = new Map<string, string>();
-  const { classes } = catalogue;
-
-  const placeOf = (rec: Rec) => placeOfUser(rec, { roles, studentRoles, rolesComplete, known });
-
-  const keyOf = (rec: Rec): string | undefined => {
-    if (mapping.studentId === 'sourcedId') return rec.sourcedid;
-    if (mapping.studentId === 'username') return rec.username || undefined;
-    if (rec.identifier) return rec.identifier;
-    idFallbacks++;
-    return rec.sourcedid;
-  };
-
-  async function* users(cohortId: string, options: { fullSync?: boolean } = {}): AsyncGenerator<Item> {
-    if (rolesReleased) throw new Error('the roster is read before the enrolments, never after');
-    const first = cohortId === cohorts[0];
-    const kept: { origin: Origin; key: string }[] = [];
-    for await (const { origin, rec } of files.users!()) {
-      const place = placeOf(rec);
-      if (place === 'unknown') {
-        if (first) {
-          yield {
-            origin,
-            problem: {
-              code: 'role_unknown',
-              message:
-                `user ${rec.sourcedid} has no roles record here, and no earlier push said whether they are a student: ` +
-                'push a bulk export (or their roles) first',
-            },
-          };
-        }
-        continue;
-      }
-      if (!place.student) {
-        if (first) {
-          others++;
-          known.other(rec.sourcedid);
-        }
-        continue;
-      }
-      const target = cohortOf(place.orgs);
-      if (target !== cohortId) {
-        if (target === undefined && first) {
-          yield {
-            origin,
-            problem: {
-              code: 'no_cohort',
-              message: `student ${rec.sourcedid} belongs to no org given a cohort by --cohort-for, and no --cohort was given`,
-            },
-          };
-        }
-        continue;
-      }
-      const key = deleted(rec) ? (known.students.get(rec.sourcedid)?.[0] ?? keyOf(rec)) : keyOf(rec);
-      if (deleted(rec)) {
-        // Never deleted: left out of the push, so a full sync departs the student; their
-        // enrolments are withdrawn.
-        tobedeleted++;
-        if (key) deletedKeys.set(rec.sourcedid, key);
-        known.forget(rec.sourcedid);
-        continue;
-      }
-      if (!key) {
-        yield {
-          origin,
-          problem: { code: 'missing_key', message: `student ${rec.sourcedid} has no ${mapping.studentId}` },
-        };
-        continue;
-      }
-      known.student(rec.sourcedid, key, place.orgs);
-      if (!rec.email) {
-        noEmail.add(origin, rec.sourcedid);
-        withoutEmail.set(rec.sourcedid, key);
-        kept.push({ origin, key });
-        continue;
-      }
-      // The student's orgs as this data says, else as earlier pushes said: a delta with a new
-      // student in an unchanged school does not carry the school.
-      const placed = place.orgs.map((o) => orgOf(catalogue, known, o));
-      const program = catalogue.gradePrograms
-        ? gradeProgram(rec.grades)
-        : placed.find((o) => o?.kind === 'program')?.key;
-      const campus = placed.find((o) => o?.kind === 'campus');
-      yield {
-        origin,
-        row: {
-          email: rec.email,
-          student_id_ext: key,
-          first_name: rec.preferredgivenname || rec.givenname,
-          last_name: rec.preferredfamilyname || rec.familyname,
-          ...(program ? { program_code: program } : {}),
-          ...(campus ? { campus_name: campus.key } : {}),
-        },
-      };
-    }
-    yield* noEmailFinding();
-    if (options.fullSync) {
-      named += kept.length;
-      yield* namingRows(kept);
-    }
-  }
-
-  // Students without an email (young students often have none) are one finding, not one line each.
-  function* noEmailFinding(): Generator<Item> {
-    if (!noEmail.first) return;
-    const origin = noEmail.first;
-    const count = noEmail.count;
-    noEmail.count = 0;
-    noEmail.first = undefined;
-    yield {
-      origin,
-      problem: {
-        code: 'no_email',
-        message: `${count} students have no email (${noEmail.list()}): the roster needs one; they were not pushed`,
-      },
-    };
-    noEmail.ids = [];
-  }
-
-  const counts = { repeats: 0, merged: 0, withoutEmail: 0, moved: 0 };
-  const enrolments = () => {
-    roles = undefined;
-    rolesReleased = true;
-    return readEnrolments(files.enrollments!, {
-      classes,
-      known,
-      deletedKeys,
-      withoutEmail,
-      studentRoles,
-      mapping,
-      counts,
-    });
-  };
-
   return {
-    cohorts,
-    users,
-    enrolments,
-    notes: () => studentNotes({ tobedeleted, others, idFallbacks, named, ...counts }),
+    cohorts: read.cohorts,
+    users: (cohortId, options) => rosterOf(read, cohortId, options),
+    enrolments: () => enrolmentsOf(read),
+    notes: () =>
+      studentNotes({
+        tobedeleted: read.tobedeleted,
+        others: read.others,
+        idFallbacks: read.idFallbacks,
+        named: read.named,
+        ...read.counts,
+      }),
     get tobedeleted() {
-      return tobedeleted;
+      return read.tobedeleted;
     },
   };
+}
+
+/**
+ * One reading of the students: what it was given, and what the roster gathers for the
+ * enrolments and the notes. One object for the whole reading, so the per-user steps take it
+ * whole and nothing is allocated for them per record.
+ */
+interface Reading {
+  readonly files: { users?: RecordSource; roles?: RecordSource; enrollments?: RecordSource };
+  readonly catalogue: Catalogue;
+  readonly classes: Catalogue['classes'];
+  readonly mapping: OneRosterMapping;
+  readonly studentRoles: string[];
+  readonly rolesComplete: boolean;
+  readonly known: KnownUpdate;
+  /** The users' roles of 1.2 data (rolesOf()); undefined in 1.1 data, and once released. */
+  roles: PackedMap | undefined;
+  rolesReleased: boolean;
+  readonly cohorts: string[];
+  /** Keys of students left out as tobedeleted (the memory forgets them): others' are known.students'. */
+  readonly deletedKeys: Map<string, string>;
+  tobedeleted: number;
+  others: number;
+  idFallbacks: number;
+  /** Students without an email a full sync named (namingRows()). */
+  named: number;
+  readonly noEmail: Group;
+  /** Students not pushed for want of an email: their enrollments are left out too, counted. */
+  readonly withoutEmail: Map<string, string>;
+  readonly counts: { repeats: number; merged: number; withoutEmail: number; moved: number };
+}
+
+/** The cohort of a student in these orgs: the first given one by --cohort-for, else --cohort. */
+function cohortOf(mapping: OneRosterMapping, orgIds: string[]): string | undefined {
+  for (const id of orgIds) {
+    const c = mapping.cohortForOrg.get(id);
+    if (c) return c;
+  }
+  return mapping.cohort;
+}
+
+/** The student's key as the mapping says (studentId); a missing identifier falls back to the sourcedId, counted. */
+function keyOf(read: Reading, rec: Rec): string | undefined {
+  const { studentId } = read.mapping;
+  if (studentId === 'sourcedId') return rec.sourcedid;
+  if (studentId === 'username') return rec.username || undefined;
+  if (rec.identifier) return rec.identifier;
+  read.idFallbacks++;
+  return rec.sourcedid;
+}
+
+/** The users of one cohort as roster rows (Students.users()). */
+async function* rosterOf(
+  read: Reading,
+  cohortId: string,
+  options: { fullSync?: boolean } = {},
+): AsyncGenerator<Item> {
+  if (read.rolesReleased) throw new Error('the roster is read before the enrolments, never after');
+  // Users in no cohort (their problems, the non-students counted) are reported once, with the first.
+  const first = cohortId === read.cohorts[0];
+  const kept: { origin: Origin; key: string }[] = [];
+  for await (const { origin, rec } of read.files.users!()) {
+    const item = userItem(read, origin, rec, cohortId, first, kept);
+    if (item) yield item;
+  }
+  yield* noEmailFinding(read.noEmail);
+  if (options.fullSync) {
+    read.named += kept.length;
+    yield* namingRows(kept);
+  }
+}
+
+/**
+ * What one user gives the roster of `cohortId`: a row, a problem, or nothing (not a student,
+ * another cohort's, tobedeleted, or without an email: then kept in `kept` to be named).
+ */
+function userItem(
+  read: Reading,
+  origin: Origin,
+  rec: Rec,
+  cohortId: string,
+  first: boolean,
+  kept: { origin: Origin; key: string }[],
+): Item | undefined {
+  const { known } = read;
+  const place = placeOfUser(rec, read);
+  if (place === 'unknown') {
+    if (!first) return undefined;
+    return {
+      origin,
+      problem: {
+        code: 'role_unknown',
+        message:
+          `user ${rec.sourcedid} has no roles record here, and no earlier push said whether they are a student: ` +
+          'push a bulk export (or their roles) first',
+      },
+    };
+  }
+  if (!place.student) {
+    if (first) {
+      read.others++;
+      known.other(rec.sourcedid);
+    }
+    return undefined;
+  }
+  const target = cohortOf(read.mapping, place.orgs);
+  if (target !== cohortId) {
+    if (target !== undefined || !first) return undefined;
+    return {
+      origin,
+      problem: {
+        code: 'no_cohort',
+        message: `student ${rec.sourcedid} belongs to no org given a cohort by --cohort-for, and no --cohort was given`,
+      },
+    };
+  }
+  const key = deleted(rec) ? (known.students.get(rec.sourcedid)?.[0] ?? keyOf(read, rec)) : keyOf(read, rec);
+  if (deleted(rec)) {
+    // Never deleted: left out of the push, so a full sync departs the student; their
+    // enrolments are withdrawn.
+    read.tobedeleted++;
+    if (key) read.deletedKeys.set(rec.sourcedid, key);
+    known.forget(rec.sourcedid);
+    return undefined;
+  }
+  if (!key) {
+    return {
+      origin,
+      problem: { code: 'missing_key', message: `student ${rec.sourcedid} has no ${read.mapping.studentId}` },
+    };
+  }
+  known.student(rec.sourcedid, key, place.orgs);
+  if (!rec.email) {
+    read.noEmail.add(origin, rec.sourcedid);
+    read.withoutEmail.set(rec.sourcedid, key);
+    kept.push({ origin, key });
+    return undefined;
+  }
+  return rosterRow(read, origin, rec, key, place.orgs);
+}
+
+/** A student's roster row, in their program and campus. */
+function rosterRow(read: Reading, origin: Origin, rec: Rec, key: string, orgs: string[]): Item {
+  const { catalogue, known } = read;
+  // The student's orgs as this data says, else as earlier pushes said: a delta with a new
+  // student in an unchanged school does not carry the school.
+  const placed = orgs.map((o) => orgOf(catalogue, known, o));
+  const program = catalogue.gradePrograms
+    ? gradeProgram(rec.grades)
+    : placed.find((o) => o?.kind === 'program')?.key;
+  const campus = placed.find((o) => o?.kind === 'campus');
+  return {
+    origin,
+    row: {
+      email: rec.email,
+      student_id_ext: key,
+      first_name: rec.preferredgivenname || rec.givenname,
+      last_name: rec.preferredfamilyname || rec.familyname,
+      ...(program ? { program_code: program } : {}),
+      ...(campus ? { campus_name: campus.key } : {}),
+    },
+  };
+}
+
+// Students without an email (young students often have none) are one finding, not one line each.
+function* noEmailFinding(noEmail: Group): Generator<Item> {
+  if (!noEmail.first) return;
+  const origin = noEmail.first;
+  const count = noEmail.count;
+  noEmail.count = 0;
+  noEmail.first = undefined;
+  yield {
+    origin,
+    problem: {
+      code: 'no_email',
+      message: `${count} students have no email (${noEmail.list()}): the roster needs one; they were not pushed`,
+    },
+  };
+  noEmail.ids = [];
+}
+
+/** Enrollments of students as enrolment rows (Students.enrolments()); the roles are released first. */
+function enrolmentsOf(read: Reading): AsyncGenerator<Item> {
+  read.roles = undefined;
+  read.rolesReleased = true;
+  return readEnrolments(read.files.enrollments!, {
+    classes: read.classes,
+    known: read.known,
+    deletedKeys: read.deletedKeys,
+    withoutEmail: read.withoutEmail,
+    studentRoles: read.studentRoles,
+    mapping: read.mapping,
+    counts: read.counts,
+  });
 }
 
 /** What was left out of the students and their enrolments, counted (notes()). */
