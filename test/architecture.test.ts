@@ -3,8 +3,8 @@
 // beside the functions instead of in the area's model module is how circles start), no file of
 // src/ is over 400 lines, nothing in src/ calls the application in-process (`inject`), no
 // function is over 100 lines counted over its whole span, and SQL runs only in queries modules.
-// The last two have allow-lists of today's exceptions, which may only shrink. (Biome's
-// noExcessiveLinesPerFunction, 150 lines, stays as a coarser net in the editor.)
+// None has an exception. (Biome's noExcessiveLinesPerFunction, 150 lines, stays as a coarser net
+// in the editor.)
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -163,30 +163,14 @@ test('no file of src/ is over 400 lines, and nothing calls the application in-pr
 /** A function's whole span, from its name or parameters to its closing brace. */
 const MAX_FUNCTION_LINES = 100;
 
-/**
- * Functions over MAX_FUNCTION_LINES today, with their spans: none may grow, one brought under the
- * limit leaves the list, and no other may join it. Named `file: outer > inner` as functionSpans
- * names them.
- */
-const longFunctions = new Map<string, number>([]);
-
-test('no function is over 100 lines, counted over its whole span (beyond the shrinking allow-list)', () => {
+test('no function is over 100 lines, counted over its whole span', () => {
   const problems: string[] = [];
-  const found = new Set<string>();
   for (const file of files) {
     const relative = path.relative(src, file).split(path.sep).join('/');
     for (const span of functionSpans(fs.readFileSync(file, 'utf8'))) {
-      if (span.lines <= MAX_FUNCTION_LINES) continue;
-      const key = `${relative}: ${span.name}`;
-      found.add(key);
-      const allowed = longFunctions.get(key);
-      if (allowed === undefined) problems.push(`src/${key} (line ${span.line}) spans ${span.lines} lines`);
-      else if (span.lines > allowed) problems.push(`src/${key} grew from ${allowed} to ${span.lines} lines`);
+      if (span.lines > MAX_FUNCTION_LINES)
+        problems.push(`src/${relative}: ${span.name} (line ${span.line}) spans ${span.lines} lines`);
     }
-  }
-  for (const key of longFunctions.keys()) {
-    if (!found.has(key))
-      problems.push(`src/${key} is no longer over ${MAX_FUNCTION_LINES} lines: remove it from the list`);
   }
   assert.deepEqual(problems, []);
 });
@@ -195,20 +179,12 @@ test('no function is over 100 lines, counted over its whole span (beyond the shr
 const isQueriesModule = (relative: string) =>
   relative.startsWith('db/') || /(^|\/)queries\.ts$/.test(relative) || /(^|\/)(queries|sql)\//.test(relative);
 
-/** Files of src/ that run SQL outside a queries module today: the list may only shrink. */
-const sqlOutsideQueries = new Set<string>([]);
-
-test('SQL runs only in queries modules (beyond the shrinking allow-list)', () => {
+test('SQL runs only in queries modules', () => {
   const problems: string[] = [];
-  const found = new Set<string>();
   for (const file of files) {
     const relative = path.relative(src, file).split(path.sep).join('/');
     if (isQueriesModule(relative) || !/\.query\s*[<(]/.test(fs.readFileSync(file, 'utf8'))) continue;
-    found.add(relative);
-    if (!sqlOutsideQueries.has(relative)) problems.push(`src/${relative} runs SQL outside a queries module`);
-  }
-  for (const relative of sqlOutsideQueries) {
-    if (!found.has(relative)) problems.push(`src/${relative} runs no SQL any more: remove it from the list`);
+    problems.push(`src/${relative} runs SQL outside a queries module`);
   }
   assert.deepEqual(problems, []);
 });
