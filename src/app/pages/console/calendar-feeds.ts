@@ -6,7 +6,6 @@
 // API does (src/app/api/admin/calendar.ts); the forms are checked with the API's own schemas and
 // a refusal is shown next to the field it names.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import { listEvents } from '../../../domain/calendar/events.ts';
 import {
   type CalendarFeed,
@@ -33,7 +32,7 @@ import {
   newFeedInput,
   UPCOMING_DAYS,
 } from './calendar-feeds-view.ts';
-import { ctx, institutionOf } from './context.ts';
+import { ctx, ItemPageParams, institutionOf, PageParams } from './context.ts';
 import { confirmed, refusalOf } from './forms.ts';
 import { timesIn } from './institution-time.ts';
 
@@ -41,10 +40,8 @@ export { feedState } from './calendar-feeds-view.ts';
 /** A calendar feed as the pages show it (the domain's). */
 export type Feed = CalendarFeed;
 
-const Params = Type.Object({ slug: Type.String() });
-const FeedParams = Type.Object({ slug: Type.String(), id: Type.String() });
-const listSchema = { hide: true, params: Params };
-const schema = { hide: true, params: FeedParams };
+const listSchema = { hide: true, params: PageParams };
+const schema = { hide: true, params: ItemPageParams };
 const access = { access: 'admin' as const };
 
 const FIELDS = Object.keys(feedFields);

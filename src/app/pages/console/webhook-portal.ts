@@ -9,14 +9,12 @@ import { eventCatalogue } from '../../../domain/webhooks/catalogue.ts';
 import { getAttempt } from '../../../domain/webhooks/deliveries.ts';
 import { getEndpoint, removeEndpoint, revealSecret } from '../../../domain/webhooks/endpoints.ts';
 import type { App } from '../../types.ts';
-import { ctx, institutionOf } from './context.ts';
+import { ctx, ItemPageParams, institutionOf, PageParams } from './context.ts';
 import { confirmed } from './forms.ts';
 import { SHOW_AGAIN } from './webhooks-view.ts';
 
 const access = { access: 'integrations' as const };
-const Params = Type.Object({ slug: Type.String() });
-const EndpointParams = Type.Object({ slug: Type.String(), id: Type.String() });
-const AttemptParams = Type.Object({ slug: Type.String(), id: Type.String(), attemptId: Type.String() });
+const AttemptParams = Type.Object({ ...ItemPageParams.properties, attemptId: Type.String() });
 
 /** JSON as people read it: indented when it parses, as sent when it does not. */
 export function pretty(text: string): string {
@@ -47,7 +45,7 @@ function askFirst(
 export function webhookPortalRoutes(app: App): void {
   app.get(
     '/:slug/webhooks/events',
-    { config: access, schema: { hide: true, params: Params } },
+    { config: access, schema: { hide: true, params: PageParams } },
     async (request) =>
       ctx(request).render('console/webhook-events.eta', {
         title: 'Webhook event types',
@@ -78,7 +76,7 @@ export function webhookPortalRoutes(app: App): void {
 
   app.post(
     '/:slug/webhooks/:id/delete',
-    { config: { ...access, formFields: ['confirmed'] }, schema: { hide: true, params: EndpointParams } },
+    { config: { ...access, formFields: ['confirmed'] }, schema: { hide: true, params: ItemPageParams } },
     async (request, reply) => {
       const { id } = request.params;
       const institutionId = institutionOf(request).id;
@@ -96,7 +94,7 @@ export function webhookPortalRoutes(app: App): void {
 
   app.post(
     '/:slug/webhooks/:id/reveal-secret',
-    { config: { ...access, formFields: ['confirmed'] }, schema: { hide: true, params: EndpointParams } },
+    { config: { ...access, formFields: ['confirmed'] }, schema: { hide: true, params: ItemPageParams } },
     async (request) => {
       const { id } = request.params;
       const institutionId = institutionOf(request).id;
