@@ -22,7 +22,7 @@ import { listAudienceTags } from '../../../domain/institutions/listings.ts';
 import { ApiError } from '../../../errors.ts';
 import { uuidPattern } from '../../../lib/ids.ts';
 import type { App } from '../../types.ts';
-import { checkForm, withUrlChecks } from '../form-check.ts';
+import { checkFormWithUrls } from '../form-check.ts';
 import {
   feedFields,
   feedInput,
@@ -139,8 +139,10 @@ export function calendarFeedRoutes(app: App): void {
     async (request, reply) => {
       const values = feedValues(request.body);
       const input = newFeedInput(values);
-      const checked = withUrlChecks(
-        checkForm(NewFeedBody, input, feedFields),
+      const checked = checkFormWithUrls(
+        NewFeedBody,
+        input,
+        feedFields,
         { url: values.url },
         request.deps.policy,
       );
@@ -165,8 +167,10 @@ export function calendarFeedRoutes(app: App): void {
       const { id } = request.params;
       const values = feedValues(request.body);
       const input = feedInput(values);
-      const checked = withUrlChecks(
-        checkForm(FeedChangeBody, input, feedFields),
+      const checked = checkFormWithUrls(
+        FeedChangeBody,
+        input,
+        feedFields,
         { url: input.url },
         request.deps.policy,
       );

@@ -29,7 +29,7 @@ import {
   ReplayBody,
 } from '../../../domain/webhooks/schemas.ts';
 import type { App } from '../../types.ts';
-import { checkForm, withUrlChecks } from '../form-check.ts';
+import { checkForm, checkFormWithUrls } from '../form-check.ts';
 import { ctx, ItemPageParams, institutionOf, PageParams } from './context.ts';
 import { checkErrors, confirmed, list, refusalOf, text } from './forms.ts';
 import { timeIn } from './institution-time.ts';
@@ -130,8 +130,10 @@ function endpointListRoutes(app: App, { paths, endpoints }: Pages): void {
     async (request) => {
       const values = newEndpointValues(request.body);
       const input = newEndpointInput(values);
-      const checked = withUrlChecks(
-        checkForm(NewEndpointBody, input, newEndpointFields),
+      const checked = checkFormWithUrls(
+        NewEndpointBody,
+        input,
+        newEndpointFields,
         { url: input.url },
         request.deps.policy,
       );
