@@ -6,6 +6,7 @@
 // API does (src/app/api/admin/calendar.ts); the forms are checked with the API's own schemas and
 // a refusal is shown next to the field it names.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { TSchema } from 'typebox';
 import { listEvents } from '../../../domain/calendar/events.ts';
 import {
   type CalendarFeed,
@@ -51,6 +52,14 @@ const MAX_TAGS = 500;
 const MAX_ROWS = 50;
 
 type PageData = Record<string, unknown>;
+
+/** A feed form checked with the API's schema, its URL by the outbound guard's rules as well. */
+const checkFeedForm = <T extends TSchema>(
+  request: FastifyRequest,
+  schema: T,
+  input: Record<string, unknown>,
+  url: unknown,
+) => checkFormWithUrls(schema, input, feedFields, { url }, request.deps.policy);
 
 function pages() {
   const paths = (request: FastifyRequest, id?: string) => {
@@ -139,13 +148,7 @@ export function calendarFeedRoutes(app: App): void {
     async (request, reply) => {
       const values = feedValues(request.body);
       const input = newFeedInput(values);
-      const checked = checkFormWithUrls(
-        NewFeedBody,
-        input,
-        feedFields,
-        { url: values.url },
-        request.deps.policy,
-      );
+      const checked = checkFeedForm(request, NewFeedBody, input, values.url);
       if (!checked.ok) return feeds(request, { values, errors: checked.errors }, 400);
       return act(
         reply,
@@ -167,13 +170,7 @@ export function calendarFeedRoutes(app: App): void {
       const { id } = request.params;
       const values = feedValues(request.body);
       const input = feedInput(values);
-      const checked = checkFormWithUrls(
-        FeedChangeBody,
-        input,
-        feedFields,
-        { url: input.url },
-        request.deps.policy,
-      );
+      const checked = checkFeedForm(request, FeedChangeBody, input, input.url);
       if (!checked.ok) return feed(request, id, { values, errors: checked.errors }, 400);
       return act(
         reply,
