@@ -23,7 +23,13 @@ import {
 } from '../../../domain/webhooks/schemas.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
-import { adminRoute, filteredListingSchema, listingReply, listingSchema } from '../route-helpers.ts';
+import {
+  adminRoute,
+  filteredListingSchema,
+  listingReply,
+  listingSchema,
+  replyWith,
+} from '../route-helpers.ts';
 import { errorResponses } from '../schemas.ts';
 import { EndpointParams, endpointsPath, webhookTags } from './webhook-endpoints.ts';
 
@@ -117,16 +123,11 @@ function attemptAndRequeueRoutes(app: App): void {
       response: { 202: Redelivery, ...errorResponses(400, 401, 404, 409) },
     }),
     async (request, reply) =>
-      reply
-        .status(202)
-        .send(
-          await redeliverEvent(
-            request.deps,
-            institutionOf(request).id,
-            request.params.id,
-            request.body.event_id,
-          ),
-        ),
+      replyWith(
+        reply,
+        202,
+        redeliverEvent(request.deps, institutionOf(request).id, request.params.id, request.body.event_id),
+      ),
   );
 
   app.post(
@@ -140,15 +141,15 @@ function attemptAndRequeueRoutes(app: App): void {
       response: { 202: Replayed, ...errorResponses(400, 401, 404, 409) },
     }),
     async (request, reply) =>
-      reply
-        .status(202)
-        .send(
-          await replayFailed(
-            request.deps,
-            institutionOf(request).id,
-            request.params.id,
-            new Date(request.body.since),
-          ),
+      replyWith(
+        reply,
+        202,
+        replayFailed(
+          request.deps,
+          institutionOf(request).id,
+          request.params.id,
+          new Date(request.body.since),
         ),
+      ),
   );
 }
