@@ -44,18 +44,23 @@ An invalid \`start_date\` is ignored (reported on a dry run).
 
 A 200 means the page was processed: read \`errors\` and \`warnings\`.`;
 
+// The example student of the row schema and of the body's example (a string flag there, a boolean here).
+const exampleStudent = {
+  email: 'ana.lima@student.example.edu',
+  student_id_ext: 'S1000123',
+  first_name: 'Ana',
+  last_name: 'Lima',
+  program_code: 'BSCI',
+  campus_name: 'City Campus',
+};
+
 const StudentRow = Type.Unknown({
   description:
     'A student row (spec 2.1). Validated one by one: a malformed row (not an object, a missing or ' +
     'mistyped field) becomes an entry in `errors` and the other rows still import.',
   examples: [
     {
-      email: 'ana.lima@student.example.edu',
-      student_id_ext: 'S1000123',
-      first_name: 'Ana',
-      last_name: 'Lima',
-      program_code: 'BSCI',
-      campus_name: 'City Campus',
+      ...exampleStudent,
       first_in_family: 'true',
       start_date: '2026-02-23',
     },
@@ -103,12 +108,7 @@ export const SyncBody = Type.Object(
         cohort_id: '6f1c2d4e-8a9b-4c3d-9e7f-1a2b3c4d5e6f',
         students: [
           {
-            email: 'ana.lima@student.example.edu',
-            student_id_ext: 'S1000123',
-            first_name: 'Ana',
-            last_name: 'Lima',
-            program_code: 'BSCI',
-            campus_name: 'City Campus',
+            ...exampleStudent,
             first_in_family: true,
             start_date: '2026-02-23',
           },
