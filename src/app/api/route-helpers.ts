@@ -91,3 +91,15 @@ export function institutionListingRoute<T extends TSchema>(
       ) as never,
   );
 }
+
+/**
+ * Answers `status` (201 for a thing made, 202 for work queued) with what `result` resolves to: the
+ * handler passes the domain call itself.
+ */
+export async function replyWith<R, T>(
+  reply: { status(code: number): { send(payload: T): R } },
+  status: 201 | 202,
+  result: Promise<T>,
+): Promise<R> {
+  return reply.status(status).send(await result);
+}

@@ -174,3 +174,14 @@ export function withUrlChecks<T>(
   }
   return { ok: false, errors };
 }
+
+/** A form check with its URL fields (named in `urls`) checked as withUrlChecks does. */
+export function checkFormWithUrls<T extends TSchema>(
+  schema: T,
+  values: Record<string, unknown>,
+  fields: Record<string, FieldText>,
+  urls: Record<string, unknown>,
+  policy: OutboundPolicy,
+): FormCheck<Static<T>> {
+  return withUrlChecks(checkForm(schema, values, fields), urls, policy);
+}

@@ -7,34 +7,25 @@ import { eventDeliveries } from '../../../domain/webhooks/deliveries.ts';
 import { EventDeliveries } from '../../../domain/webhooks/schemas.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
-import { adminSecurity, errorResponses, SlugParams, Uuid } from '../schemas.ts';
+import { adminRoute, institutionRoute } from '../route-helpers.ts';
+import { errorResponses, SlugParams, Uuid } from '../schemas.ts';
 import { helpdeskTags } from './help-requests.ts';
 import { webhookTags } from './webhook-endpoints.ts';
 
 export function adminEventRoutes(app: App): void {
-  const security = adminSecurity;
-
   app.get(
     '/admin/v1/institutions/:slug/events',
-    {
-      config: { access: 'integrations' },
-      schema: {
-        tags: helpdeskTags,
-        security,
-        summary: "Read the institution's event log, oldest first",
-        description:
-          'Every help-request change records an event in the transaction of the change; this is the log ' +
-          'webhook delivery reads. Page with after_seq = the last seq read.',
-        params: SlugParams,
-        querystring: Type.Object({
-          after_seq: Type.Optional(
-            Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 }),
-          ),
-          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
-        }),
-        response: { 200: EventLogPage, ...errorResponses(400, 401, 404) },
-      },
-    },
+    institutionRoute('integrations', helpdeskTags, {
+      summary: "Read the institution's event log, oldest first",
+      description:
+        'Every help-request change records an event in the transaction of the change; this is the log ' +
+        'webhook delivery reads. Page with after_seq = the last seq read.',
+      querystring: Type.Object({
+        after_seq: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 })),
+        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+      }),
+      response: { 200: EventLogPage, ...errorResponses(400, 401, 404) },
+    }),
     async (request) =>
       readEventLog(request.deps.db, institutionOf(request).id, {
         afterSeq: request.query.after_seq ?? 0,
@@ -44,16 +35,11 @@ export function adminEventRoutes(app: App): void {
 
   app.get(
     '/admin/v1/institutions/:slug/events/:event_id/deliveries',
-    {
-      config: { access: 'integrations' },
-      schema: {
-        tags: webhookTags,
-        security,
-        summary: 'One event and its deliveries to each endpoint, with every attempt',
-        params: Type.Intersect([SlugParams, Type.Object({ event_id: Uuid() })]),
-        response: { 200: EventDeliveries, ...errorResponses(401, 404) },
-      },
-    },
+    adminRoute('integrations', webhookTags, {
+      summary: 'One event and its deliveries to each endpoint, with every attempt',
+      params: Type.Intersect([SlugParams, Type.Object({ event_id: Uuid() })]),
+      response: { 200: EventDeliveries, ...errorResponses(401, 404) },
+    }),
     async (request) => eventDeliveries(request.deps.db, institutionOf(request).id, request.params.event_id),
   );
 }

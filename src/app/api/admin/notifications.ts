@@ -17,10 +17,10 @@ import {
 } from '../../../domain/notifications/settings.ts';
 import { callerOf, institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
-import { adminSecurity, errorResponses, SlugParams } from '../schemas.ts';
+import { institutionRoute } from '../route-helpers.ts';
+import { errorResponses } from '../schemas.ts';
 
 const tags = ['admin: help desk'];
-const security = adminSecurity;
 
 /** Whether the process sends email, as every answer here says it. */
 function emailOf(request: FastifyRequest) {
@@ -59,41 +59,29 @@ export function adminNotificationRoutes(app: App): void {
 function recipientRoutes(app: App): void {
   app.get(
     '/admin/v1/institutions/:slug/notification-recipients',
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags,
-        security,
-        summary: 'Who is told of help requests by email',
-        description:
-          'Every current staff member and admin of the institution with what they are told: new crisis ' +
-          'requests (chosen by admins), every new request and requests assigned to them (each person’s own ' +
-          'choice). Emails carry a link to the request and never its text.',
-        params: SlugParams,
-        response: { 200: Recipients, ...errorResponses(401, 403, 404) },
-      },
-    },
+    institutionRoute('admin', tags, {
+      summary: 'Who is told of help requests by email',
+      description:
+        'Every current staff member and admin of the institution with what they are told: new crisis ' +
+        'requests (chosen by admins), every new request and requests assigned to them (each person’s own ' +
+        'choice). Emails carry a link to the request and never its text.',
+      response: { 200: Recipients, ...errorResponses(401, 403, 404) },
+    }),
     async (request) => recipients(request, await peopleSettings(request.deps.db, institutionOf(request).id)),
   );
 
   app.put(
     '/admin/v1/institutions/:slug/notification-recipients',
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags,
-        security,
-        summary: 'Choose who is told of every new crisis request',
-        description:
-          `Replaces the crisis recipients with these people (at most ${MAX_CRISIS_RECIPIENTS}; an empty list ` +
-          'tells no one). Each must be a current staff member or admin of the institution, or the request is ' +
-          '400 invalid_field naming it (`crisis_recipients[i]`) and nothing changes. People’s own choices are ' +
-          'kept.',
-        params: SlugParams,
-        body: Type.Object({ crisis_recipients: Type.Array(Type.Unknown()) }),
-        response: { 200: Recipients, ...errorResponses(400, 401, 403, 404) },
-      },
-    },
+    institutionRoute('admin', tags, {
+      summary: 'Choose who is told of every new crisis request',
+      description:
+        `Replaces the crisis recipients with these people (at most ${MAX_CRISIS_RECIPIENTS}; an empty list ` +
+        'tells no one). Each must be a current staff member or admin of the institution, or the request is ' +
+        '400 invalid_field naming it (`crisis_recipients[i]`) and nothing changes. People’s own choices are ' +
+        'kept.',
+      body: Type.Object({ crisis_recipients: Type.Array(Type.Unknown()) }),
+      response: { 200: Recipients, ...errorResponses(400, 401, 403, 404) },
+    }),
     async (request) =>
       recipients(
         request,
@@ -103,26 +91,20 @@ function recipientRoutes(app: App): void {
 
   app.get(
     '/admin/v1/institutions/:slug/notifications',
-    {
-      config: { access: 'admin' },
-      schema: {
-        tags,
-        security,
-        summary: 'The recent notification emails, with their state and failures',
-        description:
-          'Newest first, at most `limit` (default 50, up to 200), optionally in one state. Finished ' +
-          'notifications are kept for 30 days.',
-        params: SlugParams,
-        querystring: Type.Object({
-          state: Type.Optional(Type.String({ description: NOTIFICATION_STATES.join(', ') })),
-          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
-        }),
-        response: {
-          200: Type.Object({ email: Email, items: Type.Array(Notification) }),
-          ...errorResponses(400, 401, 403, 404),
-        },
+    institutionRoute('admin', tags, {
+      summary: 'The recent notification emails, with their state and failures',
+      description:
+        'Newest first, at most `limit` (default 50, up to 200), optionally in one state. Finished ' +
+        'notifications are kept for 30 days.',
+      querystring: Type.Object({
+        state: Type.Optional(Type.String({ description: NOTIFICATION_STATES.join(', ') })),
+        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
+      }),
+      response: {
+        200: Type.Object({ email: Email, items: Type.Array(Notification) }),
+        ...errorResponses(400, 401, 403, 404),
       },
-    },
+    }),
     async (request) => {
       const rows = await recentNotifications(request.deps.db, institutionOf(request).id, request.query);
       return {
@@ -141,19 +123,13 @@ function ownRoutes(app: App): void {
   const own = '/admin/v1/institutions/:slug/me/notifications';
   app.get(
     own,
-    {
-      config: { access: 'helpdesk' },
-      schema: {
-        tags,
-        security,
-        summary: 'What the signed-in person is told by email',
-        description:
-          'A staff member’s or admin’s own settings (409 not_a_person for the operator, who has none). `crisis` is ' +
-          'chosen by the institution’s admins.',
-        params: SlugParams,
-        response: { 200: OwnSettings, ...errorResponses(401, 403, 404, 409) },
-      },
-    },
+    institutionRoute('helpdesk', tags, {
+      summary: 'What the signed-in person is told by email',
+      description:
+        'A staff member’s or admin’s own settings (409 not_a_person for the operator, who has none). `crisis` is ' +
+        'chosen by the institution’s admins.',
+      response: { 200: OwnSettings, ...errorResponses(401, 403, 404, 409) },
+    }),
     async (request) => ({
       email: emailOf(request),
       ...(await ownSettings(request.deps.db, institutionOf(request).id, personOf(request))),
@@ -162,20 +138,14 @@ function ownRoutes(app: App): void {
 
   app.put(
     own,
-    {
-      config: { access: 'helpdesk' },
-      schema: {
-        tags,
-        security,
-        summary: 'Choose what the signed-in person is told by email',
-        description:
-          'Every new request, and requests someone else assigns to them. The crisis setting is the admins’ ' +
-          '(PUT …/notification-recipients).',
-        params: SlugParams,
-        body: Type.Object({ any_new_request: Type.Boolean(), assigned_to_me: Type.Boolean() }),
-        response: { 200: OwnSettings, ...errorResponses(400, 401, 403, 404, 409) },
-      },
-    },
+    institutionRoute('helpdesk', tags, {
+      summary: 'Choose what the signed-in person is told by email',
+      description:
+        'Every new request, and requests someone else assigns to them. The crisis setting is the admins’ ' +
+        '(PUT …/notification-recipients).',
+      body: Type.Object({ any_new_request: Type.Boolean(), assigned_to_me: Type.Boolean() }),
+      response: { 200: OwnSettings, ...errorResponses(400, 401, 403, 404, 409) },
+    }),
     async (request) => {
       const institutionId = institutionOf(request).id;
       const settings = await setOwnSettings(request.deps, institutionId, personOf(request), request.body);

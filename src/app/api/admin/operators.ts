@@ -6,7 +6,7 @@ import { NewOperatorBody, Person } from '../../../domain/people/schemas.ts';
 import { mintOperatorLink } from '../../../domain/people/sign-in.ts';
 import { callerOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
-import { adminRoute } from '../route-helpers.ts';
+import { adminRoute, replyWith } from '../route-helpers.ts';
 import { DateTime, errorResponses, Uuid } from '../schemas.ts';
 
 export function adminOperatorRoutes(app: App): void {
@@ -20,16 +20,11 @@ export function adminOperatorRoutes(app: App): void {
       response: { 201: Person, ...errorResponses(400, 401, 403, 409) },
     }),
     async (request, reply) =>
-      reply
-        .status(201)
-        .send(
-          await invitePerson(
-            request.deps,
-            null,
-            { ...request.body, roles: [], permissions: [] },
-            callerOf(request),
-          ),
-        ),
+      replyWith(
+        reply,
+        201,
+        invitePerson(request.deps, null, { ...request.body, roles: [], permissions: [] }, callerOf(request)),
+      ),
   );
 
   app.get(

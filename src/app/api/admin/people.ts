@@ -13,7 +13,7 @@ import {
 import { InviteBody, Person, PersonChangeBody } from '../../../domain/people/schemas.ts';
 import { callerOf, institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
-import { adminRoute, institutionRoute } from '../route-helpers.ts';
+import { adminRoute, institutionRoute, replyWith } from '../route-helpers.ts';
 import { errorResponses, SlugParams, Uuid } from '../schemas.ts';
 
 const tags = ['admin: people and sign-in'];
@@ -39,16 +39,16 @@ function inviteAndListRoutes(app: App): void {
       response: { 201: Person, ...errorResponses(400, 401, 403, 404, 409) },
     }),
     async (request, reply) =>
-      reply
-        .status(201)
-        .send(
-          await invitePerson(
-            request.deps,
-            institutionOf(request).id,
-            { ...request.body, permissions: request.body.permissions ?? [] },
-            callerOf(request),
-          ),
+      replyWith(
+        reply,
+        201,
+        invitePerson(
+          request.deps,
+          institutionOf(request).id,
+          { ...request.body, permissions: request.body.permissions ?? [] },
+          callerOf(request),
         ),
+      ),
   );
 
   app.get(

@@ -23,11 +23,17 @@ import {
 } from '../../../domain/webhooks/schemas.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
-import { adminSecurity, CursorQuery, errorResponses, Page, pageOf, pageReply } from '../schemas.ts';
+import {
+  adminRoute,
+  filteredListingSchema,
+  listingReply,
+  listingSchema,
+  replyWith,
+} from '../route-helpers.ts';
+import { errorResponses } from '../schemas.ts';
 import { EndpointParams, endpointsPath, webhookTags } from './webhook-endpoints.ts';
 
 const tags = webhookTags;
-const security = adminSecurity;
 const base = endpointsPath;
 
 export function adminWebhookDeliveryRoutes(app: App): void {
@@ -39,43 +45,31 @@ export function adminWebhookDeliveryRoutes(app: App): void {
 function testAndLogRoutes(app: App): void {
   app.post(
     `${base}/:id/test`,
-    {
-      config: { access: 'integrations' },
-      schema: {
-        tags,
-        security,
-        summary: 'Send a test event (type webhook.test) to this endpoint',
-        description: 'Delivered, signed, logged and retried like any event; no other endpoint receives it.',
-        params: EndpointParams,
-        response: { 202: TestEventQueued, ...errorResponses(401, 404, 409) },
-      },
-    },
+    adminRoute('integrations', tags, {
+      summary: 'Send a test event (type webhook.test) to this endpoint',
+      description: 'Delivered, signed, logged and retried like any event; no other endpoint receives it.',
+      params: EndpointParams,
+      response: { 202: TestEventQueued, ...errorResponses(401, 404, 409) },
+    }),
     async (request, reply) =>
       reply.status(202).send(await sendTestEvent(request.deps, institutionOf(request).id, request.params.id)),
   );
 
   app.get(
     `${base}/:id/deliveries`,
-    {
-      config: { access: 'integrations' },
-      schema: {
-        tags,
-        security,
-        summary: 'Delivery log of an endpoint: one row per event, newest first',
-        description:
-          "Page with next_cursor (keep the same state filter). include_attempts=true adds each delivery's " +
-          'attempts (attempt_log), so a page of the log shows every attempt of the deliveries on it, however ' +
-          'old, in the same request.',
-        params: EndpointParams,
-        querystring: Type.Intersect([CursorQuery, DeliveryFilters]),
-        response: { 200: Page(WebhookDelivery), ...errorResponses(400, 401, 404) },
-      },
-    },
+    adminRoute('integrations', tags, {
+      summary: 'Delivery log of an endpoint: one row per event, newest first',
+      description:
+        "Page with next_cursor (keep the same state filter). include_attempts=true adds each delivery's " +
+        'attempts (attempt_log), so a page of the log shows every attempt of the deliveries on it, however ' +
+        'old, in the same request.',
+      params: EndpointParams,
+      ...filteredListingSchema(WebhookDelivery, DeliveryFilters),
+    }),
     async (request) =>
-      pageReply(
-        deliveryOrder,
-        await listDeliveries(request.deps, institutionOf(request).id, request.params.id, {
-          ...pageOf(deliveryOrder, request.query),
+      listingReply(deliveryOrder, request.query, (page) =>
+        listDeliveries(request.deps, institutionOf(request).id, request.params.id, {
+          ...page,
           state: request.query.state,
           withAttempts: request.query.include_attempts === true,
         }),
@@ -84,26 +78,14 @@ function testAndLogRoutes(app: App): void {
 
   app.get(
     `${base}/:id/attempts`,
-    {
-      config: { access: 'integrations' },
-      schema: {
-        tags,
-        security,
-        summary: 'Attempt log of an endpoint: time, status code, duration, error; newest first',
-        params: EndpointParams,
-        querystring: CursorQuery,
-        response: { 200: Page(WebhookAttempt), ...errorResponses(400, 401, 404) },
-      },
-    },
+    adminRoute('integrations', tags, {
+      summary: 'Attempt log of an endpoint: time, status code, duration, error; newest first',
+      params: EndpointParams,
+      ...listingSchema(WebhookAttempt),
+    }),
     async (request) =>
-      pageReply(
-        attemptOrder,
-        await listAttempts(
-          request.deps,
-          institutionOf(request).id,
-          request.params.id,
-          pageOf(attemptOrder, request.query),
-        ),
+      listingReply(attemptOrder, request.query, (page) =>
+        listAttempts(request.deps, institutionOf(request).id, request.params.id, page),
       ),
   );
 }
@@ -112,82 +94,62 @@ function testAndLogRoutes(app: App): void {
 function attemptAndRequeueRoutes(app: App): void {
   app.get(
     `${base}/:id/attempts/:attempt_id`,
-    {
-      config: { access: 'integrations' },
-      schema: {
-        tags,
-        security,
-        summary:
-          'One attempt: the request sent (headers, body) and the response (status, headers, first 4 KiB of body)',
-        description:
-          'The request body is the event payload, the same bytes on every attempt. Attempts recorded before ' +
-          'requests and responses were kept have request.headers and response null.',
-        params: Type.Intersect([
-          EndpointParams,
-          Type.Object({
-            attempt_id: Type.String({ maxLength: 40, description: 'The attempt id (an integer)' }),
-          }),
-        ]),
-        response: { 200: WebhookAttemptDetail, ...errorResponses(401, 404) },
-      },
-    },
+    adminRoute('integrations', tags, {
+      summary:
+        'One attempt: the request sent (headers, body) and the response (status, headers, first 4 KiB of body)',
+      description:
+        'The request body is the event payload, the same bytes on every attempt. Attempts recorded before ' +
+        'requests and responses were kept have request.headers and response null.',
+      params: Type.Intersect([
+        EndpointParams,
+        Type.Object({
+          attempt_id: Type.String({ maxLength: 40, description: 'The attempt id (an integer)' }),
+        }),
+      ]),
+      response: { 200: WebhookAttemptDetail, ...errorResponses(401, 404) },
+    }),
     async (request) =>
       getAttempt(request.deps, institutionOf(request).id, request.params.id, request.params.attempt_id),
   );
 
   app.post(
     `${base}/:id/redeliver`,
-    {
-      config: { access: 'integrations' },
-      schema: {
-        tags,
-        security,
-        summary: 'Deliver one event to this endpoint again, now',
-        description:
-          'Works whatever the earlier outcome was, and for an event the endpoint never received. The attempt count restarts; the log is kept. The `webhook-id` is the same event id, so a consumer that already processed it can drop it.',
-        params: EndpointParams,
-        body: RedeliverBody,
-        response: { 202: Redelivery, ...errorResponses(400, 401, 404, 409) },
-      },
-    },
+    adminRoute('integrations', tags, {
+      summary: 'Deliver one event to this endpoint again, now',
+      description:
+        'Works whatever the earlier outcome was, and for an event the endpoint never received. The attempt count restarts; the log is kept. The `webhook-id` is the same event id, so a consumer that already processed it can drop it.',
+      params: EndpointParams,
+      body: RedeliverBody,
+      response: { 202: Redelivery, ...errorResponses(400, 401, 404, 409) },
+    }),
     async (request, reply) =>
-      reply
-        .status(202)
-        .send(
-          await redeliverEvent(
-            request.deps,
-            institutionOf(request).id,
-            request.params.id,
-            request.body.event_id,
-          ),
-        ),
+      replyWith(
+        reply,
+        202,
+        redeliverEvent(request.deps, institutionOf(request).id, request.params.id, request.body.event_id),
+      ),
   );
 
   app.post(
     `${base}/:id/replay`,
-    {
-      config: { access: 'integrations' },
-      schema: {
-        tags,
-        security,
-        summary: 'Replay every failed delivery of this endpoint since a time',
-        description:
-          'Puts back in the queue every delivery of this endpoint in state `failed` (retries exhausted, or failed when the endpoint was disabled) whose event was recorded at or after `since`.',
-        params: EndpointParams,
-        body: ReplayBody,
-        response: { 202: Replayed, ...errorResponses(400, 401, 404, 409) },
-      },
-    },
+    adminRoute('integrations', tags, {
+      summary: 'Replay every failed delivery of this endpoint since a time',
+      description:
+        'Puts back in the queue every delivery of this endpoint in state `failed` (retries exhausted, or failed when the endpoint was disabled) whose event was recorded at or after `since`.',
+      params: EndpointParams,
+      body: ReplayBody,
+      response: { 202: Replayed, ...errorResponses(400, 401, 404, 409) },
+    }),
     async (request, reply) =>
-      reply
-        .status(202)
-        .send(
-          await replayFailed(
-            request.deps,
-            institutionOf(request).id,
-            request.params.id,
-            new Date(request.body.since),
-          ),
+      replyWith(
+        reply,
+        202,
+        replayFailed(
+          request.deps,
+          institutionOf(request).id,
+          request.params.id,
+          new Date(request.body.since),
         ),
+      ),
   );
 }

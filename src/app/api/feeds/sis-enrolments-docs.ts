@@ -77,6 +77,33 @@ export function enrolmentsDescription(ratePerMinute: number): string {
   ].join('\n');
 }
 
+/** The row an enrolments example refuses, as its errors name it. */
+interface ExampleRow {
+  row: number;
+  email: string | null;
+  student_id_ext: string | null;
+  unit_code: string;
+  term_code: string;
+}
+
+/** An error of the enrolments section in the examples: the row, then why it was refused. */
+const enrolmentError = (row: ExampleRow, code: string, message: string, field: string) => ({
+  section: 'enrolments',
+  ...row,
+  code,
+  message,
+  field,
+});
+
+/** The example's enrolment of a student the institution does not have, in a unit it does not have. */
+const unknownStudentRow: ExampleRow = {
+  row: 2,
+  email: null,
+  student_id_ext: 'S9999',
+  unit_code: 'NURS999',
+  term_code: '2026-S1',
+};
+
 export const enrolmentsExamples = {
   requests: [
     {
@@ -126,28 +153,13 @@ export const enrolmentsExamples = {
         enrolments: { received: 3, created: 1, updated: 1, unchanged: 0, rejected: 1 },
       },
       errors: [
-        {
-          section: 'enrolments',
-          row: 2,
-          email: null,
-          student_id_ext: 'S9999',
-          unit_code: 'NURS999',
-          term_code: '2026-S1',
-          code: 'student_not_found',
-          message: 'No student has the student ID S9999',
-          field: 'student_id_ext',
-        },
-        {
-          section: 'enrolments',
-          row: 2,
-          email: null,
-          student_id_ext: 'S9999',
-          unit_code: 'NURS999',
-          term_code: '2026-S1',
-          code: 'unit_not_found',
-          message: 'No unit has the code NURS999',
-          field: 'unit_code',
-        },
+        enrolmentError(
+          unknownStudentRow,
+          'student_not_found',
+          'No student has the student ID S9999',
+          'student_id_ext',
+        ),
+        enrolmentError(unknownStudentRow, 'unit_not_found', 'No unit has the code NURS999', 'unit_code'),
       ],
     },
     {
@@ -159,18 +171,18 @@ export const enrolmentsExamples = {
         enrolments: { received: 1, created: 0, updated: 0, unchanged: 0, rejected: 1 },
       },
       errors: [
-        {
-          section: 'enrolments',
-          row: 0,
-          email: 'mia.chen@student.northbridge.edu',
-          student_id_ext: null,
-          unit_code: 'NURS101',
-          term_code: '2026-S2',
-          code: 'term_not_found',
-          message:
-            'No term has the code 2026-S2 among the stored terms (a dry run does not see the terms of the same push)',
-          field: 'term_code',
-        },
+        enrolmentError(
+          {
+            row: 0,
+            email: 'mia.chen@student.northbridge.edu',
+            student_id_ext: null,
+            unit_code: 'NURS101',
+            term_code: '2026-S2',
+          },
+          'term_not_found',
+          'No term has the code 2026-S2 among the stored terms (a dry run does not see the terms of the same push)',
+          'term_code',
+        ),
       ],
     },
   ],

@@ -44,18 +44,23 @@ An invalid \`start_date\` is ignored (reported on a dry run).
 
 A 200 means the page was processed: read \`errors\` and \`warnings\`.`;
 
+// The example student of the row schema and of the body's example (a string flag there, a boolean here).
+const exampleStudent = {
+  email: 'ana.lima@student.example.edu',
+  student_id_ext: 'S1000123',
+  first_name: 'Ana',
+  last_name: 'Lima',
+  program_code: 'BSCI',
+  campus_name: 'City Campus',
+};
+
 const StudentRow = Type.Unknown({
   description:
     'A student row (spec 2.1). Validated one by one: a malformed row (not an object, a missing or ' +
     'mistyped field) becomes an entry in `errors` and the other rows still import.',
   examples: [
     {
-      email: 'ana.lima@student.example.edu',
-      student_id_ext: 'S1000123',
-      first_name: 'Ana',
-      last_name: 'Lima',
-      program_code: 'BSCI',
-      campus_name: 'City Campus',
+      ...exampleStudent,
       first_in_family: 'true',
       start_date: '2026-02-23',
     },
@@ -103,12 +108,7 @@ export const SyncBody = Type.Object(
         cohort_id: '6f1c2d4e-8a9b-4c3d-9e7f-1a2b3c4d5e6f',
         students: [
           {
-            email: 'ana.lima@student.example.edu',
-            student_id_ext: 'S1000123',
-            first_name: 'Ana',
-            last_name: 'Lima',
-            program_code: 'BSCI',
-            campus_name: 'City Campus',
+            ...exampleStudent,
             first_in_family: true,
             start_date: '2026-02-23',
           },
@@ -197,6 +197,23 @@ const FullSync = Type.Object(
   { description: 'Present when sync_id was sent.' },
 );
 
+// The row error and warning of the response examples: the same in the push and its dry run.
+const exampleRowError = {
+  row: 2,
+  email: null,
+  student_id_ext: 'S1000125',
+  code: 'missing_field',
+  field: 'email',
+  message: 'The email is missing',
+};
+const exampleCampusWarning = {
+  code: 'unknown_campus',
+  field: 'campus_code',
+  value: 'north',
+  rows: [1],
+  message: 'no campus is named "north"; the rows imported without a campus (a stored one is kept)',
+};
+
 export const SyncResponse = Type.Object(
   {
     run_id: Type.String({
@@ -260,25 +277,8 @@ export const SyncResponse = Type.Object(
         created: 1,
         updated: 1,
         imported: 2,
-        errors: [
-          {
-            row: 2,
-            email: null,
-            student_id_ext: 'S1000125',
-            code: 'missing_field',
-            field: 'email',
-            message: 'The email is missing',
-          },
-        ],
-        warnings: [
-          {
-            code: 'unknown_campus',
-            field: 'campus_code',
-            value: 'north',
-            rows: [1],
-            message: 'no campus is named "north"; the rows imported without a campus (a stored one is kept)',
-          },
-        ],
+        errors: [exampleRowError],
+        warnings: [exampleCampusWarning],
       },
       {
         run_id: '9e4d1c2b-3a5f-4b6e-8d7c-0f1e2d3c4b5a',
@@ -286,25 +286,8 @@ export const SyncResponse = Type.Object(
         created: 0,
         updated: 0,
         imported: 0,
-        errors: [
-          {
-            row: 2,
-            email: null,
-            student_id_ext: 'S1000125',
-            code: 'missing_field',
-            field: 'email',
-            message: 'The email is missing',
-          },
-        ],
-        warnings: [
-          {
-            code: 'unknown_campus',
-            field: 'campus_code',
-            value: 'north',
-            rows: [1],
-            message: 'no campus is named "north"; the rows imported without a campus (a stored one is kept)',
-          },
-        ],
+        errors: [exampleRowError],
+        warnings: [exampleCampusWarning],
         dry_run: true,
         would_create: 1,
         would_update: 1,

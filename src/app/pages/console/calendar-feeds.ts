@@ -6,7 +6,7 @@
 // API does (src/app/api/admin/calendar.ts); the forms are checked with the API's own schemas and
 // a refusal is shown next to the field it names.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
+import type { TSchema } from 'typebox';
 import { listEvents } from '../../../domain/calendar/events.ts';
 import {
   type CalendarFeed,
@@ -23,7 +23,7 @@ import { listAudienceTags } from '../../../domain/institutions/listings.ts';
 import { ApiError } from '../../../errors.ts';
 import { uuidPattern } from '../../../lib/ids.ts';
 import type { App } from '../../types.ts';
-import { checkForm, withUrlChecks } from '../form-check.ts';
+import { checkFormWithUrls } from '../form-check.ts';
 import {
   feedFields,
   feedInput,
@@ -33,7 +33,7 @@ import {
   newFeedInput,
   UPCOMING_DAYS,
 } from './calendar-feeds-view.ts';
-import { ctx, institutionOf } from './context.ts';
+import { ctx, ItemPageParams, institutionOf, PageParams } from './context.ts';
 import { confirmed, refusalOf } from './forms.ts';
 import { timesIn } from './institution-time.ts';
 
@@ -41,10 +41,8 @@ export { feedState } from './calendar-feeds-view.ts';
 /** A calendar feed as the pages show it (the domain's). */
 export type Feed = CalendarFeed;
 
-const Params = Type.Object({ slug: Type.String() });
-const FeedParams = Type.Object({ slug: Type.String(), id: Type.String() });
-const listSchema = { hide: true, params: Params };
-const schema = { hide: true, params: FeedParams };
+const listSchema = { hide: true, params: PageParams };
+const schema = { hide: true, params: ItemPageParams };
 const access = { access: 'admin' as const };
 
 const FIELDS = Object.keys(feedFields);
@@ -54,6 +52,14 @@ const MAX_TAGS = 500;
 const MAX_ROWS = 50;
 
 type PageData = Record<string, unknown>;
+
+/** A feed form checked with the API's schema, its URL by the outbound guard's rules as well. */
+const checkFeedForm = <T extends TSchema>(
+  request: FastifyRequest,
+  schema: T,
+  input: Record<string, unknown>,
+  url: unknown,
+) => checkFormWithUrls(schema, input, feedFields, { url }, request.deps.policy);
 
 function pages() {
   const paths = (request: FastifyRequest, id?: string) => {
@@ -142,11 +148,7 @@ export function calendarFeedRoutes(app: App): void {
     async (request, reply) => {
       const values = feedValues(request.body);
       const input = newFeedInput(values);
-      const checked = withUrlChecks(
-        checkForm(NewFeedBody, input, feedFields),
-        { url: values.url },
-        request.deps.policy,
-      );
+      const checked = checkFeedForm(request, NewFeedBody, input, values.url);
       if (!checked.ok) return feeds(request, { values, errors: checked.errors }, 400);
       return act(
         reply,
@@ -168,11 +170,7 @@ export function calendarFeedRoutes(app: App): void {
       const { id } = request.params;
       const values = feedValues(request.body);
       const input = feedInput(values);
-      const checked = withUrlChecks(
-        checkForm(FeedChangeBody, input, feedFields),
-        { url: input.url },
-        request.deps.policy,
-      );
+      const checked = checkFeedForm(request, FeedChangeBody, input, input.url);
       if (!checked.ok) return feed(request, id, { values, errors: checked.errors }, 400);
       return act(
         reply,

@@ -1,7 +1,10 @@
 // Form posts: what a field of the form is called, and where the domain's refusal is shown. A
 // refusal names the field at fault (`field`, dotted); the page shows its detail (never its code)
 // next to that control, or above the form when the field is not one of the form's.
+import type { FastifyReply } from 'fastify';
+import type { Static, TSchema } from 'typebox';
 import { ApiError } from '../../../errors.ts';
+import { checkForm, type FieldText } from '../form-check.ts';
 
 /** A refusal as the API writes it: its code, and the detail and field it names. */
 interface Refusal {
@@ -44,6 +47,37 @@ export function checkErrors(errors: Record<string, string>): FormErrors {
 }
 
 /** A posted form field as trimmed text ('' when absent or not text). */
+/** A form post as most console forms take it: checked, run, then back to the page with a notice. */
+export interface FormPost<T extends TSchema> {
+  /** The API's schema of the change, and the form's values read as its input. */
+  schema: T;
+  values: Record<string, unknown>;
+  /** The form's fields: what a message names, and where a refusal naming one is shown. */
+  fields: Record<string, FieldText>;
+  /** Makes the change with the checked value; a refusal it throws is shown with the form. */
+  run: (value: Static<T>) => Promise<unknown>;
+  /** The page again with the form's messages (from the check or the refusal), answering `status`. */
+  redisplay: (errors: FormErrors, status: number) => unknown;
+  /** Where the browser goes after the change: the page, with the notice of it. */
+  done: string;
+}
+
+/**
+ * A form post's course: the values checked against the API's schema (400 with the messages), the
+ * change made (a refusal shown next to the field it names), then a 303 to `done`.
+ */
+export async function submitForm<T extends TSchema>(reply: FastifyReply, post: FormPost<T>) {
+  const checked = checkForm(post.schema, post.values, post.fields);
+  if (!checked.ok) return post.redisplay(checkErrors(checked.errors), 400);
+  try {
+    await post.run(checked.value);
+  } catch (error) {
+    const refused = refusalOf(error, Object.keys(post.fields));
+    return post.redisplay(refused, refused.status);
+  }
+  return reply.redirect(post.done, 303);
+}
+
 export function text(body: unknown, name: string): string {
   const value = (body as Record<string, unknown> | undefined)?.[name];
   return typeof value === 'string' ? value.trim() : '';

@@ -13,7 +13,7 @@ import {
   setOwnSettings,
 } from '../../../domain/notifications/settings.ts';
 import type { App } from '../../types.ts';
-import { ctx, institutionOf } from './context.ts';
+import { ctx, institutionOf, PageParams } from './context.ts';
 import { list, refusalOf, text } from './forms.ts';
 import { timesIn } from './institution-time.ts';
 import {
@@ -25,7 +25,6 @@ import {
   stateFilters,
 } from './notifications-view.ts';
 
-const Params = Type.Object({ slug: Type.String() });
 const ListQuery = Type.Object({ state: Type.Optional(Type.String({ maxLength: 20 })) });
 
 /** The notices of these pages (the `done` of their redirects). */
@@ -71,13 +70,13 @@ export function notificationRoutes(app: App): void {
 
   app.get(
     '/:slug/notifications',
-    { config: { access: 'admin' }, schema: { hide: true, params: Params, querystring: ListQuery } },
+    { config: { access: 'admin' }, schema: { hide: true, params: PageParams, querystring: ListQuery } },
     async (request) => adminPage(request),
   );
 
   app.post(
     '/:slug/notifications',
-    { config: { access: 'admin', formFields: ['crisis'] }, schema: { hide: true, params: Params } },
+    { config: { access: 'admin', formFields: ['crisis'] }, schema: { hide: true, params: PageParams } },
     async (request, reply) => {
       try {
         await setCrisisRecipients(request.deps, institutionOf(request).id, list(request.body, 'crisis'));
@@ -111,7 +110,7 @@ export function notificationRoutes(app: App): void {
 
   app.get(
     '/:slug/me/notifications',
-    { config: { access: 'helpdesk' }, schema: { hide: true, params: Params } },
+    { config: { access: 'helpdesk' }, schema: { hide: true, params: PageParams } },
     async (request) => ownPage(request),
   );
 
@@ -119,7 +118,7 @@ export function notificationRoutes(app: App): void {
     '/:slug/me/notifications',
     {
       config: { access: 'helpdesk', formFields: ['any_new_request', 'assigned_to_me'] },
-      schema: { hide: true, params: Params },
+      schema: { hide: true, params: PageParams },
     },
     async (request, reply) => {
       const c = ctx(request);

@@ -11,7 +11,7 @@ import { SourceBody } from '../../../domain/oneroster/pull/schemas.ts';
 import { findSource, putSource } from '../../../domain/oneroster/pull/sources.ts';
 import { listRuns } from '../../../domain/runs/runs.ts';
 import type { App } from '../../types.ts';
-import { checkForm, withUrlChecks } from '../form-check.ts';
+import { checkFormWithUrls } from '../form-check.ts';
 import { ctx, institutionOf, PageParams } from './context.ts';
 import { checkErrors, refusalOf, text, when } from './forms.ts';
 import {
@@ -67,8 +67,10 @@ export function oneRosterSourceRoutes(app: App): void {
       const shown = { ...values, client_secret: '' };
       // The API's own schema first, so every field's problem shows at once; then the domain's rules.
       const settings = settingsOf(values);
-      const checked = withUrlChecks(
-        checkForm(SourceBody, { ...settings }, sourceFieldTexts),
+      const checked = checkFormWithUrls(
+        SourceBody,
+        { ...settings },
+        sourceFieldTexts,
         { base_url: settings.base_url, token_url: settings.token_url },
         request.deps.policy,
       );

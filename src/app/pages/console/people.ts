@@ -18,9 +18,8 @@ import {
 } from '../../../domain/people/people.ts';
 import { InviteBody, PersonChangeBody, ProviderBody } from '../../../domain/people/schemas.ts';
 import type { App } from '../../types.ts';
-import { checkForm } from '../form-check.ts';
 import { ctx, institutionOf, PageParams } from './context.ts';
-import { checkErrors, confirmed, refusalOf, text } from './forms.ts';
+import { confirmed, refusalOf, submitForm, text } from './forms.ts';
 import {
   inviteValues,
   peopleView,
@@ -89,20 +88,20 @@ function listRoutes(app: App): void {
     { config: { ...config, formFields: ['email', 'name', 'roles', 'permissions'] }, schema: listSchema },
     async (request, reply) => {
       const invite = inviteValues(request.body);
-      const checked = checkForm(InviteBody, invite, personFields);
-      if (!checked.ok) return overview(request, { invite, ...checkErrors(checked.errors) }, 400);
-      try {
-        await invitePerson(
-          request.deps,
-          institutionOf(request).id,
-          { ...checked.value, permissions: checked.value.permissions ?? [] },
-          ctx(request).caller,
-        );
-      } catch (error) {
-        const refused = refusalOf(error, Object.keys(personFields));
-        return overview(request, { invite, ...refused }, refused.status);
-      }
-      return reply.redirect(`${pageOf(request)}?done=person_invited`, 303);
+      return submitForm(reply, {
+        schema: InviteBody,
+        values: invite,
+        fields: personFields,
+        run: (value) =>
+          invitePerson(
+            request.deps,
+            institutionOf(request).id,
+            { ...value, permissions: value.permissions ?? [] },
+            ctx(request).caller,
+          ),
+        redisplay: (errors, status) => overview(request, { invite, ...errors }, status),
+        done: `${pageOf(request)}?done=person_invited`,
+      });
     },
   );
 }
@@ -123,16 +122,14 @@ function providerRoutes(app: App): void {
         providerErrors: errors.errors,
         providerError: errors.formError,
       });
-      const input = providerInput(provider, text(request.body, 'client_secret'));
-      const checked = checkForm(ProviderBody, input, providerFields);
-      if (!checked.ok) return overview(request, shown(checkErrors(checked.errors)), 400);
-      try {
-        await putProvider(request.deps, institutionOf(request).id, checked.value, ctx(request).caller);
-      } catch (error) {
-        const refused = refusalOf(error, Object.keys(providerFields));
-        return overview(request, shown(refused), refused.status);
-      }
-      return reply.redirect(`${pageOf(request)}?done=provider_saved`, 303);
+      return submitForm(reply, {
+        schema: ProviderBody,
+        values: providerInput(provider, text(request.body, 'client_secret')),
+        fields: providerFields,
+        run: (value) => putProvider(request.deps, institutionOf(request).id, value, ctx(request).caller),
+        redisplay: (errors, status) => overview(request, shown(errors), status),
+        done: `${pageOf(request)}?done=provider_saved`,
+      });
     },
   );
 
@@ -156,21 +153,21 @@ function personRoutes(app: App): void {
     { config: { ...config, formFields: ['name', 'roles', 'permissions'] }, schema },
     async (request, reply) => {
       const values = personValues(request.body);
-      const checked = checkForm(PersonChangeBody, values, personFields);
-      if (!checked.ok) return personPage(request, { values, ...checkErrors(checked.errors) }, 400);
-      try {
-        await updatePerson(
-          request.deps,
-          institutionOf(request).id,
-          request.params.id,
-          checked.value,
-          ctx(request).caller,
-        );
-      } catch (error) {
-        const refused = refusalOf(error, Object.keys(personFields));
-        return personPage(request, { values, ...refused }, refused.status);
-      }
-      return reply.redirect(`${pageOf(request)}/${request.params.id}?done=person_updated`, 303);
+      return submitForm(reply, {
+        schema: PersonChangeBody,
+        values,
+        fields: personFields,
+        run: (value) =>
+          updatePerson(
+            request.deps,
+            institutionOf(request).id,
+            request.params.id,
+            value,
+            ctx(request).caller,
+          ),
+        redisplay: (errors, status) => personPage(request, { values, ...errors }, status),
+        done: `${pageOf(request)}/${request.params.id}?done=person_updated`,
+      });
     },
   );
 

@@ -8,7 +8,6 @@
 // does: the same access (`integrations`), the same rules, the forms checked against the API's
 // schemas; a refusal is shown next to the field it names.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
 import {
   listDeliveries,
   redeliverEvent,
@@ -30,8 +29,8 @@ import {
   ReplayBody,
 } from '../../../domain/webhooks/schemas.ts';
 import type { App } from '../../types.ts';
-import { checkForm, withUrlChecks } from '../form-check.ts';
-import { ctx, institutionOf } from './context.ts';
+import { checkForm, checkFormWithUrls } from '../form-check.ts';
+import { ctx, ItemPageParams, institutionOf, PageParams } from './context.ts';
 import { checkErrors, confirmed, list, refusalOf, text } from './forms.ts';
 import { timeIn } from './institution-time.ts';
 import { CursorQuery, readListing } from './listing.ts';
@@ -44,10 +43,8 @@ import {
   sinceOf,
 } from './webhooks-view.ts';
 
-const Params = Type.Object({ slug: Type.String() });
-const EndpointParams = Type.Object({ slug: Type.String(), id: Type.String() });
-const listSchema = { hide: true, params: Params };
-const schema = { hide: true, params: EndpointParams };
+const listSchema = { hide: true, params: PageParams };
+const schema = { hide: true, params: ItemPageParams };
 const access = { access: 'integrations' as const };
 
 /** The longest list of endpoints the page shows (an institution has a handful). */
@@ -133,8 +130,10 @@ function endpointListRoutes(app: App, { paths, endpoints }: Pages): void {
     async (request) => {
       const values = newEndpointValues(request.body);
       const input = newEndpointInput(values);
-      const checked = withUrlChecks(
-        checkForm(NewEndpointBody, input, newEndpointFields),
+      const checked = checkFormWithUrls(
+        NewEndpointBody,
+        input,
+        newEndpointFields,
         { url: input.url },
         request.deps.policy,
       );
