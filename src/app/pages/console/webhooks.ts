@@ -77,14 +77,14 @@ function pages() {
     const institutionId = institutionOf(request).id;
     const { id } = request.params as { id: string };
     const cursor = (request.query as { cursor?: unknown } | undefined)?.cursor;
-    const [found, log] = await Promise.all([
-      getEndpoint(request.deps, institutionId, id),
-      readListing(
-        deliveryOrder,
-        { cursor: typeof cursor === 'string' ? cursor : undefined, size: 50 },
-        (page) => listDeliveries(request.deps, institutionId, id, { ...page, withAttempts: true }),
-      ),
-    ]);
+    // The endpoint first: an id that names none (or is no id at all) is the page's 404, whatever
+    // the delivery log's read would have said of it.
+    const found = await getEndpoint(request.deps, institutionId, id);
+    const log = await readListing(
+      deliveryOrder,
+      { cursor: typeof cursor === 'string' ? cursor : undefined, size: 50 },
+      (page) => listDeliveries(request.deps, institutionId, id, { ...page, withAttempts: true }),
+    );
     return ctx(request).render('console/webhook.eta', { ...endpointView(found, log), ...extra }, status);
   };
 
