@@ -3,6 +3,7 @@
 // and the escalations still waiting to be picked up.
 import type { Queryable } from '../../db/db.ts';
 import type { Priority } from '../helpdesk/rules.ts';
+import { staffSettingsSql } from '../notifications/queries.ts';
 import type { InboxSettings, OpenEscalation } from './model.ts';
 
 interface SettingsRow {
@@ -72,10 +73,7 @@ export async function selectEscalationCandidates(
   institutionId: string,
 ): Promise<EscalationCandidate[]> {
   const { rows } = await db.query<EscalationCandidate>(
-    `SELECT p.id AS person_id, p.name, p.email, p.roles, coalesce(s.escalation, false) AS escalation
-     FROM people p LEFT JOIN notification_settings s ON s.person_id = p.id
-     WHERE p.institution_id = $1 AND p.removed_at IS NULL AND p.roles && ARRAY['admin', 'staff']
-     ORDER BY lower(p.name), lower(p.email), p.id`,
+    staffSettingsSql('coalesce(s.escalation, false) AS escalation'),
     [institutionId],
   );
   return rows;

@@ -3,6 +3,7 @@
 // the outbox, and move an outbox row from pending to done.
 import { randomUUID } from 'node:crypto';
 import type { Db, Queryable } from '../../db/db.ts';
+import { type QueueDepth, selectQueueDepth } from '../../db/queue-depth.ts';
 import type { Reason, Rule } from './email.ts';
 
 /** A staff member or admin of the institution with what they are told. */
@@ -16,17 +17,23 @@ export interface PersonSettings {
   assigned: boolean;
 }
 
+/**
+ * The statement reading every current staff member and admin of institution $1, by name, with
+ * `settings`: columns of their notification_settings row `s` (all null when they have none). The
+ * settings page and the escalation list (src/domain/inbox/queries.ts) read the same people.
+ */
+export const staffSettingsSql = (settings: string): string =>
+  `SELECT p.id AS person_id, p.name, p.email, p.roles, ${settings}
+   FROM people p LEFT JOIN notification_settings s ON s.person_id = p.id
+   WHERE p.institution_id = $1 AND p.removed_at IS NULL AND p.roles && ARRAY['admin', 'staff']
+   ORDER BY lower(p.name), lower(p.email), p.id`;
+
+const settingsColumns = `coalesce(s.crisis, false) AS crisis, coalesce(s.any_new, false) AS any_new,
+  coalesce(s.assigned, false) AS assigned`;
+
 /** Every current staff member and admin of the institution, by name, with their settings. */
 export async function selectPeopleSettings(db: Queryable, institutionId: string): Promise<PersonSettings[]> {
-  const { rows } = await db.query<PersonSettings>(
-    `SELECT p.id AS person_id, p.name, p.email, p.roles,
-       coalesce(s.crisis, false) AS crisis, coalesce(s.any_new, false) AS any_new,
-       coalesce(s.assigned, false) AS assigned
-     FROM people p LEFT JOIN notification_settings s ON s.person_id = p.id
-     WHERE p.institution_id = $1 AND p.removed_at IS NULL AND p.roles && ARRAY['admin', 'staff']
-     ORDER BY lower(p.name), lower(p.email), p.id`,
-    [institutionId],
-  );
+  const { rows } = await db.query<PersonSettings>(staffSettingsSql(settingsColumns), [institutionId]);
   return rows;
 }
 
@@ -37,9 +44,7 @@ export async function selectPersonSettings(
   personId: string,
 ): Promise<PersonSettings | undefined> {
   const { rows } = await db.query<PersonSettings>(
-    `SELECT p.id AS person_id, p.name, p.email, p.roles,
-       coalesce(s.crisis, false) AS crisis, coalesce(s.any_new, false) AS any_new,
-       coalesce(s.assigned, false) AS assigned
+    `SELECT p.id AS person_id, p.name, p.email, p.roles, ${settingsColumns}
      FROM people p LEFT JOIN notification_settings s ON s.person_id = p.id
      WHERE p.id = $2 AND p.institution_id = $1 AND p.removed_at IS NULL`,
     [institutionId, personId],
@@ -350,14 +355,11 @@ export async function vacuumOutbox(db: Db): Promise<void> {
 }
 
 /** The email worker's queue for the metrics: emails due now (a claim moves the due time on), and the oldest's wait. */
-export async function selectEmailQueue(
-  q: Queryable,
-  now: Date,
-): Promise<{ depth: number; lagSeconds: number }> {
-  const { rows } = await q.query<{ depth: number; lag_seconds: number }>(
-    `SELECT count(*) AS depth, COALESCE(EXTRACT(EPOCH FROM ($1 - min(next_attempt_at))), 0)::float8 AS lag_seconds
-     FROM notifications WHERE state = 'pending' AND next_attempt_at <= $1`,
-    [now],
+export function selectEmailQueue(q: Queryable, now: Date): Promise<QueueDepth> {
+  return selectQueueDepth(
+    q,
+    'next_attempt_at',
+    "FROM notifications WHERE state = 'pending' AND next_attempt_at <= $1",
+    now,
   );
-  return { depth: rows[0].depth, lagSeconds: rows[0].lag_seconds };
 }

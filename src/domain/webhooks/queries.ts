@@ -8,6 +8,7 @@
 // later). The delivery metrics over every institution are read by ./metrics.ts.
 import type { Queryable } from '../../db/db.ts';
 import { type KeysetPage, keysetPage, type Paged } from '../../db/keyset.ts';
+import { type QueueDepth, selectQueueDepth } from '../../db/queue-depth.ts';
 import type { CursorKey } from '../../lib/cursor.ts';
 import type { DeliveryState, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from './schemas.ts';
 
@@ -279,15 +280,12 @@ export async function selectEventDeliveries(
 }
 
 /** The delivery worker's queue for the metrics: deliveries due now and not leased, and the oldest's wait. */
-export async function selectDeliveryQueue(
-  q: Queryable,
-  now: Date,
-): Promise<{ depth: number; lagSeconds: number }> {
-  const { rows } = await q.query<{ depth: number; lag_seconds: number }>(
-    `SELECT count(*) AS depth, COALESCE(EXTRACT(EPOCH FROM ($1 - min(next_attempt_at))), 0)::float8 AS lag_seconds
-     FROM webhook_deliveries
+export function selectDeliveryQueue(q: Queryable, now: Date): Promise<QueueDepth> {
+  return selectQueueDepth(
+    q,
+    'next_attempt_at',
+    `FROM webhook_deliveries
      WHERE state = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until <= $1)`,
-    [now],
+    now,
   );
-  return { depth: rows[0].depth, lagSeconds: rows[0].lag_seconds };
 }
