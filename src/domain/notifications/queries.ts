@@ -110,14 +110,26 @@ export interface NotificationRow {
 }
 
 /**
- * The WHERE of a newest-first listing over `base`, narrowed to one state when one is asked for,
- * and its parameters ($1 the institution, $2 the limit, $3 the state). Two statements rather than
- * `($3 IS NULL OR state = $3)`, so each reads its own index range.
+ * A newest-first listing of the outbox `n`: `select` (its columns and FROM) where `base`, narrowed
+ * to one state when one is asked for ($1 the institution, $2 the limit, $3 the state). Two
+ * statements rather than `($3 IS NULL OR state = $3)`, so each reads its own index range.
  */
-function recentFilter(base: string, institutionId: string, options: { limit: number; state?: string }) {
-  return options.state === undefined
-    ? { where: base, params: [institutionId, options.limit] }
-    : { where: `${base} AND n.state = $3`, params: [institutionId, options.limit, options.state] };
+async function selectNewest<T>(
+  db: Queryable,
+  select: string,
+  base: string,
+  institutionId: string,
+  options: { limit: number; state?: string },
+): Promise<T[]> {
+  const { where, params } =
+    options.state === undefined
+      ? { where: base, params: [institutionId, options.limit] }
+      : { where: `${base} AND n.state = $3`, params: [institutionId, options.limit, options.state] };
+  const { rows } = await db.query<T>(
+    `${select} WHERE ${where} ORDER BY n.created_at DESC, n.id DESC LIMIT $2`,
+    params,
+  );
+  return rows;
 }
 
 /** The institution's newest notifications (optionally in one state), newest first. */
@@ -128,23 +140,17 @@ export async function selectRecent(
 ): Promise<NotificationRow[]> {
   // Emails to staff and admins about requests: students' emails and invitations are not listed
   // here (docs/notifications.md), so every row keeps a person and a request.
-  const { where, params } = recentFilter(
-    'n.institution_id = $1 AND n.help_request_id IS NOT NULL',
-    institutionId,
-    options,
-  );
-  const { rows } = await db.query<NotificationRow>(
+  return selectNewest<NotificationRow>(
+    db,
     `SELECT n.id, n.help_request_id, n.person_id, p.name AS person_name, p.email AS person_email,
        n.reason, n.state, n.attempts,
        CASE WHEN n.state = 'pending' THEN n.next_attempt_at END AS next_attempt_at,
        n.last_error, n.created_at, n.finished_at
-     FROM notifications n JOIN people p ON p.id = n.person_id
-     WHERE ${where}
-     ORDER BY n.created_at DESC, n.id DESC
-     LIMIT $2`,
-    params,
+     FROM notifications n JOIN people p ON p.id = n.person_id`,
+    'n.institution_id = $1 AND n.help_request_id IS NOT NULL',
+    institutionId,
+    options,
   );
-  return rows;
 }
 
 /**
@@ -180,8 +186,8 @@ export async function selectRecentOutbox(
   institutionId: string,
   options: { limit: number; state?: string },
 ): Promise<OutboxRow[]> {
-  const { where, params } = recentFilter('n.institution_id = $1', institutionId, options);
-  const { rows } = await db.query<OutboxRow>(
+  return selectNewest<OutboxRow>(
+    db,
     `SELECT n.id, n.help_request_id, CASE WHEN n.student_id IS NULL THEN 'person' ELSE 'student' END AS recipient,
        coalesce(p.name, nullif(concat_ws(' ', s.first_name, s.last_name), '')) AS name,
        coalesce(p.email, s.email) AS email, n.reason,
@@ -190,13 +196,11 @@ export async function selectRecentOutbox(
          WHEN 'reply' THEN 'requester' WHEN 'status' THEN 'requester' ELSE 'assignee' END) AS rule,
        n.state, n.attempts, CASE WHEN n.state = 'pending' THEN n.next_attempt_at END AS next_attempt_at,
        n.last_error, n.created_at, n.finished_at
-     FROM notifications n LEFT JOIN people p ON p.id = n.person_id LEFT JOIN students s ON s.id = n.student_id
-     WHERE ${where}
-     ORDER BY n.created_at DESC, n.id DESC
-     LIMIT $2`,
-    params,
+     FROM notifications n LEFT JOIN people p ON p.id = n.person_id LEFT JOIN students s ON s.id = n.student_id`,
+    'n.institution_id = $1',
+    institutionId,
+    options,
   );
-  return rows;
 }
 
 /** What the worker needs to compose and send one claimed email. */
