@@ -53,29 +53,38 @@ export async function selectPersonSettings(
 }
 
 /**
- * Makes exactly these people the institution's crisis recipients, in one statement: they are set,
- * everyone else of the institution unset. The ids must be the institution's current people
- * (checked by the caller in the same transaction).
+ * Makes exactly these people the institution's holders of `setting` (the crisis recipients, or the
+ * escalation list of src/domain/inbox/queries.ts), in one statement: they are set, everyone else
+ * of the institution unset. The ids must be the institution's current people (checked by the
+ * caller in the same transaction).
  */
-export async function replaceCrisisRecipients(
+export async function replaceSettingHolders(
   db: Queryable,
+  setting: 'crisis' | 'escalation',
   institutionId: string,
   personIds: string[],
   now: Date,
 ): Promise<void> {
   await db.query(
-    `WITH chosen AS (SELECT unnest($2::uuid[]) AS person_id),
-     cleared AS (
-       UPDATE notification_settings s SET crisis = false, updated_at = $3
-       WHERE s.institution_id = $1 AND s.crisis AND NOT (s.person_id = ANY ($2::uuid[]))
+    `WITH cleared AS (
+       UPDATE notification_settings s SET ${setting} = false, updated_at = $3
+       WHERE s.institution_id = $1 AND s.${setting} AND NOT (s.person_id = ANY ($2::uuid[]))
      )
-     INSERT INTO notification_settings (person_id, institution_id, crisis, updated_at)
-     SELECT person_id, $1, true, $3 FROM chosen
-     ON CONFLICT (person_id) DO UPDATE SET crisis = true, updated_at = $3
-       WHERE notification_settings.crisis = false`,
+     INSERT INTO notification_settings (person_id, institution_id, ${setting}, updated_at)
+     SELECT unnest($2::uuid[]), $1, true, $3
+     ON CONFLICT (person_id) DO UPDATE SET ${setting} = true, updated_at = $3
+       WHERE notification_settings.${setting} = false`,
     [institutionId, personIds, now],
   );
 }
+
+/** Makes exactly these people (current ones, checked by the caller) the crisis recipients. */
+export const replaceCrisisRecipients = (
+  db: Queryable,
+  institutionId: string,
+  personIds: string[],
+  now: Date,
+) => replaceSettingHolders(db, 'crisis', institutionId, personIds, now);
 
 /** Sets a person's own choices (every new request, requests assigned to them). */
 export async function upsertOwnSettings(
