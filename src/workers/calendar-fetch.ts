@@ -12,13 +12,10 @@ import { claimDueFeeds, type RefreshDeps, refreshFeed } from '../domain/calendar
 import { DEFAULT_LIMITS, type FetchLimits } from '../domain/calendar/schedule.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { OutboundPolicy } from '../lib/outbound-url.ts';
-import { pollLoop } from '../lib/poll-loop.ts';
 import { workerJob } from '../lib/telemetry/jobs.ts';
+import { type WorkerLogger, workerLoop } from './worker-loop.ts';
 
-export interface CalendarWorkerLogger {
-  info(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
+export type CalendarWorkerLogger = Pick<WorkerLogger, 'info' | 'error'>;
 
 export interface CalendarWorkerOptions {
   db: Db;
@@ -83,26 +80,14 @@ export function createCalendarFetchWorker(options: CalendarWorkerOptions) {
   }
 
   // A full claim: more may be due, claim again at once.
-  const poller = pollLoop({
-    round: runOnce,
+  const loop = workerLoop('calendar fetch worker', log, runOnce, {
     full: (claimed) => claimed >= concurrency,
     pollMs,
-    onError: (error) => log?.error({ err: error }, 'claiming calendar feeds failed'),
+    failed: 'claiming calendar feeds failed',
   });
 
-  return {
-    runOnce,
-    start(): void {
-      if (poller.running) return;
-      log?.info({}, 'calendar fetch worker started');
-      poller.start();
-    },
-    /**
-     * Stops claiming and waits for the fetches in flight, at most `stopWaitMs` (a hanging feed
-     * must not hold up a shutdown; its lease simply expires and another worker fetches it).
-     */
-    stop: (stopWaitMs = 5_000) => poller.stop(stopWaitMs),
-  };
+  // stop waits for the fetches in flight; a hanging feed's lease expires and another worker fetches it.
+  return { runOnce, start: loop.start, stop: loop.stop };
 }
 
 export type CalendarFetchWorker = ReturnType<typeof createCalendarFetchWorker>;

@@ -9,14 +9,10 @@
 import type { Db } from '../db/db.ts';
 import { escalateRound } from '../domain/inbox/escalation.ts';
 import type { Clock } from '../lib/clock.ts';
-import { pollLoop } from '../lib/poll-loop.ts';
 import { workerJob } from '../lib/telemetry/jobs.ts';
+import { type WorkerLogger, workerLoop } from './worker-loop.ts';
 
-export interface EscalationWorkerLogger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
+export type EscalationWorkerLogger = WorkerLogger;
 
 export interface EscalationWorkerOptions {
   db: Db;
@@ -53,22 +49,13 @@ export function createEscalationWorker(options: EscalationWorkerOptions) {
   }
 
   // A full batch: more may be due, scan again at once.
-  const poller = pollLoop({
-    round: runOnce,
+  const loop = workerLoop('escalation worker', log, runOnce, {
     full: (claimed) => claimed >= batchSize,
     pollMs,
-    onError: (error) => log?.error({ err: error }, 'escalating crisis requests failed'),
+    failed: 'escalating crisis requests failed',
   });
 
-  return {
-    runOnce,
-    start(): void {
-      if (poller.running) return;
-      log?.info({}, 'escalation worker started');
-      poller.start();
-    },
-    stop: (stopWaitMs = 5_000) => poller.stop(stopWaitMs),
-  };
+  return { runOnce, start: loop.start, stop: loop.stop };
 }
 
 export type EscalationWorker = ReturnType<typeof createEscalationWorker>;

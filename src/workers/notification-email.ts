@@ -19,14 +19,10 @@ import { type SendOutcome, sendNotification, tidyOutbox } from '../domain/notifi
 import { type ClaimedNotification, claimDue, skipDue } from '../domain/notifications/queries.ts';
 import { defaultRetryPolicy, type RetryPolicy } from '../domain/notifications/retry.ts';
 import type { Clock } from '../lib/clock.ts';
-import { pollLoop } from '../lib/poll-loop.ts';
 import { workerJob } from '../lib/telemetry/jobs.ts';
+import { type WorkerLogger, workerLoop } from './worker-loop.ts';
 
-export interface NotificationWorkerLogger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
+export type NotificationWorkerLogger = WorkerLogger;
 
 export interface NotificationWorkerOptions {
   db: Db;
@@ -132,25 +128,21 @@ export function createNotificationWorker(options: NotificationWorkerOptions) {
   }
 
   // A full batch: more may be due, claim again at once.
-  const poller = pollLoop({
-    round: runOnce,
+  const loop = workerLoop('notification worker', log, runOnce, {
     full: (claimed) => claimed >= batchSize,
     pollMs: options.pollMs ?? 2_000,
-    onError: (error) => log?.error({ err: error }, 'claiming notifications failed'),
+    failed: 'claiming notifications failed',
+    startFields: { email: smtp ? 'on' : 'off' },
   });
 
   return {
     runOnce,
     /** Whether emails are sent (SMTP configured). */
     enabled: Boolean(smtp),
-    start(): void {
-      if (poller.running) return;
-      log?.info({ email: smtp ? 'on' : 'off' }, 'notification worker started');
-      poller.start();
-    },
+    start: loop.start,
     /** Stops claiming and waits for the emails in flight (at most `stopWaitMs`). */
-    async stop(stopWaitMs = 5_000): Promise<void> {
-      await poller.stop(stopWaitMs);
+    async stop(stopWaitMs?: number): Promise<void> {
+      await loop.stop(stopWaitMs);
       mailer?.close();
       mailer = undefined;
     },

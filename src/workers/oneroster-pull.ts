@@ -8,13 +8,10 @@
 // another process's worker finds it within `pollMs`.
 
 import { claimDueSources, type PullDeps, pullSource } from '../domain/oneroster/pull/pull.ts';
-import { pollLoop } from '../lib/poll-loop.ts';
 import { workerJob } from '../lib/telemetry/jobs.ts';
+import { type WorkerLogger, workerLoop } from './worker-loop.ts';
 
-export interface OneRosterWorkerLogger {
-  info(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
+export type OneRosterWorkerLogger = Pick<WorkerLogger, 'info' | 'error'>;
 
 export interface OneRosterWorkerOptions {
   deps: PullDeps;
@@ -57,29 +54,27 @@ export function createOneRosterPullWorker(options: OneRosterWorkerOptions) {
   }
 
   // A round that pulled something: another source may be due, look again at once.
-  const poller = pollLoop({
-    round: runOnce,
+  const loop = workerLoop('OneRoster pull worker', log, runOnce, {
     full: (claimed) => claimed > 0,
     pollMs,
-    onError: (error) => log?.error({ err: error }, 'claiming OneRoster sources failed'),
+    failed: 'claiming OneRoster sources failed',
   });
 
   let unlisten: (() => void) | undefined;
   return {
     runOnce,
     start(): void {
-      if (poller.running) return;
-      log?.info({}, 'OneRoster pull worker started');
-      poller.start();
-      unlisten = options.deps.pullRequested.listen(() => poller.wake());
+      if (loop.running) return;
+      loop.start();
+      unlisten = options.deps.pullRequested.listen(() => loop.wake());
     },
     /** Claims at once (a pull was asked for) rather than after the sleep; nothing when not started. */
-    wake: () => poller.wake(),
+    wake: loop.wake,
     /** Stops claiming; a pull in flight is waited for at most `stopWaitMs` (its lease then lapses). */
-    stop: (stopWaitMs = 5_000) => {
+    stop: (stopWaitMs?: number) => {
       unlisten?.();
       unlisten = undefined;
-      return poller.stop(stopWaitMs);
+      return loop.stop(stopWaitMs);
     },
   };
 }

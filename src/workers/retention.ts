@@ -6,13 +6,10 @@ import type { Db } from '../db/db.ts';
 import { institutionIds } from '../domain/privacy/queries/retention.ts';
 import { DEFAULT_RETENTION, type RetentionOptions, runRetention } from '../domain/privacy/retention.ts';
 import type { Clock } from '../lib/clock.ts';
-import { pollLoop } from '../lib/poll-loop.ts';
 import { workerJob } from '../lib/telemetry/jobs.ts';
+import { type WorkerLogger, workerLoop } from './worker-loop.ts';
 
-export interface RetentionWorkerLogger {
-  info(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
+export type RetentionWorkerLogger = Pick<WorkerLogger, 'info' | 'error'>;
 
 export function createRetentionWorker(options: {
   db: Db;
@@ -43,23 +40,14 @@ export function createRetentionWorker(options: {
     return { claimed: total };
   }
 
-  const poller = pollLoop({
-    round: runOnce,
+  const loop = workerLoop('retention worker', log, runOnce, {
     // A sweep always finishes what each run allows; the next one waits for the interval.
     full: () => false,
     pollMs: options.pollMs ?? 3_600_000,
-    onError: (error) => log?.error({ err: error }, 'retention sweep failed'),
+    failed: 'retention sweep failed',
   });
 
-  return {
-    runOnce,
-    start(): void {
-      if (poller.running) return;
-      log?.info({}, 'retention worker started');
-      poller.start();
-    },
-    stop: (waitMs = 5_000) => poller.stop(waitMs),
-  };
+  return { runOnce, start: loop.start, stop: loop.stop };
 }
 
 export type RetentionWorker = ReturnType<typeof createRetentionWorker>;

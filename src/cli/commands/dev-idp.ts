@@ -2,39 +2,25 @@
 // without a real identity provider. Listens on loopback only; never for production.
 import type { Command } from 'commander';
 import { DEMO_PEOPLE, demoClient } from '../../dev-idp/demo.ts';
-import { checkAddress } from '../../lib/outbound-url.ts';
 import { CliError } from '../admin-client.ts';
 import { EXIT } from '../exit-codes.ts';
-
-const isLoopbackHost = (host: string) =>
-  host === 'localhost' ||
-  (() => {
-    const verdict = checkAddress(host, { allowLoopback: true });
-    return verdict.ok && verdict.loopback;
-  })();
+import { devServerCommand, out, portOption, requireLoopback, untilStopped } from './dev-server.ts';
 
 export function registerDevIdpCommand(program: Command): void {
-  program
-    .command('dev-idp')
-    .description(
+  devServerCommand(program, {
+    name: 'dev-idp',
+    description:
       'Start a development OpenID provider with demo people (development only, never for production)',
-    )
-    .option('--port <port>', 'port to listen on (0 picks a free one)', '4000')
-    .option('--host <host>', 'loopback address to listen on', '127.0.0.1')
+    port: '4000',
+  })
     .option(
       '--public-base-url <url>',
       "the service's PUBLIC_BASE_URL, for the redirect URI",
       process.env.PUBLIC_BASE_URL || 'http://localhost:3000',
     )
     .action(async (options: { port: string; host: string; publicBaseUrl: string }) => {
-      const port = Number(options.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65535)
-        throw new CliError(`invalid port: ${options.port}`, EXIT.usage);
-      if (!isLoopbackHost(options.host))
-        throw new CliError(
-          `the development provider listens on loopback only, not on ${options.host}`,
-          EXIT.usage,
-        );
+      const port = portOption(options.port);
+      requireLoopback(options.host, 'the development provider');
       let base: URL;
       try {
         base = new URL(options.publicBaseUrl);
@@ -44,7 +30,6 @@ export function registerDevIdpCommand(program: Command): void {
       const client = demoClient(base.href);
       const { startDevIdp } = await import('../../dev-idp/dev-idp.ts');
       const idp = await startDevIdp({ port, host: options.host, people: DEMO_PEOPLE, clients: [client] });
-      const out = (line = '') => process.stdout.write(`${line}\n`);
       out(
         '*** DEVELOPMENT ONLY, NEVER FOR PRODUCTION: anyone who reaches this provider signs in as anyone. ***',
       );
@@ -70,10 +55,7 @@ export function registerDevIdpCommand(program: Command): void {
         out(`  ${person.sub.padEnd(18)} ${person.email.padEnd(32)} ${person.name}`);
       out();
       out('Press Ctrl+C to stop.');
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      });
+      await untilStopped();
       await idp.close();
     });
 }

@@ -4,17 +4,18 @@
 import type { Command } from 'commander';
 import { CliError } from '../admin-client.ts';
 import { EXIT } from '../exit-codes.ts';
-import { out, portOption, untilStopped } from './dev-server.ts';
+import { devServerCommand, out, portOption, untilStopped } from './dev-server.ts';
 
 const LOOPBACK = ['127.0.0.1', '::1', 'localhost'];
 
 export function registerDevMailCommand(program: Command): void {
-  program
-    .command('dev-mail')
-    .description('Start a development mail catcher that prints notification emails (development only)')
-    .option('--port <port>', 'SMTP port to listen on (0 picks a free one)', '1025')
+  devServerCommand(program, {
+    name: 'dev-mail',
+    description: 'Start a development mail catcher that prints notification emails (development only)',
+    port: '1025',
+    portHelp: 'SMTP port to listen on (0 picks a free one)',
+  })
     .option('--http-port <port>', 'port of the web page listing the mail (0 picks a free one)', '1080')
-    .option('--host <host>', 'loopback address to listen on', '127.0.0.1')
     .action(async (options: { port: string; httpPort: string; host: string }) => {
       const port = portOption(options.port);
       const httpPort = portOption(options.httpPort, 'http port');

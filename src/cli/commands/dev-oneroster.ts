@@ -2,17 +2,16 @@
 // courses, classes and enrollments, for trying the service's OneRoster source without a SIS.
 // Listens on loopback only; never for production.
 import type { Command } from 'commander';
-import { checkAddress } from '../../lib/outbound-url.ts';
 import { CliError } from '../admin-client.ts';
 import { EXIT } from '../exit-codes.ts';
-import { out, portOption, untilStopped } from './dev-server.ts';
+import { devServerCommand, out, portOption, requireLoopback, untilStopped } from './dev-server.ts';
 
 export function registerDevOneRosterCommand(program: Command): void {
-  program
-    .command('dev-oneroster')
-    .description('Start a development OneRoster 1.2 REST provider with generated students (development only)')
-    .option('--port <port>', 'port to listen on (0 picks a free one)', '4100')
-    .option('--host <host>', 'loopback address to listen on', '127.0.0.1')
+  devServerCommand(program, {
+    name: 'dev-oneroster',
+    description: 'Start a development OneRoster 1.2 REST provider with generated students (development only)',
+    port: '4100',
+  })
     .option('--students <n>', 'students to generate', '200')
     .option('--enrolments-per-student <n>', 'classes each student is enrolled in', '3')
     .action(
@@ -24,12 +23,7 @@ export function registerDevOneRosterCommand(program: Command): void {
           throw new CliError('--students takes a whole number', EXIT.usage);
         if (!Number.isInteger(perStudent) || perStudent < 1)
           throw new CliError('--enrolments-per-student takes a whole number', EXIT.usage);
-        const verdict = checkAddress(options.host, { allowLoopback: true });
-        if (options.host !== 'localhost' && !(verdict.ok && verdict.loopback))
-          throw new CliError(
-            `the development provider listens on loopback only, not on ${options.host}`,
-            EXIT.usage,
-          );
+        requireLoopback(options.host, 'the development provider');
         const [{ generateRoster }, { startOneRosterProvider }] = await Promise.all([
           import('../../dev-oneroster/data.ts'),
           import('../../dev-oneroster/provider.ts'),

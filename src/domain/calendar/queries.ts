@@ -4,6 +4,7 @@
 // statements (refresh.ts); the stored occurrences' are in sql/occurrences.ts.
 import type { Db, Queryable } from '../../db/db.ts';
 import { InstitutionLock, lockInstitution } from '../../db/locks.ts';
+import { type QueueDepth, selectQueueDepth } from '../../db/queue-depth.ts';
 import type { CalendarFeed, ClaimedFeed, FetchRecord, Page } from './model.ts';
 
 /** A feed as it is read: its health worked out from its last fetch and its failure run. */
@@ -152,16 +153,8 @@ export async function selectKnownTags(q: Queryable, institutionId: string, ids: 
 }
 
 /** The fetch worker's queue for the metrics: feeds due now (a claim moves a feed's due time on), and the oldest's wait. */
-export async function selectFetchQueue(
-  q: Queryable,
-  now: Date,
-): Promise<{ depth: number; lagSeconds: number }> {
-  const { rows } = await q.query<{ depth: number; lag_seconds: number }>(
-    `SELECT count(*) AS depth, COALESCE(EXTRACT(EPOCH FROM ($1 - min(next_fetch_at))), 0)::float8 AS lag_seconds
-     FROM calendar_feeds WHERE next_fetch_at <= $1`,
-    [now],
-  );
-  return { depth: rows[0].depth, lagSeconds: rows[0].lag_seconds };
+export function selectFetchQueue(q: Queryable, now: Date): Promise<QueueDepth> {
+  return selectQueueDepth(q, 'next_fetch_at', 'FROM calendar_feeds WHERE next_fetch_at <= $1', now);
 }
 
 // A fetch (./refresh.ts): claiming feeds, recording the outcome, pruning the history.

@@ -7,7 +7,7 @@
 // UPDATE clears departed_at).
 
 import type { Queryable } from '../../db/db.ts';
-import { type KeysetPage, keysetPage, type Paged } from '../../db/keyset.ts';
+import type { KeysetPage, Paged } from '../../db/keyset.ts';
 import { InstitutionLock, lockInstitution } from '../../db/locks.ts';
 import { ApiError } from '../../errors.ts';
 import type { KeysetOrder } from '../../lib/cursor.ts';
@@ -161,8 +161,7 @@ export async function listFullSyncs(
   institutionId: string,
   page: KeysetPage & { status?: string },
 ): Promise<Paged<FullSyncListing>> {
-  const rows = await selectFullSyncPage(db, institutionId, { ...page, limit: page.limit + 1 });
-  return keysetPage(rows, page.limit);
+  return selectFullSyncPage(db, institutionId, page);
 }
 
 /**
@@ -191,8 +190,7 @@ export async function listDepartingStudents(
   page: KeysetPage,
 ): Promise<Paged<DepartingStudent>> {
   await requireSync(db, institutionId, id);
-  const rows = await selectDeparturePage(db, institutionId, id, { ...page, limit: page.limit + 1 });
-  return keysetPage(rows, page.limit);
+  return selectDeparturePage(db, institutionId, id, page);
 }
 
 /**

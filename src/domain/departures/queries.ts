@@ -3,26 +3,28 @@
 // held departures; and the statements a roster push runs while it records a full sync's pages.
 // Every statement is keyed by institution.
 import type { Queryable } from '../../db/db.ts';
-import type { CursorKey } from '../../lib/cursor.ts';
+import { type KeysetPage, type Paged, readKeysetPage } from '../../db/keyset.ts';
 import type { DepartingStudent, FullSyncListing, FullSyncStatus } from './schemas.ts';
 
 const fullSyncColumns = `id, cohort_id, sync_id, status, pages, cohort_size, departures, threshold::float8 AS threshold,
   started_at, finished_at, decided_at, decided_by`;
 
-/** A page of full syncs, newest first, with each row's sort key (limit: the page and one more). */
+/** A page of full syncs, newest first. */
 export async function selectFullSyncPage(
   q: Queryable,
   institutionId: string,
-  page: { status?: string; after?: CursorKey; limit: number },
-) {
-  const { rows } = await q.query<FullSyncListing & { sort_key: CursorKey }>(
+  page: KeysetPage & { status?: string },
+): Promise<Paged<FullSyncListing>> {
+  return readKeysetPage<FullSyncListing>(
+    q,
     `SELECT ${fullSyncColumns}, json_build_array(started_at, id) AS sort_key
      FROM full_syncs WHERE institution_id = $1 AND ($2::text IS NULL OR status = $2::text)
        AND ($3::timestamptz IS NULL OR (started_at, id) < ($3::timestamptz, $4::uuid))
      ORDER BY started_at DESC, id DESC LIMIT $5`,
-    [institutionId, page.status ?? null, page.after?.[0] ?? null, page.after?.[1] ?? null, page.limit],
+    [institutionId, page.status ?? null],
+    page,
+    2,
   );
-  return rows;
 }
 
 /** One full sync of the institution, or undefined. */
@@ -64,18 +66,19 @@ export async function selectDeparturePage(
   q: Queryable,
   institutionId: string,
   id: string,
-  page: { after?: CursorKey; limit: number },
-) {
-  const { rows } = await q.query<DepartingStudent & { sort_key: CursorKey }>(
+  page: KeysetPage,
+): Promise<Paged<DepartingStudent>> {
+  return readKeysetPage<DepartingStudent>(
+    q,
     `SELECT s.id, s.email, s.student_id_ext, s.departed_at, json_build_array(d.student_id) AS sort_key
      FROM full_sync_departures d
      CROSS JOIN LATERAL (SELECT id, email, student_id_ext, departed_at FROM students
                          WHERE id = d.student_id AND institution_id = $1 LIMIT 1) s
      WHERE d.full_sync_id = $2 AND ($3::uuid IS NULL OR d.student_id > $3::uuid)
      ORDER BY d.student_id LIMIT $4`,
-    [institutionId, id, page.after?.[0] ?? null, page.limit],
+    [institutionId, id],
+    page,
   );
-  return rows;
 }
 
 /** A full sync locked for a decision, or undefined. */

@@ -3,6 +3,7 @@
 // and the escalations still waiting to be picked up.
 import type { Queryable } from '../../db/db.ts';
 import type { Priority } from '../helpdesk/rules.ts';
+import { replaceSettingHolders, staffSettingsSql } from '../notifications/queries.ts';
 import type { InboxSettings, OpenEscalation } from './model.ts';
 
 interface SettingsRow {
@@ -72,34 +73,15 @@ export async function selectEscalationCandidates(
   institutionId: string,
 ): Promise<EscalationCandidate[]> {
   const { rows } = await db.query<EscalationCandidate>(
-    `SELECT p.id AS person_id, p.name, p.email, p.roles, coalesce(s.escalation, false) AS escalation
-     FROM people p LEFT JOIN notification_settings s ON s.person_id = p.id
-     WHERE p.institution_id = $1 AND p.removed_at IS NULL AND p.roles && ARRAY['admin', 'staff']
-     ORDER BY lower(p.name), lower(p.email), p.id`,
+    staffSettingsSql('coalesce(s.escalation, false) AS escalation'),
     [institutionId],
   );
   return rows;
 }
 
 /** Makes exactly these people (current staff and admins, checked by the caller) the escalation list. */
-export async function replaceEscalationList(
-  db: Queryable,
-  institutionId: string,
-  personIds: string[],
-  now: Date,
-): Promise<void> {
-  await db.query(
-    `WITH cleared AS (
-       UPDATE notification_settings s SET escalation = false, updated_at = $3
-       WHERE s.institution_id = $1 AND s.escalation AND NOT (s.person_id = ANY ($2::uuid[]))
-     )
-     INSERT INTO notification_settings (person_id, institution_id, escalation, updated_at)
-     SELECT unnest($2::uuid[]), $1, true, $3
-     ON CONFLICT (person_id) DO UPDATE SET escalation = true, updated_at = $3
-       WHERE notification_settings.escalation = false`,
-    [institutionId, personIds, now],
-  );
-}
+export const replaceEscalationList = (db: Queryable, institutionId: string, personIds: string[], now: Date) =>
+  replaceSettingHolders(db, 'escalation', institutionId, personIds, now);
 
 /**
  * Escalates up to `limit` crisis requests that nobody acknowledged (no first response: not

@@ -3,6 +3,7 @@
 // the outbox, and move an outbox row from pending to done.
 import { randomUUID } from 'node:crypto';
 import type { Db, Queryable } from '../../db/db.ts';
+import { type QueueDepth, selectQueueDepth } from '../../db/queue-depth.ts';
 import type { Reason, Rule } from './email.ts';
 
 /** A staff member or admin of the institution with what they are told. */
@@ -16,17 +17,23 @@ export interface PersonSettings {
   assigned: boolean;
 }
 
+/**
+ * The statement reading every current staff member and admin of institution $1, by name, with
+ * `settings`: columns of their notification_settings row `s` (all null when they have none). The
+ * settings page and the escalation list (src/domain/inbox/queries.ts) read the same people.
+ */
+export const staffSettingsSql = (settings: string): string =>
+  `SELECT p.id AS person_id, p.name, p.email, p.roles, ${settings}
+   FROM people p LEFT JOIN notification_settings s ON s.person_id = p.id
+   WHERE p.institution_id = $1 AND p.removed_at IS NULL AND p.roles && ARRAY['admin', 'staff']
+   ORDER BY lower(p.name), lower(p.email), p.id`;
+
+const settingsColumns = `coalesce(s.crisis, false) AS crisis, coalesce(s.any_new, false) AS any_new,
+  coalesce(s.assigned, false) AS assigned`;
+
 /** Every current staff member and admin of the institution, by name, with their settings. */
 export async function selectPeopleSettings(db: Queryable, institutionId: string): Promise<PersonSettings[]> {
-  const { rows } = await db.query<PersonSettings>(
-    `SELECT p.id AS person_id, p.name, p.email, p.roles,
-       coalesce(s.crisis, false) AS crisis, coalesce(s.any_new, false) AS any_new,
-       coalesce(s.assigned, false) AS assigned
-     FROM people p LEFT JOIN notification_settings s ON s.person_id = p.id
-     WHERE p.institution_id = $1 AND p.removed_at IS NULL AND p.roles && ARRAY['admin', 'staff']
-     ORDER BY lower(p.name), lower(p.email), p.id`,
-    [institutionId],
-  );
+  const { rows } = await db.query<PersonSettings>(staffSettingsSql(settingsColumns), [institutionId]);
   return rows;
 }
 
@@ -37,9 +44,7 @@ export async function selectPersonSettings(
   personId: string,
 ): Promise<PersonSettings | undefined> {
   const { rows } = await db.query<PersonSettings>(
-    `SELECT p.id AS person_id, p.name, p.email, p.roles,
-       coalesce(s.crisis, false) AS crisis, coalesce(s.any_new, false) AS any_new,
-       coalesce(s.assigned, false) AS assigned
+    `SELECT p.id AS person_id, p.name, p.email, p.roles, ${settingsColumns}
      FROM people p LEFT JOIN notification_settings s ON s.person_id = p.id
      WHERE p.id = $2 AND p.institution_id = $1 AND p.removed_at IS NULL`,
     [institutionId, personId],
@@ -48,29 +53,38 @@ export async function selectPersonSettings(
 }
 
 /**
- * Makes exactly these people the institution's crisis recipients, in one statement: they are set,
- * everyone else of the institution unset. The ids must be the institution's current people
- * (checked by the caller in the same transaction).
+ * Makes exactly these people the institution's holders of `setting` (the crisis recipients, or the
+ * escalation list of src/domain/inbox/queries.ts), in one statement: they are set, everyone else
+ * of the institution unset. The ids must be the institution's current people (checked by the
+ * caller in the same transaction).
  */
-export async function replaceCrisisRecipients(
+export async function replaceSettingHolders(
   db: Queryable,
+  setting: 'crisis' | 'escalation',
   institutionId: string,
   personIds: string[],
   now: Date,
 ): Promise<void> {
   await db.query(
-    `WITH chosen AS (SELECT unnest($2::uuid[]) AS person_id),
-     cleared AS (
-       UPDATE notification_settings s SET crisis = false, updated_at = $3
-       WHERE s.institution_id = $1 AND s.crisis AND NOT (s.person_id = ANY ($2::uuid[]))
+    `WITH cleared AS (
+       UPDATE notification_settings s SET ${setting} = false, updated_at = $3
+       WHERE s.institution_id = $1 AND s.${setting} AND NOT (s.person_id = ANY ($2::uuid[]))
      )
-     INSERT INTO notification_settings (person_id, institution_id, crisis, updated_at)
-     SELECT person_id, $1, true, $3 FROM chosen
-     ON CONFLICT (person_id) DO UPDATE SET crisis = true, updated_at = $3
-       WHERE notification_settings.crisis = false`,
+     INSERT INTO notification_settings (person_id, institution_id, ${setting}, updated_at)
+     SELECT unnest($2::uuid[]), $1, true, $3
+     ON CONFLICT (person_id) DO UPDATE SET ${setting} = true, updated_at = $3
+       WHERE notification_settings.${setting} = false`,
     [institutionId, personIds, now],
   );
 }
+
+/** Makes exactly these people (current ones, checked by the caller) the crisis recipients. */
+export const replaceCrisisRecipients = (
+  db: Queryable,
+  institutionId: string,
+  personIds: string[],
+  now: Date,
+) => replaceSettingHolders(db, 'crisis', institutionId, personIds, now);
 
 /** Sets a person's own choices (every new request, requests assigned to them). */
 export async function upsertOwnSettings(
@@ -105,14 +119,26 @@ export interface NotificationRow {
 }
 
 /**
- * The WHERE of a newest-first listing over `base`, narrowed to one state when one is asked for,
- * and its parameters ($1 the institution, $2 the limit, $3 the state). Two statements rather than
- * `($3 IS NULL OR state = $3)`, so each reads its own index range.
+ * A newest-first listing of the outbox `n`: `select` (its columns and FROM) where `base`, narrowed
+ * to one state when one is asked for ($1 the institution, $2 the limit, $3 the state). Two
+ * statements rather than `($3 IS NULL OR state = $3)`, so each reads its own index range.
  */
-function recentFilter(base: string, institutionId: string, options: { limit: number; state?: string }) {
-  return options.state === undefined
-    ? { where: base, params: [institutionId, options.limit] }
-    : { where: `${base} AND n.state = $3`, params: [institutionId, options.limit, options.state] };
+async function selectNewest<T>(
+  db: Queryable,
+  select: string,
+  base: string,
+  institutionId: string,
+  options: { limit: number; state?: string },
+): Promise<T[]> {
+  const { where, params } =
+    options.state === undefined
+      ? { where: base, params: [institutionId, options.limit] }
+      : { where: `${base} AND n.state = $3`, params: [institutionId, options.limit, options.state] };
+  const { rows } = await db.query<T>(
+    `${select} WHERE ${where} ORDER BY n.created_at DESC, n.id DESC LIMIT $2`,
+    params,
+  );
+  return rows;
 }
 
 /** The institution's newest notifications (optionally in one state), newest first. */
@@ -123,23 +149,17 @@ export async function selectRecent(
 ): Promise<NotificationRow[]> {
   // Emails to staff and admins about requests: students' emails and invitations are not listed
   // here (docs/notifications.md), so every row keeps a person and a request.
-  const { where, params } = recentFilter(
-    'n.institution_id = $1 AND n.help_request_id IS NOT NULL',
-    institutionId,
-    options,
-  );
-  const { rows } = await db.query<NotificationRow>(
+  return selectNewest<NotificationRow>(
+    db,
     `SELECT n.id, n.help_request_id, n.person_id, p.name AS person_name, p.email AS person_email,
        n.reason, n.state, n.attempts,
        CASE WHEN n.state = 'pending' THEN n.next_attempt_at END AS next_attempt_at,
        n.last_error, n.created_at, n.finished_at
-     FROM notifications n JOIN people p ON p.id = n.person_id
-     WHERE ${where}
-     ORDER BY n.created_at DESC, n.id DESC
-     LIMIT $2`,
-    params,
+     FROM notifications n JOIN people p ON p.id = n.person_id`,
+    'n.institution_id = $1 AND n.help_request_id IS NOT NULL',
+    institutionId,
+    options,
   );
-  return rows;
 }
 
 /**
@@ -175,8 +195,8 @@ export async function selectRecentOutbox(
   institutionId: string,
   options: { limit: number; state?: string },
 ): Promise<OutboxRow[]> {
-  const { where, params } = recentFilter('n.institution_id = $1', institutionId, options);
-  const { rows } = await db.query<OutboxRow>(
+  return selectNewest<OutboxRow>(
+    db,
     `SELECT n.id, n.help_request_id, CASE WHEN n.student_id IS NULL THEN 'person' ELSE 'student' END AS recipient,
        coalesce(p.name, nullif(concat_ws(' ', s.first_name, s.last_name), '')) AS name,
        coalesce(p.email, s.email) AS email, n.reason,
@@ -185,13 +205,11 @@ export async function selectRecentOutbox(
          WHEN 'reply' THEN 'requester' WHEN 'status' THEN 'requester' ELSE 'assignee' END) AS rule,
        n.state, n.attempts, CASE WHEN n.state = 'pending' THEN n.next_attempt_at END AS next_attempt_at,
        n.last_error, n.created_at, n.finished_at
-     FROM notifications n LEFT JOIN people p ON p.id = n.person_id LEFT JOIN students s ON s.id = n.student_id
-     WHERE ${where}
-     ORDER BY n.created_at DESC, n.id DESC
-     LIMIT $2`,
-    params,
+     FROM notifications n LEFT JOIN people p ON p.id = n.person_id LEFT JOIN students s ON s.id = n.student_id`,
+    'n.institution_id = $1',
+    institutionId,
+    options,
   );
-  return rows;
 }
 
 /** What the worker needs to compose and send one claimed email. */
@@ -350,14 +368,11 @@ export async function vacuumOutbox(db: Db): Promise<void> {
 }
 
 /** The email worker's queue for the metrics: emails due now (a claim moves the due time on), and the oldest's wait. */
-export async function selectEmailQueue(
-  q: Queryable,
-  now: Date,
-): Promise<{ depth: number; lagSeconds: number }> {
-  const { rows } = await q.query<{ depth: number; lag_seconds: number }>(
-    `SELECT count(*) AS depth, COALESCE(EXTRACT(EPOCH FROM ($1 - min(next_attempt_at))), 0)::float8 AS lag_seconds
-     FROM notifications WHERE state = 'pending' AND next_attempt_at <= $1`,
-    [now],
+export function selectEmailQueue(q: Queryable, now: Date): Promise<QueueDepth> {
+  return selectQueueDepth(
+    q,
+    'next_attempt_at',
+    "FROM notifications WHERE state = 'pending' AND next_attempt_at <= $1",
+    now,
   );
-  return { depth: rows[0].depth, lagSeconds: rows[0].lag_seconds };
 }

@@ -3,7 +3,7 @@
 // a partial index of its own (migration 0017), and a run's errors are read out of its JSON array
 // by the database so a caller can stream them.
 import type { Queryable } from '../../db/db.ts';
-import type { CursorKey } from '../../lib/cursor.ts';
+import { type KeysetPage, type Paged, readKeysetPage } from '../../db/keyset.ts';
 import { storableJson } from '../../lib/text.ts';
 import type { DailyRuns, NewRun, Run, RunKind, RunSummary } from './schemas.ts';
 
@@ -50,31 +50,26 @@ export interface RunPageQuery {
   /** Start (inclusive) and end (exclusive) instants of the days asked for. */
   start: string;
   end: string;
-  after?: CursorKey;
-  /** Rows to read: the page and one more (keysetPage). */
-  limit: number;
 }
 
-/** A page of runs, newest first, with each row's sort key. */
-export async function selectRunPage(q: Queryable, institutionId: string, page: RunPageQuery) {
-  const { rows } = await q.query<RunSummary & { sort_key: CursorKey }>(
+/** A page of runs, newest first. */
+export function selectRunPage(
+  q: Queryable,
+  institutionId: string,
+  page: RunPageQuery & KeysetPage,
+): Promise<Paged<RunSummary>> {
+  return readKeysetPage<RunSummary>(
+    q,
     `SELECT ${summaryColumns}, json_build_array(started_at, id) AS sort_key FROM sis_runs
      WHERE institution_id = $1 AND ($2::text IS NULL OR kind = $2::text)
-       AND ($3::timestamptz IS NULL OR (started_at, id) < ($3::timestamptz, $4::uuid))
-       AND started_at >= $6::timestamptz AND started_at < $7::timestamptz
+       AND ($5::timestamptz IS NULL OR (started_at, id) < ($5::timestamptz, $6::uuid))
+       AND started_at >= $3::timestamptz AND started_at < $4::timestamptz
        ${page.hasErrors ? 'AND error_count > 0' : ''}
-     ORDER BY started_at DESC, id DESC LIMIT $5`,
-    [
-      institutionId,
-      page.kind ?? null,
-      page.after?.[0] ?? null,
-      page.after?.[1] ?? null,
-      page.limit,
-      page.start,
-      page.end,
-    ],
+     ORDER BY started_at DESC, id DESC LIMIT $7`,
+    [institutionId, page.kind ?? null, page.start, page.end],
+    page,
+    2,
   );
-  return rows;
 }
 
 /**

@@ -4,7 +4,7 @@
 // (queries.ts); the admin API and the console's push-history pages call the same ones.
 
 import type { Queryable } from '../../db/db.ts';
-import { type KeysetPage, keysetPage, type Paged } from '../../db/keyset.ts';
+import type { KeysetPage, Paged } from '../../db/keyset.ts';
 import { ApiError } from '../../errors.ts';
 import type { KeysetOrder } from '../../lib/cursor.ts';
 import { uuidPattern } from '../../lib/ids.ts';
@@ -110,14 +110,13 @@ export async function listRuns(
   page: KeysetPage & RunFilter,
 ): Promise<Paged<RunSummary>> {
   const range = dayRange(page.from, page.to);
-  const rows = await selectRunPage(db, institutionId, {
+  return selectRunPage(db, institutionId, {
     kind: page.kind,
     hasErrors: page.hasErrors,
     ...range,
     after: page.after,
-    limit: page.limit + 1,
+    limit: page.limit,
   });
-  return keysetPage(rows, page.limit);
 }
 
 /**

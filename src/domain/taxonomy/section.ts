@@ -149,6 +149,17 @@ export interface Keyed {
 }
 
 /**
+ * Each parsed row's position and its `key` field (its code, or a campus's name): what a section
+ * keyed by one field sends its match statement.
+ */
+export function keysOf<K extends string>(
+  parsed: Good<Record<K, string>>[],
+  key: K,
+): ({ i: number } & Record<K, string>)[] {
+  return parsed.map(({ i, value }) => ({ i, [key]: value[key] }) as { i: number } & Record<K, string>);
+}
+
+/**
  * What a section is, the rest being the same for every section: how a row parses, how the rows
  * match what is stored (one statement), how a kept row is filed (sortRow) or rejected, and its
  * two writes. `resolve`, when given, turns the matched rows into keyed ones before repeated keys

@@ -7,8 +7,8 @@
 // (endpoint_id, id); a delivery's attempts by webhook_attempts_delivery_idx (migration 0005 and
 // later). The delivery metrics over every institution are read by ./metrics.ts.
 import type { Queryable } from '../../db/db.ts';
-import { type KeysetPage, keysetPage, type Paged } from '../../db/keyset.ts';
-import type { CursorKey } from '../../lib/cursor.ts';
+import { type KeysetPage, type Paged, readKeysetPage } from '../../db/keyset.ts';
+import { type QueueDepth, selectQueueDepth } from '../../db/queue-depth.ts';
 import type { DeliveryState, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from './schemas.ts';
 
 /**
@@ -67,13 +67,15 @@ export async function selectEndpointPage(
   page: KeysetPage,
   now: Date,
 ): Promise<Paged<WebhookEndpoint>> {
-  const { rows } = await db.query<WebhookEndpoint & { sort_key: CursorKey }>(
-    `SELECT ${endpointColumns('$3')}, json_build_array(created_at, id) AS sort_key FROM webhook_endpoints
-     WHERE institution_id = $1 AND ($4::timestamptz IS NULL OR (created_at, id) > ($4::timestamptz, $5::uuid))
-     ORDER BY created_at, id LIMIT $2`,
-    [institutionId, page.limit + 1, now, page.after?.[0] ?? null, page.after?.[1] ?? null],
+  return readKeysetPage<WebhookEndpoint>(
+    db,
+    `SELECT ${endpointColumns('$2')}, json_build_array(created_at, id) AS sort_key FROM webhook_endpoints
+     WHERE institution_id = $1 AND ($3::timestamptz IS NULL OR (created_at, id) > ($3::timestamptz, $4::uuid))
+     ORDER BY created_at, id LIMIT $5`,
+    [institutionId, now],
+    page,
+    2,
   );
-  return keysetPage(rows, page.limit);
 }
 
 export interface EndpointFields {
@@ -181,24 +183,19 @@ export async function selectDeliveryPage(
          'outcome', a.outcome, 'status_code', a.status_code, 'duration_ms', a.duration_ms, 'error', a.error)
          ORDER BY a.id) FROM webhook_attempts a WHERE a.delivery_id = d.id), '[]'::jsonb) AS attempt_log`
     : '';
-  const { rows } = await db.query<WebhookDelivery & { sort_key: CursorKey }>(
+  return readKeysetPage<WebhookDelivery>(
+    db,
     `SELECT d.id, d.event_id, ev.type AS event_type, d.state, d.attempts, d.last_status, d.last_error,
             d.last_attempt_at, CASE WHEN d.state = 'pending' THEN GREATEST(d.next_attempt_at, d.lease_until) END AS next_attempt_at,
             d.created_at, d.completed_at, json_build_array(d.created_at, d.id) AS sort_key${attemptLog}
      FROM webhook_deliveries d JOIN events ev ON ev.id = d.event_id
-     WHERE d.institution_id = $1 AND d.endpoint_id = $2 AND ($4::text IS NULL OR d.state = $4)
-       AND ($5::timestamptz IS NULL OR (d.created_at, d.id) < ($5::timestamptz, $6::uuid))
-     ORDER BY d.created_at DESC, d.id DESC LIMIT $3`,
-    [
-      institutionId,
-      endpointId,
-      filter.limit + 1,
-      filter.state ?? null,
-      filter.after?.[0] ?? null,
-      filter.after?.[1] ?? null,
-    ],
+     WHERE d.institution_id = $1 AND d.endpoint_id = $2 AND ($3::text IS NULL OR d.state = $3)
+       AND ($4::timestamptz IS NULL OR (d.created_at, d.id) < ($4::timestamptz, $5::uuid))
+     ORDER BY d.created_at DESC, d.id DESC LIMIT $6`,
+    [institutionId, endpointId, filter.state ?? null],
+    filter,
+    2,
   );
-  return keysetPage(rows, filter.limit);
 }
 
 /** A page of one endpoint's attempts, newest first. */
@@ -208,15 +205,16 @@ export async function selectAttemptPage(
   endpointId: string,
   page: KeysetPage,
 ): Promise<Paged<WebhookAttempt>> {
-  const { rows } = await db.query<WebhookAttempt & { sort_key: CursorKey }>(
+  return readKeysetPage<WebhookAttempt>(
+    db,
     `SELECT a.id, a.delivery_id, a.event_id, a.attempted_at, a.outcome, a.status_code, a.duration_ms, a.error,
             json_build_array(a.id) AS sort_key
      FROM webhook_attempts a WHERE a.institution_id = $1 AND a.endpoint_id = $2
-       AND ($4::bigint IS NULL OR a.id < $4::bigint)
-     ORDER BY a.id DESC LIMIT $3`,
-    [institutionId, endpointId, page.limit + 1, page.after?.[0] ?? null],
+       AND ($3::bigint IS NULL OR a.id < $3::bigint)
+     ORDER BY a.id DESC LIMIT $4`,
+    [institutionId, endpointId],
+    page,
   );
-  return keysetPage(rows, page.limit);
 }
 
 interface AttemptExchangeRow extends WebhookAttempt {
@@ -279,15 +277,12 @@ export async function selectEventDeliveries(
 }
 
 /** The delivery worker's queue for the metrics: deliveries due now and not leased, and the oldest's wait. */
-export async function selectDeliveryQueue(
-  q: Queryable,
-  now: Date,
-): Promise<{ depth: number; lagSeconds: number }> {
-  const { rows } = await q.query<{ depth: number; lag_seconds: number }>(
-    `SELECT count(*) AS depth, COALESCE(EXTRACT(EPOCH FROM ($1 - min(next_attempt_at))), 0)::float8 AS lag_seconds
-     FROM webhook_deliveries
+export function selectDeliveryQueue(q: Queryable, now: Date): Promise<QueueDepth> {
+  return selectQueueDepth(
+    q,
+    'next_attempt_at',
+    `FROM webhook_deliveries
      WHERE state = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until <= $1)`,
-    [now],
+    now,
   );
-  return { depth: rows[0].depth, lagSeconds: rows[0].lag_seconds };
 }

@@ -1,16 +1,11 @@
 // Terms of the teaching calendar: keyed by term_code; end never before start (sql/terms.ts).
 import { checkTermDates, parseTerm, type TermRow } from '../rows.ts';
-import { keep, sectionHandler, sortRow } from '../section.ts';
+import { keep, keysOf, sectionHandler, sortRow } from '../section.ts';
 import { matchTerms, writeTerms } from '../sql/terms.ts';
 
 export const terms = sectionHandler({
   parse: parseTerm,
-  match: (q, institutionId, parsed) =>
-    matchTerms(
-      q,
-      institutionId,
-      parsed.map(({ i, value }) => ({ i, code: value.code })),
-    ),
+  match: (q, institutionId, parsed) => matchTerms(q, institutionId, keysOf(parsed, 'code')),
   describeKey: (incoming: TermRow) => `the term code ${incoming.code}`,
   decide(context, changes, stored, incoming) {
     const next = {

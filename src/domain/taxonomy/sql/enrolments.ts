@@ -1,6 +1,6 @@
 // Enrolments' statements: one resolves every row's references (the student by email, then by
 // student_id_ext, like the roster; the unit and the term by code) and finds the stored enrolment.
-import { matchStatement, rowsStatement, type SectionWrites } from './write.ts';
+import { matchStatement, type SectionWrites, tableWrites } from './write.ts';
 
 export interface ResolvedEnrolment {
   i: number;
@@ -25,13 +25,9 @@ export const resolveEnrolments = matchStatement<
      LEFT JOIN enrolments e ON e.student_id = coalesce(se.id, sx.id) AND e.unit_id = u.id AND e.term_id = t.id`,
 );
 
-export const writeEnrolments: SectionWrites = {
-  insert:
-    rowsStatement(`INSERT INTO enrolments (institution_id, student_id, unit_id, term_id, status, created_at, updated_at)
-       SELECT $1, r.student_id, r.unit_id, r.term_id, r.status, $3, $3
-       FROM jsonb_to_recordset($2::jsonb) AS r(student_id uuid, unit_id uuid, term_id uuid, status text)
-       ON CONFLICT DO NOTHING`),
-  update: rowsStatement(`UPDATE enrolments e SET status = r.status, updated_at = $3
-       FROM jsonb_to_recordset($2::jsonb) AS r(id uuid, status text)
-       WHERE e.id = r.id AND e.institution_id = $1`),
-};
+// A student's enrolment in a unit and term is its key: an update changes only its status.
+export const writeEnrolments: SectionWrites = tableWrites(
+  'enrolments',
+  { student_id: 'uuid', unit_id: 'uuid', term_id: 'uuid', status: 'text' },
+  ['status'],
+);

@@ -1,5 +1,5 @@
 // Terms' statements: the rows matched by code (case-insensitive), dates as YYYY-MM-DD.
-import { matchStatement, rowsStatement, type SectionWrites } from './write.ts';
+import { matchStatement, type SectionWrites, tableWrites } from './write.ts';
 
 export interface StoredTerm {
   i: number;
@@ -18,15 +18,9 @@ export const matchTerms = matchStatement<{ i: number; code: string }, StoredTerm
      LEFT JOIN terms t ON t.institution_id = $1 AND lower(t.code) = lower(r.code)`,
 );
 
-export const writeTerms: SectionWrites = {
-  insert:
-    rowsStatement(`INSERT INTO terms (institution_id, code, name, start_date, end_date, created_at, updated_at)
-       SELECT $1, r.code, r.name, r.start_date, r.end_date, $3, $3
-       FROM jsonb_to_recordset($2::jsonb) AS r(code text, name text, start_date date, end_date date)
-       ON CONFLICT DO NOTHING`),
-  update:
-    rowsStatement(`UPDATE terms t SET code = r.code, name = r.name, start_date = r.start_date, end_date = r.end_date,
-              updated_at = $3
-       FROM jsonb_to_recordset($2::jsonb) AS r(id uuid, code text, name text, start_date date, end_date date)
-       WHERE t.id = r.id AND t.institution_id = $1`),
-};
+export const writeTerms: SectionWrites = tableWrites('terms', {
+  code: 'text',
+  name: 'text',
+  start_date: 'date',
+  end_date: 'date',
+});

@@ -1,7 +1,7 @@
 // Units' statements: the rows matched by code (case-insensitive), with the program (by code) and
 // the campus (by name, or a merged name's alias) each row names.
 import { campusNamesSql } from '../../campuses/names.ts';
-import { matchStatement, rowsStatement, type SectionWrites } from './write.ts';
+import { matchStatement, type SectionWrites, tableWrites } from './write.ts';
 
 export interface StoredUnit {
   i: number;
@@ -30,15 +30,9 @@ export const matchUnits = matchStatement<
      LEFT JOIN campuses c ON c.id = n.id`,
 );
 
-export const writeUnits: SectionWrites = {
-  insert:
-    rowsStatement(`INSERT INTO units (institution_id, code, name, program_id, campus_id, created_at, updated_at)
-       SELECT $1, r.code, r.name, r.program_id, r.campus_id, $3, $3
-       FROM jsonb_to_recordset($2::jsonb) AS r(code text, name text, program_id uuid, campus_id uuid)
-       ON CONFLICT DO NOTHING`),
-  update:
-    rowsStatement(`UPDATE units u SET code = r.code, name = r.name, program_id = r.program_id, campus_id = r.campus_id,
-              updated_at = $3
-       FROM jsonb_to_recordset($2::jsonb) AS r(id uuid, code text, name text, program_id uuid, campus_id uuid)
-       WHERE u.id = r.id AND u.institution_id = $1`),
-};
+export const writeUnits: SectionWrites = tableWrites('units', {
+  code: 'text',
+  name: 'text',
+  program_id: 'uuid',
+  campus_id: 'uuid',
+});

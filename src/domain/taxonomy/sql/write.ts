@@ -24,6 +24,30 @@ export const rowsStatement =
   };
 
 /**
+ * The writes of a section whose rows are columns of `table` (written with their SQL type in
+ * `columns`): the insert of new rows, where a conflict (a concurrent push created the row) writes
+ * nothing, and the update by id of the `updated` columns (all of them unless named).
+ */
+export function tableWrites(
+  table: string,
+  columns: Record<string, string>,
+  updated: string[] = Object.keys(columns),
+): SectionWrites {
+  const names = Object.keys(columns);
+  const typed = (of: string[]) => of.map((name) => `${name} ${columns[name]}`).join(', ');
+  return {
+    insert: rowsStatement(`INSERT INTO ${table} (institution_id, ${names.join(', ')}, created_at, updated_at)
+       SELECT $1, ${names.map((name) => `r.${name}`).join(', ')}, $3, $3
+       FROM jsonb_to_recordset($2::jsonb) AS r(${typed(names)})
+       ON CONFLICT DO NOTHING`),
+    update: rowsStatement(`UPDATE ${table} w SET ${updated.map((name) => `${name} = r.${name}`).join(', ')},
+         updated_at = $3
+       FROM jsonb_to_recordset($2::jsonb) AS r(id uuid, ${typed(updated)})
+       WHERE w.id = r.id AND w.institution_id = $1`),
+  };
+}
+
+/**
  * The statement `sql` matching a batch of sent rows to the stored ones in one query ($1 the
  * institution, $2 the sent rows, each with its position `i`, as one JSON parameter).
  */
