@@ -83,6 +83,17 @@ export async function pushInProcess(
   return { code, stdout, stderr };
 }
 
+/** `ssp push oneroster --institution <slug> --cohort <id> ...rest` for the tenant, as pushInProcess. */
+export function pushOneRoster(
+  url: string,
+  tenant: { slug: string; cohortId: string; rosterSecret?: string },
+  dir: string,
+  ...rest: string[]
+): Promise<CliResult> {
+  const args = ['oneroster', '--institution', tenant.slug, '--cohort', tenant.cohortId, ...rest];
+  return pushInProcess(url, tenant.rosterSecret, dir, args);
+}
+
 export function scratchDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'ssp-push-'));
 }
