@@ -14,6 +14,7 @@ import {
   pushOneRoster,
   readErrorsCsv,
   scratchDir,
+  tenantWithBulkPush,
   writeFolder,
 } from './push-helpers.ts';
 
@@ -53,15 +54,7 @@ describeEachDatabase('ssp push oneroster: deltas and real exports', (context) =>
   const { list } = server;
 
   test('a delta from another machine never drops a change: users without roles rows, enrollments in omitted classes', async () => {
-    const tenant = await seedTenant(server.ctx);
-    const dir = scratchDir();
-    const bulk = await pushOneRoster(
-      server.url,
-      tenant,
-      dir,
-      writeFolder(path.join(dir, 'bulk'), oneRosterBundle({ students: 6 })),
-    );
-    assert.equal(bulk.code, 0, bulk.stderr);
+    const { tenant, dir } = await tenantWithBulkPush(server, 6, 'bulk');
     assert.ok(!fs.existsSync(path.join(dir, `.ssp-oneroster-${tenant.slug}.json`)), 'no memory file');
     const { rows: kept } = await server.ctx.db.query(
       "SELECT 1 FROM oneroster_memory WHERE institution_id = $1 AND kind = 'user'",
@@ -117,15 +110,7 @@ describeEachDatabase('ssp push oneroster: deltas and real exports', (context) =>
   });
 
   test('tobedeleted users are counted even when their roles are tobedeleted too', async () => {
-    const tenant = await seedTenant(server.ctx);
-    const dir = scratchDir();
-    const first = await pushOneRoster(
-      server.url,
-      tenant,
-      dir,
-      writeFolder(path.join(dir, 'a'), oneRosterBundle({ students: 4 })),
-    );
-    assert.equal(first.code, 0, first.stderr);
+    const { tenant, dir } = await tenantWithBulkPush(server, 4, 'a');
     const files = oneRosterBundle({ students: 4, tobedeleted: [2] });
     edit(files, 'roles.csv', (rows) =>
       setColumn(rows, 'status', (r) => (r[3] === 'u-2' ? 'tobedeleted' : undefined)),

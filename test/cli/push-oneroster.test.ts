@@ -12,6 +12,7 @@ import {
   pushOneRoster,
   scratchDir,
   sspPush,
+  tenantWithBulkPush,
   writeFolder,
   writeZip,
 } from './push-helpers.ts';
@@ -157,15 +158,7 @@ describe('ssp push oneroster', () => {
   });
 
   test('--full-sync keeps students whose email the export lost: named, not departed, not imported', async () => {
-    const tenant = await seedTenant(server.ctx);
-    const dir = scratchDir();
-    const first = await pushOneRoster(
-      server.url,
-      tenant,
-      dir,
-      writeFolder(path.join(dir, 'a'), oneRosterBundle({ students: 20 })),
-    );
-    assert.equal(first.code, 0, first.stderr);
+    const { tenant, dir } = await tenantWithBulkPush(server, 20, 'a');
     // The next export: students 3 and 7 lost their email, student 4 is tobedeleted.
     const files = oneRosterBundle({ students: 20, tobedeleted: [4] });
     for (const i of [3, 7])
