@@ -55,6 +55,45 @@ export async function startBenchApp(kind: DatabaseKind, databaseUrl?: string): P
   };
 }
 
+/**
+ * The service built (not listening) on a scratch database of `kind`, logging silent, workers
+ * off, `config` over the defaults: for the feed benchmarks that hook into or listen with the app.
+ */
+export async function startFeedApp(
+  kind: DatabaseKind,
+  databaseUrl: string | undefined,
+  prefix: string,
+  config: Partial<Config>,
+): Promise<{ db: Db; runtime: Runtime; app: App }> {
+  const db =
+    kind === 'pglite' ? await openScratchPglite() : await openScratchPostgres(databaseUrl!, { prefix });
+  const runtime = createRuntime({
+    db,
+    config: { ...loadConfig({ LOG_LEVEL: 'silent' }), ...config, runWorkers: false },
+  });
+  const app = await buildApp(runtime, { logger: false });
+  return { db, runtime, app };
+}
+
+/** The value at the `p`th percentile of `values` (nearest rank, rounding down). */
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/** An institution named by its slug with one cohort, Bench cohort, inserted directly (the feed benchmarks). */
+export async function seedFeedInstitution(db: Db, slug: string) {
+  const { rows } = await db.query<{ id: string }>(
+    'INSERT INTO institutions (slug, name) VALUES ($1, $1) RETURNING id',
+    [slug],
+  );
+  const cohort = await db.query<{ id: string }>(
+    'INSERT INTO cohorts (institution_id, name) VALUES ($1, $2) RETURNING id',
+    [rows[0].id, 'Bench cohort'],
+  );
+  return { id: rows[0].id, slug, cohortId: cohort.rows[0].id };
+}
+
 /** The institution `bench` (Bench University) with one cohort, Everyone, inserted directly. */
 export async function seedInstitution(db: Db): Promise<{ institutionId: string; cohortId: string }> {
   const institution = await db.query<{ id: string }>(

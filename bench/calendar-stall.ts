@@ -16,7 +16,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { buildApp } from '../src/app/app.ts';
 import { loadConfig } from '../src/config.ts';
-import type { Db } from '../src/db/db.ts';
+import type { Db, Queryable } from '../src/db/db.ts';
 import { type ParseEvent, parseChannel } from '../src/domain/calendar/parse-job.ts';
 import { claimFeed, type RefreshDeps, refreshFeed } from '../src/domain/calendar/refresh.ts';
 import { DEFAULT_LIMITS } from '../src/domain/calendar/schedule.ts';
@@ -138,29 +138,21 @@ export async function benchStall(kind: 'pglite' | 'postgres', db: Db, institutio
       longestSql = sql.replace(/\s+/g, ' ').slice(0, 40);
     }
   };
-  const timed: Db = {
-    ...db,
+  /** A database's statements, each timed and noted. */
+  const timedQueries = (q: Queryable): Queryable => ({
     query: async (sql, params) => {
       const started = performance.now();
       try {
-        return await db.query(sql, params);
+        return await q.query(sql, params);
       } finally {
         note(sql, started);
       }
     },
-    transaction: (fn) =>
-      db.transaction((tx) =>
-        fn({
-          query: async (sql, params) => {
-            const started = performance.now();
-            try {
-              return await tx.query(sql, params);
-            } finally {
-              note(sql, started);
-            }
-          },
-        }),
-      ),
+  });
+  const timed: Db = {
+    ...db,
+    ...timedQueries(db),
+    transaction: (fn) => db.transaction((tx) => fn(timedQueries(tx))),
   };
   const deps: RefreshDeps = {
     db: timed,

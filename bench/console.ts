@@ -11,7 +11,13 @@
 import type { Db } from '../src/db/db.ts';
 import { startSession } from '../src/domain/people/sessions.ts';
 import { recordAccess } from '../src/domain/privacy/access-log.ts';
-import { type DatabaseKind, onEachDatabase, seedInstitution, startBenchApp } from './bench-app.ts';
+import {
+  type DatabaseKind,
+  onEachDatabase,
+  percentile,
+  seedInstitution,
+  startBenchApp,
+} from './bench-app.ts';
 import type { BenchOptions } from './run.ts';
 import { size } from './size.ts';
 
@@ -22,11 +28,6 @@ const ITERATIONS = size(40, 1, 'BENCH_ITERATIONS');
 const WARMUP = size(3, 1);
 const TARGET_MS = 100;
 const DAY_MS = 86_400_000;
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
 
 interface Seeded {
   institutionId: string;

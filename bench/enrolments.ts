@@ -8,12 +8,9 @@
 
 import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
-import { buildApp } from '../src/app/app.ts';
-import { loadConfig } from '../src/config.ts';
 import type { Db } from '../src/db/db.ts';
 import { issueRosterSecret } from '../src/domain/secrets/roster-secrets.ts';
-import { createRuntime } from '../src/runtime.ts';
-import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
+import { startFeedApp } from './bench-app.ts';
 import type { BenchOptions } from './run.ts';
 import { size } from './size.ts';
 
@@ -27,12 +24,6 @@ interface Tenant {
   id: string;
   slug: string;
   cohortId: string;
-}
-
-function openDb(kind: 'pglite' | 'postgres', databaseUrl?: string): Promise<Db> {
-  return kind === 'pglite'
-    ? openScratchPglite()
-    : openScratchPostgres(databaseUrl!, { prefix: 'bench_enrol' });
 }
 
 /** An institution with students, units, terms; `enrolled` adds one enrolment per student. */
@@ -109,16 +100,9 @@ async function time(fn: () => Promise<void>): Promise<number> {
 }
 
 async function benchOne(kind: 'pglite' | 'postgres', databaseUrl?: string): Promise<void> {
-  const db = await openDb(kind, databaseUrl);
-  const runtime = createRuntime({
-    db,
-    config: {
-      ...loadConfig({ LOG_LEVEL: 'silent' }),
-      enrolmentsRateLimitPerMinute: 1_000_000,
-      runWorkers: false,
-    },
+  const { db, runtime, app } = await startFeedApp(kind, databaseUrl, 'bench_enrol', {
+    enrolmentsRateLimitPerMinute: 1_000_000,
   });
-  const app = await buildApp(runtime, { logger: false });
   const agent = new Agent({ keepAliveTimeout: 30_000 });
   try {
     for (let i = 0; i < BACKGROUND_INSTITUTIONS; i++) await seed(db, `background-${i}`, true);

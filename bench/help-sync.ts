@@ -16,6 +16,7 @@ import { createCohort, createInstitution } from '../src/domain/institutions/inst
 import { issueSyncSecret } from '../src/domain/secrets/help-sync-secrets.ts';
 import { createRuntime } from '../src/runtime.ts';
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
+import { percentile } from './bench-app.ts';
 import type { BenchOptions } from './run.ts';
 import { size } from './size.ts';
 
@@ -24,11 +25,6 @@ const WARMUP = size(5, 1);
 const ITERATIONS = size(40, 2, 'BENCH_ITERATIONS');
 const BACKGROUND_INSTITUTIONS = size(50, 2);
 const BACKGROUND_REQUESTS_EACH = 400;
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
 
 async function openDb(kind: 'pglite' | 'postgres', databaseUrl?: string) {
   const db =

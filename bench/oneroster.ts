@@ -15,15 +15,11 @@ import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { buildApp } from '../src/app/app.ts';
-import { loadConfig } from '../src/config.ts';
-import type { Db } from '../src/db/db.ts';
 import { generateRoster, type Json } from '../src/dev-oneroster/data.ts';
 import { pullDepsOf, pullNow } from '../src/domain/oneroster/pull/pull.ts';
 import { putSource } from '../src/domain/oneroster/pull/sources.ts';
 import { issueRosterSecret } from '../src/domain/secrets/roster-secrets.ts';
-import { createRuntime } from '../src/runtime.ts';
-import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
+import { seedFeedInstitution as seed, startFeedApp } from './bench-app.ts';
 import { type ProviderProcess, sampleRss, sourceSettings, startProviderProcess } from './oneroster-source.ts';
 import type { BenchOptions } from './run.ts';
 import { size } from './size.ts';
@@ -31,18 +27,6 @@ import { size } from './size.ts';
 const STUDENTS = size(20_000, 50, 'BENCH_ONEROSTER_STUDENTS');
 const PER_STUDENT = 3;
 const CLI = path.resolve('bin/ssp.js');
-
-export async function seed(db: Db, slug: string) {
-  const { rows } = await db.query<{ id: string }>(
-    'INSERT INTO institutions (slug, name) VALUES ($1, $1) RETURNING id',
-    [slug],
-  );
-  const cohort = await db.query<{ id: string }>(
-    'INSERT INTO cohorts (institution_id, name) VALUES ($1, $2) RETURNING id',
-    [rows[0].id, 'Bench cohort'],
-  );
-  return { id: rows[0].id, slug, cohortId: cohort.rows[0].id };
-}
 
 const cell = (v: unknown) => {
   const t = String(v ?? '');
@@ -180,21 +164,11 @@ export function startProvider(): Promise<ProviderProcess> {
 }
 
 async function benchOne(kind: 'pglite' | 'postgres', databaseUrl?: string): Promise<void> {
-  const db =
-    kind === 'pglite'
-      ? await openScratchPglite()
-      : await openScratchPostgres(databaseUrl!, { prefix: 'bench_or' });
-  const runtime = createRuntime({
-    db,
-    config: {
-      ...loadConfig({ LOG_LEVEL: 'silent' }),
-      rosterRateLimitPerMinute: 1_000_000,
-      enrolmentsRateLimitPerMinute: 1_000_000,
-      allowLoopbackOutbound: true,
-      runWorkers: false,
-    },
+  const { db, runtime, app } = await startFeedApp(kind, databaseUrl, 'bench_or', {
+    rosterRateLimitPerMinute: 1_000_000,
+    enrolmentsRateLimitPerMinute: 1_000_000,
+    allowLoopbackOutbound: true,
   });
-  const app = await buildApp(runtime, { logger: false });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ssp-bench-oneroster-'));
   const provider = await startProvider();
   try {

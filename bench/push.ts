@@ -17,12 +17,8 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Agent, request } from 'undici';
-import { buildApp } from '../src/app/app.ts';
-import { loadConfig } from '../src/config.ts';
-import type { Db } from '../src/db/db.ts';
 import { issueRosterSecret } from '../src/domain/secrets/roster-secrets.ts';
-import { createRuntime } from '../src/runtime.ts';
-import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
+import { seedFeedInstitution as seed, startFeedApp } from './bench-app.ts';
 import type { BenchOptions } from './run.ts';
 import { size } from './size.ts';
 
@@ -53,18 +49,6 @@ function writeCsv(file: string, rows: number, tag: string): void {
   }
   fs.writeSync(fd, chunk);
   fs.closeSync(fd);
-}
-
-async function seed(db: Db, slug: string) {
-  const { rows } = await db.query<{ id: string }>(
-    'INSERT INTO institutions (slug, name) VALUES ($1, $1) RETURNING id',
-    [slug],
-  );
-  const cohort = await db.query<{ id: string }>(
-    'INSERT INTO cohorts (institution_id, name) VALUES ($1, $2) RETURNING id',
-    [rows[0].id, 'Bench cohort'],
-  );
-  return { id: rows[0].id, slug, cohortId: cohort.rows[0].id };
 }
 
 /**
@@ -126,19 +110,9 @@ function runCli(
 }
 
 async function benchOne(kind: 'pglite' | 'postgres', databaseUrl?: string): Promise<void> {
-  const db =
-    kind === 'pglite'
-      ? await openScratchPglite()
-      : await openScratchPostgres(databaseUrl!, { prefix: 'bench_push' });
-  const runtime = createRuntime({
-    db,
-    config: {
-      ...loadConfig({ LOG_LEVEL: 'silent' }),
-      rosterRateLimitPerMinute: 1_000_000,
-      runWorkers: false,
-    },
+  const { db, runtime, app } = await startFeedApp(kind, databaseUrl, 'bench_push', {
+    rosterRateLimitPerMinute: 1_000_000,
   });
-  const app = await buildApp(runtime, { logger: false });
   // The server's own clock: first request in, last response out.
   const window = { first: 0, last: 0, requests: 0 };
   app.addHook('onRequest', async () => {

@@ -10,16 +10,12 @@ import { loadConfig } from '../src/config.ts';
 import { createRuntime } from '../src/runtime.ts';
 import { signInThroughProvider, startTestIdp, TEST_CLIENT } from '../test/helpers/idp.ts';
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
+import { percentile } from './bench-app.ts';
 import type { BenchOptions } from './run.ts';
 import { size } from './size.ts';
 
 const ROUND_TRIPS = size(30, 2, 'BENCH_SIGN_INS');
 const REQUESTS = size(2000, 20, 'BENCH_REQUESTS');
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
 
 async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
   const db =

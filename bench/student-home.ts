@@ -15,17 +15,13 @@ import type { Db } from '../src/db/db.ts';
 import { startSession } from '../src/domain/people/sessions.ts';
 import { createRuntime } from '../src/runtime.ts';
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
+import { percentile } from './bench-app.ts';
 import type { BenchOptions } from './run.ts';
 import { size } from './size.ts';
 
 const REQUESTS = size(300, 5, 'BENCH_REQUESTS');
 const NOW = new Date('2026-09-21T08:00:00Z');
 const COHORT_START = '2026-09-07';
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
 
 /** Stores `events` weekly events of `weeks` occurrences each for a feed, in one statement. */
 async function storeFeed(db: Db, institutionId: string, feedId: string, events: number, weeks: number) {

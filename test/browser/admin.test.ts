@@ -37,8 +37,7 @@ browserSuite('console: institution admin', (h) => {
       name: 'Alex Admin',
     });
 
-    const { page, context } = await h().open();
-    try {
+    await h().withPage(undefined, async (page) => {
       // Not signed in: to the institution's provider and back to the page asked for.
       await page.goto(`/console/${tenant.slug}/secrets`);
       await page.getByRole('button', { name: /Alex Admin/ }).click();
@@ -181,8 +180,6 @@ browserSuite('console: institution admin', (h) => {
       await page.getByLabel('To (UTC)').fill('2020-01-02');
       await page.getByRole('button', { name: 'Filter' }).click();
       await page.getByText('No entry matches.').waitFor();
-    } finally {
-      await context.close();
-    }
+    });
   });
 });

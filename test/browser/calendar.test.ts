@@ -69,8 +69,7 @@ browserSuite('console: calendar feeds, crisis contacts, cohorts', (h) => {
     });
     server.routes.set('/browser-broken.ics', { status: 503, body: 'maintenance' });
     const admin = await h().person(tenant, { roles: ['admin'], name: 'Cal Admin' });
-    const { page, context } = await h().open(admin);
-    try {
+    await h().withPage(admin, async (page) => {
       await page.goto(`/console/${tenant.slug}/`);
       await page.getByRole('navigation').getByRole('link', { name: 'Calendar feeds' }).click();
       await page.locator('h1', { hasText: 'Calendar feeds' }).waitFor();
@@ -190,26 +189,24 @@ browserSuite('console: calendar feeds, crisis contacts, cohorts', (h) => {
         `/admin/v1/institutions/${tenant.slug}/cohorts/${tenant.cohortId}`,
       );
       assert.equal(cohort.json().start_date, '2026-09-07');
-    } finally {
-      await context.close();
-    }
+    });
   });
 
   test('staff see no calendar, crisis-contact or cohort links and are refused the pages', async () => {
     const { ctx } = h();
     const tenant = await seedTenant(ctx);
     const staff = await h().person(tenant, { roles: ['staff'], name: 'Sam Staff' });
-    const { page, context } = await h().open(staff);
-    try {
-      await page.goto(`/console/${tenant.slug}/inbox`);
-      const nav = page.getByRole('navigation');
-      for (const name of ['Calendar feeds', 'Crisis contacts', 'Cohorts'])
-        assert.equal(await nav.getByRole('link', { name }).count(), 0, name);
-      const response = await page.goto(`/console/${tenant.slug}/calendar-feeds`);
-      assert.equal(response?.status(), 403);
-      await h().check(page, 'calendar-feeds-staff-refused');
-    } finally {
-      await context.close();
-    }
+    await h().withPage(
+      staff,
+      async (page) => {
+        await page.goto(`/console/${tenant.slug}/inbox`);
+        const nav = page.getByRole('navigation');
+        for (const name of ['Calendar feeds', 'Crisis contacts', 'Cohorts'])
+          assert.equal(await nav.getByRole('link', { name }).count(), 0, name);
+        const response = await page.goto(`/console/${tenant.slug}/calendar-feeds`);
+        assert.equal(response?.status(), 403);
+      },
+      'calendar-feeds-staff-refused',
+    );
   });
 });

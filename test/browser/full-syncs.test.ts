@@ -41,8 +41,7 @@ browserSuite('console: full syncs', (h) => {
     const tenant = await seedTenant(ctx);
     await heldFullSync(ctx, base, tenant, 'nightly-1', 6);
     const admin = await h().person(tenant, { roles: ['admin'], name: 'Dana Admin' });
-    const { page, context } = await h().open(admin);
-    try {
+    await h().withPage(admin, async (page) => {
       await page.goto(`/console/${tenant.slug}/`);
       // The last pushes table fits its card at 1280px: no column is clipped.
       const card = page.locator('section', { hasText: 'Last pushes' });
@@ -77,9 +76,7 @@ browserSuite('console: full syncs', (h) => {
         await page.locator('section', { hasText: 'Held departures' }).getByRole('table').count(),
         0,
       );
-    } finally {
-      await context.close();
-    }
+    });
   });
 
   test('discarding departs nobody', async () => {
@@ -87,8 +84,7 @@ browserSuite('console: full syncs', (h) => {
     const tenant = await seedTenant(ctx);
     await heldFullSync(ctx, base, tenant, 'nightly-2', 5);
     const admin = await h().person(tenant, { roles: ['admin'] });
-    const { page, context } = await h().open(admin);
-    try {
+    await h().withPage(admin, async (page) => {
       await page.goto(`/console/${tenant.slug}/full-syncs`);
       await page.getByRole('link', { name: 'nightly-2' }).first().click();
       await page.getByRole('button', { name: 'Discard the departures…' }).click();
@@ -101,8 +97,6 @@ browserSuite('console: full syncs', (h) => {
         [tenant.institutionId],
       );
       assert.equal(rows[0].n, 0);
-    } finally {
-      await context.close();
-    }
+    });
   });
 });

@@ -35,6 +35,15 @@ export interface Harness {
   operator(): Promise<{ token: string }>;
   /** Runs axe-core (no serious or critical violation) and saves a full-page screenshot. */
   check(page: Page, name: string): Promise<void>;
+  /**
+   * Opens a fresh browser for this party, runs the steps, then checks the page as `shot` (when
+   * given) and closes the browser whatever happened.
+   */
+  withPage(
+    session: { token: string } | undefined,
+    steps: (page: Page, context: BrowserContext) => Promise<void>,
+    shot?: string,
+  ): Promise<void>;
 }
 
 let counter = 0;
@@ -107,6 +116,15 @@ export function browserSuite(
             `accessibility of ${page.url()}`,
           );
           await page.screenshot({ path: path.join(SCREENSHOTS, `${shot}.png`), fullPage: true });
+        },
+        async withPage(session, steps, shot) {
+          const { context, page } = await this.open(session);
+          try {
+            await steps(page, context);
+            if (shot !== undefined) await this.check(page, shot);
+          } finally {
+            await context.close();
+          }
         },
       };
     });

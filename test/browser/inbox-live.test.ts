@@ -24,8 +24,7 @@ browserSuite('console: the live inbox', (h) => {
         summary: `Question ${i + 1} about an assessment`,
       });
     const staff = await h().person(tenant, { roles: ['staff'], name: 'Sam Staff' });
-    const { page, context } = await h().open(staff);
-    try {
+    await h().withPage(staff, async (page) => {
       await page.goto(`/console/${tenant.slug}/inbox?category=wellbeing`);
       await page.getByText('No request matches.').waitFor();
       await page.goto(`/console/${tenant.slug}/inbox`);
@@ -70,9 +69,7 @@ browserSuite('console: the live inbox', (h) => {
         1,
         'No request matches (the filter held)',
       );
-    } finally {
-      await context.close();
-    }
+    });
   });
 
   test('a crisis request nobody picks up: after the window, a banner on every page until assigned', async () => {
@@ -94,8 +91,7 @@ browserSuite('console: the live inbox', (h) => {
     });
     assert.equal((await worker.runOnce()).escalated, 1);
 
-    const { page, context } = await h().open(staff);
-    try {
+    await h().withPage(staff, async (page) => {
       for (const path of ['inbox', 'students', 'me/notifications']) {
         await page.goto(`/console/${tenant.slug}/${path}`);
         const banner = page.locator('section.escalation-banner');
@@ -113,9 +109,7 @@ browserSuite('console: the live inbox', (h) => {
       assert.equal(await page.locator('section.escalation-banner').count(), 0, 'gone once picked up');
       const timeline = (await page.locator('body').textContent()) ?? '';
       assert.match(timeline, /escalated/i);
-    } finally {
-      await context.close();
-    }
+    });
   });
 
   test('under 600 px the inbox reads as cards, not a table that scrolls sideways', async () => {
@@ -181,36 +175,36 @@ browserSuite('console: the live inbox', (h) => {
     const tenant = await seedTenant(ctx);
     const admin = await h().person(tenant, { roles: ['admin'], name: 'Ari Admin' });
     await h().person(tenant, { roles: ['staff'], name: 'Oni Call' });
-    const { page, context } = await h().open(admin);
-    try {
-      await page.goto(`/console/${tenant.slug}/response-targets`);
-      assert.equal(await page.getByLabel('Urgent', { exact: true }).inputValue(), '240');
-      await page.getByLabel('Crisis', { exact: true }).fill('0');
-      await page.getByLabel('Escalation window for crisis requests, in minutes').fill('10');
-      await page.getByLabel(/Oni Call/).check();
-      await page.getByRole('button', { name: 'Save targets and escalation' }).click();
-      await page.locator('#target_crisis-error').waitFor();
-      assert.match(
-        (await page.locator('#target_crisis-error').textContent()) ?? '',
-        /whole number of minutes from 1/,
-      );
-      assert.equal(
-        await page.getByLabel('Escalation window for crisis requests, in minutes').inputValue(),
-        '10',
-      );
-      assert.ok(await page.getByLabel(/Oni Call/).isChecked(), 'the values typed are kept');
-      await h().check(page, 'response-targets-error');
-      await page.getByLabel('Crisis', { exact: true }).fill('10');
-      await page.getByRole('button', { name: 'Save targets and escalation' }).click();
-      await page.waitForURL('**?done=saved');
-      const saved = await inboxSettings(ctx.deps.db, tenant.institutionId);
-      assert.deepEqual(saved, {
-        targets: { crisis: 10, high: 240, normal: 2880, low: 7200 },
-        escalation_minutes: 10,
-      });
-      await h().check(page, 'response-targets');
-    } finally {
-      await context.close();
-    }
+    await h().withPage(
+      admin,
+      async (page) => {
+        await page.goto(`/console/${tenant.slug}/response-targets`);
+        assert.equal(await page.getByLabel('Urgent', { exact: true }).inputValue(), '240');
+        await page.getByLabel('Crisis', { exact: true }).fill('0');
+        await page.getByLabel('Escalation window for crisis requests, in minutes').fill('10');
+        await page.getByLabel(/Oni Call/).check();
+        await page.getByRole('button', { name: 'Save targets and escalation' }).click();
+        await page.locator('#target_crisis-error').waitFor();
+        assert.match(
+          (await page.locator('#target_crisis-error').textContent()) ?? '',
+          /whole number of minutes from 1/,
+        );
+        assert.equal(
+          await page.getByLabel('Escalation window for crisis requests, in minutes').inputValue(),
+          '10',
+        );
+        assert.ok(await page.getByLabel(/Oni Call/).isChecked(), 'the values typed are kept');
+        await h().check(page, 'response-targets-error');
+        await page.getByLabel('Crisis', { exact: true }).fill('10');
+        await page.getByRole('button', { name: 'Save targets and escalation' }).click();
+        await page.waitForURL('**?done=saved');
+        const saved = await inboxSettings(ctx.deps.db, tenant.institutionId);
+        assert.deepEqual(saved, {
+          targets: { crisis: 10, high: 240, normal: 2880, low: 7200 },
+          escalation_minutes: 10,
+        });
+      },
+      'response-targets',
+    );
   });
 });

@@ -84,8 +84,7 @@ browserSuite('pages with long unbroken text', (h) => {
       ['calendar-feeds', `${at}/calendar-feeds`],
       ['calendar-feed', `${at}/calendar-feeds/${feedId}`],
     ];
-    const { page, context } = await h().open(admin);
-    try {
+    await h().withPage(admin, async (page) => {
       for (const [name, url] of pages) {
         for (const width of [390, 1280]) {
           await page.setViewportSize({ width, height: 900 });
@@ -111,9 +110,7 @@ browserSuite('pages with long unbroken text', (h) => {
             });
         }
       }
-    } finally {
-      await context.close();
-    }
+    });
 
     // The student's own request, on the student pages.
     const student = await startSession(ctx.deps, {

@@ -38,37 +38,48 @@ browserSuite(
         await ctx.db.query<{ email: string }>('SELECT email FROM people WHERE id = $1', [gone.personId])
       ).rows.map((r) => r.email);
 
-      const { page, context } = await h().open(admin);
-      try {
-        await page.goto(`/console/${tenant.slug}/`);
-        await page.getByRole('navigation').getByRole('link', { name: 'Notifications', exact: true }).click();
-        await page.locator('h1', { hasText: 'Notifications' }).waitFor();
-        assert.match((await page.locator('#email-state').textContent()) ?? '', /Email on/);
-        await page.getByRole('checkbox', { name: /Kai Lee/ }).check();
-        await page.getByRole('checkbox', { name: /Bounce Person/ }).check();
-        await page.getByRole('button', { name: 'Save who is told' }).click();
-        await page.getByText('Saved: the people ticked are told of every new crisis request').waitFor();
-        assert.ok(await page.getByRole('checkbox', { name: /Kai Lee/ }).isChecked());
-        await h().check(page, 'notifications-chosen');
-      } finally {
-        await context.close();
-      }
+      await h().withPage(
+        admin,
+        async (page) => {
+          await page.goto(`/console/${tenant.slug}/`);
+          await page
+            .getByRole('navigation')
+            .getByRole('link', { name: 'Notifications', exact: true })
+            .click();
+          await page.locator('h1', { hasText: 'Notifications' }).waitFor();
+          assert.match((await page.locator('#email-state').textContent()) ?? '', /Email on/);
+          await page.getByRole('checkbox', { name: /Kai Lee/ }).check();
+          await page.getByRole('checkbox', { name: /Bounce Person/ }).check();
+          await page.getByRole('button', { name: 'Save who is told' }).click();
+          await page.getByText('Saved: the people ticked are told of every new crisis request').waitFor();
+          assert.ok(await page.getByRole('checkbox', { name: /Kai Lee/ }).isChecked());
+        },
+        'notifications-chosen',
+      );
 
-      const staff = await h().open(kai);
-      try {
-        await staff.page.goto(`/console/${tenant.slug}/inbox`);
-        await staff.page.getByRole('navigation').getByRole('link', { name: 'Your notifications' }).click();
-        await staff.page
-          .getByText('An admin has chosen you to be told of every new crisis request.')
-          .waitFor();
-        await staff.page.getByRole('checkbox', { name: 'Every new help request' }).check();
-        await staff.page.getByRole('button', { name: 'Save' }).click();
-        await staff.page.getByText('Your notification settings were saved.').waitFor();
-        assert.ok(await staff.page.getByRole('checkbox', { name: 'Every new help request' }).isChecked());
-        await h().check(staff.page, 'notifications-own');
-      } finally {
-        await staff.context.close();
-      }
+      await h().withPage(
+        kai,
+        async (page) => {
+          await page.goto(`/console/${tenant.slug}/inbox`);
+          await page.getByRole('navigation').getByRole('link', { name: 'Your notifications' }).click();
+          await page.getByText('An admin has chosen you to be told of every new crisis request.').waitFor();
+          await page.getByRole('checkbox', { name: 'Every new help request' }).check();
+          await page.getByRole('button', { name: 'Save' }).click();
+          await page.getByText('Your notification settings were saved.').waitFor();
+          assert.ok(await page.getByRole('checkbox', { name: 'Every new help request' }).isChecked());
+        },
+        'notifications-own',
+      );
+
+      // One round of the notification worker over this institution.
+      const notify = () =>
+        createNotificationWorker({
+          db: ctx.db,
+          clock: ctx.deps.clock,
+          smtp: { url: smtp.url, from: 'Support <support@example.edu>' },
+          publicBaseUrl: h().base,
+          institutionIds: [tenant.institutionId],
+        }).runOnce();
 
       // A crisis request: Kai's email is delivered, Bounce Person's address is refused for good.
       smtp.refuse = (to) => (to.includes(goneEmail) ? 550 : undefined);
@@ -78,13 +89,7 @@ browserSuite(
           priority: 'crisis',
           summary: 'Private words that never leave the console',
         });
-        const round = await createNotificationWorker({
-          db: ctx.db,
-          clock: ctx.deps.clock,
-          smtp: { url: smtp.url, from: 'Support <support@example.edu>' },
-          publicBaseUrl: h().base,
-          institutionIds: [tenant.institutionId],
-        }).runOnce();
+        const round = await notify();
         assert.deepEqual([round.sent, round.failed], [1, 1]);
         const [mail] = await smtp.waitFor(1);
         assert.match(mail.subject, /^New crisis request at /);
@@ -112,43 +117,37 @@ browserSuite(
         roles: ['staff'],
       });
       assert.equal(invited.statusCode, 201, invited.body);
-      const more = await createNotificationWorker({
-        db: ctx.db,
-        clock: ctx.deps.clock,
-        smtp: { url: smtp.url, from: 'Support <support@example.edu>' },
-        publicBaseUrl: h().base,
-        institutionIds: [tenant.institutionId],
-      }).runOnce();
+      const more = await notify();
       assert.equal(more.sent, 3);
 
-      const again = await h().open(admin);
-      try {
-        await again.page.goto(`/console/${tenant.slug}/notifications`);
-        const kinds = (await again.page.locator('#email-kinds').textContent()) ?? '';
-        assert.match(kinds, /Staff replied to the student\s*The student who raised the request/);
-        assert.match(kinds, /The status of the request changed/);
-        assert.match(kinds, /An invitation\s*A person just invited/);
-        const rows = again.page.locator('#recent ~ .scroll tbody tr');
-        assert.equal(await rows.count(), 5);
-        const text = (await again.page.locator('#recent ~ .scroll tbody').textContent()) ?? '';
-        assert.match(text, /Kai Lee[\s\S]*Sent/);
-        assert.match(text, /Bounce Person[\s\S]*Failed[\s\S]*refused by the mail server: .*550/);
-        assert.match(text, /New Colleague[\s\S]*Invitation to the console\s*Because an admin invited them/);
-        assert.match(
-          text,
-          /Student[\s\S]*Staff replied \(to the student\)\s*Because they raised the request/,
-        );
-        assert.match(text, /Status changed \(to the student\)/);
-        await h().check(again.page, 'notifications-admin');
-        await again.page.getByRole('link', { name: 'Failed', exact: true }).click();
-        await again.page.waitForURL(/state=failed/);
-        assert.equal(await again.page.locator('#recent ~ .scroll tbody tr').count(), 1);
-        await again.page.setViewportSize({ width: 390, height: 800 });
-        await again.page.goto(`/console/${tenant.slug}/notifications`);
-        await h().check(again.page, 'notifications-admin-phone');
-      } finally {
-        await again.context.close();
-      }
+      await h().withPage(
+        admin,
+        async (page) => {
+          await page.goto(`/console/${tenant.slug}/notifications`);
+          const kinds = (await page.locator('#email-kinds').textContent()) ?? '';
+          assert.match(kinds, /Staff replied to the student\s*The student who raised the request/);
+          assert.match(kinds, /The status of the request changed/);
+          assert.match(kinds, /An invitation\s*A person just invited/);
+          const rows = page.locator('#recent ~ .scroll tbody tr');
+          assert.equal(await rows.count(), 5);
+          const text = (await page.locator('#recent ~ .scroll tbody').textContent()) ?? '';
+          assert.match(text, /Kai Lee[\s\S]*Sent/);
+          assert.match(text, /Bounce Person[\s\S]*Failed[\s\S]*refused by the mail server: .*550/);
+          assert.match(text, /New Colleague[\s\S]*Invitation to the console\s*Because an admin invited them/);
+          assert.match(
+            text,
+            /Student[\s\S]*Staff replied \(to the student\)\s*Because they raised the request/,
+          );
+          assert.match(text, /Status changed \(to the student\)/);
+          await h().check(page, 'notifications-admin');
+          await page.getByRole('link', { name: 'Failed', exact: true }).click();
+          await page.waitForURL(/state=failed/);
+          assert.equal(await page.locator('#recent ~ .scroll tbody tr').count(), 1);
+          await page.setViewportSize({ width: 390, height: 800 });
+          await page.goto(`/console/${tenant.slug}/notifications`);
+        },
+        'notifications-admin-phone',
+      );
     });
   },
   () => ({ smtpUrl: smtp.url, smtpFrom: 'Support <support@example.edu>' }),

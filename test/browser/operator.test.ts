@@ -6,8 +6,7 @@ import { browserSuite } from './harness.ts';
 
 browserSuite('console: operator', (h) => {
   test('the operator creates an institution and opens its console', async () => {
-    const { page, context } = await h().open(await h().operator());
-    try {
+    await h().withPage(await h().operator(), async (page) => {
       await page.goto('/console/');
       assert.equal(await page.locator('h1').textContent(), 'Institutions');
       await h().check(page, 'operator-institutions');
@@ -53,8 +52,6 @@ browserSuite('console: operator', (h) => {
       await page.goto('/console/');
       await page.getByRole('link', { name: 'Open the console of University of Testing' }).first().click();
       await page.waitForURL(`**/console/${slug}/`);
-    } finally {
-      await context.close();
-    }
+    });
   });
 });

@@ -13,8 +13,7 @@ browserSuite('console: refusals', (h) => {
     const mine = await seedTenant(ctx);
     const theirs = await seedTenant(ctx);
     const admin = await h().person(mine, { roles: ['admin'] });
-    const { page, context } = await h().open(admin);
-    try {
+    await h().withPage(admin, async (page) => {
       for (const path of ['/', '/secrets', '/people', '/runs', '/inbox']) {
         const response = await page.goto(`/console/${theirs.slug}${path}`);
         assert.equal(response?.status(), 404, path);
@@ -46,9 +45,7 @@ browserSuite('console: refusals', (h) => {
       assert.equal(forged.status, 403);
       const status = await ctx.admin('GET', `/admin/v1/institutions/${mine.slug}/roster-secret`);
       assert.equal(status.json().state, 'active');
-    } finally {
-      await context.close();
-    }
+    });
 
     {
       const first = await fetch(`${base}/console/${mine.slug}/runs`, { redirect: 'manual' });

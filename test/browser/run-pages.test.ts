@@ -43,49 +43,49 @@ browserSuite('console: run pages', (h) => {
     });
 
     const admin = await h().person(tenant, { roles: ['admin'] });
-    const { page, context } = await h().open(admin);
-    try {
-      const base = `/console/${tenant.slug}/runs`;
-      await page.goto(`${base}/${pushed.run_id}`);
-      const counts = page.locator('#run-counts');
-      assert.deepEqual(await counts.locator('thead th').allTextContents(), [
-        'Section',
-        'Received',
-        'Created',
-        'Updated',
-        'Unchanged',
-        'Rejected',
-      ]);
-      assert.deepEqual(await counts.locator('tbody tr').allInnerTexts(), [
-        'Programs\t2\t2\t0\t0\t0',
-        'Campuses\t2\t2\t0\t0\t0',
-      ]);
-      assert.doesNotMatch((await page.locator('main').textContent()) ?? '', /[{}]/);
-      await h().check(page, 'run-enrolments-sections');
+    await h().withPage(
+      admin,
+      async (page) => {
+        const base = `/console/${tenant.slug}/runs`;
+        await page.goto(`${base}/${pushed.run_id}`);
+        const counts = page.locator('#run-counts');
+        assert.deepEqual(await counts.locator('thead th').allTextContents(), [
+          'Section',
+          'Received',
+          'Created',
+          'Updated',
+          'Unchanged',
+          'Rejected',
+        ]);
+        assert.deepEqual(await counts.locator('tbody tr').allInnerTexts(), [
+          'Programs\t2\t2\t0\t0\t0',
+          'Campuses\t2\t2\t0\t0\t0',
+        ]);
+        assert.doesNotMatch((await page.locator('main').textContent()) ?? '', /[{}]/);
+        await h().check(page, 'run-enrolments-sections');
 
-      await page.goto(`${base}/${again.run_id}`);
-      assert.deepEqual(await page.locator('#run-counts tbody tr').allInnerTexts(), ['Students\t0\t0\t2']);
-      await h().check(page, 'run-roster-unchanged');
+        await page.goto(`${base}/${again.run_id}`);
+        assert.deepEqual(await page.locator('#run-counts tbody tr').allInnerTexts(), ['Students\t0\t0\t2']);
+        await h().check(page, 'run-roster-unchanged');
 
-      await page.goto(`${base}/${refused.run_id}`);
-      const errorRow = (
-        await page.locator('#row-errors tbody tr').first().locator('td').allTextContents()
-      ).map((t) => t.trim());
-      assert.deepEqual(errorRow.slice(0, 5), ['Enrolments', '1', '', 'S2', 'Ben']);
-      await h().check(page, 'run-error-named');
+        await page.goto(`${base}/${refused.run_id}`);
+        const errorRow = (
+          await page.locator('#row-errors tbody tr').first().locator('td').allTextContents()
+        ).map((t) => t.trim());
+        assert.deepEqual(errorRow.slice(0, 5), ['Enrolments', '1', '', 'S2', 'Ben']);
+        await h().check(page, 'run-error-named');
 
-      await page.goto(base);
-      const list = page.locator('table:not(#runs-days) tbody tr');
-      const rows = await list.allInnerTexts();
-      const enrolmentsRow = rows.findLast((r) => r.includes('enrolments'));
-      assert.match(enrolmentsRow ?? '', /\tenrolments\t4\t4\t0\t0$/);
-      // The chart's numbers: today's real pushes (4, 6 created, the 2 row errors of the refused enrolment), the dry run apart.
-      const today = page.locator('#runs-days tbody tr').last();
-      assert.deepEqual(await today.locator('td').allTextContents(), ['4', '6', '0', '2', '1', '3']);
-      assert.match((await page.locator('#chart-title + p').textContent()) ?? '', /1 in these 30 days/);
-      await h().check(page, 'runs-chart-real-pushes');
-    } finally {
-      await context.close();
-    }
+        await page.goto(base);
+        const list = page.locator('table:not(#runs-days) tbody tr');
+        const rows = await list.allInnerTexts();
+        const enrolmentsRow = rows.findLast((r) => r.includes('enrolments'));
+        assert.match(enrolmentsRow ?? '', /\tenrolments\t4\t4\t0\t0$/);
+        // The chart's numbers: today's real pushes (4, 6 created, the 2 row errors of the refused enrolment), the dry run apart.
+        const today = page.locator('#runs-days tbody tr').last();
+        assert.deepEqual(await today.locator('td').allTextContents(), ['4', '6', '0', '2', '1', '3']);
+        assert.match((await page.locator('#chart-title + p').textContent()) ?? '', /1 in these 30 days/);
+      },
+      'runs-chart-real-pushes',
+    );
   });
 });

@@ -41,17 +41,14 @@ browserSuite('pages in words', (h) => {
       [staff, `/console/${tenant.slug}/secrets`, 'forbidden', 'words-console-not-allowed'],
       [staff, `/console/${tenant.slug}/nothing-here`, 'not_found', 'words-console-not-found'],
     ] as const) {
-      const { page, context } = await h().open(who);
-      try {
+      await h().withPage(who, async (page) => {
         await page.goto(url);
         assert.doesNotMatch(await textOutsideDetails(page), new RegExp(`${code}|Code:`), url);
         const details = page.locator('details', { hasText: 'Details' });
         await details.locator('summary').click();
         assert.match((await details.textContent()) ?? '', new RegExp(`${code}[\\s\\S]*[0-9a-z-]{6,}`));
         await h().check(page, shot);
-      } finally {
-        await context.close();
-      }
+      });
     }
   });
 
@@ -59,54 +56,54 @@ browserSuite('pages in words', (h) => {
     const { ctx } = h();
     const tenant = await seedTenant(ctx);
     const manager = await h().person(tenant, { roles: ['admin'], permissions: ['manage_integrations'] });
-    const { page, context } = await h().open(manager);
-    try {
-      // The OneRoster source: a private base URL and nothing else filled in. The browser sends it
-      // as it is (no "Please fill out this field."), and the page names every problem at once.
-      await page.goto(`/console/${tenant.slug}/oneroster-source`);
-      await page.getByLabel('Base URL').fill('https://10.0.0.8/ims/oneroster/rostering/v1p2');
-      await page.getByRole('button', { name: 'Save the OneRoster source' }).click();
-      const summary = page.locator('.error-summary');
-      await summary.waitFor();
-      const links = summary.getByRole('link');
-      const texts = await links.allTextContents();
-      assert.ok(texts.length >= 4, texts.join(' | '));
-      assert.ok(
-        texts.some((t) => /private network address/.test(t)),
-        'the URL with the rest',
-      );
-      assert.ok(
-        texts.some((t) => /token URL/i.test(t)),
-        texts.join(' | '),
-      );
-      assert.equal(await page.evaluate('document.activeElement?.className'), 'error-summary');
-      await h().check(page, 'words-oneroster-all-problems');
-      // A link leads to its field.
-      await links.first().click();
-      assert.equal(await page.evaluate('document.activeElement?.id'), 'or-base_url');
+    await h().withPage(
+      manager,
+      async (page) => {
+        // The OneRoster source: a private base URL and nothing else filled in. The browser sends it
+        // as it is (no "Please fill out this field."), and the page names every problem at once.
+        await page.goto(`/console/${tenant.slug}/oneroster-source`);
+        await page.getByLabel('Base URL').fill('https://10.0.0.8/ims/oneroster/rostering/v1p2');
+        await page.getByRole('button', { name: 'Save the OneRoster source' }).click();
+        const summary = page.locator('.error-summary');
+        await summary.waitFor();
+        const links = summary.getByRole('link');
+        const texts = await links.allTextContents();
+        assert.ok(texts.length >= 4, texts.join(' | '));
+        assert.ok(
+          texts.some((t) => /private network address/.test(t)),
+          'the URL with the rest',
+        );
+        assert.ok(
+          texts.some((t) => /token URL/i.test(t)),
+          texts.join(' | '),
+        );
+        assert.equal(await page.evaluate('document.activeElement?.className'), 'error-summary');
+        await h().check(page, 'words-oneroster-all-problems');
+        // A link leads to its field.
+        await links.first().click();
+        assert.equal(await page.evaluate('document.activeElement?.id'), 'or-base_url');
 
-      // A webhook endpoint: an empty URL and a description far too long, both at once.
-      await page.goto(`/console/${tenant.slug}/webhooks`);
-      await page.getByLabel('Description (optional)').fill('x'.repeat(600));
-      await page.getByRole('button', { name: 'Add the endpoint' }).click();
-      await summary.waitFor();
-      assert.deepEqual(await summary.getByRole('link').count(), 2);
-      assert.match((await page.locator('#endpoint-url-error').textContent()) ?? '', /Enter the URL/);
-      await h().check(page, 'words-webhook-all-problems');
+        // A webhook endpoint: an empty URL and a description far too long, both at once.
+        await page.goto(`/console/${tenant.slug}/webhooks`);
+        await page.getByLabel('Description (optional)').fill('x'.repeat(600));
+        await page.getByRole('button', { name: 'Add the endpoint' }).click();
+        await summary.waitFor();
+        assert.deepEqual(await summary.getByRole('link').count(), 2);
+        assert.match((await page.locator('#endpoint-url-error').textContent()) ?? '', /Enter the URL/);
+        await h().check(page, 'words-webhook-all-problems');
 
-      // The time zone: the same words on the institution's time-zone form as on the operator's.
-      await page.goto(`/console/${tenant.slug}/cohorts`);
-      await page.getByLabel('The institution’s time zone').fill('Mars/Olympus');
-      await page.getByRole('button', { name: 'Save the time zone' }).click();
-      await summary.waitFor();
-      assert.match(
-        (await page.locator('#time-zone-error').textContent()) ?? '',
-        /^Enter a time zone from the list, such as Australia\/Sydney or UTC$/,
-      );
-      await h().check(page, 'words-time-zone');
-    } finally {
-      await context.close();
-    }
+        // The time zone: the same words on the institution's time-zone form as on the operator's.
+        await page.goto(`/console/${tenant.slug}/cohorts`);
+        await page.getByLabel('The institution’s time zone').fill('Mars/Olympus');
+        await page.getByRole('button', { name: 'Save the time zone' }).click();
+        await summary.waitFor();
+        assert.match(
+          (await page.locator('#time-zone-error').textContent()) ?? '',
+          /^Enter a time zone from the list, such as Australia\/Sydney or UTC$/,
+        );
+      },
+      'words-time-zone',
+    );
   });
 
   test('the audit speaks in sentences, on the page and in its CSV', async () => {
@@ -117,8 +114,7 @@ browserSuite('pages in words', (h) => {
       permissions: ['manage_integrations'],
       name: 'Ira Admin',
     });
-    const { page, context } = await h().open(manager);
-    try {
+    await h().withPage(manager, async (page) => {
       const url = 'http://127.0.0.1:9/hooks/ssp';
       await page.goto(`/console/${tenant.slug}/webhooks`);
       await page.getByLabel('URL').fill(url);
@@ -159,9 +155,7 @@ browserSuite('pages in words', (h) => {
       const text = await csv.text();
       assert.match(text, new RegExp(`Ira Admin deleted the webhook endpoint ${url.replaceAll('.', '\\.')}`));
       assert.match(text, /Ira Admin rolled the help-sync secret/);
-    } finally {
-      await context.close();
-    }
+    });
   });
 
   test('the student pages: everything inside a landmark, the urgent bar too (axe region)', async () => {
@@ -180,22 +174,22 @@ browserSuite('pages in words', (h) => {
       studentId: list.json().items[0].id,
       institutionId: tenant.institutionId,
     });
-    const { page, context } = await h().open(session);
-    try {
-      for (const path of ['/app/', '/app/requests', '/app/requests/new', '/app/crisis']) {
-        await page.goto(path);
-        const results = await new AxeBuilder({ page }).withRules(['region']).analyze();
-        assert.deepEqual(
-          results.violations.flatMap((v) => v.nodes.map((n) => n.target.join(' '))),
-          [],
-          path,
-        );
-      }
-      assert.equal(await page.getByRole('complementary', { name: 'Urgent help' }).count(), 1);
-      await h().check(page, 'words-student-urgent-bar');
-    } finally {
-      await context.close();
-    }
+    await h().withPage(
+      session,
+      async (page) => {
+        for (const path of ['/app/', '/app/requests', '/app/requests/new', '/app/crisis']) {
+          await page.goto(path);
+          const results = await new AxeBuilder({ page }).withRules(['region']).analyze();
+          assert.deepEqual(
+            results.violations.flatMap((v) => v.nodes.map((n) => n.target.join(' '))),
+            [],
+            path,
+          );
+        }
+        assert.equal(await page.getByRole('complementary', { name: 'Urgent help' }).count(), 1);
+      },
+      'words-student-urgent-bar',
+    );
   });
 
   test("the operator's institutions list: each one's students, last push and open problems", async () => {
@@ -210,17 +204,17 @@ browserSuite('pages in words', (h) => {
     });
     assert.equal(pushed.statusCode, 200, pushed.body);
     const operator = await h().operator();
-    const { page, context } = await h().open(operator);
-    try {
-      await page.goto('/console/');
-      const row = page.locator('tr', { hasText: tenant.slug });
-      const cells = (await row.locator('td').allTextContents()).map((c) => c.trim());
-      assert.equal(cells[2], '2', cells.join(' | '));
-      assert.match(cells[3], /^\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC$/);
-      assert.equal(cells[4], '1 row error in the last push');
-      await h().check(page, 'words-operator-institutions');
-    } finally {
-      await context.close();
-    }
+    await h().withPage(
+      operator,
+      async (page) => {
+        await page.goto('/console/');
+        const row = page.locator('tr', { hasText: tenant.slug });
+        const cells = (await row.locator('td').allTextContents()).map((c) => c.trim());
+        assert.equal(cells[2], '2', cells.join(' | '));
+        assert.match(cells[3], /^\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC$/);
+        assert.equal(cells[4], '1 row error in the last push');
+      },
+      'words-operator-institutions',
+    );
   });
 });

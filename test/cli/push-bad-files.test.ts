@@ -8,6 +8,7 @@ import { cliServer } from '../helpers/cli.ts';
 import {
   oneRosterBundle,
   pushInProcess,
+  pushOneRoster,
   readErrorsCsv,
   scratchDir,
   writeFolder,
@@ -125,14 +126,7 @@ describe('ssp push: awkward and bad files', () => {
     const folder = writeFolder(path.join(dir, 'bundle'), files);
     const zip = await writeZip(path.join(dir, 'bundle.zip'), files, 'export/');
     for (const location of [folder, zip]) {
-      const r = await pushInProcess(server.url, tenant.rosterSecret, dir, [
-        'oneroster',
-        '--institution',
-        tenant.slug,
-        '--cohort',
-        tenant.cohortId,
-        location,
-      ]);
+      const r = await pushOneRoster(server.url, tenant, dir, location);
       assert.equal(r.code, 65);
       assert.match(
         r.stderr,

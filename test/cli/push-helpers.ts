@@ -1,5 +1,6 @@
 // Shared by the ssp push tests: the CLI run as a child process against a listening service,
 // scratch folders, a scriptable proxy in front of the service, and OneRoster 1.2 bundles.
+import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -9,6 +10,7 @@ import path from 'node:path';
 import { Command } from 'commander';
 import yazl from 'yazl';
 import { registerPushCommands } from '../../src/cli/push/command.ts';
+import { type SeededTenant, seedTenant, type TestContext } from '../helpers/app.ts';
 
 const CLI = path.resolve('src/cli/main.ts');
 
@@ -81,6 +83,34 @@ export async function pushInProcess(
     process.chdir(cwd);
   }
   return { code, stdout, stderr };
+}
+
+/** `ssp push oneroster --institution <slug> --cohort <id> ...rest` for the tenant, as pushInProcess. */
+export function pushOneRoster(
+  url: string,
+  tenant: { slug: string; cohortId: string; rosterSecret?: string },
+  dir: string,
+  ...rest: string[]
+): Promise<CliResult> {
+  const args = ['oneroster', '--institution', tenant.slug, '--cohort', tenant.cohortId, ...rest];
+  return pushInProcess(url, tenant.rosterSecret, dir, args);
+}
+
+/**
+ * A new institution and a scratch folder from which a first bulk bundle of `students` was pushed
+ * (from its `folder`), exit 0.
+ */
+export async function tenantWithBulkPush(
+  server: { ctx: TestContext; url: string },
+  students: number,
+  folder: string,
+): Promise<{ tenant: SeededTenant; dir: string }> {
+  const tenant = await seedTenant(server.ctx);
+  const dir = scratchDir();
+  const bundle = writeFolder(path.join(dir, folder), oneRosterBundle({ students }));
+  const first = await pushOneRoster(server.url, tenant, dir, bundle);
+  assert.equal(first.code, 0, first.stderr);
+  return { tenant, dir };
 }
 
 export function scratchDir(): string {

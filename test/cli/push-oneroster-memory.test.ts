@@ -5,9 +5,10 @@
 // delta omits withdraws what it placed. The memory's API refuses a bad entry by name.
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { before, test } from 'node:test';
-import { describeEachDatabase, seedTenant, type TestContext } from '../helpers/app.ts';
-import { csvText, oneRosterBundle, pushInProcess, scratchDir, writeFolder } from './push-helpers.ts';
+import { test } from 'node:test';
+import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
+import { listeningApp } from '../helpers/cli.ts';
+import { csvText, oneRosterBundle, pushOneRoster, scratchDir, writeFolder } from './push-helpers.ts';
 
 type Files = Record<string, string>;
 const rowsOf = (text: string) =>
@@ -63,14 +64,8 @@ function deltaBundle(): Files {
 }
 
 describeEachDatabase('ssp push oneroster: the service is the memory', (context) => {
-  let ctx: TestContext;
-  let url: string;
-  before(async () => {
-    ctx = context();
-    url = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-  });
-  const list = async (slug: string, what: string) =>
-    (await ctx.admin('GET', `/admin/v1/institutions/${slug}/${what}?limit=1000`)).json().items;
+  const server = listeningApp(context);
+  const { list } = server;
   /** What a person would compare: students with their places, enrolments with their status. */
   const state = async (slug: string) => ({
     students: (await list(slug, 'students'))
@@ -89,25 +84,23 @@ describeEachDatabase('ssp push oneroster: the service is the memory', (context) 
     dir: string,
     files: Files,
   ) => {
-    const r = await pushInProcess(url, tenant.rosterSecret, dir, [
-      'oneroster',
-      '--institution',
-      tenant.slug,
-      '--cohort',
-      tenant.cohortId,
+    const r = await pushOneRoster(
+      server.url,
+      tenant,
+      dir,
       writeFolder(path.join(scratchDir(), 'bundle'), files),
-    ]);
+    );
     assert.equal(r.code, 0, `${r.stderr}\n${r.stdout}`);
     return r;
   };
 
   test('a bulk push from one folder and a delta from an empty one: the same state as both from one folder', async () => {
-    const together = await seedTenant(ctx);
+    const together = await seedTenant(server.ctx);
     const oneDir = scratchDir();
     await push(together, oneDir, oneRosterBundle({ students: 6 }));
     await push(together, oneDir, deltaBundle());
 
-    const apart = await seedTenant(ctx);
+    const apart = await seedTenant(server.ctx);
     await push(apart, scratchDir(), oneRosterBundle({ students: 6 }));
     const delta = await push(apart, scratchDir(), deltaBundle());
     assert.match(delta.stdout, /1 enrollments moved to another class/);
@@ -126,10 +119,10 @@ describeEachDatabase('ssp push oneroster: the service is the memory', (context) 
   });
 
   test('the memory API: the roster secret of the institution, and a bad entry named', async () => {
-    const tenant = await seedTenant(ctx);
-    const other = await seedTenant(ctx);
+    const tenant = await seedTenant(server.ctx);
+    const other = await seedTenant(server.ctx);
     const post = (secret: string | undefined, what: string, body: unknown) =>
-      ctx.request({
+      server.ctx.request({
         method: 'POST',
         url: `/api/sis/oneroster/memory${what}`,
         headers: { authorization: `Bearer ${secret}` },
@@ -169,7 +162,7 @@ describeEachDatabase('ssp push oneroster: the service is the memory', (context) 
       ['u-1'],
     );
     assert.equal(rest.json().next, null);
-    const { rows } = await ctx.db.query<{ student_id_ext: string }>(
+    const { rows } = await server.ctx.db.query<{ student_id_ext: string }>(
       "SELECT student_id_ext FROM oneroster_memory WHERE institution_id = $1 AND kind = 'user'",
       [tenant.institutionId],
     );

@@ -5,14 +5,16 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { before, test } from 'node:test';
-import { describeEachDatabase, seedTenant, type TestContext } from '../helpers/app.ts';
+import { test } from 'node:test';
+import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
+import { listeningApp } from '../helpers/cli.ts';
 import {
   csvText,
   oneRosterBundle,
-  pushInProcess,
+  pushOneRoster,
   readErrorsCsv,
   scratchDir,
+  tenantWithBulkPush,
   writeFolder,
 } from './push-helpers.ts';
 
@@ -48,26 +50,13 @@ function manifest(modes: Record<string, 'bulk' | 'delta'>, version = '1.2'): str
 }
 
 describeEachDatabase('ssp push oneroster: deltas and real exports', (context) => {
-  let ctx: TestContext;
-  let url: string;
-  before(async () => {
-    ctx = context();
-    url = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-  });
-  const list = async (slug: string, what: string) =>
-    (await ctx.admin('GET', `/admin/v1/institutions/${slug}/${what}?limit=1000`)).json().items;
+  const server = listeningApp(context);
+  const { list } = server;
 
   test('a delta from another machine never drops a change: users without roles rows, enrollments in omitted classes', async () => {
-    const tenant = await seedTenant(ctx);
-    const dir = scratchDir();
-    const args = ['oneroster', '--institution', tenant.slug, '--cohort', tenant.cohortId];
-    const bulk = await pushInProcess(url, tenant.rosterSecret, dir, [
-      ...args,
-      writeFolder(path.join(dir, 'bulk'), oneRosterBundle({ students: 6 })),
-    ]);
-    assert.equal(bulk.code, 0, bulk.stderr);
+    const { tenant, dir } = await tenantWithBulkPush(server, 6, 'bulk');
     assert.ok(!fs.existsSync(path.join(dir, `.ssp-oneroster-${tenant.slug}.json`)), 'no memory file');
-    const { rows: kept } = await ctx.db.query(
+    const { rows: kept } = await server.ctx.db.query(
       "SELECT 1 FROM oneroster_memory WHERE institution_id = $1 AND kind = 'user'",
       [tenant.institutionId],
     );
@@ -90,10 +79,12 @@ describeEachDatabase('ssp push oneroster: deltas and real exports', (context) =>
     ]);
     delta['roles.csv'] = csvText([['sourcedId', 'status', 'userSourcedId', 'role', 'orgSourcedId']]);
     delta['manifest.csv'] = manifest({ users: 'delta', roles: 'delta', enrollments: 'delta' });
-    const r = await pushInProcess(url, tenant.rosterSecret, elsewhere, [
-      ...args,
+    const r = await pushOneRoster(
+      server.url,
+      tenant,
+      elsewhere,
       writeFolder(path.join(elsewhere, 'd'), delta),
-    ]);
+    );
     assert.equal(r.code, 2, r.stderr);
     const students = await list(tenant.slug, 'students');
     assert.equal(students.length, 6);
@@ -119,22 +110,12 @@ describeEachDatabase('ssp push oneroster: deltas and real exports', (context) =>
   });
 
   test('tobedeleted users are counted even when their roles are tobedeleted too', async () => {
-    const tenant = await seedTenant(ctx);
-    const dir = scratchDir();
-    const args = ['oneroster', '--institution', tenant.slug, '--cohort', tenant.cohortId];
-    const first = await pushInProcess(url, tenant.rosterSecret, dir, [
-      ...args,
-      writeFolder(path.join(dir, 'a'), oneRosterBundle({ students: 4 })),
-    ]);
-    assert.equal(first.code, 0, first.stderr);
+    const { tenant, dir } = await tenantWithBulkPush(server, 4, 'a');
     const files = oneRosterBundle({ students: 4, tobedeleted: [2] });
     edit(files, 'roles.csv', (rows) =>
       setColumn(rows, 'status', (r) => (r[3] === 'u-2' ? 'tobedeleted' : undefined)),
     );
-    const r = await pushInProcess(url, tenant.rosterSecret, dir, [
-      ...args,
-      writeFolder(path.join(dir, 'b'), files),
-    ]);
+    const r = await pushOneRoster(server.url, tenant, dir, writeFolder(path.join(dir, 'b'), files));
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /1 students marked tobedeleted were not pushed/);
     assert.equal((await list(tenant.slug, 'students')).length, 4, 'nobody deleted');
@@ -148,7 +129,7 @@ describeEachDatabase('ssp push oneroster: deltas and real exports', (context) =>
   });
 
   test('real exports: version from the manifest, schoolYear classes, identifiers, grades, no emails', async () => {
-    const tenant = await seedTenant(ctx);
+    const tenant = await seedTenant(server.ctx);
     const dir = scratchDir();
     const files = oneRosterBundle({ students: 8 });
     // A 1.2 export keeping an empty `role` column in users.csv; grades; three without email.
@@ -166,16 +147,14 @@ describeEachDatabase('ssp push oneroster: deltas and real exports', (context) =>
     edit(files, 'classes.csv', (rows) =>
       setColumn(rows, 'termSourcedIds', (r) => (r[0] === 'cl-102-a' ? 'as-2026' : undefined)),
     );
-    const r = await pushInProcess(url, tenant.rosterSecret, dir, [
-      'oneroster',
-      '--institution',
-      tenant.slug,
-      '--cohort',
-      tenant.cohortId,
+    const r = await pushOneRoster(
+      server.url,
+      tenant,
+      dir,
       '--programs-from',
       'grades',
       writeFolder(path.join(dir, 'x'), files),
-    ]);
+    );
     assert.equal(r.code, 2, r.stderr);
     const students = await list(tenant.slug, 'students');
     assert.deepEqual(students.map((s: { student_id_ext: string }) => s.student_id_ext).sort(), [
@@ -206,7 +185,7 @@ describeEachDatabase('ssp push oneroster: deltas and real exports', (context) =>
 
   test('two classes of one course and term, an old one tobedeleted: the same result in either order', async () => {
     for (const order of ['old-first', 'new-first']) {
-      const tenant = await seedTenant(ctx);
+      const tenant = await seedTenant(server.ctx);
       const dir = scratchDir();
       const files = oneRosterBundle({ students: 2 });
       edit(files, 'classes.csv', (rows) => {
@@ -226,14 +205,7 @@ describeEachDatabase('ssp push oneroster: deltas and real exports', (context) =>
           ...(order === 'old-first' ? [...oldRows, ...newRows] : [...newRows, ...oldRows]),
         ];
       });
-      const r = await pushInProcess(url, tenant.rosterSecret, dir, [
-        'oneroster',
-        '--institution',
-        tenant.slug,
-        '--cohort',
-        tenant.cohortId,
-        writeFolder(path.join(dir, 'x'), files),
-      ]);
+      const r = await pushOneRoster(server.url, tenant, dir, writeFolder(path.join(dir, 'x'), files));
       assert.equal(r.code, 0, `${order}: ${r.stderr}${r.stdout}`);
       const mine = (await list(tenant.slug, 'enrolments')).filter(
         (e: { student_id_ext: string }) => e.student_id_ext === 'S1',

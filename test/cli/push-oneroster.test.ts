@@ -9,16 +9,17 @@ import { cliServer } from '../helpers/cli.ts';
 import {
   oneRosterBundle,
   pushInProcess,
+  pushOneRoster,
   scratchDir,
   sspPush,
+  tenantWithBulkPush,
   writeFolder,
   writeZip,
 } from './push-helpers.ts';
 
 describe('ssp push oneroster', () => {
   const server = cliServer();
-  const list = async (slug: string, what: string) =>
-    (await server.ctx.admin('GET', `/admin/v1/institutions/${slug}/${what}?limit=1000`)).json().items;
+  const { list } = server;
 
   test('a bulk bundle as a zip: taxonomy, calendar, units, roster, then enrolments (the real command)', async () => {
     const tenant = await seedTenant(server.ctx);
@@ -133,10 +134,12 @@ describe('ssp push oneroster', () => {
     const tenant = await seedTenant(server.ctx);
     const dir = scratchDir();
     const base = ['oneroster', '--institution', tenant.slug, '--cohort', tenant.cohortId];
-    const first = await pushInProcess(server.url, tenant.rosterSecret, dir, [
-      ...base,
+    const first = await pushOneRoster(
+      server.url,
+      tenant,
+      dir,
       writeFolder(path.join(dir, 'a'), oneRosterBundle({ students: 20 })),
-    ]);
+    );
     assert.equal(first.code, 0, first.stderr);
     const second = await pushInProcess(server.url, tenant.rosterSecret, dir, [
       ...base,
@@ -155,23 +158,18 @@ describe('ssp push oneroster', () => {
   });
 
   test('--full-sync keeps students whose email the export lost: named, not departed, not imported', async () => {
-    const tenant = await seedTenant(server.ctx);
-    const dir = scratchDir();
-    const base = ['oneroster', '--institution', tenant.slug, '--cohort', tenant.cohortId];
-    const first = await pushInProcess(server.url, tenant.rosterSecret, dir, [
-      ...base,
-      writeFolder(path.join(dir, 'a'), oneRosterBundle({ students: 20 })),
-    ]);
-    assert.equal(first.code, 0, first.stderr);
+    const { tenant, dir } = await tenantWithBulkPush(server, 20, 'a');
     // The next export: students 3 and 7 lost their email, student 4 is tobedeleted.
     const files = oneRosterBundle({ students: 20, tobedeleted: [4] });
     for (const i of [3, 7])
       files['users.csv'] = files['users.csv'].replace(`student${i}@nbu.example.edu`, '');
-    const second = await pushInProcess(server.url, tenant.rosterSecret, dir, [
-      ...base,
+    const second = await pushOneRoster(
+      server.url,
+      tenant,
+      dir,
       '--full-sync',
       writeFolder(path.join(dir, 'b'), files),
-    ]);
+    );
     assert.equal(second.code, 2, 'the students without an email are a finding (exit 2)');
     assert.match(second.stdout, /applied, 1 departed of 20/);
     assert.match(

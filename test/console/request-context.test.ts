@@ -7,13 +7,13 @@
 // the session exactly once and make no in-process request.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { namedKeys, recordFullSyncPage } from '../../src/domain/departures/departures.ts';
 import { recordRun } from '../../src/domain/runs/runs.ts';
 import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
 import { seedConsoleData } from '../helpers/console-data.ts';
 import { createHelpRequest, seedHelpdesk } from '../helpers/helpdesk.ts';
 import { type RequestCost, requestCost } from '../helpers/page-load.ts';
 import { operatorBrowser, personBrowser } from '../helpers/people.ts';
+import { recordEmptyFinalPage } from '../helpers/roster.ts';
 import { addEndpoint } from '../helpers/webhooks.ts';
 
 describeEachDatabase('console pages and the request context', (ctx) => {
@@ -117,20 +117,7 @@ describeEachDatabase('console pages and the request context', (ctx) => {
       errors: [{ row: 2, message: 'not an email' }],
       startedAt: new Date(),
     });
-    const held = await ctx().db.transaction((tx) =>
-      recordFullSyncPage(
-        tx,
-        {
-          institutionId: tenant.institutionId,
-          cohortId: tenant.cohortId,
-          syncId: 'nightly',
-          finalPage: true,
-          keys: namedKeys([]),
-          now: new Date(),
-        },
-        0.1,
-      ),
-    );
+    const held = await recordEmptyFinalPage(ctx(), tenant);
     assert.equal(held.status, 'held');
     const base = `/console/${tenant.slug}`;
     once(await requestCost(ctx(), admin, `${base}/runs?errors=yes`), 200, 'push history');

@@ -5,10 +5,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { test } from 'node:test';
-import { namedKeys, recordFullSyncPage } from '../../src/domain/departures/departures.ts';
 import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
 import { seedConsoleData } from '../helpers/console-data.ts';
 import { type Browser, operatorBrowser, personBrowser } from '../helpers/people.ts';
+import { recordEmptyFinalPage } from '../helpers/roster.ts';
 
 /** The "Next page" link of a page, unescaped. */
 function nextLink(html: string): string | undefined {
@@ -133,20 +133,7 @@ describeEachDatabase(
         [tenant.institutionId, tenant.cohortId],
       );
       // A final page naming nobody: all 1,200 would depart, far over the threshold, so held.
-      const held = await ctx().db.transaction((tx) =>
-        recordFullSyncPage(
-          tx,
-          {
-            institutionId: tenant.institutionId,
-            cohortId: tenant.cohortId,
-            syncId: 'nightly',
-            finalPage: true,
-            keys: namedKeys([]),
-            now: new Date(),
-          },
-          0.1,
-        ),
-      );
+      const held = await recordEmptyFinalPage(ctx(), tenant);
       assert.equal(held.status, 'held');
       assert.equal(held.departures, 1200);
       const api = `/admin/v1/institutions/${tenant.slug}/full-syncs`;

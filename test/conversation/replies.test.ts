@@ -178,23 +178,20 @@ describeEachDatabase('the conversation: replies and answers', (ctx) => {
     const { tenant, request } = await setUp(ctx());
     const url = `/admin/v1/institutions/${tenant.slug}/help-requests/${request.id}/replies`;
     const headers = { 'idempotency-key': `reply-${request.id}` };
-    const first = await ctx().request({
-      method: 'POST',
-      url,
-      body: { text: REPLY, staff: 'Kai Lee' },
-      headers,
-      token: OPERATOR_TOKEN,
-    });
+    // The same reply under the same key, sent twice.
+    const send = () =>
+      ctx().request({
+        method: 'POST',
+        url,
+        body: { text: REPLY, staff: 'Kai Lee' },
+        headers,
+        token: OPERATOR_TOKEN,
+      });
+    const first = await send();
     assert.equal(first.statusCode, 200, first.body);
     assert.equal(first.json().changed, true);
     assert.match(first.json().message_id, /^[0-9a-f-]{36}$/);
-    const replay = await ctx().request({
-      method: 'POST',
-      url,
-      body: { text: REPLY, staff: 'Kai Lee' },
-      headers,
-      token: OPERATOR_TOKEN,
-    });
+    const replay = await send();
     assert.equal(replay.headers['idempotent-replayed'], 'true');
     assert.equal(replay.json().message_id, first.json().message_id);
     assert.equal(

@@ -40,5 +40,35 @@ export function cliServer(options: StartOptions = {}) {
       return url;
     },
     ssp: async (...args: string[]) => JSON.parse(await runSsp(url, args)),
+    list: (slug: string, what: string) => listOf(ctx, slug, what),
+  };
+}
+
+/** An institution's listing through the admin API (`what`: students, enrolments, ...), up to 1000 rows. */
+async function listOf(ctx: TestContext | undefined, slug: string, what: string) {
+  if (!ctx) throw new Error('the test server is not started yet');
+  return (await ctx.admin('GET', `/admin/v1/institutions/${slug}/${what}?limit=1000`)).json().items;
+}
+
+/**
+ * The app of a suite that runs on each database (describeEachDatabase's `context`), listening on
+ * a free port before the tests; closing it stays with the suite.
+ */
+export function listeningApp(context: () => TestContext) {
+  let ctx: TestContext | undefined;
+  let url = '';
+  before(async () => {
+    ctx = context();
+    url = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
+  });
+  return {
+    get ctx(): TestContext {
+      if (!ctx) throw new Error('the test server is not listening yet');
+      return ctx;
+    },
+    get url() {
+      return url;
+    },
+    list: (slug: string, what: string) => listOf(ctx, slug, what),
   };
 }

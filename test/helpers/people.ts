@@ -1,5 +1,6 @@
 // People and sessions for tests: invite through the admin API, then start a session with the
 // real session service (the sign-in flow itself is exercised end to end in test/people/sign-in*).
+import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import type { Permission, Role } from '../../src/domain/access/policy.ts';
 import { startSession } from '../../src/domain/people/sessions.ts';
@@ -105,12 +106,16 @@ export async function personBrowser(
 export async function studentBrowser(
   ctx: TestContext,
   tenant: SeededTenant,
-): Promise<Browser & { studentId: string }> {
+  fields: { start_date?: string; program_code?: string; campus_name?: string; first_name?: string } = {},
+): Promise<Browser & { studentId: string; email: string }> {
   const email = `student-${process.pid}-${++counter}@${tenant.slug}.example.edu`;
   const push = await pushRoster(ctx, tenant, {
-    students: [{ email, student_id_ext: `ext-${counter}`, first_name: 'Sam' }],
+    students: [
+      { email, student_id_ext: `ext-${counter}`, first_name: fields.first_name ?? 'Sam', ...fields },
+    ],
   });
-  if (push.statusCode !== 200) throw new Error(`push: ${push.statusCode} ${push.body}`);
+  assert.equal(push.statusCode, 200, push.body);
+  assert.deepEqual(push.json().errors, []);
   const list = await ctx.admin(
     'GET',
     `/admin/v1/institutions/${tenant.slug}/students?email=${encodeURIComponent(email)}`,
@@ -121,7 +126,7 @@ export async function studentBrowser(
     studentId,
     institutionId: tenant.institutionId,
   });
-  return Object.assign(await browserWith(ctx, session.token), { studentId });
+  return Object.assign(await browserWith(ctx, session.token), { studentId, email });
 }
 
 /** A browser with an operator session (as after the one-time link). */

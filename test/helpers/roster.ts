@@ -1,6 +1,7 @@
 // A roster push as an institution's SIS sends it: POST /api/sis/sync with the tenant's own
 // secret, into the tenant's cohort.
 import type { LightMyRequestResponse } from 'fastify';
+import { namedKeys, recordFullSyncPage } from '../../src/domain/departures/departures.ts';
 import type { SeededTenant, TestContext } from './app.ts';
 
 /** Pushes `body` (students, and sync_id or full_sync when given) to the tenant's cohort. */
@@ -29,4 +30,25 @@ export function pushEnrolments(
     token: tenant.rosterSecret,
     body: { institution: tenant.slug, ...body },
   });
+}
+
+/**
+ * A final full-sync page (sync `nightly`) naming nobody, recorded as the SIS feed records it with
+ * a threshold of 10%: every student of the cohort would depart, so a cohort of any size is held.
+ */
+export function recordEmptyFinalPage(ctx: TestContext, tenant: SeededTenant) {
+  return ctx.db.transaction((tx) =>
+    recordFullSyncPage(
+      tx,
+      {
+        institutionId: tenant.institutionId,
+        cohortId: tenant.cohortId,
+        syncId: 'nightly',
+        finalPage: true,
+        keys: namedKeys([]),
+        now: new Date(),
+      },
+      0.1,
+    ),
+  );
 }

@@ -62,6 +62,22 @@ export function workerFor(
   });
 }
 
+/** Runs `steps` with a worker of workerFor's making and closes the worker whatever happened. */
+export async function withWorker<T>(
+  ctx: TestContext,
+  tenant: SeededTenant,
+  clock: Clock,
+  steps: (worker: ReturnType<typeof workerFor>) => Promise<T>,
+  options: Partial<WebhookWorkerOptions> = {},
+): Promise<T> {
+  const worker = workerFor(ctx, tenant, clock, options);
+  try {
+    return await steps(worker);
+  } finally {
+    await worker.close();
+  }
+}
+
 export async function addEndpoint(
   ctx: TestContext,
   tenant: SeededTenant,

@@ -12,62 +12,36 @@ import {
   seedTenant,
   type TestContext,
 } from '../helpers/app.ts';
-import {
-  type DevIdp,
-  signInThroughProvider,
-  startTestIdp,
-  TEST_CLIENT,
-  TEST_PEOPLE,
-} from '../helpers/idp.ts';
+import { type DevIdp, TEST_PEOPLE } from '../helpers/idp.ts';
 import { invitePerson } from '../helpers/people.ts';
+import {
+  SIGN_IN_CONFIG,
+  signInAtService,
+  startServiceIdp,
+  tenantWithProvider as tenantWithIdp,
+} from '../helpers/sign-in.ts';
 
-const PUBLIC = 'http://127.0.0.1:3000';
 const KELVIN = '\u212A';
 
 let idp: DevIdp;
 before(async () => {
-  idp = await startTestIdp({
-    clients: [{ ...TEST_CLIENT, redirect_uris: [`${PUBLIC}/auth/callback`] }],
-    people: [
-      ...TEST_PEOPLE,
-      { sub: 'sub-kate', email: 'kate@example.edu', email_verified: true, name: 'Kate' },
-      { sub: 'sub-kelvin', email: `${KELVIN}ate@example.edu`, email_verified: true, name: 'Not Kate' },
-    ],
-  });
+  idp = await startServiceIdp([
+    ...TEST_PEOPLE,
+    { sub: 'sub-kate', email: 'kate@example.edu', email_verified: true, name: 'Kate' },
+    { sub: 'sub-kelvin', email: `${KELVIN}ate@example.edu`, email_verified: true, name: 'Not Kate' },
+  ]);
 });
 after(() => idp?.close());
 
-async function tenantWithProvider(ctx: TestContext): Promise<SeededTenant> {
-  const tenant = await seedTenant(ctx);
-  const put = await ctx.admin('PUT', `/admin/v1/institutions/${tenant.slug}/identity-provider`, {
-    issuer: idp.issuer,
-    client_id: TEST_CLIENT.client_id,
-    client_secret: TEST_CLIENT.client_secret,
-  });
-  assert.equal(put.statusCode, 200, put.body);
-  return tenant;
-}
-
-/** Start at the service, choose `sub` at the provider, come back: the callback's answer. */
-async function signIn(ctx: TestContext, start: string, sub: string) {
-  const begin = await ctx.request({ method: 'GET', url: start });
-  assert.equal(begin.statusCode, 302, begin.body);
-  const flow = begin.cookies.find((c) => c.name === 'ssp_signin')?.value;
-  const callback = await signInThroughProvider(begin.headers.location as string, sub);
-  const done = await ctx.request({
-    method: 'GET',
-    url: `${callback.pathname}${callback.search}`,
-    headers: { cookie: `ssp_signin=${flow}` },
-  });
-  return { done, session: done.cookies.find((c) => c.name === 'ssp_session' && c.value)?.value };
-}
+const tenantWithProvider = (ctx: TestContext) => tenantWithIdp(ctx, idp);
+const signIn = signInAtService;
 
 /** The message paragraph of a sign-in error page. */
 function shownMessage(body: string): string {
   return /<p class="error" role="alert">([^<]*)<\/p>/.exec(body)?.[1] ?? '';
 }
 
-const provider = { allowLoopbackOutbound: true, publicBaseUrl: PUBLIC };
+const provider = SIGN_IN_CONFIG;
 
 describeEachDatabase(
   'sign-in hardening',
@@ -78,11 +52,11 @@ describeEachDatabase(
       const start = `/auth/${tenant.slug}/sign-in`;
       const impostor = await signIn(ctx(), start, 'sub-kelvin');
       assert.equal(impostor.session, undefined, 'no session for the Kelvin-sign address');
-      assert.equal(impostor.done.statusCode, 403, impostor.done.body);
-      assert.match(impostor.done.body, /<code>email_ambiguous<\/code>/);
-      assert.match(shownMessage(impostor.done.body), /cannot be matched safely/);
+      assert.equal(impostor.callback.statusCode, 403, impostor.callback.body);
+      assert.match(impostor.callback.body, /<code>email_ambiguous<\/code>/);
+      assert.match(shownMessage(impostor.callback.body), /cannot be matched safely/);
       const kate = await signIn(ctx(), start, 'sub-kate');
-      assert.ok(kate.session, kate.done.body);
+      assert.ok(kate.session, kate.callback.body);
     });
 
     test('every sign-in error page shows its message, never "undefined"', async () => {
@@ -91,11 +65,11 @@ describeEachDatabase(
       assert.equal(unknown.statusCode, 404);
       assert.equal(shownMessage(unknown.body), 'There is no institution at this address.');
       const stranger = await signIn(ctx(), `/auth/${tenant.slug}/sign-in`, 'sub-staff');
-      assert.match(stranger.done.body, /<code>person_not_found<\/code>/);
-      assert.match(shownMessage(stranger.done.body), /^Your account is not known here\./);
+      assert.match(stranger.callback.body, /<code>person_not_found<\/code>/);
+      assert.match(shownMessage(stranger.callback.body), /^Your account is not known here\./);
       const noState = await ctx().request({ method: 'GET', url: '/auth/callback?code=x' });
       assert.match(shownMessage(noState.body), /carries no state/);
-      for (const page of [unknown, stranger.done, noState]) assert.doesNotMatch(page.body, /undefined/);
+      for (const page of [unknown, stranger.callback, noState]) assert.doesNotMatch(page.body, /undefined/);
     });
 
     test('a control character in return_to is refused at the start of sign-in', async () => {
@@ -121,8 +95,8 @@ describeEachDatabase(
         `/auth/${tenant.slug}/sign-in?return_to=${encodeURIComponent(`/console/${tenant.slug}/inbox?status=new`)}`,
         'sub-staff',
       );
-      assert.equal(good.done.statusCode, 303, good.done.body);
-      assert.equal(good.done.headers.location, `/console/${tenant.slug}/inbox?status=new`);
+      assert.equal(good.callback.statusCode, 303, good.callback.body);
+      assert.equal(good.callback.headers.location, `/console/${tenant.slug}/inbox?status=new`);
     });
 
     test('x-request-id from a client is kept only when it is a short safe token', async () => {

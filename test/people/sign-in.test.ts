@@ -4,49 +4,21 @@
 // sign-in must fail (each a page with a code, never a session).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { LightMyRequestResponse } from 'fastify';
 import { describeEachDatabase, type SeededTenant, seedTenant, type TestContext } from '../helpers/app.ts';
-import {
-  type DevIdp,
-  signInThroughProvider,
-  startTestIdp,
-  TEST_CLIENT,
-  TEST_PEOPLE,
-} from '../helpers/idp.ts';
+import { type DevIdp, signInThroughProvider, TEST_CLIENT, TEST_PEOPLE } from '../helpers/idp.ts';
 import { invitePerson } from '../helpers/people.ts';
 import { pushRoster } from '../helpers/roster.ts';
+import {
+  SIGN_IN_CONFIG,
+  type SignInOutcome,
+  signInAtService,
+  startServiceIdp,
+  tenantWithProvider as tenantWithIdp,
+} from '../helpers/sign-in.ts';
 
-const PUBLIC = 'http://127.0.0.1:3000';
+type Outcome = SignInOutcome;
 
-interface Outcome {
-  callback: LightMyRequestResponse;
-  session?: string;
-}
-
-/** A browser's whole sign-in: start at the service, sign in at the provider, come back. */
-async function signIn(
-  ctx: TestContext,
-  start: string,
-  sub: string,
-  tamper?: (callback: URL, flowCookie: string) => { callback: URL; flowCookie: string },
-): Promise<Outcome> {
-  const begin = await ctx.request({ method: 'GET', url: start });
-  assert.equal(begin.statusCode, 302, begin.body);
-  const flowCookie = begin.cookies.find((c) => c.name === 'ssp_signin')!.value;
-  const location = new URL(begin.headers.location as string);
-  assert.equal(location.searchParams.get('code_challenge_method'), 'S256');
-  assert.ok(location.searchParams.get('nonce'));
-  let callback = await signInThroughProvider(location, sub);
-  let cookie = flowCookie;
-  if (tamper) ({ callback, flowCookie: cookie } = tamper(callback, flowCookie));
-  const done = await ctx.request({
-    method: 'GET',
-    url: `${callback.pathname}${callback.search}`,
-    headers: { cookie: `ssp_signin=${cookie}` },
-  });
-  const session = done.cookies.find((c) => c.name === 'ssp_session' && c.value)?.value;
-  return { callback: done, session };
-}
+const signIn = signInAtService;
 
 async function whoAmI(ctx: TestContext, session: string | undefined) {
   assert.ok(session, 'a session cookie was set');
@@ -73,31 +45,16 @@ function assertFailure(outcome: Outcome, code: string, status?: number) {
 let idp: DevIdp;
 let otherIdp: DevIdp;
 before(async () => {
-  idp = await startTestIdp({ clients: [{ ...TEST_CLIENT, redirect_uris: [`${PUBLIC}/auth/callback`] }] });
-  otherIdp = await startTestIdp({
-    clients: [{ ...TEST_CLIENT, redirect_uris: [`${PUBLIC}/auth/callback`] }],
-  });
+  idp = await startServiceIdp();
+  otherIdp = await startServiceIdp();
 });
 after(async () => {
   await idp?.close();
   await otherIdp?.close();
 });
 
-async function tenantWithProvider(
-  ctx: TestContext,
-  provider = idp,
-  domains: string[] = [],
-): Promise<SeededTenant> {
-  const tenant = await seedTenant(ctx);
-  const put = await ctx.admin('PUT', `/admin/v1/institutions/${tenant.slug}/identity-provider`, {
-    issuer: provider.issuer,
-    client_id: TEST_CLIENT.client_id,
-    client_secret: TEST_CLIENT.client_secret,
-    email_domains: domains,
-  });
-  assert.equal(put.statusCode, 200, put.body);
-  assert.equal(put.json().client_secret, undefined);
-  return tenant;
+function tenantWithProvider(ctx: TestContext, provider = idp, domains: string[] = []): Promise<SeededTenant> {
+  return tenantWithIdp(ctx, provider, domains);
 }
 
 async function pushStudent(ctx: TestContext, tenant: SeededTenant, email: string, ext: string) {
@@ -292,9 +249,7 @@ describeEachDatabase(
       assert.equal(unknown.statusCode, 404);
       assert.match(unknown.body, /<code>institution_not_found<\/code>/);
 
-      const doomed = await startTestIdp({
-        clients: [{ ...TEST_CLIENT, redirect_uris: [`${PUBLIC}/auth/callback`] }],
-      });
+      const doomed = await startServiceIdp();
       const tenant = await tenantWithProvider(ctx(), doomed);
       await doomed.close();
       // Discovery is cached for a few minutes; a provider that vanished is found out at the token exchange.
@@ -355,5 +310,5 @@ describeEachDatabase(
       assert.match(none.headers['content-security-policy'] as string, /script-src 'self'/);
     });
   },
-  { config: { allowLoopbackOutbound: true, publicBaseUrl: PUBLIC } },
+  { config: SIGN_IN_CONFIG },
 );

@@ -3,12 +3,9 @@
 // does (form encoding, the `_csrf` field, cookies).
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
-import { startSession } from '../../src/domain/people/sessions.ts';
 import type { SeededTenant, TestContext } from '../helpers/app.ts';
-import { browserWith } from '../helpers/people.ts';
-import { pushEnrolments, pushRoster } from '../helpers/roster.ts';
-
-let counter = 0;
+import { studentBrowser } from '../helpers/people.ts';
+import { pushEnrolments } from '../helpers/roster.ts';
 
 export interface StudentPages {
   studentId: string;
@@ -40,28 +37,10 @@ export async function signedInStudent(
   tenant: SeededTenant,
   fields: { start_date?: string; program_code?: string; campus_name?: string; first_name?: string } = {},
 ): Promise<StudentPages> {
-  const email = `student-${process.pid}-${++counter}@${tenant.slug}.example.edu`;
-  const push = await pushRoster(ctx, tenant, {
-    students: [
-      { email, student_id_ext: `ext-${counter}`, first_name: fields.first_name ?? 'Sam', ...fields },
-    ],
-  });
-  assert.equal(push.statusCode, 200, push.body);
-  assert.deepEqual(push.json().errors, []);
-  const list = await ctx.admin(
-    'GET',
-    `/admin/v1/institutions/${tenant.slug}/students?email=${encodeURIComponent(email)}`,
-  );
-  const studentId = list.json().items[0].id as string;
-  const session = await startSession(ctx.deps, {
-    kind: 'student',
-    studentId,
-    institutionId: tenant.institutionId,
-  });
-  const browser = await browserWith(ctx, session.token);
+  const browser = await studentBrowser(ctx, tenant, fields);
   return {
-    studentId,
-    email,
+    studentId: browser.studentId,
+    email: browser.email,
     cookie: browser.cookie,
     get: (url) => ctx.app.inject({ method: 'GET', url, headers: { cookie: browser.cookie } }),
     post: (url, form, options = {}) =>

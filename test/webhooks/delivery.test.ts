@@ -8,7 +8,7 @@ import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../../src/domain/webhooks/schedul
 import { generateWebhookSecret } from '../../src/domain/webhooks/signing.ts';
 import { describeEachDatabase, METRICS_TOKEN, seedTenant, type TestContext } from '../helpers/app.ts';
 import { receiverPool, startReceiver } from '../helpers/receiver.ts';
-import { addEndpoint, emitEvent, testClock, workerFor } from '../helpers/webhooks.ts';
+import { addEndpoint, emitEvent, testClock, withWorker, workerFor } from '../helpers/webhooks.ts';
 
 const receiver = receiverPool();
 
@@ -46,13 +46,10 @@ describeEachDatabase(
           version: 3,
         },
       });
-      const worker = workerFor(ctx(), tenant, clock);
-      try {
+      await withWorker(ctx(), tenant, clock, async (worker) => {
         const summary = await worker.drain();
         assert.deepEqual(summary, { claimed: 1, outcomes: { success: 1 } });
-      } finally {
-        await worker.close();
-      }
+      });
       assert.equal(r.received.length, 1);
       const got = r.received[0];
       assert.equal(got.headers['webhook-id'], event.id);
@@ -149,8 +146,7 @@ describeEachDatabase(
       const endpoint = await addEndpoint(ctx(), tenant, { url: r.url });
       const clock = testClock();
       const event = await emitEvent(ctx(), tenant, clock);
-      const worker = workerFor(ctx(), tenant, clock);
-      try {
+      await withWorker(ctx(), tenant, clock, async (worker) => {
         await worker.drain();
         let d = await delivery(ctx(), event.id, endpoint.id);
         assert.equal(d.state, 'pending');
@@ -195,9 +191,7 @@ describeEachDatabase(
         d = await delivery(ctx(), event.id, endpoint.id);
         assert.equal(d.state, 'succeeded');
         assert.equal(r.received.at(-1)?.headers['webhook-id'], event.id);
-      } finally {
-        await worker.close();
-      }
+      });
       const perEvent = await ctx().admin(
         'GET',
         `/admin/v1/institutions/${tenant.slug}/events/${event.id}/deliveries`,
@@ -246,12 +240,9 @@ describeEachDatabase(
       const endpoint = await addEndpoint(ctx(), tenant, { url: r.url });
       const clock = testClock();
       const event = await emitEvent(ctx(), tenant, clock);
-      const worker = workerFor(ctx(), tenant, clock);
-      try {
+      await withWorker(ctx(), tenant, clock, async (worker) => {
         assert.deepEqual((await worker.drain()).outcomes, { connection_error: 1 });
-      } finally {
-        await worker.close();
-      }
+      });
       const d = await delivery(ctx(), event.id, endpoint.id);
       assert.equal(d.state, 'pending');
       assert.match(d.last_error ?? '', /ECONNREFUSED/);
@@ -263,17 +254,20 @@ describeEachDatabase(
       const endpoint = await addEndpoint(ctx(), tenant, { url: r.url });
       const clock = testClock();
       const first = await emitEvent(ctx(), tenant, clock);
-      const worker = workerFor(ctx(), tenant, clock, { batchSize: 1 });
-      try {
-        await worker.runOnce();
-        const second = await emitEvent(ctx(), tenant, clock); // not fanned out: endpoint disabled
-        await worker.drain();
-        assert.equal(r.received.length, 1);
-        assert.equal((await delivery(ctx(), first.id, endpoint.id)).state, 'failed');
-        assert.equal(await delivery(ctx(), second.id, endpoint.id), undefined);
-      } finally {
-        await worker.close();
-      }
+      await withWorker(
+        ctx(),
+        tenant,
+        clock,
+        async (worker) => {
+          await worker.runOnce();
+          const second = await emitEvent(ctx(), tenant, clock); // not fanned out: endpoint disabled
+          await worker.drain();
+          assert.equal(r.received.length, 1);
+          assert.equal((await delivery(ctx(), first.id, endpoint.id)).state, 'failed');
+          assert.equal(await delivery(ctx(), second.id, endpoint.id), undefined);
+        },
+        { batchSize: 1 },
+      );
       const read = await ctx().admin(
         'GET',
         `/admin/v1/institutions/${tenant.slug}/webhook-endpoints/${endpoint.id}`,
@@ -290,8 +284,7 @@ describeEachDatabase(
       const e2 = await addEndpoint(ctx(), tenant, { url: unavailable.url });
       const clock = testClock();
       const event = await emitEvent(ctx(), tenant, clock);
-      const worker = workerFor(ctx(), tenant, clock);
-      try {
+      await withWorker(ctx(), tenant, clock, async (worker) => {
         await worker.drain();
         const d1 = await delivery(ctx(), event.id, e1.id);
         assert.equal(d1.last_status, 429);
@@ -304,9 +297,7 @@ describeEachDatabase(
         assert.equal((await worker.drain()).claimed, 1);
         clock.advance(113_000);
         assert.equal((await worker.drain()).claimed, 1);
-      } finally {
-        await worker.close();
-      }
+      });
       assert.equal((await delivery(ctx(), event.id, e1.id)).state, 'succeeded');
       assert.equal((await delivery(ctx(), event.id, e2.id)).state, 'succeeded');
     });
@@ -318,12 +309,9 @@ describeEachDatabase(
       const endpoint = await addEndpoint(ctx(), tenant, { url: redirecting.url });
       const clock = testClock();
       const event = await emitEvent(ctx(), tenant, clock);
-      const worker = workerFor(ctx(), tenant, clock);
-      try {
+      await withWorker(ctx(), tenant, clock, async (worker) => {
         assert.deepEqual((await worker.drain()).outcomes, { redirect: 1 });
-      } finally {
-        await worker.close();
-      }
+      });
       assert.equal(target.received.length, 0);
       const d = await delivery(ctx(), event.id, endpoint.id);
       assert.equal(d.state, 'pending');
@@ -443,8 +431,7 @@ describeEachDatabase(
       const newSecret = rotated.json().secret as string;
       const clock = testClock();
       await emitEvent(ctx(), tenant, clock);
-      const worker = workerFor(ctx(), tenant, clock);
-      try {
+      await withWorker(ctx(), tenant, clock, async (worker) => {
         await worker.drain();
         const first = r.received[0];
         const signatures = (first.headers['webhook-signature'] as string).split(' ');
@@ -459,9 +446,7 @@ describeEachDatabase(
         await worker.drain();
         const later = r.received[1];
         assert.equal((later.headers['webhook-signature'] as string).split(' ').length, 1);
-      } finally {
-        await worker.close();
-      }
+      });
     });
 
     test('test event, manual redelivery, and the per-endpoint delivery log', async () => {
@@ -474,8 +459,7 @@ describeEachDatabase(
       const sent = await ctx().admin('POST', `${base}/test`);
       assert.equal(sent.statusCode, 202);
       const clock = testClock(new Date(Date.now() + 1_000));
-      const worker = workerFor(ctx(), tenant, clock);
-      try {
+      await withWorker(ctx(), tenant, clock, async (worker) => {
         await worker.drain();
         assert.equal(r.received.length, 1);
         assert.equal(bystander.received.length, 0);
@@ -498,9 +482,7 @@ describeEachDatabase(
         assert.equal(r.received[2].headers['webhook-id'], event.id);
         assert.equal(r.received[2].body, r.received[1].body, 'the same bytes are sent again');
         assert.equal(bystander.received.length, 1);
-      } finally {
-        await worker.close();
-      }
+      });
       const deliveries = await ctx().admin('GET', `${base}/deliveries`);
       assert.equal(deliveries.statusCode, 200);
       assert.deepEqual(
@@ -524,8 +506,7 @@ describeEachDatabase(
       const endpoint = await addEndpoint(ctx(), tenant, { url: r.url });
       const base = `/admin/v1/institutions/${tenant.slug}/webhook-endpoints/${endpoint.id}`;
       const clock = testClock();
-      const worker = workerFor(ctx(), tenant, clock);
-      try {
+      await withWorker(ctx(), tenant, clock, async (worker) => {
         // Day 0 to day 3: failing. Then one success resets the run.
         for (let day = 0; day < 4; day++) {
           await emitEvent(ctx(), tenant, clock);
@@ -546,9 +527,7 @@ describeEachDatabase(
           await worker.drain();
           clock.advance(12 * HOUR);
         }
-      } finally {
-        await worker.close();
-      }
+      });
       const read = (await ctx().admin('GET', base)).json();
       assert.equal(read.enabled, false);
       assert.match(read.disabled_reason, /every delivery attempt has failed since .* \(5 days\)/);
@@ -574,12 +553,9 @@ describeEachDatabase(
       await emitEvent(ctx(), tenant, clock);
       const queued = (await ctx().admin('GET', '/admin/v1/metrics')).json();
       assert.equal(queued.queue.pending - before.queue.pending, 2);
-      const worker = workerFor(ctx(), tenant, clock);
-      try {
+      await withWorker(ctx(), tenant, clock, async (worker) => {
         await worker.drain();
-      } finally {
-        await worker.close();
-      }
+      });
       const after = (await ctx().admin('GET', '/admin/v1/metrics')).json();
       assert.equal(
         (after.attempts.http_error?.last_hour ?? 0) - (before.attempts.http_error?.last_hour ?? 0),
@@ -648,14 +624,17 @@ describeEachDatabase(
       const retrying = await addEndpoint(ctx(), tenant, { url: failing.url });
       const clock = testClock();
       const event = await emitEvent(ctx(), tenant, clock);
-      const worker = workerFor(ctx(), tenant, clock, { retentionMs: 7 * 24 * HOUR });
-      try {
-        await worker.drain();
-        clock.advance(7 * 24 * HOUR + 1_000);
-        assert.ok((await worker.prune()) >= 1);
-      } finally {
-        await worker.close();
-      }
+      await withWorker(
+        ctx(),
+        tenant,
+        clock,
+        async (worker) => {
+          await worker.drain();
+          clock.advance(7 * 24 * HOUR + 1_000);
+          assert.ok((await worker.prune()) >= 1);
+        },
+        { retentionMs: 7 * 24 * HOUR },
+      );
       assert.equal(await delivery(ctx(), event.id, done.id), undefined);
       assert.equal((await delivery(ctx(), event.id, retrying.id)).state, 'pending');
       const { rows } = await ctx().db.query('SELECT 1 FROM webhook_attempts WHERE endpoint_id = $1', [

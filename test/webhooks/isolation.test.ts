@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
 import { receiverPool } from '../helpers/receiver.ts';
-import { addEndpoint, emitEvent, testClock, workerFor } from '../helpers/webhooks.ts';
+import { addEndpoint, emitEvent, testClock, withWorker, workerFor } from '../helpers/webhooks.ts';
 
 const receiver = receiverPool();
 
@@ -68,15 +68,18 @@ describeEachDatabase(
         failing.id,
         clock.now(),
       ]);
-      const worker = workerFor(ctx(), a, clock, { institutionIds: [a.institutionId, b.institutionId] });
-      try {
-        const claimed = await worker.claim(256);
-        const count = (id: string) => claimed.filter((c) => c.endpoint_id === id).length;
-        assert.equal(count(failing.id), 64, 'a quarter of 256 for the failing endpoint');
-        assert.equal(count(healthy.id), 3, 'every due delivery of the healthy endpoint');
-      } finally {
-        await worker.close();
-      }
+      await withWorker(
+        ctx(),
+        a,
+        clock,
+        async (worker) => {
+          const claimed = await worker.claim(256);
+          const count = (id: string) => claimed.filter((c) => c.endpoint_id === id).length;
+          assert.equal(count(failing.id), 64, 'a quarter of 256 for the failing endpoint');
+          assert.equal(count(healthy.id), 3, 'every due delivery of the healthy endpoint');
+        },
+        { institutionIds: [a.institutionId, b.institutionId] },
+      );
     });
   },
   { config: { allowLoopbackOutbound: true } },

@@ -8,7 +8,7 @@ import { eventCatalogue } from '../../src/domain/webhooks/catalogue.ts';
 import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
 import { personBrowser } from '../helpers/people.ts';
 import { receiverPool } from '../helpers/receiver.ts';
-import { addEndpoint, emitEvent, testClock, workerFor } from '../helpers/webhooks.ts';
+import { addEndpoint, emitEvent, testClock, withWorker } from '../helpers/webhooks.ts';
 
 const receiver = receiverPool();
 
@@ -28,12 +28,9 @@ describeEachDatabase(
       const endpoint = await addEndpoint(ctx(), tenant, { url: r.url });
       const clock = testClock();
       const event = await emitEvent(ctx(), tenant, clock, { type: 'help_request.created', data: {} });
-      const worker = workerFor(ctx(), tenant, clock);
-      try {
+      await withWorker(ctx(), tenant, clock, async (worker) => {
         await worker.drain();
-      } finally {
-        await worker.close();
-      }
+      });
       assert.equal(r.received.length, 1);
 
       const base = `/admin/v1/institutions/${tenant.slug}/webhook-endpoints/${endpoint.id}`;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { describeEachDatabase, seedTenant, type TestContext } from '../helpers/app.ts';
 import { receiverPool } from '../helpers/receiver.ts';
-import { addEndpoint, emitEvent, testClock, workerFor } from '../helpers/webhooks.ts';
+import { addEndpoint, emitEvent, testClock, withWorker, workerFor } from '../helpers/webhooks.ts';
 
 const receiver = receiverPool();
 
@@ -69,8 +69,7 @@ describeEachDatabase(
       const r = await receiver({ status: 500 });
       const endpoint = await addEndpoint(ctx(), tenant, { url: r.url });
       const clock = testClock();
-      const worker = workerFor(ctx(), tenant, clock);
-      try {
+      await withWorker(ctx(), tenant, clock, async (worker) => {
         const started = clock.now();
         // Day 0: one event fails on every attempt for about a day, then is given up.
         await emitEvent(ctx(), tenant, clock);
@@ -101,9 +100,7 @@ describeEachDatabase(
         const row = await endpointRow(ctx(), endpoint.id);
         assert.equal(row.enabled, true, `disabled: ${row.disabled_reason}`);
         assert.equal(row.failing_since?.getTime(), clock.now().getTime(), 'a new failing run starts now');
-      } finally {
-        await worker.close();
-      }
+      });
     });
 
     test('endpoints disabled together have their pending deliveries failed, each with its reason', async () => {
@@ -114,8 +111,7 @@ describeEachDatabase(
       const e2 = await addEndpoint(ctx(), tenant, { url: gone2.url });
       const clock = testClock();
       await emitEvent(ctx(), tenant, clock);
-      const worker = workerFor(ctx(), tenant, clock);
-      try {
+      await withWorker(ctx(), tenant, clock, async (worker) => {
         const claimed = await worker.claim(10);
         assert.equal(claimed.length, 2);
         const later = await emitEvent(ctx(), tenant, clock); // pending for both while the first is in flight
@@ -130,9 +126,7 @@ describeEachDatabase(
           assert.equal(row.state, 'failed');
           assert.equal(row.last_error, 'endpoint disabled: the endpoint answered 410 Gone');
         }
-      } finally {
-        await worker.close();
-      }
+      });
     });
 
     test("pruning and replay go by the event's time, not the delivery's", async () => {
@@ -142,14 +136,11 @@ describeEachDatabase(
       const now = new Date();
       const clock = testClock(new Date(now.getTime() - 40 * DAY));
       const old = await emitEvent(ctx(), tenant, clock); // recorded 40 days ago, delivered now
-      const worker = workerFor(ctx(), tenant, clock);
-      try {
+      await withWorker(ctx(), tenant, clock, async (worker) => {
         assert.deepEqual((await worker.drain()).outcomes, { success: 1 });
         clock.set(now);
         assert.equal(await worker.prune(), 1, 'the default 30-day retention counts from the event');
-      } finally {
-        await worker.close();
-      }
+      });
       const { rows } = await ctx().db.query('SELECT 1 FROM webhook_deliveries WHERE event_id = $1', [old.id]);
       assert.equal(rows.length, 0);
 
