@@ -77,11 +77,14 @@ test('a rule judged never to match gives ical.js no date but its start in 30 yea
         const ordinals = r.freq === 'MONTHLY' || r.freq === 'YEARLY';
         const days = r.day.filter((d) => ordinals || /^[A-Z]+$/.test(d));
         if (r.freq === 'MONTHLY' && days.some((d) => d === '53MO')) return;
-        // ical.js reads a YEARLY rule's BYDAY ordinal beside BYMONTH or BYMONTHDAY otherwise than
-        // RFC 5545 (FREQ=YEARLY;BYMONTHDAY=15;BYDAY=53MO gives 15 January 2029, a Monday;
-        // BYMONTH=1;BYDAY=53MO a date too, where the RFC counts Mondays within January); the check
-        // follows the RFC, so those rules are not compared with ical.js.
-        if (r.freq === 'YEARLY' && (r.monthDay || r.month) && days.some((d) => /^-?\d/.test(d))) return;
+        // ical.js reads a YEARLY rule's BYDAY ordinal beside BYMONTH, BYMONTHDAY or BYYEARDAY
+        // otherwise than RFC 5545 (FREQ=YEARLY;BYMONTHDAY=15;BYDAY=53MO and
+        // FREQ=YEARLY;BYYEARDAY=15,-3;BYDAY=53MO both give 15 January 2029, a Monday, where the
+        // RFC's 53rd Monday is the year's last or last but one day; BYMONTH=1;BYDAY=53MO a date
+        // too, where the RFC counts Mondays within January); the check follows the RFC, so those
+        // rules are not compared with ical.js.
+        const beside = r.monthDay || r.month || r.yearDay;
+        if (r.freq === 'YEARLY' && beside && days.some((d) => /^-?\d/.test(d))) return;
         if (days.length) parts.push(`BYDAY=${days.join(',')}`);
       }
       const text = parts.join(';');
