@@ -123,6 +123,17 @@ test('people are invited with comma-separated roles and permissions, by an insti
   assert.deepEqual(updated.permissions, []);
 });
 
+test('an id is one path segment: an id that walks elsewhere is not found', async () => {
+  // Without encoding, "x/../../runs" would be resolved by the URL parser into the runs listing.
+  await assert.rejects(
+    runSsp(url, ['full-syncs', 'show', tenant.slug, 'x/../../runs']),
+    (error: { stderr: string }) => {
+      assert.match(error.stderr, /404 not_found: no full sync x\/\.\.\/\.\.\/runs/);
+      return true;
+    },
+  );
+});
+
 test('operator-reset refuses to create a database where there is none', async () => {
   const dataDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ssp-reset-')), 'data');
   const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', OPERATOR_TOKEN: '' };

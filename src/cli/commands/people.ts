@@ -138,7 +138,7 @@ function operatorCommands(program: Command, admin: () => AdminCall, print: Print
     .command('remove <id>')
     .description('Remove an operator')
     .action(async (id: string) => {
-      await admin()('DELETE', `/admin/v1/operators/${id}`);
+      await admin()('DELETE', `/admin/v1/operators/${encodeURIComponent(id)}`);
       print({ removed: id });
     });
 

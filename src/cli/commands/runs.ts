@@ -59,7 +59,7 @@ export function registerRunCommands(
     .command('show <institution> <id>')
     .description('One full sync with the students it departs (or holds)')
     .action(async (slug: string, id: string) =>
-      print(await admin()('GET', `/admin/v1/institutions/${slug}/full-syncs/${id}`)),
+      print(await admin()('GET', `/admin/v1/institutions/${enc(slug)}/full-syncs/${enc(id)}`)),
     );
   pagingOptions(
     fullSyncs
@@ -80,7 +80,7 @@ export function registerRunCommands(
       .option('--actor <name>', 'who decides', 'operator')
       .action(async (slug: string, id: string, o) =>
         print(
-          await admin()('POST', `/admin/v1/institutions/${slug}/full-syncs/${id}/${action}`, {
+          await admin()('POST', `/admin/v1/institutions/${enc(slug)}/full-syncs/${enc(id)}/${action}`, {
             actor: o.actor,
           }),
         ),
