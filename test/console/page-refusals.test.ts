@@ -2,6 +2,7 @@
 // schema path), and inbox filters the form does not offer are named above an empty list.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import fc from 'fast-check';
 import { describeEachDatabase } from '../helpers/app.ts';
 import { createHelpRequest, seedHelpdesk } from '../helpers/helpdesk.ts';
 import { personBrowser } from '../helpers/people.ts';
@@ -26,5 +27,55 @@ describeEachDatabase('refusals on pages', (ctx) => {
     );
     assert.doesNotMatch(refused.body, /Visible request/);
     assert.match((await get(`/console/${tenant.slug}/inbox?status=new`)).body, /Visible request/);
+  });
+
+  // Every console page with an id in its address. A page reads its item and what goes with it at
+  // once; whichever read fails first on a malformed id, the answer is the not-found page.
+  const pagesWithId = [
+    'runs/:id',
+    'runs/:id/errors.csv',
+    'saved-replies/:id',
+    'students/:id',
+    'students/:id/export',
+    'students/:id/export.json',
+    'students/:id/erase',
+    'people/:id',
+    'inbox/:id',
+    'webhooks/:id',
+    'webhooks/:id/attempts/:id',
+    'full-syncs/:id',
+    'calendar-feeds/:id',
+    'cohorts/:id',
+  ];
+
+  test('every page with an id answers not found for a malformed, unknown or foreign id (property)', async () => {
+    const tenant = await seedHelpdesk(ctx(), { syncSecret: false });
+    const other = await seedHelpdesk(ctx(), { syncSecret: false });
+    const foreign = await createHelpRequest(ctx(), other, { summary: 'Another institution' });
+    const admin = await personBrowser(ctx(), tenant, {
+      roles: ['admin', 'staff'],
+      permissions: ['manage_integrations'],
+    });
+    const id = fc.oneof(
+      fc.constantFrom(
+        'not-a-uuid',
+        '123',
+        'x'.repeat(300),
+        '%E2%80%8B',
+        foreign.id,
+        other.cohortId,
+        other.studentIds[0] ?? '',
+      ),
+      fc.uuid(),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...pagesWithId), id, async (page, value) => {
+        const url = `/console/${tenant.slug}/${page.replaceAll(':id', value)}`;
+        const res = await ctx().app.inject({ method: 'GET', url, headers: { cookie: admin.cookie } });
+        assert.equal(res.statusCode, 404, `${url}: ${res.statusCode}`);
+        assert.doesNotMatch(res.body, /Another institution|params\.|must match format/, url);
+      }),
+      { numRuns: 60 },
+    );
   });
 });
