@@ -3,9 +3,10 @@
 // as the process entries do it (bin/serve.js), so their jobs' spans are exported from here too.
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Config } from '../config.ts';
+import type { ThreadSettings } from './messages.ts';
 
-const { config } = workerData as { config: Config };
+const { config, settings } = workerData as { config: Config; settings: ThreadSettings };
 if (config.tracing) await (await import('../lib/telemetry/tracing.ts')).startTracing();
 const { runWorkersThread } = await import('./thread.ts');
 if (!parentPort) throw new Error('the workers thread runs in a worker thread');
-await runWorkersThread(parentPort, config);
+await runWorkersThread(parentPort, config, settings);

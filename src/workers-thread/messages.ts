@@ -1,5 +1,11 @@
 // What the server's thread and the workers' thread say to each other (src/workers-thread/).
+import type { FetchLimits } from '../domain/calendar/schedule.ts';
 import type { MetricsJson } from '../lib/telemetry/metrics.ts';
+
+/** What the thread's runtime takes besides the configuration (a benchmark's calendar limits). */
+export interface ThreadSettings {
+  calendarLimits?: Partial<FetchLimits>;
+}
 
 /** From the server's thread. */
 export type ToWorkers =

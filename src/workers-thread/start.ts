@@ -7,7 +7,7 @@ import { Worker } from 'node:worker_threads';
 import type { Config } from '../config.ts';
 import type { Deps } from '../domain/deps.ts';
 import { addThreadMetrics, type MetricsJson } from '../lib/telemetry/metrics.ts';
-import type { FromWorkers, ToWorkers } from './messages.ts';
+import type { FromWorkers, ThreadSettings, ToWorkers } from './messages.ts';
 
 /** How long a scrape waits for the thread's metrics before answering without them. */
 const METRICS_WAIT_MS = 2_000;
@@ -24,8 +24,9 @@ export async function startWorkersThread(
   config: Config,
   deps: Pick<Deps, 'pullRequested'>,
   onCrash: (error: Error) => void,
+  settings: ThreadSettings = {},
 ): Promise<WorkersThread> {
-  const thread = new Worker(new URL('./entry.ts', import.meta.url), { workerData: { config } });
+  const thread = new Worker(new URL('./entry.ts', import.meta.url), { workerData: { config, settings } });
   const tell = (message: ToWorkers) => thread.postMessage(message);
   const metricsAsked = new Map<number, (metrics: MetricsJson) => void>();
   let asked = 0;

@@ -11,9 +11,13 @@ import { metricsAsJson } from '../lib/telemetry/metrics.ts';
 import { stopTracing } from '../lib/telemetry/tracing.ts';
 import { createRuntime, createWorkers, pullDepsOf } from '../runtime.ts';
 import { registerPoolMetrics } from '../workers/metrics.ts';
-import type { FromWorkers, ToWorkers } from './messages.ts';
+import type { FromWorkers, ThreadSettings, ToWorkers } from './messages.ts';
 
-export async function runWorkersThread(port: MessagePort, sent: Config): Promise<void> {
+export async function runWorkersThread(
+  port: MessagePort,
+  sent: Config,
+  settings: ThreadSettings,
+): Promise<void> {
   // A structured clone makes the keys plain Uint8Arrays: Buffers again, as loadConfig made them.
   const config: Config = {
     ...sent,
@@ -27,7 +31,8 @@ export async function runWorkersThread(port: MessagePort, sent: Config): Promise
     embeddedSharedBuffers: config.embeddedSharedBuffers,
     embeddedThread: config.embeddedThread,
   });
-  const runtime = createRuntime({ db, config });
+  const calendarFetch = settings.calendarLimits && { limits: settings.calendarLimits };
+  const runtime = createRuntime({ db, config, calendarFetch });
   const workers = createWorkers(runtime, pullDepsOf(runtime));
   const all = workers.all(logger);
   const unregisterPool = registerPoolMetrics(db);
