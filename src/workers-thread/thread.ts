@@ -24,6 +24,8 @@ export async function runWorkersThread(
     encryptionKey: sent.encryptionKey && Buffer.from(sent.encryptionKey),
     encryptionKeysPrevious: sent.encryptionKeysPrevious.map((key) => Buffer.from(key)),
   };
+  // The embedded database has one client, the server's (loadConfig refuses the thread without PostgreSQL).
+  if (!config.databaseUrl) throw new Error('the workers thread needs PostgreSQL (DATABASE_URL)');
   const logger = jsonLogger(config.logLevel);
   const db = await openDb({
     databaseUrl: config.databaseUrl,
