@@ -7,7 +7,9 @@
 // An idle run of the same probes first shows the machine's own noise.
 // The outside parties (the SIS pushing, the webhook receiver; bench/background-peers.ts) and the
 // OneRoster provider run in processes of their own, so that only the server's own work shares
-// the probes' event loop.
+// the probes' event loop. The background work is done by the service's workers as `ssp serve`
+// runs them: on PostgreSQL in their own thread (WORKERS_THREAD's default there;
+// BENCH_WORKERS_THREAD=off runs them on the server's thread), on PGlite on the server's thread.
 
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -16,18 +18,17 @@ import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { buildApp } from '../src/app/app.ts';
-import { loadConfig } from '../src/config.ts';
+import { type Config, loadConfig } from '../src/config.ts';
 import { createPgliteDb, type Db } from '../src/db/db.ts';
-import { claimFeed, type RefreshDeps, refreshFeed } from '../src/domain/calendar/refresh.ts';
 import { DEFAULT_LIMITS } from '../src/domain/calendar/schedule.ts';
-import { pullDepsOf, pullNow } from '../src/domain/oneroster/pull/pull.ts';
+import { pullDepsOf } from '../src/domain/oneroster/pull/pull.ts';
+import { pullStatus, requestPull } from '../src/domain/oneroster/pull/requests.ts';
 import { putSource } from '../src/domain/oneroster/pull/sources.ts';
 import { startSession } from '../src/domain/people/sessions.ts';
 import { issueRosterSecret } from '../src/domain/secrets/roster-secrets.ts';
 import { createEndpoint } from '../src/domain/webhooks/endpoints.ts';
-import { systemClock } from '../src/lib/clock.ts';
-import { createRuntime } from '../src/runtime.ts';
-import { createWebhookWorker } from '../src/workers/webhook-delivery.ts';
+import { createRuntime, createWorkers, type Runtime } from '../src/runtime.ts';
+import { startWorkersThread } from '../src/workers-thread/start.ts';
 import { singleEventsFeed } from '../test/calendar/large-feeds.ts';
 import { openScratchPostgres, pgliteTemplate } from '../test/helpers/scratch-db.ts';
 import type { PeerAsk, PeerReply } from './background-peers.ts';
@@ -133,12 +134,15 @@ async function benchKind(kind: Kind, databaseUrl?: string): Promise<void> {
     rosterRateLimitPerMinute: 1_000_000,
     allowLoopbackOutbound: true,
     runWorkers: false,
+    // The workers' thread opens a pool of its own onto the same scratch database.
+    databaseUrl: 'connectionString' in db ? String(db.connectionString) : undefined,
   };
   const runtime = createRuntime({ db, config });
   const app = await buildApp(runtime, {
     logger: false,
     rateLimitNameSpace: `bg-${randomBytes(4).toString('hex')}:`,
   });
+  let workers: Awaited<ReturnType<typeof backgroundWorkers>> | undefined;
   const provider = await startProvider();
   const peers = await startPeers();
   const feed = singleEventsFeed(FEED_EVENTS);
@@ -147,12 +151,6 @@ async function benchKind(kind: Kind, databaseUrl?: string): Promise<void> {
     res.end(feed);
   });
   await new Promise<void>((resolve) => feedServer.listen(0, '127.0.0.1', resolve));
-  const webhooks = createWebhookWorker({
-    db,
-    clock: systemClock,
-    policy: { allowLoopback: true },
-    keyring: runtime.keyring,
-  });
   try {
     await app.listen({ port: 0, host: '127.0.0.1' });
     const origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
@@ -168,21 +166,14 @@ async function benchKind(kind: Kind, databaseUrl?: string): Promise<void> {
     // The pull's institution and source.
     const pulled = await seed(db, 'pulled');
     await putSource(runtime, pulled.id, sourceSettings(provider, pulled.cohortId), new Date());
-    // The calendar feed, claimed as the fetch worker would.
-    const deps: RefreshDeps = {
-      db,
-      clock: systemClock,
-      policy: { allowLoopback: true },
-      // Generous time limits: a busy machine must slow the feed down, not fail it.
-      limits: { ...DEFAULT_LIMITS, timeoutMs: 300_000, parseTimeoutMs: 600_000 },
-      random: () => 0,
-    };
+    // The calendar feed, due now, and the pull asked for ("Sync now"): the workers' first round
+    // claims them.
     const { rows } = await db.query<{ id: string }>(
       'INSERT INTO calendar_feeds (institution_id, url) VALUES ($1, $2) RETURNING id',
       [night.id, `http://127.0.0.1:${(feedServer.address() as AddressInfo).port}/large.ics`],
     );
-    const claimed = await claimFeed(deps, night.id, rows[0].id);
-    if (!claimed) throw new Error('feed not claimable');
+    const pull = await requestPull(runtime, pulled.id, 'full');
+    workers = await backgroundWorkers(kind, config, runtime);
 
     const session = await startSession(runtime, { kind: 'operator' });
     const cookieName = config.publicBaseUrl.startsWith('https:') ? '__Host-ssp_session' : 'ssp_session';
@@ -204,6 +195,8 @@ async function benchKind(kind: Kind, databaseUrl?: string): Promise<void> {
     // waiting for a CPU; this counts only the work).
     const heldCpu: number[] = [];
     let lastCpu = process.threadCpuUsage();
+    const firstCpu = lastCpu;
+    const firstProcessCpu = process.cpuUsage();
     const cpuTimer = setInterval(() => {
       const now = process.threadCpuUsage();
       heldCpu.push((now.user - lastCpu.user + now.system - lastCpu.system) / 1000);
@@ -215,15 +208,27 @@ async function benchKind(kind: Kind, databaseUrl?: string): Promise<void> {
       await work();
       took[name] = (performance.now() - started) / 1000;
     };
-    webhooks.start();
+    workers.start();
     const work = Promise.all([
       timed('calendar', async () => {
-        const record = await refreshFeed(deps, claimed, 'schedule');
-        if (record?.status !== 'ok') throw new Error(`calendar fetch: ${record?.status} ${record?.error}`);
+        const feed = await until(() =>
+          db
+            .query<{ last_status: string | null; last_error: string | null }>(
+              'SELECT last_status, last_error FROM calendar_feeds WHERE id = $1',
+              [rows[0].id],
+            )
+            .then(({ rows: [feed] }) => (feed.last_status ? feed : undefined)),
+        );
+        if (feed.last_status !== 'ok')
+          throw new Error(`calendar fetch: ${feed.last_status} ${feed.last_error}`);
       }),
       timed('pull', async () => {
-        const outcome = await pullNow(pullDepsOf(runtime), pulled.id, 'full');
-        if (outcome.status !== 'ok') throw new Error(`the pull failed: ${outcome.error}`);
+        const outcome = await until(() =>
+          pullStatus(runtime, pulled.id, pull.run_id).then((status) =>
+            ['ok', 'failed'].includes(status.status) ? status : undefined,
+          ),
+        );
+        if (outcome.status !== 'ok') throw new Error(`the pull failed: ${JSON.stringify(outcome)}`);
       }),
       timed('push', () => peers.push(origin, secret, night.cohortId, 1)),
       timed('webhooks', () => peers.received(DELIVERIES)),
@@ -236,32 +241,83 @@ async function benchKind(kind: Kind, databaseUrl?: string): Promise<void> {
     const seconds = (performance.now() - started) / 1000;
     delay.disable();
     clearInterval(cpuTimer);
+    const spent = process.threadCpuUsage(firstCpu);
+    const cpuSeconds = (spent.user + spent.system) / 1e6;
+    // The whole process's too: the server's thread, the workers' thread, the parse workers.
+    const processSpent = process.cpuUsage(firstProcessCpu);
+    const processCpuSeconds = (processSpent.user + processSpent.system) / 1e6;
     const delayMs = (ns: number) => (ns / 1e6).toFixed(0);
     const [health, page] = [await busy.health.stop(), await busy.page.stop()];
-    const label = {
-      postgres: 'PostgreSQL',
-      pglite: 'PGlite (own thread)',
-      'pglite-here': 'PGlite (server thread)',
-    }[kind];
+    const label = `${
+      {
+        postgres: 'PostgreSQL',
+        pglite: 'PGlite (own thread)',
+        'pglite-here': 'PGlite (server thread)',
+      }[kind]
+    }, workers on ${workers.where}`;
     process.stdout.write(
       `[${label}] seeded ${PUSH_STUDENTS} students in ${seedSeconds.toFixed(1)} s; load average ${await loadAverage()}\n` +
         `  idle:       ${line('/health/live', idleHealth)}; ${line('console students page', idlePage)}\n` +
         `  background: ${line('/health/live', health)}; ${line('console students page', page)}\n` +
         `  event loop delay during the work: p50 ${delayMs(delay.percentile(50))} ms, p99 ${delayMs(delay.percentile(99))} ms, max ${delayMs(delay.max)} ms; ` +
         `its thread's CPU between two turns p99 ${percentile(heldCpu, 99).toFixed(0)} ms, max ${Math.max(...heldCpu).toFixed(0)} ms, ` +
-        `over 50 ms ${heldCpu.filter((ms) => ms > 50).length} times\n` +
+        `over 50 ms ${heldCpu.filter((ms) => ms > 50).length} times; its CPU during the work ${cpuSeconds.toFixed(1)} s ` +
+        `(the whole process's ${processCpuSeconds.toFixed(1)} s)\n` +
         `  background work done in ${seconds.toFixed(1)} s (calendar ${FEED_EVENTS} events ${took.calendar.toFixed(1)} s, ` +
         `pull ${took.pull.toFixed(1)} s, push of ${PUSH_STUDENTS} ${took.push.toFixed(1)} s, ${DELIVERIES} deliveries ${took.webhooks.toFixed(1)} s); ` +
         `target p99 < 100 ms: ${percentile(health, 99) < 100 && percentile(page, 99) < 100 ? 'met' : 'not met'}\n`,
     );
   } finally {
-    await webhooks.stop();
+    await workers?.stop();
     provider.stop();
     peers.stop();
     feedServer.close();
     await app.close();
     await runtime.close();
     await db.close();
+  }
+}
+
+/** Generous time limits: a busy machine must slow the feed down, not fail it. */
+const calendarLimits = { ...DEFAULT_LIMITS, timeoutMs: 300_000, parseTimeoutMs: 600_000 };
+
+/**
+ * The service's workers, where `ssp serve` runs them: on PostgreSQL in their own thread (unless
+ * BENCH_WORKERS_THREAD=off), else on the server's thread. Built, not started.
+ */
+async function backgroundWorkers(kind: Kind, config: Config, runtime: Runtime) {
+  if (kind === 'postgres' && process.env.BENCH_WORKERS_THREAD !== 'off') {
+    const thread = await startWorkersThread(
+      config,
+      runtime,
+      (error) => {
+        throw error;
+      },
+      { calendarLimits },
+    );
+    return { where: 'their own thread', start: thread.start, stop: thread.stop };
+  }
+  const workers = createWorkers(
+    { ...runtime, calendarFetch: { limits: calendarLimits } },
+    pullDepsOf(runtime),
+  );
+  const all = workers.all({ info() {}, warn() {}, error() {} });
+  return {
+    where: "the server's thread",
+    start: all.start,
+    stop: async () => {
+      await all.stop();
+      await workers.close();
+    },
+  };
+}
+
+/** Reads `read` every 100 ms until it gives a value. */
+async function until<T>(read: () => Promise<T | undefined>): Promise<T> {
+  for (;;) {
+    const value = await read();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 

@@ -45,6 +45,11 @@ export interface Config {
   allowLoopbackOutbound: boolean;
   /** Run the background workers (outbox delivery, schedules) inside the HTTP process. */
   runWorkers: boolean;
+  /**
+   * Those workers run in a thread of their own (WORKERS_THREAD: `auto`, the default, is on with
+   * PostgreSQL and off with the embedded database), with their own runtime and pool.
+   */
+  workersThread: boolean;
   shutdownTimeoutMs: number;
   /** Where browsers reach the service: sign-in redirects, cookies' Secure flag, links. */
   publicBaseUrl: string;
@@ -137,6 +142,7 @@ export function loadConfig(env: Env = process.env): Config {
     signInPendingPerNetwork: int('SIGN_IN_PENDING_PER_NETWORK', 200, 1, 10_000_000),
     allowLoopbackOutbound: bool('ALLOW_LOOPBACK_OUTBOUND', false),
     runWorkers: bool('RUN_WORKERS', true),
+    workersThread: parseWorkersThread(env.WORKERS_THREAD, databaseUrl, problems),
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     publicBaseUrl,
     encryptionKey,
@@ -318,4 +324,19 @@ function parseMemorySize(env: Env, name: string, fallback: string, problems: str
     return fallback;
   }
   return `${match[1]}${match[2]}`;
+}
+
+/**
+ * WORKERS_THREAD: `on`, `off` or `auto` (on with PostgreSQL). The embedded database is one
+ * session owned by one client, the server's: its workers stay on the server's thread.
+ */
+function parseWorkersThread(value: string | undefined, databaseUrl: string | undefined, problems: string[]) {
+  const setting = (value || 'auto').toLowerCase();
+  if (!['auto', 'on', 'off'].includes(setting)) {
+    problems.push('WORKERS_THREAD must be auto, on or off');
+    return false;
+  }
+  if (setting === 'on' && !databaseUrl)
+    problems.push('WORKERS_THREAD=on needs PostgreSQL (DATABASE_URL): the embedded database has one client');
+  return setting !== 'off' && databaseUrl !== undefined;
 }

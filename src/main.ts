@@ -10,6 +10,8 @@ import { resealSecrets } from './domain/secrets/reseal.ts';
 import { stopTracing, tracing } from './lib/telemetry/tracing.ts';
 import { createRuntime, createWorkers, pullDepsOf, type Runtime, type Workers } from './runtime.ts';
 import { registerDatabaseMetrics } from './workers/metrics.ts';
+import type { WorkerLogger } from './workers/worker-loop.ts';
+import { startWorkersThread } from './workers-thread/start.ts';
 
 export async function serve(): Promise<void> {
   let config: Config;
@@ -102,9 +104,12 @@ export async function startService(
   const firstToken = await ensureOperatorCredential(runtime);
   const app = await buildApp(runtime);
   const unregisterMetrics = registerDatabaseMetrics(db, runtime.clock);
-  const workers = config.runWorkers ? createWorkers(runtime, pullDepsOf(runtime)) : undefined;
-
-  let worker: ReturnType<Workers['all']> | undefined;
+  // A dead workers' thread ends the process (non-zero), for its supervisor to start it whole.
+  const onCrash = (error: Error) => {
+    app.log.fatal({ err: error }, 'the workers thread stopped; exiting');
+    void close().finally(() => process.exit(1));
+  };
+  const workers = config.runWorkers ? await serviceWorkers(config, runtime, onCrash) : undefined;
   const close = async () => {
     const timer = setTimeout(() => {
       app.log.error('shutdown timed out; exiting');
@@ -112,8 +117,7 @@ export async function startService(
     }, config.shutdownTimeoutMs);
     timer.unref();
     await app.close(); // stops accepting, lets in-flight requests finish
-    await worker?.stop();
-    await workers?.close();
+    await workers?.stop();
     await runtime.close();
     unregisterMetrics();
     await db.close();
@@ -122,19 +126,42 @@ export async function startService(
   };
   await beforeListen?.({ app, deps: runtime, firstToken, close });
   const url = await app.listen({ host: config.host, port: config.port });
-  if (workers) {
-    worker = workers.all(app.log);
-    worker.start();
-  }
+  workers?.start(app.log);
   app.log.info(
     {
       database: db.kind === 'pglite' ? `embedded (${config.dataDir})` : 'postgresql',
+      workers: workers?.where ?? 'off',
       docs: '/docs',
       tracing: tracing() ? 'otlp' : 'off',
     },
     'serving',
   );
   return { app, deps: runtime, url, firstToken, close };
+}
+
+/**
+ * The service's background workers: in a thread of their own with WORKERS_THREAD (on by default
+ * with PostgreSQL; src/workers-thread/), else on the server's thread, as the embedded database
+ * has them. Built before the service listens, started once it does.
+ */
+async function serviceWorkers(config: Config, runtime: Runtime, onCrash: (error: Error) => void) {
+  if (config.workersThread) {
+    const thread = await startWorkersThread(config, runtime, onCrash);
+    return { where: 'own thread', start: () => thread.start(), stop: () => thread.stop() };
+  }
+  const workers = createWorkers(runtime, pullDepsOf(runtime));
+  let started: ReturnType<Workers['all']> | undefined;
+  return {
+    where: "server's thread",
+    start(logger: WorkerLogger) {
+      started = workers.all(logger);
+      started.start();
+    },
+    async stop() {
+      await started?.stop();
+      await workers.close();
+    },
+  };
 }
 
 if (import.meta.main) await serve();

@@ -80,6 +80,8 @@ const layers: [prefix: string, layer: number][] = [
   ['dev-mail/', 7],
   ['cli/', 8],
   ['main.ts', 8],
+  // The workers' thread of `ssp serve` builds its own runtime: a process entry of a kind.
+  ['workers-thread/', 8],
 ];
 
 function layerOf(file: string): { layer: number; area: string } {

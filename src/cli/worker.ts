@@ -7,8 +7,9 @@ import http from 'node:http';
 import { loadConfig } from '../config.ts';
 import { openDb } from '../db/db.ts';
 import { migrate } from '../db/migrate.ts';
+import { jsonLogger } from '../lib/json-logger.ts';
 import { isScrapeToken, scrape, startProcessMetrics } from '../lib/telemetry/metrics.ts';
-import { stopTracing, tracing } from '../lib/telemetry/tracing.ts';
+import { stopTracing } from '../lib/telemetry/tracing.ts';
 import { createRuntime, createWorkers, pullDepsOf } from '../runtime.ts';
 import { registerDatabaseMetrics } from '../workers/metrics.ts';
 
@@ -69,31 +70,4 @@ async function serveMetrics(host: string, port: number, tokenHash: string): Prom
   });
   await new Promise<void>((resolve) => server.listen(port, host, resolve));
   return server;
-}
-
-/** JSON lines on stdout, like the server's logs (errors always; info unless the level is above it). */
-function jsonLogger(level: string) {
-  const quiet = ['warn', 'error', 'fatal', 'silent'].includes(level);
-  const line = (lvl: number, obj: object, msg?: string) => {
-    const fields = Object.fromEntries(
-      Object.entries(obj).map(([k, v]) => [
-        k,
-        v instanceof Error ? { message: v.message, stack: v.stack } : v,
-      ]),
-    );
-    // With tracing on, a line written inside a job carries its trace and span.
-    const trace = tracing()?.traceFields();
-    process.stdout.write(`${JSON.stringify({ level: lvl, time: Date.now(), msg, ...trace, ...fields })}\n`);
-  };
-  return {
-    info: (obj: object, msg?: string) => {
-      if (!quiet) line(30, obj, msg);
-    },
-    warn: (obj: object, msg?: string) => {
-      if (!['error', 'fatal', 'silent'].includes(level)) line(40, obj, msg);
-    },
-    error: (obj: object, msg?: string) => {
-      if (level !== 'silent') line(50, obj, msg);
-    },
-  };
 }

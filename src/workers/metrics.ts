@@ -25,14 +25,24 @@ export function registerDatabaseMetrics(db: Db, clock: Clock): () => void {
     registerWorkerQueue('oneroster', () => selectPullQueue(db, now())),
     registerWorkerQueue('escalation', () => selectEscalationQueue(db, now())),
     webhookGauges.setSource(() => webhookMetrics(db, clock)),
+    registerPoolMetrics(db),
   ];
-  const pool = db.pool;
-  if (pool) {
-    pool.onWait((seconds) => poolWait.observe(seconds));
-    release.push(registerPool(() => pool.status()));
-  }
   return () => {
-    pool?.onWait(undefined);
     for (const letGo of release) letGo();
+  };
+}
+
+/**
+ * The PostgreSQL pool's connections and waits, alone: what the workers' thread reports of its own
+ * pool (the queues are the database's, read by the server's scrape).
+ */
+export function registerPoolMetrics(db: Db): () => void {
+  const pool = db.pool;
+  if (!pool) return () => {};
+  pool.onWait((seconds) => poolWait.observe(seconds));
+  const unregister = registerPool(() => pool.status());
+  return () => {
+    pool.onWait(undefined);
+    unregister();
   };
 }

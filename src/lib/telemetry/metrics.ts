@@ -218,10 +218,46 @@ export function sourcedGauges<T>(families: GaugeFamily<T>[]) {
   };
 }
 
+/** Metrics as another thread of the process reports them (prom-client's JSON form). */
+export type MetricsJson = Awaited<ReturnType<typeof registry.getMetricsAsJSON>>;
+
+const threadSources = new Set<() => Promise<MetricsJson>>();
+
+/**
+ * Makes another thread's metrics part of every scrape (the workers' thread: its jobs, its runs,
+ * its pool), added to this thread's; the returned function removes it.
+ */
+export function addThreadMetrics(read: () => Promise<MetricsJson>): () => void {
+  threadSources.add(read);
+  return () => threadSources.delete(read);
+}
+
+/** This thread's metrics in prom-client's JSON form, read as a scrape reads them. */
+export async function metricsAsJson(): Promise<MetricsJson> {
+  for (const forget of perScrape) forget();
+  return registry.getMetricsAsJSON();
+}
+
 /** The exposition text of every metric, and its content type. */
 export async function scrape(): Promise<{ contentType: string; body: string }> {
-  for (const forget of perScrape) forget();
-  return { contentType: registry.contentType, body: await registry.metrics() };
+  if (threadSources.size === 0) {
+    for (const forget of perScrape) forget();
+    return { contentType: registry.contentType, body: await registry.metrics() };
+  }
+  const [own, ...others] = await Promise.all([
+    metricsAsJson(),
+    ...[...threadSources].map((read) => read().catch((): MetricsJson => [])),
+  ]);
+  // Only what another thread recorded is added (a counter's or a histogram's values summed by
+  // labels); the rest is this thread's as it stands, whatever prom-client would aggregate it
+  // with across processes (its process start time, say, is left out of a cluster's figures).
+  const recorded = others.flat().filter((metric) => metric.values.length > 0);
+  const added = new Set(recorded.map((metric) => metric.name));
+  const kept = own.map((metric) =>
+    added.has(metric.name) ? metric : { ...metric, aggregator: 'first' as const },
+  );
+  const merged = client.AggregatorRegistry.aggregate([kept, recorded]);
+  return { contentType: registry.contentType, body: await merged.metrics() };
 }
 
 /**
