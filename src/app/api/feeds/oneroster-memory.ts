@@ -111,6 +111,20 @@ export function oneRosterMemoryRoutes(app: App): void {
       readMemoryPage(request.deps.db, institution.id, body.after, body.limit ?? MEMORY_PAGE_MAX, body.kinds),
   );
 
+  memoryRoute<{ institution: string; entries: unknown[]; push?: string }>(
+    app,
+    '/api/sis/oneroster/memory',
+    {
+      summary: writeSummary,
+      description: writeDescription,
+      body: WriteBody,
+      answer: WriteAnswer,
+      errors: [400, 401, 404, 413, 415, 429],
+    },
+    (request, body, institution) =>
+      writeMemory(request.deps.db, institution.id, body.entries, request.deps.clock.now(), body.push),
+  );
+
   memoryRoute<{ institution: string; sourced_ids: string[] }>(
     app,
     '/api/sis/oneroster/memory/placements',
@@ -124,20 +138,6 @@ export function oneRosterMemoryRoutes(app: App): void {
     async (request, body, institution) => ({
       placements: await placedBy(request.deps.db, institution.id, body.sourced_ids),
     }),
-  );
-
-  memoryRoute<{ institution: string; entries: unknown[]; push?: string }>(
-    app,
-    '/api/sis/oneroster/memory',
-    {
-      summary: writeSummary,
-      description: writeDescription,
-      body: WriteBody,
-      answer: WriteAnswer,
-      errors: [400, 401, 404, 413, 415, 429],
-    },
-    (request, body, institution) =>
-      writeMemory(request.deps.db, institution.id, body.entries, request.deps.clock.now(), body.push),
   );
 
   memoryRoute<{ institution: string; push: string }>(
