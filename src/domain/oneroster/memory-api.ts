@@ -34,7 +34,9 @@ export async function readMemoryPage(
   };
 }
 
-const isText = (v: unknown, max = 1000) => typeof v === 'string' && v.length >= 1 && v.length <= max;
+// No NUL: PostgreSQL's text cannot hold it.
+const isText = (v: unknown, max = 1000) =>
+  typeof v === 'string' && v.length >= 1 && v.length <= max && !v.includes('\u0000');
 
 /** The fields each kind's data must have, all of them text (user: student may be null). */
 function dataProblem(kind: KnownKind, data: Record<string, unknown>): string | undefined {

@@ -64,7 +64,8 @@ export const PlacementsBody = Type.Object(
     institution: Type.String({
       description: 'Slug of the institution; the bearer secret must be valid for it.',
     }),
-    sourced_ids: Type.Array(Type.String({ minLength: 1, maxLength: 1000 }), {
+    // No NUL: PostgreSQL's text cannot hold it, so no sourcedId stored has one.
+    sourced_ids: Type.Array(Type.String({ minLength: 1, maxLength: 1000, pattern: '^[^\\u0000]+$' }), {
       maxItems: MEMORY_PAGE_MAX,
       description: 'sourcedIds of enrollments, at most 5000',
     }),
