@@ -42,7 +42,12 @@ describeEachDatabase('the OneRoster memory: placements and staged writes', (cont
     ]);
     // Another institution's memory answers nothing, and its secret opens nothing of this one.
     assert.deepEqual(await placements(b, ['e-1', 'e-2']), []);
-    const refused = await post(a, '/placements', { institution: a.slug, sourced_ids: ['e-1'] }, b.rosterSecret);
+    const refused = await post(
+      a,
+      '/placements',
+      { institution: a.slug, sourced_ids: ['e-1'] },
+      b.rosterSecret,
+    );
     assert.equal(refused.statusCode, 401, refused.body);
     assert.deepEqual(await placements(a, []), []);
   });
