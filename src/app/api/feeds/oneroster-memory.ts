@@ -1,8 +1,10 @@
 // The OneRoster memory for `ssp push oneroster`: what completed pushes and pulls placed (orgs,
 // courses, classes, users, enrollments by sourcedId), kept by the service per institution so a
 // delta from any machine resolves what it omits the same way (docs/oneroster.md, "Deltas").
-// Authenticated by the roster secret like the feeds. Both are POST: the push client speaks
-// POST only (src/cli/push/feed-client.ts), and a page is asked for by a body like any feed's.
+// Read in pages; what a page of enrollments placed asked; changes written, current at once or
+// staged for a push and made current by its commit. Authenticated by the roster secret like the
+// feeds. All are POST: the push client speaks POST only (src/cli/push/feed-client.ts), and a
+// page is asked for by a body like any feed's.
 import type { FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
 import {
