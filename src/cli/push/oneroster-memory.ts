@@ -131,9 +131,12 @@ export function servicePlacements(
 ): Placements {
   return {
     async before(sourcedIds) {
+      // An id the memory cannot hold (over 1000 characters, a NUL) placed nothing it knows of.
+      const ids = sourcedIds.filter((id) => id.length <= 1000 && !id.includes('\u0000'));
+      if (!ids.length) return new Map();
       const answer = (await post(
         '/api/sis/oneroster/memory/placements',
-        JSON.stringify({ institution, sourced_ids: sourcedIds }),
+        JSON.stringify({ institution, sourced_ids: ids }),
       )) as unknown as { placements: { sourced_id: string; student: string; unit: string; term: string }[] };
       return new Map(answer.placements.map((p) => [p.sourced_id, placement(p.student, p.unit, p.term)]));
     },
