@@ -33,12 +33,20 @@ const flagName = (flag) => flag.split('=')[0].replaceAll('_', '-');
 export const PUSH_ENVIRONMENT = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '32768' };
 
 /**
- * Restarts this process in place with the settings it lacks; returns when it has them all.
- * `extra`: environment settings of this command besides the common ones.
+ * `ssp push`'s V8 flags besides: code optimized by Maglev at most, never by TurboFan. A push's
+ * hot loops (CSV records, JSON rows) were compiled by TurboFan on helper threads, whose
+ * compilation memory and code stayed resident: 8-10 MB of a OneRoster push's peak, in the same
+ * time (docs/ssp-push.md, memory model). The server keeps TurboFan.
  */
-export function applyNodeSettings(extra = {}) {
+export const PUSH_V8_FLAGS = ['--max-opt=2'];
+
+/**
+ * Restarts this process in place with the settings it lacks; returns when it has them all.
+ * `extra`: environment settings of this command besides the common ones; `extraFlags` its V8 flags.
+ */
+export function applyNodeSettings(extra = {}, extraFlags = []) {
   const given = new Set(process.execArgv.map(flagName));
-  const flags = V8_FLAGS.filter((flag) => !given.has(flagName(flag)));
+  const flags = [...V8_FLAGS, ...extraFlags].filter((flag) => !given.has(flagName(flag)));
   const environment = Object.fromEntries(
     Object.entries({ ...ENVIRONMENT, ...extra }).filter(([name]) => process.env[name] === undefined),
   );

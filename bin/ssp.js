@@ -2,7 +2,7 @@
 // The ssp command. It needs Node.js 24 (it runs the TypeScript sources directly); `npx ssp`
 // and npm scripts put the project's pinned Node first on PATH.
 import module from 'node:module';
-import { applyNodeSettings, PUSH_ENVIRONMENT } from './node-settings.js';
+import { applyNodeSettings, PUSH_ENVIRONMENT, PUSH_V8_FLAGS } from './node-settings.js';
 
 const [major] = process.versions.node.split('.').map(Number);
 if (major < 24) {
@@ -14,7 +14,7 @@ if (major < 24) {
 // collection each time the heap grows by half V8 let it reach some 80 MB (docs/ssp-push.md,
 // memory model). The short ones (admin commands) are not worth a restart.
 const command = commandOf(process.argv.slice(2));
-if (command === 'push') applyNodeSettings(PUSH_ENVIRONMENT);
+if (command === 'push') applyNodeSettings(PUSH_ENVIRONMENT, PUSH_V8_FLAGS);
 else if (['serve', 'worker'].includes(command)) applyNodeSettings();
 
 /** The command named on the line: the first argument that is neither an option nor its value. */

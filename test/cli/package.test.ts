@@ -78,6 +78,7 @@ test('the packed client installs offline into an empty prefix and pushes', async
   const last = JSON.parse(fs.readFileSync(seen, 'utf8').trim().split('\n').pop()!);
   assert.ok(last.argv.includes('--max-semi-space-size=1'), JSON.stringify(last));
   assert.ok(last.argv.includes('--heap-growing-percent=50'), JSON.stringify(last));
+  assert.ok(last.argv.includes('--max-opt=2'), JSON.stringify(last));
   assert.equal(last.arenas, '2');
 
   await assert.rejects(run(ssp, ['serve'], { env, cwd: work }), (error: { code: number; stderr: string }) => {

@@ -139,6 +139,10 @@ export interface FaultyProxy {
   rateLimitOnce(retryAfterSeconds: number): void;
   /** After this many forwarded POSTs, every POST's connection is cut. */
   cutAfter(posts: number): void;
+  /** POSTs to these paths are answered 404 `not_found`, as by a version of the service without them. */
+  withoutPaths(paths: string[]): void;
+  /** The paths of the POSTs forwarded, in order. */
+  posted: string[];
   close(): Promise<void>;
 }
 
@@ -146,7 +150,8 @@ export interface FaultyProxy {
 export async function startProxy(target: string): Promise<FaultyProxy> {
   let limitOnce: number | undefined;
   let cutAfter = Infinity;
-  const state = { forwarded: 0 };
+  let missing = new Set<string>();
+  const state = { forwarded: 0, posted: [] as string[] };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c) => chunks.push(c));
@@ -162,6 +167,11 @@ export async function startProxy(target: string): Promise<FaultyProxy> {
         req.socket.destroy();
         return;
       }
+      if (req.method === 'POST' && missing.has(req.url!)) {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: 'not_found', detail: `no route POST ${req.url}` }));
+        return;
+      }
       const answer = await fetch(new URL(req.url!, target), {
         method: req.method,
         headers: {
@@ -170,7 +180,10 @@ export async function startProxy(target: string): Promise<FaultyProxy> {
         },
         body: req.method === 'POST' ? Buffer.concat(chunks) : undefined,
       });
-      if (req.method === 'POST') state.forwarded++;
+      if (req.method === 'POST') {
+        state.forwarded++;
+        state.posted.push(req.url!);
+      }
       res.writeHead(answer.status, {
         'content-type': answer.headers.get('content-type') ?? 'application/json',
       });
@@ -189,6 +202,10 @@ export async function startProxy(target: string): Promise<FaultyProxy> {
     cutAfter(posts) {
       cutAfter = posts;
     },
+    withoutPaths(paths) {
+      missing = new Set(paths);
+    },
+    posted: state.posted,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

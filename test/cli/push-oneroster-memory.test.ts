@@ -2,13 +2,23 @@
 // from an empty one (another machine, a fresh container) give the same state as both from one
 // folder; the delta's new student takes the campus and program of orgs it does not carry, an
 // enrollment moved to another class withdraws the old unit, and one tobedeleted in a class the
-// delta omits withdraws what it placed. The memory's API refuses a bad entry by name.
+// delta omits withdraws what it placed. The enrollments' placements are asked page by page and
+// the changes staged until the push completes: one that fails leaves the memory as it was, and a
+// service without those endpoints (an older version) is read whole and written at the end. The
+// memory's API refuses a bad entry by name.
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
 import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
 import { listeningApp } from '../helpers/cli.ts';
-import { csvText, oneRosterBundle, pushOneRoster, scratchDir, writeFolder } from './push-helpers.ts';
+import {
+  csvText,
+  oneRosterBundle,
+  pushOneRoster,
+  scratchDir,
+  startProxy,
+  writeFolder,
+} from './push-helpers.ts';
 
 type Files = Record<string, string>;
 const rowsOf = (text: string) =>
@@ -167,5 +177,81 @@ describeEachDatabase('ssp push oneroster: the service is the memory', (context) 
       [tenant.institutionId],
     );
     assert.deepEqual(rows, [{ student_id_ext: 'S1' }], 'the student named, for erasure');
+  });
+  const memoryRows = async (institutionId: string) =>
+    (
+      await server.ctx.db.query<{ row: string }>(
+        "SELECT kind || ' ' || sourced_id || ' ' || data::text AS row FROM oneroster_memory WHERE institution_id = $1 ORDER BY 1",
+        [institutionId],
+      )
+    ).rows.map((r) => r.row);
+
+  test('an older service, without placements or commit: the memory is read whole and written at the end, to the same state', async () => {
+    const together = await seedTenant(server.ctx);
+    const oneDir = scratchDir();
+    await push(together, oneDir, oneRosterBundle({ students: 6 }));
+    await push(together, oneDir, deltaBundle());
+
+    const proxy = await startProxy(server.url);
+    try {
+      proxy.withoutPaths(['/api/sis/oneroster/memory/placements', '/api/sis/oneroster/memory/commit']);
+      const apart = await seedTenant(server.ctx);
+      for (const files of [oneRosterBundle({ students: 6 }), deltaBundle()]) {
+        const r = await pushOneRoster(
+          proxy.url,
+          apart,
+          scratchDir(),
+          writeFolder(path.join(scratchDir(), 'bundle'), files),
+        );
+        assert.equal(r.code, 0, `${r.stderr}\n${r.stdout}`);
+      }
+      assert.ok(!proxy.posted.some((p) => p.endsWith('/placements') || p.endsWith('/commit')));
+      assert.ok(proxy.posted.includes('/api/sis/oneroster/memory'), 'written back at the end');
+      assert.deepEqual(await state(apart.slug), await state(together.slug));
+      assert.deepEqual(await memoryRows(apart.institutionId), await memoryRows(together.institutionId));
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  test('a push that fails before its commit leaves the memory as it was; run again, it completes', async () => {
+    const tenant = await seedTenant(server.ctx);
+    await push(tenant, scratchDir(), oneRosterBundle({ students: 6 }));
+    const before = await memoryRows(tenant.institutionId);
+    const proxy = await startProxy(server.url);
+    try {
+      // Everything is sent and staged; only the commit is refused.
+      proxy.withoutPaths(['/api/sis/oneroster/memory/commit']);
+      const failed = await pushOneRoster(
+        proxy.url,
+        tenant,
+        scratchDir(),
+        writeFolder(path.join(scratchDir(), 'bundle'), deltaBundle()),
+      );
+      assert.notEqual(failed.code, 0, failed.stdout);
+      assert.ok(proxy.posted.includes('/api/sis/oneroster/memory/placements'), 'asked page by page');
+      assert.ok(proxy.posted.includes('/api/sis/oneroster/memory'), 'staged');
+    } finally {
+      await proxy.close();
+    }
+    assert.deepEqual(await memoryRows(tenant.institutionId), before, 'the memory is as it was');
+    const staged = await server.ctx.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM oneroster_memory_staged WHERE institution_id = $1',
+      [tenant.institutionId],
+    );
+    assert.ok(staged.rows[0].n > 0, 'what the failed push staged was never made current');
+
+    const again = await push(tenant, scratchDir(), deltaBundle());
+    assert.match(again.stdout, /1 enrollments moved to another class/);
+    const after = await memoryRows(tenant.institutionId);
+    assert.ok(
+      after.some((r) => r.startsWith('user u-new ')),
+      'the new student is remembered',
+    );
+    assert.ok(!after.some((r) => r.startsWith('enrollment e-1 ')), 'the enrollment tobedeleted is forgotten');
+    assert.ok(
+      after.some((r) => r.startsWith('enrollment e-0 ') && r.includes('NURS101')),
+      after.join('\n'),
+    );
   });
 });

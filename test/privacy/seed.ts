@@ -108,6 +108,12 @@ export async function seedStudentEverywhere(ctx: TestContext, tenant: SeededTena
        ($1, 'enrollment', $4, jsonb_build_object('student', $3::text, 'unit', 'U1', 'term', 'T1'), $3)`,
     [tenant.institutionId, `${who.ext}-sourced`, who.ext, `${who.ext}-enrollment`],
   );
+  // And what a push still running staged about them.
+  await ctx.db.query(
+    `INSERT INTO oneroster_memory_staged (institution_id, push_id, kind, sourced_id, data, student_id_ext) VALUES
+       ($1, gen_random_uuid(), 'enrollment', $2, jsonb_build_object('student', $3::text, 'unit', 'U2', 'term', 'T1'), $3)`,
+    [tenant.institutionId, `${who.ext}-staged`, who.ext],
+  );
   await ctx.db.query(
     `INSERT INTO admin_audit (institution_id, actor_kind, actor, action, target, status)
      VALUES ($1, 'operator', 'operator', 'PATCH /admin/v1/institutions/:slug/students/:id', $2, 200)`,

@@ -163,11 +163,28 @@ async function prepareOneRoster(
   }
   // What earlier pushes and pulls placed: the service's memory, whatever machine this is.
   // Only what the file added outlives the plan: the memory read is copied into the
-  // mapping's own maps (known.ts) and dropped, not held twice for the whole push.
-  const { fromFile, fileEntries, known } = await memory.readMemory(post, o.institution, knownPath, heap());
+  // mapping's own maps (known.ts) and dropped, not held twice for the whole push. A service that
+  // answers what each page of enrollments placed is asked page by page, and keeps what the push
+  // changes staged under the push's id until it ran to its end; an older one is read whole.
+  const paged = await memory.answersPlacements(post, o.institution);
+  const pushId = paged && !o.dryRun ? memory.newPushId() : undefined;
+  const { fromFile, fileEntries, known } = await memory.readMemory(
+    post,
+    o.institution,
+    knownPath,
+    heap(),
+    paged,
+  );
   if (fileEntries)
     progress.note(`${knownPath}: ${fileEntries} entries the service did not have, handed to it`);
-  const plan = await planOneRoster(bundle, mapping, csvOptions(o, progress), known, Boolean(o.fullSync));
+  const plan = await planOneRoster(
+    bundle,
+    mapping,
+    csvOptions(o, progress),
+    known,
+    Boolean(o.fullSync),
+    paged ? memory.servicePlacements(post, o.institution, pushId) : undefined,
+  );
   if (o.fullSync && plan.delta.has('users')) {
     throw new PushStopped(
       'a delta bundle lists only changes, so it cannot say who left: --full-sync needs users.csv as bulk',
@@ -194,7 +211,9 @@ async function prepareOneRoster(
       // buffers are handed back only when the objects holding them are collected: before the
       // changes are read out and sent, not beside them.
       heap()?.collect();
-      if (!o.dryRun) await memory.writeMemory(post, o.institution, changed(), heap());
+      if (o.dryRun) return;
+      await memory.writeMemory(post, o.institution, changed(), heap(), pushId);
+      if (pushId) await memory.commitMemory(post, o.institution, pushId);
     },
   };
 }

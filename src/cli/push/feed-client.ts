@@ -125,14 +125,16 @@ interface Transport {
 }
 
 /**
- * One connection, kept alive, to the service. For an http: URL this is the plain agent that
+ * Up to two connections, kept alive, to the service: pages go one at a time, and a OneRoster
+ * push asks what its next batch of enrollments placed while a page is in flight (with one
+ * connection the question waited behind the page, and the reading behind both). For an http: URL this is the plain agent that
  * https.Agent extends, given to https.request, which then speaks plain HTTP: importing node:http
  * instead would load, in Node 24, the runtime's bundled undici with http2, zlib and worker
  * modules (16 MB more, measured), none of which a push uses. Should a later Node not offer that
  * agent, node:http is loaded after all.
  */
 async function transportFor(url: string): Promise<Transport> {
-  const options = { keepAlive: true, maxSockets: 1 };
+  const options = { keepAlive: true, maxSockets: 2 };
   if (url.startsWith('https:')) return { agent: new https.Agent(options), request: https.request };
   const PlainAgent: unknown = Object.getPrototypeOf(https.Agent);
   if (typeof PlainAgent === 'function') {

@@ -5,6 +5,7 @@
 // files (held), oneroster-students.ts streams users and enrollments. The mapping is in
 // docs/ssp-push.md; every choice in it is an option (OneRosterMapping).
 
+import type { Placements } from '../../domain/oneroster/enrolments.ts';
 import type { Known, KnownChange, KnownUpdate } from '../../domain/oneroster/known.ts';
 import type { OneRosterMapping } from '../../domain/oneroster/mapping.ts';
 import { type MappedOneRoster, mapOneRoster } from '../../domain/oneroster/plan.ts';
@@ -52,6 +53,8 @@ export async function planOneRoster(
   known?: Known | KnownUpdate,
   /** A full sync: the roster names students without an email too, so they do not depart. */
   fullSync = false,
+  /** Where what enrollments placed is read and written (the memory's map when left out). */
+  placements?: Placements,
 ): Promise<OneRosterPlan> {
   const { version, modes } = await readManifest(bundle, csv);
   const file: FileOf = (name) => {
@@ -82,7 +85,7 @@ export async function planOneRoster(
       enrollments: source('enrollments'),
     },
     mapping,
-    { rolesInUsers, rolesComplete: modes.get('roles') !== 'delta', known },
+    { rolesInUsers, rolesComplete: modes.get('roles') !== 'delta', known, placements },
   );
   return {
     version,

@@ -1,14 +1,15 @@
 // The OneRoster memory as `ssp push oneroster` reads and writes it through the feeds' API
-// (src/app/api/feeds/oneroster-memory.ts): pages in a stable order to read, and changed entries
-// to write, each checked here (the route checks only the envelope).
-import type { Queryable } from '../../db/db.ts';
+// (src/app/api/feeds/oneroster-memory.ts): pages in a stable order to read, what a page of
+// enrollments placed, and changed entries to write (current at once, or staged for a push and
+// made current when it completes), each checked here (the route checks only the envelope).
+import type { Db, Queryable } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 import type { KnownChange, KnownKind } from './known.ts';
-import { storeMemory } from './memory.ts';
-import { selectMemoryPage } from './queries.ts';
+import { stageChanges, storeMemory } from './memory.ts';
+import { commitStaged, selectMemoryPage, selectPlaced } from './queries.ts';
 
 export const MEMORY_PAGE_MAX = 5000;
-const KINDS: KnownKind[] = ['org', 'course', 'class', 'user', 'enrollment'];
+export const KINDS: KnownKind[] = ['org', 'course', 'class', 'user', 'enrollment'];
 
 export interface MemoryEntry {
   kind: KnownKind;
@@ -22,8 +23,10 @@ export async function readMemoryPage(
   institutionId: string,
   after: { kind: string; sourced_id: string } | undefined,
   limit: number,
+  /** Only these kinds (a push that asks for its enrollments' placements page by page skips them). */
+  kinds?: string[],
 ): Promise<{ entries: MemoryEntry[]; next: { kind: string; sourced_id: string } | null }> {
-  const rows = (await selectMemoryPage(db, institutionId, after, limit)) as MemoryEntry[];
+  const rows = (await selectMemoryPage(db, institutionId, after, limit, kinds)) as MemoryEntry[];
   const last = rows.at(-1);
   return {
     entries: rows,
@@ -31,7 +34,9 @@ export async function readMemoryPage(
   };
 }
 
-const isText = (v: unknown, max = 1000) => typeof v === 'string' && v.length >= 1 && v.length <= max;
+// No NUL: PostgreSQL's text cannot hold it.
+const isText = (v: unknown, max = 1000) =>
+  typeof v === 'string' && v.length >= 1 && v.length <= max && !v.includes('\u0000');
 
 /** The fields each kind's data must have, all of them text (user: student may be null). */
 function dataProblem(kind: KnownKind, data: Record<string, unknown>): string | undefined {
@@ -60,12 +65,52 @@ function clean(kind: KnownKind, data: Record<string, unknown>): Record<string, u
   return Object.fromEntries(fields[kind].map((f) => [f, data[f]]));
 }
 
-/** Checks and stores entries a push changed (data null: forgotten). 400 names the first bad one. */
+/** What an enrollment placed, as the memory holds it. */
+export interface Placement {
+  sourced_id: string;
+  student: string;
+  unit: string;
+  term: string;
+}
+
+/**
+ * What each of these enrollments placed (only those the memory holds; the others placed
+ * nothing it knows of). Any text is a sourcedId to look up: one the memory lacks answers nothing.
+ */
+export async function placedBy(
+  db: Queryable,
+  institutionId: string,
+  sourcedIds: string[],
+): Promise<Placement[]> {
+  const text = (v: unknown) => (typeof v === 'string' ? v : '');
+  return (await selectPlaced(db, institutionId, [...new Set(sourcedIds)])).map((r) => ({
+    sourced_id: r.sourced_id,
+    student: text(r.data.student),
+    unit: text(r.data.unit),
+    term: text(r.data.term),
+  }));
+}
+
+/** A push's staged entries made current, in one transaction: all of them or, on a failure, none. */
+export async function commitMemory(
+  db: Db,
+  institutionId: string,
+  pushId: string,
+  at: Date,
+): Promise<{ stored: number; forgotten: number }> {
+  return db.transaction((tx) => commitStaged(tx, institutionId, pushId, at));
+}
+
+/**
+ * Checks and stores entries a push changed (data null: forgotten): current at once, or, with
+ * `pushId`, staged for that push until it is committed. 400 names the first bad one.
+ */
 export async function writeMemory(
   db: Queryable,
   institutionId: string,
   entries: unknown[],
   at: Date,
+  pushId?: string,
 ): Promise<{ stored: number; forgotten: number }> {
   const changes: KnownChange[] = entries.map((value, i) => {
     const bad = (field: string, detail: string): never => {
@@ -88,5 +133,6 @@ export async function writeMemory(
   });
   // One entry named twice in a request: the last says it (an upsert cannot touch a row twice).
   const unique = new Map(changes.map((c) => [`${c.kind}\u0000${c.sourcedId}`, c]));
+  if (pushId) return stageChanges(db, institutionId, pushId, [...unique.values()], at);
   return storeMemory(db, institutionId, unique.values(), at);
 }

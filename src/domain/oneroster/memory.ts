@@ -4,7 +4,7 @@
 // oneroster` reads and writes it through the feeds' API (src/app/api/oneroster-memory.ts).
 import type { Queryable } from '../../db/db.ts';
 import { emptyKnown, type Known, type KnownChange, type KnownKind, type OrgKind } from './known.ts';
-import { forgetMemory, selectMemory, upsertMemory } from './queries.ts';
+import { forgetMemory, selectMemory, stageMemory, upsertMemory } from './queries.ts';
 
 /** Entries written per statement. */
 const PAGE = 5000;
@@ -71,4 +71,27 @@ export async function storeMemory(
   }
   await flush(true);
   return counts;
+}
+
+/**
+ * Stages one request's changes (at most a page) for a push, made current only when it commits
+ * (memory-api.ts): one statement, the forgotten ones staged with no data.
+ */
+export async function stageChanges(
+  db: Queryable,
+  institutionId: string,
+  pushId: string,
+  changes: KnownChange[],
+  at: Date,
+): Promise<{ stored: number; forgotten: number }> {
+  if (!changes.length) return { stored: 0, forgotten: 0 };
+  const page = {
+    kinds: changes.map((c) => c.kind),
+    sourcedIds: changes.map((c) => c.sourcedId),
+    data: changes.map((c) => (c.data ? JSON.stringify(c.data) : null)),
+    students: changes.map((c) => c.student),
+  };
+  await stageMemory(db, institutionId, pushId, page, at);
+  const forgotten = changes.filter((c) => !c.data).length;
+  return { stored: changes.length - forgotten, forgotten };
 }

@@ -4,6 +4,7 @@
 // (enrollments, through classes). Used by `ssp push oneroster` and by the service's pull, so
 // both map the same way (docs/oneroster.md).
 import { readCatalogue } from './catalogue.ts';
+import type { Placements } from './enrolments.ts';
 import { type Known, type KnownChange, KnownUpdate } from './known.ts';
 import type { OneRosterMapping } from './mapping.ts';
 import type { Collection, Mapped, RecordSource } from './records.ts';
@@ -34,6 +35,8 @@ export interface MapOptions {
   rolesComplete: boolean;
   /** What earlier pushes said, for what a delta omits (already in maps: used as it is). */
   known?: Known | KnownUpdate;
+  /** Where what enrollments placed is read and written (enrolments.ts; the memory's map when left out). */
+  placements?: Placements;
 }
 
 export async function mapOneRoster(
@@ -60,7 +63,12 @@ export async function mapOneRoster(
     { users: sources.users, roles: sources.roles, enrollments: sources.enrollments },
     catalogue,
     mapping,
-    { rolesInUsers: options.rolesInUsers, rolesComplete: options.rolesComplete, known },
+    {
+      rolesInUsers: options.rolesInUsers,
+      rolesComplete: options.rolesComplete,
+      known,
+      placements: options.placements,
+    },
   );
   return {
     programs: catalogue.programItems,

@@ -10,7 +10,7 @@
 
 import type { PackedMap } from '../../lib/packed-map.ts';
 import { type Catalogue, gradeProgram, orgOf } from './catalogue.ts';
-import { readEnrolments } from './enrolments.ts';
+import { type Placements, readEnrolments } from './enrolments.ts';
 import type { KnownUpdate } from './known.ts';
 import type { OneRosterMapping } from './mapping.ts';
 import { deleted, type Mapped as Item, type Origin, type Rec, type RecordSource } from './records.ts';
@@ -72,6 +72,8 @@ export async function readStudents(
     /** The roles are every role (bulk), not only changed ones (delta). */
     rolesComplete: boolean;
     known: KnownUpdate;
+    /** Where what enrollments placed is read and written (the memory's map when left out). */
+    placements?: Placements;
   },
 ): Promise<Students> {
   const { rolesInUsers, rolesComplete, known } = options;
@@ -87,6 +89,7 @@ export async function readStudents(
     studentRoles,
     rolesComplete,
     known,
+    placements: options.placements,
     // Read for the roster only: released when the enrollments are read (enrolmentsOf()).
     roles: files.users && !rolesInUsers ? await rolesOf(files.roles!, studentRoles) : undefined,
     rolesReleased: false,
@@ -131,6 +134,7 @@ interface Reading {
   readonly studentRoles: string[];
   readonly rolesComplete: boolean;
   readonly known: KnownUpdate;
+  readonly placements: Placements | undefined;
   /** The users' roles of 1.2 data (rolesOf()); undefined in 1.1 data, and once released. */
   roles: PackedMap | undefined;
   rolesReleased: boolean;
@@ -304,6 +308,7 @@ function enrolmentsOf(read: Reading): AsyncGenerator<Item> {
   return readEnrolments(read.files.enrollments!, {
     classes: read.classes,
     known: read.known,
+    placements: read.placements,
     deletedKeys: read.deletedKeys,
     withoutEmail: read.withoutEmail,
     studentRoles: read.studentRoles,

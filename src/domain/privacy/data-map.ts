@@ -32,6 +32,16 @@ const none = (holds: string): ColumnEntry => ({ personal: 'none', holds });
 
 const UNTIL_INSTITUTION = 'until the institution is deleted';
 
+/** The OneRoster memory's columns, as stored and as staged by a push. */
+const memoryColumns = {
+  kind: none('org, course, class, user or enrollment'),
+  sourced_id: student("the SIS's sourcedId of the record (a user's is an identifier of the student)"),
+  data: student(
+    "what the record became: a user's student SIS id and orgs, an enrollment's student, unit and term",
+  ),
+  student_id_ext: student('the SIS id of the student a user or enrollment row placed'),
+};
+
 export const dataMap: TableEntry[] = [
   {
     table: 'students',
@@ -167,14 +177,14 @@ export const dataMap: TableEntry[] = [
     why: 'what completed OneRoster pushes and pulls placed, so a delta from any machine resolves what it omits',
     keptFor: "while the institution uses OneRoster; a student's rows until they are erased",
     erasure: 'oneroster_memory',
-    columns: {
-      kind: none('org, course, class, user or enrollment'),
-      sourced_id: student("the SIS's sourcedId of the record (a user's is an identifier of the student)"),
-      data: student(
-        "what the record became: a user's student SIS id and orgs, an enrollment's student, unit and term",
-      ),
-      student_id_ext: student('the SIS id of the student a user or enrollment row placed'),
-    },
+    columns: memoryColumns,
+  },
+  {
+    table: 'oneroster_memory_staged',
+    why: 'what a OneRoster push changed in the memory, staged until the push completes',
+    keptFor: 'until the push completes, or a day when it never does',
+    erasure: 'oneroster_memory',
+    columns: memoryColumns,
   },
   {
     table: 'admin_audit',

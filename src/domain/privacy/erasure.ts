@@ -19,6 +19,7 @@ import {
   findErasure,
   forgetInOneRoster,
   forgetInOneRosterMemory,
+  forgetInOneRosterStaged,
   insertErasures,
   lockStudents,
   needlesOf,
@@ -61,6 +62,7 @@ export const erasureSteps: Record<ErasureStepName, Step> = {
     return {
       oneroster_sources: await forgetInOneRoster(tx, b.institutionId, exts),
       oneroster_memory: await forgetInOneRosterMemory(tx, b.institutionId, exts),
+      oneroster_memory_staged: await forgetInOneRosterStaged(tx, b.institutionId, exts),
     };
   },
   audit_targets: async (tx, b) => ({ audit_lines: await redactAuditTargets(tx, b.institutionId, b.ids) }),

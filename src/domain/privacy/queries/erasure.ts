@@ -162,6 +162,15 @@ export async function forgetInOneRosterMemory(tx: Queryable, institutionId: stri
   return rowCount ?? 0;
 }
 
+/** The same in what pushes staged and have not made current yet (a commit cannot bring them back). */
+export async function forgetInOneRosterStaged(tx: Queryable, institutionId: string, exts: string[]) {
+  const { rowCount } = await tx.query(
+    'DELETE FROM oneroster_memory_staged WHERE institution_id = $1 AND student_id_ext = ANY($2::text[])',
+    [institutionId, exts],
+  );
+  return rowCount ?? 0;
+}
+
 /**
  * Admin audit lines whose path names a student keep the line with the id replaced. Only paths
  * under /students/ can name one (erasures are posted to a path that names nobody).
