@@ -42,6 +42,15 @@ export function wallClockParts(instant: number | Date, zone: string): Record<str
   return parts;
 }
 
+/**
+ * `2026-11-25 18:20 Europe/London`: an instant on the zone's wall clock with the zone named, as
+ * the console and the emails show times.
+ */
+export function formatInZone(instant: Date, zone: string): string {
+  const p = wallClockParts(instant, zone);
+  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute} ${zone}`;
+}
+
 /** The wall-clock reading of an instant in a zone, as if it were UTC (milliseconds). */
 function wallClock(instant: number, zone: string): number {
   const p = wallClockParts(instant, zone);

@@ -2,15 +2,14 @@
 // one format ("2026-11-25 13:15 America/New_York"), so a run, a delivery or an audit entry reads
 // as the institution's day; and the institution's dates (a date input) as the instants they
 // begin at there.
-import { startOfDate, wallClockParts } from '../../../lib/time-zones.ts';
+import { formatInZone, startOfDate } from '../../../lib/time-zones.ts';
 
 /** An instant in the zone, with the zone named; '—' when there is none. */
 export function timeIn(value: unknown, zone: string): string {
   if (value === null || value === undefined || value === '') return '—';
   const date = value instanceof Date ? value : new Date(String(value));
   if (Number.isNaN(date.getTime())) return String(value);
-  const p = wallClockParts(date, zone);
-  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute} ${zone}`;
+  return formatInZone(date, zone);
 }
 
 /** A formatter bound to the institution's zone, for a view model. */
