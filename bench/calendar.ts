@@ -8,15 +8,17 @@
 // PostgreSQL when a database is given (the figures quoted in docs/calendar-feeds.md), then PGlite.
 // Then the stall part (calendar-stall.ts): the largest feeds while the event loop is watched.
 
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Db } from '../src/db/db.ts';
+import { occurrenceRow } from '../src/domain/calendar/diff.ts';
 import { expandCalendar } from '../src/domain/calendar/expand.ts';
 import { decodeCalendar } from '../src/domain/calendar/ics-text.ts';
 import { type ParseEvent, parseChannel } from '../src/domain/calendar/parse-job.ts';
 import { claimFeed, type RefreshDeps, refreshFeed } from '../src/domain/calendar/refresh.ts';
 import { DEFAULT_LIMITS, expansionWindow } from '../src/domain/calendar/schedule.ts';
+import { LONDON_VTIMEZONE } from '../test/calendar/london-vtimezone.ts';
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
 import { benchStall } from './calendar-stall.ts';
 import type { BenchOptions } from './run.ts';
@@ -27,26 +29,7 @@ const WEEKS = 10;
 const NOW = new Date('2026-09-01T06:00:00Z');
 
 function feedBody(version: number): Buffer {
-  const lines = [
-    'BEGIN:VCALENDAR',
-    'VERSION:2.0',
-    'PRODID:-//Bench//Timetable//EN',
-    'BEGIN:VTIMEZONE',
-    'TZID:Europe/London',
-    'BEGIN:DAYLIGHT',
-    'TZOFFSETFROM:+0000',
-    'TZOFFSETTO:+0100',
-    'DTSTART:19810329T010000',
-    'RRULE:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU',
-    'END:DAYLIGHT',
-    'BEGIN:STANDARD',
-    'TZOFFSETFROM:+0100',
-    'TZOFFSETTO:+0000',
-    'DTSTART:19961027T020000',
-    'RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU',
-    'END:STANDARD',
-    'END:VTIMEZONE',
-  ];
+  const lines = ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//Bench//Timetable//EN', ...LONDON_VTIMEZONE];
   for (let i = 0; i < EVENTS; i++) {
     const day = 7 + (i % 5);
     const hour = 8 + (i % 10);
@@ -165,18 +148,7 @@ async function benchFirstFetch(kind: 'pglite' | 'postgres', db: Db) {
     const rows = expanded.occurrences.map((o) => ({
       institution_id: institutionId,
       feed_id: feedId,
-      uid: o.uid,
-      recurrence_id: o.recurrence_id,
-      starts_at: new Date(o.start).toISOString(),
-      ends_at: new Date(o.end).toISOString(),
-      all_day: o.all_day,
-      summary: o.summary,
-      location: o.location,
-      description: o.description,
-      status: o.status,
-      content_hash: createHash('sha256')
-        .update(o.uid + o.recurrence_id)
-        .digest('base64url'),
+      ...occurrenceRow(o),
     }));
     const floorMs = await storeFloor(db, rows);
     process.stdout.write(

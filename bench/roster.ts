@@ -21,7 +21,7 @@ import pg from 'pg';
 import { Agent, request } from 'undici';
 import { buildApp } from '../src/app/app.ts';
 import { loadConfig } from '../src/config.ts';
-import type { Db } from '../src/db/db.ts';
+import { type Db, pgliteStatements } from '../src/db/db.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createCohort, createInstitution } from '../src/domain/institutions/institutions.ts';
 import { issueRosterSecret } from '../src/domain/secrets/roster-secrets.ts';
@@ -59,27 +59,7 @@ async function pgliteTarget(): Promise<Target> {
     // As the service's adapter: the inbox's search indexes need the extension (migration 0086).
     extensions: { pg_trgm },
   });
-  const shape = <T>(result: { rows: unknown[]; affectedRows?: number }) => ({
-    rows: result.rows as T[],
-    rowCount: result.affectedRows ?? result.rows.length,
-  });
-  const db: Db = {
-    kind: 'pglite',
-    query: async (sql, params) => shape(await lite.query(sql, params as unknown[])),
-    transaction: (fn) =>
-      lite.transaction((tx) =>
-        fn({
-          query: async (sql, params) => shape(await tx.query(sql, params as unknown[])),
-          exec: async (sql) => {
-            await tx.exec(sql);
-          },
-        }),
-      ),
-    exec: async (sql) => {
-      await lite.exec(sql);
-    },
-    close: () => lite.close(),
-  };
+  const db: Db = { kind: 'pglite', ...pgliteStatements(lite) };
   return {
     kind: 'pglite',
     db,

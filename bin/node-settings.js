@@ -59,3 +59,15 @@ export function applyNodeSettings(extra = {}, extraFlags = []) {
     { ...process.env, ...environment, [MARK]: '1' },
   );
 }
+
+/**
+ * The command named on ssp's line: the first argument that is neither an option nor its value
+ * (which tells a push, whose settings differ, from the rest).
+ */
+export function commandOf(args) {
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--url' || args[i] === '--token') i++;
+    else if (!args[i].startsWith('-')) return args[i];
+  }
+  return undefined;
+}

@@ -2,7 +2,7 @@
 // The ssp command. It needs Node.js 24 (it runs the TypeScript sources directly); `npx ssp`
 // and npm scripts put the project's pinned Node first on PATH.
 import module from 'node:module';
-import { applyNodeSettings, PUSH_ENVIRONMENT, PUSH_V8_FLAGS } from './node-settings.js';
+import { applyNodeSettings, commandOf, PUSH_ENVIRONMENT, PUSH_V8_FLAGS } from './node-settings.js';
 
 const [major] = process.versions.node.split('.').map(Number);
 if (major < 24) {
@@ -16,15 +16,6 @@ if (major < 24) {
 const command = commandOf(process.argv.slice(2));
 if (command === 'push') applyNodeSettings(PUSH_ENVIRONMENT, PUSH_V8_FLAGS);
 else if (['serve', 'worker'].includes(command)) applyNodeSettings();
-
-/** The command named on the line: the first argument that is neither an option nor its value. */
-function commandOf(args) {
-  for (let i = 0; i < args.length; i++) {
-    if (args[i] === '--url' || args[i] === '--token') i++;
-    else if (!args[i].startsWith('-')) return args[i];
-  }
-  return undefined;
-}
 
 // Node's compile cache keeps the sources' compiled code, the TypeScript already stripped of its
 // types, between runs (in $NODE_COMPILE_CACHE, else the system's temporary folder): a run

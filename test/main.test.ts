@@ -1,57 +1,22 @@
 // The real process: first start prints an operator token once, data persists across
 // restarts, in-flight requests finish on SIGTERM and the process exits cleanly.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+import { startServerProcess } from './helpers/server-process.ts';
 import { scaled } from './helpers/time-limit.ts';
 
 const entry = path.resolve(import.meta.dirname, '../src/main.ts');
 
-interface Server {
-  child: ChildProcess;
-  url: string;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<Server> {
-  const child = spawn(process.execPath, [entry], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr!.on('data', (chunk) => {
-    output += chunk;
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setInterval(() => {
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (match) {
-        clearInterval(timer);
-        resolve(match[1]);
-      }
-    }, 50);
-    exited.then((code) => {
-      clearInterval(timer);
-      reject(new Error(`server exited with ${code}: ${output}`));
-    });
-  });
-  return { child, url, output: () => output, exited };
-}
-
 test('first start prints an operator token once; data persists; SIGTERM shuts down cleanly', async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ssp-main-'));
   try {
-    const first = await startServer(dataDir);
+    const first = await startServerProcess(dataDir);
     const token = /(ssp_op_[A-Za-z0-9_-]{43})/.exec(first.output())?.[1];
     assert.ok(token, 'the first start prints an operator token');
     // The first start says what it is doing instead of staying silent while the database is made.
@@ -111,7 +76,7 @@ test('first start prints an operator token once; data persists; SIGTERM shuts do
     assert.match(response, /^HTTP\/1\.1 201/);
     assert.equal(await first.exited, 0);
 
-    const second = await startServer(dataDir);
+    const second = await startServerProcess(dataDir);
     assert.ok(!/ssp_op_/.test(second.output()), 'no new token on a later start');
     assert.doesNotMatch(second.output(), /creating the embedded database|applying migration/);
     const list = await fetch(`${second.url}/admin/v1/institutions`, {
@@ -179,7 +144,7 @@ test('requests arriving on an open connection while the app closes get 503 shutt
 test('the embedded database belongs to one process at a time', async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ssp-lock-'));
   try {
-    const first = await startServer(dataDir);
+    const first = await startServerProcess(dataDir);
     const second = spawn(process.execPath, [entry], {
       env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -193,7 +158,7 @@ test('the embedded database belongs to one process at a time', async () => {
     first.child.kill('SIGTERM');
     assert.equal(await first.exited, 0);
     // Once the owner has stopped, the directory opens again.
-    const third = await startServer(dataDir);
+    const third = await startServerProcess(dataDir);
     third.child.kill('SIGTERM');
     assert.equal(await third.exited, 0);
   } finally {

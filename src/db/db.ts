@@ -258,6 +258,14 @@ async function openPgliteHere(options: PgliteOptions, sharedBuffers: string): Pr
     // On the command line, not in postgresql.conf, which PGlite would rewrite whole.
     startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${sharedBuffers}`],
   });
+  return { ...pgliteStatements(lite), dump: async () => (await lite.dumpDataDir('none')) as Blob };
+}
+
+/**
+ * One PGlite instance behind the seam, on the calling thread: statements, transactions and close
+ * (the benchmarks wrap their own instance with it, to measure what the service runs).
+ */
+export function pgliteStatements(lite: PGlite): Omit<EmbeddedSession, 'dump'> {
   // PGlite reports affectedRows 0 for a SELECT; pg's rowCount counts the rows returned there.
   const shape = <T>(result: { rows: unknown[]; affectedRows?: number }) => ({
     rows: result.rows as T[],
@@ -277,7 +285,6 @@ async function openPgliteHere(options: PgliteOptions, sharedBuffers: string): Pr
     async exec(sql) {
       await lite.exec(sql);
     },
-    dump: async () => (await lite.dumpDataDir('none')) as Blob,
     close: () => lite.close(),
   };
 }

@@ -3,17 +3,14 @@
 // school year with one semester, `courses` courses each with a class, a teacher, and students
 // enrolled in `enrolmentsPerStudent` classes each.
 
+import { PULLED } from '../domain/oneroster/pull/fetch.ts';
+import type { PulledCollection } from '../domain/oneroster/pull/flatten.ts';
+
 export type Json = Record<string, unknown>;
 
-export const COLLECTIONS = [
-  'orgs',
-  'academicSessions',
-  'courses',
-  'classes',
-  'users',
-  'enrollments',
-] as const;
-export type ProviderCollection = (typeof COLLECTIONS)[number];
+/** What the provider serves: the collections a pull reads. */
+export const COLLECTIONS = PULLED;
+export type ProviderCollection = PulledCollection;
 export type ProviderData = Record<ProviderCollection, Json[]>;
 
 const ref = (type: string, sourcedId: string) => ({ href: `/${type}s/${sourcedId}`, sourcedId, type });

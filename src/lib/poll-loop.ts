@@ -22,18 +22,8 @@ export function pollLoop(options: {
 }): PollLoop {
   let running = false;
   let loopDone: Promise<void> | undefined;
-  let wake: (() => void) | undefined;
+  const { sleep, wake } = sleeper();
   let woken = false;
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        wake = undefined;
-        resolve();
-      }
-      wake = done;
-    });
 
   async function loop(): Promise<void> {
     while (running) {
@@ -59,14 +49,32 @@ export function pollLoop(options: {
     },
     wake(): void {
       woken = true;
-      wake?.();
+      wake();
     },
     async stop(waitMs = 5_000): Promise<void> {
       running = false;
-      wake?.();
+      wake();
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([loopDone, new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);
       clearTimeout(timer);
     },
+  };
+}
+
+/** A sleep that wake() ends early (work was asked for, a slot came free, the loop stops). */
+export function sleeper(): { sleep(ms: number): Promise<void>; wake(): void } {
+  let wakeUp: (() => void) | undefined;
+  return {
+    sleep: (ms: number) =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(done, ms);
+        function done() {
+          clearTimeout(timer);
+          wakeUp = undefined;
+          resolve();
+        }
+        wakeUp = done;
+      }),
+    wake: () => wakeUp?.(),
   };
 }

@@ -41,6 +41,18 @@ export const Text = (
 };
 
 /**
+ * The client credentials an OAuth server issued (an identity provider's, a OneRoster server's):
+ * the id, and the secret, which is sealed when stored and may be omitted later to keep it;
+ * `secretDescription` says when it must be sent.
+ */
+export const ClientCredentials = (secretDescription: string) => ({
+  client_id: Text({ minLength: 1, maxLength: 500, nonBlank: true }),
+  client_secret: Type.Optional(
+    Text({ minLength: 1, maxLength: 2000, nonBlank: true, description: secretDescription }),
+  ),
+});
+
+/**
  * A display name (docs/display-names.md): storable, non-blank, and without control characters
  * (Cc, and the line and paragraph separators) or format characters (Cf: soft hyphen, zero-width
  * space, direction marks and embeddings, tags...), which make two different names look the same

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { canonicalTimeZone, dateIn, offsetAt, startOfDate } from './time-zones.ts';
+import { canonicalTimeZone, dateIn, formatInZone, offsetAt, startOfDate } from './time-zones.ts';
 
 test('zones are known by their IANA names, in any case; anything else is unknown', () => {
   assert.equal(canonicalTimeZone('UTC'), 'UTC');
@@ -56,5 +56,13 @@ test('property: a day starts on its own date, and a second earlier is the day be
       },
     ),
     { numRuns: 500 },
+  );
+});
+
+test('formatInZone names the zone, on its wall clock', () => {
+  assert.equal(formatInZone(new Date('2026-01-01T00:00:00Z'), 'UTC'), '2026-01-01 00:00 UTC');
+  assert.equal(
+    formatInZone(new Date('2026-07-01T23:30:00Z'), 'Europe/London'),
+    '2026-07-02 00:30 Europe/London',
   );
 });

@@ -33,13 +33,28 @@ function partsIn(zone: string): Intl.DateTimeFormat {
   return format;
 }
 
+/** The wall-clock fields of an instant in a zone, zero-padded: year, month, day, hour (00-23), minute, second. */
+export function wallClockParts(instant: number | Date, zone: string): Record<string, string> {
+  const parts: Record<string, string> = {};
+  for (const part of partsIn(zone).formatToParts(instant)) {
+    if (part.type !== 'literal') parts[part.type] = part.value;
+  }
+  return parts;
+}
+
+/**
+ * `2026-11-25 18:20 Europe/London`: an instant on the zone's wall clock with the zone named, as
+ * the console and the emails show times.
+ */
+export function formatInZone(instant: Date, zone: string): string {
+  const p = wallClockParts(instant, zone);
+  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute} ${zone}`;
+}
+
 /** The wall-clock reading of an instant in a zone, as if it were UTC (milliseconds). */
 function wallClock(instant: number, zone: string): number {
-  const parts: Record<string, number> = {};
-  for (const part of partsIn(zone).formatToParts(instant)) {
-    if (part.type !== 'literal') parts[part.type] = Number(part.value);
-  }
-  return Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second);
+  const p = wallClockParts(instant, zone);
+  return Date.UTC(+p.year, +p.month - 1, +p.day, +p.hour, +p.minute, +p.second);
 }
 
 /** The zone's offset from UTC at an instant, in milliseconds (east positive). */

@@ -30,6 +30,7 @@ import { type Result, recordResults, resultOf } from '../domain/webhooks/deliver
 import type { Outcome } from '../domain/webhooks/schedule.ts';
 import type { Clock } from '../lib/clock.ts';
 import { isSealed, type Keyring } from '../lib/encryption.ts';
+import { memoized } from '../lib/memoized.ts';
 import type { OutboundPolicy } from '../lib/outbound-url.ts';
 import { workerJob } from '../lib/telemetry/jobs.ts';
 
@@ -102,16 +103,7 @@ function openSecret(keyring: Keyring, stored: string): string {
  * delivery of a batch.
  */
 function secretOpener(keyring: Keyring): (stored: string) => string {
-  const opened = new Map<string, string>();
-  return (stored) => {
-    let secret = opened.get(stored);
-    if (secret === undefined) {
-      if (opened.size >= 1000) opened.clear();
-      secret = openSecret(keyring, stored);
-      opened.set(stored, secret);
-    }
-    return secret;
-  };
+  return memoized((stored) => openSecret(keyring, stored));
 }
 
 /** The worker's settings: the options given, or their defaults. */

@@ -5,12 +5,12 @@
 import dns from 'node:dns';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, before, describe } from 'node:test';
+import { after, before } from 'node:test';
 import type { FetchLimits } from '../../src/domain/calendar/schedule.ts';
 import type { Resolver } from '../../src/lib/outbound-url.ts';
-import { startTestApp, type TestContext } from '../helpers/app.ts';
+import { describeEachDatabaseWith, startTestApp, type TestContext } from '../helpers/app.ts';
 import { type TestClock, testClock } from '../helpers/clock.ts';
-import { type DatabaseKind, databaseKinds } from '../helpers/db.ts';
+import type { DatabaseKind } from '../helpers/db.ts';
 
 export const TEST_LIMITS = { timeoutMs: 1_500, maxBytes: 256 * 1024, maxRedirects: 5 };
 
@@ -158,19 +158,5 @@ export function describeCalendar(
   suite: (ctx: () => CalendarTestContext) => void,
   options: CalendarAppOptions = {},
 ): void {
-  for (const kind of databaseKinds()) {
-    describe(`${name} [${kind}]`, () => {
-      let context: CalendarTestContext | undefined;
-      before(async () => {
-        context = await startCalendarApp(kind, options);
-      });
-      after(async () => {
-        await context?.close();
-      });
-      suite(() => {
-        if (!context) throw new Error('test context is not ready');
-        return context;
-      });
-    });
-  }
+  describeEachDatabaseWith(name, (kind) => startCalendarApp(kind, options), suite);
 }

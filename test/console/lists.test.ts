@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { recordRun } from '../../src/domain/runs/runs.ts';
 import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
 import { seedHelpdesk } from '../helpers/helpdesk.ts';
-import { personBrowser } from '../helpers/people.ts';
+import { personBrowser, postForm } from '../helpers/people.ts';
 import { addEndpoint } from '../helpers/webhooks.ts';
 
 describeEachDatabase('console lists', (ctx) => {
@@ -53,11 +53,8 @@ describeEachDatabase('console lists', (ctx) => {
       student_id: tenant.studentIds[0],
     });
     const id = created.json().id;
-    const post = await ctx().app.inject({
-      method: 'POST',
-      url: `/console/${tenant.slug}/inbox/${id}/notes`,
-      headers: { cookie: staff.cookie, 'content-type': 'application/x-www-form-urlencoded' },
-      payload: `_csrf=${encodeURIComponent(staff.csrf)}&note=Called`,
+    const post = await postForm(ctx(), staff, `/console/${tenant.slug}/inbox/${id}/notes`, {
+      note: 'Called',
     });
     assert.equal(post.statusCode, 303, post.body);
     const read = await ctx().admin('GET', `/admin/v1/institutions/${tenant.slug}/help-requests/${id}`);

@@ -9,20 +9,10 @@ import { Value } from 'typebox/value';
 import { createHelpRequest } from '../../src/domain/helpdesk/requests.ts';
 import { listSavedReplies } from '../../src/domain/saved-replies/saved-replies.ts';
 import { eventCatalogue } from '../../src/domain/webhooks/catalogue.ts';
-import { describeEachDatabase, type TestContext } from '../helpers/app.ts';
+import { describeEachDatabase } from '../helpers/app.ts';
 import { helpSync, readEvents, readHelpRequest, seedHelpdesk } from '../helpers/helpdesk.ts';
-import { type Browser, personBrowser } from '../helpers/people.ts';
+import { personBrowser, postForm } from '../helpers/people.ts';
 import { signedInStudent, textOf } from '../students/helpers.ts';
-
-const post = (ctx: TestContext, browser: Browser, url: string, form: Record<string, string>) =>
-  ctx.app.inject({
-    method: 'POST',
-    url,
-    headers: { cookie: browser.cookie, 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({ _csrf: browser.csrf, ...form }).toString(),
-  });
-const get = (ctx: TestContext, browser: Browser, url: string) =>
-  ctx.app.inject({ method: 'GET', url, headers: { cookie: browser.cookie } });
 
 test('the catalogue lists the message events with schemas their examples meet', () => {
   const entries = eventCatalogue();
@@ -157,19 +147,19 @@ describeEachDatabase(
       const admin = await personBrowser(ctx(), tenant, { roles: ['admin'], name: 'Ada Admin' });
       const staff = await personBrowser(ctx(), tenant, { roles: ['staff'], name: 'Kai Lee' });
       const page = `/console/${tenant.slug}/saved-replies`;
-      assert.equal((await get(ctx(), staff, page)).statusCode, 403);
+      assert.equal((await staff.request('GET', page)).statusCode, 403);
 
-      const blank = await post(ctx(), admin, page, { name: '', body: '' });
+      const blank = await postForm(ctx(), admin, page, { name: '', body: '' });
       assert.equal(blank.statusCode, 400);
       assert.match(blank.body, /id="name-error">Give the saved reply a name/);
       const wording = 'If you are in danger now, call 999. Our team is back at 08:00.';
-      const added = await post(ctx(), admin, page, { name: 'Out of hours: crisis', body: wording });
+      const added = await postForm(ctx(), admin, page, { name: 'Out of hours: crisis', body: wording });
       assert.equal(added.statusCode, 303, added.body);
-      const same = await post(ctx(), admin, page, { name: 'OUT OF HOURS: CRISIS', body: 'again' });
+      const same = await postForm(ctx(), admin, page, { name: 'OUT OF HOURS: CRISIS', body: 'again' });
       assert.equal(same.statusCode, 409);
       assert.match(textOf(same.body), /already called/);
       const [saved] = await listSavedReplies(ctx().db, tenant.institutionId);
-      const edited = await post(ctx(), admin, `${page}/${saved.id}`, {
+      const edited = await postForm(ctx(), admin, `${page}/${saved.id}`, {
         name: 'Out of hours: crisis',
         body: `${wording} `,
       });
@@ -188,10 +178,10 @@ describeEachDatabase(
         priority: 'crisis',
       });
       const url = `/console/${tenant.slug}/inbox/${request.id}`;
-      const html = (await get(ctx(), staff, url)).body;
+      const html = (await staff.request('GET', url)).body;
       assert.match(html, /<option value="[0-9a-f-]{36}">Out of hours: crisis<\/option>/);
       const key = /name="_idempotency_key" value="([^"]+)"/.exec(html)?.[1] ?? '';
-      const inserted = await post(ctx(), staff, `${url}/reply/insert`, {
+      const inserted = await postForm(ctx(), staff, `${url}/reply/insert`, {
         text: 'Hello Sam,',
         saved_reply: saved.id,
         _idempotency_key: key,
@@ -200,7 +190,7 @@ describeEachDatabase(
       assert.ok(textOf(inserted.body).includes(`Hello Sam, ${wording}`));
       assert.ok(inserted.body.includes(`value="${key}"`), 'the form keeps its key');
       assert.equal((await readHelpRequest(ctx(), tenant, request.id)).timeline.length, 1, 'nothing sent yet');
-      const sent = await post(ctx(), staff, `${url}/reply`, {
+      const sent = await postForm(ctx(), staff, `${url}/reply`, {
         text: `Hello Sam,\n\n${wording} I will call you at 08:05.`,
         _idempotency_key: key,
       });
@@ -230,9 +220,9 @@ describeEachDatabase(
       assert.equal((await ctx().admin('DELETE', `${api}/${viaApi.json().id}`)).statusCode, 204);
       assert.equal((await ctx().admin('DELETE', `${api}/${viaApi.json().id}`)).statusCode, 404);
 
-      assert.equal((await post(ctx(), admin, `${page}/${saved.id}/delete`, {})).statusCode, 303);
+      assert.equal((await postForm(ctx(), admin, `${page}/${saved.id}/delete`, {})).statusCode, 303);
       assert.deepEqual(await listSavedReplies(ctx().db, tenant.institutionId), []);
-      assert.equal((await get(ctx(), admin, `${page}/${saved.id}`)).statusCode, 404);
+      assert.equal((await admin.request('GET', `${page}/${saved.id}`)).statusCode, 404);
     });
   },
   { config: { allowLoopbackOutbound: true } },

@@ -15,7 +15,7 @@ import {
   type TestContext,
 } from '../helpers/app.ts';
 import { readHelpRequest } from '../helpers/helpdesk.ts';
-import { type Browser, personBrowser } from '../helpers/people.ts';
+import { personBrowser, postForm } from '../helpers/people.ts';
 import { signedInStudent, textOf } from '../students/helpers.ts';
 
 const NOTE = 'Internal: checked the file, possibly a fees issue';
@@ -33,18 +33,6 @@ async function setUp(ctx: TestContext) {
   return { tenant, student, staff, request };
 }
 
-function consolePost(ctx: TestContext, browser: Browser, url: string, form: Record<string, string>) {
-  return ctx.app.inject({
-    method: 'POST',
-    url,
-    headers: { cookie: browser.cookie, 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({ _csrf: browser.csrf, ...form }).toString(),
-  });
-}
-
-const consoleGet = (ctx: TestContext, browser: Browser, url: string) =>
-  ctx.app.inject({ method: 'GET', url, headers: { cookie: browser.cookie } });
-
 const timelineKinds = async (ctx: TestContext, tenant: SeededTenant, id: string) =>
   (await readHelpRequest(ctx, tenant, id)).timeline.map((t) => `${t.kind}:${t.action}`);
 
@@ -52,7 +40,7 @@ describeEachDatabase('the conversation: replies and answers', (ctx) => {
   test('a reply and a note are separate actions; the student reads the reply and the status, never the note', async () => {
     const { tenant, student, staff, request } = await setUp(ctx());
     const page = `/console/${tenant.slug}/inbox/${request.id}`;
-    const html = (await consoleGet(ctx(), staff, page)).body;
+    const html = (await staff.request('GET', page)).body;
     // Two forms, two buttons, the note's privacy stated.
     assert.match(html, /<form method="post" action="[^"]+\/reply" class="reply-form" novalidate>/);
     assert.match(html, /Send reply to the student/);
@@ -61,18 +49,15 @@ describeEachDatabase('the conversation: replies and answers', (ctx) => {
     const key = /name="_idempotency_key" value="([^"]+)"/.exec(html)?.[1];
     assert.ok(key);
 
-    assert.equal((await consolePost(ctx(), staff, `${page}/notes`, { note: NOTE })).statusCode, 303);
-    const sent = await consolePost(ctx(), staff, `${page}/reply`, { text: REPLY, _idempotency_key: key });
+    assert.equal((await postForm(ctx(), staff, `${page}/notes`, { note: NOTE })).statusCode, 303);
+    const sent = await postForm(ctx(), staff, `${page}/reply`, { text: REPLY, _idempotency_key: key });
     assert.equal(sent.statusCode, 303, sent.body);
     assert.match(String(sent.headers.location), /done=reply_sent/);
     // The same form posted again (a double click): one reply.
-    const again = await consolePost(ctx(), staff, `${page}/reply`, { text: REPLY, _idempotency_key: key });
+    const again = await postForm(ctx(), staff, `${page}/reply`, { text: REPLY, _idempotency_key: key });
     assert.equal(again.statusCode, 303);
     assert.equal(again.headers['idempotent-replayed'], 'true');
-    assert.equal(
-      (await consolePost(ctx(), staff, `${page}/status`, { status: 'in_progress' })).statusCode,
-      303,
-    );
+    assert.equal((await postForm(ctx(), staff, `${page}/status`, { status: 'in_progress' })).statusCode, 303);
 
     const detail = await readHelpRequest(ctx(), tenant, request.id);
     const reply = detail.timeline.find((t) => t.kind === 'reply');
@@ -166,7 +151,7 @@ describeEachDatabase('the conversation: replies and answers', (ctx) => {
     assert.equal(api.json().error, 'help_request_not_found');
     assert.equal(
       (
-        await consolePost(ctx(), foreign.staff, `/console/${tenant.slug}/inbox/${request.id}/reply`, {
+        await postForm(ctx(), foreign.staff, `/console/${tenant.slug}/inbox/${request.id}/reply`, {
           text: 'x',
         })
       ).statusCode,
@@ -230,14 +215,14 @@ describeEachDatabase('the conversation: replies and answers', (ctx) => {
   test('console: a blank reply is shown next to the box; priorities read as words', async () => {
     const { tenant, staff, request } = await setUp(ctx());
     const page = `/console/${tenant.slug}/inbox/${request.id}`;
-    const blank = await consolePost(ctx(), staff, `${page}/reply`, { text: '   ' });
+    const blank = await postForm(ctx(), staff, `${page}/reply`, { text: '   ' });
     assert.equal(blank.statusCode, 400);
     assert.match(blank.body, /id="text-error">Write the reply before sending it/);
     const urgent = await createHelpRequest(ctx().deps, tenant.institutionId, {
       studentId: request.student_id ?? '',
       priority: 'high',
     });
-    const html = textOf((await consoleGet(ctx(), staff, `/console/${tenant.slug}/inbox/${urgent.id}`)).body);
+    const html = textOf((await staff.request('GET', `/console/${tenant.slug}/inbox/${urgent.id}`)).body);
     assert.match(html, /Priority Urgent/);
   });
 });

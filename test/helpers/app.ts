@@ -150,11 +150,20 @@ export function describeEachDatabase(
   suite: (ctx: () => TestContext) => void,
   options: StartOptions = {},
 ): void {
+  describeEachDatabaseWith(name, (kind) => startTestApp(kind, options), suite);
+}
+
+/** As describeEachDatabase, with the suite's context started by `start` (an app with other parts). */
+export function describeEachDatabaseWith<C extends { close(): Promise<void> }>(
+  name: string,
+  start: (kind: DatabaseKind) => Promise<C>,
+  suite: (ctx: () => C) => void,
+): void {
   for (const kind of databaseKinds()) {
     describe(`${name} [${kind}]`, () => {
-      let context: TestContext | undefined;
+      let context: C | undefined;
       before(async () => {
-        context = await startTestApp(kind, options);
+        context = await start(kind);
       });
       after(async () => {
         await context?.close();

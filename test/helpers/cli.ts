@@ -1,7 +1,6 @@
 // The `ssp` command as a person runs it: a real subprocess of bin/ssp.js against a running
 // server's URL, with the operator token (the one runner of every CLI test that needs one).
 import { execFile } from 'node:child_process';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before } from 'node:test';
 import { promisify } from 'node:util';
@@ -22,27 +21,8 @@ export async function runSsp(url: string, args: string[], env: NodeJS.ProcessEnv
  * A test app listening on a free port for a file of CLI tests (started before them, closed
  * after), with `ssp` bound to its URL and its JSON output parsed.
  */
-export function cliServer(options: StartOptions = {}) {
-  let ctx: TestContext | undefined;
-  let url = '';
-  before(async () => {
-    ctx = await startTestApp('pglite', options);
-    await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-    url = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
-  });
-  after(() => ctx?.close());
-  return {
-    get ctx(): TestContext {
-      if (!ctx) throw new Error('the CLI test server is not started yet');
-      return ctx;
-    },
-    get url() {
-      return url;
-    },
-    ssp: async (...args: string[]) => JSON.parse(await runSsp(url, args)),
-    list: (slug: string, what: string) => listOf(ctx, slug, what),
-  };
-}
+export const cliServer = (options: StartOptions = {}) =>
+  listening(() => startTestApp('pglite', options), true);
 
 /** An institution's listing through the admin API (`what`: students, enrolments, ...), up to 1000 rows. */
 async function listOf(ctx: TestContext | undefined, slug: string, what: string) {
@@ -54,13 +34,17 @@ async function listOf(ctx: TestContext | undefined, slug: string, what: string) 
  * The app of a suite that runs on each database (describeEachDatabase's `context`), listening on
  * a free port before the tests; closing it stays with the suite.
  */
-export function listeningApp(context: () => TestContext) {
+export const listeningApp = (context: () => TestContext) => listening(context, false);
+
+/** The app `start` gives, listening on a free port before the tests (and closed after them, if `close`). */
+function listening(start: () => TestContext | Promise<TestContext>, close: boolean) {
   let ctx: TestContext | undefined;
   let url = '';
   before(async () => {
-    ctx = context();
+    ctx = await start();
     url = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
   });
+  if (close) after(() => ctx?.close());
   return {
     get ctx(): TestContext {
       if (!ctx) throw new Error('the test server is not listening yet');
@@ -69,6 +53,7 @@ export function listeningApp(context: () => TestContext) {
     get url() {
       return url;
     },
+    ssp: async (...args: string[]) => JSON.parse(await runSsp(url, args)),
     list: (slug: string, what: string) => listOf(ctx, slug, what),
   };
 }

@@ -4,9 +4,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 
 export interface ServerProcess {
+  child: ChildProcess;
   url: string;
   /** Everything it printed so far (stdout and stderr). */
   output: () => string;
+  /** The exit code, once it has exited. */
+  exited: Promise<number | null>;
   /** SIGTERM, then wait for the exit. */
   stop: () => Promise<void>;
 }
@@ -37,7 +40,7 @@ export async function startServerProcess(
   child.stderr?.on('data', (chunk) => {
     output += chunk;
   });
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setInterval(() => {
       const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
@@ -46,13 +49,15 @@ export async function startServerProcess(
         resolve(match[1]);
       }
     }, 50);
-    exited.then(() => {
+    exited.then((code) => {
       clearInterval(timer);
-      reject(new Error(`server exited: ${output}`));
+      reject(new Error(`server exited with ${code}: ${output}`));
     });
   });
   return {
+    child,
     url,
+    exited,
     output: () => output,
     stop: async () => {
       child.kill('SIGTERM');

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { describeEachDatabase, type SeededTenant, seedTenant } from '../helpers/app.ts';
-import { operatorBrowser, personBrowser } from '../helpers/people.ts';
+import { operatorBrowser, personBrowser, postForm } from '../helpers/people.ts';
 
 describeEachDatabase('roster secret rotation', (ctx) => {
   const push = (tenant: SeededTenant, token: string) =>
@@ -111,12 +111,7 @@ describeEachDatabase('roster secret rotation', (ctx) => {
 
     // The console's choice: asked first with the overlap kept, then issued; both secrets shown.
     const post = (form: Record<string, string>) =>
-      ctx().app.inject({
-        method: 'POST',
-        url: `/console/${tenant.slug}/secrets/roster`,
-        headers: { cookie: admin.cookie, 'content-type': 'application/x-www-form-urlencoded' },
-        payload: new URLSearchParams({ _csrf: admin.csrf, ...form }).toString(),
-      });
+      postForm(ctx(), admin, `/console/${tenant.slug}/secrets/roster`, form);
     const asked = await post({ previous_secret_valid_days: '3' });
     assert.match(asked.body, /keeps working beside it for 3 days/);
     assert.match(asked.body, /name="previous_secret_valid_days" value="3"/);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Db, Queryable } from '../../src/db/db.ts';
+import type { StudentListing } from '../../src/domain/institutions/schemas.ts';
 import { syncRoster } from '../../src/domain/roster/sync.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import {
@@ -26,19 +27,8 @@ function assertApplied(res: { json(): { run_id?: unknown } }, created: number, u
   });
 }
 
-interface StoredStudent {
-  id: string;
-  cohort_id: string;
-  email: string;
-  student_id_ext: string;
-  first_name: string | null;
-  last_name: string | null;
-  program_code: string | null;
-  campus_name: string | null;
-  first_in_family: boolean | null;
-  start_date: string | null;
-  updated_at: Date;
-}
+/** A student as stored, read as the students listing shows them (the row's own time as a Date). */
+type StoredStudent = Omit<StudentListing, 'departed_at' | 'created_at' | 'updated_at'> & { updated_at: Date };
 
 export function rosterHelpers(ctx: () => TestContext) {
   const sync = (tenant: SeededTenant, body: unknown, token = tenant.rosterSecret) =>

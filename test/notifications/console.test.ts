@@ -14,6 +14,16 @@ import { seedStudents } from '../helpers/helpdesk.ts';
 import { invitePerson, operatorBrowser, personBrowser, postForm } from '../helpers/people.ts';
 
 describeEachDatabase('console: notifications (email off)', (ctx) => {
+  /** One round of the notification worker over the institution, with email off. */
+  const notificationRound = (institutionId: string) =>
+    createNotificationWorker({
+      db: ctx().db,
+      clock: ctx().deps.clock,
+      smtp: undefined,
+      publicBaseUrl: 'http://localhost',
+      institutionIds: [institutionId],
+    }).runOnce();
+
   test('admins choose crisis recipients; the page says email is off and lists what was not sent', async () => {
     const tenant = await seedTenant(ctx());
     const other = await seedTenant(ctx());
@@ -58,13 +68,7 @@ describeEachDatabase('console: notifications (email off)', (ctx) => {
     // A crisis request with email off: recorded, then marked not sent by the worker, and shown so.
     const [studentId] = await seedStudents(ctx(), tenant, 1);
     await createHelpRequest(ctx().deps, tenant.institutionId, { studentId, priority: 'crisis' });
-    await createNotificationWorker({
-      db: ctx().db,
-      clock: ctx().deps.clock,
-      smtp: undefined,
-      publicBaseUrl: 'http://localhost',
-      institutionIds: [tenant.institutionId],
-    }).runOnce();
+    await notificationRound(tenant.institutionId);
     const after = await admin.request('GET', `${page}?state=skipped`);
     assert.equal(after.statusCode, 200);
     assert.match(after.body, /Kai Lee<br>/);
@@ -114,13 +118,7 @@ describeEachDatabase('console: notifications (email off)', (ctx) => {
       status: 'in_progress',
       staff: 'Kai',
     });
-    await createNotificationWorker({
-      db: ctx().db,
-      clock: ctx().deps.clock,
-      smtp: undefined,
-      publicBaseUrl: 'http://localhost',
-      institutionIds: [tenant.institutionId],
-    }).runOnce();
+    await notificationRound(tenant.institutionId);
     const body = (await admin.request('GET', page)).body;
     const recent = body.slice(body.indexOf('id="recent"'));
     assert.match(

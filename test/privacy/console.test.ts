@@ -5,14 +5,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { runRetention } from '../../src/domain/privacy/retention.ts';
-import { describeEachDatabase, seedTenant, type TestContext } from '../helpers/app.ts';
-import { type Browser, personBrowser, postForm } from '../helpers/people.ts';
+import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
+import { personBrowser, postForm } from '../helpers/people.ts';
 import { pushRoster } from '../helpers/roster.ts';
 import { leftovers } from './leftovers.ts';
 import { seedStudentEverywhere } from './seed.ts';
-
-const get = (ctx: TestContext, who: Browser, url: string) =>
-  ctx.app.inject({ method: 'GET', url, headers: { cookie: who.cookie } });
 
 describeEachDatabase(
   'privacy: console',
@@ -24,30 +21,33 @@ describeEachDatabase(
       const admin = await personBrowser(ctx(), tenant, { roles: ['admin'], name: 'Kai Lee' });
       const staff = await personBrowser(ctx(), tenant, { roles: ['staff'], name: 'Ola Staff' });
 
-      const page = await get(ctx(), admin, `${base}/students/${s.id}`);
+      const page = await admin.request('GET', `${base}/students/${s.id}`);
       assert.equal(page.statusCode, 200);
       assert.match(page.body, /Export everything held/);
-      assert.doesNotMatch((await get(ctx(), staff, `${base}/students/${s.id}`)).body, /Erase this student/);
+      assert.doesNotMatch(
+        (await staff.request('GET', `${base}/students/${s.id}`)).body,
+        /Erase this student/,
+      );
 
-      const exported = await get(ctx(), admin, `${base}/students/${s.id}/export`);
+      const exported = await admin.request('GET', `${base}/students/${s.id}/export`);
       assert.equal(exported.statusCode, 200);
       assert.match(exported.body, /cannot cope/);
-      const download = await get(ctx(), admin, `${base}/students/${s.id}/export.json`);
+      const download = await admin.request('GET', `${base}/students/${s.id}/export.json`);
       assert.equal(download.json().student.email, s.email);
-      assert.equal((await get(ctx(), staff, `${base}/students/${s.id}/export`)).statusCode, 403);
+      assert.equal((await staff.request('GET', `${base}/students/${s.id}/export`)).statusCode, 403);
 
       // Opening the request: the staff member, then the admin, are listed as having seen it.
-      await get(ctx(), staff, `${base}/inbox/${s.requestIds[0]}`);
-      const request = await get(ctx(), admin, `${base}/inbox/${s.requestIds[0]}`);
+      await staff.request('GET', `${base}/inbox/${s.requestIds[0]}`);
+      const request = await admin.request('GET', `${base}/inbox/${s.requestIds[0]}`);
       assert.equal(request.statusCode, 200);
       const seen = /<ul id="seen-by">([\s\S]*?)<\/ul>/.exec(request.body)?.[1] ?? '';
       assert.match(seen, /Kai Lee/);
       assert.match(seen, /Ola Staff/);
-      const views = await get(ctx(), admin, `${base}/audit/views`);
+      const views = await admin.request('GET', `${base}/audit/views`);
       assert.match(views.body, /a student’s export/);
       assert.match(views.body, /a help request/);
 
-      const confirm = await get(ctx(), admin, `${base}/students/${s.id}/erase`);
+      const confirm = await admin.request('GET', `${base}/students/${s.id}/erase`);
       assert.equal(confirm.statusCode, 200);
       assert.match(confirm.body, /cannot be undone/);
       assert.match(confirm.body, /the words of 1 help request/);
@@ -72,19 +72,19 @@ describeEachDatabase(
       assert.match(String(erased.headers.location), /done=student_erased/);
       assert.deepEqual(await leftovers(ctx().db, [s.email, s.ext, s.firstName, s.lastName], s.id), []);
       // The request stays, seen-by and all; the student page is gone.
-      const erasedRequest = await get(ctx(), admin, `${base}/inbox/${s.requestIds[0]}`);
+      const erasedRequest = await admin.request('GET', `${base}/inbox/${s.requestIds[0]}`);
       assert.equal(erasedRequest.statusCode, 200);
       // Said as what happened: erased, not "deleted".
       assert.match(erasedRequest.body, /The student was erased since this request was raised/);
       assert.match(erasedRequest.body, /Help request \(its words erased\)/);
       assert.doesNotMatch(erasedRequest.body, /deleted/i);
-      const inbox = await get(ctx(), admin, `${base}/inbox?status=all`);
+      const inbox = await admin.request('GET', `${base}/inbox?status=all`);
       if (inbox.body.includes(s.requestIds[0])) {
         assert.match(inbox.body, /Student erased/);
         assert.doesNotMatch(inbox.body, /record deleted/i);
       }
-      assert.equal((await get(ctx(), admin, `${base}/students/${s.id}`)).statusCode, 404);
-      const privacy = await get(ctx(), admin, `${base}/privacy`);
+      assert.equal((await admin.request('GET', `${base}/students/${s.id}`)).statusCode, 404);
+      const privacy = await admin.request('GET', `${base}/privacy`);
       assert.match(privacy.body, /Kai Lee/);
     });
 
@@ -92,7 +92,7 @@ describeEachDatabase(
       const tenant = await seedTenant(ctx());
       const base = `/console/${tenant.slug}`;
       const admin = await personBrowser(ctx(), tenant, { roles: ['admin'] });
-      assert.equal((await get(ctx(), admin, `${base}/privacy`)).statusCode, 200);
+      assert.equal((await admin.request('GET', `${base}/privacy`)).statusCode, 200);
       const low = await postForm(ctx(), admin, `${base}/privacy`, { run_errors_days: '3' });
       assert.equal(low.statusCode, 400);
       assert.match(low.body, /Enter a whole number of days from 7 to 730/);
@@ -117,7 +117,7 @@ describeEachDatabase(
         pauseMs: 0,
       });
       assert.deepEqual(removed, { run_errors: 1 });
-      const health = await get(ctx(), admin, `${base}/`);
+      const health = await admin.request('GET', `${base}/`);
       assert.match(health.body, /removed 1 pushes cleared of row errors/);
     });
   },

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
+import type { StudentListing } from '../../src/domain/institutions/schemas.ts';
 import { changes, plan, unmatched } from '../../src/domain/roster/plan.ts';
 import { matchPage } from '../../src/domain/roster/queries.ts';
 import { type RosterRow, type RowError, validateRow } from '../../src/domain/roster/rows.ts';
@@ -64,20 +65,12 @@ const resent = (existing: (typeof stored extends fc.Arbitrary<infer T> ? T : nev
     start_date: s.start_date,
   }));
 
-interface Student {
-  id: string;
-  cohort_id: string;
-  email: string;
-  student_id_ext: string;
-  first_name: string | null;
-  last_name: string | null;
+/** A student as stored: the listing's fields, with the program and campus ids the statement writes. */
+type Student = Omit<StudentListing, 'program_code' | 'campus_name' | 'departed_at' | 'created_at'> & {
   program_id: string | null;
   campus_id: string | null;
-  first_in_family: boolean | null;
-  start_date: string | null;
   departed: boolean;
-  updated_at: string;
-}
+};
 
 describeEachDatabase('roster: the page statement decides as plan() does (property-based)', (ctx) => {
   let tenant: SeededTenant;

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { Compile } from 'typebox/compile';
 import { eventCatalogue } from '../../src/domain/webhooks/catalogue.ts';
 import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
-import { personBrowser } from '../helpers/people.ts';
+import { personBrowser, postForm } from '../helpers/people.ts';
 import { receiverPool } from '../helpers/receiver.ts';
 import { addEndpoint, emitEvent, testClock, withWorker } from '../helpers/webhooks.ts';
 
@@ -67,13 +67,7 @@ describeEachDatabase(
         assert.equal(res.statusCode, status, `${url}: ${res.body.slice(0, 200)}`);
         return res.body;
       };
-      const post = (url: string, form: Record<string, string>) =>
-        ctx().app.inject({
-          method: 'POST',
-          url,
-          headers: { cookie: manager.cookie, 'content-type': 'application/x-www-form-urlencoded' },
-          payload: new URLSearchParams({ _csrf: manager.csrf, ...form }).toString(),
-        });
+      const post = (url: string, form: Record<string, string>) => postForm(ctx(), manager, url, form);
       const page = `/console/${tenant.slug}/webhooks/${endpoint.id}`;
       assert.match(await get(page), new RegExp(`href="${page}/attempts/${attemptId}"`));
       const attemptPage = await get(`${page}/attempts/${attemptId}`);

@@ -62,33 +62,49 @@ export async function listingReply<T>(
   return pageReply(order, await read(pageOf(order, query)));
 }
 
-/** What a plain listing of an institution's rows declares: no filters, one keyset order. */
-export interface InstitutionListing<T extends TSchema> {
+/** What a listing of an institution's rows declares: one keyset order, and maybe filters. */
+export interface InstitutionListing<T extends TSchema, F extends TSchema = TSchema> {
   /** The path below /admin/v1/institutions/:slug/. */
   path: string;
+  /** Who may list; read access unless said. */
+  access?: Access;
   summary: string;
-  description: string;
+  description?: string;
   item: T;
+  /** The filters the query takes beside the paging parameters; none unless said. */
+  filters?: F;
   order: KeysetOrder;
-  /** Reads a page; its rows are checked against `item` where the listing is declared. */
-  list: (db: Deps['db'], institutionId: string, page: KeysetPage) => Promise<Paged<Static<T>>>;
+  /** Reads a page with the query's filters; its rows are checked against `item` where the listing is declared. */
+  list: (
+    db: Deps['db'],
+    institutionId: string,
+    page: KeysetPage,
+    query: Static<F>,
+  ) => Promise<Paged<Static<T>>>;
 }
 
-/** A plain listing of an institution's rows (read access), a page per request. */
-export function institutionListingRoute<T extends TSchema>(
+/** A listing of an institution's rows, a page per request. */
+export function institutionListingRoute<T extends TSchema, F extends TSchema>(
   app: App,
   tags: string[],
-  listing: InstitutionListing<T>,
+  listing: InstitutionListing<T, F>,
 ): void {
-  const { path, summary, description, item, order, list } = listing;
+  const { path, access = 'read', summary, description, item, filters, order, list } = listing;
   app.get(
     `/admin/v1/institutions/:slug/${path}`,
-    institutionRoute('read', tags, { summary, description, ...listingSchema(item) }),
+    institutionRoute(access, tags, {
+      summary,
+      ...(description === undefined ? {} : { description }),
+      ...(filters ? filteredListingSchema(item, filters) : listingSchema(item)),
+    }),
     // Static<T> of a generic T is opaque to the reply's type; the rows were checked against it above.
-    async (request) =>
-      listingReply(order, request.query, (page) =>
-        list(request.deps.db, institutionOf(request).id, page),
-      ) as never,
+    async (request) => {
+      // The query was checked against the schema above: the paging parameters and the filters.
+      const query = request.query as Static<typeof CursorQuery> & Static<F>;
+      return listingReply(order, query, (page) =>
+        list(request.deps.db, institutionOf(request).id, page, query),
+      ) as never;
+    },
   );
 }
 

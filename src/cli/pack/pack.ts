@@ -78,7 +78,7 @@ function toJavaScript(source: string): string {
 const BIN = `#!/usr/bin/env node
 // ssp, the client of the student-support platform: push SIS exports, manage settings.
 import module from 'node:module';
-import { applyNodeSettings, PUSH_ENVIRONMENT, PUSH_V8_FLAGS } from './node-settings.js';
+import { applyNodeSettings, commandOf, PUSH_ENVIRONMENT, PUSH_V8_FLAGS } from './node-settings.js';
 
 const [major] = process.versions.node.split('.').map(Number);
 if (major < 24) {
@@ -87,15 +87,6 @@ if (major < 24) {
 }
 // A push runs with the memory settings of node-settings.js (V8's heap flags, two malloc arenas).
 if (commandOf(process.argv.slice(2)) === 'push') applyNodeSettings(PUSH_ENVIRONMENT, PUSH_V8_FLAGS);
-
-/** The command named on the line: the first argument that is neither an option nor its value. */
-function commandOf(args) {
-  for (let i = 0; i < args.length; i++) {
-    if (args[i] === '--url' || args[i] === '--token') i++;
-    else if (!args[i].startsWith('-')) return args[i];
-  }
-  return undefined;
-}
 module.enableCompileCache?.();
 const { run } = await import('../src/cli/main.js');
 await run();

@@ -48,7 +48,8 @@ export function contentHash(o: Occurrence): string {
 
 const keyOf = (uid: string, recurrenceId: string) => `${uid}\u0000${recurrenceId}`;
 
-function rowOf(o: Occurrence): Row {
+/** An occurrence as its calendar_events row holds it (without its feed and institution). */
+export function occurrenceRow(o: Occurrence): Row {
   return {
     uid: o.uid,
     recurrence_id: o.recurrence_id,
@@ -66,7 +67,7 @@ function rowOf(o: Occurrence): Row {
 export function createDiff(occurrences: Occurrence[]) {
   // The same key twice in one feed (a duplicated VEVENT): the last one wins.
   const wanted = new Map<string, Row>();
-  for (const o of occurrences) wanted.set(keyOf(o.uid, o.recurrence_id), rowOf(o));
+  for (const o of occurrences) wanted.set(keyOf(o.uid, o.recurrence_id), occurrenceRow(o));
   const seen = new Set<string>();
   const removed: number[] = [];
   const updates: Row[] = [];

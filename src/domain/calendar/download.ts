@@ -12,6 +12,7 @@
 
 import type dns from 'node:dns';
 import { Agent, type Dispatcher, request } from 'undici';
+import { readBounded } from '../../lib/bounded-body.ts';
 import { checkUrlSyntax, guardedLookup, type OutboundPolicy } from '../../lib/outbound-url.ts';
 import type { FetchLimits } from './schedule.ts';
 
@@ -135,23 +136,16 @@ async function readBody(
   status: number,
   limits: DownloadDeps['limits'],
 ): Promise<Download> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of response.body) {
-    size += (chunk as Buffer).length;
-    if (size > limits.maxBytes) {
-      response.body.destroy();
-      return failure(
-        status,
-        `the calendar is too large: more than ${megabytes(limits.maxBytes)} (the limit); reading stopped there`,
-      );
-    }
-    chunks.push(chunk as Buffer);
-  }
+  const body = await readBounded(response.body, limits.maxBytes);
+  if (!body)
+    return failure(
+      status,
+      `the calendar is too large: more than ${megabytes(limits.maxBytes)} (the limit); reading stopped there`,
+    );
   return {
     kind: 'ok',
     status,
-    body: Buffer.concat(chunks, size),
+    body,
     contentType: header(response.headers['content-type']),
     etag: header(response.headers.etag) ?? null,
     lastModified: header(response.headers['last-modified']) ?? null,

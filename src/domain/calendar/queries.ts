@@ -4,6 +4,7 @@
 // statements (refresh.ts); the stored occurrences' are in sql/occurrences.ts.
 import type { Db, Queryable } from '../../db/db.ts';
 import { InstitutionLock, lockInstitution } from '../../db/locks.ts';
+import { selectOwnedRow } from '../../db/owned-row.ts';
 import { type QueueDepth, selectQueueDepth } from '../../db/queue-depth.ts';
 import type { CalendarFeed, ClaimedFeed, FetchRecord, Page } from './model.ts';
 
@@ -17,17 +18,8 @@ export const feedColumns = `id, institution_id, url, name, refresh_minutes, audi
 export const fetchColumns = `id, feed_id, trigger, started_at, duration_ms, status, http_status, events_added,
   events_updated, events_removed, events_total, events_skipped, events_truncated, error, problems`;
 
-export async function selectFeed(
-  q: Queryable,
-  institutionId: string,
-  id: string,
-): Promise<CalendarFeed | undefined> {
-  const { rows } = await q.query<CalendarFeed>(
-    `SELECT ${feedColumns} FROM calendar_feeds WHERE institution_id = $1 AND id = $2`,
-    [institutionId, id],
-  );
-  return rows[0];
-}
+export const selectFeed = (q: Queryable, institutionId: string, id: string) =>
+  selectOwnedRow<CalendarFeed>(q, 'calendar_feeds', feedColumns, institutionId, id);
 
 /** Adds a feed, due at `now`. */
 /**

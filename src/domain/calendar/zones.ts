@@ -68,6 +68,24 @@ export function wallToUtc(wall: Wall, offsetAt: (ms: number) => number): number 
   return a;
 }
 
+/**
+ * A zone from its offset at the start of a minute. Offsets only change on whole minutes: they are
+ * cached per minute (timetables repeat times).
+ */
+function zoneOfMinutes(name: string, offsetOfMinute: (minuteStart: number) => number): Zone {
+  const offsets = new Map<number, number>();
+  const offsetAt = (ms: number): number => {
+    const minute = Math.floor(ms / 60_000);
+    const known = offsets.get(minute);
+    if (known !== undefined) return known;
+    const offset = offsetOfMinute(minute * 60_000);
+    if (offsets.size > 200_000) offsets.clear();
+    offsets.set(minute, offset);
+    return offset;
+  };
+  return { name, offsetAt, toUtc: (wall) => wallToUtc(wall, offsetAt) };
+}
+
 const ianaCache = new Map<string, Zone | null>();
 
 /** An IANA zone through Intl, or null when this runtime does not know the name. */
@@ -90,25 +108,12 @@ export function ianaZone(name: string): Zone | null {
     ianaCache.set(name, null);
     return null;
   }
-  // Offsets only change on whole minutes: cache them per minute (timetables repeat times).
-  const offsets = new Map<number, number>();
-  const offsetAt = (ms: number): number => {
-    const minute = Math.floor(ms / 60_000);
-    const known = offsets.get(minute);
-    if (known !== undefined) return known;
+  const zone = zoneOfMinutes(format.resolvedOptions().timeZone, (start) => {
     const p: Record<string, number> = {};
-    for (const part of format.formatToParts(minute * 60_000))
+    for (const part of format.formatToParts(start))
       if (part.type !== 'literal') p[part.type] = Number(part.value);
-    const offset = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - minute * 60_000;
-    if (offsets.size > 200_000) offsets.clear();
-    offsets.set(minute, offset);
-    return offset;
-  };
-  const zone: Zone = {
-    name: format.resolvedOptions().timeZone,
-    offsetAt,
-    toUtc: (wall) => wallToUtc(wall, offsetAt),
-  };
+    return Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - start;
+  });
   ianaCache.set(name, zone);
   return zone;
 }
@@ -124,16 +129,6 @@ export function vtimezoneZone(component: ICAL.Component): Zone | null {
   } catch {
     return null;
   }
-  const offsets = new Map<number, number>();
-  const offsetAt = (ms: number): number => {
-    const minute = Math.floor(ms / 60_000);
-    const known = offsets.get(minute);
-    if (known !== undefined) return known;
-    const offset = computeOffset(minute * 60_000);
-    if (offsets.size > 200_000) offsets.clear();
-    offsets.set(minute, offset);
-    return offset;
-  };
   const computeOffset = (ms: number): number => {
     const d = new Date(Math.floor(ms / 1000) * 1000);
     const utc = ICAL.Time.fromData(
@@ -154,11 +149,7 @@ export function vtimezoneZone(component: ICAL.Component): Zone | null {
       Math.floor(ms / 1000) * 1000
     );
   };
-  return {
-    name: `vtimezone:${tz.tzid}`,
-    offsetAt,
-    toUtc: (wall) => wallToUtc(wall, offsetAt),
-  };
+  return zoneOfMinutes(`vtimezone:${tz.tzid}`, computeOffset);
 }
 
 /** The IANA zone for a Windows zone name, if the CLDR table knows it. */

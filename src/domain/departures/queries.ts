@@ -4,6 +4,7 @@
 // Every statement is keyed by institution.
 import type { Queryable } from '../../db/db.ts';
 import { type KeysetPage, type Paged, readKeysetPage } from '../../db/keyset.ts';
+import { selectOwnedRow } from '../../db/owned-row.ts';
 import type { DepartingStudent, FullSyncListing, FullSyncStatus } from './schemas.ts';
 
 const fullSyncColumns = `id, cohort_id, sync_id, status, pages, cohort_size, departures, threshold::float8 AS threshold,
@@ -28,17 +29,8 @@ export async function selectFullSyncPage(
 }
 
 /** One full sync of the institution, or undefined. */
-export async function selectFullSync(
-  q: Queryable,
-  institutionId: string,
-  id: string,
-): Promise<FullSyncListing | undefined> {
-  const { rows } = await q.query<FullSyncListing>(
-    `SELECT ${fullSyncColumns} FROM full_syncs WHERE institution_id = $1 AND id = $2`,
-    [institutionId, id],
-  );
-  return rows[0];
-}
+export const selectFullSync = (q: Queryable, institutionId: string, id: string) =>
+  selectOwnedRow<FullSyncListing>(q, 'full_syncs', fullSyncColumns, institutionId, id);
 
 /**
  * Every student a full sync departs (up to 10,000), by email. Each departing student is read by

@@ -7,6 +7,7 @@
 // 0013, 0017, 0019) and the trigram indexes for its search (0086); the timeline is read by
 // (institution_id, help_request_id, seq) and the event log by (institution_id, seq).
 import type { Queryable } from '../../db/db.ts';
+import { selectOwnedRow } from '../../db/owned-row.ts';
 import type { AssigneeCandidate, RequestStudentRow } from './model.ts';
 import type { Category, Priority, Status } from './rules.ts';
 import type { AssigneeItem, InstitutionEvent, OpenRequestItem, TimelineItem } from './schemas.ts';
@@ -24,17 +25,8 @@ export const helpRequestColumns = `id, institution_id, student_id, status, prior
   first_response_at, created_at, updated_at`;
 
 /** One request of the institution, or undefined. */
-export async function selectRequest(
-  db: Queryable,
-  institutionId: string,
-  id: string,
-): Promise<HelpRequestRow | undefined> {
-  const { rows } = await db.query<HelpRequestRow>(
-    `SELECT ${helpRequestColumns} FROM help_requests WHERE institution_id = $1 AND id = $2`,
-    [institutionId, id],
-  );
-  return rows[0];
-}
+export const selectRequest = (q: Queryable, institutionId: string, id: string) =>
+  selectOwnedRow<HelpRequestRow>(q, 'help_requests', helpRequestColumns, institutionId, id);
 
 /** Locks the institution's requests with these ids (in id order, so lockers never deadlock). */
 export async function lockRequests(
@@ -166,11 +158,7 @@ export async function appendTimeline(tx: Queryable, institutionId: string, entri
 
 /** Whether this id is a person of the institution (removed people included: their requests stay theirs). */
 export async function isPerson(db: Queryable, institutionId: string, personId: string): Promise<boolean> {
-  const { rows } = await db.query('SELECT 1 FROM people WHERE institution_id = $1 AND id = $2', [
-    institutionId,
-    personId,
-  ]);
-  return rows.length > 0;
+  return (await selectOwnedRow(db, 'people', '1', institutionId, personId)) !== undefined;
 }
 
 /**

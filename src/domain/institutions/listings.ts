@@ -1,7 +1,6 @@
 // The read-only listings of an institution the admin API and the console show: students (with
 // their filters), programs, campuses and audience tags. Each is one keyset query (./queries.ts).
 import type { Db } from '../../db/db.ts';
-import type { KeysetPage, Paged } from '../../db/keyset.ts';
 import { ApiError } from '../../errors.ts';
 import type { KeysetOrder } from '../../lib/cursor.ts';
 import { uuidPattern } from '../../lib/ids.ts';
@@ -12,13 +11,7 @@ import {
   selectStudent,
   selectStudentPage,
 } from './queries.ts';
-import type {
-  AudienceTagListing,
-  CampusListing,
-  ProgramListing,
-  StudentFilter,
-  StudentListing,
-} from './schemas.ts';
+import type { StudentListing } from './schemas.ts';
 
 /** The listings' orders; a cursor of one is refused by the others. */
 export const studentOrder: KeysetOrder = { listing: 'students', key: ['text'] };
@@ -33,13 +26,7 @@ const studentNotFound = (id: string) =>
  * Students by email (case-insensitive, unique per institution). The filters combine; `q`
  * is a prefix search served by the prefix indexes of migration 0013.
  */
-export function listStudents(
-  db: Db,
-  institutionId: string,
-  page: KeysetPage & StudentFilter,
-): Promise<Paged<StudentListing>> {
-  return selectStudentPage(db, institutionId, page);
-}
+export const listStudents = selectStudentPage;
 
 /** A student of the institution; another institution's is student_not_found like an unknown id. */
 export async function getStudent(db: Db, institutionId: string, studentId: string): Promise<StudentListing> {
@@ -49,22 +36,7 @@ export async function getStudent(db: Db, institutionId: string, studentId: strin
   return found;
 }
 
-export function listPrograms(
-  db: Db,
-  institutionId: string,
-  page: KeysetPage,
-): Promise<Paged<ProgramListing>> {
-  return selectProgramPage(db, institutionId, page);
-}
-
-export function listCampuses(db: Db, institutionId: string, page: KeysetPage): Promise<Paged<CampusListing>> {
-  return selectCampusPage(db, institutionId, page);
-}
-
-export function listAudienceTags(
-  db: Db,
-  institutionId: string,
-  page: KeysetPage,
-): Promise<Paged<AudienceTagListing>> {
-  return selectAudienceTagPage(db, institutionId, page);
-}
+/** Programs by code, campuses by name, audience tags by kind then label (case-insensitive). */
+export const listPrograms = selectProgramPage;
+export const listCampuses = selectCampusPage;
+export const listAudienceTags = selectAudienceTagPage;

@@ -8,6 +8,7 @@
 import type { Queryable } from '../../db/db.ts';
 import type { KeysetPage } from '../../db/keyset.ts';
 import { keysetPage, type Paged, readKeysetPage } from '../../db/keyset.ts';
+import { selectOwnedRow } from '../../db/owned-row.ts';
 import type { CursorKey } from '../../lib/cursor.ts';
 import type {
   ArchivedFilter,
@@ -180,17 +181,8 @@ export async function selectCohortPage(
 }
 
 /** A cohort of the institution. */
-export async function selectCohort(
-  db: Queryable,
-  institutionId: string,
-  cohortId: string,
-): Promise<Cohort | undefined> {
-  const { rows } = await db.query<Cohort>(
-    `SELECT ${cohortColumns} FROM cohorts WHERE institution_id = $1 AND id = $2`,
-    [institutionId, cohortId],
-  );
-  return rows[0];
-}
+export const selectCohort = (q: Queryable, institutionId: string, id: string) =>
+  selectOwnedRow<Cohort>(q, 'cohorts', cohortColumns, institutionId, id);
 
 /**
  * A cohort by id, of whichever institution (the roster feed checks whose it is), with its

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { composeEmail, type EmailFacts, formatInZone } from './email.ts';
+import { composeEmail, type EmailFacts } from './email.ts';
 
 const facts: EmailFacts = {
   notificationId: '11111111-1111-4111-8111-111111111111',
@@ -41,8 +41,4 @@ test('the HTML part escapes the institution’s name', () => {
   const email = composeEmail({ ...facts, institutionName: '<b>North</b>' });
   assert.match(email.html, /&#60;b&#62;North/);
   assert.doesNotMatch(email.html, /<b>North/);
-});
-
-test('formatInZone names the zone', () => {
-  assert.equal(formatInZone(new Date('2026-01-01T00:00:00Z'), 'UTC'), '2026-01-01 00:00 UTC');
 });

@@ -8,6 +8,8 @@
 // (a reply, a status change) say only that there is news and link to their request's page; an
 // invitation links to the institution's sign-in. Every email states the rule that made it.
 
+import { formatInZone } from '../../lib/time-zones.ts';
+
 export type Reason =
   | 'crisis'
   | 'new'
@@ -57,22 +59,6 @@ const priorityWords: Record<string, string> = {
 function oneLine(value: string): string {
   const flat = value.replace(/[\r\n\t]+/g, ' ').trim();
   return flat.length > 100 ? `${flat.slice(0, 99)}…` : flat;
-}
-
-/** `2026-11-25 18:20 Europe/London`: the institution's wall clock with its zone named, as the console shows it. */
-export function formatInZone(instant: Date, timeZone: string): string {
-  const parts: Record<string, string> = {};
-  for (const part of new Intl.DateTimeFormat('en-CA', {
-    timeZone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-  }).formatToParts(instant))
-    parts[part.type] = part.value;
-  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute} ${timeZone}`;
 }
 
 const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

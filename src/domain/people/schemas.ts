@@ -2,7 +2,7 @@
 // API uses them as its request and response schemas and the console types its view models and
 // checks its forms with them, so the two cannot drift apart.
 import { type Static, Type } from 'typebox';
-import { DateTime, DisplayName, Text, Uuid } from '../../lib/schema.ts';
+import { ClientCredentials, DateTime, DisplayName, Uuid } from '../../lib/schema.ts';
 import { type Permission, permissions, type Role, roles } from '../access/policy.ts';
 
 export const RoleSchema = Type.Union(
@@ -101,16 +101,9 @@ export const ProviderBody = Type.Object(
       maxLength: 500,
       description: 'https issuer URL; discovery is read from it at once',
     }),
-    client_id: Text({ minLength: 1, maxLength: 500, nonBlank: true }),
-    client_secret: Type.Optional(
-      Text({
-        minLength: 1,
-        maxLength: 2000,
-        nonBlank: true,
-        description:
-          'Required the first time and whenever the issuer changes (the stored secret is never sent to another ' +
-          'issuer); omit it to keep the stored one',
-      }),
+    ...ClientCredentials(
+      'Required the first time and whenever the issuer changes (the stored secret is never sent to another ' +
+        'issuer); omit it to keep the stored one',
     ),
     email_domains: Type.Optional(
       Type.Array(Type.String({ maxLength: 253 }), {

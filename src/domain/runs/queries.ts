@@ -4,6 +4,7 @@
 // by the database so a caller can stream them.
 import type { Queryable } from '../../db/db.ts';
 import { type KeysetPage, type Paged, readKeysetPage } from '../../db/keyset.ts';
+import { selectOwnedRow } from '../../db/owned-row.ts';
 import { storableJson } from '../../lib/text.ts';
 import type { DailyRuns, NewRun, Run, RunKind, RunSummary } from './schemas.ts';
 
@@ -139,18 +140,14 @@ export async function selectRunErrors(
 }
 
 /** One run of the institution with its errors and details, or undefined. */
-export async function selectRun(
-  q: Queryable,
-  institutionId: string,
-  runId: string,
-): Promise<Run | undefined> {
-  const { rows } = await q.query<Run>(
-    `SELECT ${summaryColumns}, errors, errors_truncated, details FROM sis_runs
-     WHERE institution_id = $1 AND id = $2`,
-    [institutionId, runId],
+export const selectRun = (q: Queryable, institutionId: string, runId: string) =>
+  selectOwnedRow<Run>(
+    q,
+    'sis_runs',
+    `${summaryColumns}, errors, errors_truncated, details`,
+    institutionId,
+    runId,
   );
-  return rows[0];
-}
 
 /**
  * The names of the institution's students with these emails or external ids (a run's row errors

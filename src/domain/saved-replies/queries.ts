@@ -1,6 +1,7 @@
 // Saved replies' SQL, one function per statement. Every statement is keyed by the institution, so
 // another institution's saved reply is exactly as absent as one that does not exist.
 import type { Queryable } from '../../db/db.ts';
+import { selectOwnedRow } from '../../db/owned-row.ts';
 
 export interface SavedReply {
   id: string;
@@ -21,17 +22,8 @@ export async function selectSavedReplies(db: Queryable, institutionId: string): 
   return rows;
 }
 
-export async function selectSavedReply(
-  db: Queryable,
-  institutionId: string,
-  id: string,
-): Promise<SavedReply | undefined> {
-  const { rows } = await db.query<SavedReply>(
-    `SELECT ${columns} FROM saved_replies WHERE institution_id = $1 AND id = $2`,
-    [institutionId, id],
-  );
-  return rows[0];
-}
+export const selectSavedReply = (q: Queryable, institutionId: string, id: string) =>
+  selectOwnedRow<SavedReply>(q, 'saved_replies', columns, institutionId, id);
 
 export async function countSavedReplies(db: Queryable, institutionId: string): Promise<number> {
   const { rows } = await db.query<{ count: number }>(

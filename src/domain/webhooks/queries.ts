@@ -8,6 +8,7 @@
 // later). The delivery metrics over every institution are read by ./metrics.ts.
 import type { Queryable } from '../../db/db.ts';
 import { type KeysetPage, type Paged, readKeysetPage } from '../../db/keyset.ts';
+import { selectOwnedRow } from '../../db/owned-row.ts';
 import { type QueueDepth, selectQueueDepth } from '../../db/queue-depth.ts';
 import type { DeliveryState, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from './schemas.ts';
 
@@ -143,25 +144,18 @@ export async function replaceSecret(
 
 /** Whether the institution has this event. */
 export async function eventExists(db: Queryable, institutionId: string, eventId: string): Promise<boolean> {
-  const { rows } = await db.query('SELECT 1 FROM events WHERE institution_id = $1 AND id = $2', [
-    institutionId,
-    eventId,
-  ]);
-  return rows.length > 0;
+  return (await selectOwnedRow(db, 'events', '1', institutionId, eventId)) !== undefined;
 }
 
 /** One event of the institution, or undefined. */
-export async function selectEvent(
-  db: Queryable,
-  institutionId: string,
-  eventId: string,
-): Promise<{ id: string; type: string; occurred_at: Date; payload: unknown } | undefined> {
-  const { rows } = await db.query<{ id: string; type: string; occurred_at: Date; payload: unknown }>(
-    'SELECT id, type, occurred_at, payload FROM events WHERE institution_id = $1 AND id = $2',
-    [institutionId, eventId],
+export const selectEvent = (db: Queryable, institutionId: string, eventId: string) =>
+  selectOwnedRow<{ id: string; type: string; occurred_at: Date; payload: unknown }>(
+    db,
+    'events',
+    'id, type, occurred_at, payload',
+    institutionId,
+    eventId,
   );
-  return rows[0];
-}
 
 export interface DeliveryQuery extends KeysetPage {
   state?: DeliveryState;
@@ -250,11 +244,8 @@ export async function selectEndpointSecret(
   institutionId: string,
   id: string,
 ): Promise<string | undefined> {
-  const { rows } = await db.query<{ secret: string }>(
-    'SELECT secret FROM webhook_endpoints WHERE institution_id = $1 AND id = $2',
-    [institutionId, id],
-  );
-  return rows[0]?.secret;
+  const row = await selectOwnedRow<{ secret: string }>(db, 'webhook_endpoints', 'secret', institutionId, id);
+  return row?.secret;
 }
 
 /** Every delivery of one event (one per endpoint it went to), each with every attempt. */

@@ -16,7 +16,7 @@ import {
 } from '../../../domain/institutions/schemas.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
-import { adminRoute, filteredListingSchema, institutionRoute, listingReply } from '../route-helpers.ts';
+import { adminRoute, institutionListingRoute, institutionRoute } from '../route-helpers.ts';
 import { errorResponses, SlugParams, Uuid } from '../schemas.ts';
 
 export const CohortParams = Type.Intersect([SlugParams, Type.Object({ id: Uuid('Cohort id') })]);
@@ -70,21 +70,16 @@ export function adminCohortRoutes(app: App): void {
     async (request) => getCohort(request.deps.db, institutionOf(request).id, request.params.id),
   );
 
-  app.get(
-    '/admin/v1/institutions/:slug/cohorts',
-    institutionRoute('read', tags, {
-      summary: 'List cohorts',
-      description:
-        'Oldest first. Archived cohorts are left out unless `archived` says otherwise (`true`: only them; ' +
-        '`any`: every cohort); their students stay in the students listing either way.',
-      ...filteredListingSchema(Cohort, ArchivedQuery),
-    }),
-    async (request) =>
-      listingReply(cohortOrder, request.query, (page) =>
-        listCohorts(request.deps.db, institutionOf(request).id, {
-          ...page,
-          archived: request.query.archived,
-        }),
-      ),
-  );
+  institutionListingRoute(app, tags, {
+    path: 'cohorts',
+    summary: 'List cohorts',
+    description:
+      'Oldest first. Archived cohorts are left out unless `archived` says otherwise (`true`: only them; ' +
+      '`any`: every cohort); their students stay in the students listing either way.',
+    item: Cohort,
+    filters: ArchivedQuery,
+    order: cohortOrder,
+    list: (db, institutionId, page, query) =>
+      listCohorts(db, institutionId, { ...page, archived: query.archived }),
+  });
 }

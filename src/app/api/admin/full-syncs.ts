@@ -12,13 +12,7 @@ import {
 import { Decision, DepartingStudent, FullSync, FullSyncStatus } from '../../../domain/departures/schemas.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
-import {
-  adminRoute,
-  filteredListingSchema,
-  institutionRoute,
-  listingReply,
-  listingSchema,
-} from '../route-helpers.ts';
+import { adminRoute, institutionListingRoute, listingReply, listingSchema } from '../route-helpers.ts';
 import { DisplayName, errorResponses, SlugParams } from '../schemas.ts';
 
 const Params = Type.Intersect([SlugParams, Type.Object({ id: Type.String() })]);
@@ -31,20 +25,16 @@ const DecisionBody = Type.Object({
 export function adminFullSyncRoutes(app: App): void {
   const tags = ['admin'];
 
-  app.get(
-    '/admin/v1/institutions/:slug/full-syncs',
-    institutionRoute('admin', tags, {
-      summary: 'List full syncs (roster pushes with departures), newest first',
-      ...filteredListingSchema(FullSync, Type.Object({ status: Type.Optional(FullSyncStatus) })),
-    }),
-    async (request) =>
-      listingReply(fullSyncOrder, request.query, (page) =>
-        listFullSyncs(request.deps.db, institutionOf(request).id, {
-          ...page,
-          status: request.query.status,
-        }),
-      ),
-  );
+  institutionListingRoute(app, tags, {
+    path: 'full-syncs',
+    access: 'admin',
+    summary: 'List full syncs (roster pushes with departures), newest first',
+    item: FullSync,
+    filters: Type.Object({ status: Type.Optional(FullSyncStatus) }),
+    order: fullSyncOrder,
+    list: (db, institutionId, page, query) =>
+      listFullSyncs(db, institutionId, { ...page, status: query.status }),
+  });
 
   app.get(
     '/admin/v1/institutions/:slug/full-syncs/:id',

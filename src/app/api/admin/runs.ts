@@ -6,8 +6,8 @@ import { DailyRuns, Run, RunKind, RunSummary } from '../../../domain/runs/schema
 import { csvRow } from '../../../lib/csv.ts';
 import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
-import { adminRoute, institutionRoute, listingReply } from '../route-helpers.ts';
-import { CsvBody, CursorQuery, errorResponses, Page, SlugParams } from '../schemas.ts';
+import { adminRoute, institutionListingRoute, institutionRoute } from '../route-helpers.ts';
+import { CsvBody, errorResponses, SlugParams } from '../schemas.ts';
 
 const ERRORS_BATCH = 500;
 // The keys a row was sent with come last, so that files read by position keep their columns.
@@ -34,54 +34,48 @@ function errorField(error: unknown, field: string): unknown {
 export function adminRunRoutes(app: App): void {
   const tags = ['admin'];
 
-  app.get(
-    '/admin/v1/institutions/:slug/runs',
-    institutionRoute('admin', tags, {
-      summary: 'List SIS push runs, newest first',
-      description:
-        'Filters combine and are exact over the whole history; next_cursor pages through the result (pass ' +
-        'the same filters with it). A day that is not a calendar day, or `to` before `from`, is 400 ' +
-        'invalid_field naming the field.',
-      querystring: Type.Intersect([
-        CursorQuery,
-        Type.Object({
-          kind: Type.Optional(RunKind),
-          from: Type.Optional(
-            Type.String({
-              maxLength: 10,
-              description: 'First day (YYYY-MM-DD, UTC) on which the run started, inclusive',
-              examples: ['2026-11-01'],
-            }),
-          ),
-          to: Type.Optional(
-            Type.String({
-              maxLength: 10,
-              description:
-                'Last day (YYYY-MM-DD, UTC) on which the run started, inclusive; from=to is one day',
-              examples: ['2026-11-30'],
-            }),
-          ),
-          has_errors: Type.Optional(
-            Type.Boolean({
-              description:
-                'true: only runs that reported row errors (error_count > 0); false or absent: every run',
-            }),
-          ),
-        }),
-      ]),
-      response: { 200: Page(RunSummary), ...errorResponses(400, 401, 404) },
-    }),
-    async (request) =>
-      listingReply(runOrder, request.query, (page) =>
-        listRuns(request.deps.db, institutionOf(request).id, {
-          ...page,
-          kind: request.query.kind,
-          from: request.query.from,
-          to: request.query.to,
-          hasErrors: request.query.has_errors === true,
+  institutionListingRoute(app, tags, {
+    path: 'runs',
+    access: 'admin',
+    summary: 'List SIS push runs, newest first',
+    description:
+      'Filters combine and are exact over the whole history; next_cursor pages through the result (pass ' +
+      'the same filters with it). A day that is not a calendar day, or `to` before `from`, is 400 ' +
+      'invalid_field naming the field.',
+    item: RunSummary,
+    filters: Type.Object({
+      kind: Type.Optional(RunKind),
+      from: Type.Optional(
+        Type.String({
+          maxLength: 10,
+          description: 'First day (YYYY-MM-DD, UTC) on which the run started, inclusive',
+          examples: ['2026-11-01'],
         }),
       ),
-  );
+      to: Type.Optional(
+        Type.String({
+          maxLength: 10,
+          description: 'Last day (YYYY-MM-DD, UTC) on which the run started, inclusive; from=to is one day',
+          examples: ['2026-11-30'],
+        }),
+      ),
+      has_errors: Type.Optional(
+        Type.Boolean({
+          description:
+            'true: only runs that reported row errors (error_count > 0); false or absent: every run',
+        }),
+      ),
+    }),
+    order: runOrder,
+    list: (db, institutionId, page, query) =>
+      listRuns(db, institutionId, {
+        ...page,
+        kind: query.kind,
+        from: query.from,
+        to: query.to,
+        hasErrors: query.has_errors === true,
+      }),
+  });
 
   app.get(
     '/admin/v1/institutions/:slug/runs/daily',

@@ -8,14 +8,8 @@ import {
   unitOrder,
 } from '../../../domain/taxonomy/queries.ts';
 import { Enrolment, EnrolmentFilters, Term, Unit, UnitFilters } from '../../../domain/taxonomy/schemas.ts';
-import { institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
-import {
-  filteredListingSchema,
-  institutionListingRoute,
-  institutionRoute,
-  listingReply,
-} from '../route-helpers.ts';
+import { institutionListingRoute } from '../route-helpers.ts';
 
 export function adminTaxonomyRoutes(app: App): void {
   const tags = ['admin'];
@@ -29,40 +23,32 @@ export function adminTaxonomyRoutes(app: App): void {
     list: listTerms,
   });
 
-  app.get(
-    '/admin/v1/institutions/:slug/units',
-    institutionRoute('read', tags, {
-      summary: 'List units',
-      description: 'Ordered by unit code; `program_code` keeps only the units of that program.',
-      ...filteredListingSchema(Unit, UnitFilters),
-    }),
-    async (request) =>
-      listingReply(unitOrder, request.query, (page) =>
-        listUnits(request.deps.db, institutionOf(request).id, {
-          ...page,
-          programCode: request.query.program_code,
-        }),
-      ),
-  );
-
-  app.get(
-    '/admin/v1/institutions/:slug/enrolments',
-    institutionRoute('read', tags, {
-      summary: 'List enrolments',
-      description:
-        'Ordered by term (start date), unit code, then student email. Filters combine: `term_code`, `unit_code`, ' +
-        '`email` (case-insensitive), `status`.',
-      ...filteredListingSchema(Enrolment, EnrolmentFilters),
-    }),
-    async (request) =>
-      listingReply(enrolmentOrder, request.query, (page) =>
-        listEnrolments(request.deps.db, institutionOf(request).id, {
-          ...page,
-          termCode: request.query.term_code,
-          unitCode: request.query.unit_code,
-          email: request.query.email,
-          status: request.query.status,
-        }),
-      ),
-  );
+  institutionListingRoute(app, tags, {
+    path: 'units',
+    summary: 'List units',
+    description: 'Ordered by unit code; `program_code` keeps only the units of that program.',
+    item: Unit,
+    filters: UnitFilters,
+    order: unitOrder,
+    list: (db, institutionId, page, query) =>
+      listUnits(db, institutionId, { ...page, programCode: query.program_code }),
+  });
+  institutionListingRoute(app, tags, {
+    path: 'enrolments',
+    summary: 'List enrolments',
+    description:
+      'Ordered by term (start date), unit code, then student email. Filters combine: `term_code`, `unit_code`, ' +
+      '`email` (case-insensitive), `status`.',
+    item: Enrolment,
+    filters: EnrolmentFilters,
+    order: enrolmentOrder,
+    list: (db, institutionId, page, query) =>
+      listEnrolments(db, institutionId, {
+        ...page,
+        termCode: query.term_code,
+        unitCode: query.unit_code,
+        email: query.email,
+        status: query.status,
+      }),
+  });
 }

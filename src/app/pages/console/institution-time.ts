@@ -2,38 +2,14 @@
 // one format ("2026-11-25 13:15 America/New_York"), so a run, a delivery or an audit entry reads
 // as the institution's day; and the institution's dates (a date input) as the instants they
 // begin at there.
-import { startOfDate } from '../../../lib/time-zones.ts';
-
-const formats = new Map<string, Intl.DateTimeFormat>();
-
-function formatIn(zone: string): Intl.DateTimeFormat {
-  let format = formats.get(zone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-CA', {
-      timeZone: zone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-    });
-    formats.set(zone, format);
-  }
-  return format;
-}
+import { formatInZone, startOfDate } from '../../../lib/time-zones.ts';
 
 /** An instant in the zone, with the zone named; '—' when there is none. */
 export function timeIn(value: unknown, zone: string): string {
   if (value === null || value === undefined || value === '') return '—';
   const date = value instanceof Date ? value : new Date(String(value));
   if (Number.isNaN(date.getTime())) return String(value);
-  const parts = Object.fromEntries(
-    formatIn(zone)
-      .formatToParts(date)
-      .map((p) => [p.type, p.value]),
-  );
-  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute} ${zone}`;
+  return formatInZone(date, zone);
 }
 
 /** A formatter bound to the institution's zone, for a view model. */

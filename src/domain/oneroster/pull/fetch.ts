@@ -5,18 +5,12 @@
 // the pull's byte budget. A delta asks each collection for records modified since the last
 // good pull (OneRoster's filter dateLastModified>'…'), tobedeleted ones included.
 import { slices } from '../../../lib/turns.ts';
-import type { Collection, RecordSource, SourceRecord } from '../records.ts';
+import { COLLECTIONS, type Collection, type RecordSource, type SourceRecord } from '../records.ts';
 import type { OneRosterClient } from './client.ts';
 import type { PulledCollection } from './flatten.ts';
 
-export const PULLED: PulledCollection[] = [
-  'orgs',
-  'academicSessions',
-  'courses',
-  'classes',
-  'users',
-  'enrollments',
-];
+/** The collections a pull asks for, in order: every one but roles, which come inside the users. */
+export const PULLED = COLLECTIONS.filter((c): c is PulledCollection => c !== 'roles');
 
 export type Pulled = Record<Collection, SourceRecord[]>;
 

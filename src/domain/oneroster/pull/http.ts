@@ -11,6 +11,7 @@
 
 import type dns from 'node:dns';
 import { Agent, request } from 'undici';
+import { readBounded } from '../../../lib/bounded-body.ts';
 import { checkUrlSyntax, guardedLookup, type OutboundPolicy } from '../../../lib/outbound-url.ts';
 
 export interface HttpLimits {
@@ -163,17 +164,9 @@ async function okAnswer(
     response.body.destroy();
     return tooLarge(budget, status, `${mb(declared)} announced`);
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of response.body) {
-    size += (chunk as Buffer).length;
-    if (size > budget.maxBytes) {
-      response.body.destroy();
-      return tooLarge(budget, status, `more than ${mb(budget.maxBytes)} sent`);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return { kind: 'ok', status, body: Buffer.concat(chunks, size), headers: response.headers };
+  const body = await readBounded(response.body, budget.maxBytes);
+  if (!body) return tooLarge(budget, status, `more than ${mb(budget.maxBytes)} sent`);
+  return { kind: 'ok', status, body, headers: response.headers };
 }
 
 /**

@@ -142,19 +142,6 @@ export async function selectSource(q: Queryable, institutionId: string): Promise
   return rows[0];
 }
 
-/** The cohort a source would pull into, when it is the institution's. */
-export async function selectCohortOf(
-  q: Queryable,
-  institutionId: string,
-  cohortId: string,
-): Promise<SourceCohort | undefined> {
-  const { rows } = await q.query<SourceCohort>(
-    'SELECT id, name, archived_at FROM cohorts WHERE id = $1 AND institution_id = $2',
-    [cohortId, institutionId],
-  );
-  return rows[0];
-}
-
 /** Creates or replaces the institution's source (a null secret keeps the stored one). */
 export async function upsertSource(q: Queryable, source: SourceWrite): Promise<void> {
   await q.query(UPSERT_SQL, [

@@ -1,7 +1,7 @@
 // The shapes of a OneRoster source's settings, defined once: the admin API takes them as its
 // request body and the console checks its form with them, so the two accept the same values.
 import { Type } from 'typebox';
-import { Nullable, StringEnum, Text, Uuid } from '../../../lib/schema.ts';
+import { ClientCredentials, Nullable, StringEnum, Uuid } from '../../../lib/schema.ts';
 
 const Names = (description: string) =>
   Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 100, description });
@@ -46,15 +46,7 @@ export const SourceBody = Type.Object(
       maxLength: 2048,
       description: 'https OAuth 2.0 token URL (client credentials)',
     }),
-    client_id: Text({ minLength: 1, maxLength: 500, nonBlank: true }),
-    client_secret: Type.Optional(
-      Text({
-        minLength: 1,
-        maxLength: 2000,
-        nonBlank: true,
-        description: 'Required the first time; omit to keep the stored one',
-      }),
-    ),
+    ...ClientCredentials('Required the first time; omit to keep the stored one'),
     cohort_id: Choices.cohort_id,
     org_ids: Type.Optional(Choices.org_ids),
     term_types: Type.Optional(Choices.term_types),

@@ -8,9 +8,10 @@ import { ApiError } from '../../../errors.ts';
 import { checkOutboundUrl, type OutboundPolicy } from '../../../lib/outbound-url.ts';
 import type { Deps } from '../../deps.ts';
 import { refuseArchivedCohort } from '../../institutions/archiving.ts';
+import { selectCohort } from '../../institutions/queries.ts';
 import { DEFAULT_MAPPING, PROGRAM_SOURCES, STUDENT_IDS } from '../mapping.ts';
 import type { FailingSource, OneRosterSource, SourceMapping, SourceRow, SourceSettings } from './model.ts';
-import { deleteSource, selectCohortOf, selectFailingSources, selectSource, upsertSource } from './queries.ts';
+import { deleteSource, selectFailingSources, selectSource, upsertSource } from './queries.ts';
 
 export type { FailingSource, OneRosterSource, SourceMapping, SourceSettings };
 
@@ -126,7 +127,7 @@ export async function putSource(
   const { db, keyring } = deps;
   const baseUrl = await allowedUrl(deps.policy, 'base_url', body.base_url);
   const tokenUrl = await allowedUrl(deps.policy, 'token_url', body.token_url);
-  const cohort = await selectCohortOf(db, institutionId, body.cohort_id);
+  const cohort = await selectCohort(db, institutionId, body.cohort_id);
   if (!cohort)
     throw new ApiError('cohort_not_found', {
       field: 'cohort_id',

@@ -10,6 +10,7 @@ import type { KeyObject } from 'node:crypto';
 import type dns from 'node:dns';
 import { Agent, type Dispatcher, request } from 'undici';
 import type { Clock } from '../../../lib/clock.ts';
+import { memoized } from '../../../lib/memoized.ts';
 import {
   checkUrlSyntax,
   guardedLookup,
@@ -51,16 +52,7 @@ export interface AttemptDeps {
  * address actually connected to is checked at every connection all the same (guardedLookup).
  */
 export function urlChecker(policy: OutboundPolicy): (raw: string) => UrlVerdict {
-  const verdicts = new Map<string, UrlVerdict>();
-  return (raw) => {
-    let verdict = verdicts.get(raw);
-    if (verdict === undefined) {
-      if (verdicts.size >= 1000) verdicts.clear();
-      verdict = checkUrlSyntax(raw, policy);
-      verdicts.set(raw, verdict);
-    }
-    return verdict;
-  };
+  return memoized((raw) => checkUrlSyntax(raw, policy));
 }
 
 /** The keep-alive agent of one worker; `lookup` replaces the system's DNS lookup (tests). */

@@ -14,6 +14,7 @@
 // Attempts start in slices: starting one (its request opened, its body signed) is some 0.1-1 ms
 // of the server's thread, and the 256 started as a claim arrives held requests for 0.3 s on a
 // busy machine; so they start in slices with a turn of the event loop between (lib/turns.ts).
+import { sleeper } from '../../../lib/poll-loop.ts';
 import { createSlicedQueue } from '../../../lib/turns.ts';
 import type { Claimed } from './claim.ts';
 import type { ContinuousRounds } from './model.ts';
@@ -117,24 +118,6 @@ export function continuousMode(rounds: ContinuousRounds) {
       await results.drain();
       await rounds.close();
     },
-  };
-}
-
-/** A sleep that wake() ends early (as attempts finish or slots are given back). */
-function sleeper() {
-  let wakeUp: (() => void) | undefined;
-  return {
-    sleep: (ms: number) =>
-      new Promise<void>((resolve) => {
-        const timer = setTimeout(done, ms);
-        function done() {
-          clearTimeout(timer);
-          wakeUp = undefined;
-          resolve();
-        }
-        wakeUp = done;
-      }),
-    wake: () => wakeUp?.(),
   };
 }
 
