@@ -339,6 +339,17 @@ const plain: Record<string, Record<string, string>> = {
     problems: "public events' uid, title and why they were cut short",
   },
   saved_replies: { name: 'name of a reply template', body: 'reply template text written by admins' },
+  // A fetch's writes between staging and applying them (migration 0111): the same public events.
+  calendar_event_changes: {
+    kind: 'kind of change',
+    uid: 'event uid',
+    recurrence_id: 'recurrence',
+    summary: 'public event title',
+    location: 'public event place',
+    description: 'public event text',
+    status: 'status',
+    content_hash: 'hash',
+  },
   calendar_events: {
     uid: 'event uid',
     recurrence_id: 'recurrence',
