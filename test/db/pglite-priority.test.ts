@@ -116,3 +116,15 @@ test('background work that waited 500 ms goes first, requests waiting or not', a
   await Promise.all([lane.done, first, ...later]);
   assert.deepEqual(order, ['background', 'request 1', 'request 2']);
 });
+
+test("a request's next statement, sent as its last one is answered, goes before waiting background work", async () => {
+  const background = forBackground(db);
+  const order: string[] = [];
+  const lane = await holdLane(db);
+  const waiting = noted(order, background, 'background');
+  const request = noted(order, db, 'request 1').then(() => noted(order, db, 'request 2'));
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  lane.release();
+  await Promise.all([lane.done, waiting, request]);
+  assert.deepEqual(order, ['request 1', 'request 2', 'background']);
+});
