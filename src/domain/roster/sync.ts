@@ -23,7 +23,7 @@
 //   (measured in docs/oneroster.md, Performance).
 
 import type { Config } from '../../config.ts';
-import { forBackground, type Queryable } from '../../db/db.ts';
+import type { Queryable } from '../../db/db.ts';
 import { InstitutionLock, lockInstitution } from '../../db/locks.ts';
 import { slices } from '../../lib/turns.ts';
 import {
@@ -233,11 +233,9 @@ export async function syncRoster(deps: RosterSyncDeps, input: SyncInput): Promis
       : await recordPage(q, input, { startedAt, finishedAt: deps.clock.now() }, result),
     ...result.answer,
   });
-  // A page is bulk work nobody watches row by row (a SIS's push, a OneRoster pull): on the
-  // embedded database, one session, a person's request waiting meanwhile goes first (db.ts).
-  const db = forBackground(deps.db);
-  if (input.dryRun) return (await withRun(db, await runPage(db, deps, input, checked))) as DryRunResult;
-  return db.transaction(async (tx) => {
+  if (input.dryRun)
+    return (await withRun(deps.db, await runPage(deps.db, deps, input, checked))) as DryRunResult;
+  return deps.db.transaction(async (tx) => {
     // Pages for one institution run one at a time: the same page sent twice at once
     // neither fails nor duplicates, while other institutions proceed in parallel.
     await lockInstitution(tx, input.institutionId, InstitutionLock.roster);
