@@ -18,10 +18,12 @@
 // loses at most GRACE_MS per interactive turn to this, and none while requests keep it busy.
 //
 // Nothing starves: the oldest background item goes first, interactive items waiting or not, once
-// MAX_AHEAD interactive items have had a turn since background work last had one, or once it has
-// waited MAX_WAIT_MS. Under a steady flood of requests background work still gets at least one
-// turn in MAX_AHEAD + 1, and never waits more than MAX_WAIT_MS plus the turn in progress for its
-// next one.
+// MAX_AHEAD interactive turns have gone ahead of background work since it last had one, or once
+// the first of them went ahead MAX_WAIT_MS ago. Under a steady flood of requests background work
+// still gets at least one turn in MAX_AHEAD + 1, and waits at most MAX_WAIT_MS plus the turn in
+// progress for it. What counts is the time requests went ahead, not how long background work has
+// queued: background work queues behind itself for seconds on a busy database (a roster page's
+// lane after another), and a rule on its age alone would put it ahead of every request then.
 //
 // Plain JavaScript, its messages typed in pglite-protocol.ts: a worker started on a .ts file
 // loads Node's TypeScript stripper into its own heap (some 12 MB for the life of the process).
@@ -32,7 +34,7 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 const INT8_OID = 20;
 /** Interactive turns in a row while background work waits, before background work gets one. */
 const MAX_AHEAD = 8;
-/** How long the oldest background item waits at most for its turn to start being due. */
+/** How long requests may go ahead of waiting background work before it gets a turn. */
 const MAX_WAIT_MS = 500;
 /** How long the database is kept free for a request's next statement before background work gets it. */
 const GRACE_MS = 10;
@@ -178,20 +180,25 @@ function createTurns() {
   let busy = false;
   /** Interactive turns taken since background work last had one, while some waited. */
   let ahead = 0;
+  /** When the first of those turns was taken. */
+  let aheadSince = 0;
   /** While set, the database is kept for a request's next statement (GRACE_MS after its last). */
   let grace;
 
   /** Whether the oldest background item must go next, interactive items waiting or not. */
-  const overdue = () =>
-    background.length > 0 && (ahead >= MAX_AHEAD || performance.now() - background[0].at >= MAX_WAIT_MS);
+  const overdue = () => ahead > 0 && (ahead >= MAX_AHEAD || performance.now() - aheadSince >= MAX_WAIT_MS);
 
   const next = () => {
-    if (background.length > 0 && (interactive.length === 0 || overdue())) {
+    if (background.length === 0) {
+      ahead = 0;
+      return interactive.shift();
+    }
+    if (interactive.length === 0 || overdue()) {
       if (grace && !overdue()) return undefined;
       ahead = 0;
       return background.shift();
     }
-    if (background.length > 0) ahead++;
+    if (ahead++ === 0) aheadSince = performance.now();
     return interactive.shift();
   };
 

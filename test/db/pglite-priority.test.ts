@@ -104,17 +104,36 @@ test('background work is not starved: one turn after at most 8 requests', async 
   assert.deepEqual(order, [...requests(1, 8), 'background', ...requests(9, 12)]);
 });
 
-test('background work that waited 500 ms goes first, requests waiting or not', async () => {
+test('background work gets a turn once requests have gone ahead of it for 500 ms', async () => {
   const background = forBackground(db);
   const order: string[] = [];
   const lane = await holdLane(db);
-  const first = noted(order, background, 'background');
-  await new Promise((resolve) => setTimeout(resolve, 550));
+  const waiting = noted(order, background, 'background');
+  // A request's lane of 600 ms goes ahead of it, then two more requests wait.
+  const long = db.transaction(async (tx) => {
+    await tx.query('SELECT 1');
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    order.push('request lane');
+  });
   const later = [noted(order, db, 'request 1'), noted(order, db, 'request 2')];
   await new Promise((resolve) => setTimeout(resolve, 20));
   lane.release();
-  await Promise.all([lane.done, first, ...later]);
-  assert.deepEqual(order, ['background', 'request 1', 'request 2']);
+  await Promise.all([lane.done, waiting, long, ...later]);
+  assert.deepEqual(order, ['request lane', 'background', 'request 1', 'request 2']);
+});
+
+test('background work that queued long behind itself still lets a request go first', async () => {
+  const background = forBackground(db);
+  const order: string[] = [];
+  // A background lane holds the database 600 ms while another background item queues behind it.
+  const lane = await holdLane(background);
+  const waiting = noted(order, background, 'background');
+  await new Promise((resolve) => setTimeout(resolve, 600));
+  const request = noted(order, db, 'request');
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  lane.release();
+  await Promise.all([lane.done, waiting, request]);
+  assert.deepEqual(order, ['request', 'background']);
 });
 
 test("a request's next statement, sent as its last one is answered, goes before waiting background work", async () => {
