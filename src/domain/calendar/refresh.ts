@@ -24,7 +24,14 @@ import { type EventProblem, FeedProblem } from './problems.ts';
 import { claimDueFeedRows, claimFeedRow, insertFetch, pruneFetches, recordFeedOutcome } from './queries.ts';
 import { DEFAULT_LIMITS, expansionWindow, type FetchLimits, nextFetchDelayMs } from './schedule.ts';
 import { countStoredEvents } from './sql/occurrences.ts';
-import { applyStaged, batchSizes, dropStaged, type Staging, stageOccurrences } from './store.ts';
+import {
+  applyStaged,
+  batchSizes,
+  dropStaged,
+  type Staging,
+  stageOccurrences,
+  vacuumStaged,
+} from './store.ts';
 
 export type { ClaimedFeed } from './model.ts';
 
@@ -206,18 +213,21 @@ async function record(
 ): Promise<FetchRecord | null> {
   const staging: Staging = { feedId: feed.id, leaseToken: feed.lease_token };
   const now = deps.clock.now();
+  let recorded: FetchRecord | null;
   try {
     const counts = outcome.job
       ? await stageOccurrences(deps.db, staging, outcome.job, batchSizes(deps.db.kind))
       : undefined;
-    const recorded = await recordOutcome(deps, feed, { trigger, startedAt, began, now }, outcome, counts);
+    recorded = await recordOutcome(deps, feed, { trigger, startedAt, began, now }, outcome, counts);
     // The claim was lost meanwhile: nothing was applied, and the staged writes are not wanted.
     if (!recorded && counts) await dropStaged(deps.db, staging);
-    return recorded;
   } catch (error) {
     if (outcome.job) await dropStaged(deps.db, staging).catch(() => {});
     throw error;
   }
+  // Upkeep, not the fetch's outcome: a vacuum that fails is done again after the next fetch.
+  if (outcome.job) await vacuumStaged(deps.db).catch(() => {});
+  return recorded;
 }
 
 /** The fetch's one transaction: the claim checked, the staged writes applied, the record. */

@@ -24,7 +24,7 @@ import type { DiffCounts, StoredKey, WriteBatch } from './diff.ts';
 import { selectStoredKeys } from './sql/occurrences.ts';
 import { type Staging, stageDeletes, stageRows } from './sql/staging.ts';
 
-export { applyStaged, dropStaged, type Staging } from './sql/staging.ts';
+export { applyStaged, dropStaged, type Staging, vacuumStaged } from './sql/staging.ts';
 
 /** The diff's side of storing: the parse job (parse-job.ts), or anything shaped like it. */
 export interface DiffSource {

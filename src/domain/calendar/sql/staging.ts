@@ -2,7 +2,7 @@
 // calendar_event_changes one statement each, outside any transaction, then applied to
 // calendar_events by three set-based statements in the fetch's one short transaction. Every
 // statement is keyed by the claim's lease token, the applying ones by feed too.
-import type { Queryable } from '../../../db/db.ts';
+import type { Db, Queryable } from '../../../db/db.ts';
 
 /** The columns of an occurrence in a batch's JSON (as ./occurrences.ts reads them). */
 const columns = `uid text, recurrence_id text, starts_at timestamptz, ends_at timestamptz, all_day boolean,
@@ -76,4 +76,13 @@ export async function applyStaged(q: Queryable, staging: Staging, institutionId:
 /** Removes a fetch's staged rows (a fetch that failed before applying them). */
 export async function dropStaged(q: Queryable, staging: Staging): Promise<void> {
   await q.query('DELETE FROM calendar_event_changes WHERE lease_token = $1', [staging.leaseToken]);
+}
+
+/**
+ * Embedded PGlite has no autovacuum: every fetch's staged rows, deleted by its apply, would stay
+ * in the table and its indexes as dead versions for the next apply to wade through. Vacuumed
+ * after each apply there (outside a transaction, one turn; PostgreSQL: autovacuum).
+ */
+export async function vacuumStaged(db: Db): Promise<void> {
+  if (db.kind === 'pglite') await db.exec('VACUUM calendar_event_changes');
 }
