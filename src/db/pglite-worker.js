@@ -14,7 +14,7 @@
 // interrupts one. A request sends its statements one after another (a console page: its session,
 // then its rows, then its counts), so after an interactive turn, with nothing interactive waiting,
 // the database is kept free GRACE_MS for the next one before background work gets it: otherwise a
-// page of six statements would wait for six background lanes instead of one. Background work
+// page of several statements would wait for as many background lanes, not one. Background work
 // loses at most GRACE_MS per interactive turn to this, and none while requests keep it busy.
 //
 // Nothing starves: the oldest background item goes first, interactive items waiting or not, once
