@@ -59,7 +59,9 @@ async function pgliteTarget(): Promise<Target> {
     // As the service's adapter: the inbox's search indexes need the extension (migration 0086).
     extensions: { pg_trgm },
   });
-  const db: Db = { kind: 'pglite', ...pgliteStatements(lite) };
+  // The benchmark runs nothing in the background: the session's own statements are the Db.
+  const { background: _background, ...statements } = pgliteStatements(lite);
+  const db: Db = { kind: 'pglite', ...statements };
   return {
     kind: 'pglite',
     db,

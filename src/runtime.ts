@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
 import type { Config } from './config.ts';
-import type { Db } from './db/db.ts';
+import { type Db, forBackground } from './db/db.ts';
 import type { FetchSettings } from './domain/calendar/schedule.ts';
 import type { Deps } from './domain/deps.ts';
 import type { PullDeps } from './domain/oneroster/pull/pull.ts';
@@ -129,7 +129,10 @@ export function createWorkers(
   deps: Pick<Deps, 'db' | 'clock' | 'keyring' | 'policy' | 'config' | 'calendarFetch'>,
   pull: PullDeps,
 ) {
-  const { db, clock, keyring, policy, config, calendarFetch } = deps;
+  const { clock, keyring, policy, config, calendarFetch } = deps;
+  // Background work takes its turns on the embedded database after requests' (db.ts).
+  const db = forBackground(deps.db);
+  const backgroundPull: PullDeps = { ...pull, db: forBackground(pull.db) };
   let webhook: WebhookWorker | undefined;
   let calendar: CalendarFetchWorker | undefined;
   let oneRoster: OneRosterPullWorker | undefined;
@@ -149,7 +152,7 @@ export function createWorkers(
     },
     /** OneRoster pulls. */
     oneRoster(logger: WorkerLogger): OneRosterPullWorker {
-      oneRoster ??= createOneRosterPullWorker({ deps: pull, logger });
+      oneRoster ??= createOneRosterPullWorker({ deps: backgroundPull, logger });
       return oneRoster;
     },
     /** Notification emails. */

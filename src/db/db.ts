@@ -42,6 +42,17 @@ export interface Db extends Queryable {
   /** Runs a script of several statements without parameters (migrations). */
   exec(sql: string): Promise<void>;
   close(): Promise<void>;
+  /**
+   * The same database for background work (workers, roster pushes), when its turns can come after
+   * requests': on the embedded database, one session, its statements and transactions wait while
+   * requests' wait (pglite-worker.js). Absent where every caller has a connection of its own.
+   */
+  readonly background?: Db;
+}
+
+/** The database as background work should use it: `db.background` where there is one, else `db`. */
+export function forBackground(db: Db): Db {
+  return db.background ?? db;
 }
 
 // int8 (counts, sums) as JavaScript numbers: every such value here is far below 2^53.
@@ -230,17 +241,26 @@ export async function createPgliteDb(options: PgliteOptions = {}): Promise<Db & 
   }
   // A new cluster is written 0666 and the relation-cache files are rewritten 0644 at each start.
   if (dataDir) tightenPrivateDir(dataDir);
+  const close = async () => {
+    await session.close();
+    if (dataDir) tightenPrivateDir(dataDir);
+    unlock();
+  };
+  const background: Db = {
+    kind: 'pglite',
+    query: (sql, params) => session.background.query(sql, params),
+    transaction: (fn) => session.background.transaction(fn),
+    exec: (sql) => session.background.exec(sql),
+    close,
+  };
   return {
     kind: 'pglite',
     query: (sql, params) => session.query(sql, params),
     transaction: (fn) => session.transaction(fn),
     exec: (sql) => session.exec(sql),
     dump: () => session.dump(),
-    async close() {
-      await session.close();
-      if (dataDir) tightenPrivateDir(dataDir);
-      unlock();
-    },
+    close,
+    background,
   };
 }
 
@@ -271,7 +291,7 @@ export function pgliteStatements(lite: PGlite): Omit<EmbeddedSession, 'dump'> {
     rows: result.rows as T[],
     rowCount: Math.max(result.affectedRows ?? 0, result.rows.length),
   });
-  return {
+  const here: EmbeddedSession['background'] = {
     query: async (sql, params) => shape(await lite.query(sql, params as unknown[])),
     transaction: (fn) =>
       lite.transaction((tx) =>
@@ -285,6 +305,11 @@ export function pgliteStatements(lite: PGlite): Omit<EmbeddedSession, 'dump'> {
     async exec(sql) {
       await lite.exec(sql);
     },
+  };
+  return {
+    ...here,
+    // On one thread PGlite's own queue decides, first come first served: no priority here.
+    background: here,
     close: () => lite.close(),
   };
 }

@@ -8,11 +8,15 @@ export interface WorkerOptions {
   sharedBuffers: string;
 }
 
-/** `tx`: the id of the open transaction the statement belongs to (its `begin` request's id). */
+/**
+ * `tx`: the id of the open transaction the statement belongs to (its `begin` request's id).
+ * `background`: a statement or transaction of background work, which waits while requests'
+ * statements wait (pglite-worker.js); a statement of an open transaction is never queued.
+ */
 export type Request =
-  | { id: number; op: 'query'; sql: string; params?: unknown[]; tx?: number }
-  | { id: number; op: 'exec'; sql: string; tx?: number }
-  | { id: number; op: 'begin' }
+  | { id: number; op: 'query'; sql: string; params?: unknown[]; tx?: number; background?: boolean }
+  | { id: number; op: 'exec'; sql: string; tx?: number; background?: boolean }
+  | { id: number; op: 'begin'; background?: boolean }
   | { id: number; op: 'end'; tx: number; commit: boolean }
   | { id: number; op: 'dump' }
   | { id: number; op: 'close' };

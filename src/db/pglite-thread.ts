@@ -4,7 +4,9 @@
 // once PGlite's lock is held, the callback's statements go to that transaction, and `end`
 // commits or rolls back, whatever the callback did (other statements wait in the worker, as they
 // would in PGlite's own queue). Errors come back with their fields (code, constraint, …), so the
-// error mapping sees what it saw with PGlite in this thread.
+// error mapping sees what it saw with PGlite in this thread. `background` is the same database for
+// background work: its statements and transactions take their turn after requests' (the worker's
+// comment says how, and how it is kept from starving).
 import { Worker } from 'node:worker_threads';
 import type { Reply, Request, SerializedError, WorkerOptions } from './pglite-protocol.ts';
 
@@ -18,9 +20,14 @@ interface Statements {
   exec(sql: string): Promise<void>;
 }
 
-/** What db.ts wraps into its Db (the shape of its `Db`, without importing it). */
-export interface ThreadedPglite extends Statements {
+interface Session extends Statements {
   transaction<T>(fn: (tx: Statements) => Promise<T>): Promise<T>;
+}
+
+/** What db.ts wraps into its Db (the shape of its `Db`, without importing it). */
+export interface ThreadedPglite extends Session {
+  /** The same database for background work, whose turns come after requests'. */
+  background: Session;
   dump(): Promise<Blob>;
   close(): Promise<void>;
 }
@@ -89,22 +96,21 @@ export async function startPgliteThread(options: WorkerOptions): Promise<Threade
   });
   settled();
 
-  const statements = (tx?: number): Statements => ({
-    query: <T>(sql: string, params?: unknown[]) => call<Result<T>>({ op: 'query', sql, params, tx }),
+  const statements = (tx: number | undefined, background: boolean): Statements => ({
+    query: <T>(sql: string, params?: unknown[]) =>
+      call<Result<T>>({ op: 'query', sql, params, tx, background }),
     exec: async (sql: string) => {
-      await call({ op: 'exec', sql, tx });
+      await call({ op: 'exec', sql, tx, background });
     },
   });
-  const outside = statements();
-
-  return {
-    ...outside,
+  const session = (background: boolean): Session => ({
+    ...statements(undefined, background),
     async transaction<T>(fn: (tx: Statements) => Promise<T>): Promise<T> {
       const tx = nextId++;
-      await call({ op: 'begin' }, tx);
+      await call({ op: 'begin', background }, tx);
       let result: T;
       try {
-        result = await fn(statements(tx));
+        result = await fn(statements(tx, background));
       } catch (error) {
         // The lane is given back whatever happens; the callback's error is the one reported.
         await call({ op: 'end', tx, commit: false }).catch(() => {});
@@ -113,6 +119,11 @@ export async function startPgliteThread(options: WorkerOptions): Promise<Threade
       await call({ op: 'end', tx, commit: true });
       return result;
     },
+  });
+
+  return {
+    ...session(false),
+    background: session(true),
     dump: () => call<Blob>({ op: 'dump' }),
     async close() {
       if (gone) return;

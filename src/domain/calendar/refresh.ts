@@ -1,19 +1,22 @@
 // One fetch of one feed, start to end: claim it (a lease, so no two fetches of a feed run at
 // once, across any number of workers), download (download.ts), parse and expand in a worker
-// thread (parse-job.ts: its own memory and time limits, never on the event loop), then record
-// everything in ONE transaction: the stored occurrences (store.ts, in batches), the feed's
-// validators, health, truncation and next due time, and the fetch record. Nothing networked
-// runs inside the transaction. A fetch that fails at any step records a failed fetch and leaves
-// the stored occurrences untouched.
+// thread (parse-job.ts: its own memory and time limits, never on the event loop), stage the
+// occurrences' writes (store.ts: in batches, each statement on its own), then record everything
+// in ONE short transaction: the staged writes applied, the feed's validators, health, truncation
+// and next due time, and the fetch record. Nothing networked runs inside the transaction. A
+// fetch that fails at any step records a failed fetch and leaves the stored occurrences
+// untouched (its staged writes are dropped).
 //
-// Queries per fetch: 1 claim; on success 1 feed update + the stored keys read in pages + the
-// writes in batches (store.ts) + 1 insert of the record + 1 prune of old records.
+// Queries per fetch: 1 claim; on success the stored keys read in pages + the writes staged in
+// batches (store.ts), then in the transaction 1 feed update + 4 to apply the staged writes + 1
+// insert of the record + 1 prune of old records.
 
 import type dns from 'node:dns';
 import type { Db } from '../../db/db.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { OutboundPolicy } from '../../lib/outbound-url.ts';
 import type { Deps } from '../deps.ts';
+import type { DiffCounts } from './diff.ts';
 import { downloadFeed } from './download.ts';
 import type { ClaimedFeed, FetchRecord } from './model.ts';
 import { type ParseJob, startParse } from './parse-job.ts';
@@ -21,7 +24,14 @@ import { type EventProblem, FeedProblem } from './problems.ts';
 import { claimDueFeedRows, claimFeedRow, insertFetch, pruneFetches, recordFeedOutcome } from './queries.ts';
 import { DEFAULT_LIMITS, expansionWindow, type FetchLimits, nextFetchDelayMs } from './schedule.ts';
 import { countStoredEvents } from './sql/occurrences.ts';
-import { batchSizes, storeOccurrences } from './store.ts';
+import {
+  applyStaged,
+  batchSizes,
+  dropStaged,
+  type Staging,
+  stageOccurrences,
+  vacuumStaged,
+} from './store.ts';
 
 export type { ClaimedFeed } from './model.ts';
 
@@ -201,7 +211,34 @@ async function record(
   began: number,
   outcome: Outcome,
 ): Promise<FetchRecord | null> {
+  const staging: Staging = { feedId: feed.id, leaseToken: feed.lease_token };
   const now = deps.clock.now();
+  let recorded: FetchRecord | null;
+  try {
+    const counts = outcome.job
+      ? await stageOccurrences(deps.db, staging, outcome.job, batchSizes(deps.db.kind))
+      : undefined;
+    recorded = await recordOutcome(deps, feed, { trigger, startedAt, began, now }, outcome, counts);
+    // The claim was lost meanwhile: nothing was applied, and the staged writes are not wanted.
+    if (!recorded && counts) await dropStaged(deps.db, staging);
+  } catch (error) {
+    if (outcome.job) await dropStaged(deps.db, staging).catch(() => {});
+    throw error;
+  }
+  // Upkeep, not the fetch's outcome: a vacuum that fails is done again after the next fetch.
+  if (outcome.job) await vacuumStaged(deps.db).catch(() => {});
+  return recorded;
+}
+
+/** The fetch's one transaction: the claim checked, the staged writes applied, the record. */
+async function recordOutcome(
+  deps: RefreshDeps,
+  feed: ClaimedFeed,
+  times: { trigger: 'schedule' | 'manual'; startedAt: Date; began: number; now: Date },
+  outcome: Outcome,
+  counts: DiffCounts | undefined,
+): Promise<FetchRecord | null> {
+  const { trigger, startedAt, began, now } = times;
   const failed = outcome.status === 'failed';
   const failures = failed ? feed.failure_count + 1 : 0;
   const nextAt = new Date(
@@ -224,9 +261,8 @@ async function record(
       }),
     );
     if (!owned) return null;
-    const counts = outcome.job
-      ? await storeOccurrences(tx, feed.institution_id, feed.id, outcome.job, now, batchSizes(deps.db.kind))
-      : undefined;
+    if (counts)
+      await applyStaged(tx, { feedId: feed.id, leaseToken: feed.lease_token }, feed.institution_id, now);
     const total = counts?.total ?? (await countStoredEvents(tx, feed));
     const fetch = await insertFetch(
       tx,

@@ -1,25 +1,30 @@
-// Writes a feed's occurrences to match a fresh parse, inside the caller's transaction (a fetch
-// that fails later leaves the stored events as they were). Set-based and in batches: the stored
-// keys and content hashes are read a page at a time and handed to the parse worker, which works
-// out the diff (diff.ts); its writes come back one batch at a time, each one DELETE, UPDATE or
-// INSERT from an id array or a JSON record set. Never a query per row.
+// Writes a feed's occurrences to match a fresh parse in two steps. First staging
+// (stageOccurrences): the stored keys and content hashes are read a page at a time and handed to
+// the parse worker, which works out the diff (diff.ts); its writes come back one batch at a time
+// and each is written to calendar_event_changes (migration 0111) by one statement of its own,
+// outside any transaction. Then applying (applyStaged, in the fetch's one transaction with its
+// record): three set-based statements move the staged writes into calendar_events. Never a query
+// per row.
 //
-// Why batches rather than one statement each: the embedded database (PGlite) runs in this
-// thread, so a statement over 100,000 rows would hold the event loop for seconds. Its batches
-// are sized as they go so each statement takes about TARGET_STATEMENT_MS of this thread's CPU
-// time (a slower machine gets smaller ones; CPU time rather than elapsed time, so that waiting
-// for a CPU on a busy machine does not shrink them to nothing), and the loop gets a turn between
-// two statements. PostgreSQL runs statements
-// on its server, so its batches are fixed and larger (fewer round trips).
+// Why staged: the embedded database is one session, so a transaction holds it for every request
+// until it ends, and a feed's store of tens of thousands of occurrences in one transaction held
+// it for seconds (53,000 events: docs/performance.md). Staged, each statement is one short turn,
+// requests' statements go between them, and the one transaction is the apply alone: a reader
+// still sees the stored occurrences or the new ones, never half a feed, and a fetch that fails
+// before the apply leaves the stored ones as they were. The keys are read outside a transaction
+// too: only the holder of the feed's claim writes its occurrences, and the apply checks the claim
+// first (refresh.ts), so what was read is what is stored when the apply runs.
+//
+// Statements are sized as they go so each takes about TARGET_STATEMENT_MS of this thread's CPU
+// time (PGlite on this thread: EMBEDDED_DATABASE_THREAD=off; on its own thread they grow to the
+// bound). PostgreSQL runs statements on its server, so its batches are fixed and larger.
 
 import type { Db, Queryable } from '../../db/db.ts';
 import type { DiffCounts, StoredKey, WriteBatch } from './diff.ts';
-import {
-  deleteStoredEvents,
-  insertStoredEvents,
-  selectStoredKeys,
-  updateStoredEvents,
-} from './sql/occurrences.ts';
+import { selectStoredKeys } from './sql/occurrences.ts';
+import { type Staging, stageDeletes, stageRows } from './sql/staging.ts';
+
+export { applyStaged, dropStaged, type Staging, vacuumStaged } from './sql/staging.ts';
 
 /** The diff's side of storing: the parse job (parse-job.ts), or anything shaped like it. */
 export interface DiffSource {
@@ -62,20 +67,20 @@ function cpuMs(): number {
 
 const isBatch = (value: WriteBatch | DiffCounts): value is WriteBatch => 'kind' in value;
 
-export async function storeOccurrences(
-  tx: Queryable,
-  institutionId: string,
-  feedId: string,
+/** Stages the diff's writes of a feed (see the top); each statement on `db` stands alone. */
+export async function stageOccurrences(
+  db: Queryable,
+  staging: Staging,
   source: DiffSource,
-  now: Date,
   sizes: BatchSizes,
 ): Promise<DiffCounts> {
+  const { feedId } = staging;
   // Keyset pages on the (feed_id, uid, recurrence_id) index, sized like the writes.
   let after: StoredKey | undefined;
   let pageRows = sizes.read;
   for (;;) {
     const started = cpuMs();
-    const rows = await selectStoredKeys(tx, feedId, after, pageRows);
+    const rows = await selectStoredKeys(db, feedId, after, pageRows);
     if (rows.length > 0) source.sendStored(rows);
     if (rows.length < pageRows) break;
     after = rows[rows.length - 1];
@@ -97,7 +102,7 @@ export async function storeOccurrences(
     if (!isBatch(next)) return next;
     pending = ask();
     const started = cpuMs();
-    await write(tx, institutionId, feedId, next, now);
+    await stage(db, staging, next);
     if (sizes.adaptive) rows = nextSize(rows, cpuMs() - started);
     await turn();
   }
@@ -105,13 +110,12 @@ export async function storeOccurrences(
 
 /**
  * Lets the event loop run its timers and I/O between two statements: PGlite answers within
- * promise jobs, so without this a whole transaction of batches would run as one uninterrupted
- * chain and requests would still wait for all of it.
+ * promise jobs, so without this a run of statements would be one uninterrupted chain and
+ * requests would still wait for all of it.
  */
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-async function write(tx: Queryable, institutionId: string, feedId: string, batch: WriteBatch, now: Date) {
-  if (batch.kind === 'delete') await deleteStoredEvents(tx, feedId, batch.ids);
-  else if (batch.kind === 'update') await updateStoredEvents(tx, feedId, batch.json, now);
-  else await insertStoredEvents(tx, institutionId, feedId, batch.json, now);
+async function stage(db: Queryable, staging: Staging, batch: WriteBatch) {
+  if (batch.kind === 'delete') await stageDeletes(db, staging, batch.ids);
+  else await stageRows(db, staging, batch.kind, batch.json);
 }

@@ -6,6 +6,7 @@
 // unknown top-level fields (400 unknown_field), the envelope (400), the cohort (404, decided by
 // the domain's feed access), the page size (413, the domain's), then the rows.
 import type { FastifyRequest } from 'fastify';
+import { forBackground } from '../../../db/db.ts';
 import type { Deps } from '../../../domain/deps.ts';
 import { cohortForPush, credentialOf } from '../../../domain/roster/feed-access.ts';
 import { syncRoster } from '../../../domain/roster/sync.ts';
@@ -66,15 +67,21 @@ export function sisSyncRoutes(app: App, { config }: Pick<Deps, 'config'>): void 
       if (finalPage !== undefined && syncId === undefined) {
         throw new ApiError('invalid_field', { field: 'final_page', detail: 'final_page needs sync_id' });
       }
-      return syncRoster(request.deps, {
-        institutionId: cohort.institution_id,
-        cohortId: cohort.id,
-        students,
-        dryRun: dryRun === true,
-        credential: credentialOf(caller),
-        fullSync: syncId === undefined ? undefined : { syncId, finalPage: finalPage === true },
-        lines: request.body.lines,
-      });
+      // A page is bulk work nobody watches row by row: on the embedded database, one session, a
+      // person's request waiting meanwhile goes first (src/db/pglite-worker.js).
+      const { db, clock, config } = request.deps;
+      return syncRoster(
+        { db: forBackground(db), clock, config },
+        {
+          institutionId: cohort.institution_id,
+          cohortId: cohort.id,
+          students,
+          dryRun: dryRun === true,
+          credential: credentialOf(caller),
+          fullSync: syncId === undefined ? undefined : { syncId, finalPage: finalPage === true },
+          lines: request.body.lines,
+        },
+      );
     },
   );
 }

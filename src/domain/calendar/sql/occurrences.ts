@@ -1,7 +1,7 @@
-// The SQL of the stored occurrences: written by a fetch in batches (../store.ts), read by the
-// listings (../events.ts, ../for-students.ts). Every write is keyed by feed; the reads use the
-// (institution_id, starts_at) and (feed_id, starts_at) indexes, the keyset pages of stored keys
-// the (feed_id, uid, recurrence_id) index.
+// The SQL that reads the stored occurrences (a fetch writes them through ./staging.ts): the
+// listings (../events.ts, ../for-students.ts) on the (institution_id, starts_at) and (feed_id,
+// starts_at) indexes, a fetch's keyset pages of stored keys on the (feed_id, uid, recurrence_id)
+// index.
 import type { Queryable } from '../../../db/db.ts';
 import type { StoredKey } from '../diff.ts';
 import type { StoredEvent } from '../model.ts';
@@ -34,49 +34,6 @@ export async function selectStoredKeys(
         [feedId, limit],
       );
   return rows;
-}
-
-/** The columns of an occurrence in a batch's JSON. */
-const columns = `uid text, recurrence_id text, starts_at timestamptz, ends_at timestamptz, all_day boolean,
-  summary text, location text, description text, status text, content_hash text`;
-
-export async function deleteStoredEvents(tx: Queryable, feedId: string, ids: number[]): Promise<void> {
-  await tx.query('DELETE FROM calendar_events WHERE feed_id = $1 AND id = ANY ($2::bigint[])', [feedId, ids]);
-}
-
-/** Updates stored occurrences from a batch (JSON of rows with their id). */
-export async function updateStoredEvents(
-  tx: Queryable,
-  feedId: string,
-  batch: string,
-  now: Date,
-): Promise<void> {
-  await tx.query(
-    `UPDATE calendar_events e SET starts_at = r.starts_at, ends_at = r.ends_at, all_day = r.all_day,
-       summary = r.summary, location = r.location, description = r.description, status = r.status,
-       content_hash = r.content_hash, updated_at = $3
-     FROM jsonb_to_recordset($2::jsonb) AS r(id bigint, ${columns})
-     WHERE e.feed_id = $1 AND e.id = r.id`,
-    [feedId, batch, now],
-  );
-}
-
-/** Inserts occurrences from a batch (JSON of rows). */
-export async function insertStoredEvents(
-  tx: Queryable,
-  institutionId: string,
-  feedId: string,
-  batch: string,
-  now: Date,
-): Promise<void> {
-  await tx.query(
-    `INSERT INTO calendar_events (institution_id, feed_id, uid, recurrence_id, starts_at, ends_at, all_day,
-       summary, location, description, status, content_hash, created_at, updated_at)
-     SELECT $1, $2, r.uid, r.recurrence_id, r.starts_at, r.ends_at, r.all_day, r.summary, r.location,
-       r.description, r.status, r.content_hash, $4, $4
-     FROM jsonb_to_recordset($3::jsonb) AS r(${columns})`,
-    [institutionId, feedId, batch, now],
-  );
 }
 
 /** The institution's occurrences in a window, optionally of one feed, in order, a page. */
