@@ -194,8 +194,15 @@ async function migratedDataDirTemplate(): Promise<string> {
   fs.rmSync(building, { recursive: true, force: true });
   // Loaded from the template into the directory, then closed: a clean shutdown, so a server
   // starting on a copy has no recovery to run; the close leaves it private (0700 and 0600).
-  const db = await createPgliteDb({ dataDir: building, loadDataDir: await pgliteTemplate() });
-  await db.close();
+  // Opening a data directory sets the process's umask to the server's (077); the test keeps its
+  // own, given back after (read by setting it, as process.umask() alone is deprecated).
+  const umask = process.umask(0o077);
+  try {
+    const db = await createPgliteDb({ dataDir: building, loadDataDir: await pgliteTemplate() });
+    await db.close();
+  } finally {
+    process.umask(umask);
+  }
   try {
     fs.renameSync(building, templateDir);
   } catch (error) {
