@@ -13,8 +13,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Agent, request } from 'undici';
-import { createPgliteDb } from '../src/db/db.ts';
-import { pgliteTemplate } from '../test/helpers/scratch-db.ts';
+import { migratedDataDir } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
 import { SMOKE, size } from './size.ts';
 
@@ -144,10 +143,10 @@ export async function run(_options: BenchOptions): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ssp-bench-memory-'));
   const agent = new Agent({ keepAliveTimeout: 30_000 });
   try {
-    // The database with its students: migrated from the tests' template (creating a cluster
-    // takes a minute on a busy machine and is not what is measured), filled by the server.
-    const seeded = await createPgliteDb({ dataDir, loadDataDir: await pgliteTemplate() });
-    await seeded.close();
+    // The database with its students: copied from the tests' migrated data directory (creating
+    // a cluster takes a minute on a busy machine and is not what is measured), filled by the
+    // server.
+    await migratedDataDir(dataDir);
     let server = await startServer(dataDir);
     await call(server.origin, agent, 'POST', '/admin/v1/institutions', OPERATOR_TOKEN, {
       slug: 'night',

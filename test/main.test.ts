@@ -8,6 +8,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+import { migratedDataDir } from './helpers/scratch-db.ts';
 import { startServerProcess } from './helpers/server-process.ts';
 import { scaled } from './helpers/time-limit.ts';
 
@@ -144,6 +145,8 @@ test('requests arriving on an open connection while the app closes get 503 shutt
 test('the embedded database belongs to one process at a time', async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ssp-lock-'));
   try {
+    // Not a first start (the first test has one): the database is already there.
+    await migratedDataDir(dataDir);
     const first = await startServerProcess(dataDir);
     const second = spawn(process.execPath, [entry], {
       env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' },

@@ -13,6 +13,7 @@ import { METRICS_TOKEN, OPERATOR_TOKEN, TEST_ENCRYPTION_KEY } from '../helpers/a
 import { databaseKinds } from '../helpers/db.ts';
 import { startOtlpReceiver } from '../helpers/otlp-receiver.ts';
 import { startReceiver } from '../helpers/receiver.ts';
+import { migratedDataDir } from '../helpers/scratch-db.ts';
 import { startServerProcess } from '../helpers/server-process.ts';
 import { scaled } from '../helpers/time-limit.ts';
 
@@ -38,6 +39,8 @@ for (const kind of databaseKinds()) {
     const otlp = await startOtlpReceiver();
     const hook = await startReceiver({ status: 204 });
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ssp-trace-'));
+    // The embedded database already made (the first start is test/main.test.ts's).
+    if (kind === 'pglite') await migratedDataDir(dataDir);
     const databaseUrl = kind === 'postgres' ? await freshPostgres(process.env.TEST_DATABASE_URL ?? '') : '';
     const server = await startServerProcess(
       dataDir,
