@@ -4,8 +4,6 @@
 // same JavaScript types (int8 as number, timestamptz as Date, json as objects).
 import fs from 'node:fs';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import pg from 'pg';
 import { makePrivateDir, restrictUmask, tightenPrivateDir } from '../lib/data-dir.ts';
 import { startPgliteThread, type ThreadedPglite } from './pglite-thread.ts';
@@ -218,12 +216,14 @@ export async function createPgliteDb(options: PgliteOptions = {}): Promise<Db & 
     unlock = lockDataDir(dataDir);
   }
   const sharedBuffers = options.sharedBuffers ?? DEFAULT_EMBEDDED_SHARED_BUFFERS;
-  let session: EmbeddedSession;
+  const embedded = { dataDir, loadDataDir: options.loadDataDir, sharedBuffers };
+  let session: ThreadedPglite;
   try {
     session =
       options.thread === false
-        ? await openPgliteHere(options, sharedBuffers)
-        : await startPgliteThread({ dataDir, loadDataDir: options.loadDataDir, sharedBuffers });
+        ? // PGlite's modules are loaded only here: on its own thread, the server's thread never holds them.
+          await (await import('./pglite-here.ts')).openPgliteHere(embedded)
+        : await startPgliteThread(embedded);
   } catch (error) {
     unlock();
     throw error;
@@ -241,44 +241,6 @@ export async function createPgliteDb(options: PgliteOptions = {}): Promise<Db & 
       if (dataDir) tightenPrivateDir(dataDir);
       unlock();
     },
-  };
-}
-
-/** The embedded database as either thread runs it. */
-type EmbeddedSession = ThreadedPglite;
-
-/** PGlite on the calling thread: every statement runs on it (EMBEDDED_DATABASE_THREAD=off). */
-async function openPgliteHere(options: PgliteOptions, sharedBuffers: string): Promise<EmbeddedSession> {
-  const lite = await PGlite.create({
-    dataDir: options.dataDir,
-    loadDataDir: options.loadDataDir,
-    parsers: { [INT8_OID]: (value: string) => Number(value) },
-    // Trigram indexes serve the inbox's search (migration 0086), as on PostgreSQL.
-    extensions: { pg_trgm },
-    // On the command line, not in postgresql.conf, which PGlite would rewrite whole.
-    startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${sharedBuffers}`],
-  });
-  // PGlite reports affectedRows 0 for a SELECT; pg's rowCount counts the rows returned there.
-  const shape = <T>(result: { rows: unknown[]; affectedRows?: number }) => ({
-    rows: result.rows as T[],
-    rowCount: Math.max(result.affectedRows ?? 0, result.rows.length),
-  });
-  return {
-    query: async (sql, params) => shape(await lite.query(sql, params as unknown[])),
-    transaction: (fn) =>
-      lite.transaction((tx) =>
-        fn({
-          query: async (sql, params) => shape(await tx.query(sql, params as unknown[])),
-          exec: async (sql) => {
-            await tx.exec(sql);
-          },
-        }),
-      ),
-    async exec(sql) {
-      await lite.exec(sql);
-    },
-    dump: async () => (await lite.dumpDataDir('none')) as Blob,
-    close: () => lite.close(),
   };
 }
 
