@@ -141,7 +141,7 @@ export interface PgliteOptions {
   /** A data directory dump to start from (tests reuse a migrated template). */
   loadDataDir?: Blob;
   /**
-   * PostgreSQL's shared_buffers inside PGlite (default 32MB; PGlite's own is 128MB). PGlite's
+   * PostgreSQL's shared_buffers inside PGlite (default 16MB; PGlite's own is 128MB). PGlite's
    * memory is one WebAssembly memory that grows and never shrinks, so its buffer pool is held
    * for the life of the process; with a data directory the operating system's page cache
    * keeps the pages that do not fit (docs/performance.md).
@@ -157,7 +157,27 @@ export interface PgliteOptions {
   thread?: boolean;
 }
 
-export const DEFAULT_EMBEDDED_SHARED_BUFFERS = '32MB';
+export const DEFAULT_EMBEDDED_SHARED_BUFFERS = '16MB';
+
+/**
+ * PostgreSQL's settings in the embedded database, given on PGlite's command line. PGlite runs
+ * PostgreSQL as one single-user session, yet PostgreSQL sizes its shared memory for the
+ * connections, autovacuum workers and WAL senders PGlite's postgresql.conf allows (100, 16 and
+ * 10): their entries and the lock tables sized by them, zeroed at start in the WebAssembly
+ * memory, which keeps every page it touched (4 MB; shared_buffers is touched whole, which is why
+ * it is small). Ten connections' worth stays, with room in the lock table for a transaction
+ * that locks a few thousand relations (256 a slot).
+ */
+export function embeddedSettings(sharedBuffers: string): string[] {
+  return [
+    `shared_buffers=${sharedBuffers}`,
+    'max_connections=10',
+    'autovacuum_worker_slots=1',
+    'max_wal_senders=0',
+    'max_replication_slots=0',
+    'max_locks_per_transaction=256',
+  ];
+}
 
 /** The embedded database directory is open in another process. */
 export { DatabaseInUseError } from './errors.ts';
@@ -215,8 +235,8 @@ export async function createPgliteDb(options: PgliteOptions = {}): Promise<Db & 
     }
     unlock = lockDataDir(dataDir);
   }
-  const sharedBuffers = options.sharedBuffers ?? DEFAULT_EMBEDDED_SHARED_BUFFERS;
-  const embedded = { dataDir, loadDataDir: options.loadDataDir, sharedBuffers };
+  const settings = embeddedSettings(options.sharedBuffers ?? DEFAULT_EMBEDDED_SHARED_BUFFERS);
+  const embedded = { dataDir, loadDataDir: options.loadDataDir, settings };
   let session: ThreadedPglite;
   try {
     session =

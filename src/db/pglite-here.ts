@@ -17,7 +17,7 @@ export async function openPgliteHere(options: WorkerOptions): Promise<ThreadedPg
     // Trigram indexes serve the inbox's search (migration 0086), as on PostgreSQL.
     extensions: { pg_trgm },
     // On the command line, not in postgresql.conf, which PGlite would rewrite whole.
-    startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${options.sharedBuffers}`],
+    startParams: [...PGlite.defaultStartParams, ...options.settings.flatMap((setting) => ['-c', setting])],
   });
   // PGlite reports affectedRows 0 for a SELECT; pg's rowCount counts the rows returned there.
   const shape = <T>(result: { rows: unknown[]; affectedRows?: number }) => ({
