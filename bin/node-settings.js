@@ -16,8 +16,13 @@
 /** V8 flags: a 1 MB young generation, and a full collection when the heap has grown by half. */
 export const V8_FLAGS = ['--max-semi-space-size=1', '--heap-growing-percent=50'];
 
-/** The C library's (glibc's) malloc: large blocks mapped on their own and handed back when freed. */
-export const ENVIRONMENT = { MALLOC_TRIM_THRESHOLD_: '131072' };
+/**
+ * The C library's (glibc's) malloc: blocks from 32 KB mapped on their own and handed back when
+ * freed, and free memory at the top of an arena handed back from 128 KB, rather than kept in
+ * the arenas of the threads that freed them (the start's compilation of PostgreSQL's
+ * WebAssembly, the database's thread: 8-13 MB of the embedded server idle).
+ */
+export const ENVIRONMENT = { MALLOC_TRIM_THRESHOLD_: '131072', MALLOC_MMAP_THRESHOLD_: '32768' };
 
 const MARK = 'SSP_NODE_SETTINGS_APPLIED';
 
@@ -27,10 +32,9 @@ const flagName = (flag) => flag.split('=')[0].replaceAll('_', '-');
  * `ssp push` besides: two malloc arenas, not one for each thread that allocates (V8's collector
  * helpers, the file reads). The push's JavaScript is one thread; the blocks those threads free
  * stayed resident in their own arenas (3-4 MB of a OneRoster push's peak, docs/ssp-push.md).
- * And blocks from 32 KB mapped on their own (the files' 64 KB chunks, the requests' buffers),
- * handed back when freed rather than left at the top of the main arena (some 3-6 MB).
+ * (Blocks from 32 KB mapped on their own, which saved the push some 3-6 MB, are everyone's now.)
  */
-export const PUSH_ENVIRONMENT = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '32768' };
+export const PUSH_ENVIRONMENT = { MALLOC_ARENA_MAX: '2' };
 
 /**
  * `ssp push`'s V8 flags besides: code optimized by Maglev at most, never by TurboFan. A push's

@@ -66,8 +66,8 @@ test('EMBEDDED_DATABASE_THREAD: on by default, off on request', () => {
   assert.equal(loadConfig({ EMBEDDED_DATABASE_THREAD: 'off' }).embeddedThread, false);
 });
 
-test('EMBEDDED_SHARED_BUFFERS: 32MB by default, a size from 1MB to 1GB, bad values reported', () => {
-  assert.equal(loadConfig({}).embeddedSharedBuffers, '32MB');
+test('EMBEDDED_SHARED_BUFFERS: 16MB by default, a size from 1MB to 1GB, bad values reported', () => {
+  assert.equal(loadConfig({}).embeddedSharedBuffers, '16MB');
   assert.equal(loadConfig({ EMBEDDED_SHARED_BUFFERS: '128MB' }).embeddedSharedBuffers, '128MB');
   assert.equal(loadConfig({ EMBEDDED_SHARED_BUFFERS: ' 2048kB ' }).embeddedSharedBuffers, '2048kB');
   for (const bad of ['32', '32mb', '512kB', '2GB', 'lots']) {

@@ -122,7 +122,7 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     databaseUrl,
     dataDir: path.resolve(env.DATA_DIR || 'data'),
-    embeddedSharedBuffers: parseMemorySize(env, 'EMBEDDED_SHARED_BUFFERS', '32MB', problems),
+    embeddedSharedBuffers: parseMemorySize(env, 'EMBEDDED_SHARED_BUFFERS', '16MB', problems),
     embeddedThread: bool('EMBEDDED_DATABASE_THREAD', true),
     redisUrl,
     logLevel: parseLogLevel(env.LOG_LEVEL, problems),

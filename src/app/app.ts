@@ -1,6 +1,5 @@
 // buildApp(runtime) -> a ready-to-listen Fastify instance. No I/O happens at import time.
 import { randomUUID } from 'node:crypto';
-import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import Fastify, {
   type FastifyReply,
   type FastifyRequest,
@@ -14,6 +13,7 @@ import { installErrorHandling } from './api/errors.ts';
 import { registerApi } from './api/index.ts';
 import { registerOpenApi } from './api/openapi.ts';
 import { recordRouteMethods } from './context/allowed-methods.ts';
+import { serializersOnFirstUse, validatorOnFirstUse } from './context/compiled-on-first-use.ts';
 import { registerDeps } from './context/deps.ts';
 import { registerHttpMetrics } from './context/http-metrics.ts';
 import { registerIdempotency } from './context/idempotency.ts';
@@ -138,13 +138,15 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
     // JSON shape even on a page. Routed, a long id meets its route's schema: the not-found page,
     // or the API's own answer. No route here is a regular expression, so the length costs nothing.
     maxParamLength: 2048,
+    schemaController: serializersOnFirstUse(),
     // Errors raised before routing (a malformed URL, say) get the same flat body as the rest.
     frameworkErrors: (error, _request, reply) => {
       (reply as FastifyReply).status(400).send({ error: 'invalid_request', detail: error.message });
     },
   }).withTypeProvider() as unknown as App;
 
-  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  // Each route's validator and serializer are compiled on its first request (compiled-on-first-use.ts).
+  app.setValidatorCompiler(validatorOnFirstUse);
   // Every endpoint takes JSON only: without the built-in text/plain parser, any other body is 415.
   app.removeContentTypeParser('text/plain');
   // A bodiless request (a DELETE, a POST action) sent with the usual JSON header and no body is

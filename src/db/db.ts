@@ -4,8 +4,6 @@
 // same JavaScript types (int8 as number, timestamptz as Date, json as objects).
 import fs from 'node:fs';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import pg from 'pg';
 import { makePrivateDir, restrictUmask, tightenPrivateDir } from '../lib/data-dir.ts';
 import { startPgliteThread, type ThreadedPglite } from './pglite-thread.ts';
@@ -154,7 +152,7 @@ export interface PgliteOptions {
   /** A data directory dump to start from (tests reuse a migrated template). */
   loadDataDir?: Blob;
   /**
-   * PostgreSQL's shared_buffers inside PGlite (default 32MB; PGlite's own is 128MB). PGlite's
+   * PostgreSQL's shared_buffers inside PGlite (default 16MB; PGlite's own is 128MB). PGlite's
    * memory is one WebAssembly memory that grows and never shrinks, so its buffer pool is held
    * for the life of the process; with a data directory the operating system's page cache
    * keeps the pages that do not fit (docs/performance.md).
@@ -170,7 +168,27 @@ export interface PgliteOptions {
   thread?: boolean;
 }
 
-export const DEFAULT_EMBEDDED_SHARED_BUFFERS = '32MB';
+export const DEFAULT_EMBEDDED_SHARED_BUFFERS = '16MB';
+
+/**
+ * PostgreSQL's settings in the embedded database, given on PGlite's command line. PGlite runs
+ * PostgreSQL as one single-user session, yet PostgreSQL sizes its shared memory for the
+ * connections, autovacuum workers and WAL senders PGlite's postgresql.conf allows (100, 16 and
+ * 10): their entries and the lock tables sized by them, zeroed at start in the WebAssembly
+ * memory, which keeps every page it touched (4 MB; shared_buffers is touched whole, which is why
+ * it is small). Ten connections' worth stays, with room in the lock table for a transaction
+ * that locks a few thousand relations (256 a slot).
+ */
+export function embeddedSettings(sharedBuffers: string): string[] {
+  return [
+    `shared_buffers=${sharedBuffers}`,
+    'max_connections=10',
+    'autovacuum_worker_slots=1',
+    'max_wal_senders=0',
+    'max_replication_slots=0',
+    'max_locks_per_transaction=256',
+  ];
+}
 
 /** The embedded database directory is open in another process. */
 export {
@@ -234,13 +252,15 @@ export async function createPgliteDb(options: PgliteOptions = {}): Promise<Db & 
     }
     unlock = lockDataDir(dataDir);
   }
-  const sharedBuffers = options.sharedBuffers ?? DEFAULT_EMBEDDED_SHARED_BUFFERS;
-  let session: EmbeddedSession;
+  const settings = embeddedSettings(options.sharedBuffers ?? DEFAULT_EMBEDDED_SHARED_BUFFERS);
+  const embedded = { dataDir, loadDataDir: options.loadDataDir, settings };
+  let session: ThreadedPglite;
   try {
     session =
       options.thread === false
-        ? await openPgliteHere(options, sharedBuffers)
-        : await startPgliteThread({ dataDir, loadDataDir: options.loadDataDir, sharedBuffers });
+        ? // PGlite's modules are loaded only here: on its own thread, the server's thread never holds them.
+          await (await import('./pglite-here.ts')).openPgliteHere(embedded)
+        : await startPgliteThread(embedded);
   } catch (error) {
     unlock();
     throw error;
@@ -267,56 +287,6 @@ export async function createPgliteDb(options: PgliteOptions = {}): Promise<Db & 
     dump: () => session.dump(),
     close,
     background,
-  };
-}
-
-/** The embedded database as either thread runs it. */
-type EmbeddedSession = ThreadedPglite;
-
-/** PGlite on the calling thread: every statement runs on it (EMBEDDED_DATABASE_THREAD=off). */
-async function openPgliteHere(options: PgliteOptions, sharedBuffers: string): Promise<EmbeddedSession> {
-  const lite = await PGlite.create({
-    dataDir: options.dataDir,
-    loadDataDir: options.loadDataDir,
-    parsers: { [INT8_OID]: (value: string) => Number(value) },
-    // Trigram indexes serve the inbox's search (migration 0086), as on PostgreSQL.
-    extensions: { pg_trgm },
-    // On the command line, not in postgresql.conf, which PGlite would rewrite whole.
-    startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${sharedBuffers}`],
-  });
-  return { ...pgliteStatements(lite), dump: async () => (await lite.dumpDataDir('none')) as Blob };
-}
-
-/**
- * One PGlite instance behind the seam, on the calling thread: statements, transactions and close
- * (the benchmarks wrap their own instance with it, to measure what the service runs).
- */
-export function pgliteStatements(lite: PGlite): Omit<EmbeddedSession, 'dump'> {
-  // PGlite reports affectedRows 0 for a SELECT; pg's rowCount counts the rows returned there.
-  const shape = <T>(result: { rows: unknown[]; affectedRows?: number }) => ({
-    rows: result.rows as T[],
-    rowCount: Math.max(result.affectedRows ?? 0, result.rows.length),
-  });
-  const here: EmbeddedSession['background'] = {
-    query: async (sql, params) => shape(await lite.query(sql, params as unknown[])),
-    transaction: (fn) =>
-      lite.transaction((tx) =>
-        fn({
-          query: async (sql, params) => shape(await tx.query(sql, params as unknown[])),
-          exec: async (sql) => {
-            await tx.exec(sql);
-          },
-        }),
-      ),
-    async exec(sql) {
-      await lite.exec(sql);
-    },
-  };
-  return {
-    ...here,
-    // On one thread PGlite's own queue decides, first come first served: no priority here.
-    background: here,
-    close: () => lite.close(),
   };
 }
 

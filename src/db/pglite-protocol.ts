@@ -5,7 +5,8 @@
 export interface WorkerOptions {
   dataDir?: string;
   loadDataDir?: Blob;
-  sharedBuffers: string;
+  /** PostgreSQL settings (`name=value`) for PGlite's command line (db.ts, embeddedSettings). */
+  settings: string[];
 }
 
 /**

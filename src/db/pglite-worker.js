@@ -76,7 +76,7 @@ async function start() {
     // Trigram indexes serve the inbox's search (migration 0086), as on PostgreSQL.
     extensions: { pg_trgm },
     // On the command line, not in postgresql.conf, which PGlite would rewrite whole.
-    startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${options.sharedBuffers}`],
+    startParams: [...PGlite.defaultStartParams, ...options.settings.flatMap((setting) => ['-c', setting])],
   });
   /** Open transactions by id: PGlite's handle, how to end the callback holding it, and its end. */
   const open = new Map();

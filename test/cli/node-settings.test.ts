@@ -21,6 +21,7 @@ const env = {
   DATA_DIR: dataDir,
   LOG_LEVEL: 'silent',
   MALLOC_TRIM_THRESHOLD_: undefined,
+  MALLOC_MMAP_THRESHOLD_: undefined,
   SSP_NODE_SETTINGS_APPLIED: undefined,
 };
 
@@ -81,6 +82,7 @@ for (const [name, command, args, script] of entries)
       assert.ok(flags.includes('--max-semi-space-size=1'), argv.join(' '));
       assert.ok(flags.includes('--heap-growing-percent=50'), argv.join(' '));
       assert.ok(environ.includes('MALLOC_TRIM_THRESHOLD_=131072'));
+      assert.ok(environ.includes('MALLOC_MMAP_THRESHOLD_=32768'));
       // Restarted in place: the child itself (or npm's node) is the process, no wrapper between.
       if (command === node) assert.equal(pid, child.pid);
     } finally {

@@ -94,3 +94,28 @@ test('the threaded embedded database: types, errors, transactions in a lane, clo
   const closed = await db.query('SELECT 1').catch((error) => error);
   assert.ok(isDatabaseUnavailable(closed), 'a closed database is unavailable (503), as before');
 });
+
+test('the embedded database runs with its settings on either thread; one transaction may lock a thousand relations', async () => {
+  for (const thread of [true, false]) {
+    const db = await createPgliteDb({ loadDataDir: await pgliteTemplate(), thread });
+    try {
+      const setting = async (name: string) =>
+        (await db.query<{ setting: string }>(`SELECT current_setting('${name}') AS setting`)).rows[0].setting;
+      assert.equal(await setting('shared_buffers'), '16MB');
+      assert.equal(await setting('max_connections'), '10');
+      // The lock table is sized for ten connections of 256 locks: a script that creates (and so
+      // locks) a thousand tables in one transaction still fits.
+      await db.transaction(async (tx) => {
+        await tx.exec?.(
+          "DO $$ BEGIN FOR i IN 1..1000 LOOP EXECUTE format('CREATE TABLE lock_t%s (id int)', i); END LOOP; END $$",
+        );
+      });
+      assert.equal(
+        (await db.query("SELECT 1 FROM pg_class WHERE relname LIKE 'lock\\_t%' AND relkind = 'r'")).rowCount,
+        1000,
+      );
+    } finally {
+      await db.close();
+    }
+  }
+});

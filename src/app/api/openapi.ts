@@ -136,8 +136,9 @@ export async function registerOpenApi(app: App, { config }: Pick<Deps, 'config'>
  * The API reference at /docs/, as @scalar/fastify-api-reference serves it (the same page, routes
  * and headers) but without importing the plugin, whose module holds the page's 4 MB script in the
  * heap twice for the life of the process (16.5 MB): the script is decoded from the plugin's file
- * once, as the routes are registered (reference-script.ts), and the YAML serializer is loaded when
- * the YAML document is first asked for.
+ * once, when it is first asked for (reference-script.ts; a server nobody reads the reference on
+ * never holds its 4 MB), and the YAML serializer is loaded when the YAML document is first asked
+ * for.
  */
 function registerReference(app: App): void {
   const route = { config: { access: 'public' as const }, schema: { hide: true } };
@@ -150,15 +151,12 @@ function registerReference(app: App): void {
     }),
   );
   const cors = { 'access-control-allow-origin': '*', 'access-control-allow-methods': '*' };
-  const script = referenceScript();
-  // A failure is the script requests' (answered 500), not the start's.
-  script.catch(() => {});
   app.get('/docs', route, async (request, reply) =>
     reply.redirect(`${new URL(request.url, 'http://localhost').pathname}/`, 301),
   );
   app.get('/docs/', route, async (_request, reply) => reply.type('text/html; charset=utf-8').send(page));
   app.get('/docs/js/scalar.js', route, async (_request, reply) =>
-    reply.type('application/javascript; charset=utf-8').send(await script),
+    reply.type('application/javascript; charset=utf-8').send(await referenceScript()),
   );
   // The plugin names both downloads after the document's title as it finds it, which is "spec".
   app.get('/docs/openapi.json', route, async (_request, reply) =>

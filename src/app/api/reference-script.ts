@@ -2,8 +2,9 @@
 // out of @scalar/fastify-api-reference's dist/index.js, where it is a JavaScript string literal.
 // Importing that module would hold the script in the heap twice for the life of the process (its
 // source text and the string, 16.5 MB). Instead the literal is decoded once, streamed a chunk at
-// a time, when the server starts, into one Buffer (4 MB outside the JavaScript heap) that every
-// request is answered from: no request decodes it again. The literal is decoded as JavaScript
+// a time, with the first request for it, into one Buffer (4 MB outside the JavaScript heap) that
+// every later request is answered from: no request decodes it again, and a server whose
+// reference nobody reads never holds it. The literal is decoded as JavaScript
 // reads it (escapes, line continuations; UTF-8 passes through), so the bytes sent are those the
 // plugin sent; a bundle whose literal is not found, or not terminated, fails the requests
 // (test/http/api-reference.test.ts compares the two).
@@ -173,7 +174,7 @@ export function referenceScriptStream(): NodeJS.ReadableStream {
 
 let decoded: Promise<Buffer> | undefined;
 
-/** The API reference page's script, decoded on the first call (at start-up) and kept for the process. */
+/** The API reference page's script, decoded on the first call (the first request) and kept for the process. */
 export function referenceScript(): Promise<Buffer> {
   decoded ??= new Promise<Buffer>((resolve, reject) => {
     const parts: Buffer[] = [];
