@@ -23,12 +23,7 @@ export async function runStandaloneWorker(): Promise<void> {
     process.exit(2);
   }
   const logger = jsonLogger(config.logLevel);
-  const db = await openDb({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    embeddedSharedBuffers: config.embeddedSharedBuffers,
-    embeddedThread: config.embeddedThread,
-  });
+  const db = await openDb(config);
   await migrate(db);
   const runtime = createRuntime({ db, config });
   const workers = createWorkers(runtime, pullDepsOf(runtime));

@@ -27,12 +27,7 @@ export async function runWorkersThread(
   // The embedded database has one client, the server's (loadConfig refuses the thread without PostgreSQL).
   if (!config.databaseUrl) throw new Error('the workers thread needs PostgreSQL (DATABASE_URL)');
   const logger = jsonLogger(config.logLevel);
-  const db = await openDb({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    embeddedSharedBuffers: config.embeddedSharedBuffers,
-    embeddedThread: config.embeddedThread,
-  });
+  const db = await openDb(config);
   const calendarFetch = settings.calendarLimits && { limits: settings.calendarLimits };
   const runtime = createRuntime({ db, config, calendarFetch });
   const workers = createWorkers(runtime, pullDepsOf(runtime));
