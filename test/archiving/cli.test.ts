@@ -23,23 +23,10 @@ test('ssp push stops with cohort_archived and institution_archived; ssp archives
   // Each push with a state file of its own: a refused push is not one to resume.
   let pushes = 0;
   const state = () => ['--state', path.join(dir, `state-${++pushes}.json`)];
-  const roster = () =>
-    pushInProcess(server.url, tenant.rosterSecret, dir, [
-      'roster',
-      '--cohort',
-      tenant.cohortId,
-      'roster.csv',
-      ...state(),
-    ]);
-  const taxonomy = () =>
-    pushInProcess(server.url, tenant.rosterSecret, dir, [
-      'taxonomy',
-      '--institution',
-      tenant.slug,
-      '--programs',
-      'programs.csv',
-      ...state(),
-    ]);
+  const push = (...args: string[]) =>
+    pushInProcess(server.url, tenant.rosterSecret, dir, [...args, ...state()]);
+  const roster = () => push('roster', '--cohort', tenant.cohortId, 'roster.csv');
+  const taxonomy = () => push('taxonomy', '--institution', tenant.slug, '--programs', 'programs.csv');
 
   const archivedCohort = await server.ssp('cohorts', 'archive', tenant.slug, tenant.cohortId);
   assert.ok(archivedCohort.archived_at);
