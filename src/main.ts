@@ -79,13 +79,7 @@ export async function startService(
     say(`creating the embedded database in ${config.dataDir} (first start only; this takes a while)`);
   let db: Awaited<ReturnType<typeof openDb>>;
   try {
-    db = await openDb({
-      databaseUrl: config.databaseUrl,
-      dataDir: config.dataDir,
-      embeddedSharedBuffers: config.embeddedSharedBuffers,
-      embeddedThread: config.embeddedThread,
-      onTightened: say,
-    });
+    db = await openDb({ ...config, onTightened: say });
   } catch (error) {
     if (error instanceof DatabaseInUseError) {
       process.stderr.write(`${error.message}\n`);

@@ -9,7 +9,7 @@ import type { Config } from './config.ts';
 import { type Db, forBackground } from './db/db.ts';
 import type { FetchSettings } from './domain/calendar/schedule.ts';
 import type { Deps } from './domain/deps.ts';
-import type { PullDeps } from './domain/oneroster/pull/pull.ts';
+import { type PullDeps, pullDepsOf } from './domain/oneroster/pull/pull.ts';
 import { createOidcClient, type OidcClient } from './domain/people/oidc-client.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import { type Keyring, keyringFromConfig } from './lib/encryption.ts';
@@ -200,3 +200,26 @@ export function createWorkers(
 }
 
 export type Workers = ReturnType<typeof createWorkers>;
+
+/**
+ * The workers of a process that runs them apart from the HTTP application (`ssp worker`, the
+ * workers thread), over a runtime of their own. stop() lets work in flight finish, then closes
+ * the runtime's connections; the database stays the caller's, as it opened it.
+ */
+export function workersApart(
+  options: Pick<RuntimeOptions, 'db' | 'config' | 'calendarFetch'>,
+  logger: WorkerLogger,
+) {
+  const runtime = createRuntime(options);
+  const workers = createWorkers(runtime, pullDepsOf(runtime));
+  const all = workers.all(logger);
+  return {
+    runtime,
+    start: all.start,
+    async stop(): Promise<void> {
+      await all.stop();
+      await workers.close();
+      await runtime.close();
+    },
+  };
+}

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { loadConfig } from '../src/config.ts';
-import { recordEvent } from '../src/domain/events/record.ts';
+import { systemClock } from '../src/lib/clock.ts';
 import { metricsAsJson } from '../src/lib/telemetry/metrics.ts';
 import { startService } from '../src/main.ts';
 import { METRICS_TOKEN, OPERATOR_TOKEN, testConfig } from './helpers/app.ts';
@@ -17,6 +17,7 @@ import { generateRoster, startOneRosterProvider } from './helpers/oneroster-prov
 import { startReceiver } from './helpers/receiver.ts';
 import { openScratchPostgres } from './helpers/scratch-db.ts';
 import { scaled } from './helpers/time-limit.ts';
+import { emitEvent } from './helpers/webhooks.ts';
 
 /** The jobs of `worker` with `outcome` in this thread's own registry (not the workers' thread's). */
 async function jobCount(worker: string, outcome: string): Promise<number> {
@@ -109,26 +110,9 @@ for (const kind of databaseKinds()) {
         url: receiver.url,
       });
       assert.equal(endpoint.status, 201, JSON.stringify(endpoint.body));
-      const now = new Date();
-      await service.deps.db.transaction((tx) =>
-        recordEvent(tx, {
-          institutionId,
-          type: 'help_request.created',
-          helpRequestId: '00000000-0000-4000-8000-000000000001',
-          data: {
-            help_request_id: '00000000-0000-4000-8000-000000000001',
-            status: 'new',
-            priority: 'normal',
-            assigned_to: null,
-            assigned_to_id: null,
-            origin: 'platform',
-            actor: 'Sam Staff',
-            version: 1,
-            updated_at: now.toISOString(),
-          },
-          occurredAt: now,
-        }),
-      );
+      await emitEvent(service.deps, { institutionId }, systemClock, {
+        helpRequestId: '00000000-0000-4000-8000-000000000001',
+      });
       const received = await waitFor(
         async () => receiver.received.length,
         (n) => n > 0,

@@ -58,10 +58,7 @@ async function database() {
     /** The database the configuration names, as the server opens it; tightened settings said on stderr. */
     openConfigured: (config: Config) =>
       db.openDb({
-        databaseUrl: config.databaseUrl,
-        dataDir: config.dataDir,
-        embeddedSharedBuffers: config.embeddedSharedBuffers,
-        embeddedThread: config.embeddedThread,
+        ...config,
         onTightened: (message) => process.stderr.write(`ssp: ${message}\n`),
       }),
     embeddedDatabaseExists: db.embeddedDatabaseExists,

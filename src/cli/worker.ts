@@ -10,7 +10,7 @@ import { migrate } from '../db/migrate.ts';
 import { jsonLogger } from '../lib/json-logger.ts';
 import { isScrapeToken, scrape, startProcessMetrics } from '../lib/telemetry/metrics.ts';
 import { stopTracing } from '../lib/telemetry/tracing.ts';
-import { createRuntime, createWorkers, pullDepsOf } from '../runtime.ts';
+import { workersApart } from '../runtime.ts';
 import { registerDatabaseMetrics } from '../workers/metrics.ts';
 
 export async function runStandaloneWorker(): Promise<void> {
@@ -23,18 +23,11 @@ export async function runStandaloneWorker(): Promise<void> {
     process.exit(2);
   }
   const logger = jsonLogger(config.logLevel);
-  const db = await openDb({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    embeddedSharedBuffers: config.embeddedSharedBuffers,
-    embeddedThread: config.embeddedThread,
-  });
+  const db = await openDb(config);
   await migrate(db);
-  const runtime = createRuntime({ db, config });
-  const workers = createWorkers(runtime, pullDepsOf(runtime));
-  const worker = workers.all(logger);
-  const unregisterMetrics = registerDatabaseMetrics(db, runtime.clock); // the queues' depths
-  worker.start();
+  const workers = workersApart({ db, config }, logger);
+  const unregisterMetrics = registerDatabaseMetrics(db, workers.runtime.clock); // the queues' depths
+  workers.start();
   // This process's own job metrics (queues are the database's, on every instance's /metrics).
   const metrics = config.metricsPort
     ? await serveMetrics(config.host, config.metricsPort, config.metricsTokenHash ?? '')
@@ -43,9 +36,7 @@ export async function runStandaloneWorker(): Promise<void> {
   const stop = async (signal: string) => {
     logger.info({ signal }, 'worker stopping');
     metrics?.close();
-    await worker.stop();
-    await workers.close();
-    await runtime.close();
+    await workers.stop();
     unregisterMetrics();
     await db.close();
     await stopTracing(); // sends the spans still buffered

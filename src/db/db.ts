@@ -295,6 +295,7 @@ export function embeddedDatabaseExists(dataDir: string): boolean {
   return fs.existsSync(path.join(dataDir, 'PG_VERSION'));
 }
 
+// The names are the configuration's own (src/config.ts), so a loaded Config opens its database as it is.
 export interface OpenDbOptions {
   databaseUrl?: string;
   dataDir: string;

@@ -9,7 +9,7 @@ import { openDb } from '../db/db.ts';
 import { jsonLogger } from '../lib/json-logger.ts';
 import { metricsAsJson } from '../lib/telemetry/metrics.ts';
 import { stopTracing } from '../lib/telemetry/tracing.ts';
-import { createRuntime, createWorkers, pullDepsOf } from '../runtime.ts';
+import { workersApart } from '../runtime.ts';
 import { registerPoolMetrics } from '../workers/metrics.ts';
 import type { FromWorkers, ThreadSettings, ToWorkers } from './messages.ts';
 
@@ -27,23 +27,14 @@ export async function runWorkersThread(
   // The embedded database has one client, the server's (loadConfig refuses the thread without PostgreSQL).
   if (!config.databaseUrl) throw new Error('the workers thread needs PostgreSQL (DATABASE_URL)');
   const logger = jsonLogger(config.logLevel);
-  const db = await openDb({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    embeddedSharedBuffers: config.embeddedSharedBuffers,
-    embeddedThread: config.embeddedThread,
-  });
+  const db = await openDb(config);
   const calendarFetch = settings.calendarLimits && { limits: settings.calendarLimits };
-  const runtime = createRuntime({ db, config, calendarFetch });
-  const workers = createWorkers(runtime, pullDepsOf(runtime));
-  const all = workers.all(logger);
+  const workers = workersApart({ db, config, calendarFetch }, logger);
   const unregisterPool = registerPoolMetrics(db);
   const say = (message: FromWorkers) => port.postMessage(message);
 
   const stop = async () => {
-    await all.stop();
-    await workers.close();
-    await runtime.close();
+    await workers.stop();
     unregisterPool();
     await db.close();
     await stopTracing(); // sends the spans still buffered
@@ -51,8 +42,8 @@ export async function runWorkersThread(
     port.close();
   };
   port.on('message', (message: ToWorkers) => {
-    if (message.kind === 'start') all.start();
-    else if (message.kind === 'pull-requested') runtime.pullRequested.notify();
+    if (message.kind === 'start') workers.start();
+    else if (message.kind === 'pull-requested') workers.runtime.pullRequested.notify();
     else if (message.kind === 'metrics')
       void metricsAsJson().then(
         (metrics) => say({ kind: 'metrics', id: message.id, metrics }),

@@ -1,10 +1,9 @@
 // `ssp` and archiving (docs/archiving.md): the operator archives and restores with the CLI, and
 // `ssp push` into an archived cohort or institution stops with the code and the sentence.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { csvText, pushInProcess, scratchDir } from '../cli/push-helpers.ts';
+import { pushInProcess, scratchDir, writeCsv } from '../cli/push-helpers.ts';
 import { seedTenant } from '../helpers/app.ts';
 import { cliServer } from '../helpers/cli.ts';
 
@@ -13,40 +12,21 @@ const server = cliServer();
 test('ssp push stops with cohort_archived and institution_archived; ssp archives and restores', async () => {
   const tenant = await seedTenant(server.ctx);
   const dir = scratchDir();
-  fs.writeFileSync(
-    path.join(dir, 'roster.csv'),
-    csvText([
-      ['email', 'student_id_ext'],
-      ['ada@example.edu', 'S1'],
-    ]),
-  );
-  fs.writeFileSync(
-    path.join(dir, 'programs.csv'),
-    csvText([
-      ['program_code', 'name'],
-      ['BN', 'Nursing'],
-    ]),
-  );
+  writeCsv(dir, 'roster.csv', [
+    ['email', 'student_id_ext'],
+    ['ada@example.edu', 'S1'],
+  ]);
+  writeCsv(dir, 'programs.csv', [
+    ['program_code', 'name'],
+    ['BN', 'Nursing'],
+  ]);
   // Each push with a state file of its own: a refused push is not one to resume.
   let pushes = 0;
   const state = () => ['--state', path.join(dir, `state-${++pushes}.json`)];
-  const roster = () =>
-    pushInProcess(server.url, tenant.rosterSecret, dir, [
-      'roster',
-      '--cohort',
-      tenant.cohortId,
-      'roster.csv',
-      ...state(),
-    ]);
-  const taxonomy = () =>
-    pushInProcess(server.url, tenant.rosterSecret, dir, [
-      'taxonomy',
-      '--institution',
-      tenant.slug,
-      '--programs',
-      'programs.csv',
-      ...state(),
-    ]);
+  const push = (...args: string[]) =>
+    pushInProcess(server.url, tenant.rosterSecret, dir, [...args, ...state()]);
+  const roster = () => push('roster', '--cohort', tenant.cohortId, 'roster.csv');
+  const taxonomy = () => push('taxonomy', '--institution', tenant.slug, '--programs', 'programs.csv');
 
   const archivedCohort = await server.ssp('cohorts', 'archive', tenant.slug, tenant.cohortId);
   assert.ok(archivedCohort.archived_at);

@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { pack } from '../../src/cli/pack/pack.ts';
 import { seedTenant } from '../helpers/app.ts';
 import { cliServer } from '../helpers/cli.ts';
-import { csvText } from './push-helpers.ts';
+import { writeCsv } from './push-helpers.ts';
 
 const run = promisify(execFile);
 const server = cliServer();
@@ -46,14 +46,11 @@ test('the packed client installs offline into an empty prefix and pushes', async
   assert.ok(!fs.existsSync(path.join(installed, 'src', 'app')), 'no server in the client package');
 
   const tenant = await seedTenant(server.ctx);
-  fs.writeFileSync(
-    path.join(work, 'roster.csv'),
-    csvText([
-      ['email', 'student_id_ext', 'first_name', 'last_name'],
-      ['ana@example.edu', 'S1', 'Ana', 'Lima'],
-      ['ben@example.edu', 'S2', 'Ben', 'Okafor'],
-    ]),
-  );
+  writeCsv(work, 'roster.csv', [
+    ['email', 'student_id_ext', 'first_name', 'last_name'],
+    ['ana@example.edu', 'S1', 'Ana', 'Lima'],
+    ['ben@example.edu', 'S2', 'Ben', 'Okafor'],
+  ]);
   const pushed = await run(
     ssp,
     ['--url', server.url, 'push', 'roster', '--cohort', tenant.cohortId, 'roster.csv', '--json'],

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { seedTenant } from '../helpers/app.ts';
 import { cliServer } from '../helpers/cli.ts';
-import { csvText, pushInProcess, readErrorsCsv, scratchDir, sspPush } from './push-helpers.ts';
+import { csvText, pushInProcess, readErrorsCsv, scratchDir, sspPush, writeCsv } from './push-helpers.ts';
 
 describe('ssp push from CSV files', () => {
   const server = cliServer();
@@ -13,16 +13,12 @@ describe('ssp push from CSV files', () => {
   test('taxonomy, roster, then enrolments: the integration order, with row errors naming file and line', async () => {
     const tenant = await seedTenant(server.ctx);
     const dir = scratchDir();
-    const write = (name: string, rows: (string | number)[][]) => {
-      fs.writeFileSync(path.join(dir, name), csvText(rows));
-      return name;
-    };
-    write('programs.csv', [
+    writeCsv(dir, 'programs.csv', [
       ['program_code', 'name', 'coordinator_name'],
       ['BN', 'Bachelor of Nursing', 'Dr Ada Moss'],
       ['BSC', 'Bachelor of Science', ''],
     ]);
-    write('campuses.csv', [['name'], ['City'], ['Riverside']]);
+    writeCsv(dir, 'campuses.csv', [['name'], ['City'], ['Riverside']]);
     const taxonomy = await pushInProcess(server.url, tenant.rosterSecret, dir, [
       'taxonomy',
       '--institution',
@@ -35,7 +31,7 @@ describe('ssp push from CSV files', () => {
     assert.equal(taxonomy.code, 0, taxonomy.stderr);
     assert.match(taxonomy.stdout, /programs\.csv\s+programs\s+2\s+2/);
 
-    write('roster.csv', [
+    writeCsv(dir, 'roster.csv', [
       [
         'email',
         'student_id_ext',
@@ -63,15 +59,15 @@ describe('ssp push from CSV files', () => {
     assert.deepEqual(errors[1].slice(0, 3), ['roster.csv', '3', 'roster']);
     assert.match(errors[1][5], /email/);
 
-    write('terms.csv', [
+    writeCsv(dir, 'terms.csv', [
       ['term_code', 'name', 'start_date', 'end_date'],
       ['2026-S1', 'Semester 1', '2026-02-23', '2026-06-19'],
     ]);
-    write('units.csv', [
+    writeCsv(dir, 'units.csv', [
       ['unit_code', 'name', 'program_code', 'campus_name'],
       ['NURS101', 'Foundations', 'BN', 'City'],
     ]);
-    write('enrolments.csv', [
+    writeCsv(dir, 'enrolments.csv', [
       ['email', 'student_id_ext', 'unit_code', 'term_code', 'status'],
       ['mia@example.edu', '', 'NURS101', '2026-S1', 'enrolled'],
       ['', 'S3', 'NURS101', '2026-S1', ''],
@@ -110,15 +106,12 @@ describe('ssp push from CSV files', () => {
   test('--dry-run prints tables of would-create, unknown codes, duplicates and bad dates, and writes nothing', async () => {
     const tenant = await seedTenant(server.ctx);
     const dir = scratchDir();
-    fs.writeFileSync(
-      path.join(dir, 'roster.csv'),
-      csvText([
-        ['email', 'student_id_ext', 'program_code', 'campus_name', 'start_date'],
-        ['a@example.edu', 'A1', 'NOPE', 'Moon', '2026-02-30'],
-        ['b@example.edu', 'B1', 'NOPE', '', ''],
-        ['a@example.edu', 'A2', '', '', ''],
-      ]),
-    );
+    writeCsv(dir, 'roster.csv', [
+      ['email', 'student_id_ext', 'program_code', 'campus_name', 'start_date'],
+      ['a@example.edu', 'A1', 'NOPE', 'Moon', '2026-02-30'],
+      ['b@example.edu', 'B1', 'NOPE', '', ''],
+      ['a@example.edu', 'A2', '', '', ''],
+    ]);
     const result = await pushInProcess(server.url, tenant.rosterSecret, dir, [
       'roster',
       '--cohort',
@@ -206,13 +199,10 @@ describe('ssp push from CSV files', () => {
   test('no secret, or a wrong one: exit 1 with the reason', async () => {
     const tenant = await seedTenant(server.ctx);
     const dir = scratchDir();
-    fs.writeFileSync(
-      path.join(dir, 'r.csv'),
-      csvText([
-        ['email', 'student_id_ext'],
-        ['a@example.edu', 'A'],
-      ]),
-    );
+    writeCsv(dir, 'r.csv', [
+      ['email', 'student_id_ext'],
+      ['a@example.edu', 'A'],
+    ]);
     const none = await sspPush(server.url, undefined, dir, ['roster', '--cohort', tenant.cohortId, 'r.csv']);
     assert.equal(none.code, 77);
     assert.match(none.stderr, /SSP_ROSTER_SECRET/);

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { seedTenant } from '../helpers/app.ts';
 import { cliServer } from '../helpers/cli.ts';
-import { csvText, pushInProcess, readErrorsCsv, scratchDir } from './push-helpers.ts';
+import { pushInProcess, readErrorsCsv, scratchDir, writeCsv } from './push-helpers.ts';
 
 const server = cliServer();
 
@@ -22,16 +22,13 @@ const parse = (text: string) =>
 test('the errors file and the run CSV agree row by row; the errors file has the real code, field and student', async () => {
   const tenant = await seedTenant(server.ctx);
   const dir = scratchDir();
-  fs.writeFileSync(
-    path.join(dir, 'roster.csv'),
-    csvText([
-      ['email', 'student_id_ext', 'first_name', 'last_name'],
-      ['ana@example.edu', 'S1', 'Ana', 'Lima'],
-      ['not-an-email', 'S2', 'Ben', 'Okafor'],
-      ['chloe@example.edu', 'S3', 'Chloé', 'Nguyen'],
-      ['', 'S4', 'Dev', 'Patel'],
-    ]),
-  );
+  writeCsv(dir, 'roster.csv', [
+    ['email', 'student_id_ext', 'first_name', 'last_name'],
+    ['ana@example.edu', 'S1', 'Ana', 'Lima'],
+    ['not-an-email', 'S2', 'Ben', 'Okafor'],
+    ['chloe@example.edu', 'S3', 'Chloé', 'Nguyen'],
+    ['', 'S4', 'Dev', 'Patel'],
+  ]);
   // Pages of two rows: the second error is on the second page, line 5 of the file.
   const r = await pushInProcess(server.url, tenant.rosterSecret, dir, [
     'roster',

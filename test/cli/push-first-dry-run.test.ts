@@ -6,22 +6,20 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { seedTenant } from '../helpers/app.ts';
 import { cliServer } from '../helpers/cli.ts';
-import { csvText, pushInProcess, readErrorsCsv, scratchDir } from './push-helpers.ts';
+import { pushInProcess, readErrorsCsv, scratchDir, writeCsv } from './push-helpers.ts';
 
 const server = cliServer();
 
 test('a dry run of calendar and enrolments together says so in one line per section', async () => {
   const tenant = await seedTenant(server.ctx);
   const dir = scratchDir();
-  const write = (name: string, rows: (string | number)[][]) =>
-    fs.writeFileSync(path.join(dir, name), csvText(rows));
   const students = Array.from({ length: 4 }, (_, i) => [
     `s${i}@example.edu`,
     `S${i}`,
     `Given${i}`,
     `Family${i}`,
   ]);
-  write('roster.csv', [['email', 'student_id_ext', 'first_name', 'last_name'], ...students]);
+  writeCsv(dir, 'roster.csv', [['email', 'student_id_ext', 'first_name', 'last_name'], ...students]);
   const roster = await pushInProcess(server.url, tenant.rosterSecret, dir, [
     'roster',
     '--cohort',
@@ -30,15 +28,15 @@ test('a dry run of calendar and enrolments together says so in one line per sect
   ]);
   assert.equal(roster.code, 0, roster.stderr);
 
-  write('terms.csv', [
+  writeCsv(dir, 'terms.csv', [
     ['term_code', 'name', 'start_date', 'end_date'],
     ['2027-S1', 'Semester 1, 2027', '2027-02-22', '2027-06-20'],
   ]);
-  write('units.csv', [
+  writeCsv(dir, 'units.csv', [
     ['unit_code', 'name'],
     ['NUR101', 'Foundations of Nursing'],
   ]);
-  write('enrolments.csv', [
+  writeCsv(dir, 'enrolments.csv', [
     ['email', 'unit_code', 'term_code'],
     ...students.map(([email]) => [email, 'NUR101', '2027-S1']),
     ['s0@example.edu', 'NUR101', '2031-S9'],
@@ -68,7 +66,7 @@ test('a dry run of calendar and enrolments together says so in one line per sect
   );
 
   // Without the term that is nowhere, the dry run would succeed: exit 0, no errors file.
-  write('enrolments.csv', [
+  writeCsv(dir, 'enrolments.csv', [
     ['email', 'unit_code', 'term_code'],
     ...students.map(([email]) => [email, 'NUR101', '2027-S1']),
   ]);

@@ -218,6 +218,12 @@ export function csvText(rows: (string | number)[][]): string {
   return `${rows.map((r) => r.map((c) => (/[",\n]/.test(String(c)) ? `"${String(c).replace(/"/g, '""')}"` : c)).join(',')).join('\n')}\n`;
 }
 
+/** Writes `rows` as the CSV file `name` in `dir`; returns the name, as a push's arguments take it. */
+export function writeCsv(dir: string, name: string, rows: (string | number)[][]): string {
+  fs.writeFileSync(path.join(dir, name), csvText(rows));
+  return name;
+}
+
 /** A OneRoster 1.2 CSV bundle's files (name -> content). */
 export function oneRosterBundle(options: {
   students: number;

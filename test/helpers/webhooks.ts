@@ -8,9 +8,10 @@ import type { SeededTenant, TestContext } from './app.ts';
 
 export { type TestClock, testClock } from './clock.ts';
 
+/** Records an event; a started service's own deps and institution serve as well as a test context's. */
 export async function emitEvent(
-  ctx: TestContext,
-  tenant: SeededTenant,
+  ctx: Pick<TestContext, 'db'>,
+  tenant: Pick<SeededTenant, 'institutionId'>,
   clock: Clock,
   options: {
     type?: string;

@@ -3,14 +3,7 @@
 // time-zone handling: docs/calendar-feeds.md.
 import { Type } from 'typebox';
 import { listEvents, MAX_WINDOW_DAYS } from '../../../domain/calendar/events.ts';
-import {
-  createFeed,
-  deleteFeed,
-  getFeed,
-  listFeeds,
-  listFetches,
-  updateFeed,
-} from '../../../domain/calendar/feeds.ts';
+import * as feeds from '../../../domain/calendar/feeds.ts';
 import { fetchFeedNow } from '../../../domain/calendar/fetch-now.ts';
 import { DEFAULT_LIMITS, MAX_STORED_OCCURRENCES } from '../../../domain/calendar/schedule.ts';
 import {
@@ -66,7 +59,7 @@ function feedRoutes(app: App): void {
       response: { 201: Feed, ...errorResponses(400, 401, 404, 409) },
     }),
     async (request, reply) =>
-      reply.status(201).send(await createFeed(request.deps, institutionOf(request).id, request.body)),
+      reply.status(201).send(await feeds.createFeed(request.deps, institutionOf(request).id, request.body)),
   );
 
   app.get(
@@ -77,7 +70,7 @@ function feedRoutes(app: App): void {
       response: { 200: List(Feed), ...errorResponses(400, 401, 404) },
     }),
     async (request) => ({
-      items: await listFeeds(request.deps.db, institutionOf(request).id, page(request.query)),
+      items: await feeds.listFeeds(request.deps.db, institutionOf(request).id, page(request.query)),
       ...page(request.query),
     }),
   );
@@ -89,7 +82,7 @@ function feedRoutes(app: App): void {
       params: FeedParams,
       response: { 200: Feed, ...errorResponses(400, 401, 404) },
     }),
-    async (request) => getFeed(request.deps.db, institutionOf(request).id, request.params.id),
+    async (request) => feeds.getFeed(request.deps.db, institutionOf(request).id, request.params.id),
   );
 }
 
@@ -106,7 +99,8 @@ function feedChangeRoutes(app: App): void {
       body: FeedChangeBody,
       response: { 200: Feed, ...errorResponses(400, 401, 404) },
     }),
-    async (request) => updateFeed(request.deps, institutionOf(request).id, request.params.id, request.body),
+    async (request) =>
+      feeds.updateFeed(request.deps, institutionOf(request).id, request.params.id, request.body),
   );
 
   app.delete(
@@ -117,7 +111,7 @@ function feedChangeRoutes(app: App): void {
       response: { 204: Type.Null(), ...errorResponses(400, 401, 404) },
     }),
     async (request, reply) => {
-      await deleteFeed(request.deps.db, institutionOf(request).id, request.params.id);
+      await feeds.deleteFeed(request.deps.db, institutionOf(request).id, request.params.id);
       return reply.status(204).send(null);
     },
   );
@@ -149,7 +143,7 @@ function fetchRoutes(app: App): void {
       response: { 200: List(FetchRecord), ...errorResponses(400, 401, 404) },
     }),
     async (request) => ({
-      items: await listFetches(
+      items: await feeds.listFetches(
         request.deps.db,
         institutionOf(request).id,
         request.params.id,

@@ -2,14 +2,7 @@
 // (who may change them is decided in src/domain/access/grant-changes.ts), removal, and ending
 // someone's sessions.
 import { Type } from 'typebox';
-import {
-  endPersonSessions,
-  getPerson,
-  invitePerson,
-  listPeople,
-  removePerson,
-  updatePerson,
-} from '../../../domain/people/people.ts';
+import * as people from '../../../domain/people/people.ts';
 import { InviteBody, Person, PersonChangeBody } from '../../../domain/people/schemas.ts';
 import { callerOf, institutionOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
@@ -42,7 +35,7 @@ function inviteAndListRoutes(app: App): void {
       replyWith(
         reply,
         201,
-        invitePerson(
+        people.invitePerson(
           request.deps,
           institutionOf(request).id,
           { ...request.body, permissions: request.body.permissions ?? [] },
@@ -57,7 +50,7 @@ function inviteAndListRoutes(app: App): void {
       summary: 'List the people of an institution (staff and admins)',
       response: { 200: Type.Object({ items: Type.Array(Person) }), ...errorResponses(401, 403, 404) },
     }),
-    async (request) => ({ items: await listPeople(request.deps.db, institutionOf(request).id) }),
+    async (request) => ({ items: await people.listPeople(request.deps.db, institutionOf(request).id) }),
   );
 }
 
@@ -70,7 +63,7 @@ function personRoutes(app: App): void {
       params: PersonParams,
       response: { 200: Person, ...errorResponses(401, 403, 404) },
     }),
-    async (request) => getPerson(request.deps.db, institutionOf(request).id, request.params.id),
+    async (request) => people.getPerson(request.deps.db, institutionOf(request).id, request.params.id),
   );
 
   app.patch(
@@ -86,7 +79,7 @@ function personRoutes(app: App): void {
       response: { 200: Person, ...errorResponses(400, 401, 403, 404) },
     }),
     async (request) =>
-      updatePerson(
+      people.updatePerson(
         request.deps,
         institutionOf(request).id,
         request.params.id,
@@ -106,7 +99,12 @@ function personRoutes(app: App): void {
       response: { 204: Type.Null(), ...errorResponses(401, 403, 404) },
     }),
     async (request, reply) => {
-      await removePerson(request.deps, institutionOf(request).id, request.params.id, callerOf(request));
+      await people.removePerson(
+        request.deps,
+        institutionOf(request).id,
+        request.params.id,
+        callerOf(request),
+      );
       return reply.status(204).send(null);
     },
   );
@@ -118,6 +116,6 @@ function personRoutes(app: App): void {
       params: PersonParams,
       response: { 200: Type.Object({ ended: Type.Integer() }), ...errorResponses(401, 403, 404) },
     }),
-    async (request) => endPersonSessions(request.deps, institutionOf(request).id, request.params.id),
+    async (request) => people.endPersonSessions(request.deps, institutionOf(request).id, request.params.id),
   );
 }

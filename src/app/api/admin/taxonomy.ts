@@ -1,12 +1,6 @@
 // Admin API: the calendar, units and enrolments an institution's SIS pushed, read-only.
 import { listEnrolments } from '../../../domain/taxonomy/enrolment-listing.ts';
-import {
-  enrolmentOrder,
-  listTerms,
-  listUnits,
-  termOrder,
-  unitOrder,
-} from '../../../domain/taxonomy/queries.ts';
+import * as taxonomy from '../../../domain/taxonomy/queries.ts';
 import { Enrolment, EnrolmentFilters, Term, Unit, UnitFilters } from '../../../domain/taxonomy/schemas.ts';
 import type { App } from '../../types.ts';
 import { institutionListingRoute } from '../route-helpers.ts';
@@ -19,8 +13,8 @@ export function adminTaxonomyRoutes(app: App): void {
     summary: 'List terms of the teaching calendar',
     description: 'Ordered by start date, then code.',
     item: Term,
-    order: termOrder,
-    list: listTerms,
+    order: taxonomy.termOrder,
+    list: taxonomy.listTerms,
   });
 
   institutionListingRoute(app, tags, {
@@ -29,9 +23,9 @@ export function adminTaxonomyRoutes(app: App): void {
     description: 'Ordered by unit code; `program_code` keeps only the units of that program.',
     item: Unit,
     filters: UnitFilters,
-    order: unitOrder,
+    order: taxonomy.unitOrder,
     list: (db, institutionId, page, query) =>
-      listUnits(db, institutionId, { ...page, programCode: query.program_code }),
+      taxonomy.listUnits(db, institutionId, { ...page, programCode: query.program_code }),
   });
   institutionListingRoute(app, tags, {
     path: 'enrolments',
@@ -41,7 +35,7 @@ export function adminTaxonomyRoutes(app: App): void {
       '`email` (case-insensitive), `status`.',
     item: Enrolment,
     filters: EnrolmentFilters,
-    order: enrolmentOrder,
+    order: taxonomy.enrolmentOrder,
     list: (db, institutionId, page, query) =>
       listEnrolments(db, institutionId, {
         ...page,

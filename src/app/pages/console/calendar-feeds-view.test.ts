@@ -3,15 +3,7 @@ import { test } from 'node:test';
 import type { CalendarFeed, FetchRecord } from '../../../domain/calendar/feeds.ts';
 import { NewFeedBody } from '../../../domain/calendar/schemas.ts';
 import { checkForm } from '../form-check.ts';
-import {
-  feedFields,
-  feedInput,
-  feedState,
-  feedsView,
-  feedValues,
-  feedView,
-  newFeedInput,
-} from './calendar-feeds-view.ts';
+import * as feedsPage from './calendar-feeds-view.ts';
 
 const at = new Date('2026-09-01T06:00:00Z');
 const feed: CalendarFeed = {
@@ -53,42 +45,49 @@ const record: FetchRecord = {
 const tag = { id: 't1', kind: 'campus' as const, source_id: 'c', label: 'North', created_at: at };
 
 test("a feed's state in a few words", () => {
-  assert.equal(feedState(feed), 'not fetched yet');
+  assert.equal(feedsPage.feedState(feed), 'not fetched yet');
   assert.equal(
-    feedState({ ...feed, health: 'ok', last_success_at: at }, () => 'at noon'),
+    feedsPage.feedState({ ...feed, health: 'ok', last_success_at: at }, () => 'at noon'),
     'fetched at noon',
   );
-  assert.equal(feedState({ ...feed, health: 'ok', last_success_at: at }), 'fetched 2026-09-01 06:00 UTC');
+  assert.equal(
+    feedsPage.feedState({ ...feed, health: 'ok', last_success_at: at }),
+    'fetched 2026-09-01 06:00 UTC',
+  );
   assert.match(
-    feedState({ ...feed, health: 'ok', last_success_at: at, events_truncated: 1500 }),
+    feedsPage.feedState({ ...feed, health: 'ok', last_success_at: at, events_truncated: 1500 }),
     /; truncated: 1,500 occurrences left out \(a feed keeps at most [\d,]+, the upcoming ones first\)$/,
   );
   assert.equal(
-    feedState({ ...feed, health: 'failing', failing_since: at, last_error: 'HTTP 500' }),
+    feedsPage.feedState({ ...feed, health: 'failing', failing_since: at, last_error: 'HTTP 500' }),
     'failing since 2026-09-01 06:00 UTC: HTTP 500; next attempt 2026-09-01 06:00 UTC',
   );
 });
 
 test('the feed form: an empty name is none, empty minutes left out, other minutes passed as typed', () => {
-  const values = feedValues({
+  const values = feedsPage.feedValues({
     url: ' https://x.example/a.ics ',
     name: '',
     refresh_minutes: '',
     audience_tags: 't1',
   });
-  assert.deepEqual(feedInput(values), { url: 'https://x.example/a.ics', name: null, audience_tags: ['t1'] });
-  assert.equal(feedInput({ ...values, refresh_minutes: '90' }).refresh_minutes, 90);
-  assert.equal(feedInput({ ...values, refresh_minutes: 'soon' }).refresh_minutes, 'soon');
+  assert.deepEqual(feedsPage.feedInput(values), {
+    url: 'https://x.example/a.ics',
+    name: null,
+    audience_tags: ['t1'],
+  });
+  assert.equal(feedsPage.feedInput({ ...values, refresh_minutes: '90' }).refresh_minutes, 90);
+  assert.equal(feedsPage.feedInput({ ...values, refresh_minutes: 'soon' }).refresh_minutes, 'soon');
 });
 
 test('the form is checked with the API schema; each message is a sentence without a code', () => {
-  const input = feedInput({
+  const input = feedsPage.feedInput({
     url: 'https://x.example/a.ics',
     name: '',
     refresh_minutes: '1',
     audience_tags: ['x'],
   });
-  const checked = checkForm(NewFeedBody, input, feedFields);
+  const checked = checkForm(NewFeedBody, input, feedsPage.feedFields);
   assert.equal(checked.ok, false);
   const errors = !checked.ok ? checked.errors : {};
   assert.match(errors.refresh_minutes, /^Minutes between fetches must be \d+ or more$/);
@@ -96,19 +95,19 @@ test('the form is checked with the API schema; each message is a sentence withou
 });
 
 test('the feeds page names audiences (an unknown tag by its id); a feed page shows the fetch just made', () => {
-  const view = feedsView([feed], [tag]);
-  assert.deepEqual(view.feeds[0].audience, ['North (campus)', 'gone']);
-  assert.equal(view.values.refresh_minutes, '60');
-  const page = feedView(feed, [record], [], [tag], '7');
+  const listing = feedsPage.feedsView([feed], [tag]);
+  assert.deepEqual(listing.feeds[0].audience, ['North (campus)', 'gone']);
+  assert.equal(listing.values.refresh_minutes, '60');
+  const page = feedsPage.feedView(feed, [record], [], [tag], '7');
   assert.equal(page.fetched, record);
   assert.equal(page.title, 'Calendar feed https://calendar.example.edu/term.ics');
   assert.equal(page.values.refresh_minutes, '60');
-  assert.equal(feedView(feed, [record], [], [tag]).fetched, undefined);
+  assert.equal(feedsPage.feedView(feed, [record], [], [tag]).fetched, undefined);
 });
 
 test('the add form leaves an empty address out, so the check names it with every other problem', () => {
   const values = { url: '', name: 'N'.repeat(201), refresh_minutes: '1', audience_tags: [] };
-  const checked = checkForm(NewFeedBody, newFeedInput(values), feedFields);
+  const checked = checkForm(NewFeedBody, feedsPage.newFeedInput(values), feedsPage.feedFields);
   assert.equal(checked.ok, false);
   if (checked.ok) return;
   assert.deepEqual(Object.keys(checked.errors).sort(), ['name', 'refresh_minutes', 'url']);

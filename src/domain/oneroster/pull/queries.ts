@@ -26,11 +26,16 @@ INSERT INTO oneroster_sources (institution_id, base_url, token_url, client_id, c
                                cohort_id, org_ids, mapping, pull_every_minutes, full_every_hours, next_pull_at)
 -- No secret sent: the stored one is kept (the proposed row must carry it, as NOT NULL is checked
 -- before the conflict is; with no stored one either, the caller has refused the request).
-VALUES ($1, $2, $3, $4, COALESCE($5, (SELECT client_secret_encrypted FROM oneroster_sources WHERE institution_id = $1)),
-        $6, $7::text[], $8::jsonb, $9, $10, $11)
+SELECT r."institutionId", r."baseUrl", r."tokenUrl", r."clientId",
+       COALESCE(r."clientSecretEncrypted",
+                (SELECT client_secret_encrypted FROM oneroster_sources WHERE institution_id = r."institutionId")),
+       r."cohortId", r."orgIds", r.mapping, r."pullEveryMinutes", r."fullEveryHours", r."nextPullAt"
+FROM json_to_record($1::json) AS r("institutionId" uuid, "baseUrl" text, "tokenUrl" text, "clientId" text,
+  "clientSecretEncrypted" text, "cohortId" uuid, "orgIds" text[], mapping jsonb, "pullEveryMinutes" integer,
+  "fullEveryHours" integer, "nextPullAt" timestamptz)
 ON CONFLICT (institution_id) DO UPDATE SET
   base_url = EXCLUDED.base_url, token_url = EXCLUDED.token_url, client_id = EXCLUDED.client_id,
-  client_secret_encrypted = COALESCE($5, oneroster_sources.client_secret_encrypted),
+  client_secret_encrypted = EXCLUDED.client_secret_encrypted,
   cohort_id = EXCLUDED.cohort_id, org_ids = EXCLUDED.org_ids, mapping = EXCLUDED.mapping,
   pull_every_minutes = EXCLUDED.pull_every_minutes, full_every_hours = EXCLUDED.full_every_hours,
   next_pull_at = EXCLUDED.next_pull_at, updated_at = now()`;
@@ -88,18 +93,21 @@ RETURNING ${claimedColumns.replace(/(\w+)/g, 's.$1')}`;
  */
 const FINISH_SQL = `
 UPDATE oneroster_sources SET
-  lease_token = NULL, lease_until = NULL, last_pull_at = $3,
+  lease_token = NULL, lease_until = NULL, last_pull_at = r."finishedAt",
   requested_run_id = NULL, requested_mode = NULL, requested_at = NULL,
-  failure_count = CASE WHEN $4 THEN 0 ELSE failure_count + 1 END,
-  last_error = CASE WHEN $4 THEN NULL ELSE $5 END,
-  last_error_code = CASE WHEN $4 THEN NULL ELSE $10 END,
-  failing_since = CASE WHEN $4 THEN NULL ELSE COALESCE(failing_since, $3) END,
-  last_success_at = CASE WHEN $4 THEN $3 ELSE last_success_at END,
-  delta_since = CASE WHEN $4 THEN $6 ELSE delta_since END,
-  last_full_at = CASE WHEN $4 AND $7 THEN $6 ELSE last_full_at END,
-  known = CASE WHEN $4 THEN $8::jsonb ELSE known END,
-  next_pull_at = $9
-WHERE id = $1 AND lease_token = $2`;
+  failure_count = CASE WHEN r.ok THEN 0 ELSE failure_count + 1 END,
+  last_error = CASE WHEN r.ok THEN NULL ELSE r.error END,
+  last_error_code = CASE WHEN r.ok THEN NULL ELSE r."errorCode" END,
+  failing_since = CASE WHEN r.ok THEN NULL ELSE COALESCE(failing_since, r."finishedAt") END,
+  last_success_at = CASE WHEN r.ok THEN r."finishedAt" ELSE last_success_at END,
+  delta_since = CASE WHEN r.ok THEN r."startedAt" ELSE delta_since END,
+  last_full_at = CASE WHEN r.ok AND r."full" THEN r."startedAt" ELSE last_full_at END,
+  -- The memory lives in oneroster_memory now (migration 0071); the column stays empty.
+  known = CASE WHEN r.ok THEN '{}'::jsonb ELSE known END,
+  next_pull_at = r."nextPullAt"
+FROM json_to_record($1::json) AS r("sourceId" uuid, "leaseToken" uuid, "finishedAt" timestamptz, ok boolean,
+  error text, "errorCode" text, "startedAt" timestamptz, "full" boolean, "nextPullAt" timestamptz)
+WHERE id = r."sourceId" AND lease_token = r."leaseToken"`;
 
 /** The source for "Sync now", locked until the request is stored. */
 const REQUEST_LOCK_SQL = `
@@ -144,19 +152,7 @@ export async function selectSource(q: Queryable, institutionId: string): Promise
 
 /** Creates or replaces the institution's source (a null secret keeps the stored one). */
 export async function upsertSource(q: Queryable, source: SourceWrite): Promise<void> {
-  await q.query(UPSERT_SQL, [
-    source.institutionId,
-    source.baseUrl,
-    source.tokenUrl,
-    source.clientId,
-    source.clientSecretEncrypted,
-    source.cohortId,
-    source.orgIds,
-    JSON.stringify(source.mapping),
-    source.pullEveryMinutes,
-    source.fullEveryHours,
-    source.nextPullAt,
-  ]);
+  await q.query(UPSERT_SQL, [JSON.stringify(source)]);
 }
 
 /** Removes the institution's source; false when it had none. */
@@ -217,19 +213,7 @@ export async function selectPullInstitution(
 
 /** A pull's end on its source (FINISH_SQL); nothing when the lease was lost. */
 export async function finishPull(q: Queryable, end: PullFinish): Promise<void> {
-  await q.query(FINISH_SQL, [
-    end.sourceId,
-    end.leaseToken,
-    end.finishedAt,
-    end.ok,
-    end.error,
-    end.startedAt,
-    end.full,
-    // The memory lives in oneroster_memory now (migration 0071); the column stays empty.
-    '{}',
-    end.nextPullAt,
-    end.errorCode,
-  ]);
+  await q.query(FINISH_SQL, [JSON.stringify(end)]);
 }
 
 /** The institution's source locked until the transaction ends, for "Sync now". */
