@@ -137,7 +137,7 @@ export async function buildApp(runtime: Runtime, options: AppOptions = {}): Prom
     // Past Fastify's 100 characters, a path parameter was refused before routing, in the API's
     // JSON shape even on a page. Routed, a long id meets its route's schema: the not-found page,
     // or the API's own answer. No route here is a regular expression, so the length costs nothing.
-    maxParamLength: 2048,
+    routerOptions: { maxParamLength: 2048 },
     schemaController: serializersOnFirstUse(),
     // Errors raised before routing (a malformed URL, say) get the same flat body as the rest.
     frameworkErrors: (error, _request, reply) => {
