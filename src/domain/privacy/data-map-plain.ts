@@ -2,6 +2,17 @@
 // hashed secrets): each text, JSON or array column and what it holds. data-map.ts registers them
 // beside the tables with personal data; a new such table's columns go here.
 /** Tables with no personal data: each text, JSON or array column and what it holds. */
+/** A public calendar event's columns, as stored and as staged by a fetch. */
+const calendarEventColumns = {
+  uid: 'event uid',
+  recurrence_id: 'recurrence',
+  summary: 'public event title',
+  location: 'public event place',
+  description: 'public event text',
+  status: 'status',
+  content_hash: 'hash',
+};
+
 export const plainTables: Record<string, Record<string, string>> = {
   institutions: {
     slug: 'slug',
@@ -32,25 +43,8 @@ export const plainTables: Record<string, Record<string, string>> = {
   },
   saved_replies: { name: 'name of a reply template', body: 'reply template text written by admins' },
   // A fetch's writes between staging and applying them (migration 0111): the same public events.
-  calendar_event_changes: {
-    kind: 'kind of change',
-    uid: 'event uid',
-    recurrence_id: 'recurrence',
-    summary: 'public event title',
-    location: 'public event place',
-    description: 'public event text',
-    status: 'status',
-    content_hash: 'hash',
-  },
-  calendar_events: {
-    uid: 'event uid',
-    recurrence_id: 'recurrence',
-    summary: 'public event title',
-    location: 'public event place',
-    description: 'public event text',
-    status: 'status',
-    content_hash: 'hash',
-  },
+  calendar_event_changes: { kind: 'kind of change', ...calendarEventColumns },
+  calendar_events: calendarEventColumns,
   email_domain_claims: { domain: 'email domain' },
   roster_secrets: { secret_hash: 'SHA-256' },
   help_sync_secrets: { secret_hash: 'SHA-256' },
