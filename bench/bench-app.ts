@@ -107,6 +107,12 @@ export async function seedInstitution(db: Db): Promise<{ institutionId: string; 
   return { institutionId, cohortId: cohort.rows[0].id };
 }
 
+/** Whether this run measures a database: BENCH_ONLY=postgres (or pglite) measures one alone. */
+export function measures(kind: DatabaseKind): boolean {
+  const only = process.env.BENCH_ONLY;
+  return !only || only === kind;
+}
+
 /**
  * Runs a benchmark on PGlite, then on PostgreSQL when one is named; BENCH_ONLY=postgres (or
  * pglite) measures one database alone. `headings` prints a line before each.
@@ -116,12 +122,11 @@ export async function onEachDatabase(
   bench: (kind: DatabaseKind, databaseUrl?: string) => Promise<void>,
   { headings = false } = {},
 ): Promise<void> {
-  const only = process.env.BENCH_ONLY;
-  if (only !== 'postgres') {
+  if (measures('pglite')) {
     if (headings) process.stdout.write('--- pglite ---\n');
     await bench('pglite');
   }
-  if (options.databaseUrl && only !== 'pglite') {
+  if (options.databaseUrl && measures('postgres')) {
     if (headings) process.stdout.write('--- postgres ---\n');
     await bench('postgres', options.databaseUrl);
   }

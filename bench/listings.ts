@@ -14,6 +14,7 @@ import { loadConfig } from '../src/config.ts';
 import type { Db } from '../src/db/db.ts';
 import { createRuntime } from '../src/runtime.ts';
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
+import { measures } from './bench-app.ts';
 import type { BenchOptions } from './run.ts';
 import { size } from './size.ts';
 
@@ -52,12 +53,14 @@ async function seedInstitution(db: Db, slug: string, students: number): Promise<
 }
 
 export async function run(options: BenchOptions): Promise<void> {
-  if (options.databaseUrl) {
+  if (options.databaseUrl && measures('postgres')) {
     process.stdout.write('--- postgres ---\n');
     await benchDb(await openScratchPostgres(options.databaseUrl, { prefix: 'bench', max: 10 }));
   }
-  process.stdout.write('--- pglite ---\n');
-  await benchDb(await openScratchPglite());
+  if (measures('pglite')) {
+    process.stdout.write('--- pglite ---\n');
+    await benchDb(await openScratchPglite());
+  }
 }
 
 async function benchDb(db: Db): Promise<void> {

@@ -28,6 +28,7 @@ import { createCohort, createInstitution } from '../src/domain/institutions/inst
 import { issueRosterSecret } from '../src/domain/secrets/roster-secrets.ts';
 import { createRuntime } from '../src/runtime.ts';
 import { openScratchPostgres, pgliteTemplate } from '../test/helpers/scratch-db.ts';
+import { measures } from './bench-app.ts';
 import type { BenchOptions } from './run.ts';
 import { size } from './size.ts';
 
@@ -471,18 +472,18 @@ async function benchTarget(target: Target, iterations: number): Promise<Record<s
 export async function run(options: BenchOptions): Promise<void> {
   // PostgreSQL first, so that its memory figures come from a process PGlite has not grown.
   let postgresMedians: Record<string, number> | undefined;
-  if (options.databaseUrl) {
+  if (options.databaseUrl && measures('postgres')) {
     const postgres = await postgresTarget(options.databaseUrl);
     try {
       postgresMedians = await benchTarget(postgres, size(15, 1, 'BENCH_ROSTER_ITERATIONS'));
     } finally {
       await postgres.close();
     }
-  } else {
+  } else if (!options.databaseUrl) {
     process.stdout.write('\n  (set BENCH_DATABASE_URL to measure PostgreSQL as well)\n');
   }
-  // BENCH_ROSTER_SKIP_PGLITE=1 measures PostgreSQL alone.
-  if (!process.env.BENCH_ROSTER_SKIP_PGLITE) {
+  // BENCH_ONLY=postgres (or BENCH_ROSTER_SKIP_PGLITE=1) measures PostgreSQL alone.
+  if (measures('pglite') && !process.env.BENCH_ROSTER_SKIP_PGLITE) {
     const lite = await pgliteTarget();
     try {
       const liteMedians = await benchTarget(lite, size(8, 1, 'BENCH_ROSTER_ITERATIONS_PGLITE'));
