@@ -19,7 +19,7 @@ import { generateRoster, type Json } from '../src/dev-oneroster/data.ts';
 import { pullDepsOf, pullNow } from '../src/domain/oneroster/pull/pull.ts';
 import { putSource } from '../src/domain/oneroster/pull/sources.ts';
 import { issueRosterSecret } from '../src/domain/secrets/roster-secrets.ts';
-import { seedFeedInstitution as seed, startFeedApp } from './bench-app.ts';
+import { onEachDatabase, seedFeedInstitution as seed, startFeedApp } from './bench-app.ts';
 import { type ProviderProcess, sampleRss, sourceSettings, startProviderProcess } from './oneroster-source.ts';
 import type { BenchOptions } from './run.ts';
 import { size } from './size.ts';
@@ -261,7 +261,5 @@ async function benchOne(kind: 'pglite' | 'postgres', databaseUrl?: string): Prom
 
 export async function run(options: BenchOptions): Promise<void> {
   // BENCH_ONLY=postgres (or pglite) measures one database alone.
-  const only = process.env.BENCH_ONLY;
-  if (only !== 'postgres') await benchOne('pglite');
-  if (options.databaseUrl && only !== 'pglite') await benchOne('postgres', options.databaseUrl);
+  await onEachDatabase(options, benchOne);
 }

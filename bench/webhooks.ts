@@ -19,6 +19,7 @@ import { systemClock } from '../src/lib/clock.ts';
 import { createKeyring, generateKey, parseKey } from '../src/lib/encryption.ts';
 import { createWebhookWorker } from '../src/workers/webhook-delivery.ts';
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
+import { measures } from './bench-app.ts';
 import type { BenchOptions } from './run.ts';
 import { size } from './size.ts';
 
@@ -314,8 +315,7 @@ async function measure(
 
 export async function run(options: BenchOptions): Promise<void> {
   // BENCH_ONLY=postgres (or pglite) measures one database alone.
-  const only = process.env.BENCH_ONLY;
-  if (only !== 'postgres') {
+  if (measures('pglite')) {
     const lite = await openScratchPglite();
     try {
       await measure('pglite', lite);
@@ -323,7 +323,7 @@ export async function run(options: BenchOptions): Promise<void> {
       await lite.close();
     }
   }
-  if (options.databaseUrl && only !== 'pglite') {
+  if (options.databaseUrl && measures('postgres')) {
     const db = await openScratchPostgres(options.databaseUrl, { prefix: 'bench_webhooks' });
     try {
       await measure('postgres', db, { databaseUrl: db.connectionString, schema: db.schema });
