@@ -4,25 +4,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Db } from '../src/db/db.ts';
-import { listMigrations, migrate } from '../src/db/migrate.ts';
+import { migrate } from '../src/db/migrate.ts';
 import { listHelpRequests } from '../src/domain/helpdesk/requests.ts';
 import { systemClock } from '../src/lib/clock.ts';
-import { databaseKinds } from './helpers/db.ts';
-import { openScratchPglite, openScratchPostgres } from './helpers/scratch-db.ts';
-
-const before0019 = listMigrations().filter((m) => m.version < '0019');
+import { databaseKinds, openTestDbBefore } from './helpers/db.ts';
 
 for (const kind of databaseKinds()) {
   describe(`migration 0019: assignment by person [${kind}]`, () => {
     let db: Db;
     before(async () => {
-      db =
-        kind === 'pglite'
-          ? await openScratchPglite(before0019)
-          : await openScratchPostgres(process.env.TEST_DATABASE_URL as string, {
-              prefix: 'm0019',
-              migrations: before0019,
-            });
+      db = await openTestDbBefore(kind, '0019');
     });
     after(async () => {
       await db.close();

@@ -5,23 +5,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Db } from '../src/db/db.ts';
-import { listMigrations, migrate } from '../src/db/migrate.ts';
-import { databaseKinds } from './helpers/db.ts';
-import { openScratchPglite, openScratchPostgres } from './helpers/scratch-db.ts';
-
-const before0085 = listMigrations().filter((m) => m.version < '0085');
+import { migrate } from '../src/db/migrate.ts';
+import { databaseKinds, openTestDbBefore } from './helpers/db.ts';
 
 for (const kind of databaseKinds()) {
   describe(`migration 0085: first response [${kind}]`, () => {
     let db: Db;
     before(async () => {
-      db =
-        kind === 'pglite'
-          ? await openScratchPglite(before0085)
-          : await openScratchPostgres(process.env.TEST_DATABASE_URL as string, {
-              prefix: 'm0085',
-              migrations: before0085,
-            });
+      db = await openTestDbBefore(kind, '0085');
     });
     after(async () => {
       await db.close();

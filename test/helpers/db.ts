@@ -2,6 +2,7 @@
 // Each starts from a migrated template (scratch-db.ts): PGlite from a dump of one, PostgreSQL as
 // a database of its own cloned from one, dropped afterwards, so concurrent runs never meet.
 import type { Db } from '../../src/db/db.ts';
+import { listMigrations } from '../../src/db/migrate.ts';
 import { openScratchPglite, openScratchPostgres } from './scratch-db.ts';
 
 export type DatabaseKind = 'pglite' | 'postgres';
@@ -21,4 +22,27 @@ function openPglite(): Promise<Db> {
 
 function openPostgres(): Promise<Db> {
   return openScratchPostgres(process.env.TEST_DATABASE_URL!, { prefix: 't' });
+}
+
+/**
+ * A scratch database of this kind migrated only up to (not including) migration `version`: what
+ * a test of that migration fills with the data it must carry over.
+ */
+export function openTestDbBefore(kind: DatabaseKind, version: string): Promise<Db> {
+  const migrations = listMigrations().filter((m) => m.version < version);
+  return kind === 'pglite'
+    ? openScratchPglite(migrations)
+    : openScratchPostgres(process.env.TEST_DATABASE_URL!, { prefix: `m${version}`, migrations });
+}
+
+/** Runs `check` on a database of each kind in turn, migrated up to `version` (openTestDbBefore). */
+export async function onEachDatabaseBefore(version: string, check: (db: Db) => Promise<void>): Promise<void> {
+  for (const kind of databaseKinds()) {
+    const db = await openTestDbBefore(kind, version);
+    try {
+      await check(db);
+    } finally {
+      await db.close();
+    }
+  }
 }
