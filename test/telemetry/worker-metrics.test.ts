@@ -2,12 +2,11 @@
 // PostgreSQL only (a standalone worker needs it).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { test } from 'node:test';
-import pg from 'pg';
 import { TEST_ENCRYPTION_KEY } from '../helpers/app.ts';
 import { freePort } from '../helpers/free-port.ts';
+import { createEmptyDatabase } from '../helpers/scratch-db.ts';
 import { scaled } from '../helpers/time-limit.ts';
 
 const base = process.env.TEST_DATABASE_URL;
@@ -16,21 +15,13 @@ test('ssp worker serves its metrics on METRICS_PORT, to the scrape token only', 
   skip: !base,
   timeout: scaled(120_000),
 }, async () => {
-  const name = `ssp_wmetrics_${randomBytes(4).toString('hex')}`;
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: base });
-    await client.connect();
-    await client.query(sql).finally(() => client.end());
-  };
-  await admin(`CREATE DATABASE ${name}`);
-  const url = new URL(base ?? '');
-  url.pathname = `/${name}`;
+  const database = await createEmptyDatabase(base ?? '', 'ssp_wmetrics');
   const port = await freePort();
   const token = 'worker-scrape-token-for-tests';
   const child = spawn(process.execPath, [path.resolve(import.meta.dirname, '../../bin/ssp.js'), 'worker'], {
     env: {
       ...process.env,
-      DATABASE_URL: url.toString(),
+      DATABASE_URL: database.url,
       ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
       HOST: '127.0.0.1',
       METRICS_PORT: String(port),
@@ -62,6 +53,6 @@ test('ssp worker serves its metrics on METRICS_PORT, to the scrape token only', 
   } finally {
     child.kill('SIGTERM');
     await exited;
-    await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await database.drop();
   }
 });
