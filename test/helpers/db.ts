@@ -1,6 +1,7 @@
 // Real databases for tests: embedded PGlite always, PostgreSQL too when TEST_DATABASE_URL is set.
 // Each starts from a migrated template (scratch-db.ts): PGlite from a dump of one, PostgreSQL as
 // a database of its own cloned from one, dropped afterwards, so concurrent runs never meet.
+import { after, before, describe } from 'node:test';
 import type { Db } from '../../src/db/db.ts';
 import { listMigrations } from '../../src/db/migrate.ts';
 import { openScratchPglite, openScratchPostgres } from './scratch-db.ts';
@@ -44,5 +45,24 @@ export async function onEachDatabaseBefore(version: string, check: (db: Db) => P
     } finally {
       await db.close();
     }
+  }
+}
+
+/**
+ * A suite per database kind on a database migrated up to `version` (openTestDbBefore), opened
+ * before its tests and closed after them: the test of that migration, which `database()` reads.
+ */
+export function describeMigration(version: string, name: string, suite: (database: () => Db) => void): void {
+  for (const kind of databaseKinds()) {
+    describe(`migration ${version}: ${name} [${kind}]`, () => {
+      let db: Db;
+      before(async () => {
+        db = await openTestDbBefore(kind, version);
+      });
+      after(async () => {
+        await db.close();
+      });
+      suite(() => db);
+    });
   }
 }
