@@ -6,7 +6,8 @@ import { createHelpRequest, type HelpdeskTenant, seedHelpdesk } from '../helpers
 
 // Ordinary bad input to the admin API is refused at the edge with a 4xx naming the field,
 // never a 5xx, and never reaches the database.
-// The suites below share one app per database: each test seeds an institution of its own.
+// The suites below share one app per database: every test that writes does so in an institution
+// of its own.
 describeEachDatabase('admin API input', (ctx) => {
   describe('admin API: text the database cannot store is refused at the edge', () => {
     const refused = (res: { statusCode: number; body: string }, field: string) => {

@@ -10,7 +10,8 @@ import { databaseKinds } from '../helpers/db.ts';
 import { personBrowser, studentBrowser } from '../helpers/people.ts';
 import { pushEnrolments, pushRoster } from '../helpers/roster.ts';
 
-// The suites below share one app per database: each test seeds an institution of its own.
+// The suites below share one app per database: every test that writes does so in an institution
+// of its own.
 describeEachDatabase('API promises', (ctx) => {
   describe('unknown query parameters', () => {
     test('offset on a listing is refused and points to cursor; any unknown parameter is named', async () => {

@@ -30,7 +30,8 @@ async function requestIn(ctx: TestContext, tenant: HelpdeskTenant, status: strin
   return request.id;
 }
 
-// The suites below share one app per database: each test seeds an institution of its own.
+// The suites below share one app per database: every test that writes does so in an institution
+// of its own.
 describeEachDatabase('help-sync', (ctx) => {
   describe('state table and row results', () => {
     const sync = (tenant: HelpdeskTenant, updates: unknown[], extra: Record<string, unknown> = {}) =>

@@ -34,7 +34,8 @@ const term = (code: string, start = '2026-02-23', end = '2026-06-19', name?: str
   ...(name ? { name } : {}),
 });
 
-// The suites below share one app per database: each test seeds an institution of its own.
+// The suites below share one app per database: every test that writes does so in an institution
+// of its own.
 describeEachDatabase('POST /api/sis/enrolments', (ctx) => {
   describe('terms', () => {
     const push = pusher(ctx);

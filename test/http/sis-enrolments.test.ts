@@ -128,7 +128,8 @@ describeEachDatabase('POST /api/sis/enrolments: not configured', (ctx) => {
   });
 });
 
-// The suites below share one app per database: each test seeds an institution of its own.
+// The suites below share one app per database: every test that writes does so in an institution
+// of its own.
 describeEachDatabase('POST /api/sis/enrolments', (ctx) => {
   const push = pusher(ctx);
 

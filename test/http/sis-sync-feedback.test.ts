@@ -8,7 +8,8 @@ import { pushEnrolments } from '../helpers/roster.ts';
 
 const URL = '/api/sis/sync';
 
-// The suites below share one app per database: each test seeds an institution of its own.
+// The suites below share one app per database: every test that writes does so in an institution
+// of its own.
 describeEachDatabase('the feeds', (ctx) => {
   describe('roster sync: envelope, warnings and run history', () => {
     const sync = (tenant: SeededTenant, body: unknown) =>
