@@ -16,6 +16,7 @@ import { type SeededTenant, seedTenant, startTestApp, type TestContext } from '.
 import { freePort } from '../helpers/free-port.ts';
 import { type DevIdp, startTestIdp, TEST_CLIENT } from '../helpers/idp.ts';
 import { pushRoster } from '../helpers/roster.ts';
+import { setCohortStart, setCrisisContacts } from '../students/helpers.ts';
 import { CHROMIUM, openBrowser } from './chromium.ts';
 
 const SCREENSHOTS = path.resolve(import.meta.dirname, '../../test-artifacts/screenshots');
@@ -107,26 +108,8 @@ if (!existsSync(CHROMIUM)) {
       assert.equal(push.statusCode, 200, push.body);
       // Week 3: the cohort started 15 days ago.
       const start = Math.floor(Date.now() / DAY) * DAY - 15 * DAY;
-      const cohort = await ctx.admin(
-        'PATCH',
-        `/admin/v1/institutions/${tenant.slug}/cohorts/${tenant.cohortId}`,
-        {
-          start_date: new Date(start).toISOString().slice(0, 10),
-        },
-      );
-      assert.equal(cohort.statusCode, 200, cohort.body);
-      const contacts = await ctx.admin('PUT', `/admin/v1/institutions/${tenant.slug}/crisis-contacts`, {
-        contacts: [
-          { name: 'Campus security', phone: '+44 20 7946 0000', hours: 'Day and night, every day' },
-          {
-            name: 'Student night line',
-            url: 'https://nightline.example.org',
-            hours: '20:00 to 08:00',
-            description: 'A listening service run by trained students',
-          },
-        ],
-      });
-      assert.equal(contacts.statusCode, 200, contacts.body);
+      await setCohortStart(ctx, tenant, new Date(start).toISOString().slice(0, 10));
+      await setCrisisContacts(ctx, tenant);
       feeds.routes.set('/campus.ics', { body: campusCalendar(start) });
       const feed = await ctx.admin('POST', `/admin/v1/institutions/${tenant.slug}/calendar-feeds`, {
         url: feeds.url('/campus.ics'),

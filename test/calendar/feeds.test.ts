@@ -14,11 +14,18 @@ let pathCounter = 0;
 const freshPath = (name: string) => `/${name}-${++pathCounter}.ics`;
 
 type Ctx = Parameters<Parameters<typeof describeCalendar>[1]>[0];
+type Route = Parameters<typeof server.routes.set>[1];
 
 async function addFeed(ctx: Ctx, slug: string, url: string, extra: object = {}) {
   const res = await ctx().admin('POST', `/admin/v1/institutions/${slug}/calendar-feeds`, { url, ...extra });
   assert.equal(res.statusCode, 201, res.body);
   return res.json();
+}
+/** A feed of the institution at a fresh path (`name`) that the server answers with `route`. */
+async function servedFeed(ctx: Ctx, slug: string, name: string, route: Route, extra: object = {}) {
+  const path = freshPath(name);
+  server.routes.set(path, route);
+  return { path, feed: await addFeed(ctx, slug, server.url(path), extra) };
 }
 async function fetchNow(ctx: Ctx, slug: string, id: string) {
   const res = await ctx().admin('POST', `/admin/v1/institutions/${slug}/calendar-feeds/${id}/fetch`);
@@ -83,9 +90,13 @@ describeCalendar('calendar feeds', (ctx) => {
 
   test('Google Calendar: weekly series in Europe/Berlin with EXDATE and a moved occurrence; 304; add, change, remove', async () => {
     const tenant = await seedTenant(ctx(), { rosterSecret: false });
-    const path = freshPath('google');
-    server.routes.set(path, { headers: { etag: '"v1"' }, body: googleCalendar() });
-    const feed = await addFeed(ctx, tenant.slug, server.url(path), { name: 'Student services' });
+    const { path, feed } = await servedFeed(
+      ctx,
+      tenant.slug,
+      'google',
+      { headers: { etag: '"v1"' }, body: googleCalendar() },
+      { name: 'Student services' },
+    );
     const first = await fetchNow(ctx, tenant.slug, feed.id);
     assert.deepEqual(
       [
@@ -179,9 +190,7 @@ describeCalendar('calendar feeds', (ctx) => {
 
   test('Outlook / Exchange: Windows zone names, with and without a VTIMEZONE block', async () => {
     const tenant = await seedTenant(ctx(), { rosterSecret: false });
-    const path = freshPath('outlook');
-    server.routes.set(path, { body: outlookCalendar() });
-    const feed = await addFeed(ctx, tenant.slug, server.url(path));
+    const { feed } = await servedFeed(ctx, tenant.slug, 'outlook', { body: outlookCalendar() });
     assert.equal((await fetchNow(ctx, tenant.slug, feed.id)).events_added, 6);
     assert.deepEqual((await events(ctx, tenant.slug, feed.id)).map(brief), [
       '2026-09-24T00:00:00.000Z..2026-09-24T01:00:00.000Z confirmed Tutorial group B',
@@ -195,9 +204,7 @@ describeCalendar('calendar feeds', (ctx) => {
 
   test('Apple iCloud: multi-day all-day event, DURATION, a cancelled occurrence across the end of daylight time', async () => {
     const tenant = await seedTenant(ctx(), { rosterSecret: false });
-    const path = freshPath('icloud');
-    server.routes.set(path, { body: icloudCalendar() });
-    const feed = await addFeed(ctx, tenant.slug, server.url(path));
+    const { feed } = await servedFeed(ctx, tenant.slug, 'icloud', { body: icloudCalendar() });
     await fetchNow(ctx, tenant.slug, feed.id);
     const listed = await events(ctx, tenant.slug, feed.id);
     assert.deepEqual(listed.map(brief), [
@@ -215,9 +222,7 @@ describeCalendar('calendar feeds', (ctx) => {
 
   test('Moodle export: UTC times, folds that split multi-byte characters, escaped text', async () => {
     const tenant = await seedTenant(ctx(), { rosterSecret: false });
-    const path = freshPath('moodle');
-    server.routes.set(path, { body: moodleCalendar() });
-    const feed = await addFeed(ctx, tenant.slug, server.url(path));
+    const { feed } = await servedFeed(ctx, tenant.slug, 'moodle', { body: moodleCalendar() });
     await fetchNow(ctx, tenant.slug, feed.id);
     const listed = await events(ctx, tenant.slug, feed.id);
     assert.equal(listed[0].summary, 'Essai 1 est à remettre');
@@ -234,9 +239,7 @@ describeCalendar('calendar feeds', (ctx) => {
 
   test('bad feeds end as failed fetches with a readable reason; stored events stay; the service keeps answering', async () => {
     const tenant = await seedTenant(ctx(), { rosterSecret: false });
-    const path = freshPath('turns-bad');
-    server.routes.set(path, { body: googleCalendar() });
-    const feed = await addFeed(ctx, tenant.slug, server.url(path));
+    const { path, feed } = await servedFeed(ctx, tenant.slug, 'turns-bad', { body: googleCalendar() });
     assert.equal((await fetchNow(ctx, tenant.slug, feed.id)).status, 'ok');
     const stored = await events(ctx, tenant.slug, feed.id);
     const huge = Buffer.concat([
@@ -310,9 +313,7 @@ describeCalendar('calendar feeds', (ctx) => {
 
   test('failing feeds back off exponentially and recover on success', async () => {
     const tenant = await seedTenant(ctx(), { rosterSecret: false });
-    const path = freshPath('backoff');
-    server.routes.set(path, { status: 500 });
-    const feed = await addFeed(ctx, tenant.slug, server.url(path));
+    const { path, feed } = await servedFeed(ctx, tenant.slug, 'backoff', { status: 500 });
     const base = `/admin/v1/institutions/${tenant.slug}/calendar-feeds/${feed.id}`;
     const delays: number[] = [];
     for (let i = 0; i < 3; i++) {
@@ -356,9 +357,10 @@ describeCalendar('calendar feeds', (ctx) => {
       ['https://[::ffff:192.168.0.1]/x.ics', /refused: 192\.168\.0\.1 is a private network address/],
       ['https://0x0a000001/x.ics', /refused: 10\.0\.0\.1 is a private network address/],
     ] as const) {
-      const path = freshPath('to-private');
-      server.routes.set(path, { status: 302, headers: { location } });
-      const refused = await addFeed(ctx, tenant.slug, server.url(path));
+      const { feed: refused } = await servedFeed(ctx, tenant.slug, 'to-private', {
+        status: 302,
+        headers: { location },
+      });
       const record = await fetchNow(ctx, tenant.slug, refused.id);
       assert.equal(record.status, 'failed');
       assert.match(record.error, reason);

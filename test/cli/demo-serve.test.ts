@@ -3,11 +3,12 @@
 // identity provider, the data and the term's key dates are there, and Ctrl-C stops everything
 // and deletes the demo's database.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { after, test } from 'node:test';
 import { sspBin } from '../helpers/cli.ts';
 import { signInThroughProvider } from '../helpers/idp.ts';
+import { spawnGathered } from '../helpers/server-process.ts';
 
 let child: ChildProcess | undefined;
 after(() => {
@@ -24,32 +25,20 @@ function cookiesOf(response: Response, jar: Map<string, string>) {
 }
 
 test('npm run demo: one process serves a filled demo, sign-in works, Ctrl-C stops it all', async () => {
-  child = spawn(
-    process.execPath,
-    [sspBin, 'demo', '--serve', '--port', '0', '--idp-port', '0', '--students', '12'],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let out = '';
-  child.stdout?.on('data', (chunk) => {
-    out += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    out += chunk;
-  });
-  const exited = new Promise<number | null>((resolve) => child?.once('exit', (code) => resolve(code)));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setInterval(() => {
-      if (out.includes('Press Ctrl-C to stop.')) {
-        clearInterval(timer);
-        resolve();
-      } else if (child?.exitCode !== null) {
-        clearInterval(timer);
-        reject(new Error(`the demo stopped early:\n${out}`));
-      }
-    }, 200);
-  });
+  const demo = spawnGathered('the demo', [
+    sspBin,
+    'demo',
+    '--serve',
+    '--port',
+    '0',
+    '--idp-port',
+    '0',
+    '--students',
+    '12',
+  ]);
+  child = demo.child;
+  await demo.waitFor(/Press Ctrl-C to stop\./);
+  const out = demo.output();
   assert.doesNotMatch(out, /applying migration 2 of/, 'one line for the migrations');
   assert.doesNotMatch(out, /skipped/, out);
   assert.match(out, /12 students/);
@@ -97,7 +86,7 @@ test('npm run demo: one process serves a filled demo, sign-in works, Ctrl-C stop
   assert.match(await page.text(), /Northbridge University \(demo\)/);
 
   child.kill('SIGINT');
-  assert.equal(await exited, 0, out);
-  assert.match(out, /stopping the demo/);
+  assert.equal(await demo.exited, 0, demo.output());
+  assert.match(demo.output(), /stopping the demo/);
   assert.equal(fs.existsSync(dataDir), false, 'the demo deletes its database');
 });

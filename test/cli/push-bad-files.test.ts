@@ -7,6 +7,7 @@ import { seedTenant } from '../helpers/app.ts';
 import { cliServer } from '../helpers/cli.ts';
 import {
   oneRosterBundle,
+  pushFor,
   pushInProcess,
   pushOneRoster,
   readErrorsCsv,
@@ -23,13 +24,7 @@ describe('ssp push: awkward and bad files', () => {
     const dir = scratchDir();
     const file = path.join(dir, 'roster.csv');
     fs.writeFileSync(file, content);
-    const result = await pushInProcess(server.url, tenant.rosterSecret, dir, [
-      'roster',
-      '--cohort',
-      tenant.cohortId,
-      ...extra,
-      file,
-    ]);
+    const result = await pushFor(server.url, tenant, dir, 'roster', ...extra, file);
     const students = async () =>
       (await server.ctx.admin('GET', `/admin/v1/institutions/${tenant.slug}/students?limit=100`)).json()
         .items as {

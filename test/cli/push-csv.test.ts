@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { seedTenant } from '../helpers/app.ts';
 import { cliServer } from '../helpers/cli.ts';
-import { csvText, pushInProcess, readErrorsCsv, scratchDir, sspPush, writeCsv } from './push-helpers.ts';
+import { csvText, pushFor, readErrorsCsv, scratchDir, sspPush, writeCsv } from './push-helpers.ts';
 
 describe('ssp push from CSV files', () => {
   const server = cliServer();
@@ -19,15 +19,16 @@ describe('ssp push from CSV files', () => {
       ['BSC', 'Bachelor of Science', ''],
     ]);
     writeCsv(dir, 'campuses.csv', [['name'], ['City'], ['Riverside']]);
-    const taxonomy = await pushInProcess(server.url, tenant.rosterSecret, dir, [
+    const taxonomy = await pushFor(
+      server.url,
+      tenant,
+      dir,
       'taxonomy',
-      '--institution',
-      tenant.slug,
       '--programs',
       'programs.csv',
       '--campuses',
       'campuses.csv',
-    ]);
+    );
     assert.equal(taxonomy.code, 0, taxonomy.stderr);
     assert.match(taxonomy.stdout, /programs\.csv\s+programs\s+2\s+2/);
 
@@ -46,12 +47,7 @@ describe('ssp push from CSV files', () => {
       ['', 'S2', 'No', 'Email', 'BN', 'City', '', ''],
       ['sam@example.edu', 'S3', 'Sam', 'Lee', 'BSC', 'Riverside', 'false', ''],
     ]);
-    const roster = await pushInProcess(server.url, tenant.rosterSecret, dir, [
-      'roster',
-      '--cohort',
-      tenant.cohortId,
-      'roster.csv',
-    ]);
+    const roster = await pushFor(server.url, tenant, dir, 'roster', 'roster.csv');
     assert.equal(roster.code, 2, 'some rows rejected');
     assert.match(roster.stdout, /roster\.csv\s+roster\s+3\s+2\s+0\s+0\s+1/);
     const errors = readErrorsCsv(path.join(dir, 'ssp-push-errors.csv'));
@@ -73,17 +69,18 @@ describe('ssp push from CSV files', () => {
       ['', 'S3', 'NURS101', '2026-S1', ''],
       ['', 'S404', 'NURS101', '2026-S1', ''],
     ]);
-    const enrolments = await pushInProcess(server.url, tenant.rosterSecret, dir, [
+    const enrolments = await pushFor(
+      server.url,
+      tenant,
+      dir,
       'enrolments',
-      '--institution',
-      tenant.slug,
       '--terms',
       'terms.csv',
       '--units',
       'units.csv',
       '--enrolments',
       'enrolments.csv',
-    ]);
+    );
     assert.equal(enrolments.code, 2, enrolments.stderr);
     assert.match(enrolments.stdout, /enrolments\.csv\s+enrolments\s+3\s+2\s+0\s+0\s+1/);
     const enrolErrors = readErrorsCsv(path.join(dir, 'ssp-push-errors.csv'));
@@ -112,13 +109,7 @@ describe('ssp push from CSV files', () => {
       ['b@example.edu', 'B1', 'NOPE', '', ''],
       ['a@example.edu', 'A2', '', '', ''],
     ]);
-    const result = await pushInProcess(server.url, tenant.rosterSecret, dir, [
-      'roster',
-      '--cohort',
-      tenant.cohortId,
-      '--dry-run',
-      'roster.csv',
-    ]);
+    const result = await pushFor(server.url, tenant, dir, 'roster', '--dry-run', 'roster.csv');
     assert.equal(result.code, 2, result.stderr);
     assert.match(result.stdout, /would create/);
     assert.match(result.stdout, /roster\.csv\s+roster\s+3\s+2\s+0\s+0\s+1/);
@@ -153,15 +144,7 @@ describe('ssp push from CSV files', () => {
       '--map',
       'Notes=',
     ];
-    const first = await pushInProcess(server.url, tenant.rosterSecret, dir, [
-      'roster',
-      '--cohort',
-      tenant.cohortId,
-      ...map,
-      '--page-size',
-      '7',
-      'export.csv',
-    ]);
+    const first = await pushFor(server.url, tenant, dir, 'roster', ...map, '--page-size', '7', 'export.csv');
     assert.equal(first.code, 0, first.stderr);
     assert.match(first.stdout, /export\.csv\s+roster\s+30\s+30\s+0\s+0\s+0\s+5/);
 
@@ -173,16 +156,17 @@ describe('ssp push from CSV files', () => {
         ...Array.from({ length: 29 }, (_, i) => [`s${i}@example.edu`, `N${i}`, `G${i}`, 'x']),
       ]),
     );
-    const full = await pushInProcess(server.url, tenant.rosterSecret, dir, [
+    const full = await pushFor(
+      server.url,
+      tenant,
+      dir,
       'roster',
-      '--cohort',
-      tenant.cohortId,
       ...map,
       '--page-size',
       '7',
       '--full-sync',
       'export.csv',
-    ]);
+    );
     assert.equal(full.code, 0, full.stderr);
     assert.match(full.stdout, /Full sync ssp-push-[\w-]+: applied, 1 departed of 30/);
     const students = await server.ctx.admin(

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { seedTenant } from '../helpers/app.ts';
 import { cliServer } from '../helpers/cli.ts';
-import { pushInProcess, readErrorsCsv, scratchDir, writeCsv } from './push-helpers.ts';
+import { pushFor, readErrorsCsv, scratchDir, writeCsv } from './push-helpers.ts';
 
 const server = cliServer();
 
@@ -30,14 +30,7 @@ test('the errors file and the run CSV agree row by row; the errors file has the 
     ['', 'S4', 'Dev', 'Patel'],
   ]);
   // Pages of two rows: the second error is on the second page, line 5 of the file.
-  const r = await pushInProcess(server.url, tenant.rosterSecret, dir, [
-    'roster',
-    '--cohort',
-    tenant.cohortId,
-    'roster.csv',
-    '--page-size',
-    '2',
-  ]);
+  const r = await pushFor(server.url, tenant, dir, 'roster', 'roster.csv', '--page-size', '2');
   assert.equal(r.code, 2, r.stderr);
   const [head, ...cli] = readErrorsCsv(path.join(dir, 'ssp-push-errors.csv'));
   assert.deepEqual(head, ['file', 'line', 'section', 'column', 'code', 'message']);

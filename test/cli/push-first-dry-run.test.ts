@@ -6,7 +6,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { seedTenant } from '../helpers/app.ts';
 import { cliServer } from '../helpers/cli.ts';
-import { pushInProcess, readErrorsCsv, scratchDir, writeCsv } from './push-helpers.ts';
+import { pushFor, readErrorsCsv, scratchDir, writeCsv } from './push-helpers.ts';
 
 const server = cliServer();
 
@@ -20,12 +20,7 @@ test('a dry run of calendar and enrolments together says so in one line per sect
     `Family${i}`,
   ]);
   writeCsv(dir, 'roster.csv', [['email', 'student_id_ext', 'first_name', 'last_name'], ...students]);
-  const roster = await pushInProcess(server.url, tenant.rosterSecret, dir, [
-    'roster',
-    '--cohort',
-    tenant.cohortId,
-    'roster.csv',
-  ]);
+  const roster = await pushFor(server.url, tenant, dir, 'roster', 'roster.csv');
   assert.equal(roster.code, 0, roster.stderr);
 
   writeCsv(dir, 'terms.csv', [
@@ -42,13 +37,7 @@ test('a dry run of calendar and enrolments together says so in one line per sect
     ['s0@example.edu', 'NUR101', '2031-S9'],
   ]);
   const files = ['--terms', 'terms.csv', '--units', 'units.csv', '--enrolments', 'enrolments.csv'];
-  const dry = await pushInProcess(server.url, tenant.rosterSecret, dir, [
-    'enrolments',
-    '--institution',
-    tenant.slug,
-    ...files,
-    '--dry-run',
-  ]);
+  const dry = await pushFor(server.url, tenant, dir, 'enrolments', ...files, '--dry-run');
   assert.equal(dry.code, 2, 'the term that is nowhere is still a row error');
   assert.match(
     dry.stdout,
@@ -71,23 +60,12 @@ test('a dry run of calendar and enrolments together says so in one line per sect
     ...students.map(([email]) => [email, 'NUR101', '2027-S1']),
   ]);
   fs.rmSync(path.join(dir, 'ssp-push-errors.csv'));
-  const clean = await pushInProcess(server.url, tenant.rosterSecret, dir, [
-    'enrolments',
-    '--institution',
-    tenant.slug,
-    ...files,
-    '--dry-run',
-  ]);
+  const clean = await pushFor(server.url, tenant, dir, 'enrolments', ...files, '--dry-run');
   assert.equal(clean.code, 0, clean.stdout);
   assert.equal(fs.existsSync(path.join(dir, 'ssp-push-errors.csv')), false);
 
   // The real push creates the calendar first, so every enrolment is accepted.
-  const real = await pushInProcess(server.url, tenant.rosterSecret, dir, [
-    'enrolments',
-    '--institution',
-    tenant.slug,
-    ...files,
-  ]);
+  const real = await pushFor(server.url, tenant, dir, 'enrolments', ...files);
   assert.equal(real.code, 0, real.stdout + real.stderr);
   assert.match(real.stdout, /enrolments\s+4\s+4\s+0\s+0\s+0/);
 });

@@ -85,16 +85,30 @@ export async function pushInProcess(
   return { code, stdout, stderr };
 }
 
-/** `ssp push oneroster --institution <slug> --cohort <id> ...rest` for the tenant, as pushInProcess. */
-export function pushOneRoster(
+/** The options that aim each push command at the tenant: its institution, its cohort or both. */
+const tenantOptions = {
+  taxonomy: (tenant: PushTenant) => ['--institution', tenant.slug],
+  roster: (tenant: PushTenant) => ['--cohort', tenant.cohortId],
+  enrolments: (tenant: PushTenant) => ['--institution', tenant.slug],
+  oneroster: (tenant: PushTenant) => ['--institution', tenant.slug, '--cohort', tenant.cohortId],
+};
+
+type PushTenant = { slug: string; cohortId: string; rosterSecret?: string };
+
+/** `ssp push <command>` aimed at the tenant (tenantOptions), then `rest`, as pushInProcess. */
+export function pushFor(
   url: string,
-  tenant: { slug: string; cohortId: string; rosterSecret?: string },
+  tenant: PushTenant,
   dir: string,
+  command: keyof typeof tenantOptions,
   ...rest: string[]
 ): Promise<CliResult> {
-  const args = ['oneroster', '--institution', tenant.slug, '--cohort', tenant.cohortId, ...rest];
-  return pushInProcess(url, tenant.rosterSecret, dir, args);
+  return pushInProcess(url, tenant.rosterSecret, dir, [command, ...tenantOptions[command](tenant), ...rest]);
 }
+
+/** `ssp push oneroster` for the tenant (pushFor), the command most of the OneRoster tests run. */
+export const pushOneRoster = (url: string, tenant: PushTenant, dir: string, ...rest: string[]) =>
+  pushFor(url, tenant, dir, 'oneroster', ...rest);
 
 /**
  * A new institution and a scratch folder from which a first bulk bundle of `students` was pushed

@@ -33,6 +33,18 @@ function ssp(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<Resul
   );
 }
 
+/** `--url <url> push roster --cohort <cohort> <file> ...extra`: the command line these tests vary. */
+const rosterPush = (url: string, cohort: string, file: string, ...extra: string[]) => [
+  '--url',
+  url,
+  'push',
+  'roster',
+  '--cohort',
+  cohort,
+  file,
+  ...extra,
+];
+
 const roster = (rows: number, bad = 0) =>
   csvText([
     ['email', 'student_id_ext', 'first_name', 'last_name', 'program_code'],
@@ -83,17 +95,7 @@ describe('ssp push through the real binary', () => {
     const dir = scratchDir();
     fs.writeFileSync(path.join(dir, 'r.csv'), roster(3, 1));
     const env = { SSP_ROSTER_SECRET: tenant.rosterSecret };
-    const args = [
-      '--url',
-      server.url,
-      'push',
-      'roster',
-      '--cohort',
-      tenant.cohortId,
-      'r.csv',
-      '--page-size',
-      '2',
-    ];
+    const args = rosterPush(server.url, tenant.cohortId, 'r.csv', '--page-size', '2');
     const r = await ssp([...args, '--json'], env, dir);
     assert.equal(r.code, 2, r.stderr);
     const body = JSON.parse(r.stdout);
@@ -129,32 +131,24 @@ describe('ssp push through the real binary', () => {
     const dir = scratchDir();
     fs.writeFileSync(path.join(dir, 'r.csv'), roster(1));
     const env = { SSP_ROSTER_SECRET: tenant.rosterSecret };
-    const push = (...extra: string[]) => ['push', 'roster', '--cohort', tenant.cohortId, 'r.csv', ...extra];
+    const push = (...extra: string[]) => rosterPush(server.url, tenant.cohortId, 'r.csv', ...extra);
 
-    const usage = await ssp(['--url', server.url, ...push('--page-size', 'many')], env, dir);
+    const usage = await ssp(push('--page-size', 'many'), env, dir);
     assert.equal(usage.code, 64, usage.stderr);
-    const unknownOption = await ssp(['--url', server.url, ...push('--dry-rn')], env, dir);
+    const unknownOption = await ssp(push('--dry-rn'), env, dir);
     assert.equal(unknownOption.code, 64);
     assert.match(unknownOption.stderr, /unknown option '--dry-rn'/);
 
-    const noSecret = await ssp(['--url', server.url, ...push()], { SSP_ROSTER_SECRET: '' }, dir);
+    const noSecret = await ssp(push(), { SSP_ROSTER_SECRET: '' }, dir);
     assert.equal(noSecret.code, 77);
-    const wrongSecret = await ssp(
-      ['--url', server.url, ...push('--json')],
-      { SSP_ROSTER_SECRET: 'ssp_roster_wrong' },
-      dir,
-    );
+    const wrongSecret = await ssp(push('--json'), { SSP_ROSTER_SECRET: 'ssp_roster_wrong' }, dir);
     assert.equal(wrongSecret.code, 77);
     assert.equal(JSON.parse(wrongSecret.stdout).exit_code, 77);
 
-    const missing = await ssp(
-      ['--url', server.url, 'push', 'roster', '--cohort', tenant.cohortId, 'nope.csv'],
-      env,
-      dir,
-    );
+    const missing = await ssp(rosterPush(server.url, tenant.cohortId, 'nope.csv'), env, dir);
     assert.equal(missing.code, 65);
     const otherCohort = await ssp(
-      ['--url', server.url, 'push', 'roster', '--cohort', '00000000-0000-4000-8000-000000000000', 'r.csv'],
+      rosterPush(server.url, '00000000-0000-4000-8000-000000000000', 'r.csv'),
       env,
       dir,
     );
@@ -165,7 +159,11 @@ describe('ssp push through the real binary', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const network = await ssp(['--url', `http://127.0.0.1:${port}`, ...push('--retries', '1')], env, dir);
+    const network = await ssp(
+      rosterPush(`http://127.0.0.1:${port}`, tenant.cohortId, 'r.csv', '--retries', '1'),
+      env,
+      dir,
+    );
     assert.equal(network.code, 69, network.stderr);
     assert.match(network.stderr, /cannot reach/);
 
@@ -211,19 +209,7 @@ describe('ssp push through the real binary', () => {
     const proxy = await holdingProxy(server.url, 2, () => held());
     try {
       const run = runInPty(
-        [
-          process.execPath,
-          sspBin,
-          '--url',
-          proxy.url,
-          'push',
-          'roster',
-          '--cohort',
-          tenant.cohortId,
-          'r.csv',
-          '--page-size',
-          '10',
-        ],
+        [process.execPath, sspBin, ...rosterPush(proxy.url, tenant.cohortId, 'r.csv', '--page-size', '10')],
         { ...process.env, SSP_ROSTER_SECRET: tenant.rosterSecret },
         dir,
       );
@@ -243,7 +229,7 @@ describe('ssp push through the real binary', () => {
       assert.ok(fs.existsSync(path.join(dir, '.ssp-push-state.json')));
       // The same command resumes after the answered page (the proxy holds only the one answer).
       const resumed = await ssp(
-        ['--url', proxy.url, 'push', 'roster', '--cohort', tenant.cohortId, 'r.csv', '--page-size', '10'],
+        rosterPush(proxy.url, tenant.cohortId, 'r.csv', '--page-size', '10'),
         { SSP_ROSTER_SECRET: tenant.rosterSecret },
         dir,
       );

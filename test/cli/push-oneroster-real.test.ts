@@ -8,6 +8,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
 import { listeningApp } from '../helpers/cli.ts';
+import { studentIdsOf } from '../helpers/roster.ts';
 import {
   csvText,
   oneRosterBundle,
@@ -157,13 +158,7 @@ describeEachDatabase('ssp push oneroster: deltas and real exports', (context) =>
     );
     assert.equal(r.code, 2, r.stderr);
     const students = await list(tenant.slug, 'students');
-    assert.deepEqual(students.map((s: { student_id_ext: string }) => s.student_id_ext).sort(), [
-      'S0',
-      'S1',
-      'S2',
-      'S3',
-      'u-4',
-    ]);
+    assert.deepEqual(studentIdsOf(students), ['S0', 'S1', 'S2', 'S3', 'u-4']);
     assert.equal(
       students.find((s: { student_id_ext: string }) => s.student_id_ext === 'S1').program_code,
       'grade-10',

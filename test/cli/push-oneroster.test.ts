@@ -6,6 +6,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { seedTenant } from '../helpers/app.ts';
 import { cliServer } from '../helpers/cli.ts';
+import { studentIdsOf } from '../helpers/roster.ts';
 import {
   oneRosterBundle,
   pushInProcess,
@@ -98,14 +99,7 @@ describe('ssp push oneroster', () => {
     const bulk = await pushInProcess(server.url, tenant.rosterSecret, dir, [...args, folder]);
     assert.equal(bulk.code, 0, bulk.stderr);
     const students = await list(tenant.slug, 'students');
-    assert.deepEqual(students.map((s: { student_id_ext: string }) => s.student_id_ext).sort(), [
-      'S0',
-      'S1',
-      'S2',
-      'S3',
-      'S4',
-      'S5',
-    ]);
+    assert.deepEqual(studentIdsOf(students), ['S0', 'S1', 'S2', 'S3', 'S4', 'S5']);
     const inRiver = students.filter((s: { cohort_id: string }) => s.cohort_id === riverCohort);
     assert.equal(inRiver.length, 3, 'odd students study at Riverside');
 

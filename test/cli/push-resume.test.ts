@@ -7,7 +7,7 @@ import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { seedTenant } from '../helpers/app.ts';
 import { cliServer } from '../helpers/cli.ts';
-import { type FaultyProxy, pushInProcess, scratchDir, startProxy } from './push-helpers.ts';
+import { type FaultyProxy, pushFor, pushInProcess, scratchDir, startProxy } from './push-helpers.ts';
 
 function rosterFile(dir: string, rows: number): string {
   const file = path.join(dir, 'roster.csv');
@@ -42,12 +42,7 @@ describe('ssp push: size, interruption and rate limits', () => {
     const tenant = await seedTenant(server.ctx);
     const dir = scratchDir();
     const file = rosterFile(dir, 100_000);
-    const r = await pushInProcess(server.url, tenant.rosterSecret, dir, [
-      'roster',
-      '--cohort',
-      tenant.cohortId,
-      file,
-    ]);
+    const r = await pushFor(server.url, tenant, dir, 'roster', file);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /roster\s+100,000\s+100,000\s+0\s+0\s+0\s+20/);
     assert.equal((r.stderr.match(/page \d+/g) ?? []).length, 20, 'one progress line per page when piped');
@@ -106,12 +101,7 @@ describe('ssp push: size, interruption and rate limits', () => {
     const file = rosterFile(dir, 10);
     proxy.rateLimitOnce(1);
     const started = Date.now();
-    const r = await pushInProcess(proxy.url, tenant.rosterSecret, dir, [
-      'roster',
-      '--cohort',
-      tenant.cohortId,
-      file,
-    ]);
+    const r = await pushFor(proxy.url, tenant, dir, 'roster', file);
     const took = Date.now() - started;
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /rate limited \(429\); retrying in 1\.0 s \(attempt 2 of 6\)/);

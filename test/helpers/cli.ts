@@ -5,6 +5,7 @@ import path from 'node:path';
 import { after, before } from 'node:test';
 import { promisify } from 'node:util';
 import { OPERATOR_TOKEN, type StartOptions, startTestApp, type TestContext } from './app.ts';
+import { listed } from './roster.ts';
 
 const run = promisify(execFile);
 export const sspBin = path.resolve(import.meta.dirname, '../../bin/ssp.js');
@@ -24,10 +25,10 @@ export async function runSsp(url: string, args: string[], env: NodeJS.ProcessEnv
 export const cliServer = (options: StartOptions = {}) =>
   listening(() => startTestApp('pglite', options), true);
 
-/** An institution's listing through the admin API (`what`: students, enrolments, ...), up to 1000 rows. */
-async function listOf(ctx: TestContext | undefined, slug: string, what: string) {
+/** An institution's listing (`listed`), once the test server is started. */
+function listOf(ctx: TestContext | undefined, slug: string, what: string) {
   if (!ctx) throw new Error('the test server is not started yet');
-  return (await ctx.admin('GET', `/admin/v1/institutions/${slug}/${what}?limit=1000`)).json().items;
+  return listed(ctx, slug, what);
 }
 
 /**

@@ -52,3 +52,12 @@ export function recordEmptyFinalPage(ctx: TestContext, tenant: SeededTenant) {
     ),
   );
 }
+
+/** An institution's listing through the admin API (`what`: students, enrolments, ...), up to 1000 rows. */
+export async function listed(ctx: TestContext, slug: string, what: string) {
+  return (await ctx.admin('GET', `/admin/v1/institutions/${slug}/${what}?limit=1000`)).json().items;
+}
+
+/** The SIS ids of listed students, sorted. */
+export const studentIdsOf = (students: { student_id_ext: string }[]) =>
+  students.map((s) => s.student_id_ext).sort();

@@ -60,6 +60,24 @@ async function openMigratedSchema(
   };
 }
 
+/**
+ * A new, empty database (no migrations) on the server of `connectionString`, for a process that
+ * migrates it itself as it starts: its URL, and how to drop it after.
+ */
+export async function createEmptyDatabase(
+  connectionString: string,
+  prefix: string,
+): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `${prefix}_${randomBytes(5).toString('hex')}`;
+  await adminQuery(connectionString, `CREATE DATABASE ${name}`);
+  return {
+    url: databaseUrl(connectionString, name),
+    drop: async () => {
+      await adminQuery(connectionString, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    },
+  };
+}
+
 async function adminQuery(connectionString: string, sql: string, params?: unknown[]) {
   const client = new pg.Client({ connectionString });
   await client.connect();

@@ -1,6 +1,6 @@
 // The real server as a child process (src/main.ts) on a data directory, for tests of what only
 // the whole process does: the first start's output, the files it leaves, a restart.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
 import path from 'node:path';
 
 export interface ServerProcess {
@@ -21,7 +21,7 @@ export async function startServerProcess(
   entryFile = 'src/main.ts',
 ): Promise<ServerProcess> {
   const entry = path.resolve(import.meta.dirname, '../..', entryFile);
-  const child: ChildProcess = spawn(process.execPath, [entry], {
+  const server = spawnGathered('server', [entry], {
     env: {
       ...process.env,
       DATA_DIR: dataDir,
@@ -31,6 +31,22 @@ export async function startServerProcess(
       DATABASE_URL: '',
       ...env,
     },
+  });
+  const [, url] = await server.waitFor(/Server listening at (http:\/\/127\.0\.0\.1:\d+)/);
+  return {
+    ...server,
+    url,
+    stop: async () => {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    },
+  };
+}
+
+/** A Node.js process (`args` after node) whose stdout and stderr are gathered in one text. */
+export function spawnGathered(name: string, args: string[], options: SpawnOptions = {}) {
+  const child: ChildProcess = spawn(process.execPath, args, {
+    ...options,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -41,27 +57,20 @@ export async function startServerProcess(
     output += chunk;
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setInterval(() => {
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (match) {
+  /** The first match of `pattern` in the output, once it is printed; refused if the process exits first. */
+  const waitFor = (pattern: RegExp) =>
+    new Promise<RegExpExecArray>((resolve, reject) => {
+      const timer = setInterval(() => {
+        const match = pattern.exec(output);
+        if (match) {
+          clearInterval(timer);
+          resolve(match);
+        }
+      }, 50);
+      exited.then((code) => {
         clearInterval(timer);
-        resolve(match[1]);
-      }
-    }, 50);
-    exited.then((code) => {
-      clearInterval(timer);
-      reject(new Error(`server exited with ${code}: ${output}`));
+        reject(new Error(`${name} exited with ${code}: ${output}`));
+      });
     });
-  });
-  return {
-    child,
-    url,
-    exited,
-    output: () => output,
-    stop: async () => {
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+  return { child, exited, output: () => output, waitFor };
 }

@@ -7,6 +7,7 @@ import { before, test } from 'node:test';
 import { type PullDeps, pullDepsOf, pullNow } from '../../src/domain/oneroster/pull/pull.ts';
 import { describeEachDatabase, seedTenant, type TestContext } from '../helpers/app.ts';
 import { configureSource, generateRoster, providerPool, touch } from '../helpers/oneroster-provider.ts';
+import { listed } from '../helpers/roster.ts';
 
 type Enrolment = { student_id_ext: string; unit_code: string; term_code: string; status: string };
 
@@ -20,8 +21,7 @@ describeEachDatabase(
       ctx = context();
       deps = { ...pullDepsOf(ctx.deps), sleep: async () => {} };
     });
-    const list = async (slug: string, what: string) =>
-      (await ctx.admin('GET', `/admin/v1/institutions/${slug}/${what}?limit=1000`)).json().items;
+    const list = (slug: string, what: string) => listed(ctx, slug, what);
     const later = () => new Date(Date.now() + 1000);
 
     const pulled = async (students: number) => {

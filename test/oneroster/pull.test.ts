@@ -9,6 +9,7 @@ import { listFailingSources } from '../../src/domain/oneroster/pull/sources.ts';
 import { createOneRosterPullWorker } from '../../src/workers/oneroster-pull.ts';
 import { describeEachDatabase, OPERATOR_TOKEN, seedTenant, type TestContext } from '../helpers/app.ts';
 import { configureSource, generateRoster, providerPool, touch } from '../helpers/oneroster-provider.ts';
+import { listed, studentIdsOf } from '../helpers/roster.ts';
 import { scaled } from '../helpers/time-limit.ts';
 
 describeEachDatabase(
@@ -34,8 +35,7 @@ describeEachDatabase(
       const p = await startProvider({ data: generateRoster({ students }), maxLimit });
       return p;
     };
-    const list = async (slug: string, what: string) =>
-      (await ctx.admin('GET', `/admin/v1/institutions/${slug}/${what}?limit=1000`)).json().items;
+    const list = (slug: string, what: string) => listed(ctx, slug, what);
     /** Sync now as the console and new clients ask for it: queued for the worker. */
     const syncNowAsync = (slug: string, body: { mode?: string } = {}) =>
       ctx.request({
@@ -325,11 +325,7 @@ describeEachDatabase(
       const outcome = await pullNow(deps, tenant.institutionId, 'full');
       assert.equal(outcome.status, 'ok', outcome.error ?? '');
       const students = await list(tenant.slug, 'students');
-      assert.deepEqual(
-        students.map((s: { student_id_ext: string }) => s.student_id_ext).sort(),
-        ['S1', 'S3', 'S5', 'S7', 'S9'],
-        'the Riverside students only',
-      );
+      assert.deepEqual(studentIdsOf(students), ['S1', 'S3', 'S5', 'S7', 'S9'], 'the Riverside students only');
       assert.equal((await list(tenant.slug, 'enrolments')).length, 0, 'their classes are at City Campus');
     });
 

@@ -4,11 +4,12 @@
 // search; and the migration's handling of names and domains shared before it.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import type { Db } from '../../src/db/db.ts';
 import { listMigrations, migrate } from '../../src/db/migrate.ts';
 import { describeEachDatabase, type SeededTenant, seedTenant } from '../helpers/app.ts';
+import { onEachDatabaseBefore } from '../helpers/db.ts';
 import { type DevIdp, startTestIdp, TEST_CLIENT } from '../helpers/idp.ts';
 import { operatorBrowser, personBrowser, postForm } from '../helpers/people.ts';
-import { openScratchPglite, openScratchPostgres } from '../helpers/scratch-db.ts';
 
 let idp: DevIdp;
 before(async () => {
@@ -168,7 +169,7 @@ describeEachDatabase(
 );
 
 /** The migration, on a database holding names and domains shared before it. */
-async function sharedBefore(db: Awaited<ReturnType<typeof openScratchPglite>>) {
+async function sharedBefore(db: Db) {
   const { rows } = await db.query<{ id: string }>(
     `INSERT INTO institutions (slug, name, created_at) VALUES
        ('first', 'Bee College', now() - interval '2 days'),
@@ -204,18 +205,5 @@ async function sharedBefore(db: Awaited<ReturnType<typeof openScratchPglite>>) {
 }
 
 test('the migration keeps the oldest of a shared name or domain and tells the others apart', async () => {
-  const before = listMigrations().filter((m) => m.version < '0025');
-  const lite = await openScratchPglite(before);
-  try {
-    await sharedBefore(lite);
-  } finally {
-    await lite.close();
-  }
-  if (!process.env.TEST_DATABASE_URL) return;
-  const pg = await openScratchPostgres(process.env.TEST_DATABASE_URL, { migrations: before });
-  try {
-    await sharedBefore(pg);
-  } finally {
-    await pg.close();
-  }
+  await onEachDatabaseBefore('0025', sharedBefore);
 });

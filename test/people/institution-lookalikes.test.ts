@@ -6,10 +6,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
+import type { Db } from '../../src/db/db.ts';
 import { listMigrations, migrate } from '../../src/db/migrate.ts';
 import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
+import { onEachDatabaseBefore } from '../helpers/db.ts';
 import { operatorBrowser, personBrowser } from '../helpers/people.ts';
-import { openScratchPglite, openScratchPostgres } from '../helpers/scratch-db.ts';
 
 let counter = 0;
 const slug = () => `look-${process.pid}-${++counter}`;
@@ -142,7 +143,7 @@ describeEachDatabase('institution names that look alike', (ctx) => {
 });
 
 /** Names that looked alike before the upgrade: kept, reported, and held to the rule once renamed. */
-async function lookalikesBefore(db: Awaited<ReturnType<typeof openScratchPglite>>) {
+async function lookalikesBefore(db: Db) {
   await db.query(
     `INSERT INTO institutions (slug, name, created_at) VALUES
        ('oldest', 'Delta University', now() - interval '3 days'),
@@ -168,18 +169,5 @@ async function lookalikesBefore(db: Awaited<ReturnType<typeof openScratchPglite>
 }
 
 test('the upgrade reports names that already looked alike instead of failing', async () => {
-  const before = listMigrations().filter((m) => m.version < '0062');
-  const lite = await openScratchPglite(before);
-  try {
-    await lookalikesBefore(lite);
-  } finally {
-    await lite.close();
-  }
-  if (!process.env.TEST_DATABASE_URL) return;
-  const pg = await openScratchPostgres(process.env.TEST_DATABASE_URL, { migrations: before });
-  try {
-    await lookalikesBefore(pg);
-  } finally {
-    await pg.close();
-  }
+  await onEachDatabaseBefore('0062', lookalikesBefore);
 });

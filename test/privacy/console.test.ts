@@ -9,14 +9,13 @@ import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
 import { personBrowser, postForm } from '../helpers/people.ts';
 import { pushRoster } from '../helpers/roster.ts';
 import { leftovers } from './leftovers.ts';
-import { seedStudentEverywhere } from './seed.ts';
+import { tenantWithStudentEverywhere } from './seed.ts';
 
 describeEachDatabase(
   'privacy: console',
   (ctx) => {
     test('export, seen by, the audit views, and an erasure after its confirmation', async () => {
-      const tenant = await seedTenant(ctx());
-      const s = await seedStudentEverywhere(ctx(), tenant);
+      const { tenant, s } = await tenantWithStudentEverywhere(ctx());
       const base = `/console/${tenant.slug}`;
       const admin = await personBrowser(ctx(), tenant, { roles: ['admin'], name: 'Kai Lee' });
       const staff = await personBrowser(ctx(), tenant, { roles: ['staff'], name: 'Ola Staff' });

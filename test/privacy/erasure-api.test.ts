@@ -8,14 +8,13 @@ import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
 import { personBrowser } from '../helpers/people.ts';
 import { pushRoster } from '../helpers/roster.ts';
 import { leftovers } from './leftovers.ts';
-import { seedStudentEverywhere } from './seed.ts';
+import { seedStudentEverywhere, tenantWithStudentEverywhere } from './seed.ts';
 
 describeEachDatabase(
   'privacy: export and erasure (API)',
   (ctx) => {
     test('the export holds the student, their request with its conversation and events, and the reads', async () => {
-      const tenant = await seedTenant(ctx());
-      const s = await seedStudentEverywhere(ctx(), tenant);
+      const { tenant, s } = await tenantWithStudentEverywhere(ctx());
       const base = `/admin/v1/institutions/${tenant.slug}`;
       assert.equal((await ctx().admin('GET', `${base}/help-requests/${s.requestIds[0]}`)).statusCode, 200);
       const res = await ctx().admin('POST', `${base}/student-exports`, { email: s.email.toUpperCase() });
@@ -50,8 +49,7 @@ describeEachDatabase(
     });
 
     test('an erasure leaves no stored value of the student, keeps the request counted, and is idempotent', async () => {
-      const tenant = await seedTenant(ctx());
-      const s = await seedStudentEverywhere(ctx(), tenant);
+      const { tenant, s } = await tenantWithStudentEverywhere(ctx());
       const base = `/admin/v1/institutions/${tenant.slug}`;
       await ctx().admin('GET', `${base}/help-requests/${s.requestIds[0]}`);
       // Found before, in the places the seed wrote.
@@ -150,8 +148,7 @@ describeEachDatabase(
     });
 
     test('an archived institution still exports (a read) but refuses an erasure until restored', async () => {
-      const tenant = await seedTenant(ctx());
-      const s = await seedStudentEverywhere(ctx(), tenant);
+      const { tenant, s } = await tenantWithStudentEverywhere(ctx());
       const base = `/admin/v1/institutions/${tenant.slug}`;
       assert.equal((await ctx().admin('POST', `${base}/archive`)).statusCode, 200);
       const exported = await ctx().admin('POST', `${base}/student-exports`, { student_id: s.id });

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { startSession } from '../../src/domain/people/sessions.ts';
 import { raiseHelpRequest } from '../../src/domain/students/raise.ts';
-import type { SeededTenant, TestContext } from '../helpers/app.ts';
+import { type SeededTenant, seedTenant, type TestContext } from '../helpers/app.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { pushRoster } from '../helpers/roster.ts';
 import { workerFor } from '../helpers/webhooks.ts';
@@ -27,6 +27,14 @@ export function distinctStudent() {
     firstName: `Zelda${tag}`,
     lastName: `Quintavalle${tag}`,
   };
+}
+
+/** A new institution with one student who has data everywhere (seedStudentEverywhere). */
+export async function tenantWithStudentEverywhere(
+  ctx: TestContext,
+): Promise<{ tenant: SeededTenant; s: SeededStudent }> {
+  const tenant = await seedTenant(ctx);
+  return { tenant, s: await seedStudentEverywhere(ctx, tenant) };
 }
 
 export async function seedStudentEverywhere(ctx: TestContext, tenant: SeededTenant): Promise<SeededStudent> {

@@ -69,3 +69,28 @@ export function textOf(html: string): string {
     .replace(/\s+/g, ' ')
     .trim();
 }
+
+/** Sets the cohort's start date (a yyyy-mm-dd day, or null), as an admin would. */
+export async function setCohortStart(ctx: TestContext, tenant: SeededTenant, start: string | null) {
+  const res = await ctx.admin('PATCH', `/admin/v1/institutions/${tenant.slug}/cohorts/${tenant.cohortId}`, {
+    start_date: start,
+  });
+  assert.equal(res.statusCode, 200, res.body);
+  assert.equal(res.json().start_date, start);
+}
+
+/** Gives the institution two crisis contacts (a phone line and a web page), as an admin would. */
+export async function setCrisisContacts(ctx: TestContext, tenant: SeededTenant) {
+  const res = await ctx.admin('PUT', `/admin/v1/institutions/${tenant.slug}/crisis-contacts`, {
+    contacts: [
+      { name: 'Campus security', phone: '+44 20 7946 0000', hours: '24/7' },
+      {
+        name: 'Night line',
+        url: 'https://nightline.example.org',
+        hours: '20:00 to 08:00',
+        description: 'Listening service run by students',
+      },
+    ],
+  });
+  assert.equal(res.statusCode, 200, res.body);
+}

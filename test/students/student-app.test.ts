@@ -9,7 +9,14 @@ import { ics } from '../calendar/calendars.ts';
 import { describeCalendar, sharedFeedServer } from '../calendar/helpers.ts';
 import { type SeededTenant, seedTenant, type TestContext } from '../helpers/app.ts';
 import { invitePerson, operatorBrowser, personBrowser } from '../helpers/people.ts';
-import { pushTaxonomy, type StudentPages, signedInStudent, textOf } from './helpers.ts';
+import {
+  pushTaxonomy,
+  type StudentPages,
+  setCohortStart,
+  setCrisisContacts,
+  signedInStudent,
+  textOf,
+} from './helpers.ts';
 
 const server = sharedFeedServer();
 
@@ -87,29 +94,6 @@ async function addFetchedFeed(ctx: TestContext, slug: string, body: Buffer, extr
     `/admin/v1/institutions/${slug}/calendar-feeds/${created.json().id}/fetch`,
   );
   assert.equal(fetched.json().status, 'ok', fetched.body);
-}
-
-async function setCohortStart(ctx: TestContext, tenant: SeededTenant, start: string | null) {
-  const res = await ctx.admin('PATCH', `/admin/v1/institutions/${tenant.slug}/cohorts/${tenant.cohortId}`, {
-    start_date: start,
-  });
-  assert.equal(res.statusCode, 200, res.body);
-  assert.equal(res.json().start_date, start);
-}
-
-async function setCrisisContacts(ctx: TestContext, tenant: SeededTenant) {
-  const res = await ctx.admin('PUT', `/admin/v1/institutions/${tenant.slug}/crisis-contacts`, {
-    contacts: [
-      { name: 'Campus security', phone: '+44 20 7946 0000', hours: '24/7' },
-      {
-        name: 'Night line',
-        url: 'https://nightline.example.org',
-        hours: '20:00 to 08:00',
-        description: 'Listening service run by students',
-      },
-    ],
-  });
-  assert.equal(res.statusCode, 200, res.body);
 }
 
 async function raise(student: StudentPages, fields: Record<string, string>) {

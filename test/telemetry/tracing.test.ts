@@ -8,28 +8,19 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import pg from 'pg';
 import { METRICS_TOKEN, OPERATOR_TOKEN, TEST_ENCRYPTION_KEY } from '../helpers/app.ts';
 import { databaseKinds } from '../helpers/db.ts';
 import { startOtlpReceiver } from '../helpers/otlp-receiver.ts';
 import { startReceiver } from '../helpers/receiver.ts';
-import { migratedDataDir } from '../helpers/scratch-db.ts';
+import { createEmptyDatabase, migratedDataDir } from '../helpers/scratch-db.ts';
 import { startServerProcess } from '../helpers/server-process.ts';
 import { scaled } from '../helpers/time-limit.ts';
 
 /** A fresh, empty PostgreSQL database for one server process; dropped after the test. */
 async function freshPostgres(base: string): Promise<string> {
-  const name = `ssp_trace_${randomBytes(5).toString('hex')}`;
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: base });
-    await client.connect();
-    await client.query(sql).finally(() => client.end());
-  };
-  await admin(`CREATE DATABASE ${name}`);
-  after(() => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return url.toString();
+  const database = await createEmptyDatabase(base, 'ssp_trace');
+  after(database.drop);
+  return database.url;
 }
 
 for (const kind of databaseKinds()) {

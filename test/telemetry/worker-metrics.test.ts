@@ -1,13 +1,12 @@
 // `ssp worker` with METRICS_PORT: its own listener serves GET /metrics to the scrape token only.
 // PostgreSQL only (a standalone worker needs it).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { test } from 'node:test';
-import pg from 'pg';
 import { TEST_ENCRYPTION_KEY } from '../helpers/app.ts';
+import { sspBin } from '../helpers/cli.ts';
 import { freePort } from '../helpers/free-port.ts';
+import { createEmptyDatabase } from '../helpers/scratch-db.ts';
+import { spawnGathered } from '../helpers/server-process.ts';
 import { scaled } from '../helpers/time-limit.ts';
 
 const base = process.env.TEST_DATABASE_URL;
@@ -16,39 +15,22 @@ test('ssp worker serves its metrics on METRICS_PORT, to the scrape token only', 
   skip: !base,
   timeout: scaled(120_000),
 }, async () => {
-  const name = `ssp_wmetrics_${randomBytes(4).toString('hex')}`;
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: base });
-    await client.connect();
-    await client.query(sql).finally(() => client.end());
-  };
-  await admin(`CREATE DATABASE ${name}`);
-  const url = new URL(base ?? '');
-  url.pathname = `/${name}`;
+  const database = await createEmptyDatabase(base ?? '', 'ssp_wmetrics');
   const port = await freePort();
   const token = 'worker-scrape-token-for-tests';
-  const child = spawn(process.execPath, [path.resolve(import.meta.dirname, '../../bin/ssp.js'), 'worker'], {
+  const worker = spawnGathered('the worker', [sspBin, 'worker'], {
     env: {
       ...process.env,
-      DATABASE_URL: url.toString(),
+      DATABASE_URL: database.url,
       ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
       HOST: '127.0.0.1',
       METRICS_PORT: String(port),
       METRICS_TOKEN: token,
       LOG_LEVEL: 'info',
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  const exited = new Promise((resolve) => child.on('exit', resolve));
   try {
-    const deadline = Date.now() + 60_000;
-    while (!output.includes('worker metrics at /metrics')) {
-      assert.ok(Date.now() < deadline, `the worker did not start: ${output}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await worker.waitFor(/worker metrics at \/metrics/);
     const scrape = (auth?: string) =>
       fetch(`http://127.0.0.1:${port}/metrics`, { headers: auth ? { authorization: `Bearer ${auth}` } : {} });
     const ok = await scrape(token);
@@ -60,8 +42,8 @@ test('ssp worker serves its metrics on METRICS_PORT, to the scrape token only', 
     assert.equal((await scrape('not-the-token')).status, 401);
     assert.equal((await fetch(`http://127.0.0.1:${port}/other`)).status, 404);
   } finally {
-    child.kill('SIGTERM');
-    await exited;
-    await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    worker.child.kill('SIGTERM');
+    await worker.exited;
+    await database.drop();
   }
 });

@@ -75,22 +75,16 @@ function registerTaxonomyCommand(push: Command, pushOptions: PushOptionsOf, fini
         pushOptions(o, { command: 'taxonomy', institution: o.institution }, files),
         async (progress) => {
           const jobs: PushJob[] = [];
-          if (o.programs) {
+          for (const [section, file] of [
+            ['programs', o.programs],
+            ['campuses', o.campuses],
+          ] as const) {
+            if (!file) continue;
             jobs.push(
-              await csvJob(o.programs, 'programs', o, progress, {
-                section: 'programs',
-                stream: 'programs',
-                label: 'programs',
-                institution: o.institution,
-              }),
-            );
-          }
-          if (o.campuses) {
-            jobs.push(
-              await csvJob(o.campuses, 'campuses', o, progress, {
-                section: 'campuses',
-                stream: 'campuses',
-                label: 'campuses',
+              await csvJob(file, section, o, progress, {
+                section,
+                stream: section,
+                label: section,
                 institution: o.institution,
               }),
             );

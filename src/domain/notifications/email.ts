@@ -99,6 +99,31 @@ function whyLine(rule: Rule, reason: Reason, institution: string): string {
   }
 }
 
+/** An email about a request goes to the student when it is news on their own request. */
+const toStudent = (reason: Reason) => reason === 'reply' || reason === 'status';
+
+type RequestReason = Exclude<Reason, 'escalation' | 'invited'>;
+
+/** The subject of each email about a request. */
+const requestSubjects: Record<RequestReason, (institution: string) => string> = {
+  crisis: (institution) => `New crisis request at ${institution}`,
+  assigned: (institution) => `A help request was assigned to you at ${institution}`,
+  new: (institution) => `New help request at ${institution}`,
+  student_message: (institution) => `A student wrote on a help request at ${institution}`,
+  reply: (institution) => `Student support at ${institution} replied to your request`,
+  status: (institution) => `Your help request at ${institution} was updated`,
+};
+
+/** The first sentence of each email about a request. */
+const requestOpenings: Record<RequestReason, string> = {
+  crisis: 'A student has raised a crisis request. Please open it now.',
+  assigned: 'A help request has been assigned to you.',
+  new: 'A student has raised a new help request.',
+  student_message: 'A student has written on their help request.',
+  reply: 'Student support has replied to your help request.',
+  status: 'The status of your help request has changed.',
+};
+
 /**
  * The subject, first sentence and link of each kind of email; an escalation also states its own
  * rule (`why`), which names the institution's window and who chose the recipient.
@@ -111,53 +136,19 @@ function frame(
   id: string | null,
 ): { subject: string; opening: string; link: string; why?: string } {
   const consoleLink = `${base}/console/${slug}/inbox/${id}`;
-  const studentLink = `${base}/app/requests/${id}#conversation`;
-  switch (facts.reason) {
-    case 'crisis':
-      return {
-        subject: `New crisis request at ${institution}`,
-        opening: 'A student has raised a crisis request. Please open it now.',
-        link: consoleLink,
-      };
-    case 'assigned':
-      return {
-        subject: `A help request was assigned to you at ${institution}`,
-        opening: 'A help request has been assigned to you.',
-        link: consoleLink,
-      };
-    case 'new':
-      return {
-        subject: `New help request at ${institution}`,
-        opening: 'A student has raised a new help request.',
-        link: consoleLink,
-      };
-    case 'student_message':
-      return {
-        subject: `A student wrote on a help request at ${institution}`,
-        opening: 'A student has written on their help request.',
-        link: consoleLink,
-      };
-    case 'reply':
-      return {
-        subject: `Student support at ${institution} replied to your request`,
-        opening: 'Student support has replied to your help request.',
-        link: studentLink,
-      };
-    case 'status':
-      return {
-        subject: `Your help request at ${institution} was updated`,
-        opening: 'The status of your help request has changed.',
-        link: studentLink,
-      };
-    case 'escalation':
-      return { ...escalationWords(facts.escalation, institution), link: consoleLink };
-    case 'invited':
-      return {
-        subject: `You are invited to ${institution}'s student support console`,
-        opening: `You have been invited to the student support console of ${institution}. Sign in with your institution account:`,
-        link: `${base}/auth/${slug}/sign-in`,
-      };
-  }
+  if (facts.reason === 'escalation')
+    return { ...escalationWords(facts.escalation, institution), link: consoleLink };
+  if (facts.reason === 'invited')
+    return {
+      subject: `You are invited to ${institution}'s student support console`,
+      opening: `You have been invited to the student support console of ${institution}. Sign in with your institution account:`,
+      link: `${base}/auth/${slug}/sign-in`,
+    };
+  return {
+    subject: requestSubjects[facts.reason](institution),
+    opening: requestOpenings[facts.reason],
+    link: toStudent(facts.reason) ? `${base}/app/requests/${id}#conversation` : consoleLink,
+  };
 }
 
 /** The words of an escalation email, whose rule names the institution's window. */
@@ -178,8 +169,8 @@ export function composeEmail(facts: EmailFacts): ComposedEmail {
   const base = facts.publicBaseUrl.replace(/\/+$/, '');
   const slug = encodeURIComponent(facts.institutionSlug);
   const { subject, opening, link, why: ownRule } = frame(facts, institution, base, slug, facts.helpRequestId);
-  const toStudent = facts.reason === 'reply' || facts.reason === 'status';
-  const toStaffAboutRequest = !toStudent && facts.reason !== 'invited';
+  const student = toStudent(facts.reason);
+  const toStaffAboutRequest = !student && facts.reason !== 'invited';
   const settings = toStaffAboutRequest ? `${base}/console/${slug}/me/notifications` : undefined;
   const why = ownRule ?? whyLine(facts.rule ?? defaultRule[facts.reason], facts.reason, institution);
   const details: string[] = [`Institution: ${institution}`];
@@ -188,8 +179,8 @@ export function composeEmail(facts: EmailFacts): ComposedEmail {
   if (toStaffAboutRequest && facts.requestCreatedAt)
     details.push(`Raised: ${formatInZone(facts.requestCreatedAt, facts.timeZone)}`);
   const linkWords =
-    facts.reason === 'invited' ? 'Sign in' : toStudent ? 'Read it on your request' : 'Open the request';
-  const shownWhere = toStudent
+    facts.reason === 'invited' ? 'Sign in' : student ? 'Read it on your request' : 'Open the request';
+  const shownWhere = student
     ? 'The conversation is shown only on your request, after you sign in.'
     : facts.reason === 'invited'
       ? 'Staff and admins sign in with their institution account; there is no separate password.'

@@ -112,27 +112,31 @@ function describe(value: unknown): string {
   return typeof value;
 }
 
-/**
- * A required text field: present, a string, not blank after trimming, storable, not too long.
- * Returns the trimmed value or pushes a problem.
- */
-function requiredText(
+/** Reads one text field of a row: the trimmed value, or undefined (pushing a problem if it is wrong). */
+type TextField = (
   source: Record<string, unknown>,
   field: string,
   max: number,
   problems: Problem[],
-): string | undefined {
+) => string | undefined;
+
+/** Whether a field was not sent: absent or null ('missing'), or blank after trimming ('empty'). */
+function unsent(value: unknown): 'missing' | 'empty' | undefined {
+  if (value === undefined || value === null) return 'missing';
+  if (typeof value === 'string' && value.trim() === '') return 'empty';
+  return undefined;
+}
+
+/** A required text field: sent, then as checkedText. */
+const requiredText: TextField = (source, field, max, problems) => {
   const value = source[field];
-  if (value === undefined || value === null) {
-    problems.push({ code: 'missing_field', field, message: `the ${fieldWords(field)} is missing` });
-    return undefined;
-  }
-  if (typeof value === 'string' && value.trim() === '') {
-    problems.push({ code: 'missing_field', field, message: `the ${fieldWords(field)} is empty` });
+  const absent = unsent(value);
+  if (absent) {
+    problems.push({ code: 'missing_field', field, message: `the ${fieldWords(field)} is ${absent}` });
     return undefined;
   }
   return checkedText(value, field, max, problems);
-}
+};
 
 /** A present value that must be storable text of at most `max` characters; trimmed. */
 function checkedText(value: unknown, field: string, max: number, problems: Problem[]): string | undefined {
@@ -165,17 +169,10 @@ function checkedText(value: unknown, field: string, max: number, problems: Probl
 }
 
 /** An optional text field: absent, null or blank means "not sent"; otherwise like requiredText. */
-function optionalText(
-  source: Record<string, unknown>,
-  field: string,
-  max: number,
-  problems: Problem[],
-): string | undefined {
+const optionalText: TextField = (source, field, max, problems) => {
   const value = source[field];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value === 'string' && value.trim() === '') return undefined;
-  return checkedText(value, field, max, problems);
-}
+  return unsent(value) ? undefined : checkedText(value, field, max, problems);
+};
 
 /** true/false, "true"/"false" (any case, surrounding spaces ignored); absent or null: not sent. */
 export function parseFirstInFamily(value: unknown): { ok: true; value?: boolean } | { ok: false } {
