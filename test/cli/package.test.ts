@@ -44,6 +44,19 @@ test('the packed client installs offline into an empty prefix and pushes', async
     'JavaScript only: Node strips no types inside node_modules',
   );
   assert.ok(!fs.existsSync(path.join(installed, 'src', 'app')), 'no server in the client package');
+  // The client carries what push and the admin commands load: no database driver, no embedded
+  // database, no telemetry SDK (they came in once through `ssp worker`'s entry).
+  const bundled = fs.readdirSync(path.join(installed, 'node_modules'));
+  for (const name of [
+    'pg',
+    '@electric-sql',
+    '@opentelemetry',
+    'prom-client',
+    'openid-client',
+    'nodemailer',
+  ]) {
+    assert.ok(!bundled.includes(name), `${name} is not in the client package (it has ${bundled.join(', ')})`);
+  }
 
   const tenant = await seedTenant(server.ctx);
   writeCsv(work, 'roster.csv', [
@@ -78,10 +91,15 @@ test('the packed client installs offline into an empty prefix and pushes', async
   assert.ok(last.argv.includes('--max-opt=2'), JSON.stringify(last));
   assert.equal(last.arenas, '2');
 
-  await assert.rejects(run(ssp, ['serve'], { env, cwd: work }), (error: { code: number; stderr: string }) => {
-    assert.equal(error.code, 64);
-    assert.match(error.stderr, /runs beside the service/);
-    return true;
-  });
+  for (const command of ['serve', 'worker']) {
+    await assert.rejects(
+      run(ssp, [command], { env, cwd: work }),
+      (error: { code: number; stderr: string }) => {
+        assert.equal(error.code, 64, command);
+        assert.match(error.stderr, /runs beside the service/, command);
+        return true;
+      },
+    );
+  }
   fs.rmSync(work, { recursive: true, force: true });
 });

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { addReply } from '../../src/domain/helpdesk/conversation.ts';
 import { createHelpRequest } from '../../src/domain/helpdesk/requests.ts';
 import { changeStatus } from '../../src/domain/helpdesk/staff-changes.ts';
-import { ownSettings, peopleSettings } from '../../src/domain/notifications/settings.ts';
+import { ownSettings, peopleSettings, recentOutbox } from '../../src/domain/notifications/settings.ts';
 import { createNotificationWorker } from '../../src/workers/notification-email.ts';
 import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
 import { seedStudents } from '../helpers/helpdesk.ts';
@@ -82,6 +82,24 @@ describeEachDatabase('console: notifications (email off)', (ctx) => {
     const bogus = await admin.request('GET', `${page}?state=bogus`);
     assert.equal(bogus.statusCode, 200);
     assert.match(bogus.body, /There is no state “bogus”: showing every state/);
+  });
+
+  test('an email queued before rules were recorded is shown with the rule its reason implies', async () => {
+    const tenant = await seedTenant(ctx());
+    const admin = await personBrowser(ctx(), tenant, { roles: ['admin'], name: 'Ada Admin' });
+    await invitePerson(ctx(), tenant, { roles: ['staff'], name: 'Kai Lee' });
+    await postForm(ctx(), admin, `/console/${tenant.slug}/notifications`, [['crisis', admin.personId]]);
+    const [studentId] = await seedStudents(ctx(), tenant, 1);
+    await createHelpRequest(ctx().deps, tenant.institutionId, { studentId, priority: 'crisis' });
+    // As migration 0080 left the rows queued before it: no rule recorded.
+    await ctx().db.query('UPDATE notifications SET rule = NULL WHERE institution_id = $1', [
+      tenant.institutionId,
+    ]);
+    const [row] = await recentOutbox(ctx().deps.db, tenant.institutionId);
+    assert.equal(row.reason, 'crisis');
+    assert.equal(row.rule, 'crisis_recipient');
+    const page = await admin.request('GET', `/console/${tenant.slug}/notifications`);
+    assert.match(page.body, /an admin chose them to be told of crisis requests/);
   });
 
   test('every kind of email is on the page with its rule: students’ replies and status changes, invitations', async () => {

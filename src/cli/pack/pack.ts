@@ -18,9 +18,13 @@ import { writeTarball } from './tar.ts';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const entry = path.join(root, 'src/cli/main.ts');
-/** Loaded on demand by commands that run only beside the service (serve, worker, dev-idp …). */
+/**
+ * Loaded on demand by commands that run only beside the service (serve, worker, dev-idp …).
+ * `worker.ts` is `ssp worker`'s entry: it builds the runtime, so shipping it would bring the
+ * database drivers, the embedded database and the telemetry SDK into the client.
+ */
 const SERVER_SIDE =
-  /^(\.\.\/)+(main|db\/|domain\/secrets\/|workers\/|dev-mail\/|dev-idp\/|dev-oneroster\/|demo\/serve\.ts$)/;
+  /^(\.\.\/)+(main|worker\.ts$|db\/|domain\/secrets\/|workers\/|dev-mail\/|dev-idp\/|dev-oneroster\/|demo\/serve\.ts$)/;
 
 const SPECIFIER = /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])([^'"]+)\2/g;
 

@@ -64,7 +64,8 @@ function oneLine(value: string): string {
 const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** The rule stated when a row carries none: what the reason alone says. */
-const defaultRule: Record<Reason, Rule> = {
+/** The rule an email's reason implies, for a row queued before rules were recorded (migration 0080). */
+export const defaultRule: Record<Reason, Rule> = {
   crisis: 'crisis_recipient',
   new: 'any_new',
   assigned: 'assigned_to_me',

@@ -167,7 +167,7 @@ export async function selectRecent(
  * admins, to students (a reply, a status change) and invitations, each with its recipient and
  * the rule that made it.
  */
-export interface OutboxRow {
+export interface OutboxRecord {
   id: string;
   /** Null for an invitation. */
   help_request_id: string | null;
@@ -176,7 +176,8 @@ export interface OutboxRow {
   name: string | null;
   email: string | null;
   reason: Reason;
-  rule: Rule;
+  /** Null for a row queued before rules were recorded (migration 0080). */
+  rule: Rule | null;
   state: 'pending' | 'sent' | 'failed' | 'skipped';
   attempts: number;
   next_attempt_at: Date | null;
@@ -188,21 +189,18 @@ export interface OutboxRow {
 /**
  * The institution's newest emails of every kind (optionally in one state), newest first: one
  * index range of (institution_id, created_at) as selectRecent, the recipient looked up by key.
- * A row queued before rules were recorded (migration 0080) is given the rule its reason implies.
  */
 export async function selectRecentOutbox(
   db: Queryable,
   institutionId: string,
   options: { limit: number; state?: string },
-): Promise<OutboxRow[]> {
-  return selectNewest<OutboxRow>(
+): Promise<OutboxRecord[]> {
+  return selectNewest<OutboxRecord>(
     db,
     `SELECT n.id, n.help_request_id, CASE WHEN n.student_id IS NULL THEN 'person' ELSE 'student' END AS recipient,
        coalesce(p.name, nullif(concat_ws(' ', s.first_name, s.last_name), '')) AS name,
        coalesce(p.email, s.email) AS email, n.reason,
-       coalesce(n.rule, CASE n.reason WHEN 'crisis' THEN 'crisis_recipient' WHEN 'new' THEN 'any_new'
-         WHEN 'assigned' THEN 'assigned_to_me' WHEN 'invited' THEN 'invited'
-         WHEN 'reply' THEN 'requester' WHEN 'status' THEN 'requester' ELSE 'assignee' END) AS rule,
+       n.rule,
        n.state, n.attempts, CASE WHEN n.state = 'pending' THEN n.next_attempt_at END AS next_attempt_at,
        n.last_error, n.created_at, n.finished_at
      FROM notifications n LEFT JOIN people p ON p.id = n.person_id LEFT JOIN students s ON s.id = n.student_id`,

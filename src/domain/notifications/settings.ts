@@ -7,9 +7,10 @@ import type { Queryable } from '../../db/db.ts';
 import { ApiError } from '../../errors.ts';
 import { uuidPattern } from '../../lib/ids.ts';
 import type { Deps } from '../deps.ts';
+import { defaultRule, type Rule } from './email.ts';
 import {
   type NotificationRow,
-  type OutboxRow,
+  type OutboxRecord,
   type PersonSettings,
   replaceCrisisRecipients,
   selectPeopleSettings,
@@ -19,7 +20,12 @@ import {
   upsertOwnSettings,
 } from './queries.ts';
 
-export type { NotificationRow, OutboxRow, PersonSettings };
+export type { NotificationRow, PersonSettings };
+
+/** An outbox row with its rule: a row queued before rules were recorded takes its reason's. */
+export interface OutboxRow extends Omit<OutboxRecord, 'rule'> {
+  rule: Rule;
+}
 
 /** Most crisis recipients an institution may choose (each one is an email per crisis request). */
 export const MAX_CRISIS_RECIPIENTS = 100;
@@ -140,10 +146,11 @@ export function recentNotifications(
  * The institution's newest emails of every kind for the console (emails to staff and admins,
  * to students, invitations), at most `limit`, optionally in one state.
  */
-export function recentOutbox(
+export async function recentOutbox(
   db: Queryable,
   institutionId: string,
   options: RecentQuery = {},
 ): Promise<OutboxRow[]> {
-  return selectRecentOutbox(db, institutionId, recentQuery(options));
+  const rows = await selectRecentOutbox(db, institutionId, recentQuery(options));
+  return rows.map((row) => ({ ...row, rule: row.rule ?? defaultRule[row.reason] }));
 }

@@ -16,9 +16,11 @@ import {
 } from '../../../domain/oneroster/memory-api.ts';
 import { institutionForPush } from '../../../domain/roster/feed-access.ts';
 import { ApiError } from '../../../errors.ts';
+import { refuseUnknownFields } from '../../../lib/unknown-fields.ts';
 import { perMinute } from '../../context/rate-limit.ts';
 import { rosterCallerOf } from '../../context/request-context.ts';
 import type { App } from '../../types.ts';
+import { parameterNames } from '../query-parameters.ts';
 import { errorResponses } from '../schemas.ts';
 import { feedAccess } from './feed-access.ts';
 import {
@@ -62,6 +64,7 @@ function memoryRoute<B extends { institution: string }>(
   docs: { summary: string; description: string; body: TSchema; answer: TSchema; errors: number[] },
   handle: (request: FastifyRequest, body: B, institution: Institution) => Promise<unknown>,
 ): void {
+  const fields = [...(parameterNames(docs.body) ?? [])];
   app.post(
     path,
     {
@@ -71,7 +74,11 @@ function memoryRoute<B extends { institution: string }>(
         credential: 'roster_secret' as const,
         ...perMinute(REQUESTS_PER_MINUTE, 'oneroster-memory'),
       },
-      preValidation: async (request: FastifyRequest) => requireJson(request),
+      preValidation: async (request: FastifyRequest) => {
+        requireJson(request);
+        // Before the schema, as on every feed: a misspelt field is named as such (docs/versioning.md).
+        refuseUnknownFields(request.body, fields);
+      },
       schema: {
         tags: ['sis'],
         security: [{ rosterSecret: [] }],
