@@ -63,8 +63,10 @@ function oneLine(value: string): string {
 
 const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** The rule stated when a row carries none: what the reason alone says. */
-/** The rule an email's reason implies, for a row queued before rules were recorded (migration 0080). */
+/**
+ * The rule stated when a row carries none: what the reason alone says (a row queued before rules
+ * were recorded, migration 0080; the outbox page reads it too).
+ */
 export const defaultRule: Record<Reason, Rule> = {
   crisis: 'crisis_recipient',
   new: 'any_new',
