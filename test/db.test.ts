@@ -1,4 +1,4 @@
-// The database seam behaves the same on both drivers.
+// The database seam behaves the same on both drivers; what the migrations set apart for each.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { migrate } from '../src/db/migrate.ts';
@@ -37,6 +37,28 @@ for (const kind of databaseKinds()) {
         );
         const afterRollback = await db.query("SELECT 1 FROM institutions WHERE slug = 'seam-c'");
         assert.equal(afterRollback.rowCount, 0, 'a failed transaction writes nothing');
+      } finally {
+        await db.close();
+      }
+    });
+
+    // Migrations 0110 and 0118: the trigram indexes' pending lists, 64 kB on the embedded
+    // database, which has no autovacuum to merge them; the students' 1 MB on PostgreSQL.
+    test('the trigram indexes keep the pending lists chosen for this database', async () => {
+      const db = await openTestDb(kind);
+      try {
+        const { rows } = await db.query<{ relname: string; reloptions: string[] }>(
+          `SELECT relname, reloptions FROM pg_class
+           WHERE relname IN ('students_search_trgm_idx', 'help_requests_summary_trgm_idx')
+           ORDER BY relname`,
+        );
+        assert.deepEqual(rows, [
+          { relname: 'help_requests_summary_trgm_idx', reloptions: ['gin_pending_list_limit=64'] },
+          {
+            relname: 'students_search_trgm_idx',
+            reloptions: [`gin_pending_list_limit=${kind === 'postgres' ? 1024 : 64}`],
+          },
+        ]);
       } finally {
         await db.close();
       }
