@@ -7,12 +7,12 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { test } from 'node:test';
 import { childNodeFlags } from './helpers/child-flags.ts';
-import { scaled } from './helpers/time-limit.ts';
+import { testTimeout } from './helpers/time-limit.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 
 test('npm run bench runs every benchmark to the end at smoke sizes', {
-  timeout: scaled(600_000),
+  timeout: testTimeout(600_000),
 }, async () => {
   const env: NodeJS.ProcessEnv = { ...process.env, BENCH_SMOKE: '1' };
   // The benchmark picks its database from these; only the test's own PostgreSQL may be used.

@@ -13,7 +13,7 @@ import { migrate } from '../../src/db/migrate.ts';
 import { seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
 import { pushRoster } from '../helpers/roster.ts';
 import { createEmptyDatabase } from '../helpers/scratch-db.ts';
-import { scaled } from '../helpers/time-limit.ts';
+import { testTimeout } from '../helpers/time-limit.ts';
 
 const base = process.env.TEST_DATABASE_URL;
 
@@ -36,7 +36,7 @@ async function readBack(ctx: TestContext, slug: string) {
 
 test('a dump restored into a fresh database serves the same data', {
   skip: !base,
-  timeout: scaled(180_000),
+  timeout: testTimeout(180_000),
 }, async () => {
   const source = await createEmptyDatabase(base!, 'ssp_backup');
   const copy = await createEmptyDatabase(base!, 'ssp_restore');
