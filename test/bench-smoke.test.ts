@@ -6,12 +6,13 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { test } from 'node:test';
-import { scaled } from './helpers/time-limit.ts';
+import { childNodeFlags } from './helpers/child-flags.ts';
+import { testTimeout } from './helpers/time-limit.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 
 test('npm run bench runs every benchmark to the end at smoke sizes', {
-  timeout: scaled(600_000),
+  timeout: testTimeout(600_000),
 }, async () => {
   const env: NodeJS.ProcessEnv = { ...process.env, BENCH_SMOKE: '1' };
   // The benchmark picks its database from these; only the test's own PostgreSQL may be used.
@@ -21,7 +22,7 @@ test('npm run bench runs every benchmark to the end at smoke sizes', {
   const postgres = process.env.TEST_DATABASE_URL;
   if (postgres) env.BENCH_DATABASE_URL = postgres;
   const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
-    const child = spawn(process.execPath, ['bench/run.ts'], {
+    const child = spawn(process.execPath, [...childNodeFlags, 'bench/run.ts'], {
       cwd: root,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

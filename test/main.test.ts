@@ -8,6 +8,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+import { childNodeFlags } from './helpers/child-flags.ts';
 import { migratedDataDir } from './helpers/scratch-db.ts';
 import { startServerProcess } from './helpers/server-process.ts';
 import { scaled } from './helpers/time-limit.ts';
@@ -96,7 +97,7 @@ test('first start prints an operator token once; data persists; SIGTERM shuts do
 });
 
 test('a bad configuration stops the start with every problem listed', async () => {
-  const child = spawn(process.execPath, [entry], {
+  const child = spawn(process.execPath, [...childNodeFlags, entry], {
     env: { ...process.env, PORT: 'abc', LOG_LEVEL: 'loud', DATABASE_URL: 'mysql://x' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -148,7 +149,7 @@ test('the embedded database belongs to one process at a time', async () => {
     // Not a first start (the first test has one): the database is already there.
     await migratedDataDir(dataDir);
     const first = await startServerProcess(dataDir);
-    const second = spawn(process.execPath, [entry], {
+    const second = spawn(process.execPath, [...childNodeFlags, entry], {
       env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

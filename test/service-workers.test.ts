@@ -16,7 +16,7 @@ import { databaseKinds } from './helpers/db.ts';
 import { generateRoster, startOneRosterProvider } from './helpers/oneroster-provider.ts';
 import { startReceiver } from './helpers/receiver.ts';
 import { openScratchPostgres } from './helpers/scratch-db.ts';
-import { scaled } from './helpers/time-limit.ts';
+import { scaled, testTimeout } from './helpers/time-limit.ts';
 import { emitEvent } from './helpers/webhooks.ts';
 
 /** The jobs of `worker` with `outcome` in this thread's own registry (not the workers' thread's). */
@@ -59,7 +59,7 @@ test('WORKERS_THREAD: auto is on with PostgreSQL, off with the embedded database
 
 for (const kind of databaseKinds()) {
   test(`${kind}: the service's workers deliver, pull on "Sync now", show in /metrics and stop`, {
-    timeout: scaled(180_000),
+    timeout: testTimeout(180_000),
   }, async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ssp-service-workers-'));
     const scratch =

@@ -12,6 +12,10 @@ const busy = (ms: number) => {
 test('a loop is paused only once its slice is over, and a timer due meanwhile runs in the pause', async () => {
   // Slices of 200 ms: a loaded machine may stop this thread for tens of milliseconds anywhere.
   const { pause } = slices(200);
+  // Started from the event loop's check phase, so that the pause's setImmediate comes on the
+  // loop's next round, after its timers. From the poll phase it would come before them, and the
+  // phase a test starts in depends on the files run before it in the same process.
+  await new Promise((resolve) => setImmediate(resolve));
   assert.equal(pause(), undefined);
   let fired = false;
   setTimeout(() => {

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createPgliteDb, type Db } from '../../src/db/db.ts';
 import { listMigrations, migrate } from '../../src/db/migrate.ts';
-import { scaled } from '../helpers/time-limit.ts';
+import { testTimeout } from '../helpers/time-limit.ts';
 
 interface Column {
   type: string;
@@ -73,7 +73,7 @@ test('the rule itself: drops, renames, type changes, NOT NULL and bare NOT NULL 
 });
 
 test('every migration only expands the schema, or says it contracts', {
-  timeout: scaled(300_000),
+  timeout: testTimeout(300_000),
 }, async () => {
   const db = await createPgliteDb();
   try {

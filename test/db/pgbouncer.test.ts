@@ -7,12 +7,11 @@
 // PgBouncer is installed (/usr/sbin/pgbouncer, Debian's package) and TEST_DATABASE_URL is set;
 // the database is a fresh one, dropped afterwards.
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
 import { createPostgresDb, type Db } from '../../src/db/db.ts';
 import { listMigrations, migrate } from '../../src/db/migrate.ts';
 import { refreshStatistics } from '../../src/db/statistics.ts';
@@ -28,6 +27,7 @@ import { invitePerson } from '../helpers/people.ts';
 import { PGBOUNCER, type Pgbouncer, startPgbouncer } from '../helpers/pgbouncer.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { pushRoster } from '../helpers/roster.ts';
+import { createEmptyDatabase } from '../helpers/scratch-db.ts';
 
 const serverUrl = process.env.TEST_DATABASE_URL;
 const skip = !fs.existsSync(PGBOUNCER)
@@ -38,18 +38,8 @@ const skip = !fs.existsSync(PGBOUNCER)
 
 const PUBLIC = 'http://127.0.0.1:3000';
 
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
 describe('PostgreSQL features through PgBouncer (transaction pooling)', { skip }, () => {
-  const dbname = `ssp_pgbouncer_${randomBytes(5).toString('hex')}`;
+  let database: Awaited<ReturnType<typeof createEmptyDatabase>> | undefined;
   let bouncer: Pgbouncer;
   const opened: Db[] = [];
   let ctx: TestContext;
@@ -62,8 +52,8 @@ describe('PostgreSQL features through PgBouncer (transaction pooling)', { skip }
   };
 
   before(async () => {
-    await admin(`CREATE DATABASE ${dbname}`);
-    bouncer = await startPgbouncer({ serverUrl: serverUrl!, dbname, poolSize: 3 });
+    database = await createEmptyDatabase(serverUrl!, 'ssp_pgbouncer');
+    bouncer = await startPgbouncer({ serverUrl: serverUrl!, dbname: database.name, poolSize: 3 });
     idp = await startTestIdp({ clients: [{ ...TEST_CLIENT, redirect_uris: [`${PUBLIC}/auth/callback`] }] });
   });
   after(async () => {
@@ -71,7 +61,7 @@ describe('PostgreSQL features through PgBouncer (transaction pooling)', { skip }
     await Promise.all(opened.map((db) => db.close().catch(() => {})));
     await idp?.close();
     await bouncer?.close();
-    await admin(`DROP DATABASE IF EXISTS ${dbname} WITH (FORCE)`);
+    await database?.drop();
   });
 
   test('two instances migrating at once: every migration applied once', async () => {

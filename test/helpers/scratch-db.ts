@@ -67,10 +67,11 @@ async function openMigratedSchema(
 export async function createEmptyDatabase(
   connectionString: string,
   prefix: string,
-): Promise<{ url: string; drop: () => Promise<void> }> {
+): Promise<{ name: string; url: string; drop: () => Promise<void> }> {
   const name = `${prefix}_${randomBytes(5).toString('hex')}`;
   await adminQuery(connectionString, `CREATE DATABASE ${name}`);
   return {
+    name,
     url: databaseUrl(connectionString, name),
     drop: async () => {
       await adminQuery(connectionString, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

@@ -2,6 +2,7 @@
 // the whole process does: the first start's output, the files it leaves, a restart.
 import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
 import path from 'node:path';
+import { childNodeFlags } from './child-flags.ts';
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -45,7 +46,7 @@ export async function startServerProcess(
 
 /** A Node.js process (`args` after node) whose stdout and stderr are gathered in one text. */
 export function spawnGathered(name: string, args: string[], options: SpawnOptions = {}) {
-  const child: ChildProcess = spawn(process.execPath, args, {
+  const child: ChildProcess = spawn(process.execPath, [...childNodeFlags, ...args], {
     ...options,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

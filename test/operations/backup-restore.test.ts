@@ -4,31 +4,18 @@
 // (TEST_DATABASE_URL); pg_dump and pg_restore must be on PATH.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import pg from 'pg';
 import { createPostgresDb } from '../../src/db/db.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { seedTenant, startTestApp, type TestContext } from '../helpers/app.ts';
 import { pushRoster } from '../helpers/roster.ts';
-import { scaled } from '../helpers/time-limit.ts';
+import { createEmptyDatabase } from '../helpers/scratch-db.ts';
+import { testTimeout } from '../helpers/time-limit.ts';
 
 const base = process.env.TEST_DATABASE_URL;
-
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: base });
-  await client.connect();
-  await client.query(sql).finally(() => client.end());
-}
-
-const urlOf = (name: string) => {
-  const url = new URL(base ?? '');
-  url.pathname = `/${name}`;
-  return url.toString();
-};
 
 /** What an admin reads of an institution: its record, students, cohorts and webhook endpoints. */
 async function readBack(ctx: TestContext, slug: string) {
@@ -49,15 +36,13 @@ async function readBack(ctx: TestContext, slug: string) {
 
 test('a dump restored into a fresh database serves the same data', {
   skip: !base,
-  timeout: scaled(180_000),
+  timeout: testTimeout(180_000),
 }, async () => {
-  const suffix = randomBytes(4).toString('hex');
-  const [source, copy] = [`ssp_backup_${suffix}`, `ssp_restore_${suffix}`];
+  const source = await createEmptyDatabase(base!, 'ssp_backup');
+  const copy = await createEmptyDatabase(base!, 'ssp_restore');
   const dumpFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ssp-dump-')), 'ssp.dump');
-  await admin(`CREATE DATABASE ${source}`);
-  await admin(`CREATE DATABASE ${copy}`);
   try {
-    const sourceDb = createPostgresDb({ connectionString: urlOf(source) });
+    const sourceDb = createPostgresDb({ connectionString: source.url });
     await migrate(sourceDb);
     const before = await startTestApp('postgres', { db: sourceDb, config: { allowLoopbackOutbound: true } });
     let slug: string;
@@ -83,10 +68,10 @@ test('a dump restored into a fresh database serves the same data', {
     }
 
     // The commands of docs/operations.md.
-    execFileSync('pg_dump', ['--format=custom', '--no-owner', `--file=${dumpFile}`, urlOf(source)]);
-    execFileSync('pg_restore', ['--no-owner', '--exit-on-error', `--dbname=${urlOf(copy)}`, dumpFile]);
+    execFileSync('pg_dump', ['--format=custom', '--no-owner', `--file=${dumpFile}`, source.url]);
+    execFileSync('pg_restore', ['--no-owner', '--exit-on-error', `--dbname=${copy.url}`, dumpFile]);
 
-    const copyDb = createPostgresDb({ connectionString: urlOf(copy) });
+    const copyDb = createPostgresDb({ connectionString: copy.url });
     // Nothing to apply: the restored schema is the release's.
     assert.deepEqual(await migrate(copyDb), []);
     const after = await startTestApp('postgres', { db: copyDb, config: { allowLoopbackOutbound: true } });
@@ -107,8 +92,8 @@ test('a dump restored into a fresh database serves the same data', {
       await copyDb.close();
     }
   } finally {
-    await admin(`DROP DATABASE IF EXISTS ${source} WITH (FORCE)`);
-    await admin(`DROP DATABASE IF EXISTS ${copy} WITH (FORCE)`);
+    await source.drop();
+    await copy.drop();
     fs.rmSync(path.dirname(dumpFile), { recursive: true, force: true });
   }
 });

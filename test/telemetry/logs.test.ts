@@ -8,7 +8,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { migratedDataDir } from '../helpers/scratch-db.ts';
 import { startServerProcess } from '../helpers/server-process.ts';
-import { scaled } from '../helpers/time-limit.ts';
+import { testTimeout } from '../helpers/time-limit.ts';
 
 const OPERATOR_TOKEN = 'ssp_op_configured-operator-token-never-logged';
 const METRICS_TOKEN = 'scrape-token-never-logged-either';
@@ -36,7 +36,7 @@ async function serveAndCall(level: string): Promise<string> {
 }
 
 test('at info: probes and scrapes write no request lines; tokens are never written', {
-  timeout: scaled(120_000),
+  timeout: testTimeout(120_000),
 }, async () => {
   const output = await serveAndCall('info');
   assert.match(output, /"url":"\/admin\/v1\/institutions"/, 'other requests are logged');
@@ -48,7 +48,7 @@ test('at info: probes and scrapes write no request lines; tokens are never writt
 });
 
 test('at debug: the probes are logged too, still without any token', {
-  timeout: scaled(120_000),
+  timeout: testTimeout(120_000),
 }, async () => {
   const output = await serveAndCall('debug');
   assert.match(output, /"level":20,[^\n]*"url":"\/health\/live"/);

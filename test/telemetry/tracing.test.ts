@@ -14,7 +14,7 @@ import { startOtlpReceiver } from '../helpers/otlp-receiver.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { createEmptyDatabase, migratedDataDir } from '../helpers/scratch-db.ts';
 import { startServerProcess } from '../helpers/server-process.ts';
-import { scaled } from '../helpers/time-limit.ts';
+import { testTimeout } from '../helpers/time-limit.ts';
 
 /** A fresh, empty PostgreSQL database for one server process; dropped after the test. */
 async function freshPostgres(base: string): Promise<string> {
@@ -25,7 +25,7 @@ async function freshPostgres(base: string): Promise<string> {
 
 for (const kind of databaseKinds()) {
   test(`spans reach an OTLP receiver, and logs carry the trace id [${kind}]`, {
-    timeout: scaled(180_000),
+    timeout: testTimeout(180_000),
   }, async () => {
     const otlp = await startOtlpReceiver();
     const hook = await startReceiver({ status: 204 });

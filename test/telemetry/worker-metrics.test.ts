@@ -7,13 +7,13 @@ import { sspBin } from '../helpers/cli.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { createEmptyDatabase } from '../helpers/scratch-db.ts';
 import { spawnGathered } from '../helpers/server-process.ts';
-import { scaled } from '../helpers/time-limit.ts';
+import { testTimeout } from '../helpers/time-limit.ts';
 
 const base = process.env.TEST_DATABASE_URL;
 
 test('ssp worker serves its metrics on METRICS_PORT, to the scrape token only', {
   skip: !base,
-  timeout: scaled(120_000),
+  timeout: testTimeout(120_000),
 }, async () => {
   const database = await createEmptyDatabase(base ?? '', 'ssp_wmetrics');
   const port = await freePort();
