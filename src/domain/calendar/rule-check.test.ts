@@ -87,6 +87,12 @@ test('a rule judged never to match gives ical.js no date but its start in 30 yea
         if (r.freq === 'YEARLY' && beside && days.some((d) => /^-?\d/.test(d))) return;
         if (days.length) parts.push(`BYDAY=${days.join(',')}`);
       }
+      // ical.js moves a YEARLY rule's BYMONTHDAY that its BYMONTH lacks into the next month
+      // (FREQ=YEARLY;BYMONTH=4;BYMONTHDAY=31 gives every 1 May, BYMONTH=2;BYMONTHDAY=30 every 1 or
+      // 2 March), where RFC 5545 drops the date; the check follows the RFC (the cases above), so
+      // those rules are not compared with ical.js either.
+      if (r.freq === 'YEARLY' && r.month && r.monthDay && parts.some((p) => p.startsWith('BYMONTHDAY')))
+        return;
       const text = parts.join(';');
       if (judge(text) === null) return;
       judgedNever++;
@@ -100,7 +106,7 @@ test('a rule judged never to match gives ical.js no date but its start in 30 yea
       }
       assert.equal(found, undefined, `${text} matched ${found}`);
     }),
-    { numRuns: 300 },
+    { numRuns: 1000 },
   );
   assert.ok(judgedNever > 10, `only ${judgedNever} rules judged never to match`);
 });
