@@ -70,6 +70,12 @@ try {
 } finally {
   await globalTeardown();
 }
+// A run in which no test ran (a pattern that matches nothing, shards that died before reporting)
+// proves nothing, so it fails too.
+const none = (totals.get('tests') ?? 0) === 0;
+failed ||= none;
 const summary = [...totals].map(([name, value]) => `${name} ${value}`).join(', ');
-console.log(`\n${SHARDS} shards: ${summary || 'no counts reported'}${failed ? '; FAILED' : ''}`);
+console.log(
+  `\n${SHARDS} shards: ${summary || 'no counts reported'}${none ? '; no test ran' : ''}${failed ? '; FAILED' : ''}`,
+);
 process.exitCode = failed ? 1 : 0;
