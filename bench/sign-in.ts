@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'undici';
 import { buildApp } from '../src/app/app.ts';
 import { loadConfig } from '../src/config.ts';
+import type { Db } from '../src/db/db.ts';
 import { createRuntime } from '../src/runtime.ts';
 import { signInThroughProvider, startTestIdp, TEST_CLIENT } from '../test/helpers/idp.ts';
 import { openScratchPglite, openScratchPostgres } from '../test/helpers/scratch-db.ts';
@@ -19,28 +20,46 @@ const REQUESTS = size(2000, 20, 'BENCH_REQUESTS');
 /** Requests before the timed ones, for the JIT and the connection pool. */
 const WARMUP = size(100, 5);
 
+/**
+ * The app listening on a port it was configured with (its public URL is the sign-in's redirect
+ * URI). Ports are drawn below Linux's ephemeral range (32768 up), which outgoing connections take
+ * theirs from, and drawn again if one is in use after all (another process listening there).
+ */
+async function listenOnAPort(db: Db, operatorToken: string) {
+  for (let attempt = 1; ; attempt++) {
+    const port = 10_000 + Math.floor(Math.random() * 22_000);
+    const base = `http://127.0.0.1:${port}`;
+    const config = loadConfig({
+      OPERATOR_TOKEN: operatorToken,
+      LOG_LEVEL: 'silent',
+      ENCRYPTION_KEY: randomBytes(32).toString('base64url'),
+      ALLOW_LOOPBACK_OUTBOUND: 'true',
+      PUBLIC_BASE_URL: base,
+      RUN_WORKERS: 'false',
+      // The round trips come from one address, faster than a person signs in: the limit (30 a
+      // minute by default) would answer 429 from the 31st on, and the benchmark measures sign-in.
+      SIGN_IN_RATE_LIMIT_PER_MINUTE: '100000',
+    });
+    const runtime = createRuntime({ db, config });
+    const app = await buildApp(runtime, { logger: false });
+    try {
+      await app.listen({ host: '127.0.0.1', port });
+      return { app, runtime, base };
+    } catch (error) {
+      await app.close();
+      await runtime.close();
+      if ((error as { code?: string }).code !== 'EADDRINUSE' || attempt === 5) throw error;
+    }
+  }
+}
+
 async function benchKind(kind: 'pglite' | 'postgres', databaseUrl?: string) {
   const db =
     kind === 'pglite'
       ? await openScratchPglite()
       : await openScratchPostgres(databaseUrl!, { prefix: 'bench' });
   const operatorToken = `ssp_op_${randomBytes(16).toString('hex')}`;
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
-  const base = `http://127.0.0.1:${port}`;
-  const config = loadConfig({
-    OPERATOR_TOKEN: operatorToken,
-    LOG_LEVEL: 'silent',
-    ENCRYPTION_KEY: randomBytes(32).toString('base64url'),
-    ALLOW_LOOPBACK_OUTBOUND: 'true',
-    PUBLIC_BASE_URL: base,
-    RUN_WORKERS: 'false',
-    // The round trips come from one address, faster than a person signs in: the limit (30 a
-    // minute by default) would answer 429 from the 31st on, and the benchmark measures sign-in.
-    SIGN_IN_RATE_LIMIT_PER_MINUTE: '100000',
-  });
-  const runtime = createRuntime({ db, config });
-  const app = await buildApp(runtime, { logger: false });
-  await app.listen({ host: '127.0.0.1', port });
+  const { app, runtime, base } = await listenOnAPort(db, operatorToken);
   const idp = await startTestIdp({ clients: [{ ...TEST_CLIENT, redirect_uris: [`${base}/auth/callback`] }] });
   const agent = new Agent({ keepAliveTimeout: 30_000 });
   const admin = (method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown) =>
