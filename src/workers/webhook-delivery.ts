@@ -4,8 +4,9 @@
 //
 // - Polling: when a claim found work the worker claims again at once; when idle it sleeps
 //   `idlePollMs` (50 ms by default), which bounds the added latency of a new event. So an idle
-//   worker costs one indexed query per poll, and a busy one one claim query per batch (up to
-//   `batchSize` rows) plus one recording transaction per batch of finished attempts.
+//   worker costs one read of the due index per poll (a claim only once something is due), and a
+//   busy one one claim query per batch (up to `batchSize` rows) plus one recording transaction
+//   per batch of finished attempts.
 // - Fairness: at most `perEndpointConcurrency` deliveries of one endpoint are in flight per
 //   worker, out of `concurrency`, and a failing delivery is rescheduled on its own, so a slow or
 //   failing endpoint never holds up the others. No ordering between the deliveries of one
@@ -20,7 +21,7 @@ import type dns from 'node:dns';
 import type { Db } from '../db/db.ts';
 import { attemptDelivery, createDeliveryAgent, urlChecker } from '../domain/webhooks/delivery/attempt.ts';
 import { capacity, sharesAhead, sharesFor, wakeAfter } from '../domain/webhooks/delivery/capacity.ts';
-import { type Claimed, claimDeliveries } from '../domain/webhooks/delivery/claim.ts';
+import { type Claimed, claimDeliveries, deliveriesDue } from '../domain/webhooks/delivery/claim.ts';
 import { continuousMode } from '../domain/webhooks/delivery/continuous.ts';
 import { createInflight } from '../domain/webhooks/delivery/inflight.ts';
 import { createLeaseKeeper, returnLeases } from '../domain/webhooks/delivery/leases.ts';
@@ -269,6 +270,8 @@ function deliveryRounds(options: WebhookWorkerOptions) {
   const { agent, inflight, leases, vacuum } = holdings;
   const claim = claimer(options, settings, holdings);
   const { take, giveBack, attemptOne, record } = attempts(options, settings, holdings);
+  const anyDue = () =>
+    deliveriesDue(options.db, { now: options.clock.now(), institutionIds: settings.institutionIds });
 
   /** One round, for tests and tools: claim what is due, deliver all, record, return a summary. */
   async function runOnce(): Promise<RunSummary> {
@@ -318,6 +321,7 @@ function deliveryRounds(options: WebhookWorkerOptions) {
     log: options.logger,
     inflight,
     claim,
+    anyDue,
     take,
     giveBack,
     attemptOne,

@@ -23,7 +23,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../../../db/db.ts';
 import type { Capacity, Shares } from './capacity.ts';
-import { type ClaimedRow, claimDueDeliveries } from './sql/claim-deliveries.ts';
+import { anyDueDelivery, type ClaimedRow, claimDueDeliveries } from './sql/claim-deliveries.ts';
 
 export interface Claimed extends ClaimedRow {
   /** When the claim was sent (performance.now()): the lease is held at least until then + the lease. */
@@ -61,4 +61,15 @@ export async function claimDeliveries(db: Queryable, request: ClaimRequest): Pro
   });
   for (const row of rows) (row as Claimed).held_since = heldSince;
   return rows as Claimed[];
+}
+
+/**
+ * Whether a claim could find anything: a delivery is due. Deliveries due but not claimable (an
+ * archived institution's, an endpoint at its limits) answer yes, and the claim decides.
+ */
+export function deliveriesDue(
+  db: Queryable,
+  request: Pick<ClaimRequest, 'now' | 'institutionIds'>,
+): Promise<boolean> {
+  return anyDueDelivery(db, request);
 }

@@ -23,7 +23,7 @@ import type { Result } from './state.ts';
 
 export function continuousMode(rounds: ContinuousRounds) {
   const { shares, claimAhead, wakeAfterFinished, batchSize, idlePollMs, log, inflight } = rounds;
-  const { claim, take, giveBack, attemptOne, record, vacuum, pruneWhenDue } = rounds;
+  const { claim, anyDue, take, giveBack, attemptOne, record, vacuum, pruneWhenDue } = rounds;
   let running = false;
   let loopDone: Promise<void> | undefined;
   const { sleep, wake } = sleeper();
@@ -46,7 +46,6 @@ export function continuousMode(rounds: ContinuousRounds) {
   });
 
   const starts = createSlicedQueue(); // see the top of this file
-
   function launch({ delivery, abandon }: Waiting): void {
     const p: Promise<void> = new Promise<Result>((resolve) =>
       starts.run(() => resolve(attemptOne(delivery, abandon))),
@@ -70,6 +69,7 @@ export function continuousMode(rounds: ContinuousRounds) {
   async function loop(): Promise<void> {
     // Taken (waiting or in flight) at most: the worker's slots and the claims ahead.
     const most = shares.concurrency + claimAhead;
+    let idle = false; // the last claim found nothing: poll the due index (one row) before claiming
     while (running) {
       if (most - inflight.count < wakeAfterFinished) {
         await sleep(idlePollMs * 20); // woken as deliveries finish
@@ -80,13 +80,14 @@ export function continuousMode(rounds: ContinuousRounds) {
       try {
         finishedSinceClaim = 0;
         requested = Math.min(batchSize, most - inflight.count);
-        claimed = await claim(requested, claimAhead > 0);
+        claimed = idle && !(await anyDue()) ? [] : await claim(requested, claimAhead > 0);
       } catch (error) {
         log?.error({ err: error }, 'claiming webhook deliveries failed');
         await sleep(1_000);
         continue;
       }
       const since = performance.now();
+      idle = claimed.length === 0;
       ready.add(claimed.map((delivery) => ({ delivery, abandon: take(delivery), since })));
       if (!running) break;
       // Fewer than asked for (nothing more due, or endpoints at their limit): sleep until the

@@ -25,6 +25,8 @@ export interface ContinuousRounds {
   log: WorkerLogger | undefined;
   inflight: Inflight;
   claim(limit: number, ahead?: boolean): Promise<Claimed[]>;
+  /** Whether any delivery is due (the idle poll, cheaper than a claim that finds nothing). */
+  anyDue(): Promise<boolean>;
   take(delivery: Claimed): AbortController;
   giveBack(deliveries: Claimed[]): Promise<void>;
   attemptOne(delivery: Claimed, abandon?: AbortController): Promise<Result>;
