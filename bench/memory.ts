@@ -9,10 +9,10 @@
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Agent, request } from 'undici';
+import { freePort } from '../test/helpers/free-port.ts';
 import { migratedDataDir } from '../test/helpers/scratch-db.ts';
 import type { BenchOptions } from './run.ts';
 import { SMOKE, size } from './size.ts';
@@ -20,14 +20,6 @@ import { SMOKE, size } from './size.ts';
 const STUDENTS = size(60_000, 300, 'BENCH_MEMORY_STUDENTS');
 const PAGE = size(5000, 100);
 const OPERATOR_TOKEN = 'ssp_op_bench-memory-operator-token';
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const status = (pid: number, field: 'VmRSS' | 'VmHWM') =>
   Number(new RegExp(`${field}:\\s+(\\d+)`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) /
