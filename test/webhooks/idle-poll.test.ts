@@ -1,7 +1,8 @@
 // The idle delivery worker (src/domain/webhooks/delivery/continuous.ts): once a claim has found
 // nothing, each poll reads the due index for one row and claims only when something is due, so an
 // idle worker does not plan and run the whole claim twenty times a second; an event recorded
-// while it idles is still delivered within a poll.
+// while it idles is still delivered within a poll. Like the claim, the poll passes over an
+// archived institution's deliveries.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Db } from '../../src/db/db.ts';
@@ -47,6 +48,36 @@ describeEachDatabase(
           await new Promise((resolve) => setTimeout(resolve, 10));
         }
         assert.ok(counts.claims >= 2, 'a due delivery was claimed');
+      } finally {
+        await worker.stop();
+        await receiver.close();
+      }
+    });
+
+    test("an archived institution's due delivery keeps the worker polling, not claiming, until restored", async () => {
+      const tenant = await seedTenant(ctx(), { rosterSecret: false });
+      const receiver = await startReceiver();
+      await addEndpoint(ctx(), tenant, { url: receiver.url });
+      const clock = { now: () => new Date() };
+      await emitEvent(ctx(), tenant, clock);
+      const archived = (at: string | null) =>
+        ctx().db.query('UPDATE institutions SET archived_at = $2 WHERE id = $1', [tenant.institutionId, at]);
+      await archived(new Date().toISOString());
+      const { counts, db } = counting(ctx().db);
+      const worker = workerFor(ctx(), tenant, clock, { db, idlePollMs: 10 });
+      worker.start();
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        assert.equal(counts.claims, 1, 'the due delivery is not claimable, and the polls know it');
+        assert.ok(counts.polls >= 5, `the idle worker polled the due index (${counts.polls} times)`);
+        assert.equal(receiver.received.length, 0);
+
+        await archived(null);
+        const started = performance.now();
+        while (receiver.received.length === 0) {
+          assert.ok(performance.now() - started < 5_000, 'delivered once the institution was restored');
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
       } finally {
         await worker.stop();
         await receiver.close();

@@ -64,8 +64,9 @@ export async function claimDeliveries(db: Queryable, request: ClaimRequest): Pro
 }
 
 /**
- * Whether a claim could find anything: a delivery is due. Deliveries due but not claimable (an
- * archived institution's, an endpoint at its limits) answer yes, and the claim decides.
+ * Whether a claim could find anything: a delivery is due, not an archived institution's.
+ * Deliveries due but not claimable now (an endpoint at its limits) answer yes, and the claim
+ * decides.
  */
 export function deliveriesDue(
   db: Queryable,

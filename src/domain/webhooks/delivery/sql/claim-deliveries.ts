@@ -112,6 +112,7 @@ export async function anyDueDelivery(
        SELECT 1 FROM webhook_deliveries d
        WHERE d.state = 'pending' AND d.next_attempt_at <= $1
          AND ($2::uuid[] IS NULL OR d.institution_id = ANY ($2::uuid[]))
+         AND NOT EXISTS (SELECT 1 FROM institutions i WHERE i.id = d.institution_id AND i.archived_at IS NOT NULL)
      ) AS due`,
     [p.now, p.institutionIds],
   );
