@@ -129,11 +129,20 @@ async function selectPageRows(
     // The requests matching by their own text, then those matching by their student's name,
     // email or SIS id (and not by their text), each once, read from the trigram indexes and
     // stopping at `cap` matches. STUDENT_TEXT's columns are the students' alone.
+    //
+    // A matching student's requests are looked up by student, one index probe each, as the
+    // students come: a lateral subquery that OFFSET 0 keeps from being flattened into a plain
+    // join, so the planner has no hash join to choose. It chose one (reading every request of
+    // every institution, 40 ms at 100,000 requests, against 4 ms) whenever ANALYZE's sample put
+    // the term in one of the 100 strings of the index expression's histogram, which made a term
+    // of 100 students look like one of 1,000 (docs/performance.md, "The inbox search's two plans").
     const matches = (cap: string) => `SELECT m.id FROM help_requests m
         WHERE m.institution_id = $1 AND lower(m.summary) LIKE ${pattern}
-      UNION ALL SELECT m.id FROM students s JOIN help_requests m ON m.student_id = s.id AND m.institution_id = $1
+      UNION ALL SELECT m.id FROM students s CROSS JOIN LATERAL (SELECT m.id FROM help_requests m
+          WHERE m.student_id = s.id AND m.institution_id = $1
+            AND (m.summary IS NULL OR lower(m.summary) NOT LIKE ${pattern})
+          OFFSET 0) m
         WHERE s.institution_id = $1 AND ${STUDENT_TEXT} LIKE ${pattern}
-          AND (m.summary IS NULL OR lower(m.summary) NOT LIKE ${pattern})
       LIMIT ${cap}`;
     if (way === 'rare') {
       // The page is read only when the matches are few; one row (a null request) says how many.
