@@ -1,8 +1,8 @@
 // Browser tests of the console: the service listening on a real port, Debian's Chromium driven
 // by playwright-core (under npm test one Chromium serves the whole run: chromium.ts), axe-core
 // run on every page, a screenshot of every page saved under test-artifacts/screenshots/. Without
-// Chromium at /usr/bin/chromium the suites are skipped and say so (`apt-get install -y
-// chromium`; .ci/run installs it).
+// Chromium's headless shell or Chromium (chromium.ts) the suites are skipped and say so
+// (`apt-get install -y chromium-headless-shell`; .ci/run installs it).
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';

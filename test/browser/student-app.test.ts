@@ -3,7 +3,8 @@
 // weeks and the events of a calendar feed, raises a normal and a crisis request (the crisis
 // contacts shown at once), and sees a staff change made through the admin API arrive.
 // axe-core checks every page; screenshots go to test-artifacts/screenshots/. Skipped, and said
-// so, without Chromium at /usr/bin/chromium (`apt-get install -y chromium`).
+// so, without Chromium's headless shell or Chromium (chromium.ts; `apt-get install -y
+// chromium-headless-shell`).
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -65,7 +66,9 @@ async function check(page: Page, name: string): Promise<void> {
 }
 
 if (!existsSync(CHROMIUM)) {
-  console.log(`student app browser test skipped: no Chromium at ${CHROMIUM} (apt-get install -y chromium)`);
+  console.log(
+    `student app browser test skipped: no Chromium at ${CHROMIUM} (apt-get install -y chromium-headless-shell)`,
+  );
   test('student app in a browser: skipped', { skip: `no Chromium at ${CHROMIUM}` }, () => {});
 } else {
   describe('student app in a browser (phone size)', () => {
