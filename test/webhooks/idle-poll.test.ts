@@ -6,8 +6,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Db } from '../../src/db/db.ts';
-import { describeEachDatabase, seedTenant } from '../helpers/app.ts';
-import { startReceiver } from '../helpers/receiver.ts';
+import type { Clock } from '../../src/lib/clock.ts';
+import { describeEachDatabase, type SeededTenant, seedTenant } from '../helpers/app.ts';
+import { type Receiver, startReceiver } from '../helpers/receiver.ts';
 import { addEndpoint, emitEvent, workerFor } from '../helpers/webhooks.ts';
 
 /** The database, counting the worker's claims (the claim's UPDATE) and its polls of the due index. */
@@ -25,28 +26,45 @@ function counting(db: Db) {
   return { counts, db: counted };
 }
 
+/** Waits for the receiver's first request, at most 5 s. */
+async function untilReceived(receiver: Receiver, what: string): Promise<void> {
+  const started = performance.now();
+  while (receiver.received.length === 0) {
+    assert.ok(performance.now() - started < 5_000, what);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 describeEachDatabase(
   'the idle webhook worker',
   (ctx) => {
-    test('polls the due index instead of claiming, and delivers what falls due', async () => {
+    /**
+     * A tenant with an endpoint at a local receiver, `before` run on it, then a worker polling
+     * every 10 ms through the counting database, left to idle for 300 ms.
+     */
+    async function idleWorker(
+      before: (tenant: SeededTenant, clock: Clock) => Promise<unknown> = async () => {},
+    ) {
       const tenant = await seedTenant(ctx(), { rosterSecret: false });
       const receiver = await startReceiver();
       await addEndpoint(ctx(), tenant, { url: receiver.url });
       const clock = { now: () => new Date() };
+      await before(tenant, clock);
       const { counts, db } = counting(ctx().db);
       const worker = workerFor(ctx(), tenant, clock, { db, idlePollMs: 10 });
       worker.start();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return { tenant, clock, receiver, counts, worker };
+    }
+
+    test('polls the due index instead of claiming, and delivers what falls due', async () => {
+      const { tenant, clock, receiver, counts, worker } = await idleWorker();
       try {
-        await new Promise((resolve) => setTimeout(resolve, 300));
         assert.equal(counts.claims, 1, 'one claim found nothing; the polls after it claim nothing');
         assert.ok(counts.polls >= 5, `the idle worker polled the due index (${counts.polls} times)`);
 
         await emitEvent(ctx(), tenant, clock);
-        const started = performance.now();
-        while (receiver.received.length === 0) {
-          assert.ok(performance.now() - started < 5_000, 'the event was delivered');
-          await new Promise((resolve) => setTimeout(resolve, 10));
-        }
+        await untilReceived(receiver, 'the event was delivered');
         assert.ok(counts.claims >= 2, 'a due delivery was claimed');
       } finally {
         await worker.stop();
@@ -55,29 +73,19 @@ describeEachDatabase(
     });
 
     test("an archived institution's due delivery keeps the worker polling, not claiming, until restored", async () => {
-      const tenant = await seedTenant(ctx(), { rosterSecret: false });
-      const receiver = await startReceiver();
-      await addEndpoint(ctx(), tenant, { url: receiver.url });
-      const clock = { now: () => new Date() };
-      await emitEvent(ctx(), tenant, clock);
-      const archived = (at: string | null) =>
+      const archived = (tenant: SeededTenant, at: string | null) =>
         ctx().db.query('UPDATE institutions SET archived_at = $2 WHERE id = $1', [tenant.institutionId, at]);
-      await archived(new Date().toISOString());
-      const { counts, db } = counting(ctx().db);
-      const worker = workerFor(ctx(), tenant, clock, { db, idlePollMs: 10 });
-      worker.start();
+      const { tenant, receiver, counts, worker } = await idleWorker(async (tenant, clock) => {
+        await emitEvent(ctx(), tenant, clock);
+        await archived(tenant, new Date().toISOString());
+      });
       try {
-        await new Promise((resolve) => setTimeout(resolve, 300));
         assert.equal(counts.claims, 1, 'the due delivery is not claimable, and the polls know it');
         assert.ok(counts.polls >= 5, `the idle worker polled the due index (${counts.polls} times)`);
         assert.equal(receiver.received.length, 0);
 
-        await archived(null);
-        const started = performance.now();
-        while (receiver.received.length === 0) {
-          assert.ok(performance.now() - started < 5_000, 'delivered once the institution was restored');
-          await new Promise((resolve) => setTimeout(resolve, 10));
-        }
+        await archived(tenant, null);
+        await untilReceived(receiver, 'delivered once the institution was restored');
       } finally {
         await worker.stop();
         await receiver.close();
