@@ -292,8 +292,7 @@ async function measure(
       `${cpuPerPost.toFixed(0)} us a plain POST\n` +
       `${label}: commit -> delivery latency p50 ${pct(50).toFixed(1)} ms, p95 ${pct(95).toFixed(1)} ms, max ${pct(100).toFixed(1)} ms ` +
       `(${LATENCY_EVENTS} events, one every ${LATENCY_INTERVAL_MS} ms)\n` +
-      `${label}: targets >= 2000 deliveries/s: ${perSecond >= 2000 ? 'met' : 'MISSED'}; ` +
-      `>= 0.5 of plain POSTs: ${perSecond / http >= 0.5 ? 'met' : 'MISSED'}; p50 < 50 ms: ${pct(50) < 50 ? 'met' : 'MISSED'}\n`,
+      `${label}: targets ${throughputTarget(label, perSecond, http)}; p50 < 50 ms: ${pct(50) < 50 ? 'met' : 'MISSED'}\n`,
   );
   if (processes) {
     await measureProcesses(
@@ -311,6 +310,16 @@ async function measure(
     );
   }
   await receiver.close();
+}
+
+/**
+ * The throughput target of the database: PostgreSQL's worker within half of plain signed POSTs,
+ * the embedded database's (one session, every claim and record in turn) 2,000 deliveries a second.
+ */
+function throughputTarget(label: string, perSecond: number, http: number): string {
+  return label === 'postgres'
+    ? `>= 0.5 of plain POSTs: ${perSecond / http >= 0.5 ? 'met' : 'MISSED'}`
+    : `>= 2000 deliveries/s: ${perSecond >= 2000 ? 'met' : 'MISSED'}`;
 }
 
 export async function run(options: BenchOptions): Promise<void> {
