@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { makePrivateDir, restrictUmask, tightenPrivateDir } from '../lib/data-dir.ts';
+import { createSignal, type Signal } from '../lib/signal.ts';
 import { startPgliteThread, type ThreadedPglite } from './pglite-thread.ts';
 
 export interface QueryResult<T> {
@@ -46,6 +47,14 @@ export interface Db extends Queryable {
    * requests' wait (pglite-worker.js). Absent where every caller has a connection of its own.
    */
   readonly background?: Db;
+  /**
+   * The embedded database only: told each time a transaction has committed, whichever session ran
+   * it. Every write to the embedded database comes from this process (its data directory is locked
+   * to it) and every event is recorded in a transaction, so a worker waiting for new rows listens
+   * here and need not poll often (the webhook worker, src/workers/webhook-delivery.ts). Absent on
+   * PostgreSQL, which other processes write to as well.
+   */
+  readonly commits?: Pick<Signal, 'listen'>;
 }
 
 /** The database as background work should use it: `db.background` where there is one, else `db`. */
@@ -272,21 +281,32 @@ export async function createPgliteDb(options: PgliteOptions = {}): Promise<Db & 
     if (dataDir) tightenPrivateDir(dataDir);
     unlock();
   };
+  const commits = createSignal();
+  /** Runs the transaction on `on`, and tells `commits` once it has committed. */
+  const committing =
+    (on: ThreadedPglite['background']): Db['transaction'] =>
+    async (fn) => {
+      const result = await on.transaction(fn);
+      commits.notify();
+      return result;
+    };
   const background: Db = {
     kind: 'pglite',
     query: (sql, params) => session.background.query(sql, params),
-    transaction: (fn) => session.background.transaction(fn),
+    transaction: committing(session.background),
     exec: (sql) => session.background.exec(sql),
     close,
+    commits,
   };
   return {
     kind: 'pglite',
     query: (sql, params) => session.query(sql, params),
-    transaction: (fn) => session.transaction(fn),
+    transaction: committing(session),
     exec: (sql) => session.exec(sql),
     dump: () => session.dump(),
     close,
     background,
+    commits,
   };
 }
 

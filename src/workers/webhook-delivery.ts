@@ -6,7 +6,9 @@
 //   `idlePollMs` (50 ms by default), which bounds the added latency of a new event. So an idle
 //   worker costs one read of the due index per poll (a claim only once something is due), and a
 //   busy one one claim query per batch (up to `batchSize` rows) plus one recording transaction
-//   per batch of finished attempts.
+//   per batch of finished attempts. On the embedded database, which only this process writes to,
+//   an idle worker polls after each committed transaction (at most every `idlePollMs`), else
+//   every `quietPollMs` (1 s by default: deliveries whose retry falls due).
 // - Fairness: at most `perEndpointConcurrency` deliveries of one endpoint are in flight per
 //   worker, out of `concurrency`, and a failing delivery is rescheduled on its own, so a slow or
 //   failing endpoint never holds up the others. No ordering between the deliveries of one
@@ -73,6 +75,11 @@ export interface WebhookWorkerOptions {
   renewEveryMs?: number;
   /** Sleep between polls when nothing was due. */
   idlePollMs?: number;
+  /**
+   * On a database that tells its commits (the embedded one): the sleep between polls when
+   * nothing was due and no transaction committed (default 1 s). Elsewhere `idlePollMs` applies.
+   */
+  quietPollMs?: number;
   /** Jitter source in [0, 1). */
   random?: () => number;
   /** Only deliver these institutions' deliveries (dedicated workers; tests). */
@@ -131,6 +138,8 @@ function settingsOf(options: WebhookWorkerOptions) {
     leaseMs,
     renewEveryMs: options.renewEveryMs ?? Math.min(DEFAULT_RENEW_EVERY_MS, Math.floor(leaseMs / 3)),
     idlePollMs: options.idlePollMs ?? 50,
+    quietPollMs: options.quietPollMs ?? 1_000,
+    commits: options.db.commits,
     random: options.random ?? Math.random,
     workerId: options.workerId ?? randomUUID().slice(0, 8),
     institutionIds: options.institutionIds ?? null,

@@ -2,7 +2,8 @@
 // nothing, each poll reads the due index for one row and claims only when something is due, so an
 // idle worker does not plan and run the whole claim twenty times a second; an event recorded
 // while it idles is still delivered within a poll. Like the claim, the poll passes over an
-// archived institution's deliveries.
+// archived institution's deliveries. On the embedded database, which tells its commits, an idle
+// worker polls after a transaction commits and otherwise seldom (`quietPollMs`).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Db } from '../../src/db/db.ts';
@@ -40,10 +41,12 @@ describeEachDatabase(
   (ctx) => {
     /**
      * A tenant with an endpoint at a local receiver, `before` run on it, then a worker polling
-     * every 10 ms through the counting database, left to idle for 300 ms.
+     * every 10 ms through the counting database (on the embedded database too, unless `quietPollMs`
+     * says otherwise), left to idle for 300 ms.
      */
     async function idleWorker(
       before: (tenant: SeededTenant, clock: Clock) => Promise<unknown> = async () => {},
+      quietPollMs = 10,
     ) {
       const tenant = await seedTenant(ctx(), { rosterSecret: false });
       const receiver = await startReceiver();
@@ -51,7 +54,7 @@ describeEachDatabase(
       const clock = { now: () => new Date() };
       await before(tenant, clock);
       const { counts, db } = counting(ctx().db);
-      const worker = workerFor(ctx(), tenant, clock, { db, idlePollMs: 10 });
+      const worker = workerFor(ctx(), tenant, clock, { db, idlePollMs: 10, quietPollMs });
       worker.start();
       await new Promise((resolve) => setTimeout(resolve, 300));
       return { tenant, clock, receiver, counts, worker };
@@ -66,6 +69,27 @@ describeEachDatabase(
         await emitEvent(ctx(), tenant, clock);
         await untilReceived(receiver, 'the event was delivered');
         assert.ok(counts.claims >= 2, 'a due delivery was claimed');
+      } finally {
+        await worker.stop();
+        await receiver.close();
+      }
+    });
+
+    test('on the embedded database an idle worker polls when a transaction commits, and seldom else', async () => {
+      const { tenant, clock, receiver, counts, worker } = await idleWorker(undefined, 60_000);
+      try {
+        if (!ctx().db.commits) {
+          // PostgreSQL is written to by other processes too: the worker polls every idlePollMs.
+          assert.ok(counts.polls >= 5, `the idle worker polled every 10 ms (${counts.polls} times)`);
+          return;
+        }
+        assert.ok(counts.polls <= 1, `no commit, no poll within the minute (${counts.polls} polls)`);
+
+        const committed = performance.now();
+        await emitEvent(ctx(), tenant, clock);
+        await untilReceived(receiver, 'the event was delivered after its commit, not a minute later');
+        assert.ok(performance.now() - committed < 2_000, 'delivered within two seconds of the commit');
+        assert.ok(counts.claims >= 2, 'the due delivery was claimed');
       } finally {
         await worker.stop();
         await receiver.close();

@@ -27,6 +27,7 @@ export function continuousMode(rounds: ContinuousRounds) {
   let running = false;
   let loopDone: Promise<void> | undefined;
   const { sleep, wake } = sleeper();
+  const idleSleep = idleSleeper(rounds, sleep, wake);
   let finishedSinceClaim = 0;
   const results = resultBatches(record, vacuum, log);
   const attempts = new Set<Promise<void>>();
@@ -79,6 +80,7 @@ export function continuousMode(rounds: ContinuousRounds) {
       let requested: number;
       try {
         finishedSinceClaim = 0;
+        idleSleep.polling();
         requested = Math.min(batchSize, most - inflight.count);
         claimed = idle && !(await anyDue()) ? [] : await claim(requested, claimAhead > 0);
       } catch (error) {
@@ -95,7 +97,7 @@ export function continuousMode(rounds: ContinuousRounds) {
       // A full claim: claim again at once.
       if (claimed.length < requested) {
         await pruneWhenDue();
-        await sleep(idlePollMs);
+        await idleSleep.sleep(() => running);
       } else await new Promise((resolve) => setImmediate(resolve));
     }
   }
@@ -104,20 +106,65 @@ export function continuousMode(rounds: ContinuousRounds) {
     start(): void {
       if (running || rounds.isClosed()) return;
       running = true;
-      log?.info(
-        { worker: rounds.workerId, lease_ms: rounds.leaseMs, renew_every_ms: rounds.renewEveryMs },
-        'webhook delivery worker started',
-      );
+      logStarted(rounds);
       loopDone = loop();
     },
     async stop(): Promise<void> {
       running = false;
+      idleSleep.close();
       wake();
       await loopDone;
       await giveBack(ready.drain());
       await Promise.allSettled([...attempts, ...givingBack]);
       await results.drain();
       await rounds.close();
+    },
+  };
+}
+
+function logStarted({ log, workerId, leaseMs, renewEveryMs }: ContinuousRounds): void {
+  log?.info(
+    { worker: workerId, lease_ms: leaseMs, renew_every_ms: renewEveryMs },
+    'webhook delivery worker started',
+  );
+}
+
+/**
+ * The idle worker's sleep between polls. Without `commits`, `idlePollMs`. With it (the embedded
+ * database, which only this process writes to, so that every new delivery comes with a transaction
+ * committed here): until a transaction commits, but at least `idlePollMs` and at most
+ * `quietPollMs`, the interval for what falls due by the clock alone (retries). `polling()` marks
+ * the start of a poll: a commit after it, which the poll may have missed, makes the next sleep the
+ * short one.
+ */
+function idleSleeper(
+  rounds: Pick<ContinuousRounds, 'idlePollMs' | 'quietPollMs' | 'commits'>,
+  sleep: (ms: number) => Promise<void>,
+  wake: () => void,
+) {
+  const { idlePollMs, quietPollMs, commits } = rounds;
+  let committed = false;
+  let waiting = false;
+  const unlisten = commits?.listen(() => {
+    committed = true;
+    if (waiting) wake();
+  });
+  return {
+    polling(): void {
+      committed = false;
+    },
+    async sleep(running: () => boolean): Promise<void> {
+      await sleep(idlePollMs);
+      if (!commits || committed || !running()) return;
+      waiting = true;
+      try {
+        await sleep(Math.max(0, quietPollMs - idlePollMs));
+      } finally {
+        waiting = false;
+      }
+    },
+    close(): void {
+      unlisten?.();
     },
   };
 }

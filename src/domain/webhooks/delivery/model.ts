@@ -20,6 +20,10 @@ export interface ContinuousRounds {
   wakeAfterFinished: number;
   batchSize: number;
   idlePollMs: number;
+  /** With `commits`: the idle poll's interval while no transaction commits (see continuous.ts). */
+  quietPollMs: number;
+  /** Told each time a transaction commits (the embedded database's `Db.commits`), where there is one. */
+  commits: { listen(listener: () => void): () => void } | undefined;
   leaseMs: number;
   renewEveryMs: number;
   log: WorkerLogger | undefined;
