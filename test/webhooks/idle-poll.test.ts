@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Db } from '../../src/db/db.ts';
+import { redeliverEvent } from '../../src/domain/webhooks/deliveries.ts';
 import type { Clock } from '../../src/lib/clock.ts';
 import { describeEachDatabase, type SeededTenant, seedTenant } from '../helpers/app.ts';
 import { type Receiver, startReceiver } from '../helpers/receiver.ts';
@@ -27,10 +28,10 @@ function counting(db: Db) {
   return { counts, db: counted };
 }
 
-/** Waits for the receiver's first request, at most 5 s. */
-async function untilReceived(receiver: Receiver, what: string): Promise<void> {
+/** Waits for the receiver's `count`th request, at most 5 s. */
+async function untilReceived(receiver: Receiver, what: string, count = 1): Promise<void> {
   const started = performance.now();
-  while (receiver.received.length === 0) {
+  while (receiver.received.length < count) {
     assert.ok(performance.now() - started < 5_000, what);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
@@ -50,14 +51,14 @@ describeEachDatabase(
     ) {
       const tenant = await seedTenant(ctx(), { rosterSecret: false });
       const receiver = await startReceiver();
-      await addEndpoint(ctx(), tenant, { url: receiver.url });
+      const endpoint = await addEndpoint(ctx(), tenant, { url: receiver.url });
       const clock = { now: () => new Date() };
       await before(tenant, clock);
       const { counts, db } = counting(ctx().db);
       const worker = workerFor(ctx(), tenant, clock, { db, idlePollMs: 10, quietPollMs });
       worker.start();
       await new Promise((resolve) => setTimeout(resolve, 300));
-      return { tenant, clock, receiver, counts, worker };
+      return { tenant, clock, receiver, counts, worker, endpoint };
     }
 
     test('polls the due index instead of claiming, and delivers what falls due', async () => {
@@ -90,6 +91,21 @@ describeEachDatabase(
         await untilReceived(receiver, 'the event was delivered after its commit, not a minute later');
         assert.ok(performance.now() - committed < 2_000, 'delivered within two seconds of the commit');
         assert.ok(counts.claims >= 2, 'the due delivery was claimed');
+      } finally {
+        await worker.stop();
+        await receiver.close();
+      }
+    });
+
+    test('a redelivery asked for while the worker idles goes out at once', async () => {
+      const { tenant, clock, receiver, worker, endpoint } = await idleWorker(undefined, 60_000);
+      try {
+        const event = await emitEvent(ctx(), tenant, clock);
+        await untilReceived(receiver, 'the event was delivered');
+        const asked = performance.now();
+        await redeliverEvent(ctx().deps, tenant.institutionId, endpoint.id, event.id);
+        await untilReceived(receiver, 'the redelivery was sent', 2);
+        assert.ok(performance.now() - asked < 2_000, 'sent within two seconds, not a minute later');
       } finally {
         await worker.stop();
         await receiver.close();

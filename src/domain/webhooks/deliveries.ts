@@ -73,10 +73,10 @@ export async function redeliverEvent(
   await enabledEndpoint(deps, institutionId, id, 'redelivering');
   if (!uuidPattern.test(eventId) || !(await eventExists(deps.db, institutionId, eventId)))
     throw noSuchEvent();
-  const delivery = await enqueueDelivery(
-    deps.db,
-    { institutionId, endpointId: id, eventId },
-    deps.clock.now(),
+  // In a transaction, as every write that makes a delivery due: the embedded database's idle
+  // worker polls when a transaction commits (Db.commits), so it goes out at once.
+  const delivery = await deps.db.transaction((tx) =>
+    enqueueDelivery(tx, { institutionId, endpointId: id, eventId }, deps.clock.now()),
   );
   return { delivery_id: delivery.id };
 }
@@ -89,7 +89,10 @@ export async function replayFailed(
   since: Date,
 ): Promise<{ requeued: number }> {
   await enabledEndpoint(deps, institutionId, id, 'replaying');
-  const requeued = await replayFailedDeliveries(deps.db, { institutionId, id }, since, deps.clock.now());
+  // In a transaction, so that the embedded database's idle worker polls at once (see above).
+  const requeued = await deps.db.transaction((tx) =>
+    replayFailedDeliveries(tx, { institutionId, id }, since, deps.clock.now()),
+  );
   return { requeued };
 }
 
