@@ -13,8 +13,11 @@
 
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { buildApp } from '../src/app/app.ts';
@@ -92,7 +95,21 @@ const line = (label: string, times: number[]) =>
 
 async function openDb(kind: Kind, databaseUrl?: string): Promise<Db> {
   if (kind === 'postgres') return openScratchPostgres(databaseUrl!, { prefix: 'bench_bg' });
-  return createPgliteDb({ loadDataDir: await pgliteTemplate(), thread: kind === 'pglite' });
+  // As the service keeps it: its files in a data directory on disk (an in-memory PGlite grows a
+  // file by copying it whole: docs/performance.md, "PGlite as the service keeps it").
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ssp-bench-background-'));
+  const db = await createPgliteDb({
+    dataDir,
+    loadDataDir: await pgliteTemplate(),
+    thread: kind === 'pglite',
+  });
+  return {
+    ...db,
+    async close() {
+      await db.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** The outside parties (bench/background-peers.ts), in a process of their own. */
