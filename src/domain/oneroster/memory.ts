@@ -2,12 +2,21 @@
 // (migration 0071), so that a delta resolves what it omits the same way from any machine: the
 // pull reads it before mapping and stores what changed once it applied everything; `ssp push
 // oneroster` reads and writes it through the feeds' API (src/app/api/oneroster-memory.ts).
-import type { Queryable } from '../../db/db.ts';
+import type { Db, Queryable } from '../../db/db.ts';
 import { emptyKnown, type Known, type KnownChange, type KnownKind, type OrgKind } from './known.ts';
 import { forgetMemory, selectMemory, stageMemory, upsertMemory } from './queries.ts';
 
 /** Entries written per statement. */
 const PAGE = 5000;
+
+/**
+ * Entries written per statement by background work: fewer on the embedded database, one session
+ * that requests wait for while a statement runs (a statement of 5,000 took 90-270 ms there,
+ * docs/performance.md); the statements are not one transaction, so requests go between them.
+ */
+export function memoryPageFor(kind: Db['kind']): number {
+  return kind === 'pglite' ? 1_000 : PAGE;
+}
 
 /** One stored entry put into a memory being built. */
 export function addEntry(
@@ -36,18 +45,19 @@ export async function loadMemory(db: Queryable, institutionId: string): Promise<
   return known;
 }
 
-/** Stores what a push or pull changed: a fixed number of statements per page of entries. */
+/** Stores what a push or pull changed: a fixed number of statements per `page` entries. */
 export async function storeMemory(
   db: Queryable,
   institutionId: string,
   changes: Iterable<KnownChange>,
   at: Date,
+  page = PAGE,
 ): Promise<{ stored: number; forgotten: number }> {
   let upserts: KnownChange[] = [];
   let forgets: object[] = [];
   const counts = { stored: 0, forgotten: 0 };
   const flush = async (all: boolean) => {
-    if (upserts.length && (all || upserts.length >= PAGE)) {
+    if (upserts.length && (all || upserts.length >= page)) {
       const page = {
         kinds: upserts.map((c) => c.kind),
         sourcedIds: upserts.map((c) => c.sourcedId),
@@ -58,7 +68,7 @@ export async function storeMemory(
       counts.stored += upserts.length;
       upserts = [];
     }
-    if (forgets.length && (all || forgets.length >= PAGE)) {
+    if (forgets.length && (all || forgets.length >= page)) {
       await forgetMemory(db, institutionId, forgets);
       counts.forgotten += forgets.length;
       forgets = [];

@@ -10,7 +10,7 @@ import type { Deps } from '../../deps.ts';
 import { refuseArchivedCohort } from '../../institutions/archiving.ts';
 import { recordRun } from '../../runs/runs.ts';
 import type { OneRosterMapping } from '../mapping.ts';
-import { loadMemory, storeMemory } from '../memory.ts';
+import { loadMemory, memoryPageFor, storeMemory } from '../memory.ts';
 import { mapOneRoster } from '../plan.ts';
 import { type Applied, applyMapped } from './apply.ts';
 import {
@@ -192,7 +192,8 @@ async function fetchAndApply(
       { rolesInUsers: false, rolesComplete: true, known: await loadMemory(deps.db, source.institution_id) },
     );
     work.applied = await applyMapped(deps, institution, source.cohort_id, mapped, { full: mode === 'full' });
-    await storeMemory(deps.db, source.institution_id, mapped.changes(), deps.clock.now());
+    const page = memoryPageFor(deps.db.kind);
+    await storeMemory(deps.db, source.institution_id, mapped.changes(), deps.clock.now(), page);
   } catch (caught) {
     work.error =
       caught instanceof PullFailure
