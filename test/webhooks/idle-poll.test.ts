@@ -43,42 +43,53 @@ describeEachDatabase(
     /**
      * A tenant with an endpoint at a local receiver, `before` run on it, then a worker polling
      * every 10 ms through the counting database (on the embedded database too, unless `quietPollMs`
-     * says otherwise), left to idle for 300 ms.
+     * says otherwise), left to idle for 300 ms; `steps` run, then the worker and the receiver are
+     * stopped whatever happened.
      */
-    async function idleWorker(
-      before: (tenant: SeededTenant, clock: Clock) => Promise<unknown> = async () => {},
-      quietPollMs = 10,
-    ) {
+    async function withIdleWorker(
+      options: { before?: (tenant: SeededTenant, clock: Clock) => Promise<unknown>; quietPollMs?: number },
+      steps: (idle: {
+        tenant: SeededTenant;
+        clock: Clock;
+        receiver: Receiver;
+        counts: { claims: number; polls: number };
+        endpoint: { id: string };
+      }) => Promise<void>,
+    ): Promise<void> {
       const tenant = await seedTenant(ctx(), { rosterSecret: false });
       const receiver = await startReceiver();
       const endpoint = await addEndpoint(ctx(), tenant, { url: receiver.url });
       const clock = { now: () => new Date() };
-      await before(tenant, clock);
+      await options.before?.(tenant, clock);
       const { counts, db } = counting(ctx().db);
-      const worker = workerFor(ctx(), tenant, clock, { db, idlePollMs: 10, quietPollMs });
+      const worker = workerFor(ctx(), tenant, clock, {
+        db,
+        idlePollMs: 10,
+        quietPollMs: options.quietPollMs ?? 10,
+      });
       worker.start();
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      return { tenant, clock, receiver, counts, worker, endpoint };
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await steps({ tenant, clock, receiver, counts, endpoint });
+      } finally {
+        await worker.stop();
+        await receiver.close();
+      }
     }
 
     test('polls the due index instead of claiming, and delivers what falls due', async () => {
-      const { tenant, clock, receiver, counts, worker } = await idleWorker();
-      try {
+      await withIdleWorker({}, async ({ tenant, clock, receiver, counts }) => {
         assert.equal(counts.claims, 1, 'one claim found nothing; the polls after it claim nothing');
         assert.ok(counts.polls >= 5, `the idle worker polled the due index (${counts.polls} times)`);
 
         await emitEvent(ctx(), tenant, clock);
         await untilReceived(receiver, 'the event was delivered');
         assert.ok(counts.claims >= 2, 'a due delivery was claimed');
-      } finally {
-        await worker.stop();
-        await receiver.close();
-      }
+      });
     });
 
     test('on the embedded database an idle worker polls when a transaction commits, and seldom else', async () => {
-      const { tenant, clock, receiver, counts, worker } = await idleWorker(undefined, 60_000);
-      try {
+      await withIdleWorker({ quietPollMs: 60_000 }, async ({ tenant, clock, receiver, counts }) => {
         if (!ctx().db.commits) {
           // PostgreSQL is written to by other processes too: the worker polls every idlePollMs.
           assert.ok(counts.polls >= 5, `the idle worker polled every 10 ms (${counts.polls} times)`);
@@ -91,45 +102,35 @@ describeEachDatabase(
         await untilReceived(receiver, 'the event was delivered after its commit, not a minute later');
         assert.ok(performance.now() - committed < 2_000, 'delivered within two seconds of the commit');
         assert.ok(counts.claims >= 2, 'the due delivery was claimed');
-      } finally {
-        await worker.stop();
-        await receiver.close();
-      }
+      });
     });
 
     test('a redelivery asked for while the worker idles goes out at once', async () => {
-      const { tenant, clock, receiver, worker, endpoint } = await idleWorker(undefined, 60_000);
-      try {
+      await withIdleWorker({ quietPollMs: 60_000 }, async ({ tenant, clock, receiver, endpoint }) => {
         const event = await emitEvent(ctx(), tenant, clock);
         await untilReceived(receiver, 'the event was delivered');
         const asked = performance.now();
         await redeliverEvent(ctx().deps, tenant.institutionId, endpoint.id, event.id);
         await untilReceived(receiver, 'the redelivery was sent', 2);
         assert.ok(performance.now() - asked < 2_000, 'sent within two seconds, not a minute later');
-      } finally {
-        await worker.stop();
-        await receiver.close();
-      }
+      });
     });
 
     test("an archived institution's due delivery keeps the worker polling, not claiming, until restored", async () => {
       const archived = (tenant: SeededTenant, at: string | null) =>
         ctx().db.query('UPDATE institutions SET archived_at = $2 WHERE id = $1', [tenant.institutionId, at]);
-      const { tenant, receiver, counts, worker } = await idleWorker(async (tenant, clock) => {
+      const before = async (tenant: SeededTenant, clock: Clock) => {
         await emitEvent(ctx(), tenant, clock);
         await archived(tenant, new Date().toISOString());
-      });
-      try {
+      };
+      await withIdleWorker({ before }, async ({ tenant, receiver, counts }) => {
         assert.equal(counts.claims, 1, 'the due delivery is not claimable, and the polls know it');
         assert.ok(counts.polls >= 5, `the idle worker polled the due index (${counts.polls} times)`);
         assert.equal(receiver.received.length, 0);
 
         await archived(tenant, null);
         await untilReceived(receiver, 'delivered once the institution was restored');
-      } finally {
-        await worker.stop();
-        await receiver.close();
-      }
+      });
     });
   },
   { config: { allowLoopbackOutbound: true } },
