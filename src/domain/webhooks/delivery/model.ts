@@ -1,6 +1,7 @@
 // The delivery worker's shared shapes, apart from its functions: the loop
 // (src/workers/webhook-delivery.ts) starts its continuous mode (continuous.ts), and the continuous
 // mode names what it uses of the loop here, so neither module imports the other's types back.
+import type { Db } from '../../../db/db.ts';
 import type { Shares } from './capacity.ts';
 import type { Claimed } from './claim.ts';
 import type { Inflight } from './inflight.ts';
@@ -23,7 +24,7 @@ export interface ContinuousRounds {
   /** With `commits`: the idle poll's interval while no transaction commits (see continuous.ts). */
   quietPollMs: number;
   /** Told each time a transaction commits (the embedded database's `Db.commits`), where there is one. */
-  commits: { listen(listener: () => void): () => void } | undefined;
+  commits: Db['commits'];
   leaseMs: number;
   renewEveryMs: number;
   log: WorkerLogger | undefined;
